@@ -1,0 +1,31 @@
+# A normal C install: libraries, headers, pkg-config files and a CMake package
+# (find_package(rtsched) gives rtsched::rtsched, rtsched::rtsched_static, rtsched::rtpi).
+include(CMakePackageConfigHelpers)
+
+install(TARGETS rtsched rtsched_static rtpi EXPORT rtschedTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS ${RTSCHED_TOOLS} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+install(DIRECTORY include/rtsched/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rtsched
+  FILES_MATCHING PATTERN "*.h" PATTERN "compat" EXCLUDE)
+install(FILES ${PROJECT_BINARY_DIR}/include/rtsched/version.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rtsched)
+install(FILES include/rtsched/compat/rtpi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+install(EXPORT rtschedTargets NAMESPACE rtsched::
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/rtsched)
+configure_package_config_file(cmake/rtschedConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/rtschedConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/rtsched)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/rtschedConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/rtschedConfig.cmake
+  ${PROJECT_BINARY_DIR}/rtschedConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/rtsched)
+
+foreach(pc rtsched librtpi)
+  configure_file(cmake/${pc}.pc.in ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: MIT */
+/* rtsched: real-time scheduling and locking on a stock Linux kernel. */
+#ifndef RTSCHED_RTSCHED_H
+#define RTSCHED_RTSCHED_H
+
+#include <rtsched/version.h>
+#include <rtsched/mutex.h>
+#include <rtsched/cond.h>
+
+#endif /* RTSCHED_RTSCHED_H */

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The calling thread's kernel TID, cached per thread: lock fast paths store it
+ * in futex words and must not make a system call to learn it.
+ *
+ * Invariant: rts_tid_cache is 0 or the TID of the thread that reads it. A
+ * fork() child handler resets the forking thread's copy (the only thread of
+ * the child), so a forked child never takes its parent's TID for its own.
+ */
+#ifndef RTS_INTERNAL_TID_H
+#define RTS_INTERNAL_TID_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "internal/export.h"
+
+extern __thread uint32_t rts_tid_cache __attribute__((tls_model("initial-exec")));
+
+/* Slow path: ask the kernel and fill the cache. */
+uint32_t rts_tid_fetch(void);
+
+static inline uint32_t rts_self_tid(void)
+{
+	uint32_t tid = rts_tid_cache;
+	if (rts_unlikely(tid == 0))
+		tid = rts_tid_fetch();
+	return tid;
+}
+
+#endif

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The threads backend: every task is a kernel thread; blocking, waking and
+ * priority inheritance are the kernel's futexes and rt_mutexes.
+ */
+#include <stdatomic.h>
+
+#include "internal/backend.h"
+#include "internal/timespec.h"
+
+static int threads_block(rts_futex_word *word, uint32_t expected, const struct timespec *deadline,
+			 clockid_t clock, bool pshared)
+{
+	return rts_futex_wait_until(word, expected, deadline, clock, pshared);
+}
+
+static int threads_wake(rts_futex_word *word, int count, bool pshared)
+{
+	return rts_futex_wake(word, count, pshared);
+}
+
+/* FUTEX_LOCK_PI2 exists from Linux 5.14; probed on first use, the answer cached. */
+static atomic_bool lock_pi2_missing;
+
+static int lock_pi_realtime_fallback(rts_futex_word *word, const struct timespec *deadline_mono,
+				     bool pshared)
+{
+	if (!deadline_mono)
+		return rts_futex_lock_pi(word, NULL, pshared);
+	struct timespec deadline_real = rts_timespec_monotonic_to_realtime(deadline_mono);
+	return rts_futex_lock_pi(word, &deadline_real, pshared);
+}
+
+static int threads_pi_block(rts_futex_word *word, const struct timespec *deadline_mono,
+			    bool pshared)
+{
+	if (!atomic_load_explicit(&lock_pi2_missing, memory_order_relaxed)) {
+		int ret = rts_futex_lock_pi2(word, deadline_mono, pshared);
+		if (ret != -ENOSYS)
+			return ret;
+		atomic_store_explicit(&lock_pi2_missing, true, memory_order_relaxed);
+	}
+	return lock_pi_realtime_fallback(word, deadline_mono, pshared);
+}
+
+static int threads_pi_wake(rts_futex_word *word, bool pshared)
+{
+	return rts_futex_unlock_pi(word, pshared);
+}
+
+static int threads_cond_block(rts_futex_word *cond, uint32_t expected,
+			      const struct timespec *deadline, clockid_t clock,
+			      rts_futex_word *mutex, bool pshared)
+{
+	return rts_futex_wait_requeue_pi(cond, expected, deadline, clock, mutex, pshared);
+}
+
+static int threads_cond_requeue(rts_futex_word *cond, uint32_t expected, int nr_requeue,
+				rts_futex_word *mutex, bool pshared)
+{
+	return rts_futex_cmp_requeue_pi(cond, expected, nr_requeue, mutex, pshared);
+}
+
+const struct rts_backend rts_backend_threads = {
+	.name = "threads",
+	.block = threads_block,
+	.wake = threads_wake,
+	.pi_block = threads_pi_block,
+	.pi_wake = threads_pi_wake,
+	.cond_block = threads_cond_block,
+	.cond_requeue = threads_cond_requeue,
+};

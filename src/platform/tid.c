@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+#include <pthread.h>
+#include <unistd.h>
+
+#include "internal/tid.h"
+
+__thread uint32_t rts_tid_cache __attribute__((tls_model("initial-exec")));
+
+uint32_t rts_tid_fetch(void)
+{
+	rts_tid_cache = (uint32_t)gettid();
+	return rts_tid_cache;
+}
+
+static void forget_tid_in_child(void)
+{
+	rts_tid_cache = 0;
+}
+
+__attribute__((constructor)) static void register_fork_handler(void)
+{
+	pthread_atfork(NULL, NULL, forget_tid_in_child);
+}
