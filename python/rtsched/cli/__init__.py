@@ -1,0 +1,1 @@
+"""The ``rtsched`` command."""

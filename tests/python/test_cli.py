@@ -1,0 +1,44 @@
+"""The ``rtsched`` command: what it offers and how it fails."""
+
+import subprocess
+import sys
+
+import pytest
+
+from rtsched.cli.main import EXIT_NATIVE_MISSING, EXIT_USAGE, main
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "rtsched.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_without_a_command_is_a_usage_error():
+    result = run_cli()
+    assert result.returncode == EXIT_USAGE
+    assert "COMMAND" in result.stderr
+
+
+def test_unknown_command_is_a_usage_error():
+    result = run_cli("frobnicate")
+    assert result.returncode == EXIT_USAGE
+    assert "frobnicate" in result.stderr
+
+
+def test_version():
+    result = run_cli("--version")
+    assert result.returncode == 0
+    assert result.stdout.startswith("rtsched ")
+
+
+def test_missing_native_tool_says_where_it_looked(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("RTSCHED_NATIVE_BIN", str(tmp_path))
+    monkeypatch.setattr("rtsched.native.PACKAGE_BIN", tmp_path / "nowhere")
+    assert main(["lockbench", "--quick"]) == EXIT_NATIVE_MISSING
+    err = capsys.readouterr().err
+    assert "rtsched-lockbench not found" in err
+    assert str(tmp_path) in err
