@@ -30,8 +30,8 @@ def _run_native(program: str, args: list[str]) -> int:
     return 0  # not reached
 
 
-def _lockbench(args: argparse.Namespace) -> int:
-    return _run_native("rtsched-lockbench", args.native_args)
+def _lockbench(args: argparse.Namespace, native_args: list[str]) -> int:
+    return _run_native("rtsched-lockbench", native_args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,14 +50,17 @@ def build_parser() -> argparse.ArgumentParser:
         "(see `rtsched lockbench --help`).",
         add_help=False,
     )
-    lockbench.add_argument("native_args", nargs=argparse.REMAINDER)
-    lockbench.set_defaults(handler=_lockbench)
+    lockbench.set_defaults(handler=_lockbench, passes_arguments_on=True)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, rest = parser.parse_known_args(argv)
+    if getattr(args, "passes_arguments_on", False):
+        return args.handler(args, rest)
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     return args.handler(args)
 
 
