@@ -1,6 +1,12 @@
 """``rtsched``: one command, one subcommand per job.
 
-It offers only what works; subcommands arrive with the issues that build them.
+It offers only what works; subcommands arrive with the issues that build
+them. Each lives in its own module of this package with a
+``register(commands)`` function that adds its parser and sets ``handler``;
+list the module in COMMAND_MODULES. A subcommand that wraps a native program
+sets ``passes_arguments_on=True`` and its handler receives the options it did
+not parse itself.
+
 Exit codes: 0 success, 1 the job ran and reported a failure, 2 usage error,
 3 a native program is missing.
 """
@@ -8,30 +14,17 @@ Exit codes: 0 success, 1 the job ran and reported a failure, 2 usage error,
 from __future__ import annotations
 
 import argparse
-import os
+import importlib
 import sys
 
 from rtsched import __version__
-from rtsched.native import NativeToolMissing, native_tool
+from rtsched.cli.native import EXIT_NATIVE_MISSING
 
 EXIT_USAGE = 2
-EXIT_NATIVE_MISSING = 3
 
+COMMAND_MODULES = ["lockbench"]
 
-def _run_native(program: str, args: list[str]) -> int:
-    """Replace this process with a native program, so signals and exit codes pass through."""
-    try:
-        path = native_tool(program)
-    except NativeToolMissing as error:
-        print(f"rtsched: {error}", file=sys.stderr)
-        return EXIT_NATIVE_MISSING
-    sys.stdout.flush()
-    os.execv(path, [str(path), *args])
-    return 0  # not reached
-
-
-def _lockbench(args: argparse.Namespace, native_args: list[str]) -> int:
-    return _run_native("rtsched-lockbench", native_args)
+__all__ = ["EXIT_NATIVE_MISSING", "EXIT_USAGE", "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,15 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rtsched {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
-
-    lockbench = commands.add_parser(
-        "lockbench",
-        help="lock and condition-variable overheads against glibc (seed 001 Table I layout)",
-        description="Runs rtsched-lockbench; every option after `lockbench` goes to it "
-        "(see `rtsched lockbench --help`).",
-        add_help=False,
-    )
-    lockbench.set_defaults(handler=_lockbench, passes_arguments_on=True)
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"rtsched.cli.{name}").register(commands)
     return parser
 
 
