@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Periodic and sporadic real-time tasks on kernel threads.
+ *
+ * A task set groups tasks released synchronously at a common t0 (as LITMUS^RT's
+ * release_ts). Each task is a thread that runs jobs: rts_job_next() completes
+ * the current job (recording completion, deadline miss and tardiness, budget
+ * overrun), then sleeps with an absolute clock_nanosleep until the next
+ * release and returns when the new job may start. Everything is recorded in
+ * the task set's trace when it has one (<rtsched/trace.h>).
+ *
+ *     rts_taskset_t *set;
+ *     rts_taskset_create(&set, trace);             // trace may be NULL
+ *     rts_task_create(set, &params, job_fn, arg, &task);   // thread made, policy applied
+ *     rts_taskset_release(set, t0_ns);             // every task's first job at t0 + offset
+ *     ... run ...
+ *     rts_taskset_stop(set); rts_taskset_join(set); rts_taskset_destroy(set);
+ *
+ * All times are CLOCK_MONOTONIC nanoseconds. Functions return 0 or a positive
+ * error number; rts_taskset_error() explains the last failure in words
+ * (which task, what the kernel refused, what to change).
+ */
+#ifndef RTSCHED_TASK_H
+#define RTSCHED_TASK_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rts_trace;
+
+enum rts_task_kind {
+	RTS_TASK_PERIODIC = 0, /* job k released at t0 + offset + k * period */
+	RTS_TASK_SPORADIC = 1, /* gaps of period + uniform [0, sporadic_max_extra_ns] */
+};
+
+enum rts_policy {
+	RTS_POLICY_FIFO = 0,     /* SCHED_FIFO at `priority` */
+	RTS_POLICY_DEADLINE = 1, /* SCHED_DEADLINE (dl_runtime_ns, deadline_ns, period_ns) */
+	RTS_POLICY_OTHER = 2,    /* SCHED_OTHER: background work */
+};
+
+struct rts_task_params {
+	const char *name;
+	enum rts_task_kind kind;
+	int64_t period_ns;             /* > 0; sporadic: minimum inter-arrival time */
+	int64_t deadline_ns;           /* relative, > 0 */
+	int64_t offset_ns;             /* >= 0 */
+	int64_t budget_ns;             /* CPU time per job before an overrun is recorded; 0: not monitored */
+	int64_t sporadic_max_extra_ns; /* sporadic only, >= 0 */
+	uint64_t seed;                 /* sporadic release gaps */
+	uint32_t max_jobs;             /* 0: until stopped */
+	enum rts_policy policy;
+	int priority;                  /* RTS_POLICY_FIFO: 1..99 */
+	int64_t dl_runtime_ns;         /* RTS_POLICY_DEADLINE: runtime <= deadline <= period */
+	const cpu_set_t *cpus;         /* affinity; NULL: leave as inherited */
+	const char *cpuset;            /* a cpuset (cgroup folder) the thread joins first; NULL: none */
+	int32_t trace_task_id;         /* task id written in the trace's stream table */
+};
+
+/* The job a task is running, as rts_job_next() released it. */
+struct rts_job {
+	uint32_t number;      /* 1 for the first job */
+	int64_t release_ns;   /* nominal release time */
+	int64_t deadline_ns;  /* absolute deadline */
+	int64_t start_ns;     /* when the thread returned from its release sleep */
+};
+
+/* Counters kept per task, readable after rts_taskset_join(). */
+struct rts_task_stats {
+	uint32_t jobs_completed;
+	uint32_t deadline_misses;
+	uint32_t budget_overruns;
+	int64_t max_response_ns;
+	int64_t max_tardiness_ns;
+	int64_t max_release_latency_ns;
+};
+
+typedef struct rts_taskset rts_taskset_t;
+typedef struct rts_task rts_task_t;
+
+/* A job body: called once per job, between two rts_job_next() calls. */
+typedef void (*rts_job_fn)(rts_task_t *task, const struct rts_job *job, void *arg);
+
+int rts_taskset_create(rts_taskset_t **set, struct rts_trace *trace);
+/*
+ * Make a task: validate params (EINVAL, explained), create its thread, which
+ * locks memory, joins its cpuset, sets its affinity and policy, and waits for
+ * the release. Returns the thread's answer: EPERM (no privilege), EBUSY
+ * (SCHED_DEADLINE admission refused), EINVAL, ...; rts_taskset_error()
+ * tells which task and what to change.
+ */
+int rts_task_create(rts_taskset_t *set, const struct rts_task_params *params, rts_job_fn job,
+		    void *arg, rts_task_t **task);
+/* Release every task: its first job at t0_ns + offset. EALREADY if released before. */
+int rts_taskset_release(rts_taskset_t *set, int64_t t0_ns);
+/* Ask every task to stop: a sleeping task wakes at once, a running job finishes first. */
+int rts_taskset_stop(rts_taskset_t *set);
+/* Wait for every task thread to end. */
+int rts_taskset_join(rts_taskset_t *set);
+/* Join if needed and free everything. */
+void rts_taskset_destroy(rts_taskset_t *set);
+/* Words on the last failure of a call on this set ("" if none). */
+const char *rts_taskset_error(const rts_taskset_t *set);
+
+/*
+ * Inside the task's thread: complete the current job, if any, and sleep to the
+ * next release. 0: a job begins (*job filled, may be NULL); ECANCELED: the
+ * task is over (stopped, max_jobs reached, or the set is being destroyed).
+ */
+int rts_job_next(rts_task_t *task, struct rts_job *job);
+
+int rts_task_stats(const rts_task_t *task, struct rts_task_stats *stats);
+const char *rts_task_name(const rts_task_t *task);
+/* The trace stream of the task (NULL without a trace), for events in job bodies. */
+struct rts_trace_stream *rts_task_trace_stream(const rts_task_t *task);
+/* The current job's number (0 before the first). */
+uint32_t rts_task_job_number(const rts_task_t *task);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RTSCHED_TASK_H */

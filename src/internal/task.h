@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Task and task-set internals.
+ *
+ * Ownership: a task's job state (job, next release, stats, rng) is touched
+ * only by the task's own thread while it runs, and read by others only after
+ * rts_taskset_join(). The set's `released` / `stopping` words and t0 are
+ * written by the controlling thread and read by task threads (atomics).
+ */
+#ifndef RTS_INTERNAL_TASK_H
+#define RTS_INTERNAL_TASK_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include <rtsched/task.h>
+
+#include "internal/futex.h"
+
+#define RTS_TASK_NAME_MAX 32
+#define RTS_TASK_PATH_MAX 256
+#define RTS_ERROR_MAX 512
+
+enum rts_setup_state {
+	RTS_SETUP_PENDING = 0,
+	RTS_SETUP_DONE = 1,
+	RTS_SETUP_FAILED = 2,
+};
+
+struct rts_task {
+	rts_taskset_t *set;
+	struct rts_task_params params; /* name, cpus and cpuset point into the fields below */
+	char name[RTS_TASK_NAME_MAX];
+	char cpuset[RTS_TASK_PATH_MAX];
+	cpu_set_t cpus;
+	rts_job_fn job_fn;
+	void *job_arg;
+	pthread_t thread;
+	bool thread_started;
+	bool thread_joined;
+	pid_t tid;
+	struct rts_trace_stream *stream;
+
+	/* Start-up hand-shake with rts_task_create (under set->setup_lock). */
+	enum rts_setup_state setup_state;
+	int setup_error;
+
+	/* The task thread's own. */
+	struct rts_job job;
+	bool in_job;
+	int64_t job_cputime_start_ns;
+	int64_t next_release_ns;
+	uint64_t rng_state;
+	timer_t budget_timer;
+	bool has_budget_timer;
+	struct rts_task_stats stats;
+};
+
+struct rts_taskset {
+	struct rts_trace *trace;
+	rts_task_t **tasks;
+	size_t n_tasks;
+	size_t capacity;
+	/* 0 until rts_taskset_release(); then 1. Task threads sleep on it (futex). */
+	rts_futex_word released;
+	_Atomic int64_t t0_ns;
+	_Atomic bool stopping;
+	pthread_mutex_t setup_lock;
+	pthread_cond_t setup_done;
+	char error[RTS_ERROR_MAX];
+};
+
+/* Set the set's error text (printf-style). */
+void rts_taskset_set_error(rts_taskset_t *set, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Thread body of a task made by rts_task_create. */
+void *rts_task_thread_main(void *task);
+
+/* The signal that interrupts a release sleep when the set stops (no-op handler). */
+#define RTS_WAKE_SIGNAL (SIGRTMAX - 1)
+/* Budget overruns: the CPU-time timer and SCHED_FLAG_DL_OVERRUN both raise SIGXCPU. */
+int rts_budget_install_handler(void);
+int rts_budget_timer_create(rts_task_t *task);
+void rts_budget_arm(rts_task_t *task);
+/* True if the current job overran its budget; clears the flag and disarms. */
+bool rts_budget_job_end(rts_task_t *task);
+
+int64_t rts_monotonic_now_ns(void);
+int64_t rts_thread_cputime_ns(void);
+
+#endif

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal/policy.h"
+#include "internal/sched_attr.h"
+
+int rts_policy_join_cpuset(const char *cpuset_dir, const char *task_name, char *why, size_t why_len)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/tasks", cpuset_dir);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+		snprintf(why, why_len, "task %s: cannot open %s: %s (is the cpuset created, and are we root?)",
+			 task_name, path, strerror(err));
+		return err;
+	}
+	char tid[16];
+	int len = snprintf(tid, sizeof(tid), "%d", (int)gettid());
+	int err = write(fd, tid, (size_t)len) == len ? 0 : errno;
+	close(fd);
+	if (err)
+		snprintf(why, why_len, "task %s: joining cpuset %s failed: %s", task_name, cpuset_dir,
+			 strerror(err));
+	return err;
+}
+
+int rts_policy_set_affinity(const cpu_set_t *cpus, const char *task_name, char *why, size_t why_len)
+{
+	if (sched_setaffinity(0, sizeof(*cpus), cpus) == 0)
+		return 0;
+	int err = errno;
+	snprintf(why, why_len,
+		 "task %s: CPU affinity refused: %s (a CPU outside this process's cpuset or offline?)",
+		 task_name, strerror(err));
+	return err;
+}
+
+/* RT group scheduling (cgroup v1 cpu controller) gives EPERM when the group has no RT runtime. */
+static long rt_group_runtime_us(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	if (!f)
+		return -1;
+	char line[512], group[400] = "";
+	while (fgets(line, sizeof(line), f)) {
+		char *controllers = strchr(line, ':');
+		char *path = controllers ? strchr(controllers + 1, ':') : NULL;
+		if (!path)
+			continue;
+		*path++ = '\0';
+		if (strstr(controllers + 1, "cpu") && !strstr(controllers + 1, "cpuset")) {
+			path[strcspn(path, "\n")] = '\0';
+			snprintf(group, sizeof(group), "%s", path);
+			break;
+		}
+	}
+	fclose(f);
+	char file[512];
+	snprintf(file, sizeof(file), "/sys/fs/cgroup/cpu%s/cpu.rt_runtime_us", group);
+	f = fopen(file, "re");
+	if (!f)
+		return -1;
+	long runtime = -1;
+	if (fscanf(f, "%ld", &runtime) != 1)
+		runtime = -1;
+	fclose(f);
+	return runtime;
+}
+
+static void explain_eperm(const struct rts_task_params *p, const char *policy, char *why,
+			  size_t why_len)
+{
+	struct rlimit rtprio = { 0, 0 };
+	getrlimit(RLIMIT_RTPRIO, &rtprio);
+	long group_runtime = rt_group_runtime_us();
+	if (group_runtime == 0) {
+		snprintf(why, why_len,
+			 "task %s: %s refused (EPERM): this process's cpu cgroup has no real-time "
+			 "runtime (cpu.rt_runtime_us = 0, RT group scheduling); give the group "
+			 "runtime or run from the root cpu cgroup",
+			 p->name, policy);
+	} else if (p->policy == RTS_POLICY_DEADLINE) {
+		snprintf(why, why_len,
+			 "task %s: %s refused (EPERM): needs root or CAP_SYS_NICE, and affinity "
+			 "spanning its whole root domain (do not pin SCHED_DEADLINE tasks: use "
+			 "P-EDF's exclusive cpusets instead)",
+			 p->name, policy);
+	} else {
+		snprintf(why, why_len,
+			 "task %s: %s refused (EPERM): needs root, CAP_SYS_NICE, or RLIMIT_RTPRIO >= "
+			 "%d (ulimit -r; it is %lld here)",
+			 p->name, policy, p->priority, (long long)rtprio.rlim_cur);
+	}
+}
+
+static void explain_ebusy(const struct rts_task_params *p, char *why, size_t why_len)
+{
+	long rt_runtime = -1, rt_period = -1;
+	FILE *f = fopen("/proc/sys/kernel/sched_rt_runtime_us", "re");
+	if (f) {
+		if (fscanf(f, "%ld", &rt_runtime) != 1)
+			rt_runtime = -1;
+		fclose(f);
+	}
+	f = fopen("/proc/sys/kernel/sched_rt_period_us", "re");
+	if (f) {
+		if (fscanf(f, "%ld", &rt_period) != 1)
+			rt_period = -1;
+		fclose(f);
+	}
+	snprintf(why, why_len,
+		 "task %s: SCHED_DEADLINE admission refused (EBUSY): runtime/period %.4f would "
+		 "push the reserved bandwidth of its root domain over the limit of %ld/%ld us "
+		 "per CPU (sched_rt_runtime_us/sched_rt_period_us); lower runtimes, drop tasks, "
+		 "or give this task's partition more CPUs",
+		 p->name, (double)p->dl_runtime_ns / (double)p->period_ns, rt_runtime, rt_period);
+}
+
+int rts_policy_apply(const struct rts_task_params *p, char *why, size_t why_len)
+{
+	struct rts_sched_attr attr = { .size = sizeof(attr) };
+	const char *policy = "SCHED_OTHER";
+	switch (p->policy) {
+	case RTS_POLICY_FIFO:
+		attr.sched_policy = SCHED_FIFO;
+		attr.sched_priority = (unsigned)p->priority;
+		policy = "SCHED_FIFO";
+		break;
+	case RTS_POLICY_DEADLINE:
+		attr.sched_policy = SCHED_DEADLINE;
+		attr.sched_flags = SCHED_FLAG_DL_OVERRUN;
+		attr.sched_runtime = (uint64_t)p->dl_runtime_ns;
+		attr.sched_deadline = (uint64_t)p->deadline_ns;
+		attr.sched_period = (uint64_t)p->period_ns;
+		policy = "SCHED_DEADLINE";
+		break;
+	case RTS_POLICY_OTHER:
+		attr.sched_policy = SCHED_OTHER;
+		break;
+	}
+	int err = -rts_sched_setattr(0, &attr);
+	switch (err) {
+	case 0:
+		return 0;
+	case EPERM:
+		explain_eperm(p, policy, why, why_len);
+		break;
+	case EBUSY:
+		explain_ebusy(p, why, why_len);
+		break;
+	case EINVAL:
+		snprintf(why, why_len,
+			 "task %s: %s parameters refused (EINVAL): FIFO priority must be 1..99; "
+			 "DEADLINE needs 1024 ns <= runtime <= deadline <= period",
+			 p->name, policy);
+		break;
+	default:
+		snprintf(why, why_len, "task %s: %s refused: %s", p->name, policy, strerror(err));
+	}
+	return err;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Budget overrun detection: a per-thread CPU-time timer armed at each job
+ * start with the job's budget, and under SCHED_DEADLINE the kernel's
+ * SCHED_FLAG_DL_OVERRUN; both raise SIGXCPU on the task's own thread, whose
+ * handler only sets a thread-local flag read at job completion.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal/task.h"
+#include "internal/timespec.h"
+
+static __thread volatile sig_atomic_t tls_overrun;
+
+static void on_overrun(int signo)
+{
+	(void)signo;
+	tls_overrun = 1;
+}
+
+int rts_budget_install_handler(void)
+{
+	struct sigaction action = { .sa_handler = on_overrun, .sa_flags = SA_RESTART };
+	sigemptyset(&action.sa_mask);
+	return sigaction(SIGXCPU, &action, NULL) == 0 ? 0 : errno;
+}
+
+int rts_budget_timer_create(rts_task_t *task)
+{
+	struct sigevent event;
+	memset(&event, 0, sizeof(event));
+	event.sigev_notify = SIGEV_THREAD_ID;
+	event.sigev_signo = SIGXCPU;
+	event._sigev_un._tid = gettid(); /* sigev_notify_thread_id: glibc 2.36 lacks the macro */
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &event, &task->budget_timer) != 0)
+		return errno;
+	task->has_budget_timer = true;
+	return 0;
+}
+
+void rts_budget_arm(rts_task_t *task)
+{
+	tls_overrun = 0;
+	if (!task->has_budget_timer)
+		return;
+	struct itimerspec budget = { .it_value = rts_ns_to_timespec(task->params.budget_ns) };
+	timer_settime(task->budget_timer, 0, &budget, NULL);
+}
+
+bool rts_budget_job_end(rts_task_t *task)
+{
+	if (task->has_budget_timer) {
+		struct itimerspec off = { 0 };
+		timer_settime(task->budget_timer, 0, &off, NULL);
+	}
+	bool overran = tls_overrun;
+	tls_overrun = 0;
+	return overran;
+}

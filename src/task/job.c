@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A task's thread: start-up (cpuset, affinity, policy, budget timer), the
+ * wait for the synchronous release, and the job loop around rts_job_next().
+ *
+ * Releases stay on their grid: job k of a periodic task is released at
+ * t0 + offset + (k-1) * period even when job k-1 completes late, in which
+ * case job k starts at once (its release sleep returns immediately).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rtsched/task.h>
+#include <rtsched/trace.h>
+
+#include "internal/export.h"
+#include "internal/policy.h"
+#include "internal/task.h"
+#include "internal/timespec.h"
+
+int64_t rts_monotonic_now_ns(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return rts_timespec_to_ns(&now);
+}
+
+int64_t rts_thread_cputime_ns(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+	return rts_timespec_to_ns(&now);
+}
+
+static void trace(rts_task_t *task, int64_t time_ns, uint16_t type, uint32_t arg0, int64_t arg1)
+{
+	if (task->stream)
+		rts_trace_event_at(task->stream, time_ns, type, task->job.number, arg0, arg1);
+}
+
+/* xorshift64*: sporadic release gaps, reproducible from the seed. */
+static uint64_t next_random(rts_task_t *task)
+{
+	uint64_t x = task->rng_state;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	task->rng_state = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+static int64_t next_release(rts_task_t *task)
+{
+	const struct rts_task_params *p = &task->params;
+	if (task->job.number == 0)
+		return atomic_load(&task->set->t0_ns) + p->offset_ns;
+	int64_t gap = p->period_ns;
+	if (p->kind == RTS_TASK_SPORADIC && p->sporadic_max_extra_ns > 0)
+		gap += (int64_t)(next_random(task) % (uint64_t)(p->sporadic_max_extra_ns + 1));
+	return task->job.release_ns + gap;
+}
+
+static void complete_job(rts_task_t *task)
+{
+	int64_t now = rts_monotonic_now_ns();
+	int64_t cpu_ns = rts_thread_cputime_ns() - task->job_cputime_start_ns;
+	struct rts_task_stats *stats = &task->stats;
+	int64_t response = now - task->job.release_ns;
+	trace(task, now, RTS_EV_COMPLETE, 0, cpu_ns);
+	stats->jobs_completed++;
+	if (response > stats->max_response_ns)
+		stats->max_response_ns = response;
+	if (now > task->job.deadline_ns) {
+		int64_t tardiness = now - task->job.deadline_ns;
+		trace(task, now, RTS_EV_DEADLINE_MISS, 0, tardiness);
+		stats->deadline_misses++;
+		if (tardiness > stats->max_tardiness_ns)
+			stats->max_tardiness_ns = tardiness;
+	}
+	if (rts_budget_job_end(task)) {
+		trace(task, now, RTS_EV_BUDGET_OVERRUN, 0, task->params.budget_ns);
+		stats->budget_overruns++;
+	}
+	task->in_job = false;
+}
+
+static bool stopping(const rts_task_t *task)
+{
+	return atomic_load_explicit(&task->set->stopping, memory_order_relaxed);
+}
+
+/* Sleep until release_ns; false if the set stopped meanwhile. */
+static bool sleep_until(const rts_task_t *task, int64_t release_ns)
+{
+	struct timespec release = rts_ns_to_timespec(release_ns);
+	for (;;) {
+		if (stopping(task))
+			return false;
+		int err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &release, NULL);
+		if (err == 0)
+			return !stopping(task);
+		if (err != EINTR)
+			return false;
+	}
+}
+
+RTS_EXPORT int rts_job_next(rts_task_t *task, struct rts_job *job)
+{
+	if (!task)
+		return EINVAL;
+	if (task->in_job)
+		complete_job(task);
+	uint32_t max_jobs = task->params.max_jobs;
+	if (stopping(task) || (max_jobs && task->job.number >= max_jobs))
+		return ECANCELED;
+	int64_t release = next_release(task);
+	if (!sleep_until(task, release))
+		return ECANCELED;
+	int64_t start = rts_monotonic_now_ns();
+	task->job.number++;
+	task->job.release_ns = release;
+	task->job.deadline_ns = release + task->params.deadline_ns;
+	task->job.start_ns = start;
+	trace(task, release, RTS_EV_RELEASE, 0, task->job.deadline_ns);
+	trace(task, start, RTS_EV_START, 0, 0);
+	if (start - release > task->stats.max_release_latency_ns)
+		task->stats.max_release_latency_ns = start - release;
+	task->in_job = true;
+	rts_budget_arm(task);
+	task->job_cputime_start_ns = rts_thread_cputime_ns();
+	if (job)
+		*job = task->job;
+	return 0;
+}
+
+static int set_up_thread(rts_task_t *task, char *why, size_t why_len)
+{
+	const struct rts_task_params *p = &task->params;
+	int err = 0;
+	if (p->cpuset)
+		err = rts_policy_join_cpuset(p->cpuset, task->name, why, why_len);
+	if (!err && p->cpus)
+		err = rts_policy_set_affinity(p->cpus, task->name, why, why_len);
+	if (!err)
+		err = rts_policy_apply(p, why, why_len);
+	if (!err && p->budget_ns > 0 && (err = rts_budget_timer_create(task)) != 0)
+		snprintf(why, why_len, "task %s: cannot create its CPU-time budget timer: %s",
+			 task->name, strerror(err));
+	return err;
+}
+
+static void report_setup(rts_task_t *task, int err, const char *why)
+{
+	rts_taskset_t *set = task->set;
+	pthread_mutex_lock(&set->setup_lock);
+	if (err)
+		rts_taskset_set_error(set, "%s", why);
+	task->setup_error = err;
+	task->setup_state = err ? RTS_SETUP_FAILED : RTS_SETUP_DONE;
+	pthread_cond_broadcast(&set->setup_done);
+	pthread_mutex_unlock(&set->setup_lock);
+}
+
+static void wait_for_release(rts_taskset_t *set)
+{
+	while (atomic_load_explicit(&set->released, memory_order_acquire) == 0)
+		rts_futex_wait_until(&set->released, 0, NULL, CLOCK_MONOTONIC, false);
+}
+
+static void unblock_task_signals(void)
+{
+	sigset_t signals;
+	sigemptyset(&signals);
+	sigaddset(&signals, RTS_WAKE_SIGNAL);
+	sigaddset(&signals, SIGXCPU);
+	pthread_sigmask(SIG_UNBLOCK, &signals, NULL);
+}
+
+void *rts_task_thread_main(void *arg)
+{
+	rts_task_t *task = arg;
+	char why[RTS_ERROR_MAX] = "";
+	task->tid = gettid();
+	unblock_task_signals();
+	int err = set_up_thread(task, why, sizeof(why));
+	if (!err && task->stream)
+		rts_trace_stream_bind(task->stream);
+	report_setup(task, err, why);
+	if (err)
+		return NULL;
+
+	wait_for_release(task->set);
+	struct rts_job job;
+	while (rts_job_next(task, &job) == 0)
+		task->job_fn(task, &job, task->job_arg);
+	trace(task, rts_monotonic_now_ns(), RTS_EV_TASK_EXIT, 0, task->stats.jobs_completed);
+	return NULL;
+}

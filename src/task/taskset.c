@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/* Task sets: creating tasks, the synchronous release, stopping and joining. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rtsched/task.h>
+#include <rtsched/trace.h>
+
+#include "internal/export.h"
+#include "internal/task.h"
+
+void rts_taskset_set_error(rts_taskset_t *set, const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	vsnprintf(set->error, sizeof(set->error), format, args);
+	va_end(args);
+}
+
+static void wake_signal_handler(int signo)
+{
+	(void)signo; /* only interrupts clock_nanosleep */
+}
+
+static int install_wake_handler(void)
+{
+	struct sigaction action = { .sa_handler = wake_signal_handler }; /* no SA_RESTART */
+	sigemptyset(&action.sa_mask);
+	return sigaction(RTS_WAKE_SIGNAL, &action, NULL) == 0 ? 0 : errno;
+}
+
+RTS_EXPORT int rts_taskset_create(rts_taskset_t **out, struct rts_trace *trace)
+{
+	if (!out)
+		return EINVAL;
+	int err = install_wake_handler();
+	if (!err)
+		err = rts_budget_install_handler();
+	if (err)
+		return err;
+	rts_taskset_t *set = calloc(1, sizeof(*set));
+	if (!set)
+		return ENOMEM;
+	set->trace = trace;
+	pthread_mutex_init(&set->setup_lock, NULL);
+	pthread_cond_init(&set->setup_done, NULL);
+	*out = set;
+	return 0;
+}
+
+RTS_EXPORT const char *rts_taskset_error(const rts_taskset_t *set)
+{
+	return set ? set->error : "no task set";
+}
+
+static int check_params(rts_taskset_t *set, const struct rts_task_params *p)
+{
+	const char *name = p->name ? p->name : "(unnamed)";
+	if (!p->name || !p->name[0] || strlen(p->name) >= RTS_TASK_NAME_MAX) {
+		rts_taskset_set_error(set, "task name must be 1..%d characters", RTS_TASK_NAME_MAX - 1);
+		return EINVAL;
+	}
+	if (p->kind != RTS_TASK_PERIODIC && p->kind != RTS_TASK_SPORADIC) {
+		rts_taskset_set_error(set, "task %s: kind must be periodic or sporadic", name);
+		return EINVAL;
+	}
+	if (p->period_ns <= 0 || p->deadline_ns <= 0 || p->offset_ns < 0 || p->budget_ns < 0 ||
+	    p->sporadic_max_extra_ns < 0) {
+		rts_taskset_set_error(set,
+				      "task %s: period and deadline must be > 0; offset, budget and "
+				      "sporadic extra >= 0",
+				      name);
+		return EINVAL;
+	}
+	switch (p->policy) {
+	case RTS_POLICY_FIFO:
+		if (p->priority < 1 || p->priority > 99) {
+			rts_taskset_set_error(set, "task %s: SCHED_FIFO priority %d is not in 1..99",
+					      name, p->priority);
+			return EINVAL;
+		}
+		break;
+	case RTS_POLICY_DEADLINE:
+		if (p->dl_runtime_ns < 1024 || p->dl_runtime_ns > p->deadline_ns ||
+		    p->deadline_ns > p->period_ns) {
+			rts_taskset_set_error(set,
+					      "task %s: SCHED_DEADLINE needs 1024 ns <= runtime (%lld) "
+					      "<= deadline (%lld) <= period (%lld)",
+					      name, (long long)p->dl_runtime_ns,
+					      (long long)p->deadline_ns, (long long)p->period_ns);
+			return EINVAL;
+		}
+		break;
+	case RTS_POLICY_OTHER:
+		break;
+	default:
+		rts_taskset_set_error(set, "task %s: unknown policy %d", name, (int)p->policy);
+		return EINVAL;
+	}
+	if (p->cpuset && strlen(p->cpuset) >= RTS_TASK_PATH_MAX) {
+		rts_taskset_set_error(set, "task %s: cpuset path too long", name);
+		return EINVAL;
+	}
+	return 0;
+}
+
+static int append_task(rts_taskset_t *set, rts_task_t *task)
+{
+	if (set->n_tasks == set->capacity) {
+		size_t capacity = set->capacity ? 2 * set->capacity : 8;
+		rts_task_t **tasks = realloc(set->tasks, capacity * sizeof(*tasks));
+		if (!tasks)
+			return ENOMEM;
+		set->tasks = tasks;
+		set->capacity = capacity;
+	}
+	set->tasks[set->n_tasks++] = task;
+	return 0;
+}
+
+static rts_task_t *new_task(const struct rts_task_params *params, rts_job_fn job, void *arg)
+{
+	rts_task_t *task = calloc(1, sizeof(*task));
+	if (!task)
+		return NULL;
+	task->params = *params;
+	snprintf(task->name, sizeof(task->name), "%s", params->name);
+	task->params.name = task->name;
+	if (params->cpus) {
+		task->cpus = *params->cpus;
+		task->params.cpus = &task->cpus;
+	}
+	if (params->cpuset) {
+		snprintf(task->cpuset, sizeof(task->cpuset), "%s", params->cpuset);
+		task->params.cpuset = task->cpuset;
+	}
+	task->job_fn = job;
+	task->job_arg = arg;
+	task->rng_state = params->seed ? params->seed : 0x9e3779b97f4a7c15ull;
+	return task;
+}
+
+RTS_EXPORT int rts_task_create(rts_taskset_t *set, const struct rts_task_params *params,
+			       rts_job_fn job, void *arg, rts_task_t **out)
+{
+	if (!set || !params || !job)
+		return EINVAL;
+	if (atomic_load(&set->released)) {
+		rts_taskset_set_error(set, "tasks must be created before the release");
+		return EALREADY;
+	}
+	int err = check_params(set, params);
+	if (err)
+		return err;
+	rts_task_t *task = new_task(params, job, arg);
+	if (!task)
+		return ENOMEM;
+	task->set = set;
+	if (set->trace) {
+		err = rts_trace_stream_add(set->trace, params->trace_task_id, task->name,
+					   params->period_ns, params->deadline_ns, &task->stream);
+		if (err) {
+			rts_taskset_set_error(set, "task %s: cannot add its trace stream: %s",
+					      task->name, strerror(err));
+			free(task);
+			return err;
+		}
+	}
+	if ((err = append_task(set, task)) != 0) {
+		free(task);
+		return err;
+	}
+	err = pthread_create(&task->thread, NULL, rts_task_thread_main, task);
+	if (err) {
+		rts_taskset_set_error(set, "task %s: cannot create its thread: %s", task->name,
+				      strerror(err));
+		set->n_tasks--;
+		free(task);
+		return err;
+	}
+	task->thread_started = true;
+
+	pthread_mutex_lock(&set->setup_lock);
+	while (task->setup_state == RTS_SETUP_PENDING)
+		pthread_cond_wait(&set->setup_done, &set->setup_lock);
+	err = task->setup_state == RTS_SETUP_FAILED ? task->setup_error : 0;
+	pthread_mutex_unlock(&set->setup_lock);
+	if (err) {
+		pthread_join(task->thread, NULL); /* it has reported and ends */
+		set->n_tasks--; /* it is the last one: tasks are created one at a time */
+		free(task);
+		return err;
+	}
+	if (out)
+		*out = task;
+	return 0;
+}
+
+RTS_EXPORT int rts_taskset_release(rts_taskset_t *set, int64_t t0_ns)
+{
+	if (!set || t0_ns <= 0)
+		return EINVAL;
+	if (atomic_load(&set->released))
+		return EALREADY;
+	atomic_store(&set->t0_ns, t0_ns);
+	atomic_store_explicit(&set->released, 1, memory_order_release);
+	rts_futex_wake(&set->released, INT_MAX, false);
+	return 0;
+}
+
+RTS_EXPORT int rts_taskset_stop(rts_taskset_t *set)
+{
+	if (!set)
+		return EINVAL;
+	atomic_store(&set->stopping, true);
+	/* Unreleased tasks sleep on `released`: release them into an immediate stop. */
+	atomic_store_explicit(&set->released, 1, memory_order_release);
+	rts_futex_wake(&set->released, INT_MAX, false);
+	return 0;
+}
+
+/* Join one task, interrupting its release sleep until it notices the stop. */
+static void join_task(rts_task_t *task)
+{
+	if (!task->thread_started || task->thread_joined)
+		return;
+	for (;;) {
+		if (atomic_load(&task->set->stopping))
+			pthread_kill(task->thread, RTS_WAKE_SIGNAL);
+		struct timespec limit;
+		clock_gettime(CLOCK_REALTIME, &limit);
+		limit.tv_nsec += 20 * 1000 * 1000;
+		if (limit.tv_nsec >= 1000000000) {
+			limit.tv_sec++;
+			limit.tv_nsec -= 1000000000;
+		}
+		if (pthread_timedjoin_np(task->thread, NULL, &limit) == 0)
+			break;
+	}
+	task->thread_joined = true;
+}
+
+RTS_EXPORT int rts_taskset_join(rts_taskset_t *set)
+{
+	if (!set)
+		return EINVAL;
+	for (size_t i = 0; i < set->n_tasks; i++)
+		join_task(set->tasks[i]);
+	return 0;
+}
+
+RTS_EXPORT void rts_taskset_destroy(rts_taskset_t *set)
+{
+	if (!set)
+		return;
+	rts_taskset_stop(set);
+	rts_taskset_join(set);
+	for (size_t i = 0; i < set->n_tasks; i++) {
+		if (set->tasks[i]->has_budget_timer)
+			timer_delete(set->tasks[i]->budget_timer);
+		free(set->tasks[i]);
+	}
+	free(set->tasks);
+	pthread_mutex_destroy(&set->setup_lock);
+	pthread_cond_destroy(&set->setup_done);
+	free(set);
+}
+
+RTS_EXPORT int rts_task_stats(const rts_task_t *task, struct rts_task_stats *stats)
+{
+	if (!task || !stats)
+		return EINVAL;
+	*stats = task->stats;
+	return 0;
+}
+
+RTS_EXPORT const char *rts_task_name(const rts_task_t *task)
+{
+	return task ? task->name : NULL;
+}
+
+RTS_EXPORT struct rts_trace_stream *rts_task_trace_stream(const rts_task_t *task)
+{
+	return task ? task->stream : NULL;
+}
+
+RTS_EXPORT uint32_t rts_task_job_number(const rts_task_t *task)
+{
+	return task ? task->job.number : 0;
+}
