@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPT_CPU = 256, OPT_POLICY, OPT_PRIORITY, OPT_TARGET, OPT_ITER, OPT_GAP, OPT_CPUSET,
+       OPT_OUTPUT, OPT_PROGRESS, OPT_HELP };
+
+static const struct option long_options[] = {
+	{"cpu", required_argument, NULL, OPT_CPU},
+	{"policy", required_argument, NULL, OPT_POLICY},
+	{"priority", required_argument, NULL, OPT_PRIORITY},
+	{"target-ms", required_argument, NULL, OPT_TARGET},
+	{"iterations", required_argument, NULL, OPT_ITER},
+	{"gap-ms", required_argument, NULL, OPT_GAP},
+	{"cpuset", required_argument, NULL, OPT_CPUSET},
+	{"output", required_argument, NULL, OPT_OUTPUT},
+	{"progress", no_argument, NULL, OPT_PROGRESS},
+	{"help", no_argument, NULL, OPT_HELP},
+	{NULL, 0, NULL, 0},
+};
+
+void ovh_options_usage(FILE *out, const char *prog)
+{
+	fprintf(out,
+		"usage: %s [options]\n"
+		"OS overhead (seed 002, ASMP-Linux §2.5.2): an integer loop calibrated to a target\n"
+		"length runs N times on one CPU; each run's length T_x is written as JSON\n"
+		"(epsilon = T_x - min T_x is computed by `rtsched overhead`).\n\n"
+		"  --cpu N          CPU to pin to (default 0)\n"
+		"  --policy P       other | fifo (default fifo)\n"
+		"  --priority N     SCHED_FIFO priority 1..99 (default 90)\n"
+		"  --target-ms X    length of one loop (default 100)\n"
+		"  --iterations N   loops measured (default 50)\n"
+		"  --gap-ms X       sleep between loops (default 20: a FIFO loop stays under the\n"
+		"                   950 ms/s RT throttling, which would otherwise show as overhead)\n"
+		"  --cpuset DIR     join this cpuset first (a CPU shielded by `rtsched shield`)\n"
+		"  --output FILE    JSON there instead of stdout\n"
+		"  --progress       'progress DONE TOTAL' lines on stderr\n"
+		"Exit codes: 0 measured, 1 could not measure, 2 usage error.\n",
+		prog);
+}
+
+static int parse_double(const char *text, double min, double max, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (errno || end == text || *end || !isfinite(v) || v < min || v > max)
+		return EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_long(const char *text, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	if (errno || end == text || *end || v < min || v > max)
+		return EINVAL;
+	*out = v;
+	return 0;
+}
+
+int ovh_options_parse(int argc, char *const argv[], int ncpus, struct ovh_options *o,
+		      char *err, size_t err_size)
+{
+	memset(o, 0, sizeof(*o));
+	o->policy = RTS_POLICY_FIFO;
+	o->priority = 90;
+	o->target_ms = 100;
+	o->iterations = 50;
+	o->gap_ms = 20;
+	optind = 0;
+	opterr = 0;
+	int c;
+	long v;
+	while ((c = getopt_long(argc, argv, ":", long_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_CPU:
+			if (parse_long(optarg, 0, 1 << 20, &v)) {
+				snprintf(err, err_size, "--cpu: '%s' is not a CPU number", optarg);
+				return OVH_EXIT_USAGE;
+			}
+			if (v >= ncpus) {
+				snprintf(err, err_size, "--cpu: CPU %ld does not exist (this machine has CPUs 0-%d)", v, ncpus - 1);
+				return OVH_EXIT_USAGE;
+			}
+			o->cpu = (int)v;
+			break;
+		case OPT_POLICY:
+			if (rts_policy_parse(optarg, &o->policy) || o->policy == RTS_POLICY_DEADLINE) {
+				snprintf(err, err_size, "--policy: '%s' is not one of other, fifo", optarg);
+				return OVH_EXIT_USAGE;
+			}
+			break;
+		case OPT_PRIORITY:
+			if (parse_long(optarg, 1, 99, &v)) {
+				snprintf(err, err_size, "--priority: '%s' is not a SCHED_FIFO priority in 1..99", optarg);
+				return OVH_EXIT_USAGE;
+			}
+			o->priority = (int)v;
+			break;
+		case OPT_TARGET:
+			if (parse_double(optarg, 0.1, 10000, &o->target_ms)) {
+				snprintf(err, err_size, "--target-ms: '%s' is not a length in 0.1..10000 ms", optarg);
+				return OVH_EXIT_USAGE;
+			}
+			break;
+		case OPT_ITER:
+			if (parse_long(optarg, 1, 1000000, &v)) {
+				snprintf(err, err_size, "--iterations: '%s' is not a count in 1..1000000", optarg);
+				return OVH_EXIT_USAGE;
+			}
+			o->iterations = (uint64_t)v;
+			break;
+		case OPT_GAP:
+			if (parse_double(optarg, 0, 10000, &o->gap_ms)) {
+				snprintf(err, err_size, "--gap-ms: '%s' is not a length in 0..10000 ms", optarg);
+				return OVH_EXIT_USAGE;
+			}
+			break;
+		case OPT_CPUSET:
+			o->cpuset = optarg;
+			break;
+		case OPT_OUTPUT:
+			o->output = optarg;
+			break;
+		case OPT_PROGRESS:
+			o->progress = true;
+			break;
+		case OPT_HELP:
+			o->help = true;
+			return OVH_EXIT_OK;
+		case ':':
+			snprintf(err, err_size, "%s needs a value", argv[optind - 1]);
+			return OVH_EXIT_USAGE;
+		default:
+			snprintf(err, err_size, "unknown option '%s'", argv[optind - 1]);
+			return OVH_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		snprintf(err, err_size, "unexpected argument '%s'", argv[optind]);
+		return OVH_EXIT_USAGE;
+	}
+	return OVH_EXIT_OK;
+}
