@@ -45,6 +45,19 @@ static bool is_pi(uint32_t flags)
 	return rts_mutex_protocol(flags) == RTS_PROTO_PIP;
 }
 
+/*
+ * Whether the NONE protocol's FUTEX_WAIT / FUTEX_WAKE on the word are
+ * process-shared. A robust mutex's always are: at thread exit the kernel
+ * wakes a waiter of a dead owner's word with a shared FUTEX_WAKE, which does
+ * not match a waiter sleeping with FUTEX_PRIVATE_FLAG (glibc's robust mutexes
+ * do the same, PTHREAD_ROBUST_MUTEX_PSHARED). PI words need no such care: the
+ * kernel hands them over through their pi_state.
+ */
+static bool plain_futex_shared(uint32_t flags)
+{
+	return rts_mutex_is_pshared(flags) || is_robust(flags);
+}
+
 static void flags_set(rts_mutex_t *m, uint32_t set, uint32_t clear)
 {
 	uint32_t old = atomic_load_explicit(rts_mutex_flags(m), memory_order_relaxed);
@@ -110,7 +123,7 @@ static int lock_plain(rts_mutex_t *m, uint32_t flags, uint32_t tid,
 		}
 		if (deadline && !rts_timespec_valid(deadline))
 			return EINVAL;
-		int ret = backend->block(word, v, deadline, CLOCK_MONOTONIC, rts_mutex_is_pshared(flags));
+		int ret = backend->block(word, v, deadline, CLOCK_MONOTONIC, plain_futex_shared(flags));
 		if (ret == -ETIMEDOUT)
 			return ETIMEDOUT;
 		if (is_robust(flags) &&
@@ -177,7 +190,7 @@ static int release_word(rts_mutex_t *m, uint32_t flags, uint32_t tid, bool wake_
 	}
 	uint32_t old = atomic_exchange_explicit(word, 0, memory_order_release);
 	if (old & RTS_FUTEX_WAITERS)
-		backend->wake(word, wake_all ? INT_MAX : 1, pshared);
+		backend->wake(word, wake_all ? INT_MAX : 1, plain_futex_shared(flags));
 	return 0;
 }
 
