@@ -374,12 +374,15 @@ static inline void h_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, 
 }
 
 /* Join with a deadline: a thread that does not finish fails the case. */
-static inline void h_join(pthread_t t, int timeout_ms)
+#define h_join(t, timeout_ms) h_join_at(__FILE__, __LINE__, (t), (timeout_ms))
+
+static inline void h_join_at(const char *file, int line, pthread_t t, int timeout_ms)
 {
 	struct timespec dl = h_deadline_ms(CLOCK_REALTIME, (int64_t)timeout_ms * H_SLOW);
 	int ret = pthread_timedjoin_np(t, NULL, &dl);
 	if (ret)
-		FAIL("thread did not finish within %d ms: %s", timeout_ms * H_SLOW, h_errname(ret));
+		h_fail_at(file, line, "thread did not finish within %d ms: %s",
+			  timeout_ms * H_SLOW, h_errname(ret));
 }
 
 /* Burn CPU for cpu_ms of this thread's CPU time, bounded by wall_ms of wall time. */
