@@ -1,0 +1,63 @@
+"""The task model (DESIGN §1): load, validate, resolve.
+
+    from rtsched.model import load_taskset, to_runner_input
+    ts = load_taskset("examples/pfp-two-cpus.yaml")   # TaskSetError lists every problem
+    ts.total_utilization()                            # Fraction
+    runner_input = to_runner_input(ts, "out/trace.rtst")
+
+The file format is documented in docs/taskset.md (JSON Schema:
+docs/taskset.schema.json); the runner's input in docs/runner-input.md.
+"""
+
+from rtsched.model.dump import taskset_to_dict
+from rtsched.model.durations import DurationError, format_duration, parse_duration
+from rtsched.model.load import load_taskset, loads_taskset, read_document
+from rtsched.model.model import (
+    Action,
+    Broadcast,
+    Compute,
+    CondVar,
+    Lock,
+    Partition,
+    Platform,
+    Resource,
+    Signal,
+    Sleep,
+    Sporadic,
+    Task,
+    TaskSet,
+    Unlock,
+    Wait,
+)
+from rtsched.model.resolve import online_cpus, to_runner_input
+from rtsched.model.validate import TaskSetError, taskset_from_dict, validate_dict
+
+__all__ = [
+    "Action",
+    "Broadcast",
+    "Compute",
+    "CondVar",
+    "DurationError",
+    "Lock",
+    "Partition",
+    "Platform",
+    "Resource",
+    "Signal",
+    "Sleep",
+    "Sporadic",
+    "Task",
+    "TaskSet",
+    "TaskSetError",
+    "Unlock",
+    "Wait",
+    "format_duration",
+    "load_taskset",
+    "loads_taskset",
+    "online_cpus",
+    "parse_duration",
+    "read_document",
+    "taskset_from_dict",
+    "taskset_to_dict",
+    "to_runner_input",
+    "validate_dict",
+]

@@ -1,0 +1,68 @@
+"""Write a TaskSet back in the user format (plain data for YAML or JSON).
+
+``taskset_from_dict(taskset_to_dict(ts)) == ts`` for every valid TaskSet.
+Defaults are written out explicitly except where leaving them out means
+something (``platform.cpus``: all online CPUs; ``platform.partitions``: one
+per CPU; ``budget``; ``max_jobs``).
+"""
+
+from __future__ import annotations
+
+from rtsched.model.durations import format_duration
+from rtsched.model.model import Compute, Lock, Sleep, TaskSet, Unlock
+
+__all__ = ["taskset_to_dict"]
+
+
+def _action(action) -> dict:
+    if isinstance(action, (Compute, Sleep)):
+        return {action.op: format_duration(action.ns)}
+    if isinstance(action, (Lock, Unlock)):
+        return {action.op: action.resource}
+    return {action.op: action.condvar}
+
+
+def taskset_to_dict(taskset: TaskSet) -> dict:
+    """The user-format document of ``taskset`` (keys in the documented order)."""
+    platform: dict = {"scheduler": taskset.platform.scheduler}
+    if taskset.platform.cpus is not None:
+        platform["cpus"] = list(taskset.platform.cpus)
+    if taskset.platform.is_partitioned and taskset.platform.partitions is not None:
+        platform["partitions"] = [
+            {"name": p.name, "cpus": list(p.cpus)} for p in taskset.platform.partitions
+        ]
+    doc: dict = {"name": taskset.name}
+    if taskset.duration_ns is not None:
+        doc["duration"] = format_duration(taskset.duration_ns)
+    doc["platform"] = platform
+    if taskset.resources:
+        doc["resources"] = [{"name": r.name, "protocol": r.protocol} for r in taskset.resources]
+    if taskset.condvars:
+        doc["condvars"] = [{"name": c.name, "mutex": c.mutex} for c in taskset.condvars]
+    tasks = []
+    native = "fifo" if taskset.platform.is_fp else "deadline"
+    for t in taskset.tasks:
+        task: dict = {"name": t.name, "kind": t.kind}
+        if t.policy != native:
+            task["policy"] = t.policy
+        task["period"] = format_duration(t.period_ns)
+        task["deadline"] = format_duration(t.deadline_ns)
+        task["offset"] = format_duration(t.offset_ns)
+        task["wcet"] = format_duration(t.wcet_ns)
+        if t.priority is not None:
+            task["priority"] = t.priority
+        if t.partition is not None:
+            task["partition"] = t.partition
+        if t.budget_ns is not None:
+            task["budget"] = format_duration(t.budget_ns)
+        if t.max_jobs is not None:
+            task["max_jobs"] = t.max_jobs
+        if t.sporadic is not None:
+            task["sporadic"] = {
+                "max_extra": format_duration(t.sporadic.max_extra_ns),
+                "seed": t.sporadic.seed,
+            }
+        task["body"] = [_action(a) for a in t.body]
+        tasks.append(task)
+    doc["tasks"] = tasks
+    return doc

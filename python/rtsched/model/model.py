@@ -1,0 +1,294 @@
+"""The task model shared by analysis, simulation and the runner (DESIGN §1).
+
+Frozen dataclasses, every duration an exact integer of nanoseconds (``_ns``),
+every default already applied: a TaskSet built by ``rtsched.model.load`` is
+complete and valid. Names stay names here; ``rtsched.model.resolve`` turns
+them into the indices the C runner wants.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import ClassVar, Literal, Union
+
+__all__ = [
+    "SCHEDULERS",
+    "FP_SCHEDULERS",
+    "EDF_SCHEDULERS",
+    "PARTITIONED_SCHEDULERS",
+    "PROTOCOLS",
+    "Partition",
+    "Platform",
+    "Resource",
+    "CondVar",
+    "Sporadic",
+    "Compute",
+    "Sleep",
+    "Lock",
+    "Unlock",
+    "Wait",
+    "Signal",
+    "Broadcast",
+    "Action",
+    "Task",
+    "TaskSet",
+]
+
+Scheduler = Literal["P-FP", "G-FP", "G-EDF", "P-EDF"]
+Policy = Literal["fifo", "deadline", "other"]
+
+SCHEDULERS: tuple[str, ...] = ("P-FP", "G-FP", "G-EDF", "P-EDF")
+FP_SCHEDULERS = frozenset({"P-FP", "G-FP"})
+EDF_SCHEDULERS = frozenset({"G-EDF", "P-EDF"})
+PARTITIONED_SCHEDULERS = frozenset({"P-FP", "P-EDF"})
+
+#: Locking protocols implemented today.
+PROTOCOLS: tuple[str, ...] = ("none", "pip")
+
+
+@dataclass(frozen=True, slots=True)
+class Partition:
+    """A named set of CPUs; under P-EDF an exclusive cpuset (its own root domain)."""
+
+    name: str
+    cpus: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Platform:
+    """Where and how the set runs.
+
+    ``cpus`` is None when the file leaves it out: all online CPUs, read when
+    the set is resolved for a run, not when it is loaded. ``partitions`` is
+    None under a partitioned scheduler when the file leaves it out: one
+    partition per CPU, named ``cpu0``, ``cpu1``, ... (see ``partitions_for``).
+    It is ``()`` under global schedulers.
+    """
+
+    scheduler: Scheduler
+    cpus: tuple[int, ...] | None = None
+    partitions: tuple[Partition, ...] | None = ()
+
+    @property
+    def is_partitioned(self) -> bool:
+        return self.scheduler in PARTITIONED_SCHEDULERS
+
+    @property
+    def is_fp(self) -> bool:
+        return self.scheduler in FP_SCHEDULERS
+
+    @property
+    def is_edf(self) -> bool:
+        return self.scheduler in EDF_SCHEDULERS
+
+    def partitions_for(self, cpus: tuple[int, ...]) -> tuple[Partition, ...]:
+        """The partitions once the platform's CPUs are known (explicit ones, or one per CPU)."""
+        if not self.is_partitioned:
+            return ()
+        if self.partitions is not None:
+            return self.partitions
+        return tuple(Partition(f"cpu{cpu}", (cpu,)) for cpu in cpus)
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    """A mutex; ``protocol`` is ``none`` or ``pip``."""
+
+    name: str
+    protocol: str = "pip"
+
+
+@dataclass(frozen=True, slots=True)
+class CondVar:
+    """A condition variable, always used with the resource ``mutex``."""
+
+    name: str
+    mutex: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sporadic:
+    """Sporadic arrivals: gap = period + uniform random extra in [0, max_extra_ns]."""
+
+    max_extra_ns: int = 0
+    seed: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Compute:
+    """Consume ``ns`` of CPU time."""
+
+    op: ClassVar[str] = "compute"
+    ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class Sleep:
+    """Sleep for ``ns`` (relative)."""
+
+    op: ClassVar[str] = "sleep"
+    ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class Lock:
+    op: ClassVar[str] = "lock"
+    resource: str
+
+
+@dataclass(frozen=True, slots=True)
+class Unlock:
+    op: ClassVar[str] = "unlock"
+    resource: str
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """Wait for a signal on ``condvar`` (its mutex held)."""
+
+    op: ClassVar[str] = "wait"
+    condvar: str
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    op: ClassVar[str] = "signal"
+    condvar: str
+
+
+@dataclass(frozen=True, slots=True)
+class Broadcast:
+    op: ClassVar[str] = "broadcast"
+    condvar: str
+
+
+Action = Union[Compute, Sleep, Lock, Unlock, Wait, Signal, Broadcast]
+
+#: Action classes by their name in a task-set file.
+ACTIONS: dict[str, type] = {
+    cls.op: cls for cls in (Compute, Lock, Unlock, Wait, Signal, Broadcast, Sleep)
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """A periodic or sporadic task and its job body.
+
+    ``policy`` is the kernel policy: ``fifo`` (FP schedulers), ``deadline``
+    (EDF schedulers) or ``other`` (SCHED_OTHER background load, not analysed).
+    ``priority`` is set only for ``fifo``; ``partition`` only under P-FP /
+    P-EDF (optional for ``other``). ``budget_ns`` is None when the file gives
+    none (FP: not monitored; EDF: the runtime is ``wcet_ns``).
+    """
+
+    name: str
+    kind: Literal["periodic", "sporadic"]
+    period_ns: int
+    deadline_ns: int
+    offset_ns: int
+    wcet_ns: int
+    policy: Policy
+    priority: int | None = None
+    partition: str | None = None
+    budget_ns: int | None = None
+    max_jobs: int | None = None
+    sporadic: Sporadic | None = None
+    body: tuple[Action, ...] = field(default=())
+
+    @property
+    def utilization(self) -> Fraction:
+        """wcet / period, exact."""
+        return Fraction(self.wcet_ns, self.period_ns)
+
+    @property
+    def density(self) -> Fraction:
+        """wcet / min(deadline, period), exact."""
+        return Fraction(self.wcet_ns, min(self.deadline_ns, self.period_ns))
+
+    @property
+    def is_background(self) -> bool:
+        """A SCHED_OTHER task: load, not part of the real-time set."""
+        return self.policy == "other"
+
+    @property
+    def compute_ns(self) -> int:
+        """The sum of the body's compute actions (the default WCET)."""
+        return sum(a.ns for a in self.body if isinstance(a, Compute))
+
+    @property
+    def dl_runtime_ns(self) -> int:
+        """The SCHED_DEADLINE runtime: the budget, or the WCET when none is given."""
+        return self.budget_ns if self.budget_ns is not None else self.wcet_ns
+
+    def resources_used(self) -> tuple[str, ...]:
+        """Resources the body locks, in order of first use."""
+        seen: dict[str, None] = {}
+        for action in self.body:
+            if isinstance(action, Lock):
+                seen.setdefault(action.resource, None)
+        return tuple(seen)
+
+
+@dataclass(frozen=True, slots=True)
+class TaskSet:
+    """A complete, validated task set. ``duration_ns`` is None when the file gives none."""
+
+    name: str
+    platform: Platform
+    tasks: tuple[Task, ...]
+    resources: tuple[Resource, ...] = ()
+    condvars: tuple[CondVar, ...] = ()
+    duration_ns: int | None = None
+
+    @property
+    def scheduler(self) -> str:
+        return self.platform.scheduler
+
+    @property
+    def rt_tasks(self) -> tuple[Task, ...]:
+        """The real-time tasks (all but SCHED_OTHER background tasks)."""
+        return tuple(t for t in self.tasks if not t.is_background)
+
+    def task(self, name: str) -> Task:
+        for t in self.tasks:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+    def resource(self, name: str) -> Resource:
+        for r in self.resources:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+    def condvar(self, name: str) -> CondVar:
+        for c in self.condvars:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def total_utilization(self) -> Fraction:
+        """Sum of wcet/period over the real-time tasks."""
+        return sum((t.utilization for t in self.rt_tasks), Fraction(0))
+
+    def utilization_by_partition(self) -> dict[str, Fraction]:
+        """Partition name -> sum of wcet/period of its real-time tasks.
+
+        Only under partitioned schedulers; partitions come from the file (or
+        ``cpu<N>`` names when it gives none, listing only the used ones).
+        """
+        if not self.platform.is_partitioned:
+            raise ValueError(
+                f"{self.scheduler} is a global scheduler: use total_utilization()"
+            )
+        result: dict[str, Fraction] = {}
+        if self.platform.partitions is not None:
+            result = {p.name: Fraction(0) for p in self.platform.partitions}
+        for t in self.rt_tasks:
+            assert t.partition is not None
+            result[t.partition] = result.get(t.partition, Fraction(0)) + t.utilization
+        return result
+
+    def tasks_of_partition(self, partition: str) -> tuple[Task, ...]:
+        return tuple(t for t in self.tasks if t.partition == partition)

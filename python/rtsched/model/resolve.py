@@ -1,0 +1,210 @@
+"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/1``).
+
+Durations become integer nanoseconds, names become indices, every CPU list
+is made explicit (the online CPUs are read here, at resolve time, when the
+file leaves them out), and every task gets its kernel policy.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rtsched.model.model import (
+    Broadcast,
+    Compute,
+    Lock,
+    Signal,
+    Sleep,
+    TaskSet,
+    Unlock,
+    Wait,
+)
+from rtsched.model.validate import TaskSetError
+
+__all__ = [
+    "RUNNER_FORMAT",
+    "DEFAULT_RELEASE_DELAY_NS",
+    "online_cpus",
+    "parse_cpu_list",
+    "to_runner_input",
+]
+
+RUNNER_FORMAT = "rtsched-runner/1"
+DEFAULT_RELEASE_DELAY_NS = 100_000_000
+
+_ONLINE = Path("/sys/devices/system/cpu/online")
+_DL_PERIOD_LIMITS = Path("/proc/sys/kernel")
+
+
+def parse_cpu_list(text: str) -> tuple[int, ...]:
+    """Parse the kernel's CPU list syntax (``0-3,5,7-8``)."""
+    cpus: list[int] = []
+    for part in text.strip().split(","):
+        if not part:
+            continue
+        if "-" in part:
+            lo, hi = part.split("-", 1)
+            cpus.extend(range(int(lo), int(hi) + 1))
+        else:
+            cpus.append(int(part))
+    return tuple(cpus)
+
+
+def online_cpus() -> tuple[int, ...]:
+    """The CPUs online now (``/sys/devices/system/cpu/online``)."""
+    return parse_cpu_list(_ONLINE.read_text())
+
+
+def _dl_period_limits() -> tuple[int, int] | None:
+    """(min, max) SCHED_DEADLINE period in ns from the kernel's sysctls, or None if unknown."""
+    try:
+        lo = int((_DL_PERIOD_LIMITS / "sched_deadline_period_min_us").read_text()) * 1000
+        hi = int((_DL_PERIOD_LIMITS / "sched_deadline_period_max_us").read_text()) * 1000
+    except (OSError, ValueError):
+        return None
+    return lo, hi
+
+
+def _action(action, resources: dict[str, int], condvars: dict[str, int]) -> dict:
+    if isinstance(action, (Compute, Sleep)):
+        return {"op": action.op, "ns": action.ns}
+    if isinstance(action, (Lock, Unlock)):
+        return {"op": action.op, "resource": resources[action.resource]}
+    if isinstance(action, (Wait, Signal, Broadcast)):
+        return {"op": action.op, "condvar": condvars[action.condvar]}
+    raise TypeError(f"unknown action {action!r}")  # pragma: no cover
+
+
+def to_runner_input(
+    taskset: TaskSet,
+    trace_path: str | Path,
+    *,
+    buffer_events: int = 65536,
+    ftrace_markers: bool = False,
+    duration_ns: int | None = None,
+    release_delay_ns: int = DEFAULT_RELEASE_DELAY_NS,
+    cpus_online: tuple[int, ...] | None = None,
+    dl_period_limits: tuple[int, int] | None = None,
+) -> dict:
+    """The runner input for ``taskset`` as a JSON-ready dict.
+
+    ``duration_ns`` overrides the set's duration (one of the two is needed).
+    ``cpus_online`` and ``dl_period_limits`` default to this machine's (read
+    now); tests pass them. Raises TaskSetError for what can only be checked
+    against the machine: CPUs that are not online, SCHED_DEADLINE periods
+    outside the kernel's limits, G-EDF on part of the CPUs.
+    """
+    errors: list[str] = []
+    online = tuple(cpus_online) if cpus_online is not None else online_cpus()
+    platform = taskset.platform
+
+    duration = duration_ns if duration_ns is not None else taskset.duration_ns
+    if duration is None:
+        errors.append("duration: the task set gives none: add `duration: 10s` or give one on the command line")
+    elif duration <= 0:
+        errors.append(f"duration: must be > 0, got {duration}ns")
+    if release_delay_ns < 0:
+        errors.append(f"release delay: must be >= 0, got {release_delay_ns}ns")
+
+    if platform.cpus is not None:
+        cpus = platform.cpus
+    elif platform.is_partitioned and platform.partitions is not None:
+        cpus = tuple(sorted({c for p in platform.partitions for c in p.cpus}))
+    else:
+        cpus = online
+    missing = [c for c in cpus if c not in online]
+    if missing:
+        where = "platform.cpus" if platform.cpus is not None else "platform.partitions"
+        errors.append(
+            f"{where}: CPU {', '.join(map(str, missing))} not online on this machine "
+            f"(online: {', '.join(map(str, online))})"
+        )
+
+    partitions = platform.partitions_for(cpus)
+    partition_index = {p.name: i for i, p in enumerate(partitions)}
+    for t_index, task in enumerate(taskset.tasks):
+        if task.partition is not None and task.partition not in partition_index:
+            errors.append(
+                f'tasks[{t_index}].partition: "{task.partition}" does not exist on this machine '
+                f"(partitions: {', '.join(partition_index) or 'none'})"
+            )
+
+    if platform.scheduler == "G-EDF" and sorted(cpus) != sorted(online):
+        errors.append(
+            f"platform.cpus: G-EDF with SCHED_DEADLINE needs every online CPU "
+            f"({', '.join(map(str, online))}); to use only {', '.join(map(str, cpus))}, write P-EDF "
+            "with one partition holding them (an exclusive cpuset acts as G-EDF inside)"
+        )
+
+    limits = dl_period_limits if dl_period_limits is not None else _dl_period_limits()
+    if limits is not None:
+        lo, hi = limits
+        for t_index, task in enumerate(taskset.tasks):
+            if task.policy == "deadline" and not lo <= task.period_ns <= hi:
+                errors.append(
+                    f"tasks[{t_index}].period: SCHED_DEADLINE on this kernel accepts periods from "
+                    f"{lo // 1000}us to {hi // 1000}us (kernel.sched_deadline_period_min_us / _max_us), "
+                    f"got {task.period_ns // 1000}us"
+                )
+    if errors:
+        raise TaskSetError(errors)
+
+    cpusets = []
+    if platform.scheduler == "P-EDF":
+        cpusets = [{"name": p.name, "cpus": list(p.cpus), "exclusive": True} for p in partitions]
+
+    resources = {r.name: i for i, r in enumerate(taskset.resources)}
+    condvars = {c.name: i for i, c in enumerate(taskset.condvars)}
+
+    tasks = []
+    for task in taskset.tasks:
+        if task.partition is not None:
+            part = partitions[partition_index[task.partition]]
+            task_cpus = list(part.cpus)
+        else:
+            task_cpus = list(cpus)
+        cpuset = None
+        if platform.scheduler == "P-EDF" and task.policy == "deadline":
+            cpuset = partition_index[task.partition]
+        if task.policy == "deadline":
+            budget = task.dl_runtime_ns
+        else:
+            budget = task.budget_ns or 0
+        tasks.append(
+            {
+                "name": task.name,
+                "kind": task.kind,
+                "period_ns": task.period_ns,
+                "deadline_ns": task.deadline_ns,
+                "offset_ns": task.offset_ns,
+                "wcet_ns": task.wcet_ns,
+                "sporadic_max_extra_ns": task.sporadic.max_extra_ns if task.sporadic else 0,
+                "seed": task.sporadic.seed if task.sporadic else 0,
+                "max_jobs": task.max_jobs or 0,
+                "policy": task.policy,
+                "priority": task.priority if task.policy == "fifo" else 0,
+                "dl_runtime_ns": task.dl_runtime_ns if task.policy == "deadline" else 0,
+                "cpus": task_cpus,
+                "cpuset": cpuset,
+                "budget_ns": budget,
+                "body": [_action(a, resources, condvars) for a in task.body],
+            }
+        )
+
+    return {
+        "format": RUNNER_FORMAT,
+        "name": taskset.name,
+        "duration_ns": duration,
+        "release_delay_ns": release_delay_ns,
+        "scheduler": platform.scheduler,
+        "cpus": list(cpus),
+        "cpusets": cpusets,
+        "resources": [{"name": r.name, "protocol": r.protocol} for r in taskset.resources],
+        "condvars": [{"name": c.name, "mutex": resources[c.mutex]} for c in taskset.condvars],
+        "tasks": tasks,
+        "trace": {
+            "path": str(trace_path),
+            "buffer_events": buffer_events,
+            "ftrace_markers": bool(ftrace_markers),
+        },
+    }
