@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rtsched/trace.h>
+
+#include "body.h"
+
+/* Blocking actions wake up this often to notice the end of the run. */
+#define STOP_POLL_NS (100 * 1000 * 1000)
+
+static int64_t clock_ns(clockid_t clock)
+{
+	struct timespec now;
+	clock_gettime(clock, &now);
+	return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+static struct timespec monotonic_in(int64_t ns)
+{
+	int64_t at = clock_ns(CLOCK_MONOTONIC) + ns;
+	struct timespec ts = { .tv_sec = at / 1000000000, .tv_nsec = at % 1000000000 };
+	return ts;
+}
+
+static bool stopping(const struct run_world *world)
+{
+	return atomic_load_explicit(&world->stopping, memory_order_relaxed);
+}
+
+static void trace(rts_task_t *task, uint16_t type, uint32_t arg0, int64_t arg1)
+{
+	struct rts_trace_stream *stream = rts_task_trace_stream(task);
+	if (stream)
+		rts_trace_event(stream, type, rts_task_job_number(task), arg0, arg1);
+}
+
+int run_world_init(struct run_world *world, const struct run_spec *spec)
+{
+	memset(world, 0, sizeof(*world));
+	world->spec = spec;
+	world->mutexes = calloc(spec->n_resources ? spec->n_resources : 1, sizeof(rts_mutex_t));
+	world->condvars = calloc(spec->n_condvars ? spec->n_condvars : 1,
+				 sizeof(struct run_condvar_state));
+	if (!world->mutexes || !world->condvars)
+		return ENOMEM;
+	for (size_t i = 0; i < spec->n_resources; i++) {
+		rts_mutexattr_t attr;
+		rts_mutexattr_init(&attr);
+		int err = rts_mutexattr_setprotocol(&attr, spec->resources[i].protocol);
+		if (!err)
+			err = rts_mutex_init(&world->mutexes[i], &attr);
+		if (err) {
+			fprintf(stderr, "rtsched-run: resources[%zu] (%s): %s\n", i,
+				spec->resources[i].name, strerror(err));
+			return err;
+		}
+	}
+	for (size_t i = 0; i < spec->n_condvars; i++)
+		rts_cond_init(&world->condvars[i].cond, NULL);
+	return 0;
+}
+
+void run_world_destroy(struct run_world *world)
+{
+	free(world->mutexes);
+	free(world->condvars);
+	memset(world, 0, sizeof(*world));
+}
+
+void run_world_stop(struct run_world *world)
+{
+	atomic_store(&world->stopping, true);
+	for (size_t i = 0; i < world->spec->n_condvars; i++)
+		rts_cond_broadcast(&world->condvars[i].cond);
+}
+
+/* Busy until the thread has used `ns` more CPU time: preemption does not shorten it. */
+static void compute(int64_t ns)
+{
+	int64_t end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+		for (volatile int spin = 0; spin < 200; spin++)
+			;
+}
+
+static bool lock(struct run_task_context *context, rts_task_t *task, uint32_t resource)
+{
+	rts_mutex_t *mutex = &context->world->mutexes[resource];
+	trace(task, RTS_EV_LOCK_REQUEST, resource, 0);
+	for (;;) {
+		struct timespec deadline = monotonic_in(STOP_POLL_NS);
+		int err = rts_mutex_timedlock(mutex, &deadline);
+		if (err == 0) {
+			trace(task, RTS_EV_LOCK_ACQUIRE, resource, 0);
+			context->held[resource] = true;
+			return true;
+		}
+		if (err != ETIMEDOUT) {
+			fprintf(stderr, "rtsched-run: task %s: lock %s: %s\n", context->task->name,
+				context->world->spec->resources[resource].name, strerror(err));
+			return false;
+		}
+		if (stopping(context->world))
+			return false;
+	}
+}
+
+static void unlock(struct run_task_context *context, rts_task_t *task, uint32_t resource)
+{
+	trace(task, RTS_EV_LOCK_RELEASE, resource, 0);
+	context->held[resource] = false;
+	rts_mutex_unlock(&context->world->mutexes[resource]);
+}
+
+/* With the condvar's mutex held: take one pending signal, waiting for it if needed. */
+static bool wait(struct run_task_context *context, rts_task_t *task, uint32_t index)
+{
+	struct run_world *world = context->world;
+	struct run_condvar_state *cv = &world->condvars[index];
+	rts_mutex_t *mutex = &world->mutexes[world->spec->condvars[index].mutex];
+	trace(task, RTS_EV_COND_WAIT, index, 0);
+	cv->waiting++;
+	while (cv->pending == 0 && !stopping(world))
+		rts_cond_wait(&cv->cond, mutex);
+	cv->waiting--;
+	if (cv->pending == 0)
+		return false;
+	cv->pending--;
+	trace(task, RTS_EV_COND_WAKE, index, 0);
+	return true;
+}
+
+static void signal_condvar(struct run_world *world, rts_task_t *task, uint32_t index, bool all)
+{
+	struct run_condvar_state *cv = &world->condvars[index];
+	trace(task, all ? RTS_EV_COND_BROADCAST : RTS_EV_COND_SIGNAL, index, 0);
+	if (all) {
+		cv->pending += cv->waiting;
+		rts_cond_broadcast(&cv->cond);
+	} else {
+		cv->pending++;
+		rts_cond_signal(&cv->cond);
+	}
+}
+
+static bool sleep_for(const struct run_world *world, rts_task_t *task, int64_t ns)
+{
+	trace(task, RTS_EV_SLEEP, 0, ns);
+	struct timespec until = monotonic_in(ns);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+		if (stopping(world))
+			return false;
+	return true;
+}
+
+static bool run_action(struct run_task_context *context, rts_task_t *task,
+		       const struct run_action *action)
+{
+	switch (action->op) {
+	case RUN_OP_COMPUTE:
+		compute(action->ns);
+		return true;
+	case RUN_OP_LOCK:
+		return lock(context, task, action->index);
+	case RUN_OP_UNLOCK:
+		unlock(context, task, action->index);
+		return true;
+	case RUN_OP_WAIT:
+		return wait(context, task, action->index);
+	case RUN_OP_SIGNAL:
+	case RUN_OP_BROADCAST:
+		signal_condvar(context->world, task, action->index, action->op == RUN_OP_BROADCAST);
+		return true;
+	case RUN_OP_SLEEP:
+		return sleep_for(context->world, task, action->ns);
+	}
+	return false;
+}
+
+void run_job_body(rts_task_t *task, const struct rts_job *job, void *arg)
+{
+	(void)job;
+	struct run_task_context *context = arg;
+	const struct run_task *spec = context->task;
+	for (size_t i = 0; i < spec->body_len; i++) {
+		if (!run_action(context, task, &spec->body[i])) {
+			/* The run is ending (or a lock failed): give back what the job holds. */
+			for (size_t r = context->world->spec->n_resources; r-- > 0;)
+				if (context->held[r])
+					unlock(context, task, (uint32_t)r);
+			return;
+		}
+	}
+}

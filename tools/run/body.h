@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Synthetic job bodies: the actions of docs/runner-input.md run on real
+ * rts_mutex / rts_cond objects, each traced.
+ */
+#ifndef RTSCHED_RUN_BODY_H
+#define RTSCHED_RUN_BODY_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include <rtsched/cond.h>
+#include <rtsched/mutex.h>
+#include <rtsched/task.h>
+
+#include "spec.h"
+
+/* A condvar of the run; `pending` and `waiting` are guarded by its mutex. */
+struct run_condvar_state {
+	rts_cond_t cond;
+	uint32_t pending; /* signals not yet taken by a waiter */
+	uint32_t waiting; /* jobs inside a wait action */
+};
+
+struct run_world {
+	const struct run_spec *spec;
+	rts_mutex_t *mutexes;               /* one per spec resource */
+	struct run_condvar_state *condvars; /* one per spec condvar */
+	atomic_bool stopping;               /* the run is ending: abandon blocking actions */
+};
+
+struct run_task_context {
+	struct run_world *world;
+	const struct run_task *task;
+	bool *held; /* per resource: held by this task's current job */
+};
+
+/* 0 or a positive errno (with a message on stderr). */
+int run_world_init(struct run_world *world, const struct run_spec *spec);
+void run_world_destroy(struct run_world *world);
+/* Wake every job blocked in a wait action so the run can end. */
+void run_world_stop(struct run_world *world);
+
+/* The rts_job_fn of every task; arg is a struct run_task_context. */
+void run_job_body(rts_task_t *task, const struct rts_job *job, void *arg);
+
+#endif

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtsched-run: execute a resolved task set (docs/runner-input.md) on this
+ * machine with synthetic job bodies, and write its trace.
+ *
+ *   rtsched-run SPEC.json [--quiet]
+ *   rtsched-run --cleanup          remove what an interrupted run left behind
+ *
+ * Exit codes: 0 the run completed; 1 the run could not be set up (the kernel
+ * refused a task, cpusets failed, ...); 2 usage or input error; 128+signal
+ * when SIGINT / SIGTERM / SIGHUP ended it early (after a clean teardown).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include <rtsched/task.h>
+#include <rtsched/trace.h>
+
+#include "body.h"
+#include "cpusets.h"
+#include "spec.h"
+
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_SETUP_FAILED = 1,
+	EXIT_USAGE = 2,
+};
+
+struct options {
+	const char *spec_file;
+	bool cleanup_only;
+	bool quiet;
+};
+
+static int usage(const char *message)
+{
+	if (message)
+		fprintf(stderr, "rtsched-run: %s\n", message);
+	fprintf(stderr, "usage: rtsched-run SPEC.json [--quiet]\n"
+			"       rtsched-run --cleanup\n");
+	return EXIT_USAGE;
+}
+
+static int parse_options(int argc, char **argv, struct options *options)
+{
+	memset(options, 0, sizeof(*options));
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--cleanup") == 0)
+			options->cleanup_only = true;
+		else if (strcmp(argv[i], "--quiet") == 0)
+			options->quiet = true;
+		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return usage(NULL), -1;
+		else if (argv[i][0] == '-')
+			return -2;
+		else if (options->spec_file)
+			return -3;
+		else
+			options->spec_file = argv[i];
+	}
+	if (!options->cleanup_only && !options->spec_file)
+		return -4;
+	return 0;
+}
+
+static int64_t monotonic_ns(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+static sigset_t stop_signals(void)
+{
+	sigset_t signals;
+	sigemptyset(&signals);
+	sigaddset(&signals, SIGINT);
+	sigaddset(&signals, SIGTERM);
+	sigaddset(&signals, SIGHUP);
+	return signals;
+}
+
+/* Sleep until `end_ns` or a stop signal; the signal number, or 0. */
+static int wait_for_end(int64_t end_ns)
+{
+	sigset_t signals = stop_signals();
+	for (;;) {
+		int64_t left = end_ns - monotonic_ns();
+		if (left <= 0)
+			return 0;
+		struct timespec timeout = { .tv_sec = left / 1000000000, .tv_nsec = left % 1000000000 };
+		int signo = sigtimedwait(&signals, NULL, &timeout);
+		if (signo > 0)
+			return signo;
+		if (errno != EAGAIN && errno != EINTR)
+			return 0;
+	}
+}
+
+/* While tasks are joined, keep waking jobs that wait on condvars. */
+struct unblocker {
+	struct run_world *world;
+	atomic_bool done;
+};
+
+static void *unblock_waits(void *arg)
+{
+	struct unblocker *unblocker = arg;
+	while (!atomic_load(&unblocker->done)) {
+		run_world_stop(unblocker->world);
+		struct timespec pause = { .tv_nsec = 10 * 1000 * 1000 };
+		nanosleep(&pause, NULL);
+	}
+	return NULL;
+}
+
+static void stop_and_join(rts_taskset_t *set, struct run_world *world)
+{
+	struct unblocker unblocker = { .world = world };
+	pthread_t thread;
+	run_world_stop(world);
+	rts_taskset_stop(set);
+	bool helper = pthread_create(&thread, NULL, unblock_waits, &unblocker) == 0;
+	rts_taskset_join(set);
+	atomic_store(&unblocker.done, true);
+	if (helper)
+		pthread_join(thread, NULL);
+}
+
+static void print_summary(const struct run_spec *spec, rts_task_t **tasks, size_t n_tasks)
+{
+	printf("%-20s %8s %8s %8s %14s %14s %14s\n", "task", "jobs", "misses", "overruns",
+	       "max resp (us)", "max tard (us)", "max rel lat (us)");
+	for (size_t i = 0; i < n_tasks; i++) {
+		struct rts_task_stats stats;
+		rts_task_stats(tasks[i], &stats);
+		printf("%-20s %8u %8u %8u %14.1f %14.1f %14.1f\n", spec->tasks[i].name,
+		       stats.jobs_completed, stats.deadline_misses, stats.budget_overruns,
+		       stats.max_response_ns / 1e3, stats.max_tardiness_ns / 1e3,
+		       stats.max_release_latency_ns / 1e3);
+	}
+}
+
+struct run {
+	struct run_spec spec;
+	struct run_world world;
+	struct run_cpusets cpusets;
+	struct rts_trace *trace;
+	rts_taskset_t *set;
+	rts_task_t **tasks;
+	struct run_task_context *contexts;
+	char error[1024];
+};
+
+static int open_trace(struct run *run)
+{
+	if (!run->spec.trace_path[0])
+		return 0;
+	struct rts_trace_config config = {
+		.path = run->spec.trace_path,
+		.name = run->spec.name,
+		.buffer_events = run->spec.trace_buffer_events,
+		.ftrace_markers = run->spec.trace_ftrace_markers,
+		.error_buf = run->error,
+		.error_buf_size = sizeof(run->error),
+	};
+	int err = rts_trace_open(&run->trace, &config);
+	if (err && !run->error[0])
+		snprintf(run->error, sizeof(run->error), "trace %s: %s", run->spec.trace_path,
+			 strerror(err));
+	return err;
+}
+
+static int create_tasks(struct run *run)
+{
+	const struct run_spec *spec = &run->spec;
+	run->tasks = calloc(spec->n_tasks ? spec->n_tasks : 1, sizeof(*run->tasks));
+	run->contexts = calloc(spec->n_tasks ? spec->n_tasks : 1, sizeof(*run->contexts));
+	if (!run->tasks || !run->contexts)
+		return ENOMEM;
+	int err = rts_taskset_create(&run->set, run->trace);
+	if (err) {
+		snprintf(run->error, sizeof(run->error), "cannot create the task set: %s",
+			 strerror(err));
+		return err;
+	}
+	for (size_t i = 0; i < spec->n_tasks; i++) {
+		struct run_task *task = &spec->tasks[i];
+		struct run_task_context *context = &run->contexts[i];
+		context->world = &run->world;
+		context->task = task;
+		context->held = calloc(spec->n_resources ? spec->n_resources : 1, sizeof(bool));
+		if (!context->held)
+			return ENOMEM;
+		task->params.cpuset = task->cpuset >= 0 ? run->cpusets.dirs[task->cpuset] : NULL;
+		task->params.trace_task_id = (int32_t)i;
+		err = rts_task_create(run->set, &task->params, run_job_body, context, &run->tasks[i]);
+		if (err) {
+			snprintf(run->error, sizeof(run->error), "%s", rts_taskset_error(run->set));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void tear_down(struct run *run)
+{
+	if (run->set) {
+		stop_and_join(run->set, &run->world);
+		rts_taskset_destroy(run->set);
+		run->set = NULL;
+	}
+	if (run->trace) {
+		char error[256] = "";
+		uint64_t lost = rts_trace_lost_events(run->trace);
+		if (rts_trace_close(run->trace) != 0)
+			fprintf(stderr, "rtsched-run: writing the trace failed: %s\n", error);
+		if (lost)
+			fprintf(stderr, "rtsched-run: %llu trace events lost (rings full): "
+					"raise trace.buffer_events\n", (unsigned long long)lost);
+		run->trace = NULL;
+	}
+	run_cpusets_remove(&run->cpusets);
+	for (size_t i = 0; run->contexts && i < run->spec.n_tasks; i++)
+		free(run->contexts[i].held);
+	free(run->contexts);
+	free(run->tasks);
+	run_world_destroy(&run->world);
+	run_spec_free(&run->spec);
+}
+
+static int execute(struct run *run, const struct options *options)
+{
+	const struct run_spec *spec = &run->spec;
+	if (run_cpusets_create(spec, &run->cpusets, run->error, sizeof(run->error)) != 0)
+		return EXIT_SETUP_FAILED;
+	if (run_world_init(&run->world, spec) != 0 || open_trace(run) != 0 || create_tasks(run) != 0)
+		return EXIT_SETUP_FAILED;
+
+	int64_t t0 = monotonic_ns() + spec->release_delay_ns;
+	if (run->trace && rts_trace_start(run->trace, t0, spec->duration_ns) != 0)
+		return EXIT_SETUP_FAILED;
+	rts_taskset_release(run->set, t0);
+	int signo = wait_for_end(t0 + spec->duration_ns);
+	stop_and_join(run->set, &run->world);
+	if (!options->quiet)
+		print_summary(spec, run->tasks, spec->n_tasks);
+	if (signo) {
+		fprintf(stderr, "rtsched-run: stopped early by %s; cleaned up\n", strsignal(signo));
+		return 128 + signo;
+	}
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct options options;
+	switch (parse_options(argc, argv, &options)) {
+	case 0:
+		break;
+	case -1:
+		return EXIT_OK;
+	case -2:
+		return usage("unknown option");
+	case -3:
+		return usage("one SPEC.json at a time");
+	default:
+		return usage("missing SPEC.json");
+	}
+	static struct run run;
+	if (run_cpusets_clean_leftovers(run.error, sizeof(run.error)) != 0) {
+		fprintf(stderr, "rtsched-run: %s\n", run.error);
+		return EXIT_SETUP_FAILED;
+	}
+	if (options.cleanup_only)
+		return EXIT_OK;
+	if (run_spec_load(options.spec_file, &run.spec, run.error, sizeof(run.error)) != 0) {
+		fprintf(stderr, "rtsched-run: %s\n", run.error);
+		return EXIT_USAGE;
+	}
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
+		fprintf(stderr, "rtsched-run: warning: mlockall failed (%s): page faults may delay "
+				"jobs; raise RLIMIT_MEMLOCK or run as root\n", strerror(errno));
+	sigset_t signals = stop_signals();
+	pthread_sigmask(SIG_BLOCK, &signals, NULL); /* task threads inherit it; main takes them */
+
+	int code = execute(&run, &options);
+	if (code == EXIT_SETUP_FAILED)
+		fprintf(stderr, "rtsched-run: %s\n", run.error[0] ? run.error : "set-up failed");
+	tear_down(&run);
+	return code;
+}

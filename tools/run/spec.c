@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: MIT */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec.h"
+
+#define PATH_MAX_LEN 128
+
+/* The error sink: the first failure wins. */
+struct reader {
+	char *error;
+	size_t error_len;
+	bool failed;
+};
+
+__attribute__((format(printf, 3, 4))) static bool fail(struct reader *r, const char *path,
+						       const char *format, ...)
+{
+	if (r->failed)
+		return false;
+	r->failed = true;
+	int used = snprintf(r->error, r->error_len, "%s: ", path);
+	va_list args;
+	va_start(args, format);
+	if (used >= 0 && (size_t)used < r->error_len)
+		vsnprintf(r->error + used, r->error_len - (size_t)used, format, args);
+	va_end(args);
+	return false;
+}
+
+static bool check_keys(struct reader *r, json_t *object, const char *path,
+		       const char *const *allowed)
+{
+	if (!json_is_object(object))
+		return fail(r, path, "expected an object");
+	const char *key;
+	json_t *value;
+	json_object_foreach(object, key, value) {
+		bool known = false;
+		for (const char *const *a = allowed; *a; a++)
+			known = known || strcmp(*a, key) == 0;
+		if (!known) {
+			char at[PATH_MAX_LEN];
+			snprintf(at, sizeof(at), "%s.%s", path, key);
+			return fail(r, at, "unknown key");
+		}
+	}
+	return true;
+}
+
+static json_t *member(struct reader *r, json_t *object, const char *path, const char *key,
+		      char at[PATH_MAX_LEN])
+{
+	snprintf(at, PATH_MAX_LEN, "%s.%s", path, key);
+	json_t *value = json_object_get(object, key);
+	if (!value)
+		fail(r, at, "missing");
+	return value;
+}
+
+static bool get_int(struct reader *r, json_t *object, const char *path, const char *key,
+		    int64_t min, int64_t max, int64_t *out)
+{
+	char at[PATH_MAX_LEN];
+	json_t *value = member(r, object, path, key, at);
+	if (!value)
+		return false;
+	if (!json_is_integer(value))
+		return fail(r, at, "expected an integer");
+	json_int_t number = json_integer_value(value);
+	if (number < min || number > max)
+		return fail(r, at, "%lld is out of range [%lld, %lld]", (long long)number,
+			    (long long)min, (long long)max);
+	*out = number;
+	return true;
+}
+
+static bool get_string(struct reader *r, json_t *object, const char *path, const char *key,
+		       char *out, size_t out_len)
+{
+	char at[PATH_MAX_LEN];
+	json_t *value = member(r, object, path, key, at);
+	if (!value)
+		return false;
+	if (!json_is_string(value))
+		return fail(r, at, "expected a string");
+	if (strlen(json_string_value(value)) >= out_len)
+		return fail(r, at, "longer than %zu characters", out_len - 1);
+	snprintf(out, out_len, "%s", json_string_value(value));
+	return true;
+}
+
+static json_t *get_array(struct reader *r, json_t *object, const char *path, const char *key,
+			 char at[PATH_MAX_LEN])
+{
+	json_t *value = member(r, object, path, key, at);
+	if (value && !json_is_array(value)) {
+		fail(r, at, "expected an array");
+		return NULL;
+	}
+	return value;
+}
+
+static bool get_cpus(struct reader *r, json_t *object, const char *path, cpu_set_t *cpus)
+{
+	char at[PATH_MAX_LEN];
+	json_t *array = get_array(r, object, path, "cpus", at);
+	if (!array)
+		return false;
+	CPU_ZERO(cpus);
+	size_t i;
+	json_t *cpu;
+	json_array_foreach(array, i, cpu) {
+		if (!json_is_integer(cpu) || json_integer_value(cpu) < 0 ||
+		    json_integer_value(cpu) >= CPU_SETSIZE)
+			return fail(r, at, "item %zu: expected a CPU number", i);
+		CPU_SET((int)json_integer_value(cpu), cpus);
+	}
+	if (CPU_COUNT(cpus) == 0)
+		return fail(r, at, "no CPU");
+	return true;
+}
+
+/* An array member whose items are read by `read_item` into `*items` (calloc'd). */
+static bool get_items(struct reader *r, json_t *object, const char *path, const char *key,
+		      size_t item_size, void **items, size_t *count,
+		      bool (*read_item)(struct reader *, json_t *, const char *, void *, void *),
+		      void *context)
+{
+	char at[PATH_MAX_LEN];
+	json_t *array = get_array(r, object, path, key, at);
+	if (!array)
+		return false;
+	*count = json_array_size(array);
+	*items = calloc(*count ? *count : 1, item_size);
+	if (!*items)
+		return fail(r, at, "out of memory");
+	size_t i;
+	json_t *item;
+	json_array_foreach(array, i, item) {
+		char item_path[PATH_MAX_LEN];
+		snprintf(item_path, sizeof(item_path), "%s[%zu]", at, i);
+		if (!read_item(r, item, item_path, (char *)*items + i * item_size, context))
+			return false;
+	}
+	return true;
+}
+
+static bool read_cpuset(struct reader *r, json_t *json, const char *path, void *out, void *context)
+{
+	(void)context;
+	static const char *const keys[] = { "name", "cpus", "exclusive", NULL };
+	struct run_cpuset *cpuset = out;
+	if (!check_keys(r, json, path, keys) ||
+	    !get_string(r, json, path, "name", cpuset->name, sizeof(cpuset->name)) ||
+	    !get_cpus(r, json, path, &cpuset->cpus))
+		return false;
+	json_t *exclusive = json_object_get(json, "exclusive");
+	if (exclusive && !json_is_true(exclusive))
+		return fail(r, path, "exclusive: only exclusive cpusets are supported");
+	return true;
+}
+
+static bool read_resource(struct reader *r, json_t *json, const char *path, void *out,
+			  void *context)
+{
+	(void)context;
+	static const char *const keys[] = { "name", "protocol", NULL };
+	struct run_resource *resource = out;
+	char protocol[16];
+	if (!check_keys(r, json, path, keys) ||
+	    !get_string(r, json, path, "name", resource->name, sizeof(resource->name)) ||
+	    !get_string(r, json, path, "protocol", protocol, sizeof(protocol)))
+		return false;
+	if (strcmp(protocol, "none") == 0)
+		resource->protocol = RTS_PROTO_NONE;
+	else if (strcmp(protocol, "pip") == 0)
+		resource->protocol = RTS_PROTO_PIP;
+	else
+		return fail(r, path, "protocol \"%s\" is not none or pip", protocol);
+	return true;
+}
+
+static bool read_condvar(struct reader *r, json_t *json, const char *path, void *out,
+			 void *context)
+{
+	static const char *const keys[] = { "name", "mutex", NULL };
+	const struct run_spec *spec = context;
+	struct run_condvar *condvar = out;
+	int64_t mutex;
+	if (!check_keys(r, json, path, keys) ||
+	    !get_string(r, json, path, "name", condvar->name, sizeof(condvar->name)) ||
+	    !get_int(r, json, path, "mutex", 0, (int64_t)spec->n_resources - 1, &mutex))
+		return false;
+	condvar->mutex = (uint32_t)mutex;
+	return true;
+}
+
+struct body_context {
+	const struct run_spec *spec;
+};
+
+static bool read_action(struct reader *r, json_t *json, const char *path, void *out, void *context)
+{
+	const struct run_spec *spec = ((struct body_context *)context)->spec;
+	struct run_action *action = out;
+	char op[16];
+	if (!json_is_object(json))
+		return fail(r, path, "expected an object");
+	if (!get_string(r, json, path, "op", op, sizeof(op)))
+		return false;
+	static const char *const timed[] = { "op", "ns", NULL };
+	static const char *const on_resource[] = { "op", "resource", NULL };
+	static const char *const on_condvar[] = { "op", "condvar", NULL };
+	int64_t value;
+	if (strcmp(op, "compute") == 0 || strcmp(op, "sleep") == 0) {
+		action->op = op[0] == 'c' ? RUN_OP_COMPUTE : RUN_OP_SLEEP;
+		if (!check_keys(r, json, path, timed) ||
+		    !get_int(r, json, path, "ns", 1, INT64_MAX / 2, &value))
+			return false;
+		action->ns = value;
+		return true;
+	}
+	if (strcmp(op, "lock") == 0 || strcmp(op, "unlock") == 0) {
+		action->op = op[0] == 'l' ? RUN_OP_LOCK : RUN_OP_UNLOCK;
+		if (!check_keys(r, json, path, on_resource) ||
+		    !get_int(r, json, path, "resource", 0, (int64_t)spec->n_resources - 1, &value))
+			return false;
+		action->index = (uint32_t)value;
+		return true;
+	}
+	if (strcmp(op, "wait") == 0 || strcmp(op, "signal") == 0 || strcmp(op, "broadcast") == 0) {
+		action->op = op[0] == 'w' ? RUN_OP_WAIT : op[0] == 's' ? RUN_OP_SIGNAL : RUN_OP_BROADCAST;
+		if (!check_keys(r, json, path, on_condvar) ||
+		    !get_int(r, json, path, "condvar", 0, (int64_t)spec->n_condvars - 1, &value))
+			return false;
+		action->index = (uint32_t)value;
+		return true;
+	}
+	return fail(r, path, "unknown op \"%s\"", op);
+}
+
+static bool read_policy(struct reader *r, json_t *json, const char *path, struct run_task *task)
+{
+	char policy[16];
+	if (!get_string(r, json, path, "policy", policy, sizeof(policy)))
+		return false;
+	int64_t value;
+	if (strcmp(policy, "fifo") == 0)
+		task->params.policy = RTS_POLICY_FIFO;
+	else if (strcmp(policy, "deadline") == 0)
+		task->params.policy = RTS_POLICY_DEADLINE;
+	else if (strcmp(policy, "other") == 0)
+		task->params.policy = RTS_POLICY_OTHER;
+	else
+		return fail(r, path, "policy \"%s\" is not fifo, deadline or other", policy);
+	if (!get_int(r, json, path, "priority", 0, 99, &value))
+		return false;
+	task->params.priority = (int)value;
+	return get_int(r, json, path, "dl_runtime_ns", 0, INT64_MAX / 2, &task->params.dl_runtime_ns);
+}
+
+static bool read_task(struct reader *r, json_t *json, const char *path, void *out, void *context)
+{
+	static const char *const keys[] = {
+		"name", "kind", "period_ns", "deadline_ns", "offset_ns", "wcet_ns",
+		"sporadic_max_extra_ns", "seed", "max_jobs", "policy", "priority",
+		"dl_runtime_ns", "cpus", "cpuset", "budget_ns", "body", NULL
+	};
+	const struct run_spec *spec = context;
+	struct run_task *task = out;
+	struct rts_task_params *p = &task->params;
+	char kind[16];
+	int64_t value, wcet_ns;
+	if (!check_keys(r, json, path, keys) ||
+	    !get_string(r, json, path, "name", task->name, sizeof(task->name)) ||
+	    !get_string(r, json, path, "kind", kind, sizeof(kind)))
+		return false;
+	if (strcmp(kind, "periodic") == 0)
+		p->kind = RTS_TASK_PERIODIC;
+	else if (strcmp(kind, "sporadic") == 0)
+		p->kind = RTS_TASK_SPORADIC;
+	else
+		return fail(r, path, "kind \"%s\" is not periodic or sporadic", kind);
+	const int64_t max_ns = INT64_MAX / 4;
+	if (!get_int(r, json, path, "period_ns", 1, max_ns, &p->period_ns) ||
+	    !get_int(r, json, path, "deadline_ns", 1, max_ns, &p->deadline_ns) ||
+	    !get_int(r, json, path, "offset_ns", 0, max_ns, &p->offset_ns) ||
+	    !get_int(r, json, path, "wcet_ns", 0, max_ns, &wcet_ns) ||
+	    !get_int(r, json, path, "budget_ns", 0, max_ns, &p->budget_ns) ||
+	    !get_int(r, json, path, "sporadic_max_extra_ns", 0, max_ns, &p->sporadic_max_extra_ns) ||
+	    !get_int(r, json, path, "seed", 0, INT64_MAX, &value))
+		return false;
+	p->seed = (uint64_t)value;
+	if (!get_int(r, json, path, "max_jobs", 0, UINT32_MAX, &value))
+		return false;
+	p->max_jobs = (uint32_t)value;
+	if (!read_policy(r, json, path, task) || !get_cpus(r, json, path, &task->cpus))
+		return false;
+	char at[PATH_MAX_LEN];
+	json_t *cpuset = member(r, json, path, "cpuset", at);
+	if (!cpuset)
+		return false;
+	task->cpuset = -1;
+	if (json_is_integer(cpuset)) {
+		if (json_integer_value(cpuset) < 0 ||
+		    json_integer_value(cpuset) >= (json_int_t)spec->n_cpusets)
+			return fail(r, at, "no such cpuset");
+		task->cpuset = (int)json_integer_value(cpuset);
+	} else if (!json_is_null(cpuset)) {
+		return fail(r, at, "expected a cpuset index or null");
+	}
+	struct body_context body = { spec };
+	void *actions = NULL;
+	bool ok = get_items(r, json, path, "body", sizeof(struct run_action), &actions,
+			    &task->body_len, read_action, &body);
+	task->body = actions;
+	p->name = task->name;
+	p->cpus = &task->cpus;
+	return ok;
+}
+
+static bool read_trace(struct reader *r, json_t *root, struct run_spec *spec)
+{
+	static const char *const keys[] = { "path", "buffer_events", "ftrace_markers", NULL };
+	char at[PATH_MAX_LEN];
+	json_t *trace = member(r, root, "$", "trace", at);
+	if (!trace)
+		return false;
+	if (json_is_null(trace))
+		return true;
+	int64_t events;
+	if (!check_keys(r, trace, at, keys) ||
+	    !get_string(r, trace, at, "path", spec->trace_path, sizeof(spec->trace_path)) ||
+	    !get_int(r, trace, at, "buffer_events", 0, 1 << 26, &events))
+		return false;
+	spec->trace_buffer_events = (uint32_t)events;
+	json_t *markers = json_object_get(trace, "ftrace_markers");
+	if (markers && !json_is_boolean(markers))
+		return fail(r, at, "ftrace_markers: expected true or false");
+	spec->trace_ftrace_markers = markers && json_is_true(markers);
+	return true;
+}
+
+static bool read_spec(struct reader *r, json_t *root, struct run_spec *spec)
+{
+	static const char *const keys[] = { "format", "name", "duration_ns", "release_delay_ns",
+					    "scheduler", "cpus", "cpusets", "resources",
+					    "condvars", "tasks", "trace", NULL };
+	char format[32];
+	void *items = NULL;
+	if (!check_keys(r, root, "$", keys) ||
+	    !get_string(r, root, "$", "format", format, sizeof(format)))
+		return false;
+	if (strcmp(format, "rtsched-runner/1") != 0)
+		return fail(r, "$.format", "\"%s\" is not rtsched-runner/1", format);
+	if (!get_string(r, root, "$", "name", spec->name, sizeof(spec->name)) ||
+	    !get_string(r, root, "$", "scheduler", spec->scheduler, sizeof(spec->scheduler)) ||
+	    !get_int(r, root, "$", "duration_ns", 1, INT64_MAX / 4, &spec->duration_ns) ||
+	    !get_int(r, root, "$", "release_delay_ns", 0, INT64_MAX / 4, &spec->release_delay_ns) ||
+	    !get_cpus(r, root, "$", &spec->cpus))
+		return false;
+	if (!get_items(r, root, "$", "cpusets", sizeof(struct run_cpuset), &items,
+		       &spec->n_cpusets, read_cpuset, spec))
+		return (spec->cpusets = items), false;
+	spec->cpusets = items;
+	if (!get_items(r, root, "$", "resources", sizeof(struct run_resource), &items,
+		       &spec->n_resources, read_resource, spec))
+		return (spec->resources = items), false;
+	spec->resources = items;
+	if (!get_items(r, root, "$", "condvars", sizeof(struct run_condvar), &items,
+		       &spec->n_condvars, read_condvar, spec))
+		return (spec->condvars = items), false;
+	spec->condvars = items;
+	bool ok = get_items(r, root, "$", "tasks", sizeof(struct run_task), &items,
+			    &spec->n_tasks, read_task, spec);
+	spec->tasks = items;
+	return ok && read_trace(r, root, spec);
+}
+
+int run_spec_load(const char *file, struct run_spec *spec, char *error, size_t error_len)
+{
+	memset(spec, 0, sizeof(*spec));
+	json_error_t json_error;
+	json_t *root = json_load_file(file, JSON_REJECT_DUPLICATES, &json_error);
+	if (!root) {
+		snprintf(error, error_len, "%s:%d:%d: %s", file, json_error.line, json_error.column,
+			 json_error.text);
+		return -1;
+	}
+	struct reader r = { error, error_len, false };
+	bool ok = read_spec(&r, root, spec);
+	json_decref(root);
+	if (!ok) {
+		run_spec_free(spec);
+		return -1;
+	}
+	return 0;
+}
+
+void run_spec_free(struct run_spec *spec)
+{
+	for (size_t i = 0; spec->tasks && i < spec->n_tasks; i++)
+		free(spec->tasks[i].body);
+	free(spec->tasks);
+	free(spec->cpusets);
+	free(spec->resources);
+	free(spec->condvars);
+	memset(spec, 0, sizeof(*spec));
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The runner's input (docs/runner-input.md, format "rtsched-runner/1"), read
+ * with jansson into plain structs. Every problem is reported with its JSON
+ * path; unknown keys are errors.
+ */
+#ifndef RTSCHED_RUN_SPEC_H
+#define RTSCHED_RUN_SPEC_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rtsched/mutex.h>
+#include <rtsched/task.h>
+
+#define RUN_NAME_MAX 64
+#define RUN_PATH_MAX 512
+
+enum run_op {
+	RUN_OP_COMPUTE,
+	RUN_OP_LOCK,
+	RUN_OP_UNLOCK,
+	RUN_OP_WAIT,
+	RUN_OP_SIGNAL,
+	RUN_OP_BROADCAST,
+	RUN_OP_SLEEP,
+};
+
+struct run_action {
+	enum run_op op;
+	int64_t ns;     /* compute, sleep */
+	uint32_t index; /* resource or condvar */
+};
+
+struct run_task {
+	char name[RUN_NAME_MAX];
+	struct rts_task_params params; /* params.name / params.cpus point into this struct */
+	cpu_set_t cpus;
+	int cpuset;                    /* index into run_spec.cpusets, -1: none */
+	struct run_action *body;
+	size_t body_len;
+};
+
+struct run_cpuset {
+	char name[RUN_NAME_MAX];
+	cpu_set_t cpus;
+};
+
+struct run_resource {
+	char name[RUN_NAME_MAX];
+	enum rts_protocol protocol;
+};
+
+struct run_condvar {
+	char name[RUN_NAME_MAX];
+	uint32_t mutex;
+};
+
+struct run_spec {
+	char name[RUN_NAME_MAX];
+	char scheduler[16];
+	int64_t duration_ns;
+	int64_t release_delay_ns;
+	cpu_set_t cpus;
+	struct run_cpuset *cpusets;
+	size_t n_cpusets;
+	struct run_resource *resources;
+	size_t n_resources;
+	struct run_condvar *condvars;
+	size_t n_condvars;
+	struct run_task *tasks;
+	size_t n_tasks;
+	char trace_path[RUN_PATH_MAX];
+	uint32_t trace_buffer_events;
+	bool trace_ftrace_markers;
+};
+
+/* 0, or -1 with `error` set to "path: what is wrong". */
+int run_spec_load(const char *file, struct run_spec *spec, char *error, size_t error_len);
+void run_spec_free(struct run_spec *spec);
+
+#endif
