@@ -402,9 +402,11 @@ struct h_case {
 	const char *name;
 	void (*fn)(void);
 	int timeout_ms;
+	void (*fn_arg)(int); /* table-driven cases: fn_arg(arg) instead of fn() */
+	int arg;
 };
 
-#define H_CASE(fn, timeout_ms) { #fn, fn, timeout_ms }
+#define H_CASE(fn, timeout_ms) { #fn, fn, timeout_ms, NULL, 0 }
 #define H_NCASES(a) (sizeof(a) / sizeof((a)[0]))
 
 /* 0 pass, 1 fail, 77 skip. */
@@ -420,7 +422,10 @@ static inline int h_run_case(const struct h_case *c)
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
-		c->fn();
+		if (c->fn_arg)
+			c->fn_arg(c->arg);
+		else
+			c->fn();
 		fflush(stdout);
 		exit(0); /* exit, not _exit: sanitizers report at exit */
 	}

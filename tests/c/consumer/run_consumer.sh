@@ -1,0 +1,60 @@
+#!/bin/sh
+# Install the current build tree into a temporary prefix, then build and run
+# the consumer project against it three ways: CMake find_package, pkg-config,
+# and a plain -lrtpi link of a librtpi program.
+#   run_consumer.sh BUILD_DIR CONSUMER_SRC CC LIBDIR SANITIZE GENERATOR
+set -eu
+build=$1 src=$2 cc=$3 libdir=$4 sanitize=$5 generator=$6
+
+if [ -n "$sanitize" ]; then
+	echo "SKIP: sanitizer build ($sanitize): the installed library needs the sanitizer runtime"
+	exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rtsched-consumer.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+
+step() { echo "== $*"; }
+
+step "cmake --install $build --prefix $prefix"
+cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; exit 1; }
+test -f "$prefix/include/rtsched/rtsched.h"
+test -f "$prefix/include/rtsched/version.h"
+test -f "$prefix/include/rtpi.h"
+test -f "$prefix/$libdir/cmake/rtsched/rtschedConfig.cmake"
+
+export LD_LIBRARY_PATH="$prefix/$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+step "find_package(rtsched) build"
+cmake -S "$src" -B "$tmp/build" -G "$generator" -DCMAKE_C_COMPILER="$cc" \
+	-DCMAKE_PREFIX_PATH="$prefix" >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; exit 1; }
+cmake --build "$tmp/build"
+"$tmp/build/app"
+"$tmp/build/app_static"
+"$tmp/build/rtpi_app"
+
+if command -v pkg-config >/dev/null 2>&1; then
+	export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
+	# The .pc files carry the configure-time prefix; point them at this one.
+	pc="pkg-config --define-variable=prefix=$prefix"
+	step "pkg-config rtsched build: $($pc --cflags --libs rtsched)"
+	# shellcheck disable=SC2046
+	"$cc" "$src/app.c" -o "$tmp/app_pc" $($pc --cflags --libs rtsched) -pthread
+	"$tmp/app_pc"
+	step "pkg-config librtpi build: $($pc --cflags --libs librtpi)"
+	# shellcheck disable=SC2046
+	"$cc" "$src/rtpi_app.c" -o "$tmp/rtpi_pc" $($pc --cflags --libs librtpi) -pthread
+	"$tmp/rtpi_pc"
+	if [ "$(pkg-config --variable=prefix rtsched)" != "$prefix" ]; then
+		echo "note: rtsched.pc says prefix=$(pkg-config --variable=prefix rtsched), not relocatable"
+	fi
+else
+	echo "note: no pkg-config, pkg-config builds not tried"
+fi
+
+step "plain -lrtpi build"
+"$cc" "$src/rtpi_app.c" -o "$tmp/rtpi_plain" -I"$prefix/include" -L"$prefix/$libdir" -lrtpi \
+	-Wl,-rpath-link,"$prefix/$libdir" -pthread
+"$tmp/rtpi_plain"
+echo "consumer: all builds ok"
