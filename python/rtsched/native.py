@@ -1,8 +1,9 @@
 """Where the native programs built from the C sources are.
 
 An installed package carries them in ``rtsched/_native/bin`` (scikit-build-core
-puts them there). A developer may point ``RTSCHED_NATIVE_BIN`` at a CMake build
-tree's ``tools`` folder to use freshly built ones instead.
+puts them there). A developer may point ``RTSCHED_NATIVE_BIN`` at folders of a
+CMake build tree (several, separated by ``:``, e.g.
+``build/tools/run:build/tools/lockbench``) to use freshly built ones instead.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ class NativeToolMissing(RuntimeError):
 def native_tool(name: str) -> Path:
     """Path of the native program ``name`` (e.g. ``rtsched-lockbench``)."""
     override = os.environ.get("RTSCHED_NATIVE_BIN")
-    folders = [Path(override)] if override else []
+    folders = [Path(p) for p in override.split(os.pathsep) if p] if override else []
     folders.append(PACKAGE_BIN)
     for folder in folders:
         candidate = folder / name
