@@ -1,0 +1,952 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The measurement core of rtsched-lockbench.
+ *
+ * Every benchmark thread is created with explicit attributes (SCHED_FIFO at
+ * --priority, pinned to --cpu, small locked stack); the main thread keeps its
+ * own policy and affinity, so nothing needs restoring afterwards. Every
+ * measurement runs on ONE CPU, the other CPUs stay free of real-time threads,
+ * and a real-time thread that has run for BREATHE_EVERY_MS sleeps
+ * BREATHE_MS outside any timed region, well inside the kernel's RT throttling.
+ * Every phase thread is joined with a deadline (PHASE_TIMEOUT_S): a lock that
+ * never returns ends the run with an error instead of a hang.
+ *
+ * Uncontended: one thread; lock and unlock each timed alone (rdtscp + lfence
+ * before and after), then lock+unlock pairs timed in batches; the subjects
+ * are measured in UNC_ROUNDS interleaved rounds so that a slow spell of the
+ * VM falls on all of them alike. Then the same loop, untimed, under a
+ * per-thread perf counter of raw_syscalls:sys_enter.
+ *
+ * Contended (the uniprocessor schedule of seed 001): a low thread L (priority
+ * P) and a high thread H (P+1) on one CPU. Each round:
+ *   L: lock (uncontended); holding = 1; post H's semaphore
+ *      -> H preempts L at once, reads holding, and its lock is contended: H
+ *         blocks (PIP: L inherits P+1), L resumes
+ *   L: holding = 0; timed unlock -> wakes H, which preempts L inside the
+ *      unlock, takes the mutex, unlocks it, posts L's semaphore and waits
+ *      for the next round; L's unlock returns.
+ * H's lock sample runs from its request to its acquisition: the hand-over,
+ * with L's remaining critical section empty. L's unlock sample has the time
+ * H ran inside it (from H's acquisition to its next wait) removed, as seed 001
+ * removes the preemption from preempted unlocks. Only rounds where H found
+ * the mutex held count. With PRIO_PROTECT (ceiling P+1) L runs at H's
+ * priority while it holds the mutex, so H never finds it held: no contended
+ * samples, as in seed 001 (IPCP without nesting cannot be contended).
+ *
+ * Condition variable ping-pong: threads A and B, same priority, one CPU,
+ * each holding the mutex except while waiting:
+ *   A: turn = B; signal(cv_b); while (turn != A) wait(cv_a, m)
+ *   B: while (turn != B) wait(cv_b, m); turn = A; signal(cv_a)
+ * One sample is A's round trip: from one return of its wait to the next
+ * (a signal and a wait each way). A's system calls are counted over the
+ * first PINGPONG_COUNTED_ROUNDS measured rounds of each slice.
+ *
+ * The contended and condvar phases run in PHASE_SLICES slices, the subjects
+ * interleaved, each slice with fresh threads and its own warm-up.
+ */
+#include "bench.h"
+
+#include <errno.h>
+#include <gnu/libc-version.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "subjects.h"
+#include "syscount.h"
+#include "tsc.h"
+
+#define UNC_ROUNDS          5
+#define PHASE_SLICES        5
+#define BREATHE_EVERY_MS    20
+#define BREATHE_MS          1
+#define PHASE_TIMEOUT_S     60
+#define THREAD_STACK        (256 * 1024)
+#define GETPPID_CALLS       1000u
+#define MAX_COUNTED_PAIRS   10000u
+
+/* Shared by the phases. */
+struct env {
+	const struct lb_options *opts;
+	struct lb_results *r;
+	const struct lb_syscount_probe *probe;
+	int policy;
+	uint64_t breathe_cycles;
+	bool progress;
+};
+
+static size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+static size_t max_size(size_t a, size_t b)
+{
+	return a > b ? a : b;
+}
+
+static int fail(char *err, size_t err_size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t err_size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, err_size, fmt, ap);
+	va_end(ap);
+	return LB_EXIT_FAILURE;
+}
+
+static void progress(const struct env *e, const char *phase, enum lb_subject s)
+{
+	if (e->progress)
+		fprintf(stderr, "\rlockbench: %-12s %-30s", phase, lb_subject_label(s));
+}
+
+/* A real-time thread's pause, outside any timed region; true if it slept. */
+struct breather {
+	uint64_t every_cycles;
+	uint64_t last;
+};
+
+static bool breathe(struct breather *b)
+{
+	uint64_t now = lb_tsc();
+	if (now - b->last < b->every_cycles)
+		return false;
+	struct timespec pause = { .tv_sec = 0, .tv_nsec = BREATHE_MS * 1000000L };
+	clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, NULL);
+	b->last = lb_tsc();
+	return true;
+}
+
+/* Sample arrays, locked and touched before any timing. */
+static uint64_t *samples_alloc(size_t n)
+{
+	uint64_t *p = calloc(n ? n : 1, sizeof(uint64_t));
+	if (p)
+		memset(p, 0xff, n * sizeof(uint64_t));
+	return p;
+}
+
+/*
+ * A benchmark thread. It posts `done` when its function returns, so that the
+ * main thread can wait for it with a deadline and then join it (a plain join,
+ * which tools such as ThreadSanitizer understand).
+ */
+struct thread {
+	pthread_t id;
+	void *(*fn)(void *);
+	void *arg;
+	sem_t done;
+};
+
+static void *thread_body(void *p)
+{
+	struct thread *t = p;
+	t->fn(t->arg);
+	sem_post(&t->done);
+	return NULL;
+}
+
+/* Start fn(arg) with the given policy, priority and CPU; 0 or an error number. */
+static int start_thread(struct thread **out, void *(*fn)(void *), void *arg, int policy,
+			int priority, int cpu)
+{
+	struct thread *t = calloc(1, sizeof(*t));
+	if (!t)
+		return ENOMEM;
+	t->fn = fn;
+	t->arg = arg;
+	sem_init(&t->done, 0, 0);
+	pthread_attr_t attr;
+	int ret = pthread_attr_init(&attr);
+	if (ret) {
+		free(t);
+		return ret;
+	}
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	struct sched_param sp = { .sched_priority = policy == SCHED_FIFO ? priority : 0 };
+	if ((ret = pthread_attr_setstacksize(&attr, THREAD_STACK)) == 0 &&
+	    (ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set)) == 0 &&
+	    (ret = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED)) == 0 &&
+	    (ret = pthread_attr_setschedpolicy(&attr, policy)) == 0 &&
+	    (ret = pthread_attr_setschedparam(&attr, &sp)) == 0)
+		ret = pthread_create(&t->id, &attr, thread_body, t);
+	pthread_attr_destroy(&attr);
+	if (ret) {
+		sem_destroy(&t->done);
+		free(t);
+		return ret;
+	}
+	*out = t;
+	return 0;
+}
+
+/*
+ * Join t if it finishes within PHASE_TIMEOUT_S; ETIMEDOUT means the phase
+ * hangs: t is left running (and allocated) and the run must end.
+ */
+static int join_within(struct thread *t)
+{
+	struct timespec deadline;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += PHASE_TIMEOUT_S;
+	int ret;
+	while ((ret = sem_clockwait(&t->done, CLOCK_MONOTONIC, &deadline)) != 0 && errno == EINTR)
+		;
+	if (ret != 0)
+		return errno;
+	pthread_join(t->id, NULL);
+	sem_destroy(&t->done);
+	free(t);
+	return 0;
+}
+
+static void *probe_thread(void *arg)
+{
+	(void)arg;
+	return NULL;
+}
+
+/* SCHED_FIFO if this process may use it, else SCHED_OTHER and why. */
+static int choose_policy(const struct lb_options *o, char *note, size_t note_size)
+{
+	struct thread *t;
+	int ret = start_thread(&t, probe_thread, NULL, SCHED_FIFO, o->priority + 1, o->cpu);
+	if (ret == 0 && (ret = join_within(t)) == 0)
+		return SCHED_FIFO;
+	snprintf(note, note_size,
+		 "SCHED_FIFO refused (%s): ran SCHED_OTHER; the contended schedule needs "
+		 "priorities, so its figures are not comparable; PRIO_PROTECT skipped",
+		 strerror(ret));
+	return SCHED_OTHER;
+}
+
+/* ---- machine ---- */
+
+static void machine_info(struct lb_machine *m)
+{
+	snprintf(m->cpu_model, sizeof(m->cpu_model), "unknown");
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (f) {
+		char line[512];
+		while (fgets(line, sizeof(line), f)) {
+			if (strncmp(line, "model name", 10) != 0)
+				continue;
+			char *colon = strchr(line, ':');
+			if (!colon)
+				continue;
+			colon++;
+			colon += strspn(colon, " \t");
+			colon[strcspn(colon, "\n")] = '\0';
+			snprintf(m->cpu_model, sizeof(m->cpu_model), "%s", colon);
+			break;
+		}
+		fclose(f);
+	}
+	struct utsname u;
+	if (uname(&u) == 0)
+		snprintf(m->kernel, sizeof(m->kernel), "%s %s %s", u.sysname, u.release, u.version);
+	snprintf(m->glibc, sizeof(m->glibc), "%s", gnu_get_libc_version());
+	m->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+}
+
+/* ---- uncontended ---- */
+
+struct unc_ctx {
+	const struct env *e;
+	const struct lb_syscount_probe *probe;
+	int ceiling;
+	union lb_lock locks[LB_NR_MUTEX_SUBJECTS];
+	bool active[LB_NR_MUTEX_SUBJECTS];
+	uint64_t *lock_s[LB_NR_MUTEX_SUBJECTS], *unlock_s[LB_NR_MUTEX_SUBJECTS],
+		*pair_s[LB_NR_MUTEX_SUBJECTS];
+	uint64_t *timer_s;
+	size_t n, npairs;
+	int err;
+	char msg[200];
+};
+
+static void count_syscalls(struct unc_ctx *c)
+{
+	struct lb_results *r = c->e->r;
+	struct lb_syscall_check *sys = &r->sys;
+	struct lb_syscount sc;
+	snprintf(sys->note, sizeof(sys->note), "%s", c->probe->note);
+	if (lb_syscount_open(&sc, c->probe, sys->reason, sizeof(sys->reason)) != 0)
+		return;
+	sys->available = true;
+	sys->overhead = sc.overhead;
+
+	/* The counter must see what a loop of known system calls makes. */
+	sys->getppid_calls = GETPPID_CALLS;
+	lb_syscount_start(&sc);
+	for (unsigned i = 0; i < GETPPID_CALLS; i++)
+		syscall(SYS_getppid);
+	sys->getppid_counted = lb_syscount_stop(&sc);
+	sys->self_check_ok = sys->getppid_counted == (int64_t)GETPPID_CALLS;
+
+	size_t pairs = min_size(c->n, MAX_COUNTED_PAIRS);
+	for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++) {
+		if (!c->active[s])
+			continue;
+		const struct lb_mutex_ops *ops = lb_mutex_ops(s);
+		lb_syscount_start(&sc);
+		int ret = ops->loop(&c->locks[s], pairs);
+		int64_t count = lb_syscount_stop(&sc);
+		if (ret && !c->err) {
+			c->err = ret;
+			snprintf(c->msg, sizeof(c->msg), "%s: lock/unlock failed while counting",
+				 lb_subject_label(s));
+		}
+		r->unc[s].syscalls_counted = true;
+		r->unc[s].syscall_pairs = pairs;
+		r->unc[s].syscalls = count;
+	}
+	lb_syscount_close(&sc);
+}
+
+static void *uncontended_main(void *arg)
+{
+	struct unc_ctx *c = arg;
+	const struct lb_options *o = c->e->opts;
+	struct lb_results *r = c->e->r;
+	struct breather b = { .every_cycles = c->e->breathe_cycles, .last = lb_tsc() };
+
+	for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++) {
+		if (!c->active[s])
+			continue;
+		int ret = lb_mutex_ops(s)->init(&c->locks[s], c->ceiling);
+		if (ret) {
+			snprintf(r->skipped[s], sizeof(r->skipped[s]), "init failed: %s", strerror(ret));
+			c->active[s] = false;
+		}
+	}
+
+	/* The cost of the timer itself, included in every lock and unlock sample. */
+	for (size_t i = 0; i < c->n; i++) {
+		uint64_t t0 = lb_tsc();
+		c->timer_s[i] = lb_tsc() - t0;
+	}
+
+	for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++) {
+		if (!c->active[s])
+			continue;
+		if ((c->err = lb_mutex_ops(s)->loop(&c->locks[s], o->warmup)) != 0) {
+			snprintf(c->msg, sizeof(c->msg), "%s: warm-up lock/unlock failed: %s",
+				 lb_subject_label(s), strerror(c->err));
+			return NULL;
+		}
+	}
+
+	for (int round = 0; round < UNC_ROUNDS; round++) {
+		size_t from = c->n * round / UNC_ROUNDS, to = c->n * (round + 1) / UNC_ROUNDS;
+		size_t pfrom = c->npairs * round / UNC_ROUNDS,
+		       pto = c->npairs * (round + 1) / UNC_ROUNDS;
+		for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++) {
+			if (!c->active[s])
+				continue;
+			progress(c->e, "uncontended", s);
+			const struct lb_mutex_ops *ops = lb_mutex_ops(s);
+			int ret = ops->split(&c->locks[s], c->lock_s[s] + from, c->unlock_s[s] + from,
+					     to - from);
+			breathe(&b);
+			ret |= ops->pairs(&c->locks[s], c->pair_s[s] + pfrom, pto - pfrom);
+			breathe(&b);
+			if (ret) {
+				c->err = EIO;
+				snprintf(c->msg, sizeof(c->msg), "%s: a lock or unlock failed",
+					 lb_subject_label(s));
+				return NULL;
+			}
+		}
+	}
+
+	progress(c->e, "syscalls", LB_RTS_NONE);
+	count_syscalls(c);
+
+	for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++)
+		if (c->active[s])
+			lb_mutex_ops(s)->destroy(&c->locks[s]);
+	return NULL;
+}
+
+static int run_uncontended(const struct env *e, char *err, size_t err_size)
+{
+	struct lb_results *r = e->r;
+	struct unc_ctx *c = aligned_alloc(64, (sizeof(*c) + 63) / 64 * 64);
+	if (!c)
+		return fail(err, err_size, "out of memory");
+	memset(c, 0, sizeof(*c));
+	c->e = e;
+	c->probe = e->probe;
+	c->ceiling = e->opts->priority + 1;
+	c->n = e->opts->iterations;
+	c->npairs = max_size(c->n / LB_PAIR_BATCH, LB_MIN_ITERATIONS);
+	int ret = LB_EXIT_OK;
+	bool oom = !(c->timer_s = samples_alloc(c->n));
+	for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++) {
+		if (!e->opts->selected[s] || r->skipped[s][0])
+			continue;
+		c->active[s] = true;
+		oom |= !(c->lock_s[s] = samples_alloc(c->n));
+		oom |= !(c->unlock_s[s] = samples_alloc(c->n));
+		oom |= !(c->pair_s[s] = samples_alloc(c->npairs));
+	}
+	struct thread *t;
+	int tret;
+	if (oom) {
+		ret = fail(err, err_size, "out of memory for %zu samples", c->n);
+	} else if ((tret = start_thread(&t, uncontended_main, c, e->policy, e->opts->priority,
+					 e->opts->cpu)) != 0) {
+		ret = fail(err, err_size, "cannot start the benchmark thread: %s", strerror(tret));
+	} else if ((tret = join_within(t)) != 0) {
+		return fail(err, err_size, "the uncontended phase did not finish within %d s (%s)",
+			    PHASE_TIMEOUT_S, strerror(tret)); /* the thread still uses c */
+	} else if (c->err) {
+		ret = fail(err, err_size, "uncontended: %s", c->msg);
+	} else {
+		r->timer = lb_dist_of(c->timer_s, c->n);
+		for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++) {
+			if (!c->active[s])
+				continue;
+			struct lb_uncontended *u = &r->unc[s];
+			u->measured = true;
+			u->lock = lb_dist_of(c->lock_s[s], c->n);
+			u->unlock = lb_dist_of(c->unlock_s[s], c->n);
+			u->pair = lb_dist_scaled(lb_dist_of(c->pair_s[s], c->npairs),
+						 1.0 / LB_PAIR_BATCH);
+		}
+	}
+	free(c->timer_s);
+	for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++) {
+		free(c->lock_s[s]);
+		free(c->unlock_s[s]);
+		free(c->pair_s[s]);
+	}
+	free(c);
+	return ret;
+}
+
+/* ---- contended ---- */
+
+/* Samples of one subject, gathered over the slices of a phase. */
+struct acc {
+	uint64_t *a, *b;
+	size_t n;
+};
+
+static int acc_alloc(struct acc *acc, size_t cap)
+{
+	acc->n = 0;
+	acc->a = samples_alloc(cap);
+	acc->b = samples_alloc(cap);
+	return acc->a && acc->b ? 0 : ENOMEM;
+}
+
+static void acc_free(struct acc *acc)
+{
+	free(acc->a);
+	free(acc->b);
+}
+
+struct con_ctx {
+	const struct env *e;
+	const struct lb_mutex_ops *ops;
+	union lb_lock lock;
+	sem_t go;   /* L -> H: try to lock now (or stop) */
+	sem_t back; /* H -> L: round done */
+	_Atomic int holding;
+	atomic_bool stop;
+	size_t total; /* warm-up + measured rounds */
+	uint64_t *h_lock;
+	bool *h_contended;
+	uint64_t *l_unlock;
+	uint64_t h_acquired, h_done; /* H's last run, written before posting back */
+	int h_err, l_err;
+};
+
+static void *contended_high(void *arg)
+{
+	struct con_ctx *c = arg;
+	for (size_t i = 0;; i++) {
+		while (sem_wait(&c->go) != 0)
+			;
+		if (atomic_load(&c->stop))
+			break;
+		int held = atomic_load_explicit(&c->holding, memory_order_relaxed);
+		uint64_t t0 = lb_tsc();
+		int ret = c->ops->lock(&c->lock);
+		uint64_t t1 = lb_tsc();
+		ret |= c->ops->unlock(&c->lock);
+		if (ret && !c->h_err)
+			c->h_err = ret;
+		if (i < c->total) {
+			c->h_lock[i] = t1 - t0;
+			c->h_contended[i] = held;
+		}
+		c->h_acquired = t1;
+		c->h_done = lb_tsc();
+		sem_post(&c->back);
+	}
+	return NULL;
+}
+
+static void *contended_low(void *arg)
+{
+	struct con_ctx *c = arg;
+	struct breather b = { .every_cycles = c->e->breathe_cycles, .last = lb_tsc() };
+	for (size_t i = 0; i < c->total && !c->h_err && !c->l_err; i++) {
+		breathe(&b); /* H waits for go: the CPU may idle */
+		int ret = c->ops->lock(&c->lock);
+		atomic_store_explicit(&c->holding, 1, memory_order_relaxed);
+		sem_post(&c->go); /* FIFO: H preempts here and blocks on the mutex */
+		atomic_store_explicit(&c->holding, 0, memory_order_relaxed);
+		uint64_t ta = lb_tsc();
+		ret |= c->ops->unlock(&c->lock); /* H runs inside, unless it was not blocked */
+		uint64_t tb = lb_tsc();
+		while (sem_wait(&c->back) != 0)
+			;
+		uint64_t spent = tb - ta;
+		if (c->h_acquired > ta && c->h_acquired < tb) {
+			uint64_t h_ran = c->h_done - c->h_acquired;
+			spent = spent > h_ran ? spent - h_ran : 0;
+		}
+		c->l_unlock[i] = spent;
+		if (ret)
+			c->l_err = ret;
+	}
+	atomic_store(&c->stop, true);
+	sem_post(&c->go);
+	return NULL;
+}
+
+/* One slice of rounds for subject s; the contended ones are appended to acc. */
+static int run_contended(const struct env *e, enum lb_subject s, size_t rounds, struct acc *acc,
+			 char *err, size_t err_size)
+{
+	const struct lb_options *o = e->opts;
+	size_t warm = max_size(rounds / 10, 10);
+	struct con_ctx *c = aligned_alloc(64, (sizeof(*c) + 63) / 64 * 64);
+	if (!c)
+		return fail(err, err_size, "out of memory");
+	memset(c, 0, sizeof(*c));
+	c->e = e;
+	c->ops = lb_mutex_ops(s);
+	c->total = warm + rounds;
+	c->h_lock = samples_alloc(c->total);
+	c->l_unlock = samples_alloc(c->total);
+	c->h_contended = calloc(c->total, sizeof(bool));
+	int ret = LB_EXIT_OK, tret;
+	sem_init(&c->go, 0, 0);
+	sem_init(&c->back, 0, 0);
+	struct thread *high, *low;
+	if (!c->h_lock || !c->l_unlock || !c->h_contended) {
+		ret = fail(err, err_size, "out of memory for %zu rounds", c->total);
+		goto out;
+	}
+	if ((tret = c->ops->init(&c->lock, o->priority + 1)) != 0) {
+		snprintf(e->r->skipped[s], sizeof(e->r->skipped[s]), "init failed: %s",
+			 strerror(tret));
+		goto out;
+	}
+	progress(e, "contended", s);
+	if ((tret = start_thread(&high, contended_high, c, e->policy, o->priority + 1, o->cpu))) {
+		ret = fail(err, err_size, "cannot start a thread: %s", strerror(tret));
+		goto out_destroy;
+	}
+	if ((tret = start_thread(&low, contended_low, c, e->policy, o->priority, o->cpu))) {
+		atomic_store(&c->stop, true);
+		sem_post(&c->go);
+		join_within(high);
+		ret = fail(err, err_size, "cannot start a thread: %s", strerror(tret));
+		goto out_destroy;
+	}
+	if (join_within(low) != 0 || join_within(high) != 0)
+		return fail(err, err_size, "contended %s: the threads did not finish within %d s",
+			    lb_subject_label(s), PHASE_TIMEOUT_S); /* they still use c */
+	if (c->h_err || c->l_err) {
+		ret = fail(err, err_size, "contended %s: lock/unlock failed: %s",
+			   lb_subject_label(s), strerror(c->h_err ? c->h_err : c->l_err));
+		goto out_destroy;
+	}
+	/* Keep the measured rounds where H found the mutex held. */
+	for (size_t i = warm; i < c->total; i++) {
+		if (!c->h_contended[i])
+			continue;
+		acc->a[acc->n] = c->h_lock[i];
+		acc->b[acc->n] = c->l_unlock[i];
+		acc->n++;
+	}
+	e->r->con[s].rounds += rounds;
+out_destroy:
+	c->ops->destroy(&c->lock);
+out:
+	sem_destroy(&c->go);
+	sem_destroy(&c->back);
+	free(c->h_lock);
+	free(c->l_unlock);
+	free(c->h_contended);
+	free(c);
+	return ret;
+}
+
+/* ---- condition variable ping-pong ---- */
+
+#define PINGPONG_COUNTED_ROUNDS 200 /* per slice: short enough to need no pause */
+
+struct pp_ctx {
+	const struct env *e;
+	const struct lb_cond_ops *ops;
+	const struct lb_mutex_ops *mops;
+	union lb_lock m;
+	union lb_cond cv_a, cv_b;
+	/*
+	 * Written only with m held. Atomics (relaxed: plain loads and stores on
+	 * x86) only because ThreadSanitizer cannot see a mutex handed over by the
+	 * kernel (requeue-PI, FUTEX_UNLOCK_PI) and would report a race.
+	 */
+	_Atomic int turn; /* TURN_A or TURN_B */
+	atomic_bool stop;
+	size_t warm, total;
+	uint64_t *round;
+	int a_err, b_err;
+	/* A's system calls over rounds [warm, warm + counted_rounds) */
+	size_t counted_rounds;
+	int64_t syscalls;
+};
+
+enum { TURN_A, TURN_B };
+
+static int get_turn(struct pp_ctx *c)
+{
+	return atomic_load_explicit(&c->turn, memory_order_relaxed);
+}
+
+static void set_turn(struct pp_ctx *c, int turn)
+{
+	atomic_store_explicit(&c->turn, turn, memory_order_relaxed);
+}
+
+static bool stopping(struct pp_ctx *c)
+{
+	return atomic_load_explicit(&c->stop, memory_order_relaxed);
+}
+
+static void stop(struct pp_ctx *c)
+{
+	atomic_store_explicit(&c->stop, true, memory_order_relaxed);
+}
+
+static void *pingpong_a(void *arg)
+{
+	struct pp_ctx *c = arg;
+	struct breather b = { .every_cycles = c->e->breathe_cycles, .last = lb_tsc() };
+	struct lb_syscount sc = { .fd = -1 };
+	char why[200];
+	size_t count_from = c->warm, count_to = c->warm;
+	if (c->e->probe->available && lb_syscount_open(&sc, c->e->probe, why, sizeof(why)) == 0)
+		count_to = c->warm + min_size(c->total - c->warm, PINGPONG_COUNTED_ROUNDS);
+	int ret = c->mops->lock(&c->m);
+	uint64_t prev = lb_tsc();
+	for (size_t i = 0; i < c->total && ret == 0; i++) {
+		if (i == count_from && count_to > count_from) {
+			b.last = lb_tsc();
+			lb_syscount_start(&sc);
+		}
+		set_turn(c, TURN_B);
+		ret = c->ops->signal(&c->cv_b);
+		while (ret == 0 && get_turn(c) != TURN_A)
+			ret = c->ops->wait(&c->cv_a, &c->m);
+		uint64_t now = lb_tsc();
+		c->round[i] = now - prev;
+		prev = now;
+		if (count_to > count_from && i + 1 == count_to) {
+			c->syscalls = lb_syscount_stop(&sc);
+			c->counted_rounds = count_to - count_from;
+		}
+		bool counting = i + 1 >= count_from && i + 1 < count_to;
+		if (!counting && now - b.last >= b.every_cycles) {
+			/* B waits for its turn: pause without the mutex; the
+			 * next round starts after the pause. */
+			ret |= c->mops->unlock(&c->m);
+			breathe(&b);
+			ret |= c->mops->lock(&c->m);
+			prev = lb_tsc();
+		}
+	}
+	c->a_err = ret;
+	stop(c);
+	set_turn(c, TURN_B);
+	c->ops->signal(&c->cv_b);
+	c->mops->unlock(&c->m);
+	lb_syscount_close(&sc);
+	return NULL;
+}
+
+static void *pingpong_b(void *arg)
+{
+	struct pp_ctx *c = arg;
+	int ret = c->mops->lock(&c->m);
+	while (ret == 0) {
+		while (ret == 0 && get_turn(c) != TURN_B && !stopping(c))
+			ret = c->ops->wait(&c->cv_b, &c->m);
+		if (stopping(c) || ret)
+			break;
+		set_turn(c, TURN_A);
+		ret = c->ops->signal(&c->cv_a);
+	}
+	c->b_err = ret;
+	if (ret == 0)
+		c->mops->unlock(&c->m);
+	return NULL;
+}
+
+/* One slice of rounds for condvar subject s, appended to acc->a. */
+static int run_pingpong(const struct env *e, enum lb_subject s, size_t rounds, struct acc *acc,
+			char *err, size_t err_size)
+{
+	const struct lb_options *o = e->opts;
+	struct pp_ctx *c = aligned_alloc(64, (sizeof(*c) + 63) / 64 * 64);
+	if (!c)
+		return fail(err, err_size, "out of memory");
+	memset(c, 0, sizeof(*c));
+	c->e = e;
+	c->ops = lb_cond_ops(s);
+	c->mops = lb_mutex_ops(c->ops->mutex);
+	c->warm = max_size(rounds / 10, 10);
+	c->total = c->warm + rounds;
+	set_turn(c, TURN_A);
+	c->round = samples_alloc(c->total);
+	int ret = LB_EXIT_OK, tret;
+	struct thread *ta, *tb;
+	if (!c->round) {
+		ret = fail(err, err_size, "out of memory for %zu rounds", c->total);
+		goto out;
+	}
+	if ((tret = c->mops->init(&c->m, o->priority)) != 0 || (tret = c->ops->init(&c->cv_a)) != 0 ||
+	    (tret = c->ops->init(&c->cv_b)) != 0) {
+		snprintf(e->r->skipped[s], sizeof(e->r->skipped[s]), "init failed: %s",
+			 strerror(tret));
+		goto out;
+	}
+	progress(e, "condvar", s);
+	if ((tret = start_thread(&tb, pingpong_b, c, e->policy, o->priority, o->cpu))) {
+		ret = fail(err, err_size, "cannot start a thread: %s", strerror(tret));
+		goto out_destroy;
+	}
+	if ((tret = start_thread(&ta, pingpong_a, c, e->policy, o->priority, o->cpu))) {
+		c->mops->lock(&c->m);
+		stop(c);
+		c->ops->signal(&c->cv_b);
+		c->mops->unlock(&c->m);
+		join_within(tb);
+		ret = fail(err, err_size, "cannot start a thread: %s", strerror(tret));
+		goto out_destroy;
+	}
+	if (join_within(ta) != 0 || join_within(tb) != 0)
+		return fail(err, err_size, "condvar %s: the threads did not finish within %d s",
+			    lb_subject_label(s), PHASE_TIMEOUT_S); /* they still use c */
+	if (c->a_err || c->b_err) {
+		ret = fail(err, err_size, "condvar %s: a lock, wait or signal failed: %s",
+			   lb_subject_label(s), strerror(c->a_err ? c->a_err : c->b_err));
+		goto out_destroy;
+	}
+	for (size_t i = c->warm; i < c->total; i++)
+		acc->a[acc->n++] = c->round[i];
+	struct lb_condvar *cv = &e->r->cv[s];
+	if (c->counted_rounds) {
+		cv->syscalls_counted = true;
+		cv->syscall_rounds += c->counted_rounds;
+		cv->syscalls += c->syscalls;
+	}
+out_destroy:
+	c->ops->destroy(&c->cv_a);
+	c->ops->destroy(&c->cv_b);
+	c->mops->destroy(&c->m);
+out:
+	free(c->round);
+	free(c);
+	return ret;
+}
+
+/*
+ * The contended and condvar phases, in PHASE_SLICES interleaved slices of
+ * rounds (a fresh pair of threads per slice and subject), so that a slow
+ * spell of the VM falls on every subject alike.
+ */
+static int run_sliced(const struct env *e, char *err, size_t err_size)
+{
+	const struct lb_options *o = e->opts;
+	struct lb_results *r = e->r;
+	struct acc acc[LB_NR_SUBJECTS];
+	memset(acc, 0, sizeof(acc));
+	int ret = LB_EXIT_OK;
+	for (int s = 0; s < LB_NR_SUBJECTS && ret == LB_EXIT_OK; s++)
+		if (o->selected[s] && !r->skipped[s][0] && acc_alloc(&acc[s], o->rounds) != 0)
+			ret = fail(err, err_size, "out of memory for %zu rounds", o->rounds);
+	for (int slice = 0; slice < PHASE_SLICES && ret == LB_EXIT_OK; slice++) {
+		size_t rounds = o->rounds * (slice + 1) / PHASE_SLICES - o->rounds * slice / PHASE_SLICES;
+		for (int s = 0; s < LB_NR_SUBJECTS && ret == LB_EXIT_OK; s++) {
+			if (!o->selected[s] || r->skipped[s][0])
+				continue;
+			if (lb_subject_is_cond(s))
+				ret = run_pingpong(e, s, rounds, &acc[s], err, err_size);
+			else
+				ret = run_contended(e, s, rounds, &acc[s], err, err_size);
+		}
+	}
+	for (int s = 0; s < LB_NR_SUBJECTS && ret == LB_EXIT_OK; s++) {
+		if (!o->selected[s] || r->skipped[s][0])
+			continue;
+		if (lb_subject_is_cond(s)) {
+			r->cv[s].measured = true;
+			r->cv[s].round = lb_dist_of(acc[s].a, acc[s].n);
+		} else {
+			r->con[s].measured = true;
+			r->con[s].contended = acc[s].n;
+			r->con[s].lock = lb_dist_of(acc[s].a, acc[s].n);
+			r->con[s].unlock = lb_dist_of(acc[s].b, acc[s].n);
+		}
+	}
+	for (int s = 0; s < LB_NR_SUBJECTS; s++)
+		acc_free(&acc[s]);
+	return ret;
+}
+
+/* ---- the run ---- */
+
+int lb_run(const struct lb_options *opts, struct lb_results *r, char *err, size_t err_size)
+{
+	memset(r, 0, sizeof(*r));
+	r->opts = *opts;
+	machine_info(&r->machine);
+
+	const char *why;
+	if (!lb_tsc_usable(&why))
+		return fail(err, err_size, "cannot time with the TSC: %s", why);
+
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0) {
+		r->mlocked = true;
+	} else {
+		snprintf(r->mlock_note, sizeof(r->mlock_note),
+			 "mlockall failed (%s): page faults may show in the maxima", strerror(errno));
+	}
+
+	r->machine.calibration_ms = opts->quick ? 50 : 250;
+	r->machine.tsc_hz = lb_tsc_calibrate_hz(r->machine.calibration_ms);
+
+	struct env e = {
+		.opts = opts,
+		.r = r,
+		.breathe_cycles = (uint64_t)(r->machine.tsc_hz * BREATHE_EVERY_MS / 1000.0),
+		.progress = isatty(STDERR_FILENO),
+	};
+	e.policy = choose_policy(opts, r->policy_note, sizeof(r->policy_note));
+	r->policy = e.policy;
+	if (e.policy != SCHED_FIFO && opts->selected[LB_GLIBC_PROTECT])
+		snprintf(r->skipped[LB_GLIBC_PROTECT], sizeof(r->skipped[0]),
+			 "PRIO_PROTECT needs SCHED_FIFO (its ceiling is a real-time priority)");
+
+	struct lb_syscount_probe probe;
+	lb_syscount_probe(&probe);
+	e.probe = &probe;
+
+	bool any_mutex = false;
+	for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++)
+		any_mutex |= opts->selected[s] && !r->skipped[s][0];
+	int ret = LB_EXIT_OK;
+	if (any_mutex)
+		ret = run_uncontended(&e, err, err_size);
+	else
+		snprintf(r->sys.reason, sizeof(r->sys.reason), "no mutex subject selected");
+	if (ret == LB_EXIT_OK)
+		ret = run_sliced(&e, err, err_size);
+	if (e.progress)
+		fprintf(stderr, "\r%60s\r", "");
+	return ret;
+}
+
+/* ---- ratios ---- */
+
+enum ratio_metric { UNC_PAIR, CON_LOCK, CON_UNLOCK, COND_ROUND };
+
+static const struct {
+	const char *key;
+	const char *what;
+	enum ratio_metric metric;
+	enum lb_subject num, den;
+	double target_max;
+} ratio_table[] = {
+	{ "uncontended_pair_rts-pip_vs_glibc-inherit", "uncontended lock+unlock, rts PIP / glibc PRIO_INHERIT",
+	  UNC_PAIR, LB_RTS_PIP, LB_GLIBC_INHERIT, 1.2 },
+	{ "uncontended_pair_rts-pip_vs_glibc-none", "uncontended lock+unlock, rts PIP / glibc PRIO_NONE",
+	  UNC_PAIR, LB_RTS_PIP, LB_GLIBC_NONE, 0 },
+	{ "uncontended_pair_rts-pip_vs_glibc-protect", "uncontended lock+unlock, rts PIP / glibc PRIO_PROTECT",
+	  UNC_PAIR, LB_RTS_PIP, LB_GLIBC_PROTECT, 0 },
+	{ "uncontended_pair_rts-none_vs_glibc-none", "uncontended lock+unlock, rts NONE / glibc PRIO_NONE",
+	  UNC_PAIR, LB_RTS_NONE, LB_GLIBC_NONE, 0 },
+	{ "contended_lock_rts-pip_vs_glibc-inherit", "contended lock, rts PIP / glibc PRIO_INHERIT",
+	  CON_LOCK, LB_RTS_PIP, LB_GLIBC_INHERIT, 0 },
+	{ "contended_unlock_rts-pip_vs_glibc-inherit", "contended unlock, rts PIP / glibc PRIO_INHERIT",
+	  CON_UNLOCK, LB_RTS_PIP, LB_GLIBC_INHERIT, 0 },
+	{ "condvar_round_cond-rts-pip_vs_cond-glibc-none", "condvar round trip, rts_cond+PIP / pthread_cond+PRIO_NONE",
+	  COND_ROUND, LB_COND_RTS_PIP, LB_COND_GLIBC_NONE, 1.5 },
+	{ "condvar_round_cond-rts-none_vs_cond-glibc-none", "condvar round trip, rts_cond+NONE / pthread_cond+PRIO_NONE",
+	  COND_ROUND, LB_COND_RTS_NONE, LB_COND_GLIBC_NONE, 0 },
+	{ "condvar_round_cond-glibc-inherit_vs_cond-glibc-none", "condvar round trip, pthread_cond+PRIO_INHERIT / pthread_cond+PRIO_NONE",
+	  COND_ROUND, LB_COND_GLIBC_INHERIT, LB_COND_GLIBC_NONE, 0 },
+};
+
+_Static_assert(sizeof(ratio_table) / sizeof(ratio_table[0]) <= LB_MAX_RATIOS, "LB_MAX_RATIOS");
+
+/* The average of a metric for subject s, or a negative number if not measured. */
+static double metric_avg(const struct lb_results *r, enum ratio_metric m, enum lb_subject s)
+{
+	const struct lb_dist *d;
+	switch (m) {
+	case UNC_PAIR:
+		d = r->unc[s].measured ? &r->unc[s].pair : NULL;
+		break;
+	case CON_LOCK:
+		d = r->con[s].measured ? &r->con[s].lock : NULL;
+		break;
+	case CON_UNLOCK:
+		d = r->con[s].measured ? &r->con[s].unlock : NULL;
+		break;
+	default:
+		d = r->cv[s].measured ? &r->cv[s].round : NULL;
+		break;
+	}
+	return d && d->n ? d->avg : -1;
+}
+
+size_t lb_ratios(const struct lb_results *r, struct lb_ratio out[LB_MAX_RATIOS])
+{
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(ratio_table) / sizeof(ratio_table[0]); i++) {
+		struct lb_ratio *q = &out[n++];
+		q->key = ratio_table[i].key;
+		q->what = ratio_table[i].what;
+		q->num = ratio_table[i].num;
+		q->den = ratio_table[i].den;
+		q->target_max = ratio_table[i].target_max;
+		double a = metric_avg(r, ratio_table[i].metric, q->num);
+		double b = metric_avg(r, ratio_table[i].metric, q->den);
+		q->available = a >= 0 && b > 0;
+		q->value = q->available ? a / b : 0;
+	}
+	return n;
+}

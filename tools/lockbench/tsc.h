@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* Time-stamp counter: fenced reads and calibration against CLOCK_MONOTONIC. */
+#ifndef LOCKBENCH_TSC_H
+#define LOCKBENCH_TSC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#if !defined(__x86_64__) && !defined(__i386__)
+#error "rtsched-lockbench reads the x86 time-stamp counter (rdtscp)"
+#endif
+
+/*
+ * rdtscp waits until every earlier instruction has executed (so the operation
+ * timed before it is complete) and the lfence after it keeps later ones from
+ * starting before the counter is read. One read both ends a sample and starts
+ * the next.
+ */
+static inline __attribute__((always_inline)) uint64_t lb_tsc(void)
+{
+	uint32_t lo, hi, aux;
+	__asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux)::"memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* Whether this CPU has rdtscp and an invariant (constant, nonstop) TSC. */
+bool lb_tsc_usable(const char **why_not);
+
+/*
+ * TSC ticks per second against CLOCK_MONOTONIC over about duration_ms:
+ * each end is the TSC read bracketed most tightly by two clock reads.
+ */
+double lb_tsc_calibrate_hz(unsigned duration_ms);
+
+#endif
