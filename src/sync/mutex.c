@@ -134,11 +134,16 @@ static int lock_plain(rts_mutex_t *m, uint32_t flags, uint32_t tid,
 	}
 }
 
-/* The kernel made the caller owner of a PI word: was its owner dead? */
+/*
+ * The kernel made the caller owner of a PI word: was its owner dead?
+ * Acquire: pairs with the release in release_word() before FUTEX_UNLOCK_PI,
+ * so the hand-over through the kernel orders the critical sections for the
+ * C memory model too (and for ThreadSanitizer, which cannot see the kernel).
+ */
 static int pi_acquired(rts_mutex_t *m)
 {
 	uint32_t v = atomic_fetch_and_explicit(rts_mutex_word(m), ~RTS_FUTEX_OWNER_DIED,
-					       memory_order_relaxed);
+					       memory_order_acquire);
 	return (v & RTS_FUTEX_OWNER_DIED) ? mark_inconsistent(m) : 0;
 }
 
@@ -185,6 +190,9 @@ static int release_word(rts_mutex_t *m, uint32_t flags, uint32_t tid, bool wake_
 		if (atomic_compare_exchange_strong_explicit(word, &expected, 0, memory_order_release,
 							    memory_order_relaxed))
 			return 0;
+		/* Waiters: the kernel hands the word over. Publish the critical section
+		 * first (a no-op RMW, release; see pi_acquired). */
+		atomic_fetch_or_explicit(word, 0, memory_order_release);
 		int ret = backend->pi_wake(word, pshared);
 		return ret < 0 ? -ret : 0;
 	}
