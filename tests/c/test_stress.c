@@ -120,8 +120,7 @@ struct guarded {
 	rts_mutex_t m;
 	long counter; /* plain: the lock protects it */
 	int inside;   /* plain: set while somebody is inside */
-	char pad[64];
-};
+} __attribute__((aligned(64)));
 
 struct mutex_run {
 	const struct mutex_params *p;
@@ -362,7 +361,7 @@ static void *consumer_main(void *arg)
 
 static void run_queue_once(const struct queue_params *p, unsigned seed)
 {
-	struct queue_run *q = aligned_alloc(64, sizeof(*q));
+	struct queue_run *q = aligned_alloc(64, (sizeof(*q) + 63) / 64 * 64);
 	CHECK(q != NULL);
 	memset(q, 0, sizeof(*q));
 	q->p = p;
