@@ -1,0 +1,96 @@
+"""The examples validate, fit this 2-CPU machine, and the JSON Schema matches the validator."""
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rtsched.model import load_taskset, read_document, to_runner_input
+from rtsched.model import validate as v
+from rtsched.model.model import PROTOCOLS, SCHEDULERS
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+SCHEMA = json.loads((ROOT / "docs" / "taskset.schema.json").read_text())
+
+
+def test_the_examples_exist():
+    names = {p.name for p in EXAMPLES}
+    assert {"pfp-two-cpus.yaml", "gedf.yaml", "pedf.yaml", "locks.yaml", "overload.yaml"} <= names
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_example_validates_and_resolves(path):
+    ts = load_taskset(path)
+    assert ts.duration_ns is not None and ts.duration_ns <= 10_000_000_000
+    runner = to_runner_input(ts, "t.rtst", cpus_online=(0, 1), dl_period_limits=(100_000, 4_194_304_000))
+    assert runner["tasks"]
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_example_load_is_modest_on_a_shared_two_cpu_machine(path):
+    ts = load_taskset(path)
+    if path.name == "overload.yaml":
+        assert ts.utilization_by_partition() == {"cpu1": Fraction(6, 5)}
+        return
+    if ts.platform.is_partitioned:
+        for name, u in ts.utilization_by_partition().items():
+            assert u <= Fraction(1, 2), (name, u)
+    else:
+        assert ts.total_utilization() <= 1  # <= 50% of each of 2 CPUs
+
+
+def schema_def(name):
+    return SCHEMA["$defs"][name]
+
+
+def test_schema_keys_match_the_validator():
+    assert set(SCHEMA["properties"]) == v.TOP_KEYS
+    assert set(SCHEMA["required"]) == {"name", "platform", "tasks"}
+    assert set(schema_def("platform")["properties"]) == v.PLATFORM_KEYS
+    assert set(schema_def("partition")["properties"]) == v.PARTITION_KEYS
+    assert set(schema_def("resource")["properties"]) == v.RESOURCE_KEYS
+    assert set(schema_def("condvar")["properties"]) == v.CONDVAR_KEYS
+    task = schema_def("task")
+    assert set(task["properties"]) == v.TASK_KEYS
+    assert set(task["required"]) == {"name", "period", "body"}
+    assert set(task["properties"]["sporadic"]["properties"]) == v.SPORADIC_KEYS
+    for name in ("platform", "partition", "resource", "condvar", "task", "action"):
+        assert schema_def(name)["additionalProperties"] is False, name
+
+
+def test_schema_enums_match_the_validator():
+    platform = schema_def("platform")["properties"]
+    assert set(platform["scheduler"]["enum"]) == set(SCHEDULERS) | set(v.FUTURE_SCHEDULERS)
+    protocol = schema_def("resource")["properties"]["protocol"]["enum"]
+    assert set(protocol) == set(PROTOCOLS) | set(v.FUTURE_PROTOCOLS)
+    task = schema_def("task")["properties"]
+    assert set(task["kind"]["enum"]) == set(v.KINDS)
+    assert set(task["policy"]["enum"]) == set(v.POLICIES)
+    actions = set(schema_def("action")["properties"])
+    assert actions == set(v.ACTION_NAMES) | set(v.FUTURE_ACTIONS)
+    assert task["priority"]["minimum"] == 1 and task["priority"]["maximum"] == 99
+    assert schema_def("name")["maxLength"] == v.MAX_NAME
+    assert schema_def("setName")["maxLength"] == v.MAX_SET_NAME
+    assert schema_def("name")["pattern"] == v.NAME_PATTERN.pattern
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_example_is_valid_against_the_json_schema(path):
+    jsonschema = pytest.importorskip("jsonschema")
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    errors = [e.message for e in validator.iter_errors(read_document(path))]
+    assert errors == []
+
+
+def test_the_schema_is_a_valid_draft_2020_12_schema_and_refuses_bad_sets():
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    bad = yaml.safe_load(
+        "name: x\nplatform: {scheduler: P-FP}\n"
+        "tasks: [{name: t, period: 10, perod: 1ms, body: [{compute: 0ms}]}]\n"
+    )
+    assert len(list(validator.iter_errors(bad))) >= 3
