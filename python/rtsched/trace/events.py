@@ -1,0 +1,55 @@
+"""Event types of the trace, mirroring ``enum rts_trace_event_type`` in
+``include/rtsched/trace.h`` (docs/trace-format.md has the meaning of job, arg0
+and arg1 for each). 16..63 are reserved for rtsched, 64 and above are free for
+users."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class EventType(IntEnum):
+    RELEASE = 1  # arg1: absolute deadline; time_ns: nominal release time
+    START = 2  # the job's first instruction
+    COMPLETE = 3  # arg1: CPU time the job consumed (ns)
+    DEADLINE_MISS = 4  # arg1: tardiness (ns)
+    BUDGET_OVERRUN = 5  # arg1: budget (ns)
+    LOCK_REQUEST = 6  # arg0: resource
+    LOCK_ACQUIRE = 7  # arg0: resource
+    LOCK_RELEASE = 8  # arg0: resource
+    COND_WAIT = 9  # arg0: condvar; about to wait
+    COND_WAKE = 10  # arg0: condvar; returned from the wait with the mutex
+    COND_SIGNAL = 11  # arg0: condvar
+    COND_BROADCAST = 12  # arg0: condvar
+    SLEEP = 13  # arg1: duration (ns)
+    TASK_EXIT = 14  # arg1: jobs completed
+    MARKER = 15  # arg0: user code; arg1: user value
+
+
+RESERVED_FIRST = 16
+USER_FIRST = 64
+
+# Module-level names, as in C: EV_RELEASE, EV_START, ...
+EV_RELEASE = EventType.RELEASE
+EV_START = EventType.START
+EV_COMPLETE = EventType.COMPLETE
+EV_DEADLINE_MISS = EventType.DEADLINE_MISS
+EV_BUDGET_OVERRUN = EventType.BUDGET_OVERRUN
+EV_LOCK_REQUEST = EventType.LOCK_REQUEST
+EV_LOCK_ACQUIRE = EventType.LOCK_ACQUIRE
+EV_LOCK_RELEASE = EventType.LOCK_RELEASE
+EV_COND_WAIT = EventType.COND_WAIT
+EV_COND_WAKE = EventType.COND_WAKE
+EV_COND_SIGNAL = EventType.COND_SIGNAL
+EV_COND_BROADCAST = EventType.COND_BROADCAST
+EV_SLEEP = EventType.SLEEP
+EV_TASK_EXIT = EventType.TASK_EXIT
+EV_MARKER = EventType.MARKER
+
+
+def event_name(value: int) -> str:
+    """``"RELEASE"`` for 1, ..., ``"reserved(20)"`` / ``"user(70)"`` otherwise."""
+    try:
+        return EventType(value).name
+    except ValueError:
+        return f"user({value})" if value >= USER_FIRST else f"reserved({value})"
