@@ -85,8 +85,8 @@ void *rts_task_thread_main(void *task);
 int rts_budget_install_handler(void);
 int rts_budget_timer_create(rts_task_t *task);
 void rts_budget_arm(rts_task_t *task);
-/* True if the current job overran its budget; clears the flag and disarms. */
-bool rts_budget_job_end(rts_task_t *task);
+/* True if the job that used job_cpu_ns overran its budget; clears the flag and disarms. */
+bool rts_budget_job_end(rts_task_t *task, int64_t job_cpu_ns);
 
 int64_t rts_monotonic_now_ns(void);
 int64_t rts_thread_cputime_ns(void);

@@ -3,7 +3,9 @@
  * Budget overrun detection: a per-thread CPU-time timer armed at each job
  * start with the job's budget, and under SCHED_DEADLINE the kernel's
  * SCHED_FLAG_DL_OVERRUN; both raise SIGXCPU on the task's own thread, whose
- * handler only sets a thread-local flag read at job completion.
+ * handler only sets a thread-local flag read at job completion, where the
+ * job's CPU time is also compared with the budget (the signal may come a tick
+ * late, after a short overrun has ended).
  */
 #include <errno.h>
 #include <signal.h>
@@ -51,13 +53,15 @@ void rts_budget_arm(rts_task_t *task)
 	timer_settime(task->budget_timer, 0, &budget, NULL);
 }
 
-bool rts_budget_job_end(rts_task_t *task)
+bool rts_budget_job_end(rts_task_t *task, int64_t job_cpu_ns)
 {
 	if (task->has_budget_timer) {
 		struct itimerspec off = { 0 };
 		timer_settime(task->budget_timer, 0, &off, NULL);
 	}
-	bool overran = tls_overrun;
+	/* The kernel checks CPU-time timers at its tick, so a short overrun can end
+	 * before the signal comes: the job's measured CPU time settles it. */
+	bool overran = tls_overrun || (task->params.budget_ns > 0 && job_cpu_ns > task->params.budget_ns);
 	tls_overrun = 0;
 	return overran;
 }

@@ -82,7 +82,7 @@ static void complete_job(rts_task_t *task)
 		if (tardiness > stats->max_tardiness_ns)
 			stats->max_tardiness_ns = tardiness;
 	}
-	if (rts_budget_job_end(task)) {
+	if (rts_budget_job_end(task, cpu_ns)) {
 		trace(task, now, RTS_EV_BUDGET_OVERRUN, 0, task->params.budget_ns);
 		stats->budget_overruns++;
 	}
