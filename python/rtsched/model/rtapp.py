@@ -273,6 +273,8 @@ class _Importer:
 
         body = []
         for kind, epath, value in events[:-1]:
+            if kind == "timer":
+                continue  # reported above
             action = self.event(kind, epath, value)
             if action is not None:
                 body.append(action)
