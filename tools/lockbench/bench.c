@@ -68,10 +68,13 @@
 
 #define UNC_ROUNDS          5
 #define PHASE_SLICES        5
+#define CHUNK_WARMUP        256
 #define BREATHE_EVERY_MS    20
-#define BREATHE_MS          1
+#define BREATHE_MS          4   /* 20 ms on, 4 ms off: at most 84% of the CPU, under the 95% throttle */
+#define PIECE_SAMPLES       4096 /* uncontended samples between two chances to pause */
 #define PHASE_TIMEOUT_S     60
 #define THREAD_STACK        (256 * 1024)
+#define START_ATTEMPTS      5
 #define GETPPID_CALLS       1000u
 #define MAX_COUNTED_PAIRS   10000u
 
@@ -182,8 +185,17 @@ static int start_thread(struct thread **out, void *(*fn)(void *), void *arg, int
 	    (ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set)) == 0 &&
 	    (ret = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED)) == 0 &&
 	    (ret = pthread_attr_setschedpolicy(&attr, policy)) == 0 &&
-	    (ret = pthread_attr_setschedparam(&attr, &sp)) == 0)
-		ret = pthread_create(&t->id, &attr, thread_body, t);
+	    (ret = pthread_attr_setschedparam(&attr, &sp)) == 0) {
+		/* EINVAL / EAGAIN can be passing: another program changing
+		 * cpusets or CPUs. A few tries, 10 ms apart. */
+		for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
+			ret = pthread_create(&t->id, &attr, thread_body, t);
+			if (ret != EINVAL && ret != EAGAIN)
+				break;
+			struct timespec pause = { .tv_sec = 0, .tv_nsec = 10000000L };
+			clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, NULL);
+		}
+	}
 	pthread_attr_destroy(&attr);
 	if (ret) {
 		sem_destroy(&t->done);
@@ -339,6 +351,7 @@ static void *uncontended_main(void *arg)
 	for (size_t i = 0; i < c->n; i++) {
 		uint64_t t0 = lb_tsc();
 		c->timer_s[i] = lb_tsc() - t0;
+		lb_drain_stores(); /* as in the lock loops */
 	}
 
 	for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++) {
@@ -360,11 +373,20 @@ static void *uncontended_main(void *arg)
 				continue;
 			progress(c->e, "uncontended", s);
 			const struct lb_mutex_ops *ops = lb_mutex_ops(s);
-			int ret = ops->split(&c->locks[s], c->lock_s[s] + from, c->unlock_s[s] + from,
-					     to - from);
-			breathe(&b);
-			ret |= ops->pairs(&c->locks[s], c->pair_s[s] + pfrom, pto - pfrom);
-			breathe(&b);
+			/* Another subject ran last: warm this one's code and data again. */
+			int ret = ops->loop(&c->locks[s], CHUNK_WARMUP);
+			for (size_t i = from; i < to; i += PIECE_SAMPLES) {
+				size_t k = min_size(PIECE_SAMPLES, to - i);
+				ret |= ops->split(&c->locks[s], c->lock_s[s] + i, c->unlock_s[s] + i, k);
+				if (breathe(&b))
+					ret |= ops->loop(&c->locks[s], CHUNK_WARMUP);
+			}
+			for (size_t i = pfrom; i < pto; i += PIECE_SAMPLES / LB_PAIR_BATCH) {
+				size_t k = min_size(PIECE_SAMPLES / LB_PAIR_BATCH, pto - i);
+				ret |= ops->pairs(&c->locks[s], c->pair_s[s] + i, k);
+				if (breathe(&b))
+					ret |= ops->loop(&c->locks[s], CHUNK_WARMUP);
+			}
 			if (ret) {
 				c->err = EIO;
 				snprintf(c->msg, sizeof(c->msg), "%s: a lock or unlock failed",
@@ -411,7 +433,8 @@ static int run_uncontended(const struct env *e, char *err, size_t err_size)
 		ret = fail(err, err_size, "out of memory for %zu samples", c->n);
 	} else if ((tret = start_thread(&t, uncontended_main, c, e->policy, e->opts->priority,
 					 e->opts->cpu)) != 0) {
-		ret = fail(err, err_size, "cannot start the benchmark thread: %s", strerror(tret));
+		ret = fail(err, err_size, "cannot start the benchmark thread on CPU %d: %s",
+			   e->opts->cpu, strerror(tret));
 	} else if ((tret = join_within(t)) != 0) {
 		return fail(err, err_size, "the uncontended phase did not finish within %d s (%s)",
 			    PHASE_TIMEOUT_S, strerror(tret)); /* the thread still uses c */
@@ -564,14 +587,14 @@ static int run_contended(const struct env *e, enum lb_subject s, size_t rounds, 
 	}
 	progress(e, "contended", s);
 	if ((tret = start_thread(&high, contended_high, c, e->policy, o->priority + 1, o->cpu))) {
-		ret = fail(err, err_size, "cannot start a thread: %s", strerror(tret));
+		ret = fail(err, err_size, "cannot start a thread on CPU %d: %s", o->cpu, strerror(tret));
 		goto out_destroy;
 	}
 	if ((tret = start_thread(&low, contended_low, c, e->policy, o->priority, o->cpu))) {
 		atomic_store(&c->stop, true);
 		sem_post(&c->go);
 		join_within(high);
-		ret = fail(err, err_size, "cannot start a thread: %s", strerror(tret));
+		ret = fail(err, err_size, "cannot start a thread on CPU %d: %s", o->cpu, strerror(tret));
 		goto out_destroy;
 	}
 	if (join_within(low) != 0 || join_within(high) != 0)
@@ -744,7 +767,7 @@ static int run_pingpong(const struct env *e, enum lb_subject s, size_t rounds, s
 	}
 	progress(e, "condvar", s);
 	if ((tret = start_thread(&tb, pingpong_b, c, e->policy, o->priority, o->cpu))) {
-		ret = fail(err, err_size, "cannot start a thread: %s", strerror(tret));
+		ret = fail(err, err_size, "cannot start a thread on CPU %d: %s", o->cpu, strerror(tret));
 		goto out_destroy;
 	}
 	if ((tret = start_thread(&ta, pingpong_a, c, e->policy, o->priority, o->cpu))) {
@@ -753,7 +776,7 @@ static int run_pingpong(const struct env *e, enum lb_subject s, size_t rounds, s
 		c->ops->signal(&c->cv_b);
 		c->mops->unlock(&c->m);
 		join_within(tb);
-		ret = fail(err, err_size, "cannot start a thread: %s", strerror(tret));
+		ret = fail(err, err_size, "cannot start a thread on CPU %d: %s", o->cpu, strerror(tret));
 		goto out_destroy;
 	}
 	if (join_within(ta) != 0 || join_within(tb) != 0)

@@ -50,7 +50,7 @@ struct lb_options {
 #define LB_DEFAULT_ITERATIONS 100000u
 #define LB_QUICK_ITERATIONS   2000u
 #define LB_MIN_ITERATIONS     100u
-#define LB_MAX_ITERATIONS     50000000u
+#define LB_MAX_ITERATIONS     2000000u
 #define LB_DEFAULT_PRIORITY   80
 
 /*

@@ -112,6 +112,7 @@ split_loop(lock_fn lock, lock_fn unlock, union lb_lock *l, uint64_t *lock_cycles
 		uint64_t t2 = lb_tsc();
 		lock_cycles[i] = t1 - t0;
 		unlock_cycles[i] = t2 - t1;
+		lb_drain_stores();
 	}
 	return err;
 }
@@ -127,6 +128,7 @@ pairs_loop(lock_fn lock, lock_fn unlock, union lb_lock *l, uint64_t *batch_cycle
 			err |= unlock(l);
 		}
 		batch_cycles[i] = lb_tsc() - t0;
+		lb_drain_stores();
 	}
 	return err;
 }

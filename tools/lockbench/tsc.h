@@ -23,6 +23,17 @@ static inline __attribute__((always_inline)) uint64_t lb_tsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/*
+ * Wait until every earlier store is globally visible. Called before a timed
+ * region that starts with a locked instruction (a lock's CAS), which would
+ * otherwise wait inside the region for the benchmark's own sample stores
+ * (cache misses on the sample arrays) to drain.
+ */
+static inline __attribute__((always_inline)) void lb_drain_stores(void)
+{
+	__asm__ __volatile__("mfence" ::: "memory");
+}
+
 /* Whether this CPU has rdtscp and an invariant (constant, nonstop) TSC. */
 bool lb_tsc_usable(const char **why_not);
 
