@@ -64,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
     human.print(f"  IRQs moved: {', '.join(report.moved_irqs) or 'none'}")
     for irq in report.refused_irqs:
         human.print(f"  IRQ {irq['irq']} refused ({irq['reason']}), effective on CPU {irq['effective']}")
+    if report.pending_irqs:
+        human.print(f"  IRQs moved but not yet re-targeted (they move at their next interrupt): "
+                    f"{', '.join(report.pending_irqs)}")
     if report.workqueue_mask:
         human.print(f"  unbound workqueue cpumask: {report.workqueue_mask}")
     for note in report.notes:

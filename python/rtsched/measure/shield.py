@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from rtsched.measure.cpus import (
+from rtsched.measure.cpus import (  # noqa: F401 (CpuListError re-exported)
     CpuListError,
     cpu_mask,
     format_cpu_list,
@@ -175,6 +175,7 @@ class ShieldState:
     cpuset_root: str = ""
     root_flags: dict[str, str] = field(default_factory=dict)  # file -> value before
     subtree_control_added: bool = False  # v2: we enabled +cpuset
+    created_dirs: list[str] = field(default_factory=list)  # cpusets this shield made (undo removes only these)
     tasks: dict[str, dict] = field(default_factory=dict)  # tid -> {affinity, start, comm}
     irqs: dict[str, str] = field(default_factory=dict)  # irq -> smp_affinity before
     default_smp_affinity: str | None = None
@@ -214,6 +215,7 @@ class ShieldReport:
     refused_tasks: list[dict] = field(default_factory=list)  # {tid, comm, reason}
     moved_irqs: list[str] = field(default_factory=list)
     refused_irqs: list[dict] = field(default_factory=list)  # {irq, reason, effective}
+    pending_irqs: list[str] = field(default_factory=list)  # moved, still effective until their next interrupt
     workqueue_mask: str | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -353,8 +355,16 @@ def _cpusets_v1(state: ShieldState, cpus: list[int], rest: list[int], report: Sh
     system = root / SYSTEM_NAME
     shielded = root / SHIELD_NAME
     mems = _mems(root)
+    for child in (system, shielded):
+        if child.exists():
+            raise ShieldError(
+                f"{child} exists but no shield is recorded: a shield made by something else, or left by a "
+                "lost state file; move its tasks to the root cpuset and rmdir it"
+            )
     for child, child_cpus in ((system, rest), (shielded, cpus)):
-        child.mkdir(exist_ok=True)
+        state.created_dirs.append(str(child))
+        state.save()
+        child.mkdir()
         try:
             _write(child / "cpuset.cpus", format_cpu_list(child_cpus))
             _write(child / "cpuset.mems", mems)
@@ -397,7 +407,11 @@ def _cpusets_v2(state: ShieldState, cpus: list[int], report: ShieldReport) -> No
         state.subtree_control_added = True
         state.save()
     shielded = root / SHIELD_NAME
-    shielded.mkdir(exist_ok=True)
+    if shielded.exists():
+        raise ShieldError(f"{shielded} exists but no shield is recorded; remove it by hand")
+    state.created_dirs.append(str(shielded))
+    state.save()
+    shielded.mkdir()
     _write(shielded / "cpuset.cpus", format_cpu_list(cpus))
     for partition in ("isolated", "root"):
         try:
@@ -448,11 +462,20 @@ def _irqs(state: ShieldState, cpus: list[int], rest: list[int], report: ShieldRe
                     {"irq": irq, "reason": error.strerror or str(error), "effective": _effective(irq)}
                 )
                 continue
+    # x86 moves a non-managed IRQ at its next interrupt: look again after a moment,
+    # and list those still delivered to a shielded CPU as pending, not refused.
+    time.sleep(0.05)
+    refused = {r["irq"] for r in report.refused_irqs}
+    for irq in state.irqs:
         effective = _effective(irq)
-        if effective is not None and set(parse_cpu_list(effective) if effective else []) & set(cpus):
-            # Accepted the mask but still delivered to a shielded CPU (e.g. a managed IRQ).
-            if not any(r["irq"] == irq for r in report.refused_irqs):
-                report.refused_irqs.append({"irq": irq, "reason": "still effective there", "effective": effective})
+        if irq in refused or not effective:
+            continue
+        try:
+            targets = set(parse_cpu_list(effective))
+        except CpuListError:
+            continue
+        if targets & set(cpus):
+            report.pending_irqs.append(irq)
     if state.default_smp_affinity is not None:
         mask = parse_mask(state.default_smp_affinity) & ~shielded_mask or rest_mask
         try:
@@ -502,19 +525,18 @@ def undo() -> UndoReport:
 
     root = Path(state.cpuset_root)
     if state.backend == "cgroup-v1":
-        for name in (SHIELD_NAME, SYSTEM_NAME):
-            child = root / name
-            if child.exists():
-                _empty_cpuset(child, root / "tasks", report)
-        for name in (SHIELD_NAME, SYSTEM_NAME):
-            _rmdir(root / name, report)
+        for name in state.created_dirs:
+            if Path(name).exists():
+                _empty_cpuset(Path(name), root / "tasks", report)
+        for name in state.created_dirs:
+            _rmdir(Path(name), report)
         for name, value in state.root_flags.items():
             _restore(root / name, value, report)
     else:
-        child = root / SHIELD_NAME
-        if child.exists():
-            _empty_cpuset(child, root / "cgroup.procs", report)
-            _rmdir(child, report)
+        for name in state.created_dirs:
+            if Path(name).exists():
+                _empty_cpuset(Path(name), root / "cgroup.procs", report)
+            _rmdir(Path(name), report)
         if state.subtree_control_added:
             try:
                 _write(root / "cgroup.subtree_control", "-cpuset")
