@@ -1,0 +1,182 @@
+"""``rtsched run FILE``: run a task set on this machine and report each task's jobs.
+
+Exit codes: 0 the run completed (deadline misses are reported, not errors,
+unless ``--fail-on-miss``); 1 invalid input, a set-up failure (the runner's
+explanation is printed) or, with ``--fail-on-miss``, a missed deadline;
+3 the native runner is missing; 130 interrupted (after cleanup).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rtsched.cli.native import EXIT_NATIVE_MISSING
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_INTERRUPTED = 130
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "run",
+        help="run a task set on this machine and report each task's jobs",
+        description="Validates FILE, resolves it for this machine, runs it with rtsched-run "
+        "(tracing every job), and reports per task: jobs, deadline misses, response times, "
+        "tardiness, release latency. Writes DIR/: runner.json, trace.rtst, jobs.csv "
+        "(st-job-stats columns), trace.perfetto.json (ui.perfetto.dev), response-cdf.png, "
+        "schedule.png, summary.json. See docs/run.md.",
+    )
+    parser.add_argument("file", metavar="FILE", help="task-set file (.yaml, .yml or .json)")
+    parser.add_argument("--duration", metavar="TIME", help="run length (e.g. 5s; default: the set's, else 5s)")
+    parser.add_argument("--out", metavar="DIR", type=Path, help="output folder (default: out/<task-set name>/)")
+    parser.add_argument("--json", action="store_true", help="print the summary JSON to stdout instead of the table")
+    parser.add_argument(
+        "--plot-window", metavar="FROM:TO", default="0ms:200ms",
+        help="window of the schedule chart, times since the release (default 0ms:200ms)",
+    )
+    parser.add_argument("--no-plots", action="store_true", help="do not draw the PNG plots")
+    parser.add_argument("--trace-markers", action="store_true", help="mirror trace events to ftrace trace_marker")
+    parser.add_argument(
+        "--trace-buffer", metavar="EVENTS", type=int, default=65536,
+        help="per-task trace ring size in events (default 65536; too small loses events, reported)",
+    )
+    parser.add_argument("--fail-on-miss", action="store_true", help="exit 1 when any deadline was missed")
+    parser.set_defaults(handler=run)
+
+
+def _parse_window(text: str) -> tuple[int, int]:
+    from rtsched.model import parse_duration
+
+    lo, sep, hi = text.partition(":")
+    if not sep:
+        raise ValueError(f'--plot-window: expected FROM:TO (e.g. 0ms:200ms), got "{text}"')
+    start, end = parse_duration(lo.strip()), parse_duration(hi.strip())
+    if end <= start:
+        raise ValueError(f"--plot-window: TO must be after FROM, got {text}")
+    return start, end
+
+
+def _ms(ns: float | int | None) -> str:
+    """Milliseconds with µs resolution; "–" for no value."""
+    if ns is None:
+        return "–"
+    return f"{ns / 1e6:.3f}"
+
+
+def print_table(result, console) -> None:
+    from rich.table import Table
+
+    summary = result.summary
+    tasks_in = result.runner_input["tasks"]
+    table = Table(title=f"{summary['name']} ({summary['scheduler']}, {summary['duration_ns'] / 1e9:g} s)")
+    table.caption = "times in ms; bound: analytical response-time bound (rtsched.analysis, to come)"
+    for header in ("task", "CPUs", "jobs", "misses", "resp min", "resp mean", "resp p99", "resp max", "bound",
+                   "tard max", "rel lat p99", "overruns", "lost ev"):
+        table.add_column(header, justify="left" if header == "task" else "right", no_wrap=True)
+    for s in result.stats:
+        cpus = ",".join(map(str, tasks_in[s.index]["cpus"])) if s.index < len(tasks_in) else "?"
+        table.add_row(
+            s.task,
+            cpus,
+            str(s.jobs),
+            f"[bold red]{s.deadline_misses}[/]" if s.deadline_misses else "0",
+            _ms(s.response_min_ns),
+            _ms(s.response_mean_ns),
+            _ms(s.response_p99_ns),
+            _ms(s.response_max_ns),
+            # ANALYTICAL BOUND: rtsched.analysis (a later issue) fills s.bound_ns; "–" until then.
+            _ms(s.bound_ns),
+            _ms(s.tardiness_max_ns) if s.deadline_misses else "0",
+            _ms(s.release_latency_p99_ns),
+            str(s.budget_overruns),
+            str(s.lost_events),
+        )
+    console.print(table)
+    notes = []
+    if summary["censored_jobs"]:
+        notes.append(f"{summary['censored_jobs']} job(s) not completed when the run ended (left out)")
+    if summary["incomplete_jobs"]:
+        notes.append(f"{summary['incomplete_jobs']} job(s) left out: their release or start event was lost")
+    if summary["lost_events"]:
+        notes.append(f"[bold yellow]{summary['lost_events']} trace event(s) lost[/] (rings full): raise --trace-buffer")
+    if summary["deadline_misses"]:
+        notes.append(f"[bold red]{summary['deadline_misses']} deadline miss(es)[/]")
+    for note in notes:
+        console.print(note)
+    console.print(f"outputs in {result.out_dir}/: " + ", ".join(sorted(k for k in result.files)))
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from rtsched.model import DurationError, TaskSetError, load_taskset, parse_duration
+    from rtsched.native import NativeToolMissing
+    from rtsched.run import RunOptions, RunSetupError, run_taskset
+
+    err = Console(stderr=True, highlight=False)
+    try:
+        taskset = load_taskset(args.file)
+    except TaskSetError as e:
+        for error in e.errors:
+            print(f"{args.file}: {error}", file=sys.stderr)
+        print(f"{args.file}: invalid ({len(e.errors)} error{'s' if len(e.errors) != 1 else ''})", file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as e:
+        print(f"{args.file}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        duration = parse_duration(args.duration) if args.duration is not None else None
+        if duration is not None and duration <= 0:
+            raise DurationError(f"must be > 0, got {args.duration}")
+        window = _parse_window(args.plot_window)
+    except (DurationError, ValueError) as e:
+        print(f"rtsched run: {e}" if "--plot-window" in str(e) else f"rtsched run: --duration: {e}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.trace_buffer < 1:
+        print("rtsched run: --trace-buffer: must be >= 1", file=sys.stderr)
+        return EXIT_FAILED
+    options = RunOptions(
+        duration_ns=duration,
+        out_dir=args.out,
+        plots=not args.no_plots,
+        plot_window_ns=window,
+        trace_markers=args.trace_markers,
+        trace_buffer_events=args.trace_buffer,
+        progress=not args.json,
+    )
+    try:
+        result = run_taskset(taskset, options)
+    except TaskSetError as e:
+        for error in e.errors:
+            print(f"{args.file}: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    except NativeToolMissing as e:
+        print(f"rtsched: {e}", file=sys.stderr)
+        return EXIT_NATIVE_MISSING
+    except RunSetupError as e:
+        print(f"rtsched run: the run could not be set up:\n{e}", file=sys.stderr)
+        return EXIT_FAILED
+    if result.interrupted and not result.summary:
+        print("rtsched run: interrupted before the trace was written; cleaned up", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if args.json:
+        print(json.dumps(result.summary, indent=2))
+    else:
+        console = Console(highlight=False)
+        if not console.is_terminal:
+            console = Console(highlight=False, width=160)
+        print_table(result, console)
+    if result.outcome.stderr.strip() and not args.json:
+        for line in result.outcome.stderr.strip().splitlines():
+            err.print(line, markup=False)
+    if result.interrupted:
+        err.print("rtsched run: interrupted; the tasks were stopped, the partial run is reported, cleanup done")
+        return EXIT_INTERRUPTED
+    if args.fail_on_miss and result.summary["deadline_misses"]:
+        err.print(f"rtsched run: {result.summary['deadline_misses']} deadline miss(es) (--fail-on-miss)")
+        return EXIT_FAILED
+    return EXIT_OK

@@ -1,0 +1,189 @@
+"""Chrome / Perfetto trace JSON of a run (opens in ui.perfetto.dev and chrome://tracing).
+
+Layout (the JSON "Trace Event Format"):
+
+- process 1 "tasks": one track (tid = task index + 1) per task, named after it;
+- process 2 "CPUs": one track (tid = CPU + 1) per CPU, named ``CPU n``;
+- ``X`` slices: each **execution segment** of a job, named ``<task> #<job>``, on
+  its task's track and on the CPU it ran on. A job's segment runs from START
+  (or the end of a suspension) to COMPLETE (or the start of the next
+  suspension); suspensions are a ``sleep`` (from the SLEEP event for its
+  duration), a condition-variable wait (COND_WAIT to COND_WAKE) and a lock
+  wait longer than ``LOCK_WAIT_MIN_NS`` (LOCK_REQUEST to LOCK_ACQUIRE). A job
+  that never suspends has exactly one slice. Preemption is not traced (no
+  kernel events), so a slice includes the time the job was preempted; on a
+  CPU track the preempting job's slice nests inside it. A segment whose two
+  ends were recorded on different CPUs (it migrated) or that would overlap
+  another without nesting is left off the CPU tracks (counted in the
+  metadata), never off its task track;
+- instant events on the task tracks: release (at the nominal release),
+  deadline miss and budget overrun (at completion), lock acquire / release,
+  condition wait / wake / signal / broadcast, markers.
+
+Timestamps are microseconds since the synchronous release t0.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rtsched.run.jobs import JobTable
+from rtsched.run.tracefile import EV
+
+__all__ = ["LOCK_WAIT_MIN_NS", "job_segments", "perfetto_trace", "write_perfetto"]
+
+LOCK_WAIT_MIN_NS = 2000
+TASKS_PID = 1
+CPUS_PID = 2
+
+_INSTANTS = {
+    EV.LOCK_ACQUIRE: "lock acquire",
+    EV.LOCK_RELEASE: "lock release",
+    EV.COND_WAIT: "cond wait",
+    EV.COND_WAKE: "cond wake",
+    EV.COND_SIGNAL: "cond signal",
+    EV.COND_BROADCAST: "cond broadcast",
+    EV.MARKER: "marker",
+}
+
+
+def job_segments(events: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """Execution segments (begin_ns, end_ns, begin_cpu, end_cpu) of one job's events, recording order."""
+    segments = []
+    begin: tuple[int, int] | None = None
+    resume_at: int | None = None  # a sleep ends here; the segment's CPU is the next event's
+    pending_request: tuple[int, int] | None = None
+    for ev in events:
+        kind, t, cpu = int(ev["type"]), int(ev["time_ns"]), int(ev["cpu"])
+        if kind == EV.RELEASE:
+            continue
+        if resume_at is not None:
+            begin, resume_at = (resume_at, cpu), None
+        if kind == EV.START:
+            begin = (t, cpu)
+        elif kind == EV.SLEEP and begin is not None:
+            segments.append((begin[0], t, begin[1], cpu))
+            begin, resume_at = None, t + int(ev["arg1"])
+        elif kind == EV.COND_WAIT and begin is not None:
+            segments.append((begin[0], t, begin[1], cpu))
+            begin = None
+        elif kind == EV.COND_WAKE and begin is None:
+            begin = (t, cpu)
+        elif kind == EV.LOCK_REQUEST:
+            pending_request = (t, cpu)
+        elif kind == EV.LOCK_ACQUIRE and pending_request is not None:
+            if begin is not None and t - pending_request[0] > LOCK_WAIT_MIN_NS:
+                segments.append((begin[0], pending_request[0], begin[1], pending_request[1]))
+                begin = (t, cpu)
+            pending_request = None
+        elif kind == EV.COMPLETE:
+            if begin is not None:
+                segments.append((begin[0], t, begin[1], cpu))
+            begin = None
+    return [s for s in segments if s[1] >= s[0]]
+
+
+def _us(t_ns: int, t0: int) -> float:
+    return round((t_ns - t0) / 1000.0, 3)
+
+
+def perfetto_trace(table: JobTable, trace: Any) -> dict[str, Any]:
+    t0 = table.t0_ns
+    out: list[dict[str, Any]] = [
+        {"ph": "M", "name": "process_name", "pid": TASKS_PID, "tid": 0, "args": {"name": "tasks"}},
+        {"ph": "M", "name": "process_sort_index", "pid": TASKS_PID, "tid": 0, "args": {"sort_index": 1}},
+        {"ph": "M", "name": "process_name", "pid": CPUS_PID, "tid": 0, "args": {"name": "CPUs"}},
+        {"ph": "M", "name": "process_sort_index", "pid": CPUS_PID, "tid": 0, "args": {"sort_index": 2}},
+    ]
+    completed = {(int(j["task"]), int(j["job"])): j for j in table.jobs}
+    cpu_slices: dict[int, list[tuple[int, int, str, dict]]] = {}
+    cpus_seen: set[int] = set()
+    for info in table.tasks:
+        tid = info.index + 1
+        out.append({"ph": "M", "name": "thread_name", "pid": TASKS_PID, "tid": tid, "args": {"name": info.name}})
+        out.append(
+            {"ph": "M", "name": "thread_sort_index", "pid": TASKS_PID, "tid": tid, "args": {"sort_index": info.index}}
+        )
+        events = trace.events_of(info.stream)
+        cpus_seen.update(int(c) for c in np.unique(events["cpu"]))
+        for ev in events:
+            kind = int(ev["type"])
+            name = None
+            ts = int(ev["time_ns"])
+            args: dict[str, Any] = {"job": int(ev["job"])}
+            if kind == EV.RELEASE:
+                name = "release"
+                args["deadline_us"] = _us(int(ev["arg1"]), t0)
+            elif kind == EV.DEADLINE_MISS:
+                name = "deadline miss"
+                args["tardiness_us"] = int(ev["arg1"]) / 1000.0
+            elif kind == EV.BUDGET_OVERRUN:
+                name = "budget overrun"
+                args["budget_us"] = int(ev["arg1"]) / 1000.0
+            elif kind in _INSTANTS:
+                name = _INSTANTS[kind]
+                if kind == EV.MARKER:
+                    args.update(code=int(ev["arg0"]), value=int(ev["arg1"]))
+                else:
+                    args["object"] = int(ev["arg0"])
+            if name is not None:
+                out.append({"ph": "i", "s": "t", "name": name, "cat": "event", "pid": TASKS_PID, "tid": tid,
+                            "ts": _us(ts, t0), "args": args})
+        jobs_of_task = events[events["job"] > 0]
+        order = np.argsort(jobs_of_task["job"], kind="stable")
+        numbers, starts = np.unique(jobs_of_task["job"][order], return_index=True)
+        bounds = list(starts) + [len(order)]
+        for k, number in enumerate(numbers.tolist()):
+            job = completed.get((info.index, number))
+            if job is None:
+                continue
+            label = f"{info.name} #{number}"
+            job_args = {
+                "job": number,
+                "release_us": _us(int(job["release"]), t0),
+                "deadline_us": _us(int(job["deadline"]), t0),
+                "response_us": int(job["response"]) / 1000.0,
+                "missed": bool(job["missed"]),
+            }
+            for begin, end, begin_cpu, end_cpu in job_segments(jobs_of_task[order[bounds[k] : bounds[k + 1]]]):
+                out.append({"ph": "X", "name": label, "cat": "job", "pid": TASKS_PID, "tid": tid,
+                            "ts": _us(begin, t0), "dur": round((end - begin) / 1000.0, 3), "args": job_args})
+                if begin_cpu == end_cpu:
+                    cpu_slices.setdefault(begin_cpu, []).append((begin, end, label, job_args))
+                else:
+                    cpu_slices.setdefault(-1, []).append((begin, end, label, job_args))
+    left_off = len(cpu_slices.pop(-1, []))
+    for cpu in sorted(set(cpu_slices) | cpus_seen):
+        out.append({"ph": "M", "name": "thread_name", "pid": CPUS_PID, "tid": cpu + 1, "args": {"name": f"CPU {cpu}"}})
+        out.append({"ph": "M", "name": "thread_sort_index", "pid": CPUS_PID, "tid": cpu + 1, "args": {"sort_index": cpu}})
+        stack: list[int] = []  # end times of the open slices
+        for begin, end, label, job_args in sorted(cpu_slices.get(cpu, []), key=lambda s: (s[0], -s[1])):
+            while stack and stack[-1] <= begin:
+                stack.pop()
+            if stack and end > stack[-1]:
+                left_off += 1  # would overlap without nesting
+                continue
+            stack.append(end)
+            out.append({"ph": "X", "name": label, "cat": "job", "pid": CPUS_PID, "tid": cpu + 1,
+                        "ts": _us(begin, t0), "dur": round((end - begin) / 1000.0, 3), "args": job_args})
+    return {
+        "traceEvents": out,
+        "displayTimeUnit": "ns",
+        "otherData": {
+            "taskset": table.name,
+            "t0_ns": t0,
+            "duration_ns": table.duration_ns,
+            "lost_events": table.lost_total,
+            "cpu_track_slices_left_off": left_off,
+        },
+    }
+
+
+def write_perfetto(table: JobTable, trace: Any, path: str | Path) -> dict[str, Any]:
+    doc = perfetto_trace(table, trace)
+    Path(path).write_text(json.dumps(doc, separators=(",", ":")))
+    return doc

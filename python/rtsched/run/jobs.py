@@ -1,0 +1,172 @@
+"""Per-job table from a trace: one row per completed job.
+
+A job's row joins its RELEASE, START and COMPLETE events (same stream, same
+job number) with its DEADLINE_MISS / BUDGET_OVERRUN events and the CPUs its
+events were recorded on. Jobs that were released but had not completed when
+the run ended are **censored** (left out, counted per task); jobs with a
+COMPLETE but a missing RELEASE or START lost events in a full ring and are
+counted as ``incomplete``.
+
+All times are integer nanoseconds on the trace's clock (CLOCK_MONOTONIC).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rtsched.run.tracefile import EV
+
+__all__ = ["JOB_DTYPE", "JobTable", "TaskInfo", "build_job_table", "cpus_of_mask"]
+
+JOB_DTYPE = np.dtype(
+    [
+        ("task", "<i4"),         # index in the task set
+        ("job", "<u4"),          # 1 for the first job
+        ("release", "<i8"),      # nominal release time
+        ("deadline", "<i8"),     # absolute deadline
+        ("start", "<i8"),        # first instruction
+        ("completion", "<i8"),
+        ("response", "<i8"),     # completion - release
+        ("lateness", "<i8"),     # completion - deadline (negative: early)
+        ("tardiness", "<i8"),    # max(0, lateness)
+        ("release_latency", "<i8"),  # start - release
+        ("missed", "?"),
+        ("overrun", "?"),        # a BUDGET_OVERRUN was recorded
+        ("cpu_time", "<i8"),     # CPU time the job consumed (COMPLETE.arg1)
+        ("cpus", "<u8"),         # bit c set: the job recorded an event on CPU c
+        ("first_cpu", "<i4"),    # CPU of the START event
+    ]
+)
+
+
+@dataclass
+class TaskInfo:
+    """What the trace says about one task (its stream)."""
+
+    index: int
+    name: str
+    stream: int
+    tid: int
+    period_ns: int
+    deadline_ns: int
+    lost_events: int = 0
+    released: int = 0
+    censored: int = 0
+    incomplete: int = 0
+
+
+@dataclass
+class JobTable:
+    """Completed jobs of every task (``jobs``: JOB_DTYPE, by task then job) and per-task bookkeeping."""
+
+    jobs: np.ndarray
+    tasks: list[TaskInfo]
+    t0_ns: int
+    duration_ns: int
+    lost_total: int
+    name: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def of_task(self, index: int) -> np.ndarray:
+        return self.jobs[self.jobs["task"] == index]
+
+    @property
+    def censored(self) -> int:
+        return sum(t.censored for t in self.tasks)
+
+    @property
+    def incomplete(self) -> int:
+        return sum(t.incomplete for t in self.tasks)
+
+
+def cpus_of_mask(mask: int) -> list[int]:
+    return [c for c in range(64) if mask >> c & 1]
+
+
+def _first_by_job(events: np.ndarray, kind: int) -> dict[int, np.void]:
+    out: dict[int, np.void] = {}
+    for ev in events[events["type"] == kind]:
+        out.setdefault(int(ev["job"]), ev)
+    return out
+
+
+def build_job_table(trace: Any) -> JobTable:
+    """The per-job table of ``trace`` (as returned by ``load_trace``)."""
+    header = trace.header
+    tasks: list[TaskInfo] = []
+    rows: list[tuple] = []
+    for stream in trace.streams:
+        if stream["task_id"] < 0:
+            continue
+        info = TaskInfo(
+            index=int(stream["task_id"]),
+            name=str(stream["name"]),
+            stream=int(stream["stream_id"]),
+            tid=int(stream["tid"]),
+            period_ns=int(stream["period_ns"]),
+            deadline_ns=int(stream["deadline_ns"]),
+            lost_events=int(stream.get("lost", 0)),
+        )
+        tasks.append(info)
+        events = trace.events_of(info.stream)
+        releases = _first_by_job(events, EV.RELEASE)
+        starts = _first_by_job(events, EV.START)
+        completes = _first_by_job(events, EV.COMPLETE)
+        overruns = {int(j) for j in events["job"][events["type"] == EV.BUDGET_OVERRUN]}
+        in_job = events[events["job"] > 0]
+        masks: dict[int, int] = {}
+        for job, cpu in zip(in_job["job"].tolist(), in_job["cpu"].tolist()):
+            if cpu < 64:
+                masks[job] = masks.get(job, 0) | (1 << cpu)
+        numbers = set(releases) | set(starts) | set(completes)
+        info.released = len(numbers)
+        last_complete = max(completes) if completes else 0
+        for job in sorted(numbers):
+            if job not in completes:
+                if job > last_complete:
+                    info.censored += 1
+                else:
+                    info.incomplete += 1
+                continue
+            if job not in releases or job not in starts:
+                info.incomplete += 1
+                continue
+            rel, st, co = releases[job], starts[job], completes[job]
+            release = int(rel["time_ns"])
+            deadline = int(rel["arg1"])
+            completion = int(co["time_ns"])
+            lateness = completion - deadline
+            rows.append(
+                (
+                    info.index,
+                    job,
+                    release,
+                    deadline,
+                    int(st["time_ns"]),
+                    completion,
+                    completion - release,
+                    lateness,
+                    max(0, lateness),
+                    int(st["time_ns"]) - release,
+                    lateness > 0,
+                    job in overruns,
+                    int(co["arg1"]),
+                    masks.get(job, 0),
+                    int(st["cpu"]),
+                )
+            )
+    tasks.sort(key=lambda t: t.index)
+    jobs = np.array(rows, dtype=JOB_DTYPE)
+    if len(jobs):
+        jobs = jobs[np.lexsort((jobs["job"], jobs["task"]))]
+    return JobTable(
+        jobs=jobs,
+        tasks=tasks,
+        t0_ns=int(header.get("t0_ns", 0)),
+        duration_ns=int(header.get("duration_ns", 0)),
+        lost_total=int(trace.lost_total),
+        name=str(header.get("name", "")),
+    )

@@ -1,0 +1,109 @@
+"""PNG plots of a run (matplotlib, Agg backend): response-time CDF per task,
+and a schedule chart (Gantt) of a window, one row per CPU."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rtsched.run.export_perfetto import job_segments
+from rtsched.run.jobs import JobTable
+
+__all__ = ["plot_response_cdf", "plot_schedule"]
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_response_cdf(table: JobTable, path: str | Path) -> None:
+    """Empirical CDF of each task's response times (ms), deadlines as dotted lines."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, info in enumerate(table.tasks):
+        rows = table.of_task(info.index)
+        color = colors[k % len(colors)]
+        if len(rows):
+            response = np.sort(rows["response"]) / 1e6
+            y = np.arange(1, len(response) + 1) / len(response)
+            ax.step(response, y, where="post", label=f"{info.name} ({len(rows)} jobs)", color=color)
+        if info.deadline_ns:
+            ax.axvline(info.deadline_ns / 1e6, color=color, linestyle=":", linewidth=1)
+    ax.set_xlabel("response time (ms); dotted: relative deadline")
+    ax.set_ylabel("fraction of jobs")
+    ax.set_ylim(0, 1.02)
+    ax.set_title(f"{table.name}: response-time CDF per task")
+    ax.grid(True, alpha=0.3)
+    if table.tasks:
+        ax.legend(loc="lower right", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def plot_schedule(
+    table: JobTable, trace: Any, path: str | Path, window_ns: tuple[int, int] | None = None
+) -> int:
+    """Gantt chart of the window (ns since t0; default the first 200 ms): one row per CPU,
+    bars = job execution segments coloured by task (preemption not traced: a bar may
+    include time the job was preempted; nested bars are drawn thinner), releases as
+    ticks above. Returns the number of bars drawn."""
+    plt = _pyplot()
+    from matplotlib.patches import Patch
+
+    lo, hi = window_ns if window_ns is not None else (0, 200_000_000)
+    t0 = table.t0_ns
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    completed = {(int(j["task"]), int(j["job"])) for j in table.jobs}
+    bars: dict[int, list[tuple[float, float, int]]] = {}
+    releases: list[tuple[float, int]] = []
+    for info in table.tasks:
+        events = trace.events_of(info.stream)
+        jobs = events[events["job"] > 0]
+        for number in np.unique(jobs["job"]).tolist():
+            if (info.index, number) not in completed:
+                continue
+            for begin, end, cpu, end_cpu in job_segments(jobs[jobs["job"] == number]):
+                b, e = begin - t0, end - t0
+                if e < lo or b > hi:
+                    continue
+                bars.setdefault(cpu, []).append((max(b, lo) / 1e6, (min(e, hi) - max(b, lo)) / 1e6, info.index))
+        rel = jobs[jobs["type"] == 1]["time_ns"] - t0
+        releases.extend((r / 1e6, info.index) for r in rel[(rel >= lo) & (rel <= hi)].tolist())
+    cpus = sorted(bars) or [0]
+    fig, ax = plt.subplots(figsize=(11, 1.2 + 0.9 * len(cpus)), dpi=100)
+    drawn = 0
+    for row, cpu in enumerate(cpus):
+        segments = sorted(bars.get(cpu, []), key=lambda s: (s[0], -s[1]))
+        open_ends: list[float] = []
+        for start, width, task in segments:
+            while open_ends and open_ends[-1] <= start:
+                open_ends.pop()
+            depth = len(open_ends)
+            open_ends.append(start + width)
+            height = 0.7 * (0.6**depth)
+            ax.broken_barh([(start, width)], (row - height / 2, height), facecolors=colors[task % len(colors)],
+                           edgecolor="black", linewidth=0.3)
+            drawn += 1
+    for r, task in releases:
+        ax.plot([r, r], [len(cpus) - 0.5, len(cpus) - 0.3], color=colors[task % len(colors)], linewidth=1)
+    ax.set_yticks(range(len(cpus)), [f"CPU {c}" for c in cpus])
+    ax.set_ylim(-0.6, len(cpus) - 0.2)
+    ax.set_xlim(lo / 1e6, hi / 1e6)
+    ax.set_xlabel("time since release t0 (ms); ticks at the top: job releases")
+    ax.set_title(f"{table.name}: schedule {lo / 1e6:g}-{hi / 1e6:g} ms")
+    ax.legend(handles=[Patch(color=colors[t.index % len(colors)], label=t.name) for t in table.tasks],
+              loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
+    ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return drawn

@@ -1,0 +1,159 @@
+"""Running the C runner ``rtsched-run`` on a resolved task set.
+
+``run_native`` starts ``rtsched-run SPEC.json --quiet`` in its own session,
+shows a progress bar over the run (release delay + duration), forwards
+SIGINT / SIGTERM / SIGHUP it receives to the runner (which stops the tasks,
+writes the trace and removes its cpusets), and after any exit other than
+success or an input error calls ``rtsched-run --cleanup`` so that nothing the
+run set up (P-EDF cpusets) survives a crash.
+
+Runner exit codes (tools/run/main.c): 0 completed, 1 set-up failed (the
+kernel refused a task, cpusets, ...), 2 input error, 128 + signal when a
+signal ended it early.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rtsched.native import native_tool
+
+__all__ = [
+    "RUNNER",
+    "RunnerOutcome",
+    "cleanup",
+    "run_native",
+    "write_runner_input",
+]
+
+RUNNER = "rtsched-run"
+RUNNER_OK = 0
+RUNNER_SETUP_FAILED = 1
+RUNNER_INPUT_ERROR = 2
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# After the expected end, how long the runner may take to stop its jobs and write the trace.
+GRACE_S = 30.0
+
+
+@dataclass
+class RunnerOutcome:
+    returncode: int             # the runner's; negative: killed by that signal
+    stdout: str
+    stderr: str
+    signal_received: int = 0    # the signal this process received and forwarded, 0 if none
+    cleanup_output: str = ""    # what `rtsched-run --cleanup` said, if it was called
+    elapsed_s: float = 0.0
+
+    @property
+    def completed(self) -> bool:
+        return self.returncode == RUNNER_OK
+
+    @property
+    def interrupted(self) -> bool:
+        return self.signal_received != 0 or self.returncode in (128 + s for s in FORWARDED)
+
+
+def write_runner_input(runner_input: dict[str, Any], path: str | Path) -> Path:
+    path = Path(path)
+    path.write_text(json.dumps(runner_input, indent=2) + "\n")
+    return path
+
+
+def cleanup(runner: Path | None = None) -> tuple[int, str]:
+    """Run ``rtsched-run --cleanup`` (removes cpusets an interrupted run left behind)."""
+    runner = runner or native_tool(RUNNER)
+    done = subprocess.run([str(runner), "--cleanup"], capture_output=True, text=True, timeout=60)
+    return done.returncode, (done.stdout + done.stderr).strip()
+
+
+def _progress(total_s: float, enabled: bool):
+    if not enabled:
+        return None
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        return None
+    return Progress(
+        TextColumn("[bold]running[/bold]"),
+        BarColumn(),
+        TextColumn("{task.completed:.1f}/{task.total:.1f} s"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    )
+
+
+def run_native(
+    spec_path: str | Path,
+    expected_s: float,
+    *,
+    progress: bool = True,
+    runner: Path | None = None,
+) -> RunnerOutcome:
+    """Run ``rtsched-run`` on ``spec_path``; ``expected_s`` = release delay + duration."""
+    runner = runner or native_tool(RUNNER)
+    received: list[int] = []
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        began = time.monotonic()
+        proc = subprocess.Popen(
+            [str(runner), str(spec_path), "--quiet"],
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # only this process forwards signals to it, once
+        )
+
+        def forward(signum, _frame):
+            received.append(signum)
+            try:
+                proc.send_signal(signum)
+            except ProcessLookupError:
+                pass
+
+        previous = {s: signal.signal(s, forward) for s in FORWARDED}
+        bar = _progress(expected_s, progress)
+        try:
+            if bar is not None:
+                bar.start()
+                task = bar.add_task("run", total=expected_s)
+            escalated = 0
+            while proc.poll() is None:
+                elapsed = time.monotonic() - began
+                if bar is not None:
+                    bar.update(task, completed=min(elapsed, expected_s))
+                if elapsed > expected_s + GRACE_S * (escalated + 1):
+                    # A runner that does not stop: ask, then insist.
+                    proc.send_signal(signal.SIGTERM if escalated == 0 else signal.SIGKILL)
+                    escalated += 1
+                try:
+                    proc.wait(timeout=0.1)
+                except subprocess.TimeoutExpired:
+                    pass
+        finally:
+            if bar is not None:
+                bar.stop()
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+        elapsed = time.monotonic() - began
+        out.seek(0)
+        err.seek(0)
+        outcome = RunnerOutcome(
+            returncode=proc.returncode,
+            stdout=out.read(),
+            stderr=err.read(),
+            signal_received=received[0] if received else 0,
+            elapsed_s=elapsed,
+        )
+    if outcome.returncode not in (RUNNER_OK, RUNNER_INPUT_ERROR):
+        _code, outcome.cleanup_output = cleanup(runner)
+    return outcome

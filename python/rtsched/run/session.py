@@ -1,0 +1,141 @@
+"""One ``rtsched run``: resolve a task set, run it, read its trace, write the outputs.
+
+    from rtsched.model import load_taskset
+    from rtsched.run import RunOptions, run_taskset
+    result = run_taskset(load_taskset("examples/pfp-two-cpus.yaml"), RunOptions(duration_ns=2_000_000_000))
+    result.summary["deadline_misses"], result.stats[0].response_max_ns, result.files["jobs.csv"]
+
+The output folder gets: runner.json (the resolved input), trace.rtst,
+jobs.csv, trace.perfetto.json, response-cdf.png, schedule.png, summary.json.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rtsched.model import TaskSet, to_runner_input
+from rtsched.run.export_csv import write_job_csv
+from rtsched.run.export_perfetto import write_perfetto
+from rtsched.run.jobs import JobTable, build_job_table
+from rtsched.run.runner import RunnerOutcome, run_native, write_runner_input
+from rtsched.run.stats import TaskStats, summary_dict, task_stats
+from rtsched.run.tracefile import load_trace
+
+__all__ = ["RunOptions", "RunResult", "RunSetupError", "run_taskset", "default_out_dir"]
+
+DEFAULT_DURATION_NS = 5_000_000_000
+DEFAULT_WINDOW_NS = (0, 200_000_000)
+
+
+class RunSetupError(RuntimeError):
+    """The runner could not set the run up (or refused its input); the message is its explanation."""
+
+    def __init__(self, message: str, outcome: RunnerOutcome):
+        super().__init__(message)
+        self.outcome = outcome
+
+
+@dataclass
+class RunOptions:
+    duration_ns: int | None = None           # None: the set's duration, else DEFAULT_DURATION_NS
+    out_dir: Path | None = None              # None: out/<name>/
+    plots: bool = True
+    plot_window_ns: tuple[int, int] = DEFAULT_WINDOW_NS
+    trace_markers: bool = False              # mirror events to ftrace trace_marker
+    trace_buffer_events: int = 65536         # per-thread ring size
+    progress: bool = True
+    release_delay_ns: int | None = None      # None: the resolver's default
+
+
+@dataclass
+class RunResult:
+    out_dir: Path
+    runner_input: dict[str, Any]
+    outcome: RunnerOutcome
+    table: JobTable | None = None
+    stats: list[TaskStats] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+    files: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def interrupted(self) -> bool:
+        return self.outcome.interrupted
+
+
+def default_out_dir(taskset: TaskSet) -> Path:
+    return Path("out") / taskset.name
+
+
+def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResult:
+    """Run ``taskset`` on this machine. Raises TaskSetError (resolving against this
+    machine), NativeToolMissing, RunSetupError (the runner's explanation)."""
+    options = options or RunOptions()
+    out_dir = Path(options.out_dir) if options.out_dir is not None else default_out_dir(taskset)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    duration = options.duration_ns or taskset.duration_ns or DEFAULT_DURATION_NS
+    trace_path = out_dir / "trace.rtst"
+    extra: dict[str, Any] = {}
+    if options.release_delay_ns is not None:
+        extra["release_delay_ns"] = options.release_delay_ns
+    runner_input = to_runner_input(
+        taskset,
+        trace_path.resolve(),
+        buffer_events=options.trace_buffer_events,
+        ftrace_markers=options.trace_markers,
+        duration_ns=duration,
+        **extra,
+    )
+    files = {"runner.json": write_runner_input(runner_input, out_dir / "runner.json")}
+    if trace_path.exists():
+        trace_path.unlink()  # never report an earlier run's trace
+    expected_s = (runner_input["duration_ns"] + runner_input["release_delay_ns"]) / 1e9
+    outcome = run_native(files["runner.json"], expected_s, progress=options.progress)
+    result = RunResult(out_dir=out_dir, runner_input=runner_input, outcome=outcome, files=files)
+    if not outcome.completed and not outcome.interrupted:
+        lines = [l.removeprefix("rtsched-run: ") for l in outcome.stderr.strip().splitlines()]
+        message = "\n".join(lines) or f"rtsched-run exited with status {outcome.returncode}"
+        if outcome.returncode < 0:
+            message += f"\nrtsched-run was killed by signal {-outcome.returncode}; cleanup: " + (
+                outcome.cleanup_output or "nothing left behind"
+            )
+        raise RunSetupError(message, outcome)
+    if not trace_path.exists():
+        return result  # interrupted before the trace was opened
+    files["trace.rtst"] = trace_path
+    trace = load_trace(trace_path)
+    table = build_job_table(trace)
+    stats = task_stats(table)
+    tasks_in = runner_input["tasks"]
+    files["jobs.csv"] = out_dir / "jobs.csv"
+    write_job_csv(
+        table,
+        files["jobs.csv"],
+        wcet_ns=[t["wcet_ns"] for t in tasks_in],
+        task_cpus=[t["cpus"] for t in tasks_in],
+    )
+    files["trace.perfetto.json"] = out_dir / "trace.perfetto.json"
+    write_perfetto(table, trace, files["trace.perfetto.json"])
+    if options.plots:
+        from rtsched.run.plots import plot_response_cdf, plot_schedule
+
+        files["response-cdf.png"] = out_dir / "response-cdf.png"
+        plot_response_cdf(table, files["response-cdf.png"])
+        files["schedule.png"] = out_dir / "schedule.png"
+        plot_schedule(table, trace, files["schedule.png"], options.plot_window_ns)
+    files["summary.json"] = out_dir / "summary.json"
+    summary = summary_dict(
+        table,
+        stats,
+        scheduler=runner_input["scheduler"],
+        completed=outcome.completed,
+        interrupted=outcome.interrupted,
+        runner_exit=outcome.returncode,
+        runner_messages=[l for l in outcome.stderr.strip().splitlines() if l],
+        files={k: str(v) for k, v in sorted(files.items())},
+    )
+    files["summary.json"].write_text(json.dumps(summary, indent=2) + "\n")
+    result.table, result.stats, result.summary = table, stats, summary
+    return result

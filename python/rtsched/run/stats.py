@@ -1,0 +1,115 @@
+"""Per-task statistics of a run, from its job table.
+
+Percentiles use numpy's default (linear interpolation); every time is an
+integer or float number of nanoseconds. ``bound_ns`` is where the analytical
+response-time bound goes: ``None`` until ``rtsched.analysis`` exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from rtsched.run.jobs import JobTable
+
+__all__ = ["TaskStats", "task_stats", "summary_dict"]
+
+
+@dataclass
+class TaskStats:
+    task: str
+    index: int
+    period_ns: int
+    deadline_ns: int
+    jobs: int                 # completed jobs in the table
+    released: int             # jobs seen released (completed + censored + incomplete)
+    censored: int             # released, not completed when the run ended
+    incomplete: int           # completed but with a RELEASE or START lost
+    deadline_misses: int
+    response_min_ns: int | None
+    response_mean_ns: float | None
+    response_p99_ns: float | None
+    response_max_ns: int | None
+    tardiness_max_ns: int | None
+    tardiness_mean_ns: float | None
+    release_latency_median_ns: float | None
+    release_latency_p99_ns: float | None
+    release_latency_max_ns: int | None
+    budget_overruns: int
+    lost_events: int
+    # ANALYTICAL BOUND: filled by rtsched.analysis (a later issue); None = no bound yet.
+    bound_ns: int | None = None
+
+
+def _stats_of(rows: np.ndarray) -> dict[str, Any]:
+    if not len(rows):
+        return dict.fromkeys(
+            (
+                "response_min_ns",
+                "response_mean_ns",
+                "response_p99_ns",
+                "response_max_ns",
+                "tardiness_max_ns",
+                "tardiness_mean_ns",
+                "release_latency_median_ns",
+                "release_latency_p99_ns",
+                "release_latency_max_ns",
+            )
+        )
+    response = rows["response"]
+    tardiness = rows["tardiness"]
+    latency = rows["release_latency"]
+    return {
+        "response_min_ns": int(response.min()),
+        "response_mean_ns": float(response.mean()),
+        "response_p99_ns": float(np.percentile(response, 99)),
+        "response_max_ns": int(response.max()),
+        "tardiness_max_ns": int(tardiness.max()),
+        "tardiness_mean_ns": float(tardiness.mean()),
+        "release_latency_median_ns": float(np.median(latency)),
+        "release_latency_p99_ns": float(np.percentile(latency, 99)),
+        "release_latency_max_ns": int(latency.max()),
+    }
+
+
+def task_stats(table: JobTable) -> list[TaskStats]:
+    out = []
+    for info in table.tasks:
+        rows = table.of_task(info.index)
+        out.append(
+            TaskStats(
+                task=info.name,
+                index=info.index,
+                period_ns=info.period_ns,
+                deadline_ns=info.deadline_ns,
+                jobs=len(rows),
+                released=info.released,
+                censored=info.censored,
+                incomplete=info.incomplete,
+                deadline_misses=int(rows["missed"].sum()),
+                budget_overruns=int(rows["overrun"].sum()),
+                lost_events=info.lost_events,
+                **_stats_of(rows),
+            )
+        )
+    return out
+
+
+def summary_dict(table: JobTable, stats: list[TaskStats], **extra: Any) -> dict[str, Any]:
+    """The run's summary (summary.json and ``--json``)."""
+    return {
+        "format": "rtsched-run-summary/1",
+        "name": table.name,
+        "t0_ns": table.t0_ns,
+        "duration_ns": table.duration_ns,
+        **extra,
+        "jobs": int(len(table.jobs)),
+        "deadline_misses": int(sum(s.deadline_misses for s in stats)),
+        "budget_overruns": int(sum(s.budget_overruns for s in stats)),
+        "censored_jobs": table.censored,
+        "incomplete_jobs": table.incomplete,
+        "lost_events": table.lost_total,
+        "tasks": [asdict(s) for s in stats],
+    }
