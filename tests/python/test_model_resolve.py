@@ -216,3 +216,10 @@ def test_reads_this_machine_when_not_told():
 def test_parse_cpu_list():
     assert parse_cpu_list("0-3,5,7-8\n") == (0, 1, 2, 3, 5, 7, 8)
     assert parse_cpu_list("0") == (0,)
+
+
+def test_trace_limits_of_the_runner():
+    with pytest.raises(TaskSetError, match="trace path: longer than 511 bytes"):
+        to_runner_input(loads_taskset(GEDF, "yaml"), "x" * 600, cpus_online=ONLINE, dl_period_limits=LIMITS)
+    with pytest.raises(TaskSetError, match="trace buffer"):
+        resolve(GEDF, buffer_events=1 << 27)

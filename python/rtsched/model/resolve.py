@@ -31,6 +31,9 @@ __all__ = [
 
 RUNNER_FORMAT = "rtsched-runner/1"
 DEFAULT_RELEASE_DELAY_NS = 100_000_000
+#: Limits of rtsched-run's reader (tools/run/spec.h RUN_PATH_MAX, spec.c).
+TRACE_PATH_MAX = 512
+TRACE_BUFFER_EVENTS_MAX = 1 << 26
 
 _ONLINE = Path("/sys/devices/system/cpu/online")
 _DL_PERIOD_LIMITS = Path("/proc/sys/kernel")
@@ -105,6 +108,10 @@ def to_runner_input(
         errors.append(f"duration: must be > 0, got {duration}ns")
     if release_delay_ns < 0:
         errors.append(f"release delay: must be >= 0, got {release_delay_ns}ns")
+    if len(str(trace_path).encode()) >= TRACE_PATH_MAX:
+        errors.append(f"trace path: longer than {TRACE_PATH_MAX - 1} bytes: {trace_path}")
+    if not 0 <= buffer_events <= TRACE_BUFFER_EVENTS_MAX:
+        errors.append(f"trace buffer: {buffer_events} events, expected 0..{TRACE_BUFFER_EVENTS_MAX}")
 
     if platform.cpus is not None:
         cpus = platform.cpus
