@@ -486,14 +486,17 @@ static inline __attribute__((always_inline)) int64_t now_ns(void)
 	return rts_timespec_to_ns(&ts);
 }
 
+/* stamp_now: the time is now, read after the slot is reserved so that a
+ * dropped event does not pay for the clock; otherwise time_ns. */
 static inline __attribute__((always_inline)) void record(struct rts_trace_stream *s,
-							 int64_t time_ns, uint16_t type,
-							 uint32_t job, uint32_t arg0, int64_t arg1)
+							 bool stamp_now, int64_t time_ns,
+							 uint16_t type, uint32_t job, uint32_t arg0,
+							 int64_t arg1)
 {
 	struct rts_trace_event_rec *ev = rts_ring_reserve(&s->ring);
 	if (rts_unlikely(!ev))
 		return; /* full: counted in ring.lost */
-	ev->time_ns = time_ns;
+	ev->time_ns = stamp_now ? now_ns() : time_ns;
 	ev->type = type;
 	ev->cpu = current_cpu();
 	ev->job = job;
@@ -510,7 +513,7 @@ RTS_EXPORT void rts_trace_event(struct rts_trace_stream *stream, uint16_t type, 
 {
 	if (rts_unlikely(!stream))
 		return;
-	record(stream, now_ns(), type, job, arg0, arg1);
+	record(stream, true, 0, type, job, arg0, arg1);
 }
 
 RTS_EXPORT void rts_trace_event_at(struct rts_trace_stream *stream, int64_t time_ns,
@@ -518,7 +521,7 @@ RTS_EXPORT void rts_trace_event_at(struct rts_trace_stream *stream, int64_t time
 {
 	if (rts_unlikely(!stream))
 		return;
-	record(stream, time_ns, type, job, arg0, arg1);
+	record(stream, false, time_ns, type, job, arg0, arg1);
 }
 
 RTS_EXPORT void rts_trace_emit(uint16_t type, uint32_t job, uint32_t arg0, int64_t arg1)
@@ -526,7 +529,7 @@ RTS_EXPORT void rts_trace_emit(uint16_t type, uint32_t job, uint32_t arg0, int64
 	struct rts_trace_stream *s = current_stream;
 	if (rts_unlikely(!s))
 		return;
-	record(s, now_ns(), type, job, arg0, arg1);
+	record(s, true, 0, type, job, arg0, arg1);
 }
 
 /* ---- closing -------------------------------------------------------------- */
