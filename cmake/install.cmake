@@ -27,6 +27,8 @@ install(FILES ${PROJECT_BINARY_DIR}/rtschedConfig.cmake
   ${PROJECT_BINARY_DIR}/rtschedConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/rtsched)
 
+# The .pc files locate the prefix from their own folder, so an installed tree can be moved.
+file(RELATIVE_PATH RTSCHED_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
 foreach(pc rtsched librtpi)
   configure_file(cmake/${pc}.pc.in ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
