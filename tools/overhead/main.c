@@ -102,7 +102,7 @@ int main(int argc, char *argv[])
 		return OVH_EXIT_FAILURE;
 	}
 
-	uint64_t steps = calibrate(o.target_ms);
+	uint64_t steps = o.steps ? o.steps : calibrate(o.target_ms);
 	uint64_t *samples = calloc(o.iterations, sizeof(*samples));
 	if (!samples)
 		return OVH_EXIT_FAILURE;
@@ -156,6 +156,8 @@ int main(int argc, char *argv[])
 	jw_object_end(&w);
 	jw_key(&w, "mlockall");
 	jw_bool(&w, mlocked);
+	jw_key(&w, "calibrated");
+	jw_bool(&w, o.steps == 0);
 	jw_key(&w, "loop_steps");
 	jw_uint(&w, steps);
 	jw_key(&w, "completed");

@@ -8,7 +8,7 @@
 #include <string.h>
 
 enum { OPT_CPU = 256, OPT_POLICY, OPT_PRIORITY, OPT_TARGET, OPT_ITER, OPT_GAP, OPT_CPUSET,
-       OPT_OUTPUT, OPT_PROGRESS, OPT_HELP };
+       OPT_OUTPUT, OPT_PROGRESS, OPT_HELP, OPT_STEPS };
 
 static const struct option long_options[] = {
 	{"cpu", required_argument, NULL, OPT_CPU},
@@ -16,6 +16,7 @@ static const struct option long_options[] = {
 	{"priority", required_argument, NULL, OPT_PRIORITY},
 	{"target-ms", required_argument, NULL, OPT_TARGET},
 	{"iterations", required_argument, NULL, OPT_ITER},
+	{"steps", required_argument, NULL, OPT_STEPS},
 	{"gap-ms", required_argument, NULL, OPT_GAP},
 	{"cpuset", required_argument, NULL, OPT_CPUSET},
 	{"output", required_argument, NULL, OPT_OUTPUT},
@@ -36,6 +37,8 @@ void ovh_options_usage(FILE *out, const char *prog)
 		"  --priority N     SCHED_FIFO priority 1..99 (default 90)\n"
 		"  --target-ms X    length of one loop (default 100)\n"
 		"  --iterations N   loops measured (default 50)\n"
+		"  --steps N        loop steps, instead of calibrating to --target-ms (so that\n"
+		"                   several runs time the very same loop)\n"
 		"  --gap-ms X       sleep between loops (default 20: a FIFO loop stays under the\n"
 		"                   950 ms/s RT throttling, which would otherwise show as overhead)\n"
 		"  --cpuset DIR     join this cpuset first (a CPU shielded by `rtsched shield`)\n"
@@ -118,6 +121,13 @@ int ovh_options_parse(int argc, char *const argv[], int ncpus, struct ovh_option
 				return OVH_EXIT_USAGE;
 			}
 			o->iterations = (uint64_t)v;
+			break;
+		case OPT_STEPS:
+			if (parse_long(optarg, 1, 1L << 50, &v)) {
+				snprintf(err, err_size, "--steps: '%s' is not a count >= 1", optarg);
+				return OVH_EXIT_USAGE;
+			}
+			o->steps = (uint64_t)v;
 			break;
 		case OPT_GAP:
 			if (parse_double(optarg, 0, 10000, &o->gap_ms)) {

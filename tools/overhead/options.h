@@ -22,6 +22,7 @@ struct ovh_options {
 	int priority;
 	double target_ms;       /* calibrated length of one loop */
 	uint64_t iterations;    /* loops measured */
+	uint64_t steps;         /* loop steps; 0: calibrate to target_ms */
 	double gap_ms;          /* sleep between loops: keeps a FIFO loop under RT throttling */
 	const char *cpuset;     /* cpuset to join first (a shielded CPU) */
 	const char *output;

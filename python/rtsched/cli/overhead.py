@@ -12,7 +12,7 @@ from rich.console import Console
 from rtsched.cli.latency import duration_arg, positive_int, priority_arg
 from rtsched.measure.cpus import CpuListError, checked_cpu_list, format_cpu_list, online_cpus
 from rtsched.measure.loads import OVERHEAD_LOADS, LoadError, Loads
-from rtsched.measure.overhead import VARIANTS, OverheadError, OverheadRun, irq_cpus, run_loop
+from rtsched.measure.overhead import VARIANTS, OverheadError, OverheadRun, calibrate, irq_cpus, run_loop
 from rtsched.measure.report import overhead_table, plot_overhead
 from rtsched.measure.shield import ShieldError, shield_cpuset_dir, shielded
 from rtsched.native import NativeToolMissing
@@ -71,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
             busiest, quietest, rates = irq_cpus(online)
             human.print(f"device interrupts in 0.5 s per CPU: {rates}; fifo-irq on CPU {busiest}, "
                         f"fifo-quiet on CPU {quietest}")
+            steps = calibrate(quietest, args.priority, args.target_ms)
+            human.print(f"loop calibrated on CPU {quietest} under SCHED_FIFO: {steps} steps for {args.target_ms:g} ms")
             for variant in variants:
                 cpuset = None
                 with ExitStack() as stack:
@@ -89,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
                                     f"{', '.join(r['irq'] for r in report.refused_irqs) or 'none'}")
                     with human.status(f"{variant} on CPU {cpu}: {args.iterations} x {args.target_ms:g} ms ..."):
                         raw = run_loop(cpu, policy, args.priority, args.target_ms, args.iterations,
-                                       args.gap_ms, cpuset)
+                                       args.gap_ms, cpuset, steps)
                 results.append(OverheadRun(variant=variant, cpu=cpu, raw=raw))
     except CpuListError as error:
         parser.error(str(error))

@@ -80,6 +80,15 @@ def irq_cpus(online: list[int], seconds: float = 0.5) -> tuple[int, int, dict[in
     return busiest, quietest, {c: key[c][0] for c in online}
 
 
+def calibrate(cpu: int, priority: int, target_ms: float) -> int:
+    """Loop steps for ``target_ms`` on ``cpu`` under SCHED_FIFO (so the calibration is undisturbed).
+
+    Every variant then runs this same loop, so one base T (the fastest run of
+    all) serves them all.
+    """
+    return int(run_loop(cpu, "fifo", priority, target_ms, 1, 0)["loop_steps"])
+
+
 def run_loop(
     cpu: int,
     policy: str,
@@ -88,6 +97,7 @@ def run_loop(
     iterations: int,
     gap_ms: float,
     cpuset: str | None = None,
+    steps: int | None = None,
 ) -> dict:
     command = [
         str(native_tool("rtsched-overhead")),
@@ -98,6 +108,8 @@ def run_loop(
         command += ["--priority", str(priority)]
     if cpuset:
         command += ["--cpuset", cpuset]
+    if steps:
+        command += ["--steps", str(steps)]
     bound = iterations * (target_ms + gap_ms) / 1e3 * 20 + 30  # SCHED_OTHER under load is slow
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=bound)
