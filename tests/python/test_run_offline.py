@@ -1,0 +1,151 @@
+"""``rtsched run`` without running anything: input errors, and the job table,
+statistics and exports on a trace written here byte by byte (docs/trace-format.md)."""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rtsched.run import EV, build_job_table, load_trace, summary_dict, task_stats
+from rtsched.run.export_csv import CSV_HEADER, write_job_csv
+from rtsched.run.export_perfetto import job_segments, perfetto_trace
+from rtsched.run.tracefile import EVENT_DTYPE, read_trace_file
+
+MS = 1_000_000
+T0 = 1_000 * MS
+
+
+def rtsched(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rtsched.cli.main", *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_unknown_key_is_an_error_with_its_path(tmp_path):
+    spec = tmp_path / "bad.yaml"
+    spec.write_text(
+        "name: bad\nplatform: {scheduler: P-FP, cpus: [0]}\n"
+        "tasks:\n  - {name: t, period: 10ms, priority: 10, partition: cpu0, perod: 5ms, body: [{compute: 1ms}]}\n"
+    )
+    done = rtsched("run", str(spec), "--out", str(tmp_path / "out"))
+    assert done.returncode == 1
+    assert "tasks[0]" in done.stderr and "perod" in done.stderr
+    assert not (tmp_path / "out" / "trace.rtst").exists()
+
+
+def test_missing_file_and_bad_options_exit_1(tmp_path):
+    assert rtsched("run", str(tmp_path / "nope.yaml")).returncode == 1
+    spec = tmp_path / "ok.yaml"
+    spec.write_text("name: ok\nplatform: {scheduler: P-FP, cpus: [0]}\n"
+                    "tasks:\n  - {name: t, period: 10ms, priority: 10, partition: cpu0, body: [{compute: 1ms}]}\n")
+    window = rtsched("run", str(spec), "--plot-window", "200ms:100ms")
+    assert window.returncode == 1 and "--plot-window" in window.stderr
+    duration = rtsched("run", str(spec), "--duration", "ten")
+    assert duration.returncode == 1 and "--duration" in duration.stderr
+
+
+# ---------------------------------------------------------------- a synthetic trace
+
+def _event(t, kind, cpu, job, arg0=0, arg1=0):
+    return struct.pack("<qHHIIIq", t, kind, cpu, job, arg0, 0, arg1)
+
+
+def write_trace(path: Path, streams: list[tuple[str, int, int, list[bytes]]], lost=(), duration=100 * MS) -> Path:
+    """streams: (name, period_ns, deadline_ns, events); each stream in two chunks."""
+    header = bytearray(128)
+    struct.pack_into("<8s6Iqq", header, 0, b"RTSTRACE", 1, 128, 64, 32, 1, len(streams), T0, duration)
+    header[48:48 + 8] = b"synthetc"
+    table = b""
+    for i, (name, period, deadline, _events) in enumerate(streams):
+        table += struct.pack("<IiIIqq32s", i, i, 100 + i, 1024, period, deadline, name.encode())
+    chunks = b""
+    for i, (_name, _p, _d, events) in enumerate(streams):
+        half = len(events) // 2
+        lost_i = lost[i] if i < len(lost) else 0
+        for part, lost_so_far in ((events[:half], 0), (events[half:], lost_i)):
+            chunks += struct.pack("<4IQQ", 0x4B4E4843, i, len(part), 0, lost_so_far, 0) + b"".join(part)
+    path.write_bytes(bytes(header) + table + chunks)
+    return path
+
+
+def job(t_rel, period_idx, number, cpu, response, start_delay=10_000, cpu_time=None, deadline=10 * MS, extra=()):
+    release = T0 + t_rel
+    done = release + response
+    events = [
+        _event(release, EV.RELEASE, cpu, number, 0, release + deadline),
+        _event(release + start_delay, EV.START, cpu, number),
+        *extra,
+        _event(done, EV.COMPLETE, cpu, number, 0, cpu_time if cpu_time is not None else response - start_delay),
+    ]
+    if done > release + deadline:
+        events.append(_event(done, EV.DEADLINE_MISS, cpu, number, 0, done - release - deadline))
+    return events
+
+
+@pytest.fixture
+def synthetic(tmp_path):
+    a = []
+    for k in range(5):
+        a += job(k * 10 * MS, k, k + 1, 0, 2 * MS)
+    a += [_event(T0 + 50 * MS, EV.RELEASE, 0, 6, 0, T0 + 60 * MS), _event(T0 + 50 * MS + 5000, EV.START, 0, 6)]
+    b = job(0, 0, 1, 1, 12 * MS)  # misses by 2 ms
+    sleep_at = T0 + 20 * MS + 1 * MS
+    b += job(20 * MS, 1, 2, 1, 4 * MS, extra=[_event(sleep_at, EV.SLEEP, 1, 2, 0, 1 * MS)])
+    return write_trace(tmp_path / "t.rtst", [("a", 10 * MS, 10 * MS, a), ("b", 20 * MS, 10 * MS, b)], lost=(0, 3))
+
+
+def test_reader_keeps_streams_lost_counts_and_time_order(synthetic):
+    trace = read_trace_file(synthetic)
+    assert trace.header["t0_ns"] == T0 and trace.header["name"] == "synthetc"
+    assert [s["name"] for s in trace.streams] == ["a", "b"]
+    assert [s["lost"] for s in trace.streams] == [0, 3] and trace.lost_total == 3
+    assert trace.events.dtype == EVENT_DTYPE
+    assert list(trace.events["time_ns"]) == sorted(trace.events["time_ns"])
+
+
+def test_job_table_and_stats(synthetic):
+    table = build_job_table(load_trace(synthetic))
+    a, b = table.tasks
+    assert (a.censored, a.incomplete, len(table.of_task(0))) == (1, 0, 5)
+    assert len(table.of_task(1)) == 2
+    stats = task_stats(table)
+    assert stats[0].jobs == 5 and stats[0].deadline_misses == 0 and stats[0].response_max_ns == 2 * MS
+    assert stats[0].release_latency_median_ns == 10_000
+    assert stats[1].deadline_misses == 1 and stats[1].tardiness_max_ns == 2 * MS
+    assert stats[1].lost_events == 3
+    summary = summary_dict(table, stats)
+    assert summary["censored_jobs"] == 1 and summary["lost_events"] == 3 and summary["jobs"] == 7
+    json.dumps(summary)
+
+
+def test_csv_and_perfetto_of_the_synthetic_trace(synthetic, tmp_path):
+    trace = load_trace(synthetic)
+    table = build_job_table(trace)
+    assert write_job_csv(table, tmp_path / "jobs.csv", wcet_ns=[1, 2], task_cpus=[[0], [1]]) == 7
+    lines = (tmp_path / "jobs.csv").read_text().splitlines()
+    assert lines[0] == CSV_HEADER
+    assert lines[1] == "# task NAME=a PID=100 COST=1 PERIOD=10000000 CPU=0"
+    miss = [l for l in lines if not l.startswith("#") and l.split(",")[0].strip() == "101"][0]
+    assert [int(v) for v in miss.split(",")] == [101, 1, 20 * MS, 12 * MS, 1, 2 * MS, 2 * MS, 0, 12 * MS - 10_000]
+    doc = perfetto_trace(table, trace)
+    slices = [e for e in doc["traceEvents"] if e["ph"] == "X" and e["pid"] == 1]
+    assert len([e for e in slices if e["tid"] == 1]) == 5       # censored job 6 has none
+    assert len([e for e in slices if e["tid"] == 2]) == 3       # job 2 of b sleeps once
+    assert any(e["ph"] == "i" and e["name"] == "deadline miss" for e in doc["traceEvents"])
+
+
+def test_segments_split_at_sleeps_and_long_lock_waits():
+    events = [
+        _event(0, EV.RELEASE, 0, 1), _event(10, EV.START, 0, 1),
+        _event(100, EV.LOCK_REQUEST, 0, 1), _event(200, EV.LOCK_ACQUIRE, 0, 1),       # short: no split
+        _event(1000, EV.LOCK_REQUEST, 0, 1), _event(9000, EV.LOCK_ACQUIRE, 1, 1),     # blocked 8 us
+        _event(10_000, EV.SLEEP, 1, 1, 0, 5000), _event(20_000, EV.COMPLETE, 1, 1),
+    ]
+    raw_dtype = np.dtype([(n, EVENT_DTYPE[n]) for n in EVENT_DTYPE.names if n != "stream"])
+    raw = np.frombuffer(b"".join(events), dtype=raw_dtype)
+    assert job_segments(raw) == [(10, 1000, 0, 0), (9000, 10_000, 1, 1), (15_000, 20_000, 1, 1)]
