@@ -6,5 +6,7 @@
 #include <rtsched/version.h>
 #include <rtsched/mutex.h>
 #include <rtsched/cond.h>
+#include <rtsched/trace.h>
+#include <rtsched/task.h>
 
 #endif /* RTSCHED_RTSCHED_H */
