@@ -33,7 +33,7 @@ def test_example_validates_and_resolves(path):
 def test_example_load_is_modest_on_a_shared_two_cpu_machine(path):
     ts = load_taskset(path)
     if path.name == "overload.yaml":
-        assert ts.utilization_by_partition() == {"cpu1": Fraction(11, 10)}
+        assert ts.utilization_by_partition() == {"cpu1": Fraction(6, 5)}
         return
     if ts.platform.is_partitioned:
         for name, u in ts.utilization_by_partition().items():
