@@ -35,6 +35,8 @@ static int64_t mono_ns(void)
 static void paired_read(int64_t *ns, uint64_t *tsc)
 {
 	int64_t best_gap = INT64_MAX;
+	*ns = 0;
+	*tsc = 0;
 	for (int i = 0; i < 16; i++) {
 		int64_t before = mono_ns();
 		uint64_t t = lb_tsc();
