@@ -9,7 +9,9 @@ from pathlib import Path
 
 def rtsched(args: list[str]) -> None:
     print("$ rtsched " + " ".join(args), file=sys.stderr, flush=True)
-    done = subprocess.run(["rtsched", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # `python -m rtsched.cli.main` is the `rtsched` command without the console-script shim.
+    command = [sys.executable, "-m", "rtsched.cli.main", *args]
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
         raise SystemExit(f"rtsched {' '.join(args)} failed ({done.returncode}): {done.stderr}")
 

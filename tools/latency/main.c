@@ -56,7 +56,10 @@ int main(int argc, char *argv[])
 			if (t->error) {
 				fprintf(stderr, "rtsched-latency: CPU %d: %s: %s%s\n", t->cpu, t->error_what,
 					strerror(t->error),
-					t->error == EPERM ? " (real-time policies need root or CAP_SYS_NICE)" : "");
+					t->error == EPERM ? " (real-time policies need root or CAP_SYS_NICE)"
+					: t->error == EINVAL && !strncmp(t->error_what, "pinning", 7)
+					? " (the CPU is outside this process's cpuset: is a shield up? see `rtsched shield --status`)"
+					: "");
 				break;
 			}
 		}
