@@ -1,0 +1,71 @@
+"""Schedulability analysis (DESIGN §6): exact, registry-based, results as objects.
+
+    from rtsched.analysis import from_taskset, run_test, bounds_for, TESTS
+    problem = from_taskset(taskset)          # the analysis's own task model
+    result = run_test("fp-rta", problem)     # AnalysisResult: verdict, per-task TaskBound
+    result = bounds_for(taskset)             # the default test for the set; never raises
+
+One module per family: ``fp_uni`` (RTA, Liu–Layland, hyperbolic,
+limited preemption), ``blocking`` (PIP, PCP, SRP, immediate ceiling,
+non-preemptive sections), ``edf_uni`` (utilization, demand, QPA, SRP),
+``partitioned`` (MPCP, FMLP+, P-EDF, partitioning), ``gedf`` (GFB, BCL,
+RTA, tardiness; global FP RTA), ``hierarchical`` (periodic resource
+model), ``picv_rpc`` (seed 004), ``overheads``, ``generators``. See
+docs/analysis.md.
+"""
+
+from __future__ import annotations
+
+from rtsched.analysis.registry import DESCRIPTIONS, TESTS, default_test, run_test
+from rtsched.analysis.results import (
+    NOT_SCHEDULABLE,
+    SCHEDULABLE,
+    UNSUPPORTED,
+    AnalysisResult,
+    TaskBound,
+)
+from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, CriticalSection, Rpc, from_taskset
+
+__all__ = [
+    "AnalysisProblem",
+    "AnalysisResult",
+    "AnalysisTask",
+    "CriticalSection",
+    "DESCRIPTIONS",
+    "NOT_SCHEDULABLE",
+    "Rpc",
+    "SCHEDULABLE",
+    "TESTS",
+    "TaskBound",
+    "UNSUPPORTED",
+    "bounds_for",
+    "default_test",
+    "from_taskset",
+    "run_test",
+]
+
+
+def bounds_for(taskset, overheads=None) -> AnalysisResult:
+    """The bounds the runner shows beside observed response times. Never raises.
+
+    Picks the default test for the set (as ``rtsched analyze`` does: see
+    ``default_test``). For a combination no test covers, or any failure of
+    the analysis, returns a result with verdict ``unsupported``, every bound
+    None and the reason. Tasks of the set that are not analysed (SCHED_OTHER
+    background) are absent from the result. ``overheads``: an
+    ``rtsched.analysis.overheads.Overheads`` to fold in first.
+    """
+    from rtsched.analysis.results import unsupported
+
+    names: tuple[str, ...] = ()
+    try:
+        names = tuple(t.name for t in taskset.rt_tasks)
+    except Exception:  # noqa: BLE001 - not a TaskSet: reported below
+        pass
+    try:
+        problem = taskset if isinstance(taskset, AnalysisProblem) else from_taskset(taskset)
+        names = problem.names()
+        name = default_test(problem)
+        return run_test(name, problem, overheads=overheads)
+    except Exception as error:  # noqa: BLE001 - the runner must always get a result
+        return unsupported("none", names, f"no analysis: {type(error).__name__}: {error}")

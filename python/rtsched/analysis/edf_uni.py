@@ -1,0 +1,265 @@
+"""EDF on one processor (or per partition: P-EDF).
+
+- :func:`edf_utilization` — Liu & Layland 1973: U ≤ 1 is exact for implicit
+  deadlines; for constrained deadlines the density test Σ C/min(D,T) ≤ 1
+  is sufficient. With SRP (Baker 1991): for every k in deadline order,
+  Σ_{i≤k} C_i/D_i + B_k/D_k ≤ 1 (sufficient).
+- :func:`edf_demand` — processor-demand analysis (Baruah, Rosier, Howell
+  1990) with SRP blocking (Baker 1991; Buttazzo's *Hard Real-Time
+  Computing Systems* §7.8): for every absolute deadline t ≤ L,
+  dbf(t) + B(t) ≤ t with B(t) the longest section of a task whose
+  relative deadline exceeds t on a resource also locked by a task whose
+  deadline is ≤ t. L is the bound of Zhang & Burns (La) or the synchronous
+  busy period. Exact without resources.
+- :func:`edf_qpa` — Quick Processor-demand Analysis (Zhang & Burns 2009):
+  the same answer as the demand test without blocking, visiting few points.
+  With resources it falls back to the exhaustive test (QPA's proof does not
+  cover B(t)).
+
+EDF tests prove deadlines, not response times: a task's bound is its
+deadline when the set is schedulable.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Sequence
+
+from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
+from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_div
+
+__all__ = ["dbf", "edf_utilization", "edf_demand", "edf_qpa", "MAX_DEMAND_POINTS", "srp_blocking_at"]
+
+#: Deadlines the exhaustive demand test will visit before giving up.
+MAX_DEMAND_POINTS = 2_000_000
+
+
+def dbf(tasks: Sequence[AnalysisTask], t: int) -> int:
+    """Demand bound function: execution of jobs with release and deadline in [0, t]."""
+    total = 0
+    for x in tasks:
+        if t >= x.deadline_ns:
+            total += ((t - x.deadline_ns) // x.period_ns + 1) * x.exec_ns
+    return total
+
+
+def srp_blocking_at(tasks: Sequence[AnalysisTask], t: int) -> int:
+    """B(t): the longest section of a task with D > t on a resource locked by a task with D ≤ t."""
+    short = set()
+    for x in tasks:
+        if x.deadline_ns <= t:
+            short |= x.resources()
+    if not short:
+        return 0
+    best = 0
+    for x in tasks:
+        if x.deadline_ns > t:
+            for cs in x.critical_sections:
+                if cs.outermost and (cs.resource in short or set(cs.nested) & short):
+                    best = max(best, cs.length_ns)
+    return best
+
+
+def _check(problem: AnalysisProblem, test: str):
+    if not problem.is_edf or problem.scheduler == "G-EDF":
+        return None, unsupported(test, problem.names(), f"{test} needs EDF on one processor or P-EDF; the set uses {problem.scheduler}")
+    if problem.global_resources():
+        return None, unsupported(test, problem.names(), "a resource is shared across partitions: no P-EDF locking analysis here")
+    for t in problem.tasks:
+        if t.jitter_ns:
+            return None, unsupported(test, problem.names(), f"{t.name}: release jitter is not supported by {test}")
+    for r in problem.resources():
+        if problem.protocol(r) not in ("srp", "pip", "pcp", "ipcp", "np"):
+            return None, unsupported(test, problem.names(), f"resource {r}: protocol {problem.protocol(r)} has no EDF analysis here")
+    return problem.partitions(), None
+
+
+def _finish(problem, test, per_part, exact, details) -> AnalysisResult:
+    bounds: list[TaskBound] = []
+    for name in problem.names():
+        ok, why = per_part[name]
+        t = problem.task(name)
+        if name in problem.unanalysable:
+            bounds.append(TaskBound(name, None, "unknown", problem.unanalysable[name]))
+        elif ok:
+            bounds.append(TaskBound(name, t.deadline_ns, "ok", why + "; bound = deadline"))
+        else:
+            bounds.append(TaskBound(name, None, "miss", why))
+    verdict = verdict_of(bounds)
+    reasons = sorted({per_part[n][1] for n in problem.names()})
+    return AnalysisResult(test=test, verdict=verdict, tasks=tuple(bounds), exact=exact,
+                          reason="; ".join(reasons),
+                          details=details)
+
+
+def edf_utilization(problem: AnalysisProblem) -> AnalysisResult:
+    test = "edf-util"
+    groups, bad = _check(problem, test)
+    if bad:
+        return bad
+    per: dict[str, tuple[bool, str]] = {}
+    details: dict[str, Fraction] = {}
+    exact = True
+    for part, tasks in groups.items():
+        implicit = all(t.deadline_ns == t.period_ns for t in tasks)
+        has_res = any(t.critical_sections for t in tasks)
+        where = f" on {part}" if part else ""
+        if not has_res:
+            dens = sum((Fraction(t.exec_ns, min(t.deadline_ns, t.period_ns)) for t in tasks), Fraction(0))
+            ok = dens <= 1
+            exact = exact and implicit
+            word = "U" if implicit else "density"
+            why = f"{word}{where} = {float(dens):.4f} {'≤' if ok else '>'} 1"
+            details[f"{word}{where}"] = dens
+            for t in tasks:
+                per[t.name] = (ok, why)
+            continue
+        exact = False
+        ordered = sorted(tasks, key=lambda t: t.deadline_ns)
+        acc = Fraction(0)
+        all_ok = True
+        first_bad = ""
+        for k, t in enumerate(ordered):
+            acc += Fraction(t.exec_ns, min(t.deadline_ns, t.period_ns))
+            b = max((cs.length_ns for j in ordered[k + 1:] for cs in j.critical_sections
+                     if cs.outermost and (cs.resource in _users_le(ordered, t.deadline_ns))), default=0)
+            if acc + Fraction(b, t.deadline_ns) > 1 and all_ok:
+                all_ok = False
+                first_bad = f"Σ C/D up to {t.name} + B/D = {float(acc + Fraction(b, t.deadline_ns)):.4f} > 1"
+        why = (f"SRP density test{where} holds" if all_ok else first_bad)
+        for t in tasks:
+            per[t.name] = (all_ok, why)
+    return _finish(problem, test, per, exact, details)
+
+
+def _users_le(tasks, d) -> set[str]:
+    out: set[str] = set()
+    for x in tasks:
+        if x.deadline_ns <= d:
+            out |= x.resources()
+    return out
+
+
+def _deadlines_below(tasks: Sequence[AnalysisTask], x: int) -> int | None:
+    """The largest absolute deadline strictly below x (synchronous release), or None."""
+    best = None
+    for t in tasks:
+        if x > t.deadline_ns:
+            k = (x - 1 - t.deadline_ns) // t.period_ns
+            d = k * t.period_ns + t.deadline_ns
+            if best is None or d > best:
+                best = d
+    return best
+
+
+def _horizon(tasks: Sequence[AnalysisTask], bmax: int) -> tuple[int | None, str]:
+    """An upper bound L on the deadlines to check; None when U > 1."""
+    u = sum((Fraction(t.exec_ns, t.period_ns) for t in tasks), Fraction(0))
+    dmax = max(t.deadline_ns for t in tasks)
+    if u > 1:
+        return None, f"U = {float(u):.4f} > 1"
+    # synchronous busy period (with one blocking section)
+    w = bmax + sum(t.exec_ns for t in tasks)
+    for _ in range(10_000_000):
+        new = bmax + sum(ceil_div(w, t.period_ns) * t.exec_ns for t in tasks)
+        if new == w:
+            break
+        w = new
+    lb = w
+    if u < 1:
+        la = (sum((Fraction(t.period_ns - t.deadline_ns) * Fraction(t.exec_ns, t.period_ns) for t in tasks), Fraction(0))
+              + bmax) / (1 - u)
+        la_i = -(-la.numerator // la.denominator)
+        return min(max(la_i, dmax), lb), ""
+    return max(lb, dmax), ""
+
+
+def _demand_group(tasks: Sequence[AnalysisTask], blocking: bool) -> tuple[bool, str, int]:
+    bmax = max((cs.length_ns for t in tasks for cs in t.critical_sections), default=0) if blocking else 0
+    L, why = _horizon(tasks, bmax)
+    if L is None:
+        return False, why, 0
+    points = 0
+    # enumerate absolute deadlines ≤ L in increasing order per task, merged
+    import heapq
+    heap = [(t.deadline_ns, i) for i, t in enumerate(tasks) if t.deadline_ns <= L]
+    heapq.heapify(heap)
+    last = -1
+    while heap:
+        d, i = heapq.heappop(heap)
+        nxt = d + tasks[i].period_ns
+        if nxt <= L:
+            heapq.heappush(heap, (nxt, i))
+        if d == last:
+            continue
+        last = d
+        points += 1
+        if points > MAX_DEMAND_POINTS:
+            return False, f"more than {MAX_DEMAND_POINTS} deadlines to check below L = {L} ns: gave up", points
+        h = dbf(tasks, d) + (srp_blocking_at(tasks, d) if blocking else 0)
+        if h > d:
+            return False, f"demand {h} ns > {d} ns at t = {d} ns", points
+    return True, f"demand ≤ t at all {points} deadlines up to L = {L} ns", points
+
+
+def edf_demand(problem: AnalysisProblem) -> AnalysisResult:
+    test = "edf-dbf"
+    groups, bad = _check(problem, test)
+    if bad:
+        return bad
+    per: dict[str, tuple[bool, str]] = {}
+    exact = True
+    for part, tasks in groups.items():
+        blocking = any(t.critical_sections for t in tasks)
+        exact = exact and not blocking
+        ok, why, _ = _demand_group(tasks, blocking)
+        why = (f"{part}: " if part else "") + why + (" (SRP blocking)" if blocking else "")
+        for t in tasks:
+            per[t.name] = (ok, why)
+    return _finish(problem, test, per, exact, {})
+
+
+def qpa_group(tasks: Sequence[AnalysisTask]) -> tuple[bool, str, int]:
+    """Zhang & Burns' QPA on independent tasks: (schedulable, reason, points visited)."""
+    L, why = _horizon(tasks, 0)
+    if L is None:
+        return False, why, 0
+    dmin = min(t.deadline_ns for t in tasks)
+    t = _deadlines_below(tasks, L + 1)  # deadlines ≤ L
+    if t is None:
+        return True, "no deadline below L", 0
+    visits = 0
+    while True:
+        visits += 1
+        h = dbf(tasks, t)
+        if h > t:
+            return False, f"demand {h} ns > {t} ns at t = {t} ns (QPA, {visits} points)", visits
+        if h <= dmin:
+            return True, f"QPA: h(t) ≤ d_min after {visits} points (L = {L} ns)", visits
+        if h < t:
+            t = h
+        else:
+            nxt = _deadlines_below(tasks, t)
+            if nxt is None:
+                return True, f"QPA: no deadline left after {visits} points", visits
+            t = nxt
+
+
+def edf_qpa(problem: AnalysisProblem) -> AnalysisResult:
+    test = "edf-qpa"
+    groups, bad = _check(problem, test)
+    if bad:
+        return bad
+    per: dict[str, tuple[bool, str]] = {}
+    exact = True
+    for part, tasks in groups.items():
+        if any(t.critical_sections for t in tasks):
+            ok, why, _ = _demand_group(tasks, True)
+            why += " (resources: exhaustive demand test with SRP blocking)"
+            exact = False
+        else:
+            ok, why, _ = qpa_group(tasks)
+        why = (f"{part}: " if part else "") + why
+        for t in tasks:
+            per[t.name] = (ok, why)
+    return _finish(problem, test, per, exact, {})

@@ -1,0 +1,250 @@
+"""Global EDF (and global FP) on m identical processors, independent sporadic tasks.
+
+- :func:`gedf_gfb` — Goossens, Funk, Baruah 2003 (density form, Bertogna
+  et al. 2005): Σ δ_i ≤ m − (m − 1)·δ_max, δ_i = C_i / min(D_i, T_i).
+- :func:`gedf_bcl` — Bertogna, Cirinei, Lipari 2005 ("Improved
+  schedulability analysis of EDF on multiprocessor platforms"): for every
+  τ_k, with λ_k = C_k/D_k, N_i = ⌊(D_k − D_i)/T_i⌋ + 1 and
+  β_i^k = (N_i·C_i + min(C_i, max(0, D_k − N_i·T_i))) / D_k:
+  Σ_{i≠k} min(β_i^k, 1 − λ_k) < m(1 − λ_k), or = with some 0 < β_i^k ≤ 1 − λ_k.
+- :func:`gedf_rta` — the response-time analysis of Bertogna & Cirinei 2007
+  ("Response-time analysis for globally scheduled symmetric multiprocessor
+  platforms"), EDF variant with iterative refinement: integer time,
+  R_k = C_k + ⌊(1/m) Σ_{i≠k} min(W_i(R_k), E_i^k, R_k − C_k + 1)⌋ with the
+  workload bound W_i(L) = N·C_i + min(C_i, L + R_i − C_i − N·T_i),
+  N = ⌊(L + R_i − C_i)/T_i⌋, and the EDF bound
+  E_i^k = ⌊D_k/T_i⌋·C_i + min(C_i, max(0, D_k mod T_i − (D_i − R_i))).
+  Bounds start at the deadlines and shrink until nothing changes.
+- :func:`gfp_rta` — the same authors' RTA for global fixed priority (only
+  the higher-priority tasks interfere, W_i with their own bounds).
+- :func:`gedf_tardiness` — Devi & Anderson 2005/2008 ("Tardiness bounds
+  under global EDF scheduling on a multiprocessor"): implicit deadlines,
+  U ≤ m: every job of τ_k finishes within T_k + x + C_k with
+  x = (Σ of the m−1 largest C − C_min) / (m − Σ of the m−2 largest U).
+  Soft real-time: the bound may exceed the deadline; the verdict is about
+  bounded tardiness.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Sequence
+
+from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
+from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_fraction
+
+__all__ = ["gedf_gfb", "gedf_bcl", "gedf_rta", "gfp_rta", "gedf_tardiness"]
+
+
+def _check(problem: AnalysisProblem, test: str, scheduler: str = "G-EDF") -> AnalysisResult | None:
+    if problem.scheduler != scheduler:
+        return unsupported(test, problem.names(), f"{test} is a {scheduler} test; the set uses {problem.scheduler}")
+    if problem.resources():
+        return unsupported(test, problem.names(), f"{test} assumes independent tasks; the set shares resources")
+    if any(t.jitter_ns for t in problem.tasks):
+        return unsupported(test, problem.names(), f"{test}: release jitter is not supported")
+    if problem.cpus < 1:
+        return unsupported(test, problem.names(), "no processors")
+    return None
+
+
+def _finish(problem: AnalysisProblem, test: str, bounds: list[TaskBound], exact: bool, reason_ok: str,
+            details: dict | None = None) -> AnalysisResult:
+    bounds = [TaskBound(b.name, None, "unknown", problem.unanalysable[b.name]) if b.name in problem.unanalysable else b
+              for b in bounds]
+    verdict = verdict_of(bounds)
+    bad = [b for b in bounds if b.verdict != "ok"]
+    reason = reason_ok if verdict == SCHEDULABLE else (f"{bad[0].name}: {bad[0].reason}" if bad else "")
+    return AnalysisResult(test=test, verdict=verdict, tasks=tuple(bounds), exact=exact, reason=reason,
+                          details=details or {})
+
+
+def gedf_gfb(problem: AnalysisProblem) -> AnalysisResult:
+    test = "gedf-gfb"
+    bad = _check(problem, test)
+    if bad:
+        return bad
+    m = problem.cpus
+    dens = [t.density if not t.suspension_ns else Fraction(t.exec_ns, min(t.deadline_ns, t.period_ns))
+            for t in problem.tasks]
+    total = sum(dens, Fraction(0))
+    dmax = max(dens, default=Fraction(0))
+    limit = m - (m - 1) * dmax
+    ok = total <= limit
+    why = f"Σδ = {float(total):.4f} {'≤' if ok else '>'} m − (m−1)δmax = {float(limit):.4f} (m = {m})"
+    bounds = [TaskBound(t.name, t.deadline_ns if ok else None, "ok" if ok else "miss",
+                        why + ("; bound = deadline" if ok else "")) for t in problem.tasks]
+    return _finish(problem, test, bounds, False, why, {"density": total, "limit": limit})
+
+
+def bcl_condition(tasks: Sequence[AnalysisTask], k: AnalysisTask, m: int) -> tuple[bool, Fraction, Fraction]:
+    """BCL's condition for τ_k: (holds, Σ min(β, 1−λ), m(1−λ))."""
+    lam = Fraction(k.exec_ns, k.deadline_ns)
+    room = 1 - lam
+    total = Fraction(0)
+    some_small = False
+    for i in tasks:
+        if i is k:
+            continue
+        n = (k.deadline_ns - i.deadline_ns) // i.period_ns + 1 if k.deadline_ns >= i.deadline_ns else 0
+        carry = min(i.exec_ns, max(0, k.deadline_ns - n * i.period_ns))
+        beta = Fraction(n * i.exec_ns + carry, k.deadline_ns)
+        total += min(beta, room)
+        if 0 < beta <= room:
+            some_small = True
+    cap = m * room
+    return (total < cap) or (total == cap and some_small), total, cap
+
+
+def gedf_bcl(problem: AnalysisProblem) -> AnalysisResult:
+    test = "gedf-bcl"
+    bad = _check(problem, test)
+    if bad:
+        return bad
+    m = problem.cpus
+    bounds = []
+    for k in problem.tasks:
+        if k.exec_ns > min(k.deadline_ns, k.period_ns):
+            bounds.append(TaskBound(k.name, None, "miss", "C > min(D, T)"))
+            continue
+        ok, total, cap = bcl_condition(problem.tasks, k, m)
+        why = f"Σ min(β, 1−λ) = {float(total):.4f} {'<' if total < cap else '=' if total == cap else '>'} m(1−λ) = {float(cap):.4f}"
+        bounds.append(TaskBound(k.name, k.deadline_ns if ok else None, "ok" if ok else "miss",
+                                why + ("; bound = deadline" if ok else "")))
+    return _finish(problem, test, bounds, False, "BCL's condition holds for every task")
+
+
+def _workload(c: int, t: int, r: int, length: int) -> int:
+    """Bertogna–Cirinei workload bound of a task (C=c, T=t, response bound r) in a window."""
+    x = length + r - c
+    if x < 0:
+        return 0
+    n = x // t
+    return n * c + min(c, x - n * t)
+
+
+def _edf_bound(i: AnalysisTask, ri: int, k: AnalysisTask) -> int:
+    n = k.deadline_ns // i.period_ns
+    rest = k.deadline_ns % i.period_ns - (i.deadline_ns - ri)
+    return n * i.exec_ns + min(i.exec_ns, max(0, rest))
+
+
+def _rta_one(k: AnalysisTask, others: Sequence[tuple[AnalysisTask, int]], m: int, edf: bool) -> int | None:
+    c = k.exec_ns
+    r = c
+    while True:
+        total = 0
+        cap = r - c + 1
+        for i, ri in others:
+            x = _workload(i.exec_ns, i.period_ns, ri, r)
+            if edf:
+                x = min(x, _edf_bound(i, ri, k))
+            total += min(x, cap)
+        new = c + total // m
+        if new == r:
+            return r
+        if new > k.deadline_ns:
+            return None
+        r = new
+
+
+def gedf_rta(problem: AnalysisProblem) -> AnalysisResult:
+    test = "gedf-rta"
+    bad = _check(problem, test)
+    if bad:
+        return bad
+    m = problem.cpus
+    tasks = problem.tasks
+    for t in tasks:
+        if t.deadline_ns > t.period_ns:
+            return unsupported(test, problem.names(), f"{t.name}: arbitrary deadlines are not supported by {test}")
+    bound = {t.name: t.deadline_ns for t in tasks}
+    failed: set[str] = set()
+    changed = True
+    rounds = 0
+    while changed and rounds < 1000:
+        rounds += 1
+        changed = False
+        failed = set()
+        for k in tasks:
+            others = [(i, bound[i.name]) for i in tasks if i is not k]
+            r = _rta_one(k, others, m, edf=True)
+            if r is None:
+                failed.add(k.name)
+                continue
+            if r < bound[k.name]:
+                bound[k.name] = r
+                changed = True
+    out = []
+    for t in tasks:
+        if t.name in failed:
+            out.append(TaskBound(t.name, None, "miss", "no response-time bound within the deadline"))
+        else:
+            out.append(TaskBound(t.name, bound[t.name], "ok", f"Bertogna–Cirinei RTA, {rounds} round(s)"))
+    if failed:
+        # a task never bounded makes the others' bounds (which assumed R_i ≤ D_i) invalid
+        out = [TaskBound(b.name, None, "miss" if b.name in failed else "unknown",
+                         b.reason if b.name in failed else "depends on a task not shown schedulable")
+               for b in out]
+    return _finish(problem, test, out, False, "every task has a response-time bound within its deadline")
+
+
+def gfp_rta(problem: AnalysisProblem) -> AnalysisResult:
+    test = "gfp-rta"
+    bad = _check(problem, test, scheduler="G-FP")
+    if bad:
+        return bad
+    m = problem.cpus
+    ordered = sorted(problem.tasks, key=lambda t: -t.priority)
+    done: list[tuple[AnalysisTask, int]] = []
+    out: dict[str, TaskBound] = {}
+    broken = False
+    for k in ordered:
+        if broken:
+            out[k.name] = TaskBound(k.name, None, "unknown", "a higher-priority task is not shown schedulable")
+            continue
+        hp = [(i, r) for i, r in done if i.priority >= k.priority]
+        # equal priorities not yet analysed: assume their deadline as bound
+        hp += [(i, i.deadline_ns) for i in ordered if i is not k and i.priority == k.priority
+               and all(i is not j for j, _ in done)]
+        r = _rta_one(k, hp, m, edf=False)
+        if r is None:
+            out[k.name] = TaskBound(k.name, None, "miss", "response time exceeds the deadline")
+            broken = True
+        else:
+            out[k.name] = TaskBound(k.name, r, "ok", "Bertogna–Cirinei RTA for global FP")
+            done.append((k, r))
+    return _finish(problem, test, [out[n] for n in problem.names()], False,
+                   "every task has a response-time bound within its deadline")
+
+
+def gedf_tardiness(problem: AnalysisProblem) -> AnalysisResult:
+    test = "gedf-tardiness"
+    bad = _check(problem, test)
+    if bad:
+        return bad
+    m = problem.cpus
+    tasks = problem.tasks
+    for t in tasks:
+        if t.deadline_ns != t.period_ns:
+            return unsupported(test, problem.names(), f"{test} assumes implicit deadlines ({t.name})")
+    us = [Fraction(t.exec_ns, t.period_ns) for t in tasks]
+    total = sum(us, Fraction(0))
+    if total > m or any(u > 1 for u in us):
+        reason = f"U = {float(total):.4f} > m = {m}" if total > m else "a task has U > 1"
+        return _finish(problem, test, [TaskBound(t.name, None, "miss", "tardiness unbounded: " + reason) for t in tasks],
+                       False, "")
+    cs = sorted((t.exec_ns for t in tasks), reverse=True)
+    e_sum = sum(cs[: max(0, m - 1)])
+    u_sum = sum(sorted(us, reverse=True)[: max(0, m - 2)], Fraction(0))
+    e_min = min(cs)
+    x = Fraction(e_sum - e_min, 1) / (m - u_sum) if m > 1 else Fraction(0)
+    x = max(x, Fraction(0))
+    bounds = []
+    for t in tasks:
+        tard = ceil_fraction(x + t.exec_ns)
+        r = t.deadline_ns + tard
+        bounds.append(TaskBound(t.name, r, "ok", f"tardiness ≤ x + C = {tard} ns (x = {float(x):.0f} ns); "
+                                                 f"bound = deadline + tardiness"))
+    return _finish(problem, test, bounds, False, f"bounded tardiness (U = {float(total):.4f} ≤ m = {m})",
+                   {"x_ns": x, "utilization": total})

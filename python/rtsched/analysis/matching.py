@@ -1,0 +1,107 @@
+"""Maximum-weight bipartite matching, exact (the Hungarian algorithm, Kuhn–Munkres).
+
+Used for blocking terms of the form "at most one item per lower-priority task
+and at most one per resource/server": the PI-CV RPC blocking of seed 004
+(Eq. 4–5) and the PIP blocking bound for non-nested critical sections.
+Integer weights, so the answer is exact; no scipy.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable, Mapping
+
+__all__ = ["max_weight_matching", "max_weight_assignment"]
+
+
+def max_weight_assignment(weights: list[list[int]]) -> tuple[int, list[tuple[int, int]]]:
+    """Maximum total weight of a matching in a rectangular matrix of non-negative integers.
+
+    Returns (total, pairs) with pairs (row, column) of positive weight. A
+    zero entry means "no edge" (matching it adds nothing). O(n² m) with
+    n = min(rows, columns).
+    """
+    rows = len(weights)
+    cols = len(weights[0]) if rows else 0
+    if rows == 0 or cols == 0:
+        return 0, []
+    transposed = rows > cols
+    if transposed:
+        weights = [list(col) for col in zip(*weights)]
+        rows, cols = cols, rows
+    # Min-cost assignment of every row to a distinct column with cost = -weight
+    # (shortest augmenting paths with potentials u, v; 1-based, column 0 virtual).
+    inf = float("inf")
+    u = [0] * (rows + 1)
+    v = [0] * (cols + 1)
+    p = [0] * (cols + 1)  # p[j]: row matched to column j
+    way = [0] * (cols + 1)
+    for i in range(1, rows + 1):
+        p[0] = i
+        j0 = 0
+        minv = [inf] * (cols + 1)
+        used = [False] * (cols + 1)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            delta = inf
+            j1 = 0
+            row = weights[i0 - 1]
+            ui0 = u[i0]
+            for j in range(1, cols + 1):
+                if not used[j]:
+                    cur = -row[j - 1] - ui0 - v[j]
+                    if cur < minv[j]:
+                        minv[j] = cur
+                        way[j] = j0
+                    if minv[j] < delta:
+                        delta = minv[j]
+                        j1 = j
+            for j in range(cols + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while True:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+            if j0 == 0:
+                break
+    pairs = []
+    total = 0
+    for j in range(1, cols + 1):
+        i = p[j]
+        if i and weights[i - 1][j - 1] > 0:
+            total += weights[i - 1][j - 1]
+            pairs.append((j - 1, i - 1) if transposed else (i - 1, j - 1))
+    return total, sorted(pairs)
+
+
+def max_weight_matching(
+    edges: Mapping[tuple[Hashable, Hashable], int],
+) -> tuple[int, list[tuple[Hashable, Hashable]]]:
+    """Maximum-weight matching of a bipartite graph given as {(left, right): weight}.
+
+    Each left and each right vertex is used at most once. Returns (total, chosen edges).
+    Fast paths: one left or one right vertex (then it is the heaviest edge).
+    """
+    if not edges:
+        return 0, []
+    lefts = sorted({a for a, _ in edges}, key=repr)
+    rights = sorted({b for _, b in edges}, key=repr)
+    if len(lefts) == 1 or len(rights) == 1:
+        best = max(edges.items(), key=lambda kv: kv[1])
+        return (best[1], [best[0]]) if best[1] > 0 else (0, [])
+    li = {a: i for i, a in enumerate(lefts)}
+    ri = {b: j for j, b in enumerate(rights)}
+    matrix = [[0] * len(rights) for _ in lefts]
+    for (a, b), w in edges.items():
+        if w < 0:
+            raise ValueError("weights must be non-negative")
+        matrix[li[a]][ri[b]] = max(matrix[li[a]][ri[b]], w)
+    total, pairs = max_weight_assignment(matrix)
+    return total, [(lefts[i], rights[j]) for i, j in pairs]

@@ -1,0 +1,126 @@
+"""Every test under one signature, found by name (STYLE 23; SchedCAT's ``HRT_TESTS``).
+
+    from rtsched.analysis import TESTS, run_test
+    result = TESTS["fp-rta"](problem)              # test(problem, **options) -> AnalysisResult
+    result = run_test("prm-fp", problem, period_ns=100_000_000, supply="linear")
+
+``run_test`` also accepts a :class:`rtsched.model.TaskSet` (converted with
+``from_taskset``) and the option ``overheads=`` (an
+``rtsched.analysis.overheads.Overheads``, folded in before the test).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Callable
+
+from rtsched.analysis import edf_uni, fp_uni, gedf, hierarchical, partitioned, picv_rpc
+from rtsched.analysis.results import AnalysisResult
+from rtsched.analysis.tasks import AnalysisProblem, from_taskset
+
+__all__ = ["TESTS", "DESCRIPTIONS", "run_test", "default_test"]
+
+Test = Callable[..., AnalysisResult]
+
+
+def _named(fn: Callable[..., AnalysisResult], name: str) -> Test:
+    def test(problem: AnalysisProblem, **options) -> AnalysisResult:
+        return fn(problem, **options)
+
+    test.__name__ = name.replace("-", "_").replace("+", "_plus")
+    test.__doc__ = fn.__doc__
+    return test
+
+
+TESTS: dict[str, Test] = {
+    "fp-rta": _named(fp_uni.fp_rta, "fp-rta"),
+    "fp-rta-pip": _named(partial(fp_uni.fp_rta, protocol="pip"), "fp-rta-pip"),
+    "fp-rta-pcp": _named(partial(fp_uni.fp_rta, protocol="pcp"), "fp-rta-pcp"),
+    "fp-rta-srp": _named(partial(fp_uni.fp_rta, protocol="srp"), "fp-rta-srp"),
+    "fp-rta-ipcp": _named(partial(fp_uni.fp_rta, protocol="ipcp"), "fp-rta-ipcp"),
+    "fp-rta-np": _named(partial(fp_uni.fp_rta, protocol="np"), "fp-rta-np"),
+    "fp-ll": _named(fp_uni.fp_liu_layland, "fp-ll"),
+    "fp-hyperbolic": _named(fp_uni.fp_hyperbolic, "fp-hyperbolic"),
+    "fp-lp": _named(fp_uni.fp_limited_preemption, "fp-lp"),
+    "edf-util": _named(edf_uni.edf_utilization, "edf-util"),
+    "edf-dbf": _named(edf_uni.edf_demand, "edf-dbf"),
+    "edf-qpa": _named(edf_uni.edf_qpa, "edf-qpa"),
+    "p-fp-mpcp": _named(partitioned.pfp_mpcp, "p-fp-mpcp"),
+    "p-fp-fmlp+": _named(partitioned.pfp_fmlp_plus, "p-fp-fmlp+"),
+    "p-edf": _named(partitioned.pedf, "p-edf"),
+    "gedf-gfb": _named(gedf.gedf_gfb, "gedf-gfb"),
+    "gedf-bcl": _named(gedf.gedf_bcl, "gedf-bcl"),
+    "gedf-rta": _named(gedf.gedf_rta, "gedf-rta"),
+    "gedf-tardiness": _named(gedf.gedf_tardiness, "gedf-tardiness"),
+    "gfp-rta": _named(gedf.gfp_rta, "gfp-rta"),
+    "prm-fp": _named(hierarchical.prm_fp, "prm-fp"),
+    "prm-edf": _named(hierarchical.prm_edf, "prm-edf"),
+    "picv-rpc": _named(picv_rpc.picv_rpc, "picv-rpc"),
+}
+
+DESCRIPTIONS: dict[str, str] = {
+    "fp-rta": "FP response-time analysis, jitter, blocking by each resource's protocol (exact)",
+    "fp-rta-pip": "fp-rta with every resource under priority inheritance",
+    "fp-rta-pcp": "fp-rta with every resource under the priority ceiling protocol",
+    "fp-rta-srp": "fp-rta with every resource under the stack resource policy",
+    "fp-rta-ipcp": "fp-rta with every resource under immediate ceiling",
+    "fp-rta-np": "fp-rta with non-preemptive critical sections",
+    "fp-ll": "Liu & Layland utilization bound with blocking (RM, sufficient)",
+    "fp-hyperbolic": "hyperbolic bound with blocking (RM, sufficient)",
+    "fp-lp": "limited-preemption RTA for non-preemptive intervals (PREM)",
+    "edf-util": "EDF utilization / density test (SRP form with resources)",
+    "edf-dbf": "EDF processor-demand test with SRP blocking",
+    "edf-qpa": "EDF Quick Processor-demand Analysis (Zhang & Burns)",
+    "p-fp-mpcp": "partitioned FP with MPCP blocking",
+    "p-fp-fmlp+": "partitioned FP with FMLP+ blocking",
+    "p-edf": "partitioned EDF, QPA per partition",
+    "gedf-gfb": "global EDF, Goossens-Funk-Baruah density bound",
+    "gedf-bcl": "global EDF, Bertogna-Cirinei-Lipari test",
+    "gedf-rta": "global EDF, Bertogna-Cirinei response-time analysis",
+    "gedf-tardiness": "global EDF, Devi-Anderson tardiness bound (soft real time)",
+    "gfp-rta": "global FP, Bertogna-Cirinei response-time analysis",
+    "prm-fp": "FP component under a periodic resource Γ(Π, Θ) (options period_ns, budget_ns, supply)",
+    "prm-edf": "EDF component under a periodic resource Γ(Π, Θ) (options period_ns, budget_ns, supply)",
+    "picv-rpc": "RPCs over PI condition variables (seed 004 Eq. 1-5)",
+}
+
+
+def default_test(problem: AnalysisProblem) -> str:
+    """The test that fits the set's scheduler and protocols (what ``rtsched analyze`` runs)."""
+    sched = problem.scheduler
+    if sched in ("FP", "P-FP"):
+        if any(t.rpcs for t in problem.tasks):
+            return "picv-rpc"
+        glob = problem.global_resources()
+        if glob:
+            protos = {problem.protocol(r) for r in glob}
+            if protos == {"fmlp+"}:
+                return "p-fp-fmlp+"
+            if protos == {"mpcp"}:
+                return "p-fp-mpcp"
+        if any(t.np_segments_ns for t in problem.tasks):
+            return "fp-lp"
+        return "fp-rta"
+    if sched == "G-FP":
+        return "gfp-rta"
+    if sched == "EDF":
+        return "edf-qpa"
+    if sched == "P-EDF":
+        return "p-edf"
+    if sched == "G-EDF":
+        return "gedf-rta"
+    raise ValueError(f"no test for scheduler {sched!r}")
+
+
+def run_test(name: str, problem, **options) -> AnalysisResult:
+    """Run test ``name`` on an AnalysisProblem or a TaskSet. KeyError for an unknown name."""
+    if name not in TESTS:
+        raise KeyError(f"unknown test {name!r}; known: {', '.join(sorted(TESTS))}")
+    if not isinstance(problem, AnalysisProblem):
+        problem = from_taskset(problem)
+    overheads = options.pop("overheads", None)
+    if overheads is not None:
+        from rtsched.analysis.overheads import apply_overheads
+
+        problem = apply_overheads(problem, overheads)
+    return TESTS[name](problem, **options)

@@ -1,0 +1,130 @@
+"""Result objects of every analysis: returned, never written onto tasks (STYLE 23).
+
+A test returns an :class:`AnalysisResult`: the overall verdict, one
+:class:`TaskBound` per task, the reason in words and the test's name. Bounds
+are exact integers of nanoseconds (rounded up where the analysis yields a
+``Fraction``), or None when the test gives no bound for that task.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = ["SCHEDULABLE", "NOT_SCHEDULABLE", "UNSUPPORTED", "TaskBound", "AnalysisResult"]
+
+Verdict = Literal["schedulable", "not schedulable", "unsupported"]
+TaskVerdict = Literal["ok", "miss", "unknown"]
+
+SCHEDULABLE: Verdict = "schedulable"
+NOT_SCHEDULABLE: Verdict = "not schedulable"
+UNSUPPORTED: Verdict = "unsupported"
+
+
+@dataclass(frozen=True, slots=True)
+class TaskBound:
+    """One task's outcome.
+
+    ``bound_ns``: the worst-case response-time bound (release to completion)
+    the test proves, or None. ``verdict``: ``ok`` (bound ≤ deadline, or the
+    deadline is proven met), ``miss`` (the test cannot show the deadline is
+    met: an exact test says it can be missed, a sufficient one only that it
+    failed), ``unknown`` (the test does not apply to this task).
+    ``blocking_ns``: the blocking term used, when the test has one.
+    """
+
+    name: str
+    bound_ns: int | None
+    verdict: TaskVerdict
+    reason: str = ""
+    blocking_ns: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "bound_ns": self.bound_ns,
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "blocking_ns": self.blocking_ns,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisResult:
+    """What a test concluded about a task set.
+
+    ``verdict`` is ``schedulable`` only when every task's deadline is proven
+    met; ``not schedulable`` when the test fails (for a sufficient test this
+    means "not shown schedulable"); ``unsupported`` when the test does not
+    apply to the set (then the reason says why and bounds are None).
+    ``exact`` tells whether the test is exact (necessary and sufficient) for
+    the model it assumes. ``details`` holds test-specific exact figures
+    (Fractions, ints) such as the utilization or a minimum budget.
+    """
+
+    test: str
+    verdict: Verdict
+    tasks: tuple[TaskBound, ...]
+    reason: str = ""
+    exact: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def schedulable(self) -> bool:
+        return self.verdict == SCHEDULABLE
+
+    def __bool__(self) -> bool:  # `if result:` reads as "is schedulable"
+        return self.schedulable
+
+    def bound(self, name: str) -> int | None:
+        return self.task(name).bound_ns
+
+    def task(self, name: str) -> TaskBound:
+        for t in self.tasks:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+    def bounds(self) -> dict[str, int | None]:
+        return {t.name: t.bound_ns for t in self.tasks}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "test": self.test,
+            "verdict": self.verdict,
+            "exact": self.exact,
+            "reason": self.reason,
+            "tasks": [t.to_dict() for t in self.tasks],
+            "details": {k: _jsonable(v) for k, v in self.details.items()},
+        }
+
+
+def _jsonable(value: Any) -> Any:
+    from fractions import Fraction
+
+    if isinstance(value, Fraction):
+        return value.numerator if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def verdict_of(tasks: tuple[TaskBound, ...] | list[TaskBound]) -> Verdict:
+    """``schedulable`` when every task is ``ok``; ``unsupported`` when none was analysed."""
+    if tasks and all(t.verdict == "ok" for t in tasks):
+        return SCHEDULABLE
+    if tasks and all(t.verdict == "unknown" for t in tasks):
+        return UNSUPPORTED
+    return NOT_SCHEDULABLE
+
+
+def unsupported(test: str, names: list[str] | tuple[str, ...], reason: str) -> AnalysisResult:
+    """A result with no bounds, saying why the test does not apply."""
+    return AnalysisResult(
+        test=test,
+        verdict=UNSUPPORTED,
+        tasks=tuple(TaskBound(n, None, "unknown", reason) for n in names),
+        reason=reason,
+    )

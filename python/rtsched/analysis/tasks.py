@@ -1,0 +1,337 @@
+"""The analysis's own light task model, and the adapter from ``rtsched.model``.
+
+The analysis does not work on :class:`rtsched.model.TaskSet` directly: it
+works on :class:`AnalysisProblem`, a flat, exact description in the manner of
+SchedCAT's task objects (but frozen, and in integer nanoseconds), so a test
+can be fed by a task-set file (:func:`from_taskset`), by a generator
+(``rtsched.analysis.generators``) or by hand (the known-answer tests).
+
+Priorities follow SCHED_FIFO: a higher number is more urgent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Iterable, Mapping
+
+__all__ = [
+    "CEILING_PROTOCOLS",
+    "KNOWN_PROTOCOLS",
+    "AnalysisProblem",
+    "AnalysisTask",
+    "CriticalSection",
+    "Rpc",
+    "ceil_div",
+    "ceil_fraction",
+    "from_taskset",
+]
+
+#: Protocols the analysis knows. ``none``: a plain mutex (priority inversion is
+#: unbounded when a medium-priority task exists); ``pip`` priority inheritance;
+#: ``pcp`` the original priority ceiling protocol; ``srp`` Baker's stack
+#: resource policy; ``ipcp`` immediate ceiling (``PTHREAD_PRIO_PROTECT``);
+#: ``np`` non-preemptive critical sections; ``mpcp`` and ``fmlp+`` the
+#: multiprocessor protocols of partitioned FP.
+KNOWN_PROTOCOLS = ("none", "pip", "pcp", "srp", "ipcp", "np", "mpcp", "fmlp+")
+CEILING_PROTOCOLS = frozenset({"pcp", "srp", "ipcp"})
+
+
+def ceil_div(a: int, b: int) -> int:
+    """⌈a / b⌉ for integers (b > 0), exact."""
+    return -(-a // b)
+
+
+def ceil_fraction(x: Fraction | int) -> int:
+    """The least integer ≥ x."""
+    if isinstance(x, int):
+        return x
+    return -((-x.numerator) // x.denominator)
+
+
+@dataclass(frozen=True, slots=True)
+class CriticalSection:
+    """One outermost-or-inner critical section of a job: ``resource`` held for ``length_ns``.
+
+    ``nested``: resources locked while this one is held (empty when the
+    section is not nested). The length of an outer section includes its inner
+    ones. A job may have several sections on the same resource.
+    """
+
+    resource: str
+    length_ns: int
+    nested: tuple[str, ...] = ()
+    outermost: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Rpc:
+    """A remote procedure call (seed 004 §5): ``length_ns`` of work by ``server`` per call."""
+
+    server: str
+    length_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisTask:
+    """A sporadic task as the analyses see it.
+
+    ``wcet_ns`` is the task's own execution (without RPCs, which
+    ``rpcs`` lists). ``jitter_ns`` is release jitter; ``suspension_ns`` the
+    total self-suspension per job (sleeps), treated suspension-obliviously
+    (as execution) by the tests that accept it. ``np_segments_ns``: the
+    job's non-preemptive intervals in order (PREM, limited preemption); empty
+    means fully preemptive. ``extra_blocking_ns`` is added to whatever
+    blocking a test computes (overheads, or a blocking term given by hand).
+    """
+
+    name: str
+    wcet_ns: int
+    period_ns: int
+    deadline_ns: int
+    priority: int = 0
+    jitter_ns: int = 0
+    suspension_ns: int = 0
+    critical_sections: tuple[CriticalSection, ...] = ()
+    partition: str | None = None
+    np_segments_ns: tuple[int, ...] = ()
+    rpcs: tuple[Rpc, ...] = ()
+    extra_blocking_ns: int = 0
+    waits: bool = False
+
+    def __post_init__(self) -> None:
+        if self.period_ns <= 0 or self.deadline_ns <= 0:
+            raise ValueError(f"{self.name}: period and deadline must be positive")
+        if self.wcet_ns < 0 or self.jitter_ns < 0 or self.suspension_ns < 0:
+            raise ValueError(f"{self.name}: negative duration")
+
+    @property
+    def utilization(self) -> Fraction:
+        return Fraction(self.wcet_ns, self.period_ns)
+
+    @property
+    def density(self) -> Fraction:
+        return Fraction(self.wcet_ns, min(self.deadline_ns, self.period_ns))
+
+    @property
+    def exec_ns(self) -> int:
+        """CPU demand per job used by suspension-oblivious tests: WCET + suspensions."""
+        return self.wcet_ns + self.suspension_ns
+
+    def resources(self) -> frozenset[str]:
+        names: set[str] = set()
+        for cs in self.critical_sections:
+            names.add(cs.resource)
+            names.update(cs.nested)
+        return frozenset(names)
+
+    def max_cs(self, resource: str) -> int:
+        """The longest section of this job on ``resource`` (0 when it never locks it)."""
+        return max((cs.length_ns for cs in self.critical_sections if cs.resource == resource), default=0)
+
+    def requests(self, resource: str) -> int:
+        return sum(1 for cs in self.critical_sections if cs.resource == resource)
+
+    def scaled(self, wcet_ns: int) -> "AnalysisTask":
+        return replace(self, wcet_ns=wcet_ns)
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisProblem:
+    """A task set to analyse.
+
+    ``scheduler``: ``FP`` or ``EDF`` (one processor), ``P-FP``, ``P-EDF``,
+    ``G-FP``, ``G-EDF``. ``cpus``: processors available (global schedulers).
+    ``protocols``: resource name → protocol (see KNOWN_PROTOCOLS); resources
+    not listed use ``pip``. ``unanalysable``: task name → why the adapter
+    could not describe it exactly (the tests report no bound for it).
+    ``notes``: what the adapter assumed, shown with the result.
+    """
+
+    tasks: tuple[AnalysisTask, ...]
+    scheduler: str = "FP"
+    cpus: int = 1
+    protocols: Mapping[str, str] = field(default_factory=dict)
+    name: str = ""
+    unanalysable: Mapping[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        names = [t.name for t in self.tasks]
+        if len(set(names)) != len(names):
+            raise ValueError("task names must be unique")
+
+    @property
+    def is_fp(self) -> bool:
+        return self.scheduler in ("FP", "P-FP", "G-FP")
+
+    @property
+    def is_edf(self) -> bool:
+        return self.scheduler in ("EDF", "P-EDF", "G-EDF")
+
+    @property
+    def is_global(self) -> bool:
+        return self.scheduler in ("G-FP", "G-EDF")
+
+    def protocol(self, resource: str) -> str:
+        return self.protocols.get(resource, "pip")
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self.tasks)
+
+    def task(self, name: str) -> AnalysisTask:
+        for t in self.tasks:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+    def partitions(self) -> dict[str | None, tuple[AnalysisTask, ...]]:
+        """Tasks grouped by partition (one group ``None`` on a uniprocessor or global set)."""
+        groups: dict[str | None, list[AnalysisTask]] = {}
+        for t in self.tasks:
+            groups.setdefault(t.partition, []).append(t)
+        return {k: tuple(v) for k, v in groups.items()}
+
+    def resources(self) -> frozenset[str]:
+        out: set[str] = set()
+        for t in self.tasks:
+            out |= t.resources()
+        return frozenset(out)
+
+    def global_resources(self) -> frozenset[str]:
+        """Resources used from more than one partition."""
+        where: dict[str, set[str | None]] = {}
+        for t in self.tasks:
+            for r in t.resources():
+                where.setdefault(r, set()).add(t.partition)
+        return frozenset(r for r, parts in where.items() if len(parts) > 1)
+
+    def utilization(self) -> Fraction:
+        return sum((t.utilization for t in self.tasks), Fraction(0))
+
+    def with_tasks(self, tasks: Iterable[AnalysisTask]) -> "AnalysisProblem":
+        return replace(self, tasks=tuple(tasks))
+
+    def with_protocol(self, protocol: str) -> "AnalysisProblem":
+        """The same problem with every resource under ``protocol``."""
+        return replace(self, protocols={r: protocol for r in self.resources()})
+
+
+# --------------------------------------------------------------------------
+# The adapter from rtsched.model
+
+
+def _sections_of(body, condvar_mutex: Mapping[str, str]) -> tuple[tuple[CriticalSection, ...], int, bool]:
+    """Critical sections (compute and sleep inside lock/unlock), total sleep, whether it waits.
+
+    A ``wait`` on a condition variable releases its mutex for the wait and
+    takes it again after: the section is split there.
+    """
+    from rtsched.model import Compute, Lock, Sleep, Unlock, Wait
+
+    open_: list[list] = []  # [resource, length, nested set, depth]
+    sections: list[CriticalSection] = []
+    sleep = 0
+    waits = False
+
+    def close(index: int) -> None:
+        res, length, nested, depth = open_.pop(index)
+        sections.append(CriticalSection(res, length, tuple(sorted(nested)), outermost=depth == 0))
+
+    for action in body:
+        if isinstance(action, Compute):
+            for entry in open_:
+                entry[1] += action.ns
+        elif isinstance(action, Sleep):
+            sleep += action.ns
+            for entry in open_:
+                entry[1] += action.ns
+        elif isinstance(action, Lock):
+            for entry in open_:
+                entry[2].add(action.resource)
+            open_.append([action.resource, 0, set(), len(open_)])
+        elif isinstance(action, Unlock):
+            for i in range(len(open_) - 1, -1, -1):
+                if open_[i][0] == action.resource:
+                    close(i)
+                    break
+        elif isinstance(action, Wait):
+            waits = True
+            mutex = condvar_mutex.get(action.condvar)
+            for i in range(len(open_) - 1, -1, -1):
+                if open_[i][0] == mutex:
+                    depth = open_[i][3]
+                    close(i)
+                    open_.insert(i, [mutex, 0, set(), depth])
+                    break
+    while open_:
+        close(len(open_) - 1)
+    return tuple(sections), sleep, waits
+
+
+def from_taskset(taskset, cpus: int | None = None) -> AnalysisProblem:
+    """Describe a :class:`rtsched.model.TaskSet` for the analyses.
+
+    - WCET: the task's ``wcet_ns``; sleeps in the body become
+      ``suspension_ns``.
+    - Critical sections: for each lock/unlock pair, the compute (and sleep)
+      between them; nested locks are recorded; a condition-variable wait
+      splits the section of its mutex.
+    - Priority: the SCHED_FIFO priority (0 for SCHED_DEADLINE tasks);
+      partition: the task's partition.
+    - SCHED_OTHER background tasks are left out (noted).
+    - A task that waits on a condition variable is listed in
+      ``unanalysable``: how long it waits depends on its signaller, which no
+      test here bounds.
+    ``cpus``: processors for global schedulers (default: the platform's CPUs,
+    else the online ones).
+    """
+    sched = taskset.platform.scheduler
+    condvar_mutex = {c.name: c.mutex for c in taskset.condvars}
+    tasks: list[AnalysisTask] = []
+    unanalysable: dict[str, str] = {}
+    notes: list[str] = []
+    for t in taskset.tasks:
+        if t.is_background:
+            notes.append(f"{t.name}: SCHED_OTHER background task, not analysed")
+            continue
+        sections, sleep, waits = _sections_of(t.body, condvar_mutex)
+        if waits:
+            unanalysable[t.name] = (
+                "waits on a condition variable: the wait lasts until another task signals, "
+                "which these tests do not bound"
+            )
+        tasks.append(
+            AnalysisTask(
+                name=t.name,
+                wcet_ns=t.wcet_ns,
+                period_ns=t.period_ns,
+                deadline_ns=t.deadline_ns,
+                priority=t.priority if t.priority is not None else 0,
+                suspension_ns=sleep,
+                critical_sections=sections,
+                partition=t.partition if taskset.platform.is_partitioned else None,
+                waits=waits,
+            )
+        )
+    if cpus is None:
+        if taskset.platform.cpus is not None:
+            cpus = len(taskset.platform.cpus)
+        else:
+            try:
+                from rtsched.model import online_cpus
+
+                cpus = len(online_cpus())
+            except OSError:
+                cpus = 1
+    if any(t.suspension_ns for t in tasks):
+        notes.append("sleeps in job bodies are analysed as execution (suspension-oblivious)")
+    return AnalysisProblem(
+        tasks=tuple(tasks),
+        scheduler=sched,
+        cpus=cpus,
+        protocols={r.name: r.protocol for r in taskset.resources},
+        name=taskset.name,
+        unanalysable=unanalysable,
+        notes=tuple(notes),
+    )
