@@ -44,6 +44,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--trace-buffer", metavar="EVENTS", type=int, default=65536,
         help="per-task trace ring size in events (default 65536; too small loses events, reported)",
     )
+    parser.add_argument(
+        "--shield", metavar="CPUS",
+        help="run inside a CPU shield of CPUS (e.g. 1): other tasks, IRQs and workqueues moved off them "
+        "for the run, restored after (rtsched shield); P-FP / G-FP sets whose CPUs are all shielded",
+    )
     parser.add_argument("--fail-on-miss", action="store_true", help="exit 1 when any deadline was missed")
     parser.set_defaults(handler=run)
 
@@ -116,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
     from rtsched.model import DurationError, TaskSetError, load_taskset, parse_duration
     from rtsched.native import NativeToolMissing
     from rtsched.run import RunOptions, RunSetupError, run_taskset
+    from rtsched.run.session import ShieldRefused
 
     err = Console(stderr=True, highlight=False)
     try:
@@ -136,6 +142,15 @@ def run(args: argparse.Namespace) -> int:
     except (DurationError, ValueError) as e:
         print(f"rtsched run: {e}" if "--plot-window" in str(e) else f"rtsched run: --duration: {e}", file=sys.stderr)
         return EXIT_FAILED
+    shield_cpus = None
+    if args.shield is not None:
+        from rtsched.measure.cpus import CpuListError, parse_cpu_list
+
+        try:
+            shield_cpus = list(parse_cpu_list(args.shield))
+        except (CpuListError, ValueError) as e:
+            print(f"rtsched run: --shield: {e}", file=sys.stderr)
+            return EXIT_FAILED
     if args.trace_buffer < 1:
         print("rtsched run: --trace-buffer: must be >= 1", file=sys.stderr)
         return EXIT_FAILED
@@ -147,12 +162,21 @@ def run(args: argparse.Namespace) -> int:
         trace_markers=args.trace_markers,
         trace_buffer_events=args.trace_buffer,
         progress=not args.json,
+        shield_cpus=shield_cpus,
     )
     try:
         result = run_taskset(taskset, options)
     except TaskSetError as e:
         for error in e.errors:
             print(f"{args.file}: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    except ShieldRefused as e:
+        print(f"rtsched run: {e}", file=sys.stderr)
+        return EXIT_FAILED
+    except Exception as e:  # the shield's own refusals (ShieldError, CpuListError)
+        if type(e).__name__ not in ("ShieldError", "CpuListError"):
+            raise
+        print(f"rtsched run: --shield: {e}", file=sys.stderr)
         return EXIT_FAILED
     except NativeToolMissing as e:
         print(f"rtsched: {e}", file=sys.stderr)

@@ -37,6 +37,7 @@ from rtsched.run.tracefile import EV
 __all__ = ["LOCK_WAIT_MIN_NS", "job_segments", "perfetto_trace", "write_perfetto"]
 
 LOCK_WAIT_MIN_NS = 2000
+MAX_CPU = 4096  # above: "CPU unknown" (the reader's CPU_UNKNOWN, 0xffff)
 TASKS_PID = 1
 CPUS_PID = 2
 
@@ -109,7 +110,7 @@ def perfetto_trace(table: JobTable, trace: Any) -> dict[str, Any]:
             {"ph": "M", "name": "thread_sort_index", "pid": TASKS_PID, "tid": tid, "args": {"sort_index": info.index}}
         )
         events = trace.events_of(info.stream)
-        cpus_seen.update(int(c) for c in np.unique(events["cpu"]))
+        cpus_seen.update(int(c) for c in np.unique(events["cpu"]) if c < MAX_CPU)
         for ev in events:
             kind = int(ev["type"])
             name = None
@@ -152,7 +153,7 @@ def perfetto_trace(table: JobTable, trace: Any) -> dict[str, Any]:
             for begin, end, begin_cpu, end_cpu in job_segments(jobs_of_task[order[bounds[k] : bounds[k + 1]]]):
                 out.append({"ph": "X", "name": label, "cat": "job", "pid": TASKS_PID, "tid": tid,
                             "ts": _us(begin, t0), "dur": round((end - begin) / 1000.0, 3), "args": job_args})
-                if begin_cpu == end_cpu:
+                if begin_cpu == end_cpu and begin_cpu < MAX_CPU:
                     cpu_slices.setdefault(begin_cpu, []).append((begin, end, label, job_args))
                 else:
                     cpu_slices.setdefault(-1, []).append((begin, end, label, job_args))

@@ -22,7 +22,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from rtsched.native import native_tool
 
@@ -99,8 +99,10 @@ def run_native(
     *,
     progress: bool = True,
     runner: Path | None = None,
+    in_child: Callable[[], None] | None = None,
 ) -> RunnerOutcome:
-    """Run ``rtsched-run`` on ``spec_path``; ``expected_s`` = release delay + duration."""
+    """Run ``rtsched-run`` on ``spec_path``; ``expected_s`` = release delay + duration.
+    ``in_child`` runs in the child before it executes the runner (e.g. to join a cpuset)."""
     runner = runner or native_tool(RUNNER)
     received: list[int] = []
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
@@ -111,6 +113,7 @@ def run_native(
             stderr=err,
             stdin=subprocess.DEVNULL,
             start_new_session=True,  # only this process forwards signals to it, once
+            preexec_fn=in_child,
         )
 
         def forward(signum, _frame):

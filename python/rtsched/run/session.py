@@ -24,7 +24,7 @@ from rtsched.run.runner import RunnerOutcome, run_native, write_runner_input
 from rtsched.run.stats import TaskStats, summary_dict, task_stats
 from rtsched.run.tracefile import load_trace
 
-__all__ = ["RunOptions", "RunResult", "RunSetupError", "run_taskset", "default_out_dir"]
+__all__ = ["RunOptions", "RunResult", "RunSetupError", "ShieldRefused", "run_taskset", "default_out_dir"]
 
 DEFAULT_DURATION_NS = 5_000_000_000
 DEFAULT_WINDOW_NS = (0, 200_000_000)
@@ -48,6 +48,7 @@ class RunOptions:
     trace_buffer_events: int = 65536         # per-thread ring size
     progress: bool = True
     release_delay_ns: int | None = None      # None: the resolver's default
+    shield_cpus: list[int] | None = None     # run inside a CPU shield of these CPUs (rtsched.measure.shield)
 
 
 @dataclass
@@ -67,6 +68,32 @@ class RunResult:
 
 def default_out_dir(taskset: TaskSet) -> Path:
     return Path("out") / taskset.name
+
+
+class ShieldRefused(ValueError):
+    """--shield cannot be used with this task set; the message says why."""
+
+
+def _run_shielded(runner_input: dict[str, Any], spec: Path, expected_s: float, options: RunOptions):
+    """Run inside ``rtsched.measure.shield.shielded``: the runner joins the shield's cpuset
+    before it starts, so its tasks get the shielded CPUs to themselves."""
+    from rtsched.measure.shield import join_shield, shielded
+
+    cpus = sorted(set(options.shield_cpus or ()))
+    if runner_input["scheduler"] in ("P-EDF", "G-EDF"):
+        raise ShieldRefused(
+            f"--shield: {runner_input['scheduler']} makes its own exclusive cpusets (SCHED_DEADLINE root "
+            "domains), which the shield's exclusive cpuset would overlap; use --shield with P-FP or G-FP"
+        )
+    outside = sorted(set(runner_input["cpus"]) - set(cpus))
+    if outside:
+        raise ShieldRefused(
+            f"--shield {','.join(map(str, cpus))}: the task set uses CPU {','.join(map(str, outside))} too; "
+            "the runner lives in the shield, so shield every CPU the set uses (platform.cpus)"
+        )
+    with shielded(cpus) as report:
+        outcome = run_native(spec, expected_s, progress=options.progress, in_child=join_shield)
+    return outcome, report.as_dict()
 
 
 def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResult:
@@ -92,7 +119,10 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     if trace_path.exists():
         trace_path.unlink()  # never report an earlier run's trace
     expected_s = (runner_input["duration_ns"] + runner_input["release_delay_ns"]) / 1e9
-    outcome = run_native(files["runner.json"], expected_s, progress=options.progress)
+    if options.shield_cpus:
+        outcome, shield_report = _run_shielded(runner_input, files["runner.json"], expected_s, options)
+    else:
+        outcome, shield_report = run_native(files["runner.json"], expected_s, progress=options.progress), None
     result = RunResult(out_dir=out_dir, runner_input=runner_input, outcome=outcome, files=files)
     if not outcome.completed and not outcome.interrupted:
         lines = [l.removeprefix("rtsched-run: ") for l in outcome.stderr.strip().splitlines()]
@@ -133,6 +163,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
         completed=outcome.completed,
         interrupted=outcome.interrupted,
         runner_exit=outcome.returncode,
+        shield=shield_report,
         runner_messages=[l for l in outcome.stderr.strip().splitlines() if l],
         files={k: str(v) for k, v in sorted(files.items())},
     )
