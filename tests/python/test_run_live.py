@@ -58,6 +58,14 @@ def leftover_cpusets() -> list[str]:
     return sorted(p.name for p in CPUSET_ROOT.iterdir() if p.name.startswith("rtsched-run"))
 
 
+def shield_up() -> bool:
+    """A CPU shield (rtsched shield, maybe another test's) holds exclusive cpusets P-EDF would overlap."""
+    return (CPUSET_ROOT / "rtsched-shield").exists() or Path("/run/rtsched/shield.json").exists()
+
+
+no_shield = pytest.mark.skipif(shield_up(), reason="a CPU shield is up (rtsched shield --undo); P-EDF cpusets would overlap it")
+
+
 def write_set(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
@@ -222,6 +230,7 @@ def _pedf_partition_cpus(runner_json: Path) -> dict[int, set[int]]:
     return {i: set(t["cpus"]) for i, t in enumerate(spec["tasks"])}
 
 
+@no_shield
 def test_pedf_tasks_run_on_their_partition_only_and_cpusets_are_removed(tmp_path):
     out = tmp_path / "out"
     assert leftover_cpusets() == [], "a cpuset of an earlier run is still there"
@@ -242,6 +251,7 @@ def test_pedf_tasks_run_on_their_partition_only_and_cpusets_are_removed(tmp_path
     assert all(t["jobs"] > 0 for t in summary["tasks"])
 
 
+@no_shield
 def test_sigint_during_a_pedf_run_exits_130_after_cleanup(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.Popen(
@@ -287,3 +297,39 @@ def test_lost_events_are_reported(tmp_path):
                        "--trace-buffer", "4")
     assert text.returncode == 0, text.stderr
     assert "trace event(s) lost" in text.stdout
+
+
+ADMISSION = """\
+name: run-test-admission
+platform:
+  scheduler: P-EDF
+  cpus: [1]
+  partitions: [{name: p1, cpus: [1]}]
+tasks:
+  - {name: greedy, period: 10ms, budget: 9900us, partition: p1, body: [{compute: 1ms}]}
+"""
+
+
+@no_shield
+def test_setup_failure_exits_1_with_the_runners_explanation(tmp_path):
+    # runtime/period 0.99 is above the kernel's 95% SCHED_DEADLINE bandwidth: EBUSY.
+    spec = write_set(tmp_path / "admission.yaml", ADMISSION)
+    done = rtsched_run(str(spec), "--duration", "300ms", "--out", str(tmp_path / "out"), "--no-plots")
+    assert done.returncode == 1, done.stderr
+    assert "greedy" in done.stderr and "EBUSY" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert leftover_cpusets() == []
+
+
+@pytest.mark.skipif(shield_up(), reason="a CPU shield is already up")
+def test_shielded_run_on_cpu1_restores_the_machine(tmp_path):
+    done = rtsched_run(str(EXAMPLES / "run-preemption.yaml"), "--duration", "500ms", "--shield", "1",
+                       "--out", str(tmp_path / "out"), "--no-plots", "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["shield"]["cpus"] == [1]
+    assert all(t["jobs"] >= 4 for t in summary["tasks"])
+    assert not shield_up()
+    refused = rtsched_run(str(EXAMPLES / "pfp-two-cpus.yaml"), "--duration", "200ms", "--shield", "1",
+                          "--out", str(tmp_path / "out2"), "--no-plots")
+    assert refused.returncode == 1 and "CPU 0" in refused.stderr

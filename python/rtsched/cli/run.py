@@ -173,16 +173,16 @@ def run(args: argparse.Namespace) -> int:
     except ShieldRefused as e:
         print(f"rtsched run: {e}", file=sys.stderr)
         return EXIT_FAILED
-    except Exception as e:  # the shield's own refusals (ShieldError, CpuListError)
-        if type(e).__name__ not in ("ShieldError", "CpuListError"):
-            raise
-        print(f"rtsched run: --shield: {e}", file=sys.stderr)
-        return EXIT_FAILED
     except NativeToolMissing as e:
         print(f"rtsched: {e}", file=sys.stderr)
         return EXIT_NATIVE_MISSING
     except RunSetupError as e:
         print(f"rtsched run: the run could not be set up:\n{e}", file=sys.stderr)
+        return EXIT_FAILED
+    except Exception as e:  # the shield's own refusals (ShieldError, CpuListError)
+        if type(e).__name__ not in ("ShieldError", "CpuListError"):
+            raise
+        print(f"rtsched run: --shield: {e}", file=sys.stderr)
         return EXIT_FAILED
     if result.interrupted and not result.summary:
         print("rtsched run: interrupted before the trace was written; cleaned up", file=sys.stderr)
