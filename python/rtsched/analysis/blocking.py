@@ -38,7 +38,9 @@ from typing import Callable, Sequence
 from rtsched.analysis.matching import max_weight_matching
 from rtsched.analysis.tasks import CEILING_PROTOCOLS, AnalysisTask
 
-__all__ = ["Blocking", "ceilings", "blocking_term", "pip_blocking", "ceiling_blocking", "np_blocking"]
+_CEIL = CEILING_PROTOCOLS
+
+__all__ = ["Blocking", "ceilings", "blocking_term", "blocking_context", "pip_blocking", "ceiling_blocking", "np_blocking"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,67 +61,106 @@ def ceilings(tasks: Sequence[AnalysisTask]) -> dict[str, int]:
     return out
 
 
-def _section_ceiling(cs, ceil: dict[str, int]) -> int:
-    c = ceil.get(cs.resource, 0)
-    for r in cs.nested:
-        c = max(c, ceil.get(r, 0))
-    return c
+class _Context:
+    """The sections of one processor's tasks, indexed once for every task's blocking term."""
+
+    __slots__ = ("ceil", "sections", "protos", "resources", "ceiling_sections")
+
+    def __init__(self, tasks: Sequence[AnalysisTask], protocol_of: Callable[[str], str] | None,
+                 ceil: dict[str, int] | None = None):
+        self.resources = {t.name: t.resources() for t in tasks}
+        if ceil is None:
+            ceil = {}
+            for t in tasks:
+                for r in self.resources[t.name]:
+                    if r not in ceil or t.priority > ceil[r]:
+                        ceil[r] = t.priority
+        self.ceil = ceil
+        proto_cache: dict[str, str] = {}
+        # (owner priority, owner name, resource, length, section ceiling, protocol, nested resources)
+        self.sections = []
+        for t in tasks:
+            for cs in t.critical_sections:
+                if not cs.outermost:
+                    continue
+                c = ceil.get(cs.resource, 0)
+                for r in cs.nested:
+                    c = max(c, ceil.get(r, 0))
+                if protocol_of is None:
+                    p = ""
+                else:
+                    p = proto_cache.get(cs.resource)
+                    if p is None:
+                        p = proto_cache[cs.resource] = protocol_of(cs.resource)
+                self.sections.append((t.priority, t.name, cs.resource, cs.length_ns, c, p, cs.nested))
+        self.protos = {s[5] for s in self.sections}
+        # ceiling-protocol sections alone, longest first: (owner priority, ceiling, length, owner, resource)
+        self.ceiling_sections = sorted(((s[0], s[4], s[3], s[1], s[2]) for s in self.sections if s[5] in _CEIL),
+                                       key=lambda s: -s[2])
+        if protocol_of is not None:
+            for t in tasks:
+                for r in self.resources[t.name]:
+                    if r not in proto_cache:
+                        proto_cache[r] = protocol_of(r)
+                    self.protos.add(proto_cache[r])
 
 
-def pip_blocking(task: AnalysisTask, tasks: Sequence[AnalysisTask], ceil: dict[str, int] | None = None,
-                 resources: Callable[[str], bool] | None = None, direct_only: bool = False) -> Blocking:
-    """The PIP bound (matching; per-task sum with nesting) over the resources ``resources`` accepts."""
-    if ceil is None:
-        ceil = ceilings(tasks)
-    own = task.resources()
+def _pip(task: AnalysisTask, ctx: _Context, accept, direct_only: bool = False) -> Blocking:
+    own = ctx.resources.get(task.name) or task.resources()
     edges: dict[tuple[str, str], int] = {}
     per_task: dict[str, int] = {}
     nested = False
-    for j in tasks:
-        if j.priority >= task.priority or j is task:
+    prio = task.priority
+    for sp, name, res, length, c, p, nest in ctx.sections:
+        if sp >= prio or name == task.name or not accept(p, res):
             continue
-        for cs in j.critical_sections:
-            if not cs.outermost:
+        if direct_only:
+            if res not in own and not (set(nest) & own):
                 continue
-            if resources is not None and not resources(cs.resource):
-                continue
-            if direct_only:
-                if cs.resource not in own and not (set(cs.nested) & own):
-                    continue
-            elif _section_ceiling(cs, ceil) < task.priority:
-                continue
-            if cs.nested:
-                nested = True
-            key = (j.name, cs.resource)
-            if cs.length_ns > edges.get(key, 0):
-                edges[key] = cs.length_ns
-            if cs.length_ns > per_task.get(j.name, 0):
-                per_task[j.name] = cs.length_ns
+        elif c < prio:
+            continue
+        if nest:
+            nested = True
+        key = (name, res)
+        if length > edges.get(key, 0):
+            edges[key] = length
+        if length > per_task.get(name, 0):
+            per_task[name] = length
     if not edges:
         return Blocking(0, "no lower-priority section can block")
     if nested:
-        total = sum(per_task.values())
-        return Blocking(total, "nested sections: one outermost section per lower-priority task")
+        return Blocking(sum(per_task.values()), "nested sections: one outermost section per lower-priority task")
     total, chosen = max_weight_matching(edges)
     detail = ", ".join(f"{j}/{r}" for j, r in chosen)
     return Blocking(total, f"one section per lower task and per resource (matching: {detail})")
 
 
+def _longest(task: AnalysisTask, ctx: _Context, accept, need_ceiling: bool) -> tuple[int, str]:
+    best = 0
+    who = None
+    prio = task.priority
+    for sp, name, res, length, c, p, _ in ctx.sections:
+        if sp < prio and length > best and accept(p, res) and (not need_ceiling or c >= prio):
+            best, who = length, (name, res)
+    return best, (f"{who[0]}/{who[1]}" if who else "")
+
+
+def _accept_from(resources: Callable[[str], bool] | None):
+    if resources is None:
+        return lambda p, r: True
+    return lambda p, r: resources(r)
+
+
+def pip_blocking(task: AnalysisTask, tasks: Sequence[AnalysisTask], ceil: dict[str, int] | None = None,
+                 resources: Callable[[str], bool] | None = None, direct_only: bool = False) -> Blocking:
+    """The PIP bound (matching; per-task sum with nesting) over the resources ``resources`` accepts."""
+    return _pip(task, _Context(tasks, None, ceil), _accept_from(resources), direct_only)
+
+
 def ceiling_blocking(task: AnalysisTask, tasks: Sequence[AnalysisTask], ceil: dict[str, int] | None = None,
                      resources: Callable[[str], bool] | None = None) -> Blocking:
     """PCP / SRP / immediate ceiling: the longest single lower-priority section with ceiling ≥ priority."""
-    if ceil is None:
-        ceil = ceilings(tasks)
-    best = 0
-    who = ""
-    for j in tasks:
-        if j.priority >= task.priority:
-            continue
-        for cs in j.critical_sections:
-            if not cs.outermost or (resources is not None and not resources(cs.resource)):
-                continue
-            if _section_ceiling(cs, ceil) >= task.priority and cs.length_ns > best:
-                best, who = cs.length_ns, f"{j.name}/{cs.resource}"
+    best, who = _longest(task, _Context(tasks, None, ceil), _accept_from(resources), True)
     if not best:
         return Blocking(0, "no lower-priority section with a ceiling at or above this priority")
     return Blocking(best, f"one section ({who})")
@@ -128,16 +169,7 @@ def ceiling_blocking(task: AnalysisTask, tasks: Sequence[AnalysisTask], ceil: di
 def np_blocking(task: AnalysisTask, tasks: Sequence[AnalysisTask],
                 resources: Callable[[str], bool] | None = None) -> Blocking:
     """Non-preemptive sections: the longest section of any lower-priority task."""
-    best = 0
-    who = ""
-    for j in tasks:
-        if j.priority >= task.priority:
-            continue
-        for cs in j.critical_sections:
-            if not cs.outermost or (resources is not None and not resources(cs.resource)):
-                continue
-            if cs.length_ns > best:
-                best, who = cs.length_ns, f"{j.name}/{cs.resource}"
+    best, who = _longest(task, _Context(tasks, None), _accept_from(resources), False)
     if not best:
         return Blocking(0, "no lower-priority section")
     return Blocking(best, f"one non-preemptive section ({who})")
@@ -158,45 +190,56 @@ def _unbounded_inversion(task: AnalysisTask, tasks: Sequence[AnalysisTask], prot
     return None
 
 
+def blocking_context(tasks: Sequence[AnalysisTask], protocol_of: Callable[[str], str],
+                     ceil: dict[str, int] | None = None) -> _Context:
+    """Index the sections of one processor's tasks once (pass it to ``blocking_term``)."""
+    return _Context(tasks, protocol_of, ceil)
+
+
 def blocking_term(task: AnalysisTask, tasks: Sequence[AnalysisTask], protocol_of: Callable[[str], str],
-                  ceil: dict[str, int] | None = None) -> Blocking:
+                  ceil: dict[str, int] | None = None, ctx: _Context | None = None) -> Blocking:
     """The blocking of ``task`` among ``tasks`` (one processor), each resource under its protocol."""
-    if ceil is None:
-        ceil = ceilings(tasks)
-    parts: list[str] = []
-    total = 0
-    protos = {protocol_of(r) for t in tasks for r in t.resources()}
+    if ctx is None:
+        ctx = _Context(tasks, protocol_of, ceil)
+    protos = ctx.protos
+    extra = task.extra_blocking_ns
     if not protos:
-        return Blocking(task.extra_blocking_ns, "no shared resources" + (
-            f"; {task.extra_blocking_ns} ns given" if task.extra_blocking_ns else ""))
-    unknown = protos - {"pip", "none", "np"} - CEILING_PROTOCOLS
+        return Blocking(extra, "no shared resources" + (f"; {extra} ns given" if extra else ""))
+    unknown = protos - {"pip", "none", "np"} - _CEIL
     if unknown:
         return Blocking(None, f"protocol {sorted(unknown)[0]} is not a uniprocessor protocol")
     if "none" in protos:
         problem = _unbounded_inversion(task, tasks, protocol_of)
         if problem:
             return Blocking(None, problem)
+    parts: list[str] = []
+    total = 0
     if "pip" in protos:
-        b = pip_blocking(task, tasks, ceil, lambda r: protocol_of(r) == "pip")
-        total += b.ns or 0
+        b = _pip(task, ctx, lambda p, r: p == "pip")
         if b.ns:
+            total += b.ns
             parts.append(f"PIP {b.ns} ns: {b.reason}")
     if "none" in protos:
-        b = pip_blocking(task, tasks, ceil, lambda r: protocol_of(r) == "none", direct_only=True)
-        total += b.ns or 0
+        b = _pip(task, ctx, lambda p, r: p == "none", direct_only=True)
         if b.ns:
+            total += b.ns
             parts.append(f"plain mutex {b.ns} ns: {b.reason}")
-    if protos & CEILING_PROTOCOLS:
-        b = ceiling_blocking(task, tasks, ceil, lambda r: protocol_of(r) in CEILING_PROTOCOLS)
-        total += b.ns or 0
-        if b.ns:
-            parts.append(f"ceiling {b.ns} ns: {b.reason}")
+    if protos & _CEIL:
+        best, who = 0, ""
+        prio = task.priority
+        for sp, c, length, name, res in ctx.ceiling_sections:  # longest first: the first match is the max
+            if sp < prio <= c:
+                best, who = length, f"{name}/{res}"
+                break
+        if best:
+            total += best
+            parts.append(f"ceiling {best} ns: one section ({who})")
     if "np" in protos:
-        b = np_blocking(task, tasks, lambda r: protocol_of(r) == "np")
-        total += b.ns or 0
-        if b.ns:
-            parts.append(f"non-preemptive {b.ns} ns: {b.reason}")
-    if task.extra_blocking_ns:
-        total += task.extra_blocking_ns
-        parts.append(f"given {task.extra_blocking_ns} ns")
+        best, who = _longest(task, ctx, lambda p, r: p == "np", False)
+        if best:
+            total += best
+            parts.append(f"non-preemptive {best} ns: one section ({who})")
+    if extra:
+        total += extra
+        parts.append(f"given {extra} ns")
     return Blocking(total, "; ".join(parts) if parts else "no lower-priority section can block")

@@ -38,7 +38,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Sequence
 
-from rtsched.analysis.blocking import Blocking, blocking_term, ceilings
+from rtsched.analysis.blocking import Blocking, blocking_context, blocking_term, ceilings
 from rtsched.analysis.results import (
     NOT_SCHEDULABLE,
     SCHEDULABLE,
@@ -64,19 +64,22 @@ MAX_BUSY_JOBS = 100_000
 
 
 def response_time(
-    c: int, b: int, j_own: int, t: int, limit: int, hp: Sequence[tuple[int, int, int]]
+    c: int, b: int, j_own: int, t: int, limit: int, hp: Sequence[tuple[int, int, int]], floor: int = 0
 ) -> tuple[int | None, int]:
     """The worst-case response time of a task (C=c, blocking b, jitter j_own, period t).
 
     ``hp``: (C_j, T_j, J_j) of the higher-or-equal-priority tasks. Returns
     (R, jobs) with R None when it exceeds ``limit`` (then ``jobs`` is the
-    job index at which it did). Exact integer arithmetic.
+    job index at which it did). Exact integer arithmetic. ``floor``: a value
+    known not to exceed the first job's busy window (a faster start).
     """
     worst = 0
     hp_c = 0
     for cj, _, _ in hp:
         hp_c += cj
     w = c + b + hp_c
+    if floor > w:
+        w = floor
     q = 0
     while True:
         base = (q + 1) * c + b
@@ -122,24 +125,34 @@ def rta_tasks(
     ``extra_on_own=False`` applies it to the interference only (when the
     blocking term already holds the task's own waiting).
     """
-    ceil = ceilings(tasks)
+    ctx = blocking_context(tasks, protocol_of)
     jitter_extra = jitter_extra or {}
+    # higher-or-equal-priority interference lists, built once: tasks by decreasing priority,
+    # hp(i) = every other task of priority ≥ p_i (a prefix of that order, minus i itself)
+    order = sorted(range(len(tasks)), key=lambda k: -tasks[k].priority)
+    demand = [(tasks[k].exec_ns, tasks[k].period_ns, tasks[k].jitter_ns + jitter_extra.get(tasks[k].name, 0))
+              for k in order]
+    prios = [tasks[k].priority for k in order]
+    hp_of: dict[int, list[tuple[int, int, int]]] = {}
+    end = 0
+    n = len(order)
+    for pos, k in enumerate(order):
+        if end <= pos:
+            end = pos + 1
+            while end < n and prios[end] == prios[pos]:
+                end += 1
+        hp_of[k] = demand[:pos] + demand[pos + 1:end] if end > pos + 1 else demand[:pos]
     out: list[TaskBound] = []
-    for task in tasks:
+    for idx, task in enumerate(tasks):
         if blocking_override is not None and task.name in blocking_override:
             blk = blocking_override[task.name]
         else:
-            blk = blocking_term(task, tasks, protocol_of, ceil)
+            blk = blocking_term(task, tasks, protocol_of, ctx=ctx)
         if blk.ns is None:
             out.append(TaskBound(task.name, None, "unknown", blk.reason, None))
             continue
-        hp = [
-            (j.exec_ns, j.period_ns, j.jitter_ns + jitter_extra.get(j.name, 0))
-            for j in tasks
-            if j is not task and j.priority >= task.priority
-        ]
         own_j = task.jitter_ns + (jitter_extra.get(task.name, 0) if extra_on_own else 0)
-        r, jobs = response_time(task.exec_ns, blk.ns, own_j, task.period_ns, task.deadline_ns, hp)
+        r, jobs = response_time(task.exec_ns, blk.ns, own_j, task.period_ns, task.deadline_ns, hp_of[idx])
         if r is None:
             out.append(
                 TaskBound(task.name, None, "miss",

@@ -123,4 +123,9 @@ def run_test(name: str, problem, **options) -> AnalysisResult:
         from rtsched.analysis.overheads import apply_overheads
 
         problem = apply_overheads(problem, overheads)
-    return TESTS[name](problem, **options)
+    result = TESTS[name](problem, **options)
+    if problem.notes:
+        from dataclasses import replace
+
+        result = replace(result, details={**result.details, "notes": list(problem.notes)})
+    return result

@@ -98,12 +98,18 @@ class AnalysisTask:
     rpcs: tuple[Rpc, ...] = ()
     extra_blocking_ns: int = 0
     waits: bool = False
+    _resources: frozenset[str] = field(init=False, repr=False, compare=False, default=frozenset())
 
     def __post_init__(self) -> None:
         if self.period_ns <= 0 or self.deadline_ns <= 0:
             raise ValueError(f"{self.name}: period and deadline must be positive")
         if self.wcet_ns < 0 or self.jitter_ns < 0 or self.suspension_ns < 0:
             raise ValueError(f"{self.name}: negative duration")
+        names: set[str] = set()
+        for cs in self.critical_sections:
+            names.add(cs.resource)
+            names.update(cs.nested)
+        object.__setattr__(self, "_resources", frozenset(names))
 
     @property
     def utilization(self) -> Fraction:
@@ -119,11 +125,8 @@ class AnalysisTask:
         return self.wcet_ns + self.suspension_ns
 
     def resources(self) -> frozenset[str]:
-        names: set[str] = set()
-        for cs in self.critical_sections:
-            names.add(cs.resource)
-            names.update(cs.nested)
-        return frozenset(names)
+        """Every resource the job locks (outer and nested)."""
+        return self._resources
 
     def max_cs(self, resource: str) -> int:
         """The longest section of this job on ``resource`` (0 when it never locks it)."""

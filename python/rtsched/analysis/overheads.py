@@ -1,0 +1,175 @@
+"""Measured overheads folded into the analysis (overhead-aware variants of every test).
+
+Sources, read from the ``--json`` output of rtsched's own benchmarks (keys
+consumed are listed; anything else is ignored; a missing key is reported in
+``Overheads.missing`` and the corresponding overhead is not folded):
+
+``rtsched lockbench --json`` (``"tool": "rtsched-lockbench"``)
+    ``uncontended.<subject>.lock.<stat>_ns``, ``uncontended.<subject>.unlock.<stat>_ns``,
+    ``contended.<subject>.lock.<stat>_ns``, ``contended.<subject>.unlock.<stat>_ns``
+    where <subject> is ``rts-<protocol>`` (``rts-pip``, ``rts-none``; future
+    protocols by the same rule) and <stat> is ``max`` (default) or ``p99``.
+``rtsched latency`` JSON (``"format": "rtsched-latency/1"``)
+    ``threads[].max_ns`` (or ``p99_ns``): release latency, the largest over threads.
+Any other benchmark (``"format": "rtsched-overheads/1"``, for the
+context-switch and scheduler benchmarks to come, or written by hand)
+    ``context_switch_ns``, ``release_latency_ns``, ``lock_ns.<protocol>``,
+    ``unlock_ns.<protocol>``, ``contended_lock_ns.<protocol>``,
+    ``contended_unlock_ns.<protocol>`` (integers or floats of nanoseconds).
+
+How they are folded (:func:`apply_overheads`), each rounded up to whole ns:
+
+- every job: WCET += 2 × context switch (the switch to it and the one
+  after it, charged to the job that causes them);
+- every critical section in the body: WCET += lock + unlock, each the
+  larger of its contended and uncontended figure for the resource's protocol;
+- every critical section's length (what it makes others wait) += the
+  contended unlock (the holder's release path that wakes the waiter);
+- every task: release jitter += release latency.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from rtsched.analysis.tasks import AnalysisProblem, CriticalSection
+
+__all__ = ["Overheads", "OverheadsError", "load_overheads", "overheads_from_json", "apply_overheads"]
+
+
+class OverheadsError(ValueError):
+    """A file that is not the output of a known benchmark."""
+
+
+@dataclass(frozen=True)
+class Overheads:
+    """Overheads in integer ns. Per-protocol dicts are keyed by protocol name (``pip``, ``none``...)."""
+
+    context_switch_ns: int | None = None
+    release_latency_ns: int | None = None
+    lock_ns: dict[str, int] = field(default_factory=dict)
+    unlock_ns: dict[str, int] = field(default_factory=dict)
+    contended_lock_ns: dict[str, int] = field(default_factory=dict)
+    contended_unlock_ns: dict[str, int] = field(default_factory=dict)
+    sources: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+
+    def merged(self, other: "Overheads") -> "Overheads":
+        pick = lambda a, b: b if b is not None else a
+        return Overheads(
+            context_switch_ns=pick(self.context_switch_ns, other.context_switch_ns),
+            release_latency_ns=pick(self.release_latency_ns, other.release_latency_ns),
+            lock_ns={**self.lock_ns, **other.lock_ns},
+            unlock_ns={**self.unlock_ns, **other.unlock_ns},
+            contended_lock_ns={**self.contended_lock_ns, **other.contended_lock_ns},
+            contended_unlock_ns={**self.contended_unlock_ns, **other.contended_unlock_ns},
+            sources=self.sources + other.sources,
+            missing=self.missing + other.missing,
+        )
+
+
+def _ns(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and value >= 0 and math.isfinite(value):
+        return math.ceil(value)
+    raise OverheadsError(f"not a duration in ns: {value!r}")
+
+
+def _dig(data: Any, *keys: str) -> Any:
+    for k in keys:
+        if not isinstance(data, dict) or k not in data:
+            return None
+        data = data[k]
+    return data
+
+
+def overheads_from_json(data: dict, source: str = "<json>", stat: str = "max") -> Overheads:
+    """Overheads from one parsed benchmark output (see the module doc for the keys)."""
+    if stat not in ("max", "p99"):
+        raise ValueError("stat must be 'max' or 'p99'")
+    key = f"{stat}_ns"
+    missing: list[str] = []
+    if data.get("tool") == "rtsched-lockbench":
+        ov: dict[str, dict[str, int]] = {"lock": {}, "unlock": {}, "clock": {}, "cunlock": {}}
+        subjects = set((data.get("uncontended") or {}).keys()) | set((data.get("contended") or {}).keys())
+        for subject in sorted(subjects):
+            if not subject.startswith("rts-"):
+                continue  # glibc baselines are not what rtsched tasks run
+            proto = subject[4:]
+            for part, kind, store in (("uncontended", "lock", "lock"), ("uncontended", "unlock", "unlock"),
+                                      ("contended", "lock", "clock"), ("contended", "unlock", "cunlock")):
+                v = _dig(data, part, subject, kind, key)
+                if v is None:
+                    missing.append(f"{source}: {part}.{subject}.{kind}.{key} missing")
+                else:
+                    ov[store][proto] = _ns(v)
+        if not subjects:
+            missing.append(f"{source}: no uncontended/contended measurements")
+        return Overheads(lock_ns=ov["lock"], unlock_ns=ov["unlock"], contended_lock_ns=ov["clock"],
+                         contended_unlock_ns=ov["cunlock"], sources=(source,), missing=tuple(missing))
+    if data.get("format") == "rtsched-latency/1":
+        values = [t.get(key) for t in data.get("threads") or [] if t.get(key) is not None]
+        if not values:
+            return Overheads(sources=(source,), missing=(f"{source}: threads[].{key} missing",))
+        return Overheads(release_latency_ns=_ns(max(values)), sources=(source,))
+    if data.get("format") == "rtsched-overheads/1":
+        per = lambda k: {p: _ns(v) for p, v in (data.get(k) or {}).items()}
+        return Overheads(
+            context_switch_ns=_ns(data.get("context_switch_ns")),
+            release_latency_ns=_ns(data.get("release_latency_ns")),
+            lock_ns=per("lock_ns"), unlock_ns=per("unlock_ns"),
+            contended_lock_ns=per("contended_lock_ns"), contended_unlock_ns=per("contended_unlock_ns"),
+            sources=(source,),
+        )
+    raise OverheadsError(
+        f"{source}: not a known benchmark output (expected \"tool\": \"rtsched-lockbench\", "
+        f"\"format\": \"rtsched-latency/1\" or \"rtsched-overheads/1\")")
+
+
+def load_overheads(*paths: str | Path, stat: str = "max") -> Overheads:
+    """Read and merge benchmark outputs (later files override earlier ones)."""
+    total = Overheads()
+    for p in paths:
+        try:
+            data = json.loads(Path(p).read_text())
+        except (OSError, json.JSONDecodeError) as error:
+            raise OverheadsError(f"{p}: {error}") from error
+        if not isinstance(data, dict):
+            raise OverheadsError(f"{p}: expected a JSON object")
+        total = total.merged(overheads_from_json(data, str(p), stat))
+    return total
+
+
+def apply_overheads(problem: AnalysisProblem, ov: Overheads) -> AnalysisProblem:
+    """The problem with the overheads folded in (see the module doc); notes say what was missing."""
+    notes = list(problem.notes)
+    missing = set(ov.missing)
+    tasks = []
+    for t in problem.tasks:
+        wcet = t.wcet_ns
+        if ov.context_switch_ns is not None:
+            wcet += 2 * ov.context_switch_ns
+        sections = []
+        for cs in t.critical_sections:
+            proto = problem.protocol(cs.resource)
+            lock = max(ov.lock_ns.get(proto, 0), ov.contended_lock_ns.get(proto, 0))
+            unlock = max(ov.unlock_ns.get(proto, 0), ov.contended_unlock_ns.get(proto, 0))
+            if proto not in ov.lock_ns and proto not in ov.contended_lock_ns:
+                missing.add(f"no lock overhead measured for protocol {proto}")
+            wcet += lock + unlock
+            sections.append(replace(cs, length_ns=cs.length_ns + ov.contended_unlock_ns.get(proto, 0)))
+        jitter = t.jitter_ns + (ov.release_latency_ns or 0)
+        tasks.append(replace(t, wcet_ns=wcet, jitter_ns=jitter, critical_sections=tuple(sections)))
+    if ov.context_switch_ns is None:
+        missing.add("no context-switch overhead given (context_switch_ns)")
+    if ov.release_latency_ns is None:
+        missing.add("no release latency given")
+    folded = ", ".join(ov.sources) or "nothing"
+    notes.append(f"overheads folded in from {folded}")
+    notes.extend(f"overheads: {m} (not folded)" for m in sorted(missing))
+    return replace(problem, tasks=tuple(tasks), notes=tuple(notes))
