@@ -72,7 +72,8 @@ def write_set(path: Path, text: str) -> Path:
 
 
 # A clearly schedulable partitioned FP set: U = 0.06 on CPU 0, 0.17 on CPU 1,
-# high priorities so the machine's other real-time work rarely gets in.
+# priorities 95-96, above the real-time work of the project's other tools and tests (90)
+# that may run on this shared machine at the same time.
 SCHEDULABLE = """\
 name: run-test-pfp
 platform:
@@ -82,10 +83,10 @@ platform:
     - {name: left, cpus: [0]}
     - {name: right, cpus: [1]}
 tasks:
-  - {name: a, period: 10ms, priority: 80, partition: left, body: [{compute: 300us}]}
-  - {name: b, period: 20ms, priority: 79, partition: left, body: [{compute: 600us}]}
-  - {name: c, period: 5ms, priority: 80, partition: right, body: [{compute: 500us}]}
-  - {name: d, period: 25ms, priority: 79, partition: right, body: [{compute: 1ms}, {sleep: 1ms}, {compute: 500us}]}
+  - {name: a, period: 10ms, priority: 96, partition: left, body: [{compute: 300us}]}
+  - {name: b, period: 20ms, priority: 95, partition: left, body: [{compute: 600us}]}
+  - {name: c, period: 5ms, priority: 96, partition: right, body: [{compute: 500us}]}
+  - {name: d, period: 25ms, priority: 95, partition: right, body: [{compute: 1ms}, {sleep: 1ms}, {compute: 500us}]}
 """
 
 
