@@ -1,9 +1,10 @@
 """Reading ``.rtst`` trace files (docs/trace-format.md) for ``rtsched run``.
 
-``rtsched.trace.read_trace`` is the project's reader. When it is importable,
-``load_trace`` uses it; otherwise (the trace package had not landed when this
-module was written) it uses ``read_trace_file`` below, which follows the same
-documented format and returns an object with the same attributes:
+``rtsched.trace.read_trace`` is the project's reader and ``load_trace`` uses
+it. ``read_trace_file`` below was written while that package had not landed;
+it follows the same documented format, returns an object with the same
+attributes, and stays as the fallback (and as a second, independent reading
+of the format that the tests check against synthetic files):
 ``header``, ``streams``, ``events`` (``EVENT_DTYPE``, sorted by time, stable),
 ``events_of(stream_id)`` and ``lost_total``.
 """
