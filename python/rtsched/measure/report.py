@@ -79,12 +79,13 @@ def plot_histograms(path: str, histograms: list[Histogram], title: str) -> None:
     for h in histograms:
         if not h.samples:
             continue
-        xs = [i for i, c in enumerate(h.buckets) if c]
-        ys = [h.buckets[i] for i in xs]
+        # Empty buckets as gaps (NaN), so no line is drawn across them.
+        ys = [c if c else float("nan") for c in h.buckets]
         p99 = h.percentile(99)
         label = f"{h.label} (p50 {_us(h.median_us)}, p99 {_us(p99)}, max {_us(h.observed_max_us)} us)"
-        ax.step(xs, ys, where="post", label=label, linewidth=1)
+        ax.step(range(len(ys)), ys, where="mid", label=label, linewidth=1, marker=".", markersize=2)
     ax.set_yscale("log")
+    ax.set_xscale("symlog", linthresh=100)  # linear up to 100 us, where most samples are; log beyond
     ax.set_xlabel("scheduling latency (us, 1 us buckets)")
     ax.set_ylabel("samples")
     ax.set_title(title)
