@@ -15,7 +15,7 @@ import pytest
 from rtsched.run import EV, build_job_table, load_trace, summary_dict, task_stats
 from rtsched.run.export_csv import CSV_HEADER, write_job_csv
 from rtsched.run.export_perfetto import job_segments, perfetto_trace
-from rtsched.run.tracefile import EVENT_DTYPE, read_trace_file
+from rtsched.trace import EVENT_DTYPE, read_trace
 
 MS = 1_000_000
 T0 = 1_000 * MS
@@ -100,7 +100,7 @@ def synthetic(tmp_path):
 
 
 def test_reader_keeps_streams_lost_counts_and_time_order(synthetic):
-    trace = read_trace_file(synthetic)
+    trace = read_trace(synthetic)
     assert trace.header["t0_ns"] == T0 and trace.header["name"] == "synthetc"
     assert [s["name"] for s in trace.streams] == ["a", "b"]
     assert [s["lost"] for s in trace.streams] == [0, 3] and trace.lost_total == 3

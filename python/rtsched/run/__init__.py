@@ -2,7 +2,6 @@
 
 - ``session``: the whole run (``run_taskset``), writing the output folder;
 - ``runner``: the C runner ``rtsched-run`` as a subprocess (progress, signals, cleanup);
-- ``tracefile``: reading the ``.rtst`` trace (``rtsched.trace`` when present);
 - ``jobs``: the per-job table; ``stats``: per-task statistics and the summary;
 - ``export_csv`` (LITMUS ``st-job-stats`` columns), ``export_perfetto``, ``plots``.
 """
@@ -10,7 +9,8 @@
 from rtsched.run.jobs import JOB_DTYPE, JobTable, build_job_table
 from rtsched.run.session import RunOptions, RunResult, RunSetupError, default_out_dir, run_taskset
 from rtsched.run.stats import TaskStats, summary_dict, task_stats
-from rtsched.run.tracefile import EV, load_trace
+from rtsched.trace import EventType as EV
+from rtsched.trace import read_trace as load_trace
 
 __all__ = [
     "EV",

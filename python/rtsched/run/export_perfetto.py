@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from rtsched.run.jobs import JobTable
-from rtsched.run.tracefile import EV
+from rtsched.trace import EventType as EV
 
 __all__ = ["LOCK_WAIT_MIN_NS", "job_segments", "perfetto_trace", "write_perfetto"]
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from rtsched.run.tracefile import EV
+from rtsched.trace import EventType as EV
 
 __all__ = ["JOB_DTYPE", "JobTable", "TaskInfo", "build_job_table", "cpus_of_mask"]
 

@@ -22,7 +22,7 @@ from rtsched.run.export_perfetto import write_perfetto
 from rtsched.run.jobs import JobTable, build_job_table
 from rtsched.run.runner import RunnerOutcome, run_native, write_runner_input
 from rtsched.run.stats import TaskStats, summary_dict, task_stats
-from rtsched.run.tracefile import load_trace
+from rtsched.trace import read_trace as load_trace
 
 __all__ = ["RunOptions", "RunResult", "RunSetupError", "ShieldRefused", "run_taskset", "default_out_dir"]
 
