@@ -6,7 +6,8 @@
  * backend, never the kernel directly. The threads backend maps the calls onto
  * futexes and the kernel's rt_mutex PI; the user-level scheduler backend will
  * implement the same calls over its own run queues, and the ceiling protocols
- * add set_effective_prio beside them.
+ * add set_effective_prio beside them. Tasks (src/task/) become tasks and wait
+ * for their releases through it too.
  *
  * Every operation returns 0 (or a count) on success and -errno on failure.
  * Words are 32-bit futex words; PI words are in the kernel's PI format
@@ -16,7 +17,10 @@
 #define RTS_INTERNAL_BACKEND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <time.h>
+
+#include <rtsched/task.h>
 
 #include "internal/futex.h"
 
@@ -42,6 +46,11 @@ struct rts_backend {
 	 * more) onto mutex, waking it if it could take mutex at once. The number moved. */
 	int (*cond_requeue)(rts_futex_word *cond, uint32_t expected, int nr_requeue,
 			    rts_futex_word *mutex, bool pshared);
+	/* Make the calling thread the task `params` describes (cpuset, affinity,
+	 * policy). On failure `why` says what was refused and what to change. */
+	int (*task_admit)(const struct rts_task_params *params, char *why, size_t why_len);
+	/* Sleep until an absolute CLOCK_MONOTONIC time: 0, or -EINTR when interrupted. */
+	int (*sleep_until)(int64_t time_ns);
 };
 
 extern const struct rts_backend rts_backend_threads;

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 
 #include "internal/backend.h"
+#include "internal/policy.h"
 #include "internal/timespec.h"
 
 static int threads_block(rts_futex_word *word, uint32_t expected, const struct timespec *deadline,
@@ -61,6 +62,24 @@ static int threads_cond_requeue(rts_futex_word *cond, uint32_t expected, int nr_
 	return rts_futex_cmp_requeue_pi(cond, expected, nr_requeue, mutex, pshared);
 }
 
+static int threads_task_admit(const struct rts_task_params *p, char *why, size_t why_len)
+{
+	int err = 0;
+	if (p->cpuset)
+		err = rts_policy_join_cpuset(p->cpuset, p->name, why, why_len);
+	if (!err && p->cpus)
+		err = rts_policy_set_affinity(p->cpus, p->name, why, why_len);
+	if (!err)
+		err = rts_policy_apply(p, why, why_len);
+	return err;
+}
+
+static int threads_sleep_until(int64_t time_ns)
+{
+	struct timespec until = rts_ns_to_timespec(time_ns);
+	return -clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
+}
+
 const struct rts_backend rts_backend_threads = {
 	.name = "threads",
 	.block = threads_block,
@@ -69,4 +88,6 @@ const struct rts_backend rts_backend_threads = {
 	.pi_wake = threads_pi_wake,
 	.cond_block = threads_cond_block,
 	.cond_requeue = threads_cond_requeue,
+	.task_admit = threads_task_admit,
+	.sleep_until = threads_sleep_until,
 };

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A task's thread: start-up (cpuset, affinity, policy, budget timer), the
- * wait for the synchronous release, and the job loop around rts_job_next().
+ * A task's thread: start-up (cpuset, affinity and policy through the backend,
+ * then the budget timer), the wait for the synchronous release, and the job
+ * loop around rts_job_next(), whose release sleeps go through the backend too.
  *
  * Releases stay on their grid: job k of a periodic task is released at
  * t0 + offset + (k-1) * period even when job k-1 completes late, in which
@@ -19,7 +20,7 @@
 #include <rtsched/trace.h>
 
 #include "internal/export.h"
-#include "internal/policy.h"
+#include "internal/backend.h"
 #include "internal/task.h"
 #include "internal/timespec.h"
 
@@ -97,14 +98,13 @@ static bool stopping(const rts_task_t *task)
 /* Sleep until release_ns; false if the set stopped meanwhile. */
 static bool sleep_until(const rts_task_t *task, int64_t release_ns)
 {
-	struct timespec release = rts_ns_to_timespec(release_ns);
 	for (;;) {
 		if (stopping(task))
 			return false;
-		int err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &release, NULL);
+		int err = rts_backend()->sleep_until(release_ns);
 		if (err == 0)
 			return !stopping(task);
-		if (err != EINTR)
+		if (err != -EINTR)
 			return false;
 	}
 }
@@ -140,15 +140,8 @@ RTS_EXPORT int rts_job_next(rts_task_t *task, struct rts_job *job)
 
 static int set_up_thread(rts_task_t *task, char *why, size_t why_len)
 {
-	const struct rts_task_params *p = &task->params;
-	int err = 0;
-	if (p->cpuset)
-		err = rts_policy_join_cpuset(p->cpuset, task->name, why, why_len);
-	if (!err && p->cpus)
-		err = rts_policy_set_affinity(p->cpus, task->name, why, why_len);
-	if (!err)
-		err = rts_policy_apply(p, why, why_len);
-	if (!err && p->budget_ns > 0 && (err = rts_budget_timer_create(task)) != 0)
+	int err = rts_backend()->task_admit(&task->params, why, why_len);
+	if (!err && task->params.budget_ns > 0 && (err = rts_budget_timer_create(task)) != 0)
 		snprintf(why, why_len, "task %s: cannot create its CPU-time budget timer: %s",
 			 task->name, strerror(err));
 	return err;
