@@ -95,7 +95,7 @@ def _finish(problem, test, per_part, exact, details) -> AnalysisResult:
 def edf_utilization(problem: AnalysisProblem) -> AnalysisResult:
     test = "edf-util"
     groups, bad = _check(problem, test)
-    if bad:
+    if bad is not None:
         return bad
     per: dict[str, tuple[bool, str]] = {}
     details: dict[str, Fraction] = {}
@@ -205,7 +205,7 @@ def _demand_group(tasks: Sequence[AnalysisTask], blocking: bool) -> tuple[bool, 
 def edf_demand(problem: AnalysisProblem) -> AnalysisResult:
     test = "edf-dbf"
     groups, bad = _check(problem, test)
-    if bad:
+    if bad is not None:
         return bad
     per: dict[str, tuple[bool, str]] = {}
     exact = True
@@ -248,7 +248,7 @@ def qpa_group(tasks: Sequence[AnalysisTask]) -> tuple[bool, str, int]:
 def edf_qpa(problem: AnalysisProblem) -> AnalysisResult:
     test = "edf-qpa"
     groups, bad = _check(problem, test)
-    if bad:
+    if bad is not None:
         return bad
     per: dict[str, tuple[bool, str]] = {}
     exact = True

@@ -26,7 +26,7 @@
       R_i     = max_k  S_{i,k} + F_i − k·T_i
 
   with F_i the last interval of τ_i and B_i the longest interval of a
-  lower-priority task plus the resource blocking. A fully preemptive task
+  lower-priority task less 1 ns (integer time) plus the resource blocking. A fully preemptive task
   is a task of 1-ns intervals (F_i = 1 ns, integer time).
 
 All times are integers of nanoseconds. Sleeps (``suspension_ns``) count as
@@ -192,7 +192,7 @@ def fp_rta(problem: AnalysisProblem, protocol: str | None = None) -> AnalysisRes
     """
     test = "fp-rta" if protocol is None else f"fp-rta-{protocol}"
     groups, bad = _uniprocessor_groups(problem, test)
-    if bad:
+    if bad is not None:
         return bad
     protocol_of = (lambda r: protocol) if protocol else problem.protocol
     global_res = problem.global_resources()
@@ -227,7 +227,7 @@ def _why(bounds: Sequence[TaskBound]) -> str:
 
 def _rm_checks(problem: AnalysisProblem, test: str):
     groups, bad = _uniprocessor_groups(problem, test)
-    if bad:
+    if bad is not None:
         return None, bad
     for t in problem.tasks:
         if t.deadline_ns != t.period_ns or t.jitter_ns:
@@ -247,7 +247,7 @@ def _rm_checks(problem: AnalysisProblem, test: str):
 
 def _utilization_test(problem: AnalysisProblem, test: str, hyperbolic: bool) -> AnalysisResult:
     groups, bad = _rm_checks(problem, test)
-    if bad:
+    if bad is not None:
         return bad
     bounds: dict[str, TaskBound] = {}
     details: dict[str, Fraction] = {}
@@ -331,7 +331,7 @@ def fp_limited_preemption(problem: AnalysisProblem) -> AnalysisResult:
     """RTA with non-preemptive intervals (PREM); tasks without intervals are fully preemptive."""
     test = "fp-lp"
     groups, bad = _uniprocessor_groups(problem, test)
-    if bad:
+    if bad is not None:
         return bad
     if problem.global_resources():
         return unsupported(test, problem.names(), "resources shared across partitions")
@@ -349,7 +349,8 @@ def fp_limited_preemption(problem: AnalysisProblem) -> AnalysisResult:
             if blk.ns is None:
                 bounds[t.name] = TaskBound(t.name, None, "unknown", blk.reason)
                 continue
-            np_b = max((max(j.np_segments_ns) for j in tasks if j.priority < t.priority and j.np_segments_ns),
+            # a lower interval of q ns delays by at most q − 1 ns: releases fall on whole ns
+            np_b = max((max(j.np_segments_ns) - 1 for j in tasks if j.priority < t.priority and j.np_segments_ns),
                        default=0)
             b = blk.ns + np_b
             r, why = _lp_one(t, tasks, b)

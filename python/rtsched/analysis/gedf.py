@@ -62,7 +62,7 @@ def _finish(problem: AnalysisProblem, test: str, bounds: list[TaskBound], exact:
 def gedf_gfb(problem: AnalysisProblem) -> AnalysisResult:
     test = "gedf-gfb"
     bad = _check(problem, test)
-    if bad:
+    if bad is not None:
         return bad
     m = problem.cpus
     dens = [t.density if not t.suspension_ns else Fraction(t.exec_ns, min(t.deadline_ns, t.period_ns))
@@ -99,7 +99,7 @@ def bcl_condition(tasks: Sequence[AnalysisTask], k: AnalysisTask, m: int) -> tup
 def gedf_bcl(problem: AnalysisProblem) -> AnalysisResult:
     test = "gedf-bcl"
     bad = _check(problem, test)
-    if bad:
+    if bad is not None:
         return bad
     m = problem.cpus
     bounds = []
@@ -129,10 +129,24 @@ def _edf_bound(i: AnalysisTask, ri: int, k: AnalysisTask) -> int:
     return n * i.exec_ns + min(i.exec_ns, max(0, rest))
 
 
+#: Fixed-point steps before the search for a bound switches to bisection.
+CREEP_STEPS = 500
+
+
 def _rta_one(k: AnalysisTask, others: Sequence[tuple[AnalysisTask, int]], m: int, edf: bool) -> int | None:
+    """A response-time bound R ≤ D_k with f(R) ≤ R, or None.
+
+    f(R) = C_k + ⌊(1/m) Σ min(W_i(R), E_i, R − C_k + 1)⌋. Any R with f(R) ≤ R
+    bounds the response time (if the job were unfinished at R, every term
+    would reach R − C_k + 1 on m processors, so f(R) > R); the least such R
+    is the least fixed point, reached by iterating from C_k. In integer ns
+    the iteration can creep by 1 ns per step (the R − C_k + 1 caps), so after
+    CREEP_STEPS steps a valid R is found by bisection between the current
+    value and D_k instead: still a bound, possibly a little above the least.
+    """
     c = k.exec_ns
-    r = c
-    while True:
+
+    def f(r: int) -> int:
         total = 0
         cap = r - c + 1
         for i, ri in others:
@@ -140,18 +154,33 @@ def _rta_one(k: AnalysisTask, others: Sequence[tuple[AnalysisTask, int]], m: int
             if edf:
                 x = min(x, _edf_bound(i, ri, k))
             total += min(x, cap)
-        new = c + total // m
-        if new == r:
+        return c + total // m
+
+    r = c
+    for _ in range(CREEP_STEPS):
+        new = f(r)
+        if new <= r:
             return r
         if new > k.deadline_ns:
             return None
         r = new
+    hi = k.deadline_ns
+    if f(hi) > hi:
+        return None  # not shown (the creeping iteration could still end below D; the test stays safe)
+    lo = r  # f(lo) > lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if f(mid) <= mid:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def gedf_rta(problem: AnalysisProblem) -> AnalysisResult:
     test = "gedf-rta"
     bad = _check(problem, test)
-    if bad:
+    if bad is not None:
         return bad
     m = problem.cpus
     tasks = problem.tasks
@@ -192,7 +221,7 @@ def gedf_rta(problem: AnalysisProblem) -> AnalysisResult:
 def gfp_rta(problem: AnalysisProblem) -> AnalysisResult:
     test = "gfp-rta"
     bad = _check(problem, test, scheduler="G-FP")
-    if bad:
+    if bad is not None:
         return bad
     m = problem.cpus
     ordered = sorted(problem.tasks, key=lambda t: -t.priority)
@@ -221,7 +250,7 @@ def gfp_rta(problem: AnalysisProblem) -> AnalysisResult:
 def gedf_tardiness(problem: AnalysisProblem) -> AnalysisResult:
     test = "gedf-tardiness"
     bad = _check(problem, test)
-    if bad:
+    if bad is not None:
         return bad
     m = problem.cpus
     tasks = problem.tasks

@@ -73,9 +73,6 @@ class AnalysisResult:
     def schedulable(self) -> bool:
         return self.verdict == SCHEDULABLE
 
-    def __bool__(self) -> bool:  # `if result:` reads as "is schedulable"
-        return self.schedulable
-
     def bound(self, name: str) -> int | None:
         return self.task(name).bound_ns
 
