@@ -87,21 +87,44 @@ def max_weight_matching(
     """Maximum-weight matching of a bipartite graph given as {(left, right): weight}.
 
     Each left and each right vertex is used at most once. Returns (total, chosen edges).
-    Fast paths: one left or one right vertex (then it is the heaviest edge).
+    Fast paths: one left or one right vertex (then it is the heaviest edge); a greedy
+    matching that reaches the upper bound min(Σ best per left, Σ best per right).
     """
     if not edges:
         return 0, []
-    lefts = sorted({a for a, _ in edges}, key=repr)
-    rights = sorted({b for _, b in edges}, key=repr)
-    if len(lefts) == 1 or len(rights) == 1:
+    best_left: dict[Hashable, int] = {}
+    best_right: dict[Hashable, int] = {}
+    for (a, b), w in edges.items():
+        if w < 0:
+            raise ValueError("weights must be non-negative")
+        if w > best_left.get(a, -1):
+            best_left[a] = w
+        if w > best_right.get(b, -1):
+            best_right[b] = w
+    if len(best_left) == 1 or len(best_right) == 1:
         best = max(edges.items(), key=lambda kv: kv[1])
         return (best[1], [best[0]]) if best[1] > 0 else (0, [])
+    # Greedy (heaviest edge first) is a lower bound, min(Σ per left, Σ per right) an upper
+    # one: when they meet, greedy is optimal and the O(n³) algorithm is not needed.
+    upper = min(sum(best_left.values()), sum(best_right.values()))
+    used_l: set = set()
+    used_r: set = set()
+    greedy = 0
+    chosen = []
+    for (a, b), w in sorted(edges.items(), key=lambda kv: -kv[1]):
+        if w > 0 and a not in used_l and b not in used_r:
+            used_l.add(a)
+            used_r.add(b)
+            greedy += w
+            chosen.append((a, b))
+    if greedy == upper:
+        return greedy, chosen
+    lefts = list(best_left)
+    rights = list(best_right)
     li = {a: i for i, a in enumerate(lefts)}
     ri = {b: j for j, b in enumerate(rights)}
     matrix = [[0] * len(rights) for _ in lefts]
     for (a, b), w in edges.items():
-        if w < 0:
-            raise ValueError("weights must be non-negative")
         matrix[li[a]][ri[b]] = max(matrix[li[a]][ri[b]], w)
     total, pairs = max_weight_assignment(matrix)
     return total, [(lefts[i], rights[j]) for i, j in pairs]
