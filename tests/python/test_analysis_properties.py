@@ -210,3 +210,35 @@ def test_gedf_rta_bounds_within_wcet_and_deadline(problem):
         if b.bound_ns is not None:
             t = problem.task(b.name)
             assert t.wcet_ns <= b.bound_ns <= t.deadline_ns
+
+
+@st.composite
+def pfp_sets(draw):
+    n = draw(st.integers(2, 6))
+    tasks = []
+    for i in range(n):
+        t = draw(st.sampled_from([20, 40, 50, 100, 200]))
+        c = draw(st.integers(2, max(2, t // 4)))
+        sections = tuple(CriticalSection(f"g{r}", draw(st.integers(1, c // 2)))
+                         for r in range(2) if draw(st.booleans()))
+        tasks.append(AnalysisTask(f"t{i}", c, t, t, priority=draw(st.integers(1, 50)),
+                                  critical_sections=sections, partition=f"p{i % 2}"))
+    proto = draw(st.sampled_from(["mpcp", "fmlp+"]))
+    return AnalysisProblem(tuple(tasks), scheduler="P-FP", cpus=2, protocols={"g0": proto, "g1": proto})
+
+
+@FAST
+@given(pfp_sets(), st.data())
+def test_multiprocessor_locking_bounds_are_monotone_and_above_wcet(problem, data):
+    name = "p-fp-mpcp" if problem.protocol("g0") == "mpcp" else "p-fp-fmlp+"
+    r = run_test(name, problem)
+    for b in r.tasks:
+        if b.bound_ns is not None:
+            assert b.bound_ns >= problem.task(b.name).wcet_ns + b.blocking_ns
+    k = data.draw(st.integers(0, len(problem.tasks) - 1))
+    bigger = problem.with_tasks(replace(t, wcet_ns=t.wcet_ns + 3) if i == k else t
+                                for i, t in enumerate(problem.tasks))
+    after = run_test(name, bigger)
+    for a, b in zip(r.tasks, after.tasks):
+        if b.bound_ns is not None:
+            assert a.bound_ns is not None and a.bound_ns <= b.bound_ns
