@@ -209,8 +209,9 @@ def fp_rta(problem: AnalysisProblem, protocol: str | None = None) -> AnalysisRes
             bounds[b.name] = b
     ordered = _mark_unanalysable(problem, [bounds[n] for n in problem.names()])
     verdict = verdict_of(ordered)
+    exact = not problem.resources() and not any(t.suspension_ns for t in problem.tasks)
     return AnalysisResult(
-        test=test, verdict=verdict, tasks=tuple(ordered), exact=True,
+        test=test, verdict=verdict, tasks=tuple(ordered), exact=exact,
         reason=("every response-time bound is within its deadline" if verdict == SCHEDULABLE
                 else _why(ordered)),
     )
