@@ -4,6 +4,7 @@ statistics and exports on a trace written here byte by byte (docs/trace-format.m
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 import struct
 import subprocess
 import sys
@@ -149,3 +150,30 @@ def test_segments_split_at_sleeps_and_long_lock_waits():
     raw_dtype = np.dtype([(n, EVENT_DTYPE[n]) for n in EVENT_DTYPE.names if n != "stream"])
     raw = np.frombuffer(b"".join(events), dtype=raw_dtype)
     assert job_segments(raw) == [(10, 1000, 0, 0), (9000, 10_000, 1, 1), (15_000, 20_000, 1, 1)]
+
+
+def test_bounds_stand_beside_observed_maxima_and_excess_is_flagged(synthetic):
+    from rtsched.analysis.results import AnalysisResult, TaskBound
+    from rtsched.run import apply_bounds
+
+    stats = task_stats(build_job_table(load_trace(synthetic)))
+    by_name = {s.task: s for s in stats}
+    a_max, b_max = by_name["a"].response_max_ns, by_name["b"].response_max_ns
+    analysis = AnalysisResult(
+        test="fp-rta",
+        verdict="schedulable",
+        tasks=(
+            TaskBound(name="a", bound_ns=Fraction(a_max) + Fraction(1, 3), verdict="ok", reason=""),
+            TaskBound(name="b", bound_ns=b_max - 1, verdict="ok", reason=""),
+        ),
+        reason="",
+    )
+    apply_bounds(stats, analysis)
+    assert by_name["a"].bound_ns == a_max + 1  # rounded up, never down
+    assert not by_name["a"].bound_exceeded
+    assert by_name["b"].bound_ns == b_max - 1 and by_name["b"].bound_exceeded
+    summary = summary_dict(build_job_table(load_trace(synthetic)), stats)
+    assert summary["bounds_exceeded"] == ["b"]
+
+    apply_bounds(stats, AnalysisResult(test="fp-rta", verdict="unsupported", tasks=(), reason="no test"))
+    assert all(s.bound_ns is None and not s.bound_exceeded for s in stats)

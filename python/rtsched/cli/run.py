@@ -78,7 +78,11 @@ def print_table(result, console) -> None:
     summary = result.summary
     tasks_in = result.runner_input["tasks"]
     table = Table(title=f"{summary['name']} ({summary['scheduler']}, {summary['duration_ns'] / 1e9:g} s)")
-    table.caption = "times in ms; bound: analytical response-time bound (rtsched.analysis, to come)"
+    analysis = summary["analysis"]
+    table.caption = (
+        f"times in ms; bound: analytical response-time bound ({analysis['test']}: {analysis['verdict']}); "
+        "! marks an observed maximum above its bound"
+    )
     for header in ("task", "CPUs", "jobs", "misses", "resp min", "resp mean", "resp p99", "resp max", "bound",
                    "tard max", "rel lat p99", "overruns", "lost ev"):
         table.add_column(header, justify="left" if header == "task" else "right", no_wrap=True)
@@ -92,8 +96,7 @@ def print_table(result, console) -> None:
             _ms(s.response_min_ns),
             _ms(s.response_mean_ns),
             _ms(s.response_p99_ns),
-            _ms(s.response_max_ns),
-            # ANALYTICAL BOUND: rtsched.analysis (a later issue) fills s.bound_ns; "–" until then.
+            f"[bold red]{_ms(s.response_max_ns)} ![/]" if s.bound_exceeded else _ms(s.response_max_ns),
             _ms(s.bound_ns),
             _ms(s.tardiness_max_ns) if s.deadline_misses else "0",
             _ms(s.release_latency_p99_ns),
@@ -108,6 +111,14 @@ def print_table(result, console) -> None:
         notes.append(f"{summary['incomplete_jobs']} job(s) left out: their release or start event was lost")
     if summary["lost_events"]:
         notes.append(f"[bold yellow]{summary['lost_events']} trace event(s) lost[/] (rings full): raise --trace-buffer")
+    if summary["bounds_exceeded"]:
+        notes.append(
+            "[bold red]observed response above the analytical bound[/]: "
+            + ", ".join(summary["bounds_exceeded"])
+            + " (the declared WCETs do not cover what the jobs took, or the analysis misses an effect)"
+        )
+    if analysis["verdict"] not in ("schedulable",) and analysis["reason"]:
+        notes.append(f"analysis ({analysis['test']}): {analysis['verdict']}: {analysis['reason']}")
     if summary["deadline_misses"]:
         notes.append(f"[bold red]{summary['deadline_misses']} deadline miss(es)[/]")
     for note in notes:

@@ -8,7 +8,7 @@
 
 from rtsched.run.jobs import JOB_DTYPE, JobTable, build_job_table
 from rtsched.run.session import RunOptions, RunResult, RunSetupError, default_out_dir, run_taskset
-from rtsched.run.stats import TaskStats, summary_dict, task_stats
+from rtsched.run.stats import TaskStats, apply_bounds, summary_dict, task_stats
 from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace as load_trace
 
@@ -20,6 +20,7 @@ __all__ = [
     "RunResult",
     "RunSetupError",
     "TaskStats",
+    "apply_bounds",
     "build_job_table",
     "default_out_dir",
     "load_trace",

@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rtsched.analysis import AnalysisResult, bounds_for
 from rtsched.model import TaskSet, to_runner_input
 from rtsched.run.export_csv import write_job_csv
 from rtsched.run.export_perfetto import write_perfetto
 from rtsched.run.jobs import JobTable, build_job_table
 from rtsched.run.runner import RunnerOutcome, run_native, write_runner_input
-from rtsched.run.stats import TaskStats, summary_dict, task_stats
+from rtsched.run.stats import TaskStats, apply_bounds, summary_dict, task_stats
 from rtsched.trace import read_trace as load_trace
 
 __all__ = ["RunOptions", "RunResult", "RunSetupError", "ShieldRefused", "run_taskset", "default_out_dir"]
@@ -56,6 +57,7 @@ class RunResult:
     out_dir: Path
     runner_input: dict[str, Any]
     outcome: RunnerOutcome
+    analysis: AnalysisResult | None = None
     table: JobTable | None = None
     stats: list[TaskStats] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
@@ -103,6 +105,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     out_dir = Path(options.out_dir) if options.out_dir is not None else default_out_dir(taskset)
     out_dir.mkdir(parents=True, exist_ok=True)
     duration = options.duration_ns or taskset.duration_ns or DEFAULT_DURATION_NS
+    analysis = bounds_for(taskset)  # before the run: analyse, run, compare (DESIGN §1)
     trace_path = out_dir / "trace.rtst"
     extra: dict[str, Any] = {}
     if options.release_delay_ns is not None:
@@ -123,7 +126,9 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
         outcome, shield_report = _run_shielded(runner_input, files["runner.json"], expected_s, options)
     else:
         outcome, shield_report = run_native(files["runner.json"], expected_s, progress=options.progress), None
-    result = RunResult(out_dir=out_dir, runner_input=runner_input, outcome=outcome, files=files)
+    result = RunResult(
+        out_dir=out_dir, runner_input=runner_input, outcome=outcome, analysis=analysis, files=files
+    )
     if not outcome.completed and not outcome.interrupted:
         lines = [l.removeprefix("rtsched-run: ") for l in outcome.stderr.strip().splitlines()]
         message = "\n".join(lines) or f"rtsched-run exited with status {outcome.returncode}"
@@ -138,6 +143,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     trace = load_trace(trace_path)
     table = build_job_table(trace)
     stats = task_stats(table)
+    apply_bounds(stats, analysis)
     tasks_in = runner_input["tasks"]
     files["jobs.csv"] = out_dir / "jobs.csv"
     write_job_csv(
@@ -160,6 +166,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
         table,
         stats,
         scheduler=runner_input["scheduler"],
+        analysis={"test": analysis.test, "verdict": analysis.verdict, "reason": analysis.reason},
         completed=outcome.completed,
         interrupted=outcome.interrupted,
         runner_exit=outcome.returncode,

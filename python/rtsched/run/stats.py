@@ -1,12 +1,15 @@
 """Per-task statistics of a run, from its job table.
 
 Percentiles use numpy's default (linear interpolation); every time is an
-integer or float number of nanoseconds. ``bound_ns`` is where the analytical
-response-time bound goes: ``None`` until ``rtsched.analysis`` exists.
+integer or float number of nanoseconds. ``bound_ns`` is the task's analytical
+response-time bound (``rtsched.analysis.bounds_for``, rounded up to whole ns;
+None when the analysis gives none) and ``bound_exceeded`` flags an observed
+response above it.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -14,7 +17,7 @@ import numpy as np
 
 from rtsched.run.jobs import JobTable
 
-__all__ = ["TaskStats", "task_stats", "summary_dict"]
+__all__ = ["TaskStats", "task_stats", "apply_bounds", "summary_dict"]
 
 
 @dataclass
@@ -39,8 +42,8 @@ class TaskStats:
     release_latency_max_ns: int | None
     budget_overruns: int
     lost_events: int
-    # ANALYTICAL BOUND: filled by rtsched.analysis (a later issue); None = no bound yet.
     bound_ns: int | None = None
+    bound_exceeded: bool = False
 
 
 def _stats_of(rows: np.ndarray) -> dict[str, Any]:
@@ -97,6 +100,18 @@ def task_stats(table: JobTable) -> list[TaskStats]:
     return out
 
 
+def apply_bounds(stats: list[TaskStats], analysis: Any) -> None:
+    """Put each task's analytical bound beside its observed maximum (``analysis``:
+    an ``rtsched.analysis`` AnalysisResult) and flag the tasks that exceeded it."""
+    bounds = {t.name: t.bound_ns for t in analysis.tasks}
+    for s in stats:
+        bound = bounds.get(s.task)
+        s.bound_ns = None if bound is None else math.ceil(bound)
+        s.bound_exceeded = (
+            s.bound_ns is not None and s.response_max_ns is not None and s.response_max_ns > s.bound_ns
+        )
+
+
 def summary_dict(table: JobTable, stats: list[TaskStats], **extra: Any) -> dict[str, Any]:
     """The run's summary (summary.json and ``--json``)."""
     return {
@@ -111,5 +126,6 @@ def summary_dict(table: JobTable, stats: list[TaskStats], **extra: Any) -> dict[
         "censored_jobs": table.censored,
         "incomplete_jobs": table.incomplete,
         "lost_events": table.lost_total,
+        "bounds_exceeded": [s.task for s in stats if s.bound_exceeded],
         "tasks": [asdict(s) for s in stats],
     }
