@@ -27,6 +27,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rtsched/sched.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -36,12 +38,6 @@ struct rts_trace;
 enum rts_task_kind {
 	RTS_TASK_PERIODIC = 0, /* job k released at t0 + offset + k * period */
 	RTS_TASK_SPORADIC = 1, /* gaps of period + uniform [0, sporadic_max_extra_ns] */
-};
-
-enum rts_policy {
-	RTS_POLICY_FIFO = 0,     /* SCHED_FIFO at `priority` */
-	RTS_POLICY_DEADLINE = 1, /* SCHED_DEADLINE (dl_runtime_ns, deadline_ns, period_ns) */
-	RTS_POLICY_OTHER = 2,    /* SCHED_OTHER: background work */
 };
 
 struct rts_task_params {
@@ -54,7 +50,7 @@ struct rts_task_params {
 	int64_t sporadic_max_extra_ns; /* sporadic only, >= 0 */
 	uint64_t seed;                 /* sporadic release gaps */
 	uint32_t max_jobs;             /* 0: until stopped */
-	enum rts_policy policy;
+	enum rts_policy policy;        /* <rtsched/sched.h> */
 	int priority;                  /* RTS_POLICY_FIFO: 1..99 */
 	int64_t dl_runtime_ns;         /* RTS_POLICY_DEADLINE: runtime <= deadline <= period */
 	const cpu_set_t *cpus;         /* affinity; NULL: leave as inherited */

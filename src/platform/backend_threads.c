@@ -4,9 +4,11 @@
  * priority inheritance are the kernel's futexes and rt_mutexes.
  */
 #include <stdatomic.h>
+#include <stdio.h>
+
+#include <rtsched/sched.h>
 
 #include "internal/backend.h"
-#include "internal/policy.h"
 #include "internal/timespec.h"
 
 static int threads_block(rts_futex_word *word, uint32_t expected, const struct timespec *deadline,
@@ -62,15 +64,27 @@ static int threads_cond_requeue(rts_futex_word *cond, uint32_t expected, int nr_
 	return rts_futex_cmp_requeue_pi(cond, expected, nr_requeue, mutex, pshared);
 }
 
+/* Join the task's cpuset, set its affinity and policy; a refusal is explained with the task's name. */
 static int threads_task_admit(const struct rts_task_params *p, char *why, size_t why_len)
 {
+	const struct rts_sched_params sched = {
+		.policy = p->policy,
+		.priority = p->priority,
+		.dl_runtime_ns = (uint64_t)p->dl_runtime_ns,
+		.dl_deadline_ns = (uint64_t)p->deadline_ns,
+		.dl_period_ns = (uint64_t)p->period_ns,
+		.dl_overrun_signal = true, /* budget.c counts the overruns */
+	};
+	char reason[512];
 	int err = 0;
 	if (p->cpuset)
-		err = rts_policy_join_cpuset(p->cpuset, p->name, why, why_len);
+		err = rts_cpuset_join_self(p->cpuset, reason, sizeof(reason));
 	if (!err && p->cpus)
-		err = rts_policy_set_affinity(p->cpus, p->name, why, why_len);
+		err = rts_affinity_set_self(p->cpus, reason, sizeof(reason));
 	if (!err)
-		err = rts_policy_apply(p, why, why_len);
+		err = rts_sched_apply_self(&sched, reason, sizeof(reason));
+	if (err)
+		snprintf(why, why_len, "task %s: %s", p->name, reason);
 	return err;
 }
 

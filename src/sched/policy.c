@@ -1,46 +1,43 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Scheduling policy of the calling thread (sched_setattr), with an
+ * explanation in words when the kernel refuses.
+ */
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-#include "internal/policy.h"
+#include <rtsched/sched.h>
+
+#include "internal/export.h"
 #include "internal/sched_attr.h"
 
-int rts_policy_join_cpuset(const char *cpuset_dir, const char *task_name, char *why, size_t why_len)
+RTS_EXPORT int rts_policy_parse(const char *name, enum rts_policy *policy)
 {
-	char path[512];
-	snprintf(path, sizeof(path), "%s/tasks", cpuset_dir);
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int err = errno;
-		snprintf(why, why_len, "task %s: cannot open %s: %s (is the cpuset created, and are we root?)",
-			 task_name, path, strerror(err));
-		return err;
-	}
-	char tid[16];
-	int len = snprintf(tid, sizeof(tid), "%d", (int)gettid());
-	int err = write(fd, tid, (size_t)len) == len ? 0 : errno;
-	close(fd);
-	if (err)
-		snprintf(why, why_len, "task %s: joining cpuset %s failed: %s", task_name, cpuset_dir,
-			 strerror(err));
-	return err;
+	if (!strcmp(name, "other") || !strcmp(name, "normal"))
+		*policy = RTS_POLICY_OTHER;
+	else if (!strcmp(name, "fifo"))
+		*policy = RTS_POLICY_FIFO;
+	else if (!strcmp(name, "deadline") || !strcmp(name, "dl"))
+		*policy = RTS_POLICY_DEADLINE;
+	else
+		return EINVAL;
+	return 0;
 }
 
-int rts_policy_set_affinity(const cpu_set_t *cpus, const char *task_name, char *why, size_t why_len)
+RTS_EXPORT const char *rts_policy_name(enum rts_policy policy)
 {
-	if (sched_setaffinity(0, sizeof(*cpus), cpus) == 0)
-		return 0;
-	int err = errno;
-	snprintf(why, why_len,
-		 "task %s: CPU affinity refused: %s (a CPU outside this process's cpuset or offline?)",
-		 task_name, strerror(err));
-	return err;
+	switch (policy) {
+	case RTS_POLICY_OTHER:
+		return "other";
+	case RTS_POLICY_FIFO:
+		return "fifo";
+	case RTS_POLICY_DEADLINE:
+		return "deadline";
+	}
+	return "?";
 }
 
 /* RT group scheduling (cgroup v1 cpu controller) gives EPERM when the group has no RT runtime. */
@@ -75,7 +72,7 @@ static long rt_group_runtime_us(void)
 	return runtime;
 }
 
-static void explain_eperm(const struct rts_task_params *p, const char *policy, char *why,
+static void explain_eperm(const struct rts_sched_params *p, const char *policy, char *why,
 			  size_t why_len)
 {
 	struct rlimit rtprio = { 0, 0 };
@@ -83,25 +80,25 @@ static void explain_eperm(const struct rts_task_params *p, const char *policy, c
 	long group_runtime = rt_group_runtime_us();
 	if (group_runtime == 0) {
 		snprintf(why, why_len,
-			 "task %s: %s refused (EPERM): this process's cpu cgroup has no real-time "
+			 "%s refused (EPERM): this process's cpu cgroup has no real-time "
 			 "runtime (cpu.rt_runtime_us = 0, RT group scheduling); give the group "
 			 "runtime or run from the root cpu cgroup",
-			 p->name, policy);
+			 policy);
 	} else if (p->policy == RTS_POLICY_DEADLINE) {
 		snprintf(why, why_len,
-			 "task %s: %s refused (EPERM): needs root or CAP_SYS_NICE, and affinity "
+			 "%s refused (EPERM): needs root or CAP_SYS_NICE, and affinity "
 			 "spanning its whole root domain (do not pin SCHED_DEADLINE tasks: use "
 			 "P-EDF's exclusive cpusets instead)",
-			 p->name, policy);
+			 policy);
 	} else {
 		snprintf(why, why_len,
-			 "task %s: %s refused (EPERM): needs root, CAP_SYS_NICE, or RLIMIT_RTPRIO >= "
+			 "%s refused (EPERM): needs root, CAP_SYS_NICE, or RLIMIT_RTPRIO >= "
 			 "%d (ulimit -r; it is %lld here)",
-			 p->name, policy, p->priority, (long long)rtprio.rlim_cur);
+			 policy, p->priority, (long long)rtprio.rlim_cur);
 	}
 }
 
-static void explain_ebusy(const struct rts_task_params *p, char *why, size_t why_len)
+static void explain_ebusy(const struct rts_sched_params *p, char *why, size_t why_len)
 {
 	long rt_runtime = -1, rt_period = -1;
 	FILE *f = fopen("/proc/sys/kernel/sched_rt_runtime_us", "re");
@@ -117,14 +114,14 @@ static void explain_ebusy(const struct rts_task_params *p, char *why, size_t why
 		fclose(f);
 	}
 	snprintf(why, why_len,
-		 "task %s: SCHED_DEADLINE admission refused (EBUSY): runtime/period %.4f would "
+		 "SCHED_DEADLINE admission refused (EBUSY): runtime/period %.4f would "
 		 "push the reserved bandwidth of its root domain over the limit of %ld/%ld us "
 		 "per CPU (sched_rt_runtime_us/sched_rt_period_us); lower runtimes, drop tasks, "
 		 "or give this task's partition more CPUs",
-		 p->name, (double)p->dl_runtime_ns / (double)p->period_ns, rt_runtime, rt_period);
+		 (double)p->dl_runtime_ns / (double)p->dl_period_ns, rt_runtime, rt_period);
 }
 
-int rts_policy_apply(const struct rts_task_params *p, char *why, size_t why_len)
+RTS_EXPORT int rts_sched_apply_self(const struct rts_sched_params *p, char *why, size_t why_len)
 {
 	struct rts_sched_attr attr = { .size = sizeof(attr) };
 	const char *policy = "SCHED_OTHER";
@@ -136,10 +133,10 @@ int rts_policy_apply(const struct rts_task_params *p, char *why, size_t why_len)
 		break;
 	case RTS_POLICY_DEADLINE:
 		attr.sched_policy = SCHED_DEADLINE;
-		attr.sched_flags = SCHED_FLAG_DL_OVERRUN;
-		attr.sched_runtime = (uint64_t)p->dl_runtime_ns;
-		attr.sched_deadline = (uint64_t)p->deadline_ns;
-		attr.sched_period = (uint64_t)p->period_ns;
+		attr.sched_flags = p->dl_overrun_signal ? SCHED_FLAG_DL_OVERRUN : 0;
+		attr.sched_runtime = p->dl_runtime_ns;
+		attr.sched_deadline = p->dl_deadline_ns;
+		attr.sched_period = p->dl_period_ns;
 		policy = "SCHED_DEADLINE";
 		break;
 	case RTS_POLICY_OTHER:
@@ -158,12 +155,18 @@ int rts_policy_apply(const struct rts_task_params *p, char *why, size_t why_len)
 		break;
 	case EINVAL:
 		snprintf(why, why_len,
-			 "task %s: %s parameters refused (EINVAL): FIFO priority must be 1..99; "
+			 "%s parameters refused (EINVAL): FIFO priority must be 1..99; "
 			 "DEADLINE needs 1024 ns <= runtime <= deadline <= period",
-			 p->name, policy);
+			 policy);
 		break;
 	default:
-		snprintf(why, why_len, "task %s: %s refused: %s", p->name, policy, strerror(err));
+		snprintf(why, why_len, "%s refused: %s", policy, strerror(err));
 	}
 	return err;
+}
+
+RTS_EXPORT int rts_sched_reset_self(void)
+{
+	const struct rts_sched_params other = { .policy = RTS_POLICY_OTHER };
+	return rts_sched_apply_self(&other, NULL, 0);
 }
