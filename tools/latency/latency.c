@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "latency.h"
 
-#include "cgroup.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -72,19 +70,19 @@ static int set_policy(struct lat_thread *t, const struct lat_options *o)
 			if (runtime_us < 10)
 				runtime_us = 10;
 		}
-		p.runtime_ns = runtime_us * 1000u;
-		p.deadline_ns = t->interval_ns;
-		p.period_ns = t->interval_ns;
+		p.dl_runtime_ns = runtime_us * 1000u;
+		p.dl_deadline_ns = t->interval_ns;
+		p.dl_period_ns = t->interval_ns;
 	}
-	int e = rts_sched_apply(&p);
+	int e = rts_sched_apply_self(&p, NULL, 0);
 	if (e == EPERM && o->policy == RTS_POLICY_DEADLINE && geteuid() == 0) {
 		/*
 		 * SCHED_DEADLINE needs an affinity that spans its root domain:
 		 * a one-CPU affinity works only inside an exclusive cpuset (see
 		 * `rtsched shield`). Otherwise run unpinned, and say so.
 		 */
-		if (pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), &shared.process_affinity) == 0) {
-			e = rts_sched_apply(&p);
+		if (rts_affinity_set_self(&shared.process_affinity, NULL, 0) == 0) {
+			e = rts_sched_apply_self(&p, NULL, 0);
 			if (!e)
 				t->pinned = false;
 		}
@@ -97,11 +95,12 @@ static void *measure(void *arg)
 	struct lat_thread *t = arg;
 	const struct lat_options *o = shared.run->opts;
 	int e;
+	bool has_cpu;
 
 	t->tid = (long)syscall(SYS_gettid);
 	for (int i = 0; i < o->ncpusets; i++) {
-		if (rts_cpuset_has_cpu(o->cpusets[i], t->cpu)) {
-			e = rts_cpuset_join_thread(o->cpusets[i]);
+		if (rts_cpuset_has_cpu(o->cpusets[i], t->cpu, &has_cpu) == 0 && has_cpu) {
+			e = rts_cpuset_join_self(o->cpusets[i], NULL, 0);
 			if (e) {
 				fail(t, "joining the cpuset", e);
 				goto ready;
@@ -110,7 +109,10 @@ static void *measure(void *arg)
 			break;
 		}
 	}
-	e = rts_pin_to_cpu(t->cpu);
+	cpu_set_t one_cpu;
+	CPU_ZERO(&one_cpu);
+	CPU_SET(t->cpu, &one_cpu);
+	e = rts_affinity_set_self(&one_cpu, NULL, 0);
 	if (e) {
 		fail(t, "pinning to the CPU (sched_setaffinity)", e);
 		goto ready;
@@ -163,7 +165,7 @@ ready:
 		}
 	}
 out:
-	rts_sched_reset(); /* back to SCHED_OTHER before exiting, as cyclictest does */
+	rts_sched_reset_self(); /* back to SCHED_OTHER before exiting, as cyclictest does */
 	atomic_store_explicit(&t->done, true, memory_order_release);
 	return NULL;
 }

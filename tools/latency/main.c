@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* rtsched-latency: scheduling latency by the cyclictest method. */
+#include "cpus.h"
 #include "latency.h"
 #include "options.h"
 #include "views.h"

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "options.h"
 
-#include <errno.h>
+#include "cpus.h"
+#include "opts.h"
+
 #include <getopt.h>
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -81,30 +81,6 @@ void lat_options_usage(FILE *out, const char *prog)
 		LAT_DEFAULT_HISTOGRAM_US);
 }
 
-static int parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out)
-{
-	if (!text[0] || text[0] == '-' || text[0] == '+')
-		return EINVAL;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(text, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return EINVAL;
-	*out = v;
-	return 0;
-}
-
-static int parse_double(const char *text, double min, double max, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(text, &end);
-	if (errno || end == text || *end || !isfinite(v) || v < min || v > max)
-		return EINVAL;
-	*out = v;
-	return 0;
-}
-
 uint64_t lat_thread_interval_ns(const struct lat_options *opts, int i)
 {
 	return (opts->interval_us + (uint64_t)i * opts->distance_us) * 1000u;
@@ -143,13 +119,13 @@ int lat_options_parse(int argc, char *const argv[], int ncpus, struct lat_option
 			break;
 		}
 		case OPT_INTERVAL:
-			if (parse_u64(optarg, 1, 10000000, &opts->interval_us)) {
+			if (opts_parse_u64(optarg, 1, 10000000, &opts->interval_us)) {
 				snprintf(err, err_size, "--interval-us: '%s' is not a number of microseconds in 1..10000000", optarg);
 				return LAT_EXIT_USAGE;
 			}
 			break;
 		case OPT_DISTANCE:
-			if (parse_u64(optarg, 0, 10000000, &opts->distance_us)) {
+			if (opts_parse_u64(optarg, 0, 10000000, &opts->distance_us)) {
 				snprintf(err, err_size, "--distance-us: '%s' is not a number of microseconds in 0..10000000", optarg);
 				return LAT_EXIT_USAGE;
 			}
@@ -161,7 +137,7 @@ int lat_options_parse(int argc, char *const argv[], int ncpus, struct lat_option
 			}
 			break;
 		case OPT_PRIORITY:
-			if (parse_u64(optarg, 1, 99, &u)) {
+			if (opts_parse_u64(optarg, 1, 99, &u)) {
 				snprintf(err, err_size, "--priority: '%s' is not a SCHED_FIFO priority in 1..99", optarg);
 				return LAT_EXIT_USAGE;
 			}
@@ -169,32 +145,32 @@ int lat_options_parse(int argc, char *const argv[], int ncpus, struct lat_option
 			priority_given = true;
 			break;
 		case OPT_DL_RUNTIME:
-			if (parse_u64(optarg, 1, 10000000, &opts->dl_runtime_us)) {
+			if (opts_parse_u64(optarg, 1, 10000000, &opts->dl_runtime_us)) {
 				snprintf(err, err_size, "--dl-runtime-us: '%s' is not a number of microseconds in 1..10000000", optarg);
 				return LAT_EXIT_USAGE;
 			}
 			break;
 		case OPT_DURATION:
-			if (parse_double(optarg, 0.0, 1e7, &d)) {
+			if (opts_parse_double(optarg, 0.0, 1e7, &d)) {
 				snprintf(err, err_size, "--duration: '%s' is not a number of seconds >= 0", optarg);
 				return LAT_EXIT_USAGE;
 			}
 			opts->duration_s = d;
 			break;
 		case OPT_LOOPS:
-			if (parse_u64(optarg, 1, UINT64_MAX / 2, &opts->loops)) {
+			if (opts_parse_u64(optarg, 1, UINT64_MAX / 2, &opts->loops)) {
 				snprintf(err, err_size, "--loops: '%s' is not a positive number", optarg);
 				return LAT_EXIT_USAGE;
 			}
 			break;
 		case OPT_HISTOGRAM:
-			if (parse_u64(optarg, 1, LAT_MAX_HISTOGRAM_US, &opts->histogram_us)) {
+			if (opts_parse_u64(optarg, 1, LAT_MAX_HISTOGRAM_US, &opts->histogram_us)) {
 				snprintf(err, err_size, "--histogram-us: '%s' is not in 1..%u", optarg, LAT_MAX_HISTOGRAM_US);
 				return LAT_EXIT_USAGE;
 			}
 			break;
 		case OPT_TIMERSLACK:
-			if (parse_u64(optarg, 0, 1000000000, &u)) {
+			if (opts_parse_u64(optarg, 0, 1000000000, &u)) {
 				snprintf(err, err_size, "--timerslack-ns: '%s' is not a number of nanoseconds in 0..1000000000", optarg);
 				return LAT_EXIT_USAGE;
 			}
@@ -203,7 +179,7 @@ int lat_options_parse(int argc, char *const argv[], int ncpus, struct lat_option
 		case OPT_DMA_LATENCY:
 			if (!strcmp(optarg, "-1")) {
 				opts->dma_latency_us = -1;
-			} else if (parse_u64(optarg, 0, 1000000000, &u)) {
+			} else if (opts_parse_u64(optarg, 0, 1000000000, &u)) {
 				snprintf(err, err_size, "--dma-latency-us: '%s' is not -1 or a number of microseconds", optarg);
 				return LAT_EXIT_USAGE;
 			} else {
@@ -217,7 +193,7 @@ int lat_options_parse(int argc, char *const argv[], int ncpus, struct lat_option
 			opts->progress = true;
 			break;
 		case OPT_PROGRESS_PERIOD:
-			if (parse_double(optarg, 0.01, 3600, &opts->progress_period_s)) {
+			if (opts_parse_double(optarg, 0.01, 3600, &opts->progress_period_s)) {
 				snprintf(err, err_size, "--progress-period: '%s' is not a number of seconds in 0.01..3600", optarg);
 				return LAT_EXIT_USAGE;
 			}
@@ -235,18 +211,13 @@ int lat_options_parse(int argc, char *const argv[], int ncpus, struct lat_option
 		case OPT_HELP:
 			opts->help = true;
 			return LAT_EXIT_OK;
-		case ':':
-			snprintf(err, err_size, "%s needs a value", argv[optind - 1]);
-			return LAT_EXIT_USAGE;
 		default:
-			snprintf(err, err_size, "unknown option '%s'", argv[optind - 1]);
+			opts_bad_option(c, argv, err, err_size);
 			return LAT_EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		snprintf(err, err_size, "unexpected argument '%s'", argv[optind]);
+	if (opts_no_operands(argc, argv, err, err_size))
 		return LAT_EXIT_USAGE;
-	}
 	if (!cpus_given) {
 		for (int cpu = 0; cpu < ncpus; cpu++)
 			if (rts_cpu_online(cpu))

@@ -4,7 +4,8 @@
 #define LATENCY_OPTIONS_H
 
 #include "cpulist.h"
-#include "policy.h"
+
+#include <rtsched/sched.h>
 
 #include <stdbool.h>
 #include <stddef.h>

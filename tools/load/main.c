@@ -10,9 +10,11 @@
  *                     neither (buffered, seed 002 AIO). The file is removed at exit.
  * Exit codes: 0, 1 failure, 2 usage error.
  */
+#include "opts.h"
+
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
+#include <float.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -59,19 +61,6 @@ static void usage(FILE *out)
 	      out);
 }
 
-static int parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	if (!text || text[0] == '-')
-		return EINVAL;
-	unsigned long long v = strtoull(text, &end, 10);
-	if (errno || end == text || *end || v < min || v > max)
-		return EINVAL;
-	*out = v;
-	return 0;
-}
-
 static int parse(int argc, char **argv, struct load_options *o, char *err, size_t size)
 {
 	memset(o, 0, sizeof(*o));
@@ -94,7 +83,7 @@ static int parse(int argc, char **argv, struct load_options *o, char *err, size_
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--mib") && o->mode == MODE_CACHE) {
-			if (parse_u64(v, 1, 1 << 20, &o->mib)) {
+			if (opts_parse_u64(v, 1, 1 << 20, &o->mib)) {
 				snprintf(err, size, "--mib: '%s' is not in 1..1048576", v ? v : "");
 				return 2;
 			}
@@ -103,13 +92,13 @@ static int parse(int argc, char **argv, struct load_options *o, char *err, size_
 			o->file = v;
 			i++;
 		} else if (!strcmp(a, "--file-mib") && o->mode == MODE_WRITE) {
-			if (parse_u64(v, 1, 1 << 20, &o->file_mib)) {
+			if (opts_parse_u64(v, 1, 1 << 20, &o->file_mib)) {
 				snprintf(err, size, "--file-mib: '%s' is not in 1..1048576", v ? v : "");
 				return 2;
 			}
 			i++;
 		} else if (!strcmp(a, "--block-kib") && o->mode == MODE_WRITE) {
-			if (parse_u64(v, 4, 65536, &o->block_kib) || o->block_kib % 4) {
+			if (opts_parse_u64(v, 4, 65536, &o->block_kib) || o->block_kib % 4) {
 				snprintf(err, size, "--block-kib: '%s' is not a multiple of 4 in 4..65536", v ? v : "");
 				return 2;
 			}
@@ -119,9 +108,7 @@ static int parse(int argc, char **argv, struct load_options *o, char *err, size_
 		} else if (!strcmp(a, "--sync") && o->mode == MODE_WRITE) {
 			o->sync = true;
 		} else if (!strcmp(a, "--seconds")) {
-			char *end;
-			o->seconds = v ? strtod(v, &end) : -1;
-			if (!v || *end || !isfinite(o->seconds) || o->seconds < 0) {
+			if (opts_parse_double(v, 0, DBL_MAX, &o->seconds)) {
 				snprintf(err, size, "--seconds: '%s' is not a number >= 0", v ? v : "");
 				return 2;
 			}

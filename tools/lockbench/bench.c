@@ -62,6 +62,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpus.h"
 #include "subjects.h"
 #include "syscount.h"
 #include "tsc.h"
@@ -272,7 +273,7 @@ static void machine_info(struct lb_machine *m)
 	if (uname(&u) == 0)
 		snprintf(m->kernel, sizeof(m->kernel), "%s %s %s", u.sysname, u.release, u.version);
 	snprintf(m->glibc, sizeof(m->glibc), "%s", gnu_get_libc_version());
-	m->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	m->ncpus = rts_ncpus();
 }
 
 /* ---- uncontended ---- */

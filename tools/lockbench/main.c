@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "cpus.h"
 #include "options.h"
 #include "views.h"
 
@@ -21,7 +22,7 @@ static int default_cpu(int ncpus, const cpu_set_t *allowed)
 int main(int argc, char **argv)
 {
 	const char *prog = "rtsched-lockbench";
-	int ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	int ncpus = rts_ncpus();
 	struct lb_options opts;
 	char err[256];
 	int ret = lb_options_parse(argc, argv, ncpus, &opts, err, sizeof(err));

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "options.h"
 
-#include <errno.h>
+#include "opts.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -81,20 +82,6 @@ static int usage_error(char *err, size_t err_size, const char *fmt, ...)
 	return LB_EXIT_USAGE;
 }
 
-/* A decimal integer in [min, max], nothing else (no sign, no suffix, no blanks). */
-static bool parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *value)
-{
-	if (text[0] < '0' || text[0] > '9')
-		return false;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(text, &end, 10);
-	if (errno != 0 || *end != '\0' || v < min || v > max)
-		return false;
-	*value = v;
-	return true;
-}
-
 static int parse_only(const char *list, bool selected[LB_NR_SUBJECTS], char *err, size_t err_size)
 {
 	memset(selected, 0, sizeof(bool) * LB_NR_SUBJECTS);
@@ -154,7 +141,7 @@ int lb_options_parse(int argc, char *const argv[], int ncpus, struct lb_options 
 		uint64_t v;
 		if (IS("--iterations")) {
 			TAKE_VALUE();
-			if (!parse_uint(value, LB_MIN_ITERATIONS, LB_MAX_ITERATIONS, &v))
+			if (opts_parse_u64(value, LB_MIN_ITERATIONS, LB_MAX_ITERATIONS, &v))
 				return usage_error(err, err_size,
 						   "--iterations: '%s' is not an integer in %u..%u",
 						   value, LB_MIN_ITERATIONS, LB_MAX_ITERATIONS);
@@ -162,7 +149,7 @@ int lb_options_parse(int argc, char *const argv[], int ncpus, struct lb_options 
 			iterations_given = true;
 		} else if (IS("--cpu")) {
 			TAKE_VALUE();
-			if (!parse_uint(value, 0, ncpus > 0 ? (uint64_t)ncpus - 1 : 0, &v))
+			if (opts_parse_u64(value, 0, ncpus > 0 ? (uint64_t)ncpus - 1 : 0, &v))
 				return usage_error(err, err_size,
 						   "--cpu: '%s' is not a CPU of this machine (0..%d)",
 						   value, ncpus - 1);
@@ -170,7 +157,7 @@ int lb_options_parse(int argc, char *const argv[], int ncpus, struct lb_options 
 			opts->cpu_given = true;
 		} else if (IS("--priority")) {
 			TAKE_VALUE();
-			if (!parse_uint(value, 1, 98, &v))
+			if (opts_parse_u64(value, 1, 98, &v))
 				return usage_error(err, err_size,
 						   "--priority: '%s' is not an integer in 1..98", value);
 			opts->priority = (int)v;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* rtsched-overhead: calibrate the loop, run it N times, write each T_x as JSON. */
-#include "cgroup.h"
+#include "cpus.h"
 #include "jsonw.h"
 #include "loop.h"
 #include "options.h"
@@ -88,13 +88,16 @@ int main(int argc, char *argv[])
 
 	int e = 0;
 	const char *what = NULL;
-	if (o.cpuset && (e = rts_cpuset_join_thread(o.cpuset)))
+	cpu_set_t one_cpu;
+	CPU_ZERO(&one_cpu);
+	CPU_SET(o.cpu, &one_cpu);
+	if (o.cpuset && (e = rts_cpuset_join_self(o.cpuset, NULL, 0)))
 		what = "joining the cpuset";
-	if (!e && (e = rts_pin_to_cpu(o.cpu)))
+	if (!e && (e = rts_affinity_set_self(&one_cpu, NULL, 0)))
 		what = "pinning to the CPU";
 	bool mlocked = !e && mlockall(MCL_CURRENT | MCL_FUTURE) == 0;
 	struct rts_sched_params p = {.policy = o.policy, .priority = o.priority};
-	if (!e && (e = rts_sched_apply(&p)))
+	if (!e && (e = rts_sched_apply_self(&p, NULL, 0)))
 		what = "setting the policy (sched_setattr)";
 	if (e) {
 		fprintf(stderr, "rtsched-overhead: %s: %s%s\n", what, strerror(e),
@@ -117,7 +120,7 @@ int main(int argc, char *argv[])
 		if (o.gap_ms > 0)
 			sleep_ms(o.gap_ms);
 	}
-	rts_sched_reset();
+	rts_sched_reset_self();
 
 	uint64_t min = UINT64_MAX, max = 0;
 	double sum = 0;

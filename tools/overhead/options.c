@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "options.h"
 
-#include <errno.h>
+#include "opts.h"
+
 #include <getopt.h>
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 enum { OPT_CPU = 256, OPT_POLICY, OPT_PRIORITY, OPT_TARGET, OPT_ITER, OPT_GAP, OPT_CPUSET,
@@ -48,28 +47,6 @@ void ovh_options_usage(FILE *out, const char *prog)
 		prog);
 }
 
-static int parse_double(const char *text, double min, double max, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(text, &end);
-	if (errno || end == text || *end || !isfinite(v) || v < min || v > max)
-		return EINVAL;
-	*out = v;
-	return 0;
-}
-
-static int parse_long(const char *text, long min, long max, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(text, &end, 10);
-	if (errno || end == text || *end || v < min || v > max)
-		return EINVAL;
-	*out = v;
-	return 0;
-}
-
 int ovh_options_parse(int argc, char *const argv[], int ncpus, struct ovh_options *o,
 		      char *err, size_t err_size)
 {
@@ -82,16 +59,16 @@ int ovh_options_parse(int argc, char *const argv[], int ncpus, struct ovh_option
 	optind = 0;
 	opterr = 0;
 	int c;
-	long v;
+	uint64_t v;
 	while ((c = getopt_long(argc, argv, ":", long_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_CPU:
-			if (parse_long(optarg, 0, 1 << 20, &v)) {
+			if (opts_parse_u64(optarg, 0, 1 << 20, &v)) {
 				snprintf(err, err_size, "--cpu: '%s' is not a CPU number", optarg);
 				return OVH_EXIT_USAGE;
 			}
-			if (v >= ncpus) {
-				snprintf(err, err_size, "--cpu: CPU %ld does not exist (this machine has CPUs 0-%d)", v, ncpus - 1);
+			if (v >= (uint64_t)ncpus) {
+				snprintf(err, err_size, "--cpu: CPU %ld does not exist (this machine has CPUs 0-%d)", (long)v, ncpus - 1);
 				return OVH_EXIT_USAGE;
 			}
 			o->cpu = (int)v;
@@ -103,34 +80,34 @@ int ovh_options_parse(int argc, char *const argv[], int ncpus, struct ovh_option
 			}
 			break;
 		case OPT_PRIORITY:
-			if (parse_long(optarg, 1, 99, &v)) {
+			if (opts_parse_u64(optarg, 1, 99, &v)) {
 				snprintf(err, err_size, "--priority: '%s' is not a SCHED_FIFO priority in 1..99", optarg);
 				return OVH_EXIT_USAGE;
 			}
 			o->priority = (int)v;
 			break;
 		case OPT_TARGET:
-			if (parse_double(optarg, 0.1, 10000, &o->target_ms)) {
+			if (opts_parse_double(optarg, 0.1, 10000, &o->target_ms)) {
 				snprintf(err, err_size, "--target-ms: '%s' is not a length in 0.1..10000 ms", optarg);
 				return OVH_EXIT_USAGE;
 			}
 			break;
 		case OPT_ITER:
-			if (parse_long(optarg, 1, 1000000, &v)) {
+			if (opts_parse_u64(optarg, 1, 1000000, &v)) {
 				snprintf(err, err_size, "--iterations: '%s' is not a count in 1..1000000", optarg);
 				return OVH_EXIT_USAGE;
 			}
-			o->iterations = (uint64_t)v;
+			o->iterations = v;
 			break;
 		case OPT_STEPS:
-			if (parse_long(optarg, 1, 1L << 50, &v)) {
+			if (opts_parse_u64(optarg, 1, 1L << 50, &v)) {
 				snprintf(err, err_size, "--steps: '%s' is not a count >= 1", optarg);
 				return OVH_EXIT_USAGE;
 			}
-			o->steps = (uint64_t)v;
+			o->steps = v;
 			break;
 		case OPT_GAP:
-			if (parse_double(optarg, 0, 10000, &o->gap_ms)) {
+			if (opts_parse_double(optarg, 0, 10000, &o->gap_ms)) {
 				snprintf(err, err_size, "--gap-ms: '%s' is not a length in 0..10000 ms", optarg);
 				return OVH_EXIT_USAGE;
 			}
@@ -147,17 +124,12 @@ int ovh_options_parse(int argc, char *const argv[], int ncpus, struct ovh_option
 		case OPT_HELP:
 			o->help = true;
 			return OVH_EXIT_OK;
-		case ':':
-			snprintf(err, err_size, "%s needs a value", argv[optind - 1]);
-			return OVH_EXIT_USAGE;
 		default:
-			snprintf(err, err_size, "unknown option '%s'", argv[optind - 1]);
+			opts_bad_option(c, argv, err, err_size);
 			return OVH_EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		snprintf(err, err_size, "unexpected argument '%s'", argv[optind]);
+	if (opts_no_operands(argc, argv, err, err_size))
 		return OVH_EXIT_USAGE;
-	}
 	return OVH_EXIT_OK;
 }

@@ -3,7 +3,7 @@
 #ifndef OVERHEAD_OPTIONS_H
 #define OVERHEAD_OPTIONS_H
 
-#include "policy.h"
+#include <rtsched/sched.h>
 
 #include <stdbool.h>
 #include <stddef.h>

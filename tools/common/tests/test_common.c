@@ -2,7 +2,7 @@
 /* The shared tool helpers against known input. */
 #include "cpulist.h"
 #include "jsonw.h"
-#include "policy.h"
+#include "opts.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -47,14 +47,20 @@ static void test_cpulist_bad(void)
 	CHECK(strstr(err, "5-3") != NULL);
 }
 
-static void test_policy_names(void)
+static void test_opts_numbers(void)
 {
-	enum rts_policy p;
-	CHECK(rts_policy_parse("fifo", &p) == 0 && p == RTS_POLICY_FIFO);
-	CHECK(rts_policy_parse("other", &p) == 0 && p == RTS_POLICY_OTHER);
-	CHECK(rts_policy_parse("deadline", &p) == 0 && p == RTS_POLICY_DEADLINE);
-	CHECK(rts_policy_parse("rr", &p) == EINVAL);
-	CHECK(!strcmp(rts_policy_name(RTS_POLICY_DEADLINE), "deadline"));
+	uint64_t u = 0;
+	double d = 0;
+	CHECK(opts_parse_u64("42", 1, 99, &u) == 0 && u == 42);
+	const char *bad_u64[] = {"", "-1", "+1", " 1", "1x", "0", "100", "99999999999999999999"};
+	for (size_t i = 0; i < sizeof(bad_u64) / sizeof(bad_u64[0]); i++)
+		CHECK(opts_parse_u64(bad_u64[i], 1, 99, &u) == EINVAL);
+	CHECK(opts_parse_u64(NULL, 1, 99, &u) == EINVAL);
+	CHECK(opts_parse_double("0.25", 0, 1, &d) == 0 && d == 0.25);
+	const char *bad_double[] = {"", "x", "1.5", "-0.1", "nan", "inf", "0.5s"};
+	for (size_t i = 0; i < sizeof(bad_double) / sizeof(bad_double[0]); i++)
+		CHECK(opts_parse_double(bad_double[i], 0, 1, &d) == EINVAL);
+	CHECK(opts_parse_double(NULL, 0, 1, &d) == EINVAL);
 }
 
 static void test_json(void)
@@ -86,7 +92,7 @@ int main(void)
 {
 	test_cpulist_good();
 	test_cpulist_bad();
-	test_policy_names();
+	test_opts_numbers();
 	test_json();
 	if (failures)
 		fprintf(stderr, "%d check(s) failed\n", failures);
