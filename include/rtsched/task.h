@@ -19,6 +19,11 @@
  * All times are CLOCK_MONOTONIC nanoseconds. Functions return 0 or a positive
  * error number; rts_taskset_error() explains the last failure in words
  * (which task, what the kernel refused, what to change).
+ *
+ * Signals: rts_taskset_create installs process-wide handlers for SIGXCPU
+ * (budget overruns: a CPU-time timer per task, and SCHED_FLAG_DL_OVERRUN)
+ * and for SIGRTMAX-1 (it interrupts a task's release sleep when the set
+ * stops). Task threads keep both unblocked; leave them to rtsched.
  */
 #ifndef RTSCHED_TASK_H
 #define RTSCHED_TASK_H
