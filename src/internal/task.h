@@ -79,8 +79,6 @@ void rts_taskset_set_error(rts_taskset_t *set, const char *format, ...)
 /* Thread body of a task made by rts_task_create. */
 void *rts_task_thread_main(void *task);
 
-/* The signal that interrupts a release sleep when the set stops (no-op handler). */
-#define RTS_WAKE_SIGNAL (SIGRTMAX - 1)
 /* Budget overruns: the CPU-time timer and SCHED_FLAG_DL_OVERRUN both raise SIGXCPU. */
 int rts_budget_install_handler(void);
 int rts_budget_timer_create(rts_task_t *task);

@@ -22,6 +22,7 @@
 #include "internal/export.h"
 #include "internal/backend.h"
 #include "internal/task.h"
+#include "internal/wake_signal.h"
 #include "internal/timespec.h"
 
 int64_t rts_monotonic_now_ns(void)

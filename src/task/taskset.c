@@ -13,6 +13,7 @@
 
 #include "internal/export.h"
 #include "internal/task.h"
+#include "internal/wake_signal.h"
 
 void rts_taskset_set_error(rts_taskset_t *set, const char *format, ...)
 {
@@ -22,23 +23,11 @@ void rts_taskset_set_error(rts_taskset_t *set, const char *format, ...)
 	va_end(args);
 }
 
-static void wake_signal_handler(int signo)
-{
-	(void)signo; /* only interrupts clock_nanosleep */
-}
-
-static int install_wake_handler(void)
-{
-	struct sigaction action = { .sa_handler = wake_signal_handler }; /* no SA_RESTART */
-	sigemptyset(&action.sa_mask);
-	return sigaction(RTS_WAKE_SIGNAL, &action, NULL) == 0 ? 0 : errno;
-}
-
 RTS_EXPORT int rts_taskset_create(rts_taskset_t **out, struct rts_trace *trace)
 {
 	if (!out)
 		return EINVAL;
-	int err = install_wake_handler();
+	int err = rts_wake_signal_install();
 	if (!err)
 		err = rts_budget_install_handler();
 	if (err)

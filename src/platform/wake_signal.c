@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <pthread.h>
+
+#include "internal/wake_signal.h"
+
+__thread sigjmp_buf *volatile rts_wake_jump __attribute__((tls_model("initial-exec")));
+
+static void on_wake_signal(int signo)
+{
+	(void)signo;
+	sigjmp_buf *jump = rts_wake_jump;
+	if (jump) {
+		rts_wake_jump = NULL;
+		siglongjmp(*jump, 1);
+	}
+	/* Otherwise only interrupting (EINTR) was wanted. */
+}
+
+static pthread_once_t install_once = PTHREAD_ONCE_INIT;
+static int install_error;
+
+static void install(void)
+{
+	struct sigaction action = { .sa_handler = on_wake_signal }; /* no SA_RESTART */
+	sigemptyset(&action.sa_mask);
+	install_error = sigaction(RTS_WAKE_SIGNAL, &action, NULL) == 0 ? 0 : errno;
+}
+
+int rts_wake_signal_install(void)
+{
+	pthread_once(&install_once, install);
+	return install_error;
+}
