@@ -23,6 +23,7 @@
 #define RTSCHED_COND_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include <rtsched/mutex.h>
@@ -41,6 +42,8 @@ extern "C" {
  * waiters: threads between registering (with the mutex held) and leaving
  *          rts_cond_wait; signal and broadcast make no system call when 0.
  * mutex_offset: (char *)mutex - (char *)cond of the mutex the waiters use.
+ * picv:    PI-CV state (helpers, waiter queue), made by the first
+ *          rts_cond_helper_add; NULL for a plain PI condition variable.
  */
 struct rts_cond_s {
 	uint32_t seq;
@@ -48,6 +51,7 @@ struct rts_cond_s {
 	uint32_t waiters;
 	uint32_t reserved0;
 	int64_t mutex_offset;
+	void *picv;
 };
 
 typedef union rts_cond {
@@ -88,6 +92,30 @@ int rts_cond_timedwait(rts_cond_t *cond, rts_mutex_t *mutex, const struct timesp
 int rts_cond_signal(rts_cond_t *cond);
 /* Wake every waiter; with a PIP mutex all but one are moved onto the mutex. */
 int rts_cond_broadcast(rts_cond_t *cond);
+
+/*
+ * PI on condition variables (PI-CV, seed 004): declare thread `tid` (a kernel
+ * TID, as gettid() returns) a helper of `cond`: a thread that will make the
+ * awaited condition true. While a thread waits on a condition variable with a
+ * helper, it lends the helper its priority, transitively: if the helper
+ * blocks on a PI mutex or waits on another PI-CV, that owner or helper
+ * inherits too; several waiters combine by maximum. The loan ends when the
+ * waiter is woken (signal, broadcast, timeout). Helpers may be added or
+ * removed while threads wait: the waiters move their loan at once.
+ *
+ * This version: one helper per condition variable (the kernel's PI through a
+ * per-waiter token, docs/picv-design.md); process-private only. Errors:
+ * EINVAL (bad tid), ESRCH (no such thread), EEXIST / ENOENT (already / not a
+ * helper), ENOTSUP (a second helper, or a process-shared condvar), EBUSY
+ * (the first helper of a condvar that plain waiters wait on), ENOMEM.
+ *
+ * A wait on a PI-CV also returns ESRCH (mutex held again) when its helper
+ * exited while it waited, and EDEADLK when waiting would close a donation
+ * cycle (the helper waits, directly or through others, for the waiter).
+ * With SCHED_DEADLINE threads the kernel's PI lends deadline parameters.
+ */
+int rts_cond_helper_add(rts_cond_t *cond, pid_t tid);
+int rts_cond_helper_del(rts_cond_t *cond, pid_t tid);
 
 #ifdef __cplusplus
 }

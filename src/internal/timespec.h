@@ -37,4 +37,16 @@ static inline struct timespec rts_timespec_monotonic_to_realtime(const struct ti
 	return rts_ns_to_timespec(rts_timespec_to_ns(&now_real) + left_ns);
 }
 
+/* The same instant on CLOCK_MONOTONIC (a CLOCK_REALTIME deadline, for futexes that only take monotonic ones). */
+static inline struct timespec rts_timespec_realtime_to_monotonic(const struct timespec *real)
+{
+	struct timespec now_mono, now_real;
+	clock_gettime(CLOCK_MONOTONIC, &now_mono);
+	clock_gettime(CLOCK_REALTIME, &now_real);
+	int64_t left_ns = rts_timespec_to_ns(real) - rts_timespec_to_ns(&now_real);
+	if (left_ns < 0)
+		left_ns = 0;
+	return rts_ns_to_timespec(rts_timespec_to_ns(&now_mono) + left_ns);
+}
+
 #endif

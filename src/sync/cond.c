@@ -30,6 +30,9 @@
  * All waiters at one time must use the same mutex (POSIX); it is stored as an
  * offset from the condvar so that a process-shared pair works in processes
  * that map it at different addresses.
+ *
+ * Once a condvar has had a helper (rts_cond_helper_add), every wait and wake
+ * goes through the PI-CV path of picv.c instead.
  */
 #include <errno.h>
 #include <limits.h>
@@ -42,6 +45,7 @@
 #include "internal/cond.h"
 #include "internal/export.h"
 #include "internal/mutex.h"
+#include "internal/picv.h"
 #include "internal/robust_list.h"
 #include "internal/tid.h"
 #include "internal/timespec.h"
@@ -88,6 +92,8 @@ RTS_EXPORT int rts_cond_destroy(rts_cond_t *c)
 {
 	if (!c)
 		return EINVAL;
+	if (rts_picv_of(c))
+		return rts_picv_destroy(c);
 	return atomic_load_explicit(waiters_count(c), memory_order_acquire) ? EBUSY : 0;
 }
 
@@ -154,6 +160,15 @@ static int wait_common(rts_cond_t *c, rts_mutex_t *m, const struct timespec *dea
 		return ret;
 	if (deadline && !rts_timespec_valid(deadline))
 		return EINVAL;
+	struct rts_picv *picv = rts_picv_of(c);
+	if (picv) {
+		struct timespec deadline_mono;
+		if (deadline && cond_clock(c) == CLOCK_REALTIME) {
+			deadline_mono = rts_timespec_realtime_to_monotonic(deadline);
+			deadline = &deadline_mono;
+		}
+		return rts_picv_wait(picv, m, deadline);
+	}
 	uint32_t mflags = rts_mutex_flags_load(m);
 	bool pi = rts_mutex_protocol(mflags) == RTS_PROTO_PIP;
 
@@ -210,6 +225,9 @@ static int wake_waiters(rts_cond_t *c, bool all)
 {
 	if (!c)
 		return EINVAL;
+	struct rts_picv *picv = rts_picv_of(c);
+	if (picv)
+		return rts_picv_wake(picv, all);
 	if (atomic_load_explicit(waiters_count(c), memory_order_acquire) == 0)
 		return 0;
 	uint32_t seq = atomic_fetch_add_explicit(seq_word(c), 1, memory_order_acq_rel) + 1;

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* PI on condition variables: what cond.c delegates to picv.c once a condvar has helpers. */
+#ifndef RTS_INTERNAL_PICV_H
+#define RTS_INTERNAL_PICV_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include <rtsched/cond.h>
+#include <rtsched/mutex.h>
+
+/* The condvar's PI-CV state, or NULL (acquire: pairs with its installation). */
+struct rts_picv *rts_picv_of(rts_cond_t *cond);
+/* As rts_cond_timedwait; the caller owns mutex. deadline on CLOCK_MONOTONIC or NULL. */
+int rts_picv_wait(struct rts_picv *picv, rts_mutex_t *mutex, const struct timespec *deadline_mono);
+/* Wake the highest-priority waiter, or every waiter. */
+int rts_picv_wake(struct rts_picv *picv, bool all);
+/* EBUSY while threads wait; otherwise frees the state. */
+int rts_picv_destroy(rts_cond_t *cond);
+
+#endif

@@ -1,0 +1,536 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PI on condition variables (rts_cond_helper_add/del, seed 004): a waiter
+ * lends its priority to the condvar's helper, transitively, and the loan ends
+ * when it is woken; observed in /proc (field 18: prio = -1 - rtprio under
+ * SCHED_FIFO). Every real-time thread runs on one CPU, the other stays free;
+ * every wait is bounded by the harness.
+ */
+#include <rtsched/cond.h>
+#include <rtsched/mutex.h>
+
+#include "harness.h"
+
+#define LOW 10
+#define MID 30
+#define HIGH 50
+
+static int rt_cpu, free_cpu; /* real-time threads on rt_cpu; the test itself on free_cpu */
+
+/* A thread that publishes its TID and then does `work` until told to end. */
+struct actor {
+	atomic_int tid;
+	atomic_int step;   /* the test moves it on */
+	atomic_int result; /* what the actor's wait returned (-1: not yet) */
+	atomic_int done;
+	void *(*work)(struct actor *);
+	void *context;
+};
+
+static void *actor_main(void *arg)
+{
+	struct actor *a = arg;
+	atomic_store(&a->tid, (int)h_gettid());
+	return a->work(a);
+}
+
+static void start(struct actor *a, void *(*work)(struct actor *), void *context, int prio,
+		  pthread_t *thread)
+{
+	atomic_store(&a->result, -1);
+	a->work = work;
+	a->context = context;
+	h_thread_start(thread, actor_main, a, prio, rt_cpu);
+	WAIT_FOR(atomic_load(&a->tid) != 0, 2000);
+}
+
+static void wait_step(struct actor *a, int step)
+{
+	WAIT_FOR(atomic_load(&a->step) >= step, 5000);
+}
+
+/* The condition, its mutex, and a flag the helper sets before signalling. */
+struct condition {
+	rts_mutex_t mutex;
+	rts_cond_t cond;
+	int ready;
+};
+
+static void condition_init(struct condition *c)
+{
+	rts_mutexattr_t attr;
+	CHECK_OK(rts_mutexattr_init(&attr));
+	CHECK_OK(rts_mutexattr_setprotocol(&attr, RTS_PROTO_PIP));
+	CHECK_OK(rts_mutex_init(&c->mutex, &attr));
+	CHECK_OK(rts_cond_init(&c->cond, NULL));
+	c->ready = 0;
+}
+
+/* Make c a PI-CV with no helper yet (adding and removing one). */
+static void make_picv(struct condition *c)
+{
+	CHECK_OK(rts_cond_helper_add(&c->cond, h_gettid()));
+	CHECK_OK(rts_cond_helper_del(&c->cond, h_gettid()));
+}
+
+/* Wait until c->ready (or a non-zero result from the wait). */
+static void *waiter_work(struct actor *a)
+{
+	struct condition *c = a->context;
+	int ret = 0;
+	CHECK_OK(rts_mutex_lock(&c->mutex));
+	while (!c->ready && ret == 0)
+		ret = rts_cond_wait(&c->cond, &c->mutex);
+	CHECK_OK(rts_mutex_unlock(&c->mutex));
+	atomic_store(&a->result, ret);
+	atomic_store(&a->done, 1);
+	return NULL;
+}
+
+/* As waiter_work, with a deadline 100 ms away. */
+static void *timed_waiter_work(struct actor *a)
+{
+	struct condition *c = a->context;
+	struct timespec deadline = h_deadline_ms(CLOCK_MONOTONIC, 100);
+	int ret = 0;
+	CHECK_OK(rts_mutex_lock(&c->mutex));
+	while (!c->ready && ret == 0)
+		ret = rts_cond_timedwait(&c->cond, &c->mutex, &deadline);
+	CHECK_OK(rts_mutex_unlock(&c->mutex));
+	atomic_store(&a->result, ret);
+	atomic_store(&a->done, 1);
+	return NULL;
+}
+
+/* Make the condition true and signal (or broadcast), from the calling thread. */
+static void make_ready(struct condition *c, bool all)
+{
+	CHECK_OK(rts_mutex_lock(&c->mutex));
+	c->ready = 1;
+	CHECK_OK(all ? rts_cond_broadcast(&c->cond) : rts_cond_signal(&c->cond));
+	CHECK_OK(rts_mutex_unlock(&c->mutex));
+}
+
+/* The helper idles until step 1, then makes its condition true; until step 2 when asked to. */
+static void *helper_work(struct actor *a)
+{
+	wait_step(a, 1);
+	if (a->context)
+		make_ready(a->context, false);
+	wait_step(a, 2);
+	atomic_store(&a->done, 1);
+	return NULL;
+}
+
+static int prio_of(struct actor *a)
+{
+	return h_thread_prio(atomic_load(&a->tid));
+}
+
+static void expect_prio(struct actor *a, int rtprio)
+{
+	WAIT_FOR(prio_of(a) == h_fifo_prio_field(rtprio), 2000);
+}
+
+static void test_waiter_lends_to_helper_until_the_helper_signals(void)
+{
+	h_require_rt(&rt_cpu, &free_cpu);
+	static struct condition c;
+	condition_init(&c);
+	struct actor helper = { 0 }, waiter = { 0 };
+	pthread_t th, tw;
+	start(&helper, helper_work, &c, LOW, &th);
+	CHECK_OK(rts_cond_helper_add(&c.cond, atomic_load(&helper.tid)));
+	expect_prio(&helper, LOW);
+	start(&waiter, waiter_work, &c, HIGH, &tw);
+	expect_prio(&helper, HIGH); /* the waiter's loan */
+	atomic_store(&helper.step, 1); /* the helper signals: FUTEX_UNLOCK_PI on the token */
+	WAIT_FOR(atomic_load(&waiter.done), 2000);
+	CHECK_EQ(atomic_load(&waiter.result), 0);
+	expect_prio(&helper, LOW); /* loan withdrawn */
+	atomic_store(&helper.step, 2);
+	h_join(th, 2000);
+	h_join(tw, 2000);
+	CHECK_OK(rts_cond_destroy(&c.cond));
+}
+
+static void test_a_signal_from_a_non_helper_also_ends_the_loan(void)
+{
+	h_require_rt(&rt_cpu, &free_cpu);
+	static struct condition c;
+	condition_init(&c);
+	struct actor helper = { 0 }, waiter = { 0 };
+	pthread_t th, tw;
+	start(&helper, helper_work, NULL, LOW, &th);
+	CHECK_OK(rts_cond_helper_add(&c.cond, atomic_load(&helper.tid)));
+	start(&waiter, waiter_work, &c, HIGH, &tw);
+	expect_prio(&helper, HIGH);
+	make_ready(&c, false); /* the main thread signals: the wake signal path */
+	WAIT_FOR(atomic_load(&waiter.done), 2000);
+	CHECK_EQ(atomic_load(&waiter.result), 0);
+	expect_prio(&helper, LOW);
+	atomic_store(&helper.step, 2);
+	h_join(th, 2000);
+	h_join(tw, 2000);
+}
+
+static void test_timeout_ends_the_loan(void)
+{
+	h_require_rt(&rt_cpu, &free_cpu);
+	static struct condition c;
+	condition_init(&c);
+	struct actor helper = { 0 }, waiter = { 0 };
+	pthread_t th, tw;
+	start(&helper, helper_work, NULL, LOW, &th);
+	CHECK_OK(rts_cond_helper_add(&c.cond, atomic_load(&helper.tid)));
+	start(&waiter, timed_waiter_work, &c, HIGH, &tw);
+	expect_prio(&helper, HIGH);
+	WAIT_FOR(atomic_load(&waiter.done), 2000);
+	CHECK_EQ(atomic_load(&waiter.result), ETIMEDOUT);
+	expect_prio(&helper, LOW);
+	atomic_store(&helper.step, 2);
+	h_join(th, 2000);
+	h_join(tw, 2000);
+}
+
+static void test_loans_combine_by_maximum(void)
+{
+	h_require_rt(&rt_cpu, &free_cpu);
+	static struct condition c;
+	condition_init(&c);
+	struct actor helper = { 0 }, mid = { 0 }, high = { 0 };
+	pthread_t th, tm, thigh;
+	start(&helper, helper_work, NULL, LOW, &th);
+	CHECK_OK(rts_cond_helper_add(&c.cond, atomic_load(&helper.tid)));
+	start(&mid, waiter_work, &c, MID, &tm);
+	expect_prio(&helper, MID);
+	start(&high, timed_waiter_work, &c, HIGH, &thigh);
+	expect_prio(&helper, HIGH);
+	/* The high waiter times out: its loan ends, the other one's stays. */
+	WAIT_FOR(atomic_load(&high.done), 2000);
+	CHECK_EQ(atomic_load(&high.result), ETIMEDOUT);
+	expect_prio(&helper, MID);
+	CHECK_EQ(atomic_load(&mid.done), 0);
+	make_ready(&c, true);
+	WAIT_FOR(atomic_load(&mid.done) && atomic_load(&high.done), 2000);
+	expect_prio(&helper, LOW);
+	atomic_store(&helper.step, 2);
+	h_join(th, 2000);
+	h_join(tm, 2000);
+	h_join(thigh, 2000);
+}
+
+/* The helper blocks on a PIP mutex that `owner` holds: the owner inherits the waiter's priority. */
+struct chain {
+	struct condition first;  /* the waiter waits here, lending to the helper */
+	struct condition second; /* the helper waits here (CV to CV), or */
+	rts_mutex_t held;        /* locks this (CV to mutex) */
+};
+
+static void *owner_work(struct actor *a)
+{
+	struct chain *chain = a->context;
+	CHECK_OK(rts_mutex_lock(&chain->held));
+	atomic_store(&a->step, 1);
+	WAIT_FOR(atomic_load(&a->step) >= 2, 5000);
+	CHECK_OK(rts_mutex_unlock(&chain->held));
+	atomic_store(&a->done, 1);
+	return NULL;
+}
+
+static void *helper_locking_work(struct actor *a)
+{
+	struct chain *chain = a->context;
+	wait_step(a, 1);
+	CHECK_OK(rts_mutex_lock(&chain->held));
+	CHECK_OK(rts_mutex_unlock(&chain->held));
+	make_ready(&chain->first, false);
+	atomic_store(&a->done, 1);
+	return NULL;
+}
+
+static void test_transitive_through_a_pi_mutex(void)
+{
+	h_require_rt(&rt_cpu, &free_cpu);
+	static struct chain chain;
+	condition_init(&chain.first);
+	rts_mutexattr_t attr;
+	CHECK_OK(rts_mutexattr_init(&attr));
+	CHECK_OK(rts_mutexattr_setprotocol(&attr, RTS_PROTO_PIP));
+	CHECK_OK(rts_mutex_init(&chain.held, &attr));
+	struct actor owner = { 0 }, helper = { 0 }, waiter = { 0 };
+	pthread_t to, th, tw;
+	start(&owner, owner_work, &chain, LOW, &to);
+	wait_step(&owner, 1);
+	start(&helper, helper_locking_work, &chain, LOW + 1, &th);
+	atomic_store(&helper.step, 1); /* blocks on `held` */
+	expect_prio(&owner, LOW + 1);
+	CHECK_OK(rts_cond_helper_add(&chain.first.cond, atomic_load(&helper.tid)));
+	start(&waiter, waiter_work, &chain.first, HIGH, &tw);
+	expect_prio(&helper, HIGH);
+	expect_prio(&owner, HIGH); /* CV -> mutex */
+	atomic_store(&owner.step, 2);
+	WAIT_FOR(atomic_load(&waiter.done), 2000);
+	CHECK_EQ(atomic_load(&waiter.result), 0);
+	h_join(to, 2000);
+	h_join(th, 2000);
+	h_join(tw, 2000);
+}
+
+static void *helper_waiting_work(struct actor *a)
+{
+	struct chain *chain = a->context;
+	struct actor self = { 0 };
+	self.context = &chain->second;
+	waiter_work(&self); /* waits on the second condvar, lending to its helper */
+	atomic_store(&a->result, atomic_load(&self.result));
+	make_ready(&chain->first, false);
+	atomic_store(&a->done, 1);
+	return NULL;
+}
+
+static void test_transitive_through_another_picv(void)
+{
+	h_require_rt(&rt_cpu, &free_cpu);
+	static struct chain chain;
+	condition_init(&chain.first);
+	condition_init(&chain.second);
+	struct actor last = { 0 }, middle = { 0 }, waiter = { 0 };
+	pthread_t tl, tm, tw;
+	start(&last, helper_work, &chain.second, LOW, &tl);
+	CHECK_OK(rts_cond_helper_add(&chain.second.cond, atomic_load(&last.tid)));
+	start(&middle, helper_waiting_work, &chain, LOW + 1, &tm);
+	expect_prio(&last, LOW + 1);
+	CHECK_OK(rts_cond_helper_add(&chain.first.cond, atomic_load(&middle.tid)));
+	start(&waiter, waiter_work, &chain.first, HIGH, &tw);
+	expect_prio(&middle, HIGH);
+	expect_prio(&last, HIGH); /* CV -> CV: a pipeline of three stages */
+	atomic_store(&last.step, 1);
+	WAIT_FOR(atomic_load(&waiter.done), 2000);
+	CHECK_EQ(atomic_load(&waiter.result), 0);
+	expect_prio(&last, LOW);
+	atomic_store(&last.step, 2);
+	h_join(tl, 2000);
+	h_join(tm, 2000);
+	h_join(tw, 2000);
+}
+
+static void test_helper_added_and_removed_while_a_waiter_waits(void)
+{
+	h_require_rt(&rt_cpu, &free_cpu);
+	static struct condition c;
+	condition_init(&c);
+	struct actor helper = { 0 }, waiter = { 0 };
+	pthread_t th, tw;
+	start(&helper, helper_work, NULL, LOW, &th);
+	make_picv(&c);
+	start(&waiter, waiter_work, &c, HIGH, &tw);
+	WAIT_FOR(h_thread_state(atomic_load(&waiter.tid)) == 'S', 2000);
+	h_sleep_ms(20);
+	CHECK_EQ(prio_of(&helper), h_fifo_prio_field(LOW));
+	CHECK_OK(rts_cond_helper_add(&c.cond, atomic_load(&helper.tid)));
+	expect_prio(&helper, HIGH);
+	CHECK_OK(rts_cond_helper_del(&c.cond, atomic_load(&helper.tid)));
+	expect_prio(&helper, LOW);
+	CHECK_EQ(atomic_load(&waiter.done), 0); /* still waiting */
+	make_ready(&c, false);
+	WAIT_FOR(atomic_load(&waiter.done), 2000);
+	CHECK_EQ(atomic_load(&waiter.result), 0);
+	atomic_store(&helper.step, 2);
+	h_join(th, 2000);
+	h_join(tw, 2000);
+}
+
+static void *exiting_helper_work(struct actor *a)
+{
+	wait_step(a, 1);
+	return NULL; /* exits while the waiter lends to it */
+}
+
+static void test_helper_exit_wakes_its_waiter_with_esrch(void)
+{
+	h_require_rt(&rt_cpu, &free_cpu);
+	static struct condition c;
+	condition_init(&c);
+	struct actor helper = { 0 }, waiter = { 0 };
+	pthread_t th, tw;
+	start(&helper, exiting_helper_work, NULL, LOW, &th);
+	CHECK_OK(rts_cond_helper_add(&c.cond, atomic_load(&helper.tid)));
+	start(&waiter, waiter_work, &c, HIGH, &tw);
+	expect_prio(&helper, HIGH);
+	atomic_store(&helper.step, 1);
+	h_join(th, 2000);
+	WAIT_FOR(atomic_load(&waiter.done), 2000);
+	CHECK_EQ(atomic_load(&waiter.result), ESRCH); /* and it holds the mutex: waiter_work unlocked it */
+	CHECK_ERR(ENOENT, rts_cond_helper_del(&c.cond, atomic_load(&helper.tid)));
+	h_join(tw, 2000);
+}
+
+/* A waits on CV1 lending to B; B waits on CV2 lending to A. */
+static void test_donation_cycle_is_reported(void)
+{
+	h_require_rt(&rt_cpu, &free_cpu);
+	static struct condition c1, c2;
+	condition_init(&c1);
+	condition_init(&c2);
+	make_picv(&c1);
+	make_picv(&c2);
+	struct actor a = { 0 }, b = { 0 };
+	pthread_t ta, tb;
+	start(&a, waiter_work, &c1, MID, &ta);
+	WAIT_FOR(h_thread_state(atomic_load(&a.tid)) == 'S', 2000);
+	start(&b, waiter_work, &c2, MID, &tb);
+	WAIT_FOR(h_thread_state(atomic_load(&b.tid)) == 'S', 2000);
+	CHECK_OK(rts_cond_helper_add(&c2.cond, atomic_load(&a.tid)));
+	/* B now lends to A; A lending to B would close the cycle. */
+	CHECK_OK(rts_cond_helper_add(&c1.cond, atomic_load(&b.tid)));
+	WAIT_FOR(atomic_load(&a.done), 2000);
+	CHECK_EQ(atomic_load(&a.result), EDEADLK);
+	/* A's thread then ends, and B, which lends to it, learns that its helper exited. */
+	WAIT_FOR(atomic_load(&b.done), 2000);
+	CHECK_EQ(atomic_load(&b.result), ESRCH);
+	h_join(ta, 2000);
+	h_join(tb, 2000);
+}
+
+static void test_misuse_gets_exact_errors(void)
+{
+	static struct condition c;
+	condition_init(&c);
+	pid_t self = h_gettid();
+	CHECK_ERR(EINVAL, rts_cond_helper_add(NULL, self));
+	CHECK_ERR(EINVAL, rts_cond_helper_add(&c.cond, 0));
+	CHECK_ERR(ESRCH, rts_cond_helper_add(&c.cond, 0x3ffffff0));
+	CHECK_ERR(ENOENT, rts_cond_helper_del(&c.cond, self));
+	CHECK_OK(rts_cond_helper_add(&c.cond, self));
+	CHECK_ERR(EEXIST, rts_cond_helper_add(&c.cond, self));
+	CHECK_OK(rts_cond_helper_del(&c.cond, self));
+	CHECK_ERR(ENOENT, rts_cond_helper_del(&c.cond, self));
+	CHECK_OK(rts_cond_destroy(&c.cond));
+
+	rts_condattr_t shared;
+	rts_cond_t pshared_cond;
+	CHECK_OK(rts_condattr_init(&shared));
+	CHECK_OK(rts_condattr_setpshared(&shared, RTS_PROCESS_SHARED));
+	CHECK_OK(rts_cond_init(&pshared_cond, &shared));
+	CHECK_ERR(ENOTSUP, rts_cond_helper_add(&pshared_cond, self));
+}
+
+static void *idle_work(struct actor *a)
+{
+	wait_step(a, 2);
+	return NULL;
+}
+
+static void test_second_helper_and_plain_waiters_are_refused(void)
+{
+	h_require_rt(&rt_cpu, &free_cpu);
+	static struct condition c;
+	condition_init(&c);
+	struct actor one = { 0 }, two = { 0 }, waiter = { 0 };
+	pthread_t t1, t2, tw;
+	start(&one, idle_work, NULL, LOW, &t1);
+	start(&two, idle_work, NULL, LOW, &t2);
+	/* A plain waiter sleeps in the kernel's requeue-PI queue: no PI-CV now. */
+	start(&waiter, waiter_work, &c, MID, &tw);
+	WAIT_FOR(h_thread_state(atomic_load(&waiter.tid)) == 'S', 2000);
+	h_sleep_ms(10);
+	CHECK_ERR(EBUSY, rts_cond_helper_add(&c.cond, atomic_load(&one.tid)));
+	make_ready(&c, false);
+	WAIT_FOR(atomic_load(&waiter.done), 2000);
+	CHECK_OK(rts_cond_helper_add(&c.cond, atomic_load(&one.tid)));
+	CHECK_ERR(ENOTSUP, rts_cond_helper_add(&c.cond, atomic_load(&two.tid)));
+	atomic_store(&one.step, 2);
+	atomic_store(&two.step, 2);
+	h_join(t1, 2000);
+	h_join(t2, 2000);
+	h_join(tw, 2000);
+}
+
+/*
+ * Seed 004 Fig. 6 on one CPU: a high-priority consumer waits for a
+ * low-priority producer that needs 60 ms of CPU; a medium "annoyer" then
+ * burns 300 ms. With PI-CV the producer, lent the consumer's priority,
+ * finishes before the annoyer; without it the annoyer runs first.
+ */
+static atomic_int finish_order;
+static atomic_int producer_rank, annoyer_rank;
+
+static void *producer_work(struct actor *a)
+{
+	wait_step(a, 1);
+	h_burn_cpu_ms(60, 5000);
+	atomic_store(&producer_rank, atomic_fetch_add(&finish_order, 1) + 1);
+	make_ready(a->context, false);
+	atomic_store(&a->done, 1);
+	return NULL;
+}
+
+static void *annoyer_work(struct actor *a)
+{
+	h_burn_cpu_ms(300, 5000);
+	atomic_store(&annoyer_rank, atomic_fetch_add(&finish_order, 1) + 1);
+	atomic_store(&a->done, 1);
+	return NULL;
+}
+
+static void run_producer_consumer(bool picv)
+{
+	h_require_rt(&rt_cpu, &free_cpu);
+	static struct condition c;
+	condition_init(&c);
+	atomic_store(&finish_order, 0);
+	struct actor producer = { 0 }, consumer = { 0 }, annoyer = { 0 };
+	pthread_t tp, tc, ta;
+	start(&producer, producer_work, &c, LOW, &tp);
+	if (picv)
+		CHECK_OK(rts_cond_helper_add(&c.cond, atomic_load(&producer.tid)));
+	start(&consumer, waiter_work, &c, HIGH, &tc);
+	WAIT_FOR(h_thread_state(atomic_load(&consumer.tid)) == 'S', 2000);
+	h_sleep_ms(10);
+	atomic_store(&producer.step, 1); /* the producer starts its work ... */
+	h_sleep_ms(5);
+	start(&annoyer, annoyer_work, NULL, MID, &ta); /* ... and the annoyer arrives */
+	WAIT_FOR(atomic_load(&annoyer.done) && atomic_load(&consumer.done), 10000);
+	h_join(tp, 2000);
+	h_join(tc, 2000);
+	h_join(ta, 2000);
+	if (picv)
+		CHECK_MSG(atomic_load(&producer_rank) < atomic_load(&annoyer_rank),
+			  "with PI-CV the annoyer preempted the producer the consumer waited for");
+	else
+		CHECK_MSG(atomic_load(&producer_rank) > atomic_load(&annoyer_rank),
+			  "without PI-CV the producer finished first: the test shows nothing");
+	CHECK_EQ(atomic_load(&consumer.result), 0);
+}
+
+static void test_picv_keeps_the_annoyer_from_delaying_the_consumer(void)
+{
+	run_producer_consumer(true);
+}
+
+static void test_without_picv_the_annoyer_delays_the_consumer(void)
+{
+	run_producer_consumer(false);
+}
+
+static const struct h_case cases[] = {
+	H_CASE(test_waiter_lends_to_helper_until_the_helper_signals, 10000),
+	H_CASE(test_a_signal_from_a_non_helper_also_ends_the_loan, 10000),
+	H_CASE(test_timeout_ends_the_loan, 10000),
+	H_CASE(test_loans_combine_by_maximum, 10000),
+	H_CASE(test_transitive_through_a_pi_mutex, 10000),
+	H_CASE(test_transitive_through_another_picv, 10000),
+	H_CASE(test_helper_added_and_removed_while_a_waiter_waits, 10000),
+	H_CASE(test_helper_exit_wakes_its_waiter_with_esrch, 10000),
+	H_CASE(test_donation_cycle_is_reported, 10000),
+	H_CASE(test_misuse_gets_exact_errors, 5000),
+	H_CASE(test_second_helper_and_plain_waiters_are_refused, 10000),
+	H_CASE(test_picv_keeps_the_annoyer_from_delaying_the_consumer, 20000),
+	H_CASE(test_without_picv_the_annoyer_delays_the_consumer, 20000),
+};
+
+int main(int argc, char **argv)
+{
+	return h_main(argc, argv, cases, H_NCASES(cases));
+}
