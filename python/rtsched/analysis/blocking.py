@@ -32,10 +32,11 @@ response-time analysis counts them as interference.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from rtsched.analysis.matching import max_weight_matching
+from rtsched.analysis.matching import PrefixMatcher
 from rtsched.analysis.tasks import CEILING_PROTOCOLS, AnalysisTask
 
 _CEIL = CEILING_PROTOCOLS
@@ -64,7 +65,7 @@ def ceilings(tasks: Sequence[AnalysisTask]) -> dict[str, int]:
 class _Context:
     """The sections of one processor's tasks, indexed once for every task's blocking term."""
 
-    __slots__ = ("ceil", "sections", "protos", "resources", "ceiling_sections")
+    __slots__ = ("ceil", "sections", "protos", "resources", "ceiling_sections", "_families")
 
     def __init__(self, tasks: Sequence[AnalysisTask], protocol_of: Callable[[str], str] | None,
                  ceil: dict[str, int] | None = None):
@@ -103,36 +104,104 @@ class _Context:
                     if r not in proto_cache:
                         proto_cache[r] = protocol_of(r)
                     self.protos.add(proto_cache[r])
+        self._families: dict[str, _Family] = {}
+
+    def family(self, protocol: str, direct_only: bool) -> _Family:
+        """The sections under ``protocol``, arranged for matching (built on first use)."""
+        fam = self._families.get((protocol, direct_only))
+        if fam is None:
+            fam = self._families[(protocol, direct_only)] = _Family(self, protocol, direct_only)
+        return fam
 
 
-def _pip(task: AnalysisTask, ctx: _Context, accept, direct_only: bool = False) -> Blocking:
-    own = ctx.resources.get(task.name) or task.resources()
-    edges: dict[tuple[str, str], int] = {}
-    per_task: dict[str, int] = {}
-    nested = False
+class _Family:
+    """The outermost sections under one protocol, arranged for every task's PIP-style matching.
+
+    The term of a task of priority p is a matching of the lower-priority tasks (priority < p) into the
+    resources that can block it (ceiling ≥ p; ``direct_only``: the ones it locks), edge (j, r) weighing
+    j's longest section on r. The owners, by increasing priority, are the left side of one
+    ``PrefixMatcher`` (the lower tasks of any task are a prefix of them), the resources its right side
+    (the ones that can block are a mask), so each task's exact matching comes from tables built once
+    per processor. By ceiling the resources are numbered highest ceiling first: the mask of priority p
+    is then the low bits ``(1 << t) - 1`` with t = #{r: ceiling ≥ p}, and an owner of priority q only
+    matters for masks of p > q, so below ``1 << #{r: ceiling > q}`` (the matcher's widths).
+    Nested sections are not in the matcher: a task that one of them can block gets the per-task rule
+    instead (``_pip``). ``memo``: the non-nested terms by (lower owners, mask).
+    """
+
+    __slots__ = ("sections", "nested", "prios", "matcher", "bit", "neg_ceils", "direct_only", "memo")
+
+    def __init__(self, ctx: _Context, protocol: str, direct_only: bool):
+        self.direct_only = direct_only
+        self.sections = [s for s in ctx.sections if s[5] == protocol]
+        self.nested = [s for s in self.sections if s[6]]
+        ceil = ctx.ceil
+        resources = sorted({s[2] for s in self.sections}, key=lambda r: (-ceil.get(r, 0), r))
+        index = {r: i for i, r in enumerate(resources)}
+        self.bit = {r: 1 << i for r, i in index.items()}
+        self.neg_ceils = [-ceil.get(r, 0) for r in resources]  # ascending
+        longest: dict[str, dict[int, int]] = {}  # owner → resource → its longest (non-nested) section
+        prio: dict[str, int] = {}
+        for sp, name, res, length, _, _, nest in self.sections:
+            if length > 0 and not nest:
+                w = longest.get(name)
+                if w is None:
+                    w = longest[name] = {}
+                    prio[name] = sp
+                r = index[res]
+                if length > w.get(r, 0):
+                    w[r] = length
+        owners = sorted(longest, key=prio.__getitem__)  # by increasing priority
+        lefts = [(name, list(longest[name].items())) for name in owners]
+        self.prios = [prio[name] for name in owners]
+        widths = None if direct_only else [bisect_left(self.neg_ceils, -sp) for sp in self.prios]
+        self.matcher = PrefixMatcher(lefts, resources, widths)
+        self.memo: dict[tuple[int, int], Blocking] = {}
+
+    def mask(self, prio: int, own: frozenset[str] | None) -> int:
+        """The resources that can block a task of priority ``prio``: ceiling ≥ prio, or (direct only) its own."""
+        if own is None:
+            return (1 << bisect_right(self.neg_ceils, -prio)) - 1
+        return sum(self.bit[r] for r in own if r in self.bit)
+
+
+def _can_block(section, prio: int, own: frozenset[str] | None) -> bool:
+    """Whether an outermost section can block a task of priority ``prio`` (``own``: direct blocking only)."""
+    sp, _, res, _, c, _, nest = section
+    if sp >= prio:
+        return False
+    if own is None:
+        return c >= prio
+    return res in own or not own.isdisjoint(nest)
+
+
+def _pip(task: AnalysisTask, ctx: _Context, protocol: str, direct_only: bool = False) -> Blocking:
+    """PIP-style term over the sections under ``protocol``: one per lower task and per resource.
+
+    ``direct_only`` (plain mutexes): only the resources the task locks itself, whatever their ceiling.
+    """
+    fam = ctx.family(protocol, direct_only)
     prio = task.priority
-    for sp, name, res, length, c, p, nest in ctx.sections:
-        if sp >= prio or name == task.name or not accept(p, res):
-            continue
-        if direct_only:
-            if res not in own and not (set(nest) & own):
-                continue
-        elif c < prio:
-            continue
-        if nest:
-            nested = True
-        key = (name, res)
-        if length > edges.get(key, 0):
-            edges[key] = length
-        if length > per_task.get(name, 0):
-            per_task[name] = length
-    if not edges:
-        return Blocking(0, "no lower-priority section can block")
-    if nested:
+    own = (ctx.resources.get(task.name) or task.resources()) if direct_only else None
+    if fam.nested and any(_can_block(s, prio, own) for s in fam.nested):
+        per_task: dict[str, int] = {}
+        for s in fam.sections:
+            if s[3] > per_task.get(s[1], 0) and _can_block(s, prio, own):
+                per_task[s[1]] = s[3]
+        if not per_task:
+            return Blocking(0, "no lower-priority section can block")
         return Blocking(sum(per_task.values()), "nested sections: one outermost section per lower-priority task")
-    total, chosen = max_weight_matching(edges)
-    detail = ", ".join(f"{j}/{r}" for j, r in chosen)
-    return Blocking(total, f"one section per lower task and per resource (matching: {detail})")
+    key = (bisect_left(fam.prios, prio), fam.mask(prio, own))
+    b = fam.memo.get(key)
+    if b is None:
+        total, chosen = fam.matcher.solve(*key)
+        if not total:
+            b = Blocking(0, "no lower-priority section can block")
+        else:
+            detail = ", ".join([f"{j}/{r}" for j, r in chosen])
+            b = Blocking(total, f"one section per lower task and per resource (matching: {detail})")
+        fam.memo[key] = b
+    return b
 
 
 def _longest(task: AnalysisTask, ctx: _Context, accept, need_ceiling: bool) -> tuple[int, str]:
@@ -154,7 +223,8 @@ def _accept_from(resources: Callable[[str], bool] | None):
 def pip_blocking(task: AnalysisTask, tasks: Sequence[AnalysisTask], ceil: dict[str, int] | None = None,
                  resources: Callable[[str], bool] | None = None, direct_only: bool = False) -> Blocking:
     """The PIP bound (matching; per-task sum with nesting) over the resources ``resources`` accepts."""
-    return _pip(task, _Context(tasks, None, ceil), _accept_from(resources), direct_only)
+    accepted = (lambda r: "pip") if resources is None else (lambda r: "pip" if resources(r) else "")
+    return _pip(task, _Context(tasks, accepted, ceil), "pip", direct_only)
 
 
 def ceiling_blocking(task: AnalysisTask, tasks: Sequence[AnalysisTask], ceil: dict[str, int] | None = None,
@@ -215,12 +285,12 @@ def blocking_term(task: AnalysisTask, tasks: Sequence[AnalysisTask], protocol_of
     parts: list[str] = []
     total = 0
     if "pip" in protos:
-        b = _pip(task, ctx, lambda p, r: p == "pip")
+        b = _pip(task, ctx, "pip")
         if b.ns:
             total += b.ns
             parts.append(f"PIP {b.ns} ns: {b.reason}")
     if "none" in protos:
-        b = _pip(task, ctx, lambda p, r: p == "none", direct_only=True)
+        b = _pip(task, ctx, "none", direct_only=True)
         if b.ns:
             total += b.ns
             parts.append(f"plain mutex {b.ns} ns: {b.reason}")

@@ -4,13 +4,19 @@ Used for blocking terms of the form "at most one item per lower-priority task
 and at most one per resource/server": the PI-CV RPC blocking of seed 004
 (Eq. 4–5) and the PIP blocking bound for non-nested critical sections.
 Integer weights, so the answer is exact; no scipy.
+
+``PrefixMatcher`` answers many related questions at once: the matchings of
+every prefix of an ordered left side (for PIP: the tasks below a priority)
+into any subset of a small right side (the resources that can block), by
+dynamic programming over the subsets of the right side.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Hashable, Mapping
 
-__all__ = ["max_weight_matching", "max_weight_assignment"]
+__all__ = ["max_weight_matching", "max_weight_assignment", "PrefixMatcher"]
 
 
 def max_weight_assignment(weights: list[list[int]]) -> tuple[int, list[tuple[int, int]]]:
@@ -175,3 +181,95 @@ def max_weight_matching(
         matrix[li[a]][ri[b]] = max(matrix[li[a]][ri[b]], w)
     total, pairs = max_weight_assignment(matrix)
     return total, [(lefts[i], rights[j]) for i, j in pairs]
+
+
+#: Up to this many right vertices, ``PrefixMatcher`` uses its subset dynamic programme (2^R values per prefix).
+SUBSET_DP_RIGHTS = 8
+
+
+@lru_cache(maxsize=None)
+def _masks_holding(n: int) -> list[list[int]]:
+    """For each of n bits, the masks below 1 << n that hold it, ascending."""
+    return [[m for m in range(1 << n) if m >> r & 1] for r in range(n)]
+
+
+class PrefixMatcher:
+    """Maximum-weight matchings of the first ``k`` left vertices into a subset ``mask`` of the right ones.
+
+    ``lefts``: the left vertices in a fixed order, each ``(label, [(right index, weight > 0), ...])``;
+    ``rights``: the right vertices' labels (index r is bit ``1 << r`` of a mask).
+    ``solve(k, mask)`` returns the same (total, chosen edges) as ``max_weight_matching`` on the edges of
+    the first k lefts that end in ``mask``, up to which optimal matching is chosen.
+
+    With R ≤ ``dp_rights`` right vertices, one table per prefix is built once: ``best[k][m]`` is the
+    maximum weight of a matching of lefts 0..k-1 into the rights of ``m``. Invariant (exact, by cases on
+    left k-1: unmatched, or matched to one right r of m):
+
+        best[0][m] = 0
+        best[k][m] = max(best[k-1][m], max over edges (r, w) of left k-1 with r in m of best[k-1][m - r] + w)
+
+    so every query is a lookup, and the chosen edges are recovered by walking the tables back.
+    ``widths`` (optional, one per left): queries over more than lefts 0..i only use rights below
+    ``widths[i]``; table k then covers only the masks below ``1 << width`` (the widths are made
+    non-increasing first), and a query outside that falls back to the general algorithm.
+    More right vertices: each query runs ``max_weight_matching`` on its edges.
+    """
+
+    __slots__ = ("lefts", "rights", "best", "widths")
+
+    def __init__(self, lefts: list[tuple[Hashable, list[tuple[int, int]]]], rights: list[Hashable],
+                 widths: list[int] | None = None, dp_rights: int = SUBSET_DP_RIGHTS):
+        self.lefts = lefts
+        self.rights = rights
+        # widths[k]: the rights (low bits) table k covers; non-increasing, so walking back stays covered
+        self.widths = [len(rights)] * (len(lefts) + 1)
+        if widths is not None:
+            covered = 0
+            for k in range(len(lefts), 0, -1):  # table k serves every query over k or more lefts
+                if widths[k - 1] > covered:
+                    covered = widths[k - 1] if widths[k - 1] < len(rights) else len(rights)
+                self.widths[k] = covered
+        self.best: list[list[int]] | None = None
+        if len(rights) <= dp_rights:
+            self.best = self._tables()
+
+    def _tables(self) -> list[list[int]]:
+        with_r = _masks_holding(len(self.rights))
+        prev = [0] * (1 << self.widths[0])
+        tables = [prev]
+        for (_, edges), width in zip(self.lefts, self.widths[1:]):
+            size = 1 << width
+            cur = prev[:size]
+            for r, w in edges:
+                if r >= width:
+                    continue
+                bit = 1 << r
+                for m in with_r[r][:size >> 1]:  # the masks below size that hold r
+                    v = prev[m ^ bit] + w
+                    if v > cur[m]:
+                        cur[m] = v
+            tables.append(cur)
+            prev = cur
+        return tables
+
+    def solve(self, k: int, mask: int) -> tuple[int, list[tuple[Hashable, Hashable]]]:
+        """The heaviest matching of lefts 0..k-1 into the rights in ``mask``: (total, [(left, right), ...])."""
+        tables = self.best
+        if tables is None or mask >> self.widths[k]:
+            edges = {(label, self.rights[r]): w for label, es in self.lefts[:k] for r, w in es if mask >> r & 1}
+            return max_weight_matching(edges)
+        total = value = tables[k][mask]
+        chosen = []
+        lefts, rights = self.lefts, self.rights
+        while value:  # walk back: left k-1 is matched iff it raised the value of the mask
+            k -= 1
+            before = tables[k]
+            if before[mask] != value:
+                label, edges = lefts[k]
+                for r, w in edges:
+                    if mask >> r & 1 and before[mask ^ (1 << r)] + w == value:
+                        chosen.append((label, rights[r]))
+                        mask ^= 1 << r
+                        value -= w
+                        break
+        return total, chosen
