@@ -25,28 +25,21 @@ static inline struct timespec rts_ns_to_timespec(int64_t ns)
 	return ts;
 }
 
-/* The same instant on CLOCK_REALTIME (for kernels without FUTEX_LOCK_PI2). */
-static inline struct timespec rts_timespec_monotonic_to_realtime(const struct timespec *mono)
+/*
+ * An absolute deadline on clock `from` as the same instant on clock `to`
+ * (CLOCK_MONOTONIC / CLOCK_REALTIME): for kernels without FUTEX_LOCK_PI2, and
+ * for futexes that only take monotonic deadlines. A past deadline stays past.
+ */
+static inline struct timespec rts_timespec_convert(const struct timespec *deadline, clockid_t from,
+						   clockid_t to)
 {
-	struct timespec now_mono, now_real;
-	clock_gettime(CLOCK_MONOTONIC, &now_mono);
-	clock_gettime(CLOCK_REALTIME, &now_real);
-	int64_t left_ns = rts_timespec_to_ns(mono) - rts_timespec_to_ns(&now_mono);
+	struct timespec now_from, now_to;
+	clock_gettime(from, &now_from);
+	clock_gettime(to, &now_to);
+	int64_t left_ns = rts_timespec_to_ns(deadline) - rts_timespec_to_ns(&now_from);
 	if (left_ns < 0)
 		left_ns = 0;
-	return rts_ns_to_timespec(rts_timespec_to_ns(&now_real) + left_ns);
-}
-
-/* The same instant on CLOCK_MONOTONIC (a CLOCK_REALTIME deadline, for futexes that only take monotonic ones). */
-static inline struct timespec rts_timespec_realtime_to_monotonic(const struct timespec *real)
-{
-	struct timespec now_mono, now_real;
-	clock_gettime(CLOCK_MONOTONIC, &now_mono);
-	clock_gettime(CLOCK_REALTIME, &now_real);
-	int64_t left_ns = rts_timespec_to_ns(real) - rts_timespec_to_ns(&now_real);
-	if (left_ns < 0)
-		left_ns = 0;
-	return rts_ns_to_timespec(rts_timespec_to_ns(&now_mono) + left_ns);
+	return rts_ns_to_timespec(rts_timespec_to_ns(&now_to) + left_ns);
 }
 
 #endif

@@ -30,7 +30,7 @@ static int lock_pi_realtime_fallback(rts_futex_word *word, const struct timespec
 {
 	if (!deadline_mono)
 		return rts_futex_lock_pi(word, NULL, pshared);
-	struct timespec deadline_real = rts_timespec_monotonic_to_realtime(deadline_mono);
+	struct timespec deadline_real = rts_timespec_convert(deadline_mono, CLOCK_MONOTONIC, CLOCK_REALTIME);
 	return rts_futex_lock_pi(word, &deadline_real, pshared);
 }
 

@@ -164,7 +164,7 @@ static int wait_common(rts_cond_t *c, rts_mutex_t *m, const struct timespec *dea
 	if (picv) {
 		struct timespec deadline_mono;
 		if (deadline && cond_clock(c) == CLOCK_REALTIME) {
-			deadline_mono = rts_timespec_realtime_to_monotonic(deadline);
+			deadline_mono = rts_timespec_convert(deadline, CLOCK_REALTIME, CLOCK_MONOTONIC);
 			deadline = &deadline_mono;
 		}
 		return rts_picv_wait(picv, m, deadline);
