@@ -167,6 +167,26 @@ static int fail(char *error, size_t error_len, const char *what, const char *whe
 	return -1;
 }
 
+/*
+ * Cpuset i of the run at `dir`: recorded in the state file before it exists
+ * (so a crash right after is cleaned up), then made, with its CPU list in
+ * `cpus`. 0 or -1 with `error`.
+ */
+static int make_child(const struct run_spec *spec, size_t i, const char *dir,
+		      const struct mount_info *mount, struct run_cpusets *cpusets, char cpus[256],
+		      char *error, size_t error_len)
+{
+	snprintf(cpusets->dirs[i], CPUSET_DIR_MAX, "%s", dir);
+	cpusets->count = i + 1;
+	int err = save_state(cpusets, mount->path);
+	if (err)
+		return fail(error, error_len, "writing", STATE_FILE, err);
+	cpu_list(&spec->cpusets[i].cpus, cpus, 256);
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return fail(error, error_len, "creating", dir, errno);
+	return 0;
+}
+
 static int create_v1(const struct run_spec *spec, const struct mount_info *mount,
 		     struct run_cpusets *cpusets, char *error, size_t error_len)
 {
@@ -193,15 +213,10 @@ static int create_v1(const struct run_spec *spec, const struct mount_info *mount
 	    (err = write_value(cpusets->parent, "cpuset.sched_load_balance", "0")))
 		return fail(error, error_len, "configuring", cpusets->parent, err);
 	for (size_t i = 0; i < spec->n_cpusets; i++) {
-		char *dir = cpusets->dirs[i];
-		snprintf(dir, CPUSET_DIR_MAX, "%s/%s", cpusets->parent, spec->cpusets[i].name);
-		cpusets->count = i + 1;
-		if ((err = save_state(cpusets, mount->path)) != 0)
-			return fail(error, error_len, "writing", STATE_FILE, err);
-		char cpus[256];
-		cpu_list(&spec->cpusets[i].cpus, cpus, sizeof(cpus));
-		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-			return fail(error, error_len, "creating", dir, errno);
+		char dir[CPUSET_DIR_MAX], cpus[256];
+		snprintf(dir, sizeof(dir), "%s/%s", cpusets->parent, spec->cpusets[i].name);
+		if (make_child(spec, i, dir, mount, cpusets, cpus, error, error_len) != 0)
+			return -1;
 		if ((err = write_value(dir, "cpuset.cpus", cpus)) ||
 		    (err = write_value(dir, "cpuset.mems", mems)) ||
 		    (err = write_value(dir, "cpuset.cpu_exclusive", "1")) ||
@@ -221,16 +236,10 @@ static int create_v2(const struct run_spec *spec, const struct mount_info *mount
 	if (err)
 		return fail(error, error_len, "enabling the cpuset controller in", mount->path, err);
 	for (size_t i = 0; i < spec->n_cpusets; i++) {
-		char *dir = cpusets->dirs[i];
-		snprintf(dir, CPUSET_DIR_MAX, "%s/%s.%s", mount->path, RUN_DIR_NAME,
-			 spec->cpusets[i].name);
-		cpusets->count = i + 1;
-		if ((err = save_state(cpusets, mount->path)) != 0)
-			return fail(error, error_len, "writing", STATE_FILE, err);
-		char cpus[256];
-		cpu_list(&spec->cpusets[i].cpus, cpus, sizeof(cpus));
-		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-			return fail(error, error_len, "creating", dir, errno);
+		char dir[CPUSET_DIR_MAX], cpus[256];
+		snprintf(dir, sizeof(dir), "%s/%s.%s", mount->path, RUN_DIR_NAME, spec->cpusets[i].name);
+		if (make_child(spec, i, dir, mount, cpusets, cpus, error, error_len) != 0)
+			return -1;
 		if ((err = write_value(dir, "cpuset.cpus", cpus)) ||
 		    (err = write_value(dir, "cpuset.cpus.partition", "root")))
 			return fail(error, error_len, "configuring", dir, err);
