@@ -132,65 +132,58 @@ static void expect_prio(struct actor *a, int rtprio)
 	WAIT_FOR(prio_of(a) == h_fifo_prio_field(rtprio), 2000);
 }
 
-static void test_waiter_lends_to_helper_until_the_helper_signals(void)
+/* A LOW helper of a condvar, and a HIGH waiter running `wait` on it, lending to the helper. */
+struct loan {
+	struct condition c;
+	struct actor helper, waiter;
+	pthread_t helper_thread, waiter_thread;
+};
+
+/* helper_signals: at step 1 the helper makes the condition true itself. */
+static void loan_start(struct loan *l, bool helper_signals, void *(*wait)(struct actor *))
 {
 	h_require_rt(&rt_cpu, &free_cpu);
-	static struct condition c;
-	condition_init(&c);
-	struct actor helper = { 0 }, waiter = { 0 };
-	pthread_t th, tw;
-	start(&helper, helper_work, &c, LOW, &th);
-	CHECK_OK(rts_cond_helper_add(&c.cond, atomic_load(&helper.tid)));
-	expect_prio(&helper, LOW);
-	start(&waiter, waiter_work, &c, HIGH, &tw);
-	expect_prio(&helper, HIGH); /* the waiter's loan */
-	atomic_store(&helper.step, 1); /* the helper signals: FUTEX_UNLOCK_PI on the token */
-	WAIT_FOR(atomic_load(&waiter.done), 2000);
-	CHECK_EQ(atomic_load(&waiter.result), 0);
-	expect_prio(&helper, LOW); /* loan withdrawn */
-	atomic_store(&helper.step, 2);
-	h_join(th, 2000);
-	h_join(tw, 2000);
-	CHECK_OK(rts_cond_destroy(&c.cond));
+	condition_init(&l->c);
+	start(&l->helper, helper_work, helper_signals ? &l->c : NULL, LOW, &l->helper_thread);
+	CHECK_OK(rts_cond_helper_add(&l->c.cond, atomic_load(&l->helper.tid)));
+	expect_prio(&l->helper, LOW);
+	start(&l->waiter, wait, &l->c, HIGH, &l->waiter_thread);
+	expect_prio(&l->helper, HIGH); /* the waiter's loan */
+}
+
+/* The waiter's wait returns `expected`, and its loan is withdrawn. */
+static void loan_end(struct loan *l, int expected)
+{
+	WAIT_FOR(atomic_load(&l->waiter.done), 2000);
+	CHECK_EQ(atomic_load(&l->waiter.result), expected);
+	expect_prio(&l->helper, LOW);
+	atomic_store(&l->helper.step, 2);
+	h_join(l->helper_thread, 2000);
+	h_join(l->waiter_thread, 2000);
+}
+
+static void test_waiter_lends_to_helper_until_the_helper_signals(void)
+{
+	static struct loan l;
+	loan_start(&l, true, waiter_work);
+	atomic_store(&l.helper.step, 1); /* the helper signals: FUTEX_UNLOCK_PI on the token */
+	loan_end(&l, 0);
+	CHECK_OK(rts_cond_destroy(&l.c.cond));
 }
 
 static void test_a_signal_from_a_non_helper_also_ends_the_loan(void)
 {
-	h_require_rt(&rt_cpu, &free_cpu);
-	static struct condition c;
-	condition_init(&c);
-	struct actor helper = { 0 }, waiter = { 0 };
-	pthread_t th, tw;
-	start(&helper, helper_work, NULL, LOW, &th);
-	CHECK_OK(rts_cond_helper_add(&c.cond, atomic_load(&helper.tid)));
-	start(&waiter, waiter_work, &c, HIGH, &tw);
-	expect_prio(&helper, HIGH);
-	make_ready(&c, false); /* the main thread signals: the wake signal path */
-	WAIT_FOR(atomic_load(&waiter.done), 2000);
-	CHECK_EQ(atomic_load(&waiter.result), 0);
-	expect_prio(&helper, LOW);
-	atomic_store(&helper.step, 2);
-	h_join(th, 2000);
-	h_join(tw, 2000);
+	static struct loan l;
+	loan_start(&l, false, waiter_work);
+	make_ready(&l.c, false); /* the main thread signals: the wake signal path */
+	loan_end(&l, 0);
 }
 
 static void test_timeout_ends_the_loan(void)
 {
-	h_require_rt(&rt_cpu, &free_cpu);
-	static struct condition c;
-	condition_init(&c);
-	struct actor helper = { 0 }, waiter = { 0 };
-	pthread_t th, tw;
-	start(&helper, helper_work, NULL, LOW, &th);
-	CHECK_OK(rts_cond_helper_add(&c.cond, atomic_load(&helper.tid)));
-	start(&waiter, timed_waiter_work, &c, HIGH, &tw);
-	expect_prio(&helper, HIGH);
-	WAIT_FOR(atomic_load(&waiter.done), 2000);
-	CHECK_EQ(atomic_load(&waiter.result), ETIMEDOUT);
-	expect_prio(&helper, LOW);
-	atomic_store(&helper.step, 2);
-	h_join(th, 2000);
-	h_join(tw, 2000);
+	static struct loan l;
+	loan_start(&l, false, timed_waiter_work);
+	loan_end(&l, ETIMEDOUT);
 }
 
 static void test_loans_combine_by_maximum(void)
