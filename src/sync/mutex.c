@@ -221,6 +221,8 @@ static int unlock_slow(rts_mutex_t *m, uint32_t flags, uint32_t tid)
 
 RTS_EXPORT int rts_mutex_unlock(rts_mutex_t *m)
 {
+	if (rts_unlikely(!m))
+		return EINVAL;
 	uint32_t flags = rts_mutex_flags_load(m);
 	uint32_t tid = rts_self_tid();
 	uint32_t expected = tid;
@@ -293,6 +295,8 @@ static bool try_fast(rts_mutex_t *m, uint32_t flags)
 
 RTS_EXPORT int rts_mutex_lock(rts_mutex_t *m)
 {
+	if (rts_unlikely(!m))
+		return EINVAL;
 	if (try_fast(m, rts_mutex_flags_load(m)))
 		return 0;
 	return lock_slow(m, NULL);
@@ -300,7 +304,7 @@ RTS_EXPORT int rts_mutex_lock(rts_mutex_t *m)
 
 RTS_EXPORT int rts_mutex_timedlock(rts_mutex_t *m, const struct timespec *deadline_monotonic)
 {
-	if (!deadline_monotonic)
+	if (!m || !deadline_monotonic)
 		return EINVAL;
 	if (try_fast(m, rts_mutex_flags_load(m)))
 		return 0;
@@ -342,6 +346,8 @@ static int trylock_robust(rts_mutex_t *m, uint32_t flags)
 
 RTS_EXPORT int rts_mutex_trylock(rts_mutex_t *m)
 {
+	if (rts_unlikely(!m))
+		return EINVAL;
 	uint32_t flags = rts_mutex_flags_load(m);
 	if (is_robust(flags))
 		return trylock_robust(m, flags);
@@ -350,6 +356,8 @@ RTS_EXPORT int rts_mutex_trylock(rts_mutex_t *m)
 
 RTS_EXPORT int rts_mutex_consistent(rts_mutex_t *m)
 {
+	if (!m)
+		return EINVAL;
 	uint32_t flags = rts_mutex_flags_load(m);
 	uint32_t owner = atomic_load_explicit(rts_mutex_word(m), memory_order_relaxed) &
 			 RTS_FUTEX_TID_MASK;

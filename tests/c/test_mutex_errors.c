@@ -352,7 +352,21 @@ static void test_cond_bad_deadline_einval(void)
 	}
 }
 
+/* A NULL mutex is an error number, never a crash. */
+static void test_null_mutex_einval(void)
+{
+	struct timespec deadline = h_deadline_ms(CLOCK_MONOTONIC, 10);
+	CHECK_ERR(EINVAL, rts_mutex_init(NULL, NULL));
+	CHECK_ERR(EINVAL, rts_mutex_lock(NULL));
+	CHECK_ERR(EINVAL, rts_mutex_trylock(NULL));
+	CHECK_ERR(EINVAL, rts_mutex_timedlock(NULL, &deadline));
+	CHECK_ERR(EINVAL, rts_mutex_unlock(NULL));
+	CHECK_ERR(EINVAL, rts_mutex_consistent(NULL));
+	CHECK_ERR(EINVAL, rts_mutex_destroy(NULL));
+}
+
 static const struct h_case cases[] = {
+	H_CASE(test_null_mutex_einval, 5000),
 	H_CASE(test_mutexattr_einval, 5000),
 	H_CASE(test_relock_edeadlk, 5000),
 	H_CASE(test_unlock_eperm, 5000),
