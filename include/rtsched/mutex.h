@@ -11,6 +11,32 @@
  *   RTS_PROTO_PIP   priority inheritance through the kernel's PI futexes
  *                   (FUTEX_LOCK_PI2 / FUTEX_UNLOCK_PI on contention only).
  *
+ * Ceiling protocols for partitioned scheduling (seed 001; docs/ceiling.md).
+ * A partition is one CPU. The library keeps, per partition, the system
+ * ceiling (the highest ceiling of the locks held there) and plays the part
+ * LITMUS^RT's scheduler plays in the paper:
+ *   RTS_PROTO_PCP   the original priority ceiling protocol, local to one
+ *                   partition: a thread may lock only if its level is above
+ *                   the system ceiling or it holds that ceiling; otherwise it
+ *                   blocks and the ceiling's holder inherits its priority.
+ *   RTS_PROTO_SRP   stack resource policy, local: a job may not START while
+ *                   the system ceiling is at or above its preemption level
+ *                   (rts_job_next / rts_lock_gate block it); once started it
+ *                   never blocks on a lock. Fixed priority or EDF (levels).
+ *   RTS_PROTO_IPCP  immediate ceiling, local: the semantics of glibc's
+ *                   PTHREAD_PRIO_PROTECT: while a lock is held, no thread of
+ *                   level at or below its ceiling runs a job on the partition.
+ *   RTS_PROTO_MPCP  global (any partition): waiters in priority order; the
+ *                   holder is boosted above every local base priority of its
+ *                   partition, holders of higher ceiling (gcs priority) first.
+ *   RTS_PROTO_FMLP  FMLP+, global: waiters in FIFO order; holders boosted, in
+ *                   order of request time on each partition.
+ * Each has a DEFERRED form (the default: no priority change on the
+ * uncontended path; a thread that starts a job or locks while a ceiling
+ * above it is held blocks on that holder's ceiling token, whose holder the
+ * kernel's PI then boosts) and an EAGER form (sched_setattr raises the
+ * holder to the ceiling at lock and restores it at unlock), for comparison.
+ *
  * All functions return 0 or a positive error number, like pthreads; errno is
  * never an output channel.
  */
@@ -27,6 +53,16 @@ extern "C" {
 enum rts_protocol {
 	RTS_PROTO_NONE = 0,
 	RTS_PROTO_PIP = 1,
+	RTS_PROTO_PCP = 2,
+	RTS_PROTO_SRP = 3,
+	RTS_PROTO_IPCP = 4,
+	RTS_PROTO_MPCP = 5,
+	RTS_PROTO_FMLP = 6, /* FMLP+ */
+};
+
+enum rts_ceiling_variant {
+	RTS_CEILING_DEFERRED = 0,
+	RTS_CEILING_EAGER = 1,
 };
 
 enum rts_pshared {
@@ -47,6 +83,7 @@ enum rts_robust {
 #define RTS_MUTEX_F_PROTO_MASK       0x000000ffu /* enum rts_protocol */
 #define RTS_MUTEX_F_PSHARED          0x00000100u
 #define RTS_MUTEX_F_ROBUST           0x00000200u
+#define RTS_MUTEX_F_EAGER            0x00000400u /* ceiling protocols: enum rts_ceiling_variant */
 #define RTS_MUTEX_F_INCONSISTENT     0x00010000u /* owner died; not yet made consistent */
 #define RTS_MUTEX_F_NOTRECOVERABLE   0x00020000u /* unlocked while inconsistent */
 
@@ -67,8 +104,8 @@ enum rts_robust {
 struct rts_mutex_s {
 	uint32_t word;
 	uint32_t flags;
-	uint32_t reserved0[4];
-	void *robust_prev;
+	uint32_t reserved0[4]; /* ceiling protocols: ceiling, partition, domain */
+	void *robust_prev;     /* ceiling protocols (never robust): their state */
 	void *robust_next;
 };
 
@@ -82,8 +119,13 @@ typedef union rts_mutex {
 #define RTS_MUTEX_INITIALIZER     RTS_MUTEX_INIT(RTS_PROTO_NONE)
 #define RTS_MUTEX_PIP_INITIALIZER RTS_MUTEX_INIT(RTS_PROTO_PIP)
 
+typedef struct rts_lockdomain rts_lockdomain_t; /* <rtsched/lockdomain.h> */
+
 typedef struct rts_mutexattr {
 	uint32_t flags; /* RTS_MUTEX_F_* bits, plus a magic to catch uninitialised use */
+	int32_t ceiling;
+	int32_t partition;
+	uint32_t domain_id;
 } rts_mutexattr_t;
 
 int rts_mutexattr_init(rts_mutexattr_t *attr);
@@ -94,8 +136,39 @@ int rts_mutexattr_setpshared(rts_mutexattr_t *attr, int pshared);
 int rts_mutexattr_getpshared(const rts_mutexattr_t *attr, int *pshared);
 int rts_mutexattr_setrobust(rts_mutexattr_t *attr, int robust);
 int rts_mutexattr_getrobust(const rts_mutexattr_t *attr, int *robust);
+/*
+ * Ceiling protocols. The ceiling is a level: a SCHED_FIFO priority (1..99)
+ * under fixed priority, or an SRP preemption level (1..65535) for threads
+ * that declared one (rts_lock_set_self_level). PCP/SRP/IPCP: the highest
+ * level of the threads that use the lock. MPCP: the lock's gcs priority (the
+ * highest priority of its users on other partitions), which orders boosted
+ * holders of one partition; FMLP: unused in the deferred form. EAGER forms
+ * raise the holder's SCHED_FIFO priority to the ceiling (MPCP, FMLP: to the
+ * ceiling, which must then be above every local base priority). Default 0:
+ * rts_mutex_init refuses a ceiling protocol without a ceiling (EINVAL),
+ * except FMLP deferred.
+ */
+int rts_mutexattr_setceiling(rts_mutexattr_t *attr, int ceiling);
+int rts_mutexattr_getceiling(const rts_mutexattr_t *attr, int *ceiling);
+/* PCP/SRP/IPCP: the CPU whose partition the lock belongs to (0..RTS_LOCK_MAX_PARTITIONS-1). */
+int rts_mutexattr_setpartition(rts_mutexattr_t *attr, int cpu);
+int rts_mutexattr_getpartition(const rts_mutexattr_t *attr, int *cpu);
+/* enum rts_ceiling_variant; RTS_CEILING_DEFERRED by default. PCP has no eager form (ENOTSUP). */
+int rts_mutexattr_setvariant(rts_mutexattr_t *attr, int variant);
+int rts_mutexattr_getvariant(const rts_mutexattr_t *attr, int *variant);
+/*
+ * Where the protocol state lives: NULL (the default) is the process's own
+ * domain; a process-shared ceiling mutex needs a domain opened with
+ * rts_lockdomain_open, the same in every process that uses it.
+ */
+int rts_mutexattr_setdomain(rts_mutexattr_t *attr, const rts_lockdomain_t *domain);
 
-/* attr may be NULL: RTS_PROTO_NONE, process-private, not robust. */
+/*
+ * attr may be NULL: RTS_PROTO_NONE, process-private, not robust. Ceiling
+ * protocols: EINVAL for a missing or out-of-range ceiling or partition, for
+ * robust, or for process-shared without a process-shared domain (and the
+ * reverse); ENOTSUP for PCP eager and for eager SRP/IPCP under EDF levels.
+ */
 int rts_mutex_init(rts_mutex_t *mutex, const rts_mutexattr_t *attr);
 /* EBUSY while locked. */
 int rts_mutex_destroy(rts_mutex_t *mutex);
@@ -104,6 +177,10 @@ int rts_mutex_destroy(rts_mutex_t *mutex);
  * 0, EDEADLK (the caller owns it), EOWNERDEAD (robust: acquired, the previous
  * owner died; call rts_mutex_consistent or the mutex becomes unusable at
  * unlock), ENOTRECOVERABLE, EAGAIN (the kernel could not allocate PI state).
+ * Ceiling protocols add: EINVAL (the caller's level is above the ceiling,
+ * like PTHREAD_PRIO_PROTECT), EPERM (a local lock taken from a thread that
+ * does not run on the lock's partition), ENOSPC (too many ceilings held at
+ * once on one partition, RTS_LOCK_MAX_HELD).
  */
 int rts_mutex_lock(rts_mutex_t *mutex);
 /* As rts_mutex_lock, but EBUSY instead of blocking (also when the caller owns it). */
@@ -117,6 +194,29 @@ int rts_mutex_timedlock(rts_mutex_t *mutex, const struct timespec *deadline_mono
 int rts_mutex_unlock(rts_mutex_t *mutex);
 /* Robust: mark the state protected by a mutex acquired with EOWNERDEAD consistent again. */
 int rts_mutex_consistent(rts_mutex_t *mutex);
+
+/* Limits of the ceiling protocols' per-partition state. */
+#define RTS_LOCK_MAX_PARTITIONS 128
+#define RTS_LOCK_MAX_HELD 32
+#define RTS_LOCK_MAX_LEVEL 65535
+
+/*
+ * The calling thread's level for the ceiling protocols. 0: its SCHED_FIFO
+ * priority, read now (the default, read at its first ceiling lock; call
+ * again after changing the priority other than through <rtsched/sched.h>).
+ * 1..RTS_LOCK_MAX_LEVEL: an SRP preemption level (SCHED_DEADLINE threads
+ * must declare one: EINVAL otherwise at their first ceiling lock).
+ */
+int rts_lock_set_self_level(int level);
+
+/*
+ * Job start under SRP, IPCP, MPCP and FMLP (deferred forms): block while a
+ * ceiling at or above the caller's level is held on its partition by
+ * another thread, lending that thread the caller's priority. rts_job_next
+ * calls it before each job; threads that run their own loops call it at the
+ * start of each job. 0, or EINTR never: returns once the caller may start.
+ */
+int rts_lock_gate(void);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 
 #include <rtsched/version.h>
 #include <rtsched/mutex.h>
+#include <rtsched/lockdomain.h>
 #include <rtsched/cond.h>
 #include <rtsched/trace.h>
 #include <rtsched/sched.h>

@@ -63,11 +63,21 @@ enum rts_trace_event_type {
 	RTS_EV_SLEEP = 13,         /* arg1: duration (ns) */
 	RTS_EV_TASK_EXIT = 14,     /* arg1: jobs completed */
 	RTS_EV_MARKER = 15,        /* arg0: user code; arg1: user value */
-	RTS_EV_RESERVED_FIRST = 16,
+	RTS_EV_LOCK_BLOCKED = 16,  /* arg0: enum rts_block_cause; arg1: TID of the thread waited for */
+	RTS_EV_BOOST = 17,         /* arg0: level; arg1: TID of the holder boosted to it (ceiling protocols) */
+	RTS_EV_UNBOOST = 18,       /* arg0: level given up; arg1: TID of that holder */
+	RTS_EV_RESERVED_FIRST = 19,
 	RTS_EV_USER_FIRST = 64,
 };
 
 struct rts_trace;        /* a trace session: one file, its streams, a drain thread */
+/* RTS_EV_LOCK_BLOCKED: why a lock request or a job start waits. */
+enum rts_block_cause {
+	RTS_BLOCK_OWNER = 1,   /* the lock itself is held */
+	RTS_BLOCK_CEILING = 2, /* the lock is free, the partition's system ceiling is not below the caller */
+	RTS_BLOCK_GATE = 3,    /* job start held back by a ceiling or a boosted holder (SRP, IPCP, MPCP, FMLP+) */
+};
+
 struct rts_trace_stream; /* one thread's SPSC ring */
 
 #define RTS_TRACE_DEFAULT_BUFFER_EVENTS 65536u

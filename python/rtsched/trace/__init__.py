@@ -6,6 +6,7 @@
 """
 
 from rtsched.trace.events import (
+    EV_BOOST,
     EV_BUDGET_OVERRUN,
     EV_COMPLETE,
     EV_COND_BROADCAST,
@@ -14,6 +15,7 @@ from rtsched.trace.events import (
     EV_COND_WAKE,
     EV_DEADLINE_MISS,
     EV_LOCK_ACQUIRE,
+    EV_LOCK_BLOCKED,
     EV_LOCK_RELEASE,
     EV_LOCK_REQUEST,
     EV_MARKER,
@@ -21,8 +23,10 @@ from rtsched.trace.events import (
     EV_SLEEP,
     EV_START,
     EV_TASK_EXIT,
+    EV_UNBOOST,
     RESERVED_FIRST,
     USER_FIRST,
+    BlockCause,
     EventType,
     event_name,
 )
@@ -38,6 +42,7 @@ from rtsched.trace.reader import (
 __all__ = [
     "CPU_UNKNOWN",
     "EVENT_DTYPE",
+    "EV_BOOST",
     "EV_BUDGET_OVERRUN",
     "EV_COMPLETE",
     "EV_COND_BROADCAST",
@@ -46,6 +51,7 @@ __all__ = [
     "EV_COND_WAKE",
     "EV_DEADLINE_MISS",
     "EV_LOCK_ACQUIRE",
+    "EV_LOCK_BLOCKED",
     "EV_LOCK_RELEASE",
     "EV_LOCK_REQUEST",
     "EV_MARKER",
@@ -53,8 +59,10 @@ __all__ = [
     "EV_SLEEP",
     "EV_START",
     "EV_TASK_EXIT",
+    "EV_UNBOOST",
     "RESERVED_FIRST",
     "USER_FIRST",
+    "BlockCause",
     "EventType",
     "Trace",
     "TraceFormatError",

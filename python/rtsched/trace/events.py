@@ -24,9 +24,20 @@ class EventType(IntEnum):
     SLEEP = 13  # arg1: duration (ns)
     TASK_EXIT = 14  # arg1: jobs completed
     MARKER = 15  # arg0: user code; arg1: user value
+    LOCK_BLOCKED = 16  # arg0: BlockCause; arg1: TID of the thread waited for
+    BOOST = 17  # arg0: level; arg1: TID of the holder boosted to it
+    UNBOOST = 18  # arg0: level given up; arg1: TID of that holder
 
 
-RESERVED_FIRST = 16
+class BlockCause(IntEnum):
+    """arg0 of LOCK_BLOCKED, mirroring ``enum rts_block_cause``."""
+
+    OWNER = 1  # the lock itself is held
+    CEILING = 2  # the lock is free; the partition's system ceiling is not below the caller
+    GATE = 3  # job start held back by a ceiling or a boosted holder
+
+
+RESERVED_FIRST = 19
 USER_FIRST = 64
 
 # Module-level names, as in C: EV_RELEASE, EV_START, ...
@@ -45,6 +56,9 @@ EV_COND_BROADCAST = EventType.COND_BROADCAST
 EV_SLEEP = EventType.SLEEP
 EV_TASK_EXIT = EventType.TASK_EXIT
 EV_MARKER = EventType.MARKER
+EV_LOCK_BLOCKED = EventType.LOCK_BLOCKED
+EV_BOOST = EventType.BOOST
+EV_UNBOOST = EventType.UNBOOST
 
 
 def event_name(value: int) -> str:

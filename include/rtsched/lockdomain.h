@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lock domains: where the ceiling protocols keep their per-partition state
+ * (system ceilings, their holders, ceiling tokens, FMLP+ request clocks).
+ *
+ * Process-private ceiling mutexes use the process's own domain and need
+ * nothing from here. Ceiling mutexes shared between processes (mutex in
+ * shared memory, RTS_PROCESS_SHARED) need a named domain that every process
+ * using them opens: a POSIX shared-memory object "/rtsched-lockdomain.NAME".
+ *
+ *   rts_lockdomain_t *d;
+ *   rts_lockdomain_open("plant", RTS_LOCKDOMAIN_CREATE, 0600, &d);
+ *   rts_mutexattr_setpshared(&a, RTS_PROCESS_SHARED);
+ *   rts_mutexattr_setdomain(&a, d);
+ *
+ * Functions return 0 or a positive error number.
+ */
+#ifndef RTSCHED_LOCKDOMAIN_H
+#define RTSCHED_LOCKDOMAIN_H
+
+#include <sys/types.h>
+
+#include <rtsched/mutex.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RTS_LOCKDOMAIN_CREATE 0x1 /* create it if it does not exist */
+#define RTS_LOCKDOMAIN_NAME_MAX 200
+
+/*
+ * Open (or with RTS_LOCKDOMAIN_CREATE create, with permissions `mode`,
+ * 0600 advised) the domain NAME: [A-Za-z0-9_.-], 1..RTS_LOCKDOMAIN_NAME_MAX
+ * characters. EINVAL (bad name, flags or mode), ENOENT (no such domain and
+ * no CREATE), EACCES, EPROTO (the object is not an rtsched lock domain of
+ * this version), EMFILE (RTS_LOCKDOMAIN_MAX_OPEN domains already open in this
+ * process), ENOMEM.
+ */
+#define RTS_LOCKDOMAIN_MAX_OPEN 16
+int rts_lockdomain_open(const char *name, int flags, mode_t mode, rts_lockdomain_t **domain);
+/* Unmap it from this process. EBUSY while a thread of this process holds one of its ceilings. */
+int rts_lockdomain_close(rts_lockdomain_t *domain);
+/* Remove the name (processes that have it open keep using it). */
+int rts_lockdomain_unlink(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RTSCHED_LOCKDOMAIN_H */
