@@ -7,6 +7,7 @@
 #include <rtsched/mutex.h>
 #include <rtsched/lockdomain.h>
 #include <rtsched/cond.h>
+#include <rtsched/rpc.h>
 #include <rtsched/trace.h>
 #include <rtsched/sched.h>
 #include <rtsched/task.h>
