@@ -116,6 +116,8 @@ int rts_msgq_destroy(rts_msgq_t *q);
  * (a helper of "not empty") or a consumer (a helper of "not full"), or
  * withdraw it. The errors of rts_cond_helper_add / _del: ESRCH, EEXIST,
  * ENOENT, ENOTSUP (more helpers than supported), ENOMEM, EINVAL.
+ * Withdraw a thread before it exits: a declared thread that exits makes the
+ * threads lending to it return ESRCH (see rts_cond_helper_add).
  */
 int rts_msgq_add_producer(rts_msgq_t *q, pid_t tid);
 int rts_msgq_del_producer(rts_msgq_t *q, pid_t tid);

@@ -8,6 +8,7 @@
 #include <rtsched/lockdomain.h>
 #include <rtsched/cond.h>
 #include <rtsched/rpc.h>
+#include <rtsched/msgq.h>
 #include <rtsched/trace.h>
 #include <rtsched/sched.h>
 #include <rtsched/task.h>

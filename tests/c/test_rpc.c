@@ -106,9 +106,21 @@ static void server_stop(struct server *s, pthread_t t)
 	CHECK_OK(rts_rpc_server_destroy(&s->rpc));
 }
 
+/* Peek at the server's state under its lock (the fields are written under it). */
 static unsigned pending(struct server *s)
 {
-	return s->rpc.capacity - H_LOAD(&s->rpc.n_free);
+	CHECK_OK(rts_mutex_lock(&s->rpc.lock));
+	unsigned n = s->rpc.capacity - s->rpc.n_free;
+	CHECK_OK(rts_mutex_unlock(&s->rpc.lock));
+	return n;
+}
+
+static unsigned in_calls(struct server *s)
+{
+	CHECK_OK(rts_mutex_lock(&s->rpc.lock));
+	unsigned n = s->rpc.in_calls;
+	CHECK_OK(rts_mutex_unlock(&s->rpc.lock));
+	return n;
 }
 
 /* ---- client threads ------------------------------------------------------- */
@@ -366,7 +378,7 @@ static void test_full_queue_lends_too(void)
 	client_start(&c[0], &ct[0], &s.rpc, 1, LOW);
 	WAIT_FOR(pending(&s) == 1, 2000);
 	client_start(&c[1], &ct[1], &s.rpc, 2, HIGH);
-	WAIT_FOR(H_LOAD(&s.rpc.in_calls) == 2, 2000);
+	WAIT_FOR(in_calls(&s) == 2, 2000);
 	WAIT_FOR(h_thread_prio(atomic_load(&s.tid)) == h_fifo_prio_field(HIGH), 2000);
 	atomic_store(&s.go, 1);
 	h_join(ct[0], 5000);
