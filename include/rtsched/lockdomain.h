@@ -35,11 +35,11 @@ extern "C" {
  * characters. EINVAL (bad name, flags or mode), ENOENT (no such domain and
  * no CREATE), EACCES, EPROTO (the object is not an rtsched lock domain of
  * this version), EMFILE (RTS_LOCKDOMAIN_MAX_OPEN domains already open in this
- * process), ENOMEM.
+ * process), EBUSY (already open in this process), ENOMEM.
  */
 #define RTS_LOCKDOMAIN_MAX_OPEN 16
 int rts_lockdomain_open(const char *name, int flags, mode_t mode, rts_lockdomain_t **domain);
-/* Unmap it from this process. EBUSY while a thread of this process holds one of its ceilings. */
+/* Unmap it from this process. EBUSY while any of its ceilings is held (by any process). */
 int rts_lockdomain_close(rts_lockdomain_t *domain);
 /* Remove the name (processes that have it open keep using it). */
 int rts_lockdomain_unlink(const char *name);

@@ -51,6 +51,15 @@ int rts_mutexattr_flags(const rts_mutexattr_t *attr, uint32_t *flags);
  */
 int rts_mutex_acquired_by_kernel(rts_mutex_t *m);
 
+/*
+ * The PI word of a mutex (PIP, and MPCP's global word): acquire through the
+ * kernel when the fast CAS failed (same returns as rts_mutex_lock), and
+ * release, handing it over when waiters sleep in the kernel.
+ */
+int rts_mutex_pi_word_lock(rts_mutex_t *m, uint32_t flags, uint32_t tid,
+			   const struct timespec *deadline);
+int rts_mutex_pi_word_release(rts_mutex_t *m, uint32_t flags, uint32_t tid);
+
 /* Robust mutexes: announce a coming acquisition to the kernel (list_op_pending). */
 int rts_mutex_robust_announce(rts_mutex_t *m);
 

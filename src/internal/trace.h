@@ -40,6 +40,14 @@ int rts_tracefs_marker_open(char *why, size_t why_size);
 void rts_trace_marker_write(const struct rts_trace_stream *stream,
 			    const struct rts_trace_event_rec *ev);
 
+/*
+ * Events the library writes itself (lock blocking, boosts) on the calling
+ * thread's current stream, tagged with the job number rts_job_next set.
+ * Nothing when the thread has no stream.
+ */
+void rts_trace_emit_lib(uint16_t type, uint32_t arg0, int64_t arg1);
+void rts_trace_set_current_job(uint32_t job);
+
 /* The name of an event type ("RELEASE", ...) or NULL if not one of rtsched's. */
 const char *rts_trace_type_name(uint16_t type);
 

@@ -11,6 +11,7 @@
 
 #include <rtsched/sched.h>
 
+#include "internal/ceiling.h"
 #include "internal/export.h"
 #include "internal/sched_attr.h"
 
@@ -146,6 +147,7 @@ RTS_EXPORT int rts_sched_apply_self(const struct rts_sched_params *p, char *why,
 	int err = -rts_sched_setattr(0, &attr);
 	switch (err) {
 	case 0:
+		rts_ceiling_self_forget(); /* the ceiling protocols read the new level at next use */
 		return 0;
 	case EPERM:
 		explain_eperm(p, policy, why, why_len);

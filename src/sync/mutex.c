@@ -29,6 +29,8 @@
 #include <rtsched/mutex.h>
 
 #include "internal/backend.h"
+#include "internal/ceiling.h"
+#include "internal/ceiling_mutex.h"
 #include "internal/export.h"
 #include "internal/mutex.h"
 #include "internal/robust_list.h"
@@ -77,6 +79,12 @@ RTS_EXPORT int rts_mutex_init(rts_mutex_t *m, const rts_mutexattr_t *attr)
 	if (is_robust(flags) && (ret = rts_robust_list_check()) != 0)
 		return ret;
 	memset(m, 0, sizeof(*m));
+	if (rts_protocol_is_ceiling(rts_mutex_protocol(flags))) {
+		int ceiling, partition;
+		uint32_t domain_id;
+		rts_mutexattr_ceiling_fields(attr, &ceiling, &partition, &domain_id);
+		return rts_ceiling_mutex_init(m, flags, ceiling, partition, domain_id);
+	}
 	m->s.flags = flags;
 	return 0;
 }
@@ -147,7 +155,8 @@ static int pi_acquired(rts_mutex_t *m)
 	return (v & RTS_FUTEX_OWNER_DIED) ? mark_inconsistent(m) : 0;
 }
 
-static int lock_pi(rts_mutex_t *m, uint32_t flags, uint32_t tid, const struct timespec *deadline)
+int rts_mutex_pi_word_lock(rts_mutex_t *m, uint32_t flags, uint32_t tid,
+			   const struct timespec *deadline)
 {
 	rts_futex_word *word = rts_mutex_word(m);
 	const struct rts_backend *backend = rts_backend();
@@ -180,22 +189,26 @@ static int lock_pi(rts_mutex_t *m, uint32_t flags, uint32_t tid, const struct ti
 	}
 }
 
+int rts_mutex_pi_word_release(rts_mutex_t *m, uint32_t flags, uint32_t tid)
+{
+	rts_futex_word *word = rts_mutex_word(m);
+	uint32_t expected = tid;
+	if (atomic_compare_exchange_strong_explicit(word, &expected, 0, memory_order_release,
+						    memory_order_relaxed))
+		return 0;
+	/* Waiters: the kernel hands the word over. Publish the critical section
+	 * first (a no-op RMW, release; see pi_acquired). */
+	atomic_fetch_or_explicit(word, 0, memory_order_release);
+	int ret = rts_backend()->pi_wake(word, rts_mutex_is_pshared(flags));
+	return ret < 0 ? -ret : 0;
+}
+
 static int release_word(rts_mutex_t *m, uint32_t flags, uint32_t tid, bool wake_all)
 {
 	rts_futex_word *word = rts_mutex_word(m);
 	const struct rts_backend *backend = rts_backend();
-	bool pshared = rts_mutex_is_pshared(flags);
-	if (is_pi(flags)) {
-		uint32_t expected = tid;
-		if (atomic_compare_exchange_strong_explicit(word, &expected, 0, memory_order_release,
-							    memory_order_relaxed))
-			return 0;
-		/* Waiters: the kernel hands the word over. Publish the critical section
-		 * first (a no-op RMW, release; see pi_acquired). */
-		atomic_fetch_or_explicit(word, 0, memory_order_release);
-		int ret = backend->pi_wake(word, pshared);
-		return ret < 0 ? -ret : 0;
-	}
+	if (is_pi(flags))
+		return rts_mutex_pi_word_release(m, flags, tid);
 	uint32_t old = atomic_exchange_explicit(word, 0, memory_order_release);
 	if (old & RTS_FUTEX_WAITERS)
 		backend->wake(word, wake_all ? INT_MAX : 1, plain_futex_shared(flags));
@@ -224,6 +237,8 @@ RTS_EXPORT int rts_mutex_unlock(rts_mutex_t *m)
 	if (rts_unlikely(!m))
 		return EINVAL;
 	uint32_t flags = rts_mutex_flags_load(m);
+	if (rts_unlikely(rts_protocol_is_ceiling(rts_mutex_protocol(flags))))
+		return rts_ceiling_mutex_unlock(m);
 	uint32_t tid = rts_self_tid();
 	uint32_t expected = tid;
 	if (rts_likely(!is_robust(flags)) &&
@@ -267,14 +282,14 @@ static int lock_slow(rts_mutex_t *m, const struct timespec *deadline)
 	uint32_t flags = rts_mutex_flags_load(m);
 	uint32_t tid = rts_self_tid();
 	if (!is_robust(flags))
-		return is_pi(flags) ? lock_pi(m, flags, tid, deadline)
+		return is_pi(flags) ? rts_mutex_pi_word_lock(m, flags, tid, deadline)
 				    : lock_plain(m, flags, tid, deadline);
 	if (flags & RTS_MUTEX_F_NOTRECOVERABLE)
 		return ENOTRECOVERABLE;
 	int ret = rts_mutex_robust_announce(m);
 	if (ret)
 		return ret;
-	ret = is_pi(flags) ? lock_pi(m, flags, tid, deadline) : lock_plain(m, flags, tid, deadline);
+	ret = is_pi(flags) ? rts_mutex_pi_word_lock(m, flags, tid, deadline) : lock_plain(m, flags, tid, deadline);
 	return finish_robust(m, flags, tid, ret);
 }
 
@@ -297,7 +312,10 @@ RTS_EXPORT int rts_mutex_lock(rts_mutex_t *m)
 {
 	if (rts_unlikely(!m))
 		return EINVAL;
-	if (try_fast(m, rts_mutex_flags_load(m)))
+	uint32_t flags = rts_mutex_flags_load(m);
+	if (rts_unlikely(rts_protocol_is_ceiling(rts_mutex_protocol(flags))))
+		return rts_ceiling_mutex_lock(m, false);
+	if (try_fast(m, flags))
 		return 0;
 	return lock_slow(m, NULL);
 }
@@ -306,6 +324,8 @@ RTS_EXPORT int rts_mutex_timedlock(rts_mutex_t *m, const struct timespec *deadli
 {
 	if (!m || !deadline_monotonic)
 		return EINVAL;
+	if (rts_protocol_is_ceiling(rts_mutex_protocol(rts_mutex_flags_load(m))))
+		return ENOTSUP; /* ceiling protocols wait without a deadline */
 	if (try_fast(m, rts_mutex_flags_load(m)))
 		return 0;
 	return lock_slow(m, deadline_monotonic);
@@ -349,6 +369,8 @@ RTS_EXPORT int rts_mutex_trylock(rts_mutex_t *m)
 	if (rts_unlikely(!m))
 		return EINVAL;
 	uint32_t flags = rts_mutex_flags_load(m);
+	if (rts_protocol_is_ceiling(rts_mutex_protocol(flags)))
+		return rts_ceiling_mutex_lock(m, true);
 	if (is_robust(flags))
 		return trylock_robust(m, flags);
 	return try_fast(m, flags) ? 0 : EBUSY;

@@ -21,6 +21,8 @@
 
 #include "internal/export.h"
 #include "internal/backend.h"
+#include "internal/ceiling_mutex.h"
+#include "internal/trace.h"
 #include "internal/task.h"
 #include "internal/wake_signal.h"
 #include "internal/timespec.h"
@@ -122,6 +124,8 @@ RTS_EXPORT int rts_job_next(rts_task_t *task, struct rts_job *job)
 	int64_t release = next_release(task);
 	if (!sleep_until(task, release))
 		return ECANCELED;
+	rts_trace_set_current_job(task->job.number + 1);
+	rts_ceiling_job_start(); /* SRP, IPCP, MPCP, FMLP+: may wait for a holder on this CPU */
 	int64_t start = rts_monotonic_now_ns();
 	task->job.number++;
 	task->job.release_ns = release;

@@ -51,6 +51,7 @@ static const char *const type_names[] = {
 	[7] = "LOCK_ACQUIRE",   [8] = "LOCK_RELEASE",   [9] = "COND_WAIT",
 	[10] = "COND_WAKE",     [11] = "COND_SIGNAL",   [12] = "COND_BROADCAST",
 	[13] = "SLEEP",         [14] = "TASK_EXIT",     [15] = "MARKER",
+	[16] = "LOCK_BLOCKED",  [17] = "BOOST",         [18] = "UNBOOST",
 };
 
 const char *rts_trace_type_name(uint16_t type)

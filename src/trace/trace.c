@@ -83,6 +83,8 @@ struct rts_trace {
 /* The calling thread's current stream, for rts_trace_emit. */
 static __thread struct rts_trace_stream *current_stream
 	__attribute__((tls_model("initial-exec")));
+/* The job number the library's own events carry (rts_job_next sets it). */
+static __thread uint32_t current_job __attribute__((tls_model("initial-exec")));
 
 /* ---- errors ------------------------------------------------------------ */
 
@@ -530,6 +532,19 @@ RTS_EXPORT void rts_trace_emit(uint16_t type, uint32_t job, uint32_t arg0, int64
 	if (rts_unlikely(!s))
 		return;
 	record(s, true, 0, type, job, arg0, arg1);
+}
+
+void rts_trace_set_current_job(uint32_t job)
+{
+	current_job = job;
+}
+
+void rts_trace_emit_lib(uint16_t type, uint32_t arg0, int64_t arg1)
+{
+	struct rts_trace_stream *s = current_stream;
+	if (rts_unlikely(!s))
+		return;
+	record(s, true, 0, type, current_job, arg0, arg1);
 }
 
 /* ---- closing -------------------------------------------------------------- */

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rts_mutex with a ceiling protocol (docs/ceiling.md): PCP, SRP, IPCP on one
+ * partition; MPCP and FMLP+ across partitions.
+ *
+ * Local locks (PCP, SRP, IPCP): the partition's entry is the lock. Once the
+ * caller's entry is pushed, no other user of the lock can hold it (every
+ * user's level is at most the ceiling, and the push waited until no entry
+ * of another thread at or above the caller's level remained), so the owner
+ * word is a plain store: it serves EPERM/EDEADLK and rts_mutex_destroy.
+ *
+ * Global locks: the word is the lock (MPCP: the kernel's PI format, so
+ * waiters queue by priority; FMLP+: a ticket lock, FIFO). After acquiring,
+ * the holder pushes its boost entry on the partition it runs on, above every
+ * local level; it pops it after releasing.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+
+#include <rtsched/mutex.h>
+#include <rtsched/trace.h>
+
+#include "internal/backend.h"
+#include "internal/ceiling.h"
+#include "internal/ceiling_mutex.h"
+#include "internal/export.h"
+#include "internal/mutex.h"
+#include "internal/tid.h"
+#include "internal/trace.h"
+
+static bool is_eager(const struct ceiling_mutex *cm)
+{
+	return cm->flags & RTS_MUTEX_F_EAGER;
+}
+
+static int protocol_of(const struct ceiling_mutex *cm)
+{
+	return rts_mutex_protocol(cm->flags);
+}
+
+/* Eager forms: the holder runs at the ceiling (a SCHED_FIFO priority) while it holds. */
+static int eager_raise(struct ceiling_mutex *cm)
+{
+	int saved = rts_ceiling_self_fifo_prio();
+	cm->eager_saved_prio = saved;
+	if (cm->ceiling <= saved)
+		return 0;
+	int err = rts_ceiling_self_set_fifo_prio(cm->ceiling);
+	if (!err)
+		rts_trace_emit_lib(RTS_EV_BOOST, (uint32_t)cm->ceiling, rts_self_tid());
+	return err;
+}
+
+static void eager_restore(struct ceiling_mutex *cm)
+{
+	if (rts_ceiling_self_fifo_prio() == cm->eager_saved_prio)
+		return;
+	rts_trace_emit_lib(RTS_EV_UNBOOST, (uint32_t)rts_ceiling_self_fifo_prio(), rts_self_tid());
+	rts_ceiling_self_set_fifo_prio(cm->eager_saved_prio);
+}
+
+static struct ceiling_partition *partition_at(struct ceiling_mutex *cm, int cpu, bool *pshared)
+{
+	struct rts_lockdomain *d = rts_lockdomain_find(cm->domain_id);
+	if (rts_unlikely(!d || cpu < 0 || cpu >= RTS_LOCK_MAX_PARTITIONS))
+		return NULL;
+	*pshared = d->pshared;
+	return &d->partitions[cpu];
+}
+
+/* ---- PCP, SRP, IPCP ---------------------------------------------------- */
+
+static int local_lock(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
+{
+	if (atomic_load_explicit(&cm->word, memory_order_relaxed) == me)
+		return EDEADLK;
+	int level;
+	int err = rts_ceiling_self_level(&level);
+	if (rts_unlikely(err))
+		return err;
+	if (rts_unlikely(level > cm->ceiling))
+		return EINVAL;
+	if (rts_unlikely(sched_getcpu() != cm->partition))
+		return EPERM;
+	bool pshared = false;
+	struct ceiling_partition *p = partition_at(cm, cm->partition, &pshared);
+	if (rts_unlikely(!p))
+		return EINVAL;
+	bool gate = protocol_of(cm) != RTS_PROTO_PCP;
+	enum rts_block_cause cause = atomic_load_explicit(&cm->word, memory_order_relaxed)
+					     ? RTS_BLOCK_OWNER
+					     : RTS_BLOCK_CEILING;
+	err = rts_ceiling_push(p, pshared, (uint32_t)cm->ceiling, gate, (uint32_t)level, false, cause,
+			       nonblock);
+	if (rts_unlikely(err))
+		return err;
+	if (rts_unlikely(atomic_load_explicit(&cm->word, memory_order_relaxed) != 0)) {
+		/* Held although no ceiling forbade it: some user's level is above the ceiling. */
+		rts_ceiling_pop(p, pshared, (uint32_t)cm->ceiling, gate);
+		return EINVAL;
+	}
+	atomic_store_explicit(&cm->word, me, memory_order_relaxed);
+	cm->held_key = (uint32_t)cm->ceiling;
+	cm->held_partition = cm->partition;
+	if (is_eager(cm) && (err = eager_raise(cm)) != 0) {
+		atomic_store_explicit(&cm->word, 0, memory_order_relaxed);
+		rts_ceiling_pop(p, pshared, cm->held_key, gate);
+	}
+	return err;
+}
+
+static int local_unlock(struct ceiling_mutex *cm)
+{
+	bool pshared = false;
+	struct ceiling_partition *p = partition_at(cm, cm->held_partition, &pshared);
+	if (is_eager(cm))
+		eager_restore(cm);
+	atomic_store_explicit(&cm->word, 0, memory_order_release);
+	rts_ceiling_pop(p, pshared, cm->held_key, protocol_of(cm) != RTS_PROTO_PCP);
+	return 0;
+}
+
+/* ---- MPCP, FMLP+ ------------------------------------------------------- */
+
+static int mpcp_acquire(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me, bool nonblock)
+{
+	uint32_t v = 0;
+	if (atomic_compare_exchange_strong_explicit(&cm->word, &v, me, memory_order_acquire,
+						    memory_order_relaxed))
+		return 0;
+	if ((v & RTS_FUTEX_TID_MASK) == me)
+		return EDEADLK;
+	if (nonblock)
+		return EBUSY;
+	rts_trace_emit_lib(RTS_EV_LOCK_BLOCKED, RTS_BLOCK_OWNER, v & RTS_FUTEX_TID_MASK);
+	int err = rts_mutex_pi_word_lock(m, cm->flags, me, NULL);
+	return err == EOWNERDEAD ? 0 : err; /* never robust: the protected state is the caller's to judge */
+}
+
+static void mpcp_release(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me)
+{
+	uint32_t expected = me;
+	if (!atomic_compare_exchange_strong_explicit(&cm->word, &expected, 0, memory_order_release,
+						     memory_order_relaxed))
+		rts_mutex_pi_word_release(m, cm->flags, me);
+}
+
+static int fmlp_acquire(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
+{
+	uint32_t ticket;
+	if (nonblock) {
+		ticket = atomic_load_explicit(&cm->next_ticket, memory_order_relaxed);
+		if (atomic_load_explicit(&cm->serving, memory_order_relaxed) != ticket ||
+		    !atomic_compare_exchange_strong_explicit(&cm->next_ticket, &ticket, ticket + 1,
+							     memory_order_acquire, memory_order_relaxed))
+			return EBUSY;
+	} else {
+		ticket = atomic_fetch_add_explicit(&cm->next_ticket, 1, memory_order_acquire);
+	}
+	bool traced = false;
+	uint32_t serving;
+	while ((serving = atomic_load_explicit(&cm->serving, memory_order_acquire)) != ticket) {
+		if (!traced) {
+			uint32_t owner = atomic_load_explicit(&cm->word, memory_order_relaxed);
+			rts_trace_emit_lib(RTS_EV_LOCK_BLOCKED, RTS_BLOCK_OWNER, owner);
+			traced = true;
+		}
+		rts_backend()->block(&cm->serving, serving, NULL, CLOCK_MONOTONIC,
+				     rts_mutex_is_pshared(cm->flags));
+	}
+	atomic_store_explicit(&cm->word, me, memory_order_relaxed);
+	return 0;
+}
+
+static void fmlp_release(struct ceiling_mutex *cm)
+{
+	atomic_store_explicit(&cm->word, 0, memory_order_relaxed);
+	uint32_t next = atomic_load_explicit(&cm->serving, memory_order_relaxed) + 1;
+	atomic_store_explicit(&cm->serving, next, memory_order_release);
+	if (atomic_load_explicit(&cm->next_ticket, memory_order_relaxed) != next)
+		rts_backend()->wake(&cm->serving, INT_MAX, rts_mutex_is_pshared(cm->flags));
+}
+
+static uint32_t boost_key(struct ceiling_mutex *cm, uint32_t fmlp_request_clock)
+{
+	if (protocol_of(cm) == RTS_PROTO_MPCP)
+		return CEILING_KEY_MPCP_BASE + (uint32_t)cm->ceiling;
+	return CEILING_KEY_FMLP_BASE + (CEILING_FMLP_CLOCK_MASK - (fmlp_request_clock & CEILING_FMLP_CLOCK_MASK));
+}
+
+static void global_release_word(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me)
+{
+	if (protocol_of(cm) == RTS_PROTO_MPCP)
+		mpcp_release(cm, m, me);
+	else
+		fmlp_release(cm);
+}
+
+static int global_lock(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me, bool nonblock)
+{
+	if ((atomic_load_explicit(&cm->word, memory_order_relaxed) & RTS_FUTEX_TID_MASK) == me)
+		return EDEADLK;
+	int level;
+	int err = rts_ceiling_self_level(&level);
+	if (rts_unlikely(err))
+		return err;
+	int cpu = sched_getcpu();
+	bool pshared = false;
+	struct ceiling_partition *p = partition_at(cm, cpu, &pshared);
+	if (rts_unlikely(!p))
+		return EINVAL;
+	bool mpcp = protocol_of(cm) == RTS_PROTO_MPCP;
+	uint32_t clock = mpcp ? 0 : atomic_fetch_add_explicit(&p->fmlp_clock, 1, memory_order_relaxed);
+	err = mpcp ? mpcp_acquire(cm, m, me, nonblock) : fmlp_acquire(cm, me, nonblock);
+	if (err)
+		return err;
+	uint32_t key = boost_key(cm, clock);
+	err = rts_ceiling_push(p, pshared, key, true, key, true, RTS_BLOCK_GATE, nonblock);
+	if (err) {
+		global_release_word(cm, m, me);
+		return err;
+	}
+	cm->held_key = key;
+	cm->held_partition = cpu;
+	rts_trace_emit_lib(RTS_EV_BOOST, key, me);
+	if (is_eager(cm) && (err = eager_raise(cm)) != 0) {
+		global_release_word(cm, m, me);
+		rts_ceiling_pop(p, pshared, key, true);
+	}
+	return err;
+}
+
+static int global_unlock(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me)
+{
+	bool pshared = false;
+	struct ceiling_partition *p = partition_at(cm, cm->held_partition, &pshared);
+	uint32_t key = cm->held_key;
+	if (is_eager(cm))
+		eager_restore(cm);
+	global_release_word(cm, m, me);
+	rts_ceiling_pop(p, pshared, key, true);
+	rts_trace_emit_lib(RTS_EV_UNBOOST, key, me);
+	return 0;
+}
+
+/* ---- entry points from mutex.c ------------------------------------------ */
+
+int rts_ceiling_mutex_lock(rts_mutex_t *m, bool nonblock)
+{
+	struct ceiling_mutex *cm = ceiling_mutex_of(m);
+	uint32_t me = rts_self_tid();
+	if (rts_protocol_is_global(protocol_of(cm)))
+		return global_lock(cm, m, me, nonblock);
+	return local_lock(cm, me, nonblock);
+}
+
+int rts_ceiling_mutex_unlock(rts_mutex_t *m)
+{
+	struct ceiling_mutex *cm = ceiling_mutex_of(m);
+	uint32_t me = rts_self_tid();
+	if ((atomic_load_explicit(&cm->word, memory_order_relaxed) & RTS_FUTEX_TID_MASK) != me)
+		return EPERM;
+	if (rts_protocol_is_global(protocol_of(cm)))
+		return global_unlock(cm, m, me);
+	return local_unlock(cm);
+}
+
+static bool ceiling_valid(int protocol, bool eager, int ceiling)
+{
+	int max = eager ? 99 : RTS_LOCK_MAX_LEVEL; /* eager: a SCHED_FIFO priority */
+	if (protocol == RTS_PROTO_FMLP && !eager)
+		return ceiling >= 0 && ceiling <= max;
+	if (protocol == RTS_PROTO_MPCP)
+		return ceiling >= 1 && ceiling <= 99;
+	return ceiling >= 1 && ceiling <= max;
+}
+
+int rts_ceiling_mutex_init(rts_mutex_t *m, uint32_t flags, int ceiling, int partition,
+			   uint32_t domain_id)
+{
+	int protocol = rts_mutex_protocol(flags);
+	bool eager = flags & RTS_MUTEX_F_EAGER;
+	if (flags & RTS_MUTEX_F_ROBUST)
+		return EINVAL;
+	if (protocol == RTS_PROTO_PCP && eager)
+		return ENOTSUP;
+	if (eager && ceiling > 99 && protocol != RTS_PROTO_MPCP)
+		return ENOTSUP; /* a preemption level, not a priority the kernel knows */
+	if (!ceiling_valid(protocol, eager, ceiling))
+		return EINVAL;
+	bool local = !rts_protocol_is_global(protocol);
+	if (local && (partition < 0 || partition >= RTS_LOCK_MAX_PARTITIONS))
+		return EINVAL;
+	struct rts_lockdomain *d = rts_lockdomain_find(domain_id);
+	if (!d)
+		return domain_id ? EINVAL : ENOMEM;
+	if ((bool)d->pshared != rts_mutex_is_pshared(flags))
+		return EINVAL;
+	struct ceiling_mutex *cm = ceiling_mutex_of(m);
+	*cm = (struct ceiling_mutex){
+		.flags = flags,
+		.ceiling = ceiling,
+		.partition = local ? partition : -1,
+		.domain_id = domain_id,
+	};
+	return 0;
+}
+
+/* ---- job start ------------------------------------------------------------ */
+
+struct gate_args {
+	int cpu;
+	uint32_t level;
+	int err;
+};
+
+static void gate_domain(struct rts_lockdomain *d, void *arg)
+{
+	struct gate_args *g = arg;
+	int err = rts_ceiling_gate(&d->partitions[g->cpu], d->pshared, g->level);
+	if (err && !g->err)
+		g->err = err;
+}
+
+int rts_ceiling_job_start(void)
+{
+	if (!rts_lockdomain_any())
+		return 0; /* no ceiling mutex was ever made in this process */
+	int cpu = sched_getcpu();
+	int level;
+	if (cpu < 0 || cpu >= RTS_LOCK_MAX_PARTITIONS || rts_ceiling_self_level(&level) != 0)
+		return 0; /* no partition, or a SCHED_DEADLINE thread without a level: nothing gates it */
+	struct gate_args g = {.cpu = cpu, .level = (uint32_t)level};
+	rts_lockdomain_each(gate_domain, &g);
+	return g.err;
+}
+
+RTS_EXPORT int rts_lock_gate(void)
+{
+	return rts_ceiling_job_start();
+}
