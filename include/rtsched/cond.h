@@ -93,26 +93,53 @@ int rts_cond_signal(rts_cond_t *cond);
 /* Wake every waiter; with a PIP mutex all but one are moved onto the mutex. */
 int rts_cond_broadcast(rts_cond_t *cond);
 
+/* The most helpers one condition variable can have. */
+#define RTS_COND_MAX_HELPERS 32
+
 /*
  * PI on condition variables (PI-CV, seed 004): declare thread `tid` (a kernel
  * TID, as gettid() returns) a helper of `cond`: a thread that will make the
- * awaited condition true. While a thread waits on a condition variable with a
- * helper, it lends the helper its priority, transitively: if the helper
- * blocks on a PI mutex or waits on another PI-CV, that owner or helper
- * inherits too; several waiters combine by maximum. The loan ends when the
- * waiter is woken (signal, broadcast, timeout). Helpers may be added or
- * removed while threads wait: the waiters move their loan at once.
+ * awaited condition true. While a thread waits on a condition variable with
+ * helpers, it lends its priority to every helper of lower priority,
+ * transitively: if a helper blocks on a PI mutex or waits on another PI-CV,
+ * that owner or those helpers inherit too; several waiters combine by
+ * maximum. The loan ends when the waiter is woken (signal, broadcast,
+ * timeout), and every thread goes back to exactly the priority it had.
+ * Helpers may be added or removed while threads wait: the waiters move their
+ * loan at once.
  *
- * This version: one helper per condition variable (the kernel's PI through a
- * per-waiter token, docs/picv-design.md); process-private only. Errors:
- * EINVAL (bad tid), ESRCH (no such thread), EEXIST / ENOENT (already / not a
- * helper), ENOTSUP (a second helper, or a process-shared condvar), EBUSY
- * (the first helper of a condvar that plain waiters wait on), ENOMEM.
+ * How (docs/picv-design.md): a waiter lends to the first helper (its anchor)
+ * through the kernel's PI, blocking on a per-waiter PI token; with several
+ * helpers it lends to the others through the library's donation graph,
+ * which raises them with sched_setattr to max(own priority, donors) and
+ * restores them after. The choice is automatic. Process-private only.
  *
- * A wait on a PI-CV also returns ESRCH (mutex held again) when its helper
- * exited while it waited, and EDEADLK when waiting would close a donation
- * cycle (the helper waits, directly or through others, for the waiter).
- * With SCHED_DEADLINE threads the kernel's PI lends deadline parameters.
+ * The base priority of a raised helper is remembered when the library first
+ * raises it and restored when its last loan ends. A helper that changes its
+ * own priority while raised keeps its new setting: the library takes it as
+ * the new base the next time it would change or restore that helper.
+ *
+ * SCHED_DEADLINE: with one helper the kernel's PI lends a SCHED_DEADLINE
+ * waiter's deadline parameters to the helper. A deadline cannot be lent with
+ * sched_setattr, so a SCHED_DEADLINE thread's wait on a condition variable
+ * with two helpers or more returns ENOTSUP (mutex held again). A
+ * SCHED_DEADLINE helper is never changed by the library (it already runs
+ * above every SCHED_FIFO priority).
+ *
+ * Errors of add / del: EINVAL (bad tid), ESRCH (no such thread), EEXIST /
+ * ENOENT (already / not a helper), ENOSPC (RTS_COND_MAX_HELPERS already),
+ * ENOTSUP (a process-shared condvar), EBUSY (the first helper of a condvar
+ * that plain waiters wait on), ENOMEM.
+ *
+ * A wait on a PI-CV also returns, with the mutex held again:
+ *  - ESRCH when every helper it lent to exited while it waited (while one of
+ *    them lives, it keeps waiting; the library notices an exit when the
+ *    waiter's anchor exits, and then drops every helper that has gone);
+ *  - EDEADLK when waiting would close a donation cycle (a helper waits,
+ *    directly or through other PI-CVs, for the waiter);
+ *  - ENOTSUP, SCHED_DEADLINE with several helpers (above).
+ * Helpers are named by TID: a TID the kernel reuses after a helper exited
+ * names the new thread.
  */
 int rts_cond_helper_add(rts_cond_t *cond, pid_t tid);
 int rts_cond_helper_del(rts_cond_t *cond, pid_t tid);

@@ -1,33 +1,40 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * PI on condition variables (seed 004), on a stock kernel: the PI token.
+ * PI on condition variables (seed 004), on a stock kernel.
  *
  * A condvar with helpers queues its waiters in user space (by priority, FIFO
- * among equals) under an internal PI mutex. A waiter that lends to a helper
- * h blocks with FUTEX_LOCK_PI on its own token word holding h's TID, so the
- * kernel boosts h by the waiter's priority, carries the boost through
- * whatever h blocks on (PI mutexes, other tokens), takes the maximum over
- * waiters, reports a cycle as EDEADLK, and hands the token to the waiter
- * with FUTEX_OWNER_DIED if h exits. A waiter without a helper sleeps on its
- * state word instead.
+ * among equals) under an internal PI mutex. A waiter lends to every helper
+ * the condvar has when it starts waiting (a snapshot, its loan):
+ *  - to the first helper, its anchor, through the kernel: it blocks with
+ *    FUTEX_LOCK_PI on its own token word holding the anchor's TID, so the
+ *    kernel boosts the anchor by the waiter's priority, carries the boost
+ *    through whatever the anchor blocks on (PI mutexes, other tokens), takes
+ *    the maximum over waiters, and hands the token to the waiter with
+ *    FUTEX_OWNER_DIED if the anchor exits;
+ *  - to every other helper through the donation graph (picv_donation.c),
+ *    which raises them with sched_setattr and restores them after.
+ * With one helper that is the PI token alone and the graph applies nothing;
+ * with two or more it is the donation graph; the choice follows the helper
+ * set. A waiter without a helper sleeps on its state word instead.
  *
  * Waking a waiter (signal, broadcast, or a change of helpers):
  *  - its state becomes SIGNALLED (or REWAIT), under the internal lock;
- *  - if it lends to the caller, FUTEX_UNLOCK_PI hands it the token;
- *  - if it lends to another thread, the wake signal interrupts its
+ *  - if its anchor is the caller, FUTEX_UNLOCK_PI hands it the token;
+ *  - if its anchor is another thread, the wake signal interrupts its
  *    FUTEX_LOCK_PI and the handler leaves the wait by siglongjmp;
- *  - if it lends to nobody, FUTEX_WAKE on its state.
- * Either way the loan ends when the waiter leaves the kernel's queue.
+ *  - if it lends to nobody, FUTEX_WAKE on its state;
+ *  - then its loan leaves the graph, which restores the other helpers.
+ * The kernel's loan to the anchor ends when the waiter leaves its queue.
  *
  * Invariants:
  *  - a waiter's node lives in its own stack frame; it is in the queue from
  *    registration until a waker pops it (setting SIGNALLED) or the waiter
  *    removes itself (timeout, error); the waiter takes the internal lock
  *    before its frame ends, and wakers touch a node only under that lock;
- *  - `lent_to` and the token are changed only under the internal lock, so a
- *    waker always knows which way to wake a node;
+ *  - the loan and the token are changed only by the waiter, under the
+ *    internal lock, so a waker always knows which way to wake a node;
  *  - each waiter has its own token, so each is its own rt_mutex: a dying
- *    helper's tokens are all handed over, one per waiter.
+ *    anchor's tokens are all handed over, one per waiter.
  */
 #include <errno.h>
 #include <limits.h>
@@ -35,6 +42,7 @@
 #include <setjmp.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -44,6 +52,7 @@
 #include "internal/export.h"
 #include "internal/mutex.h"
 #include "internal/picv.h"
+#include "internal/picv_donation.h"
 #include "internal/sched_attr.h"
 #include "internal/tid.h"
 #include "internal/timespec.h"
@@ -60,13 +69,14 @@ struct picv_waiter {
 	uint32_t tid;
 	int prio;
 	rts_futex_word state;
-	rts_futex_word token; /* the helper's TID while lending to it */
-	uint32_t lent_to;     /* that helper; 0: lends to nobody */
+	rts_futex_word token; /* the anchor's TID while lending */
+	struct rts_loan loan; /* the helpers it lends to; n_helpers 0: nobody */
 };
 
 struct rts_picv {
 	rts_mutex_t lock; /* PIP: guards everything below */
-	uint32_t helper;  /* 0: none */
+	uint32_t n_helpers;
+	uint32_t helpers[RTS_COND_MAX_HELPERS]; /* in the order added; [0] is every loan's anchor */
 	struct picv_waiter *queue;
 	uint32_t n_waiters;
 };
@@ -116,31 +126,54 @@ static void dequeue(struct rts_picv *picv, struct picv_waiter *w)
 		}
 }
 
-/* Make the node lend to the current helper (under the lock). */
-static void lend(struct rts_picv *picv, struct picv_waiter *w)
+/* Make the node lend to the condvar's helpers now (under the lock): 0, EDEADLK, ENOTSUP. */
+static int lend(struct rts_picv *picv, struct picv_waiter *w)
 {
-	w->lent_to = picv->helper;
-	atomic_store_explicit(&w->token, w->lent_to, memory_order_relaxed);
+	rts_donation_begin();
+	rts_donation_remove(&w->loan);
+	w->loan.n_helpers = picv->n_helpers;
+	memcpy(w->loan.helpers, picv->helpers, picv->n_helpers * sizeof(picv->helpers[0]));
+	int err = picv->n_helpers ? rts_donation_add(&w->loan) : 0;
+	if (err)
+		w->loan.n_helpers = 0;
+	rts_donation_end();
+	atomic_store_explicit(&w->token, w->loan.n_helpers ? w->loan.helpers[0] : 0,
+			      memory_order_relaxed);
+	return err;
 }
 
 /* Under the lock: get a node out of its wait; its state is already set. */
 static void wake_waiter(struct picv_waiter *w)
 {
-	if (w->lent_to == 0) {
+	if (w->loan.n_helpers == 0) {
 		rts_backend()->wake(&w->state, 1, false);
 		return;
 	}
-	if (w->lent_to == rts_self_tid() && rts_backend()->pi_wake(&w->token, false) == 0)
+	if (w->loan.helpers[0] == rts_self_tid() && rts_backend()->pi_wake(&w->token, false) == 0)
 		return;
 	syscall(SYS_tgkill, getpid(), (pid_t)w->tid, RTS_WAKE_SIGNAL);
 }
 
-static void rewait_all(struct rts_picv *picv)
+/*
+ * Under the lock: set the state of the nodes from `first` up to `end`
+ * (excluded), wake them, then take their loans out of the graph. Waking
+ * comes first: restoring priorities may lower the caller itself.
+ */
+static void wake_nodes(struct picv_waiter *first, struct picv_waiter *end, uint32_t state)
 {
-	for (struct picv_waiter *w = picv->queue; w; w = w->next) {
-		atomic_store_explicit(&w->state, PICV_REWAIT, memory_order_release);
+	for (struct picv_waiter *w = first; w != end; w = w->next) {
+		atomic_store_explicit(&w->state, state, memory_order_release);
 		wake_waiter(w);
 	}
+	rts_donation_begin();
+	for (struct picv_waiter *w = first; w != end; w = w->next)
+		rts_donation_remove(&w->loan);
+	rts_donation_end();
+}
+
+static void rewait_all(struct rts_picv *picv)
+{
+	wake_nodes(picv->queue, NULL, PICV_REWAIT);
 }
 
 #if defined(__SANITIZE_THREAD__)
@@ -173,7 +206,7 @@ static int pi_block_until_woken(struct picv_waiter *w, const struct timespec *de
 }
 #endif
 
-/* Block lending to w->lent_to. 0 (look at the state), ETIMEDOUT, ESRCH (the helper exited), EDEADLK. */
+/* Block lending to the anchor. 0 (look at the state), ETIMEDOUT, ESRCH (the anchor exited), EDEADLK. */
 static int sleep_lending(struct picv_waiter *w, const struct timespec *deadline)
 {
 	sigjmp_buf jump;
@@ -187,15 +220,15 @@ static int sleep_lending(struct picv_waiter *w, const struct timespec *deadline)
 	int ret = pi_block_until_woken(w, deadline);
 	rts_wake_jump = NULL;
 	switch (ret) {
-	case 0: /* the token is ours: handed over by the helper, or the helper died */
+	case 0: /* the token is ours: handed over by the anchor, or the anchor died */
 		if ((atomic_load_explicit(&w->token, memory_order_relaxed) & RTS_FUTEX_OWNER_DIED) &&
 		    atomic_load_explicit(&w->state, memory_order_acquire) == PICV_WAITING)
 			return ESRCH;
 		return 0;
-	case -EAGAIN: /* the helper is exiting */
+	case -EAGAIN: /* the anchor is exiting */
 	case -EINTR:
 		return 0;
-	default: /* -ETIMEDOUT, -EDEADLK (a donation cycle), -ESRCH (no such helper) */
+	default: /* -ETIMEDOUT, -EDEADLK (a cycle through PI mutexes), -ESRCH (no such anchor) */
 		return -ret;
 	}
 }
@@ -206,51 +239,79 @@ static int sleep_plain(struct picv_waiter *w, const struct timespec *deadline)
 	return ret == -ETIMEDOUT ? ETIMEDOUT : 0;
 }
 
-/* A helper that exited is no helper: its other waiters lend anew (under the lock). */
-static void forget_dead_helper(struct rts_picv *picv, uint32_t tid)
+static bool thread_exists(pid_t tid)
 {
-	if (picv->helper == tid) {
-		picv->helper = 0;
-		rewait_all(picv);
+	return syscall(SYS_tgkill, getpid(), tid, 0) == 0;
+}
+
+/*
+ * The waiter's anchor exited (its token came back with FUTEX_OWNER_DIED, or
+ * FUTEX_LOCK_PI found no such thread). Under the lock, unless a waker got
+ * there first: drop every helper of the condvar that has exited, then lend
+ * to those left (0), or, when none is left, give up with ESRCH. Other
+ * waiters that lent to the anchor learn it from their own tokens.
+ */
+static int after_anchor_exit(struct rts_picv *picv, struct picv_waiter *w)
+{
+	if (atomic_load_explicit(&w->state, memory_order_relaxed) != PICV_WAITING)
+		return 0; /* signalled or rewaiting: the state decides */
+	uint32_t dead_anchor = w->loan.helpers[0], kept = 0;
+	for (uint32_t i = 0; i < picv->n_helpers; i++) {
+		uint32_t h = picv->helpers[i];
+		if (h != dead_anchor && thread_exists((pid_t)h))
+			picv->helpers[kept++] = h;
 	}
+	picv->n_helpers = kept;
+	return kept ? lend(picv, w) : ESRCH;
+}
+
+/* Lend anew after a change of helpers (under the lock). */
+static int after_rewait(struct rts_picv *picv, struct picv_waiter *w)
+{
+	if (atomic_load_explicit(&w->state, memory_order_relaxed) != PICV_REWAIT)
+		return 0;
+	atomic_store_explicit(&w->state, PICV_WAITING, memory_order_relaxed);
+	return lend(picv, w);
 }
 
 int rts_picv_wait(struct rts_picv *picv, rts_mutex_t *m, const struct timespec *deadline)
 {
 	struct picv_waiter w = { .tid = rts_self_tid(), .prio = current_priority() };
+	w.loan.donor = w.tid;
 	rts_mutex_lock(&picv->lock);
 	enqueue(picv, &w);
-	lend(picv, &w);
 	picv->n_waiters++;
+	int result = lend(picv, &w);
 	rts_mutex_unlock(&picv->lock);
 
-	int result = rts_mutex_unlock(m);
+	bool released = false; /* the caller's mutex */
+	if (result == 0) {
+		result = rts_mutex_unlock(m);
+		released = result == 0;
+	}
 	while (result == 0) {
-		result = w.lent_to ? sleep_lending(&w, deadline) : sleep_plain(&w, deadline);
+		result = w.loan.n_helpers ? sleep_lending(&w, deadline) : sleep_plain(&w, deadline);
 		uint32_t state = atomic_load_explicit(&w.state, memory_order_acquire);
-		if (state == PICV_SIGNALLED || result)
+		if (state == PICV_SIGNALLED || (result && result != ESRCH))
 			break;
-		if (state == PICV_REWAIT) {
-			rts_mutex_lock(&picv->lock);
-			if (atomic_load_explicit(&w.state, memory_order_relaxed) == PICV_REWAIT) {
-				atomic_store_explicit(&w.state, PICV_WAITING, memory_order_relaxed);
-				lend(picv, &w);
-			}
-			rts_mutex_unlock(&picv->lock);
-		}
+		rts_mutex_lock(&picv->lock);
+		result = result == ESRCH ? after_anchor_exit(picv, &w) : after_rewait(picv, &w);
+		rts_mutex_unlock(&picv->lock);
 	}
 
 	rts_mutex_lock(&picv->lock);
 	bool signalled = atomic_load_explicit(&w.state, memory_order_acquire) == PICV_SIGNALLED;
 	if (!signalled)
 		dequeue(picv, &w);
-	if (result == ESRCH)
-		forget_dead_helper(picv, w.lent_to);
+	rts_donation_begin();
+	rts_donation_remove(&w.loan);
+	rts_donation_end();
 	picv->n_waiters--;
 	rts_mutex_unlock(&picv->lock);
 	if (signalled)
 		result = 0; /* a signal that chose this waiter is never lost to a timeout */
-
+	if (!released)
+		return result; /* the caller still owns the mutex */
 	int lock_result = rts_mutex_lock(m);
 	return lock_result ? lock_result : result;
 }
@@ -258,14 +319,11 @@ int rts_picv_wait(struct rts_picv *picv, rts_mutex_t *m, const struct timespec *
 int rts_picv_wake(struct rts_picv *picv, bool all)
 {
 	rts_mutex_lock(&picv->lock);
-	struct picv_waiter *w;
-	while ((w = picv->queue) != NULL) {
-		picv->queue = w->next;
-		atomic_store_explicit(&w->state, PICV_SIGNALLED, memory_order_release);
-		wake_waiter(w);
-		if (!all)
-			break;
-	}
+	struct picv_waiter *first = picv->queue, *end = first;
+	for (int n = 0; end && (all || n < 1); n++)
+		end = end->next;
+	picv->queue = end;
+	wake_nodes(first, end, PICV_SIGNALLED);
 	rts_mutex_unlock(&picv->lock);
 	return 0;
 }
@@ -315,9 +373,12 @@ static int picv_for_helpers(rts_cond_t *c, struct rts_picv **out)
 	return 0;
 }
 
-static bool thread_exists(pid_t tid)
+static int helper_index(const struct rts_picv *picv, uint32_t tid)
 {
-	return syscall(SYS_tgkill, getpid(), tid, 0) == 0;
+	for (uint32_t i = 0; i < picv->n_helpers; i++)
+		if (picv->helpers[i] == tid)
+			return (int)i;
+	return -1;
 }
 
 RTS_EXPORT int rts_cond_helper_add(rts_cond_t *c, pid_t tid)
@@ -335,12 +396,12 @@ RTS_EXPORT int rts_cond_helper_add(rts_cond_t *c, pid_t tid)
 	if (err)
 		return err;
 	rts_mutex_lock(&picv->lock);
-	if (picv->helper == (uint32_t)tid) {
+	if (helper_index(picv, (uint32_t)tid) >= 0) {
 		err = EEXIST;
-	} else if (picv->helper) {
-		err = ENOTSUP; /* several helpers need the donation graph (docs/picv-design.md) */
+	} else if (picv->n_helpers == RTS_COND_MAX_HELPERS) {
+		err = ENOSPC;
 	} else {
-		picv->helper = (uint32_t)tid;
+		picv->helpers[picv->n_helpers++] = (uint32_t)tid;
 		rewait_all(picv);
 	}
 	rts_mutex_unlock(&picv->lock);
@@ -356,10 +417,13 @@ RTS_EXPORT int rts_cond_helper_del(rts_cond_t *c, pid_t tid)
 		return ENOENT;
 	int err = 0;
 	rts_mutex_lock(&picv->lock);
-	if (picv->helper != (uint32_t)tid) {
+	int at = helper_index(picv, (uint32_t)tid);
+	if (at < 0) {
 		err = ENOENT;
 	} else {
-		picv->helper = 0;
+		picv->n_helpers--;
+		memmove(&picv->helpers[at], &picv->helpers[at + 1],
+			(picv->n_helpers - (uint32_t)at) * sizeof(picv->helpers[0]));
 		rewait_all(picv);
 	}
 	rts_mutex_unlock(&picv->lock);

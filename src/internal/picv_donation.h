@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The PI-CV donation graph (docs/picv-design.md, "Several helpers"): what
+ * picv.c tells picv_donation.c about its waiters.
+ *
+ * Every PI-CV waiter that lends to at least one helper has a loan in the
+ * graph: its TID and a snapshot of its condvar's helpers. helpers[0] is the
+ * anchor: the waiter blocks with FUTEX_LOCK_PI on a token holding the
+ * anchor's TID, so the kernel boosts the anchor (and whatever it blocks on)
+ * and tells the waiter when the anchor exits. Every other helper is boosted
+ * by the library with sched_setattr to the donor's effective priority, which
+ * the library computes over the graph (transitivity through PI-CVs).
+ *
+ * Usage, always under the waiter's condvar lock (lock order: condvar lock,
+ * then the graph lock):
+ *     rts_donation_begin();
+ *     rts_donation_remove(loan); ... err = rts_donation_add(loan); ...
+ *     rts_donation_end();   // applies the boosts the graph now calls for
+ */
+#ifndef RTS_INTERNAL_PICV_DONATION_H
+#define RTS_INTERNAL_PICV_DONATION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rtsched/cond.h>
+
+struct rts_loan {
+	struct rts_loan *next; /* in the graph; under the graph lock */
+	bool in_graph;         /* under the graph lock */
+	uint32_t donor;        /* the waiter's TID */
+	uint32_t n_helpers;    /* >= 1 while in the graph */
+	uint32_t helpers[RTS_COND_MAX_HELPERS]; /* [0]: the anchor (the kernel's PI via the token) */
+	int eff_prio;          /* scratch for one recomputation */
+	uint32_t eff_epoch;
+};
+
+/* Take the graph lock. */
+void rts_donation_begin(void);
+/*
+ * Put the loan into the graph (it must not be in it). EDEADLK when the donor
+ * is reachable from one of its helpers (a donation cycle); ENOTSUP when a
+ * SCHED_DEADLINE donor would lend to several helpers. Either way it stays out.
+ */
+int rts_donation_add(struct rts_loan *loan);
+/* Take the loan out of the graph (nothing if it is not in it). */
+void rts_donation_remove(struct rts_loan *loan);
+/* Apply the boosts the graph now calls for (and restore the others); release the lock. */
+void rts_donation_end(void);
+
+#endif
