@@ -9,13 +9,18 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <errno.h>
+#include <sched.h>
 #include <stdint.h>
+#include <sys/rseq.h>
 
 #include <rtsched/lockdomain.h>
 #include <rtsched/mutex.h>
 #include <rtsched/trace.h>
 
+#include "internal/export.h"
 #include "internal/futex.h"
+#include "internal/tid.h"
 
 /* ---- keys ---------------------------------------------------------------- */
 
@@ -93,8 +98,17 @@ struct rts_lockdomain {
 	struct ceiling_partition partitions[RTS_LOCK_MAX_PARTITIONS];
 };
 
-/* The domain with this id in this process, or NULL (not open here). */
-struct rts_lockdomain *rts_lockdomain_find(uint32_t id);
+extern _Atomic(struct rts_lockdomain *) rts_lockdomain_own;
+/* The domain with this id (not 0) in this process, or NULL (not open here; 0: no memory). */
+struct rts_lockdomain *rts_lockdomain_find_slow(uint32_t id);
+
+static inline struct rts_lockdomain *rts_lockdomain_find(uint32_t id)
+{
+	struct rts_lockdomain *d = atomic_load_explicit(&rts_lockdomain_own, memory_order_acquire);
+	if (rts_likely(id == 0 && d))
+		return d;
+	return rts_lockdomain_find_slow(id);
+}
 /* Whether any domain exists in this process (the own one is made by the first ceiling mutex). */
 bool rts_lockdomain_any(void);
 /* Calls fn for every domain open in this process (the process's own first). */
@@ -135,16 +149,64 @@ static inline bool rts_protocol_is_global(int protocol)
 /* ---- the calling thread ------------------------------------------------- */
 
 /*
- * The calling thread's level (> 0), read and cached at first use; EINVAL for
- * a SCHED_DEADLINE thread without a declared level. SCHED_OTHER: 0.
+ * The calling thread's level and SCHED_FIFO priority, cached (ceiling_self.c).
+ * Invariant: once `known`, they are what the kernel had when read, plus the
+ * library's own changes (eager raises and restores); rts_sched_apply_self
+ * forgets them, and a priority changed behind the library's back needs
+ * rts_lock_set_self_level(0).
  */
-int rts_ceiling_self_level(int *level);
+struct rts_ceiling_self {
+	bool known;
+	bool deadline;      /* SCHED_DEADLINE: a level must be declared */
+	int declared_level; /* 0: none */
+	int fifo_prio;      /* SCHED_FIFO/RR priority; 0 for other policies */
+};
+extern __thread struct rts_ceiling_self rts_ceiling_self __attribute__((tls_model("initial-exec")));
+
+/* Fill rts_ceiling_self from the kernel; 0 or a positive errno. */
+int rts_ceiling_self_read(void);
 /* Read the level again at next use (after rtsched changed the thread's policy). */
 void rts_ceiling_self_forget(void);
-/* Its SCHED_FIFO priority as the library last set or read it (eager forms). */
-int rts_ceiling_self_fifo_prio(void);
-/* Set its SCHED_FIFO priority (eager forms); 0 or a positive errno. */
+/* Set its SCHED_FIFO priority (0: SCHED_OTHER), for the eager forms; 0 or a positive errno. */
 int rts_ceiling_self_set_fifo_prio(int prio);
+
+/*
+ * The calling thread's level (>= 0; SCHED_OTHER: 0). EINVAL for a
+ * SCHED_DEADLINE thread that declared none.
+ */
+static inline int rts_ceiling_self_level(int *level)
+{
+	if (rts_unlikely(!rts_ceiling_self.known)) {
+		int err = rts_ceiling_self_read();
+		if (err)
+			return err;
+	}
+	if (rts_ceiling_self.declared_level) {
+		*level = rts_ceiling_self.declared_level;
+		return 0;
+	}
+	if (rts_unlikely(rts_ceiling_self.deadline))
+		return EINVAL;
+	*level = rts_ceiling_self.fifo_prio;
+	return 0;
+}
+
+/*
+ * The CPU the caller runs on: the kernel's rseq area, which glibc registers
+ * (one load), or sched_getcpu() where it does not.
+ */
+static inline int rts_current_cpu(void)
+{
+	if (rts_likely(__rseq_size >= 8)) {
+		const struct rseq *rs = (const struct rseq *)((char *)__builtin_thread_pointer() +
+							     __rseq_offset);
+		int cpu = (int)atomic_load_explicit((const _Atomic uint32_t *)&rs->cpu_id,
+						    memory_order_relaxed);
+		if (rts_likely(cpu >= 0))
+			return cpu;
+	}
+	return sched_getcpu();
+}
 
 /* ---- partition operations (ceiling_partition.c) ------------------------- */
 
@@ -156,10 +218,33 @@ int rts_ceiling_self_set_fifo_prio(int prio);
  * trace. 0, EBUSY (nonblock and it would wait), ENOSPC (RTS_LOCK_MAX_HELD
  * entries already), EDEADLK (the holder waits, through PI, for the caller).
  */
-int rts_ceiling_push(struct ceiling_partition *p, bool pshared, uint32_t key, bool gate,
-		     uint32_t level, bool gate_only, enum rts_block_cause cause, bool nonblock);
+int rts_ceiling_push_slow(struct ceiling_partition *p, bool pshared, uint32_t key, bool gate,
+			  uint32_t level, bool gate_only, enum rts_block_cause cause, bool nonblock);
+void rts_ceiling_pop_slow(struct ceiling_partition *p, bool pshared, uint32_t key);
+
+static inline int rts_ceiling_push(struct ceiling_partition *p, bool pshared, uint32_t key,
+				   bool gate, uint32_t level, bool gate_only,
+				   enum rts_block_cause cause, bool nonblock)
+{
+	uint64_t expected = 0;
+	if (rts_likely(atomic_compare_exchange_strong_explicit(
+		    &p->top, &expected, ceiling_top_make(key, gate, true, rts_self_tid()),
+		    memory_order_acquire, memory_order_relaxed)))
+		return 0;
+	return rts_ceiling_push_slow(p, pshared, key, gate, level, gate_only, cause, nonblock);
+}
+
 /* Pop the caller's entry of this key (gate as pushed), handing its token over. */
-void rts_ceiling_pop(struct ceiling_partition *p, bool pshared, uint32_t key, bool gate);
+static inline void rts_ceiling_pop(struct ceiling_partition *p, bool pshared, uint32_t key,
+				   bool gate)
+{
+	uint64_t mine = ceiling_top_make(key, gate, true, rts_self_tid());
+	if (rts_likely(atomic_compare_exchange_strong_explicit(&p->top, &mine, 0,
+							       memory_order_release,
+							       memory_order_relaxed)))
+		return;
+	rts_ceiling_pop_slow(p, pshared, key);
+}
 /* Wait while a gating entry of another thread with key >= level exists. 0 or EDEADLK. */
 int rts_ceiling_gate(struct ceiling_partition *p, bool pshared, uint32_t level);
 

@@ -42,7 +42,7 @@ static int protocol_of(const struct ceiling_mutex *cm)
 /* Eager forms: the holder runs at the ceiling (a SCHED_FIFO priority) while it holds. */
 static int eager_raise(struct ceiling_mutex *cm)
 {
-	int saved = rts_ceiling_self_fifo_prio();
+	int saved = rts_ceiling_self.fifo_prio;
 	cm->eager_saved_prio = saved;
 	if (cm->ceiling <= saved)
 		return 0;
@@ -54,9 +54,9 @@ static int eager_raise(struct ceiling_mutex *cm)
 
 static void eager_restore(struct ceiling_mutex *cm)
 {
-	if (rts_ceiling_self_fifo_prio() == cm->eager_saved_prio)
+	if (rts_ceiling_self.fifo_prio == cm->eager_saved_prio)
 		return;
-	rts_trace_emit_lib(RTS_EV_UNBOOST, (uint32_t)rts_ceiling_self_fifo_prio(), rts_self_tid());
+	rts_trace_emit_lib(RTS_EV_UNBOOST, (uint32_t)rts_ceiling_self.fifo_prio, rts_self_tid());
 	rts_ceiling_self_set_fifo_prio(cm->eager_saved_prio);
 }
 
@@ -81,7 +81,7 @@ static int local_lock(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
 		return err;
 	if (rts_unlikely(level > cm->ceiling))
 		return EINVAL;
-	if (rts_unlikely(sched_getcpu() != cm->partition))
+	if (rts_unlikely(rts_current_cpu() != cm->partition))
 		return EPERM;
 	bool pshared = false;
 	struct ceiling_partition *p = partition_at(cm, cm->partition, &pshared);
@@ -101,11 +101,9 @@ static int local_lock(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
 		return EINVAL;
 	}
 	atomic_store_explicit(&cm->word, me, memory_order_relaxed);
-	cm->held_key = (uint32_t)cm->ceiling;
-	cm->held_partition = cm->partition;
 	if (is_eager(cm) && (err = eager_raise(cm)) != 0) {
 		atomic_store_explicit(&cm->word, 0, memory_order_relaxed);
-		rts_ceiling_pop(p, pshared, cm->held_key, gate);
+		rts_ceiling_pop(p, pshared, (uint32_t)cm->ceiling, gate);
 	}
 	return err;
 }
@@ -113,11 +111,11 @@ static int local_lock(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
 static int local_unlock(struct ceiling_mutex *cm)
 {
 	bool pshared = false;
-	struct ceiling_partition *p = partition_at(cm, cm->held_partition, &pshared);
+	struct ceiling_partition *p = partition_at(cm, cm->partition, &pshared);
 	if (is_eager(cm))
 		eager_restore(cm);
 	atomic_store_explicit(&cm->word, 0, memory_order_release);
-	rts_ceiling_pop(p, pshared, cm->held_key, protocol_of(cm) != RTS_PROTO_PCP);
+	rts_ceiling_pop(p, pshared, (uint32_t)cm->ceiling, protocol_of(cm) != RTS_PROTO_PCP);
 	return 0;
 }
 
@@ -205,7 +203,7 @@ static int global_lock(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me, bo
 	int err = rts_ceiling_self_level(&level);
 	if (rts_unlikely(err))
 		return err;
-	int cpu = sched_getcpu();
+	int cpu = rts_current_cpu();
 	bool pshared = false;
 	struct ceiling_partition *p = partition_at(cm, cpu, &pshared);
 	if (rts_unlikely(!p))
@@ -327,7 +325,7 @@ int rts_ceiling_job_start(void)
 {
 	if (!rts_lockdomain_any())
 		return 0; /* no ceiling mutex was ever made in this process */
-	int cpu = sched_getcpu();
+	int cpu = rts_current_cpu();
 	int level;
 	if (cpu < 0 || cpu >= RTS_LOCK_MAX_PARTITIONS || rts_ceiling_self_level(&level) != 0)
 		return 0; /* no partition, or a SCHED_DEADLINE thread without a level: nothing gates it */

@@ -196,16 +196,10 @@ static int wait_unblocked(struct ceiling_partition *p, bool pshared, uint32_t me
 	}
 }
 
-int rts_ceiling_push(struct ceiling_partition *p, bool pshared, uint32_t key, bool gate,
-		     uint32_t level, bool gate_only, enum rts_block_cause cause, bool nonblock)
+int rts_ceiling_push_slow(struct ceiling_partition *p, bool pshared, uint32_t key, bool gate,
+			  uint32_t level, bool gate_only, enum rts_block_cause cause, bool nonblock)
 {
 	uint32_t me = rts_self_tid();
-	uint64_t expected = 0;
-	if (rts_likely(atomic_compare_exchange_strong_explicit(
-		    &p->top, &expected, ceiling_top_make(key, gate, true, me), memory_order_acquire,
-		    memory_order_relaxed)))
-		return 0;
-
 	guard_lock(p);
 	int err = wait_unblocked(p, pshared, me, level, gate_only, cause, nonblock);
 	if (!err) {
@@ -220,14 +214,9 @@ int rts_ceiling_push(struct ceiling_partition *p, bool pshared, uint32_t key, bo
 	return err;
 }
 
-void rts_ceiling_pop(struct ceiling_partition *p, bool pshared, uint32_t key, bool gate)
+void rts_ceiling_pop_slow(struct ceiling_partition *p, bool pshared, uint32_t key)
 {
 	uint32_t me = rts_self_tid();
-	uint64_t mine = ceiling_top_make(key, gate, true, me);
-	if (rts_likely(atomic_compare_exchange_strong_explicit(&p->top, &mine, 0, memory_order_release,
-							       memory_order_relaxed)))
-		return;
-
 	guard_lock(p);
 	settle(p, me);
 	struct ceiling_entry *e = NULL;

@@ -38,7 +38,7 @@ struct open_domain {
 
 static struct open_domain table[RTS_LOCKDOMAIN_MAX_OPEN];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic(struct rts_lockdomain *) own_domain;
+_Atomic(struct rts_lockdomain *) rts_lockdomain_own;
 static _Atomic int named_open; /* how many table slots are in use */
 static pthread_once_t own_once = PTHREAD_ONCE_INIT;
 
@@ -63,17 +63,14 @@ static void own_domain_create(void)
 		return;
 	memset(d, 0, sizeof(*d));
 	domain_init(d, 0, false);
-	atomic_store_explicit(&own_domain, d, memory_order_release);
+	atomic_store_explicit(&rts_lockdomain_own, d, memory_order_release);
 }
 
-struct rts_lockdomain *rts_lockdomain_find(uint32_t id)
+struct rts_lockdomain *rts_lockdomain_find_slow(uint32_t id)
 {
-	if (rts_likely(id == 0)) {
-		struct rts_lockdomain *d = atomic_load_explicit(&own_domain, memory_order_acquire);
-		if (rts_likely(d))
-			return d;
+	if (id == 0) {
 		pthread_once(&own_once, own_domain_create);
-		return atomic_load_explicit(&own_domain, memory_order_acquire);
+		return atomic_load_explicit(&rts_lockdomain_own, memory_order_acquire);
 	}
 	for (int i = 0; i < RTS_LOCKDOMAIN_MAX_OPEN; i++)
 		if (atomic_load_explicit(&table[i].id, memory_order_relaxed) == id)
@@ -83,13 +80,13 @@ struct rts_lockdomain *rts_lockdomain_find(uint32_t id)
 
 bool rts_lockdomain_any(void)
 {
-	return atomic_load_explicit(&own_domain, memory_order_relaxed) != NULL ||
+	return atomic_load_explicit(&rts_lockdomain_own, memory_order_relaxed) != NULL ||
 	       atomic_load_explicit(&named_open, memory_order_relaxed) > 0;
 }
 
 void rts_lockdomain_each(void (*fn)(struct rts_lockdomain *domain, void *arg), void *arg)
 {
-	struct rts_lockdomain *own = atomic_load_explicit(&own_domain, memory_order_acquire);
+	struct rts_lockdomain *own = atomic_load_explicit(&rts_lockdomain_own, memory_order_acquire);
 	if (own)
 		fn(own, arg);
 	for (int i = 0; i < RTS_LOCKDOMAIN_MAX_OPEN; i++) {
