@@ -7,8 +7,8 @@
  * own policy and affinity, so nothing needs restoring afterwards. Every
  * measurement runs on ONE CPU, the other CPUs stay free of real-time threads,
  * and a real-time thread that has run for BREATHE_EVERY_MS sleeps
- * BREATHE_MS outside any timed region, well inside the kernel's RT throttling.
- * Every phase thread is joined with a deadline (PHASE_TIMEOUT_S): a lock that
+ * LB_BREATHE_MS outside any timed region, well inside the kernel's RT throttling.
+ * Every phase thread is joined with a deadline (LB_PHASE_TIMEOUT_S): a lock that
  * never returns ends the run with an error instead of a hang.
  *
  * Uncontended: one thread; lock and unlock each timed alone (rdtscp + lfence
@@ -63,20 +63,22 @@
 #include <unistd.h>
 
 #include "cpus.h"
+#include "oncpu.h"
 #include "subjects.h"
 #include "syscount.h"
+#include "threads.h"
 #include "tsc.h"
+#include "workload.h"
 
 #define UNC_ROUNDS          5
 #define PHASE_SLICES        5
 #define CHUNK_WARMUP        256
-#define BREATHE_EVERY_MS    20
-#define BREATHE_MS          4   /* 20 ms on, 4 ms off: at most 84% of the CPU, under the 95% throttle */
+#define BREATHE_EVERY_MS    20  /* 20 ms on, LB_BREATHE_MS (4) off: at most 84% of the CPU, under the 95% throttle */
 #define PIECE_SAMPLES       4096 /* uncontended samples between two chances to pause */
-#define PHASE_TIMEOUT_S     60
-#define THREAD_STACK        (256 * 1024)
-#define START_ATTEMPTS      5
 #define GETPPID_CALLS       1000u
+#define WL_SLICES           4    /* timed workload runs per subject and class */
+#define WL_MIN_SLICE_MS     50
+#define WL_MAX_COUNT_MS     250  /* the syscall-counting run */
 #define MAX_COUNTED_PAIRS   10000u
 
 /* Shared by the phases. */
@@ -116,117 +118,6 @@ static void progress(const struct env *e, const char *phase, enum lb_subject s)
 		fprintf(stderr, "\rlockbench: %-12s %-30s", phase, lb_subject_label(s));
 }
 
-/* A real-time thread's pause, outside any timed region; true if it slept. */
-struct breather {
-	uint64_t every_cycles;
-	uint64_t last;
-};
-
-static bool breathe(struct breather *b)
-{
-	uint64_t now = lb_tsc();
-	if (now - b->last < b->every_cycles)
-		return false;
-	struct timespec pause = { .tv_sec = 0, .tv_nsec = BREATHE_MS * 1000000L };
-	clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, NULL);
-	b->last = lb_tsc();
-	return true;
-}
-
-/* Sample arrays, locked and touched before any timing. */
-static uint64_t *samples_alloc(size_t n)
-{
-	uint64_t *p = calloc(n ? n : 1, sizeof(uint64_t));
-	if (p)
-		memset(p, 0xff, n * sizeof(uint64_t));
-	return p;
-}
-
-/*
- * A benchmark thread. It posts `done` when its function returns, so that the
- * main thread can wait for it with a deadline and then join it (a plain join,
- * which tools such as ThreadSanitizer understand).
- */
-struct thread {
-	pthread_t id;
-	void *(*fn)(void *);
-	void *arg;
-	sem_t done;
-};
-
-static void *thread_body(void *p)
-{
-	struct thread *t = p;
-	t->fn(t->arg);
-	sem_post(&t->done);
-	return NULL;
-}
-
-/* Start fn(arg) with the given policy, priority and CPU; 0 or an error number. */
-static int start_thread(struct thread **out, void *(*fn)(void *), void *arg, int policy,
-			int priority, int cpu)
-{
-	struct thread *t = calloc(1, sizeof(*t));
-	if (!t)
-		return ENOMEM;
-	t->fn = fn;
-	t->arg = arg;
-	sem_init(&t->done, 0, 0);
-	pthread_attr_t attr;
-	int ret = pthread_attr_init(&attr);
-	if (ret) {
-		free(t);
-		return ret;
-	}
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	struct sched_param sp = { .sched_priority = policy == SCHED_FIFO ? priority : 0 };
-	if ((ret = pthread_attr_setstacksize(&attr, THREAD_STACK)) == 0 &&
-	    (ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set)) == 0 &&
-	    (ret = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED)) == 0 &&
-	    (ret = pthread_attr_setschedpolicy(&attr, policy)) == 0 &&
-	    (ret = pthread_attr_setschedparam(&attr, &sp)) == 0) {
-		/* EINVAL / EAGAIN can be passing: another program changing
-		 * cpusets or CPUs. A few tries, 10 ms apart. */
-		for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
-			ret = pthread_create(&t->id, &attr, thread_body, t);
-			if (ret != EINVAL && ret != EAGAIN)
-				break;
-			struct timespec pause = { .tv_sec = 0, .tv_nsec = 10000000L };
-			clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, NULL);
-		}
-	}
-	pthread_attr_destroy(&attr);
-	if (ret) {
-		sem_destroy(&t->done);
-		free(t);
-		return ret;
-	}
-	*out = t;
-	return 0;
-}
-
-/*
- * Join t if it finishes within PHASE_TIMEOUT_S; ETIMEDOUT means the phase
- * hangs: t is left running (and allocated) and the run must end.
- */
-static int join_within(struct thread *t)
-{
-	struct timespec deadline;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += PHASE_TIMEOUT_S;
-	int ret;
-	while ((ret = sem_clockwait(&t->done, CLOCK_MONOTONIC, &deadline)) != 0 && errno == EINTR)
-		;
-	if (ret != 0)
-		return errno;
-	pthread_join(t->id, NULL);
-	sem_destroy(&t->done);
-	free(t);
-	return 0;
-}
-
 static void *probe_thread(void *arg)
 {
 	(void)arg;
@@ -236,15 +127,28 @@ static void *probe_thread(void *arg)
 /* SCHED_FIFO if this process may use it, else SCHED_OTHER and why. */
 static int choose_policy(const struct lb_options *o, char *note, size_t note_size)
 {
-	struct thread *t;
-	int ret = start_thread(&t, probe_thread, NULL, SCHED_FIFO, o->priority + 1, o->cpu);
-	if (ret == 0 && (ret = join_within(t)) == 0)
+	struct lb_thread *t;
+	int ret = lb_thread_start(&t, probe_thread, NULL, SCHED_FIFO, o->priority + 1, o->cpu);
+	if (ret == 0 && (ret = lb_thread_join_within(t)) == 0)
 		return SCHED_FIFO;
 	snprintf(note, note_size,
 		 "SCHED_FIFO refused (%s): ran SCHED_OTHER; the contended schedule needs "
 		 "priorities, so its figures are not comparable; PRIO_PROTECT skipped",
 		 strerror(ret));
 	return SCHED_OTHER;
+}
+
+/*
+ * The locks of the one-CPU phases: every ceiling one above the benchmark
+ * threads' priority, so that each lock of a ceiling protocol raises it (as
+ * for any task below the ceiling), and the high thread of the hand-over is
+ * at the ceiling.
+ */
+static struct lb_lock_params one_cpu_params(const struct lb_options *o)
+{
+	return (struct lb_lock_params){ .local_ceiling = o->priority + 1,
+					.global_ceiling = o->priority + 1,
+					.partition = o->cpu };
 }
 
 /* ---- machine ---- */
@@ -281,7 +185,7 @@ static void machine_info(struct lb_machine *m)
 struct unc_ctx {
 	const struct env *e;
 	const struct lb_syscount_probe *probe;
-	int ceiling;
+	struct lb_lock_params params;
 	union lb_lock locks[LB_NR_MUTEX_SUBJECTS];
 	bool active[LB_NR_MUTEX_SUBJECTS];
 	uint64_t *lock_s[LB_NR_MUTEX_SUBJECTS], *unlock_s[LB_NR_MUTEX_SUBJECTS],
@@ -336,12 +240,12 @@ static void *uncontended_main(void *arg)
 	struct unc_ctx *c = arg;
 	const struct lb_options *o = c->e->opts;
 	struct lb_results *r = c->e->r;
-	struct breather b = { .every_cycles = c->e->breathe_cycles, .last = lb_tsc() };
+	struct lb_breather b = { .every_cycles = c->e->breathe_cycles, .last = lb_tsc() };
 
 	for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++) {
 		if (!c->active[s])
 			continue;
-		int ret = lb_mutex_ops(s)->init(&c->locks[s], c->ceiling);
+		int ret = lb_mutex_ops(s)->init(&c->locks[s], &c->params);
 		if (ret) {
 			snprintf(r->skipped[s], sizeof(r->skipped[s]), "init failed: %s", strerror(ret));
 			c->active[s] = false;
@@ -379,13 +283,13 @@ static void *uncontended_main(void *arg)
 			for (size_t i = from; i < to; i += PIECE_SAMPLES) {
 				size_t k = min_size(PIECE_SAMPLES, to - i);
 				ret |= ops->split(&c->locks[s], c->lock_s[s] + i, c->unlock_s[s] + i, k);
-				if (breathe(&b))
+				if (lb_breathe(&b))
 					ret |= ops->loop(&c->locks[s], CHUNK_WARMUP);
 			}
 			for (size_t i = pfrom; i < pto; i += PIECE_SAMPLES / LB_PAIR_BATCH) {
 				size_t k = min_size(PIECE_SAMPLES / LB_PAIR_BATCH, pto - i);
 				ret |= ops->pairs(&c->locks[s], c->pair_s[s] + i, k);
-				if (breathe(&b))
+				if (lb_breathe(&b))
 					ret |= ops->loop(&c->locks[s], CHUNK_WARMUP);
 			}
 			if (ret) {
@@ -415,30 +319,30 @@ static int run_uncontended(const struct env *e, char *err, size_t err_size)
 	memset(c, 0, sizeof(*c));
 	c->e = e;
 	c->probe = e->probe;
-	c->ceiling = e->opts->priority + 1;
+	c->params = one_cpu_params(e->opts);
 	c->n = e->opts->iterations;
 	c->npairs = max_size(c->n / LB_PAIR_BATCH, LB_MIN_ITERATIONS);
 	int ret = LB_EXIT_OK;
-	bool oom = !(c->timer_s = samples_alloc(c->n));
+	bool oom = !(c->timer_s = lb_samples_alloc(c->n));
 	for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++) {
 		if (!e->opts->selected[s] || r->skipped[s][0])
 			continue;
 		c->active[s] = true;
-		oom |= !(c->lock_s[s] = samples_alloc(c->n));
-		oom |= !(c->unlock_s[s] = samples_alloc(c->n));
-		oom |= !(c->pair_s[s] = samples_alloc(c->npairs));
+		oom |= !(c->lock_s[s] = lb_samples_alloc(c->n));
+		oom |= !(c->unlock_s[s] = lb_samples_alloc(c->n));
+		oom |= !(c->pair_s[s] = lb_samples_alloc(c->npairs));
 	}
-	struct thread *t;
+	struct lb_thread *t;
 	int tret;
 	if (oom) {
 		ret = fail(err, err_size, "out of memory for %zu samples", c->n);
-	} else if ((tret = start_thread(&t, uncontended_main, c, e->policy, e->opts->priority,
+	} else if ((tret = lb_thread_start(&t, uncontended_main, c, e->policy, e->opts->priority,
 					 e->opts->cpu)) != 0) {
 		ret = fail(err, err_size, "cannot start the benchmark thread on CPU %d: %s",
 			   e->opts->cpu, strerror(tret));
-	} else if ((tret = join_within(t)) != 0) {
+	} else if ((tret = lb_thread_join_within(t)) != 0) {
 		return fail(err, err_size, "the uncontended phase did not finish within %d s (%s)",
-			    PHASE_TIMEOUT_S, strerror(tret)); /* the thread still uses c */
+			    LB_PHASE_TIMEOUT_S, strerror(tret)); /* the thread still uses c */
 	} else if (c->err) {
 		ret = fail(err, err_size, "uncontended: %s", c->msg);
 	} else {
@@ -475,8 +379,8 @@ struct acc {
 static int acc_alloc(struct acc *acc, size_t cap)
 {
 	acc->n = 0;
-	acc->a = samples_alloc(cap);
-	acc->b = samples_alloc(cap);
+	acc->a = lb_samples_alloc(cap);
+	acc->b = lb_samples_alloc(cap);
 	return acc->a && acc->b ? 0 : ENOMEM;
 }
 
@@ -531,9 +435,9 @@ static void *contended_high(void *arg)
 static void *contended_low(void *arg)
 {
 	struct con_ctx *c = arg;
-	struct breather b = { .every_cycles = c->e->breathe_cycles, .last = lb_tsc() };
+	struct lb_breather b = { .every_cycles = c->e->breathe_cycles, .last = lb_tsc() };
 	for (size_t i = 0; i < c->total && !c->h_err && !c->l_err; i++) {
-		breathe(&b); /* H waits for go: the CPU may idle */
+		lb_breathe(&b); /* H waits for go: the CPU may idle */
 		int ret = c->ops->lock(&c->lock);
 		atomic_store_explicit(&c->holding, 1, memory_order_relaxed);
 		sem_post(&c->go); /* FIFO: H preempts here and blocks on the mutex */
@@ -570,37 +474,38 @@ static int run_contended(const struct env *e, enum lb_subject s, size_t rounds, 
 	c->e = e;
 	c->ops = lb_mutex_ops(s);
 	c->total = warm + rounds;
-	c->h_lock = samples_alloc(c->total);
-	c->l_unlock = samples_alloc(c->total);
+	c->h_lock = lb_samples_alloc(c->total);
+	c->l_unlock = lb_samples_alloc(c->total);
 	c->h_contended = calloc(c->total, sizeof(bool));
 	int ret = LB_EXIT_OK, tret;
 	sem_init(&c->go, 0, 0);
 	sem_init(&c->back, 0, 0);
-	struct thread *high, *low;
+	struct lb_thread *high, *low;
 	if (!c->h_lock || !c->l_unlock || !c->h_contended) {
 		ret = fail(err, err_size, "out of memory for %zu rounds", c->total);
 		goto out;
 	}
-	if ((tret = c->ops->init(&c->lock, o->priority + 1)) != 0) {
+	struct lb_lock_params params = one_cpu_params(o);
+	if ((tret = c->ops->init(&c->lock, &params)) != 0) {
 		snprintf(e->r->skipped[s], sizeof(e->r->skipped[s]), "init failed: %s",
 			 strerror(tret));
 		goto out;
 	}
 	progress(e, "contended", s);
-	if ((tret = start_thread(&high, contended_high, c, e->policy, o->priority + 1, o->cpu))) {
+	if ((tret = lb_thread_start(&high, contended_high, c, e->policy, o->priority + 1, o->cpu))) {
 		ret = fail(err, err_size, "cannot start a thread on CPU %d: %s", o->cpu, strerror(tret));
 		goto out_destroy;
 	}
-	if ((tret = start_thread(&low, contended_low, c, e->policy, o->priority, o->cpu))) {
+	if ((tret = lb_thread_start(&low, contended_low, c, e->policy, o->priority, o->cpu))) {
 		atomic_store(&c->stop, true);
 		sem_post(&c->go);
-		join_within(high);
+		lb_thread_join_within(high);
 		ret = fail(err, err_size, "cannot start a thread on CPU %d: %s", o->cpu, strerror(tret));
 		goto out_destroy;
 	}
-	if (join_within(low) != 0 || join_within(high) != 0)
+	if (lb_thread_join_within(low) != 0 || lb_thread_join_within(high) != 0)
 		return fail(err, err_size, "contended %s: the threads did not finish within %d s",
-			    lb_subject_label(s), PHASE_TIMEOUT_S); /* they still use c */
+			    lb_subject_label(s), LB_PHASE_TIMEOUT_S); /* they still use c */
 	if (c->h_err || c->l_err) {
 		ret = fail(err, err_size, "contended %s: lock/unlock failed: %s",
 			   lb_subject_label(s), strerror(c->h_err ? c->h_err : c->l_err));
@@ -677,7 +582,7 @@ static void stop(struct pp_ctx *c)
 static void *pingpong_a(void *arg)
 {
 	struct pp_ctx *c = arg;
-	struct breather b = { .every_cycles = c->e->breathe_cycles, .last = lb_tsc() };
+	struct lb_breather b = { .every_cycles = c->e->breathe_cycles, .last = lb_tsc() };
 	struct lb_syscount sc = { .fd = -1 };
 	char why[200];
 	size_t count_from = c->warm, count_to = c->warm;
@@ -706,7 +611,7 @@ static void *pingpong_a(void *arg)
 			/* B waits for its turn: pause without the mutex; the
 			 * next round starts after the pause. */
 			ret |= c->mops->unlock(&c->m);
-			breathe(&b);
+			lb_breathe(&b);
 			ret |= c->mops->lock(&c->m);
 			prev = lb_tsc();
 		}
@@ -753,36 +658,37 @@ static int run_pingpong(const struct env *e, enum lb_subject s, size_t rounds, s
 	c->warm = max_size(rounds / 10, 10);
 	c->total = c->warm + rounds;
 	set_turn(c, TURN_A);
-	c->round = samples_alloc(c->total);
+	c->round = lb_samples_alloc(c->total);
 	int ret = LB_EXIT_OK, tret;
-	struct thread *ta, *tb;
+	struct lb_thread *ta, *tb;
 	if (!c->round) {
 		ret = fail(err, err_size, "out of memory for %zu rounds", c->total);
 		goto out;
 	}
-	if ((tret = c->mops->init(&c->m, o->priority)) != 0 || (tret = c->ops->init(&c->cv_a)) != 0 ||
+	struct lb_lock_params params = one_cpu_params(o);
+	if ((tret = c->mops->init(&c->m, &params)) != 0 || (tret = c->ops->init(&c->cv_a)) != 0 ||
 	    (tret = c->ops->init(&c->cv_b)) != 0) {
 		snprintf(e->r->skipped[s], sizeof(e->r->skipped[s]), "init failed: %s",
 			 strerror(tret));
 		goto out;
 	}
 	progress(e, "condvar", s);
-	if ((tret = start_thread(&tb, pingpong_b, c, e->policy, o->priority, o->cpu))) {
+	if ((tret = lb_thread_start(&tb, pingpong_b, c, e->policy, o->priority, o->cpu))) {
 		ret = fail(err, err_size, "cannot start a thread on CPU %d: %s", o->cpu, strerror(tret));
 		goto out_destroy;
 	}
-	if ((tret = start_thread(&ta, pingpong_a, c, e->policy, o->priority, o->cpu))) {
+	if ((tret = lb_thread_start(&ta, pingpong_a, c, e->policy, o->priority, o->cpu))) {
 		c->mops->lock(&c->m);
 		stop(c);
 		c->ops->signal(&c->cv_b);
 		c->mops->unlock(&c->m);
-		join_within(tb);
+		lb_thread_join_within(tb);
 		ret = fail(err, err_size, "cannot start a thread on CPU %d: %s", o->cpu, strerror(tret));
 		goto out_destroy;
 	}
-	if (join_within(ta) != 0 || join_within(tb) != 0)
+	if (lb_thread_join_within(ta) != 0 || lb_thread_join_within(tb) != 0)
 		return fail(err, err_size, "condvar %s: the threads did not finish within %d s",
-			    lb_subject_label(s), PHASE_TIMEOUT_S); /* they still use c */
+			    lb_subject_label(s), LB_PHASE_TIMEOUT_S); /* they still use c */
 	if (c->a_err || c->b_err) {
 		ret = fail(err, err_size, "condvar %s: a lock, wait or signal failed: %s",
 			   lb_subject_label(s), strerror(c->a_err ? c->a_err : c->b_err));
@@ -811,6 +717,14 @@ out:
  * rounds (a fresh pair of threads per slice and subject), so that a slow
  * spell of the VM falls on every subject alike.
  */
+/* The condvar subjects and the mutexes of the hand-over, if selected and not skipped. */
+static bool in_sliced_phase(const struct env *e, enum lb_subject s)
+{
+	if (!e->opts->selected[s] || e->r->skipped[s][0])
+		return false;
+	return lb_subject_is_cond(s) || lb_mutex_ops(s)->handover;
+}
+
 static int run_sliced(const struct env *e, char *err, size_t err_size)
 {
 	const struct lb_options *o = e->opts;
@@ -819,12 +733,12 @@ static int run_sliced(const struct env *e, char *err, size_t err_size)
 	memset(acc, 0, sizeof(acc));
 	int ret = LB_EXIT_OK;
 	for (int s = 0; s < LB_NR_SUBJECTS && ret == LB_EXIT_OK; s++)
-		if (o->selected[s] && !r->skipped[s][0] && acc_alloc(&acc[s], o->rounds) != 0)
+		if (in_sliced_phase(e, s) && acc_alloc(&acc[s], o->rounds) != 0)
 			ret = fail(err, err_size, "out of memory for %zu rounds", o->rounds);
 	for (int slice = 0; slice < PHASE_SLICES && ret == LB_EXIT_OK; slice++) {
 		size_t rounds = o->rounds * (slice + 1) / PHASE_SLICES - o->rounds * slice / PHASE_SLICES;
 		for (int s = 0; s < LB_NR_SUBJECTS && ret == LB_EXIT_OK; s++) {
-			if (!o->selected[s] || r->skipped[s][0])
+			if (!in_sliced_phase(e, s))
 				continue;
 			if (lb_subject_is_cond(s))
 				ret = run_pingpong(e, s, rounds, &acc[s], err, err_size);
@@ -833,7 +747,7 @@ static int run_sliced(const struct env *e, char *err, size_t err_size)
 		}
 	}
 	for (int s = 0; s < LB_NR_SUBJECTS && ret == LB_EXIT_OK; s++) {
-		if (!o->selected[s] || r->skipped[s][0])
+		if (!in_sliced_phase(e, s))
 			continue;
 		if (lb_subject_is_cond(s)) {
 			r->cv[s].measured = true;
@@ -847,6 +761,118 @@ static int run_sliced(const struct env *e, char *err, size_t err_size)
 	}
 	for (int s = 0; s < LB_NR_SUBJECTS; s++)
 		acc_free(&acc[s]);
+	return ret;
+}
+
+/* ---- the periodic task workload ---- */
+
+static bool in_workload(const struct env *e, enum lb_subject s, enum lb_wl_class cls)
+{
+	unsigned bit = cls == LB_WL_UNIPROCESSOR ? LB_IN_UNIPROCESSOR : LB_IN_MULTIPROCESSOR;
+	return !lb_subject_is_cond(s) && e->opts->selected[s] && !e->r->skipped[s][0] &&
+	       (lb_mutex_ops(s)->classes & bit);
+}
+
+/* The second CPU of the multiprocessor class: the lowest allowed one but --cpu; -1 if none. */
+static int second_cpu(int cpu)
+{
+	cpu_set_t allowed;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+		return -1;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (c != cpu && CPU_ISSET(c, &allowed))
+			return c;
+	return -1;
+}
+
+/* Which classes can run here; the reasons of those that cannot in wl->cls[].skipped. */
+static void workload_plan(const struct env *e)
+{
+	struct lb_workload *wl = &e->r->wl;
+	const struct lb_options *o = e->opts;
+	char why[200] = "";
+	struct lb_oncpu probe;
+	if (o->workload_ms == 0)
+		snprintf(why, sizeof(why), "--workload-ms 0");
+	else if (e->policy != SCHED_FIFO)
+		snprintf(why, sizeof(why), "the workload needs SCHED_FIFO (see policy_note)");
+	else if (lb_oncpu_open(&probe, why, sizeof(why)) == 0)
+		lb_oncpu_close(&probe);
+	wl->cpus[0] = o->cpu;
+	wl->cpus[1] = second_cpu(o->cpu);
+	for (int cls = 0; cls < LB_NR_WL_CLASSES; cls++) {
+		struct lb_workload_class *wc = &wl->cls[cls];
+		bool any = false;
+		for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++)
+			any |= in_workload(e, s, cls);
+		if (why[0])
+			snprintf(wc->skipped, sizeof(wc->skipped), "%s", why);
+		else if (!any)
+			snprintf(wc->skipped, sizeof(wc->skipped), "no subject of this class selected");
+		else if (cls == LB_WL_MULTIPROCESSOR && wl->cpus[1] < 0)
+			snprintf(wc->skipped, sizeof(wc->skipped),
+				 "needs a second CPU in this process's affinity mask");
+		else
+			wc->run = true;
+	}
+}
+
+/*
+ * WL_SLICES timed runs per class and subject, the subjects interleaved, each
+ * slice with a new random task set (the same for every subject); then one
+ * shorter run per class and subject counting system calls.
+ */
+static int run_workload(const struct env *e, char *err, size_t err_size)
+{
+	const struct lb_options *o = e->opts;
+	struct lb_results *r = e->r;
+	struct lb_workload *wl = &r->wl;
+	workload_plan(e);
+	wl->slices = o->workload_ms / WL_SLICES >= WL_MIN_SLICE_MS ? WL_SLICES : 1;
+	wl->slice_ms = o->workload_ms / wl->slices;
+	wl->count_ms = wl->slice_ms < WL_MAX_COUNT_MS ? wl->slice_ms : WL_MAX_COUNT_MS;
+	struct lb_wl_env env = { .policy = e->policy, .tsc_hz = r->machine.tsc_hz, .probe = e->probe };
+	/* Room for every priority of the task set and the global ceiling above it. */
+	int base = o->priority < 98 - LB_WL_MAX_TASKS ? o->priority : 98 - LB_WL_MAX_TASKS;
+
+	static struct lb_wl_acc acc[LB_NR_WL_CLASSES][LB_NR_MUTEX_SUBJECTS];
+	memset(acc, 0, sizeof(acc));
+	int ret = LB_EXIT_OK;
+	size_t cap = lb_wl_max_jobs(o->workload_ms);
+	for (int cls = 0; cls < LB_NR_WL_CLASSES && ret == LB_EXIT_OK; cls++)
+		for (int s = 0; s < LB_NR_MUTEX_SUBJECTS && ret == LB_EXIT_OK; s++)
+			if (wl->cls[cls].run && in_workload(e, s, cls) &&
+			    lb_wl_acc_alloc(&acc[cls][s], cap) != 0)
+				ret = fail(err, err_size, "out of memory for the workload's samples");
+
+	for (unsigned slice = 0; slice <= wl->slices && ret == LB_EXIT_OK; slice++) {
+		bool counting = slice == wl->slices;
+		if (counting && !e->probe->available)
+			break;
+		for (int cls = 0; cls < LB_NR_WL_CLASSES && ret == LB_EXIT_OK; cls++) {
+			struct lb_workload_class *wc = &wl->cls[cls];
+			if (!wc->run)
+				continue;
+			struct lb_wl_taskset ts;
+			lb_wl_taskset_make(cls, wl->cpus, base, o->seed + (counting ? 0 : slice), &ts);
+			if (slice == 0)
+				wc->first = ts;
+			for (int s = 0; s < LB_NR_MUTEX_SUBJECTS && ret == LB_EXIT_OK; s++) {
+				if (!in_workload(e, s, cls))
+					continue;
+				progress(e, cls == LB_WL_UNIPROCESSOR ? "workload/1" : "workload/2", s);
+				ret = lb_wl_run(&env, s, &ts, counting ? wl->count_ms : wl->slice_ms,
+						counting, &acc[cls][s], r->skipped[s],
+						sizeof(r->skipped[s]), err, err_size);
+			}
+		}
+	}
+	for (int cls = 0; cls < LB_NR_WL_CLASSES; cls++)
+		for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++) {
+			if (ret == LB_EXIT_OK && wl->cls[cls].run && in_workload(e, s, cls))
+				lb_wl_acc_summarise(&acc[cls][s], &wl->cls[cls].subject[s]);
+			lb_wl_acc_free(&acc[cls][s]);
+		}
 	return ret;
 }
 
@@ -898,6 +924,8 @@ int lb_run(const struct lb_options *opts, struct lb_results *r, char *err, size_
 		snprintf(r->sys.reason, sizeof(r->sys.reason), "no mutex subject selected");
 	if (ret == LB_EXIT_OK)
 		ret = run_sliced(&e, err, err_size);
+	if (ret == LB_EXIT_OK)
+		ret = run_workload(&e, err, err_size);
 	if (e.progress)
 		fprintf(stderr, "\r%60s\r", "");
 	return ret;

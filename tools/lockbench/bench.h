@@ -12,6 +12,7 @@
 
 #include "options.h"
 #include "stats.h"
+#include "workload.h"
 
 struct lb_machine {
 	char cpu_model[128];
@@ -61,6 +62,22 @@ struct lb_syscall_check {
 	bool self_check_ok;
 };
 
+/* The periodic task workload (workload.h), per class. */
+struct lb_workload_class {
+	bool run;
+	char skipped[200];                /* why the class did not run */
+	struct lb_wl_taskset first;       /* the task set of the first slice, for the header */
+	struct lb_wl_result subject[LB_NR_MUTEX_SUBJECTS];
+};
+
+struct lb_workload {
+	unsigned slices;                  /* timed runs per subject, each with new random tasks */
+	unsigned slice_ms;                /* measured time of one timed run */
+	unsigned count_ms;                /* measured time of the syscall-counting run */
+	int cpus[2];
+	struct lb_workload_class cls[LB_NR_WL_CLASSES];
+};
+
 struct lb_results {
 	struct lb_options opts;
 	struct lb_machine machine;
@@ -74,6 +91,7 @@ struct lb_results {
 	struct lb_condvar cv[LB_NR_SUBJECTS]; /* indexed by the condvar subjects */
 	char skipped[LB_NR_SUBJECTS][160];    /* why a selected subject was not measured */
 	struct lb_syscall_check sys;
+	struct lb_workload wl;
 };
 
 /* Run every selected measurement. LB_EXIT_OK, or LB_EXIT_FAILURE with a message. */

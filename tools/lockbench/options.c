@@ -11,12 +11,13 @@
 static const struct {
 	const char *name;
 	const char *label;
+	const char *column; /* at most 9 characters: a column heading of the workload tables */
 } subjects[LB_NR_SUBJECTS] = {
-	[LB_RTS_NONE] = { "rts-none", "rts NONE" },
-	[LB_RTS_PIP] = { "rts-pip", "rts PIP" },
-	[LB_GLIBC_NONE] = { "glibc-none", "glibc PRIO_NONE" },
-	[LB_GLIBC_INHERIT] = { "glibc-inherit", "glibc PRIO_INHERIT" },
-	[LB_GLIBC_PROTECT] = { "glibc-protect", "glibc PRIO_PROTECT" },
+	[LB_RTS_NONE] = { "rts-none", "rts NONE", "rts-NONE" },
+	[LB_RTS_PIP] = { "rts-pip", "rts PIP", "rts-PIP" },
+	[LB_GLIBC_NONE] = { "glibc-none", "glibc PRIO_NONE", "g-NONE" },
+	[LB_GLIBC_INHERIT] = { "glibc-inherit", "glibc PRIO_INHERIT", "g-INHERIT" },
+	[LB_GLIBC_PROTECT] = { "glibc-protect", "glibc PRIO_PROTECT", "g-PROTECT" },
 	[LB_COND_RTS_PIP] = { "cond-rts-pip", "rts_cond + rts PIP" },
 	[LB_COND_RTS_NONE] = { "cond-rts-none", "rts_cond + rts NONE" },
 	[LB_COND_GLIBC_NONE] = { "cond-glibc-none", "pthread_cond + PRIO_NONE" },
@@ -33,6 +34,11 @@ const char *lb_subject_label(enum lb_subject s)
 	return subjects[s].label;
 }
 
+const char *lb_subject_column(enum lb_subject s)
+{
+	return subjects[s].column ? subjects[s].column : subjects[s].name;
+}
+
 bool lb_subject_is_cond(enum lb_subject s)
 {
 	return s >= LB_NR_MUTEX_SUBJECTS;
@@ -41,15 +47,19 @@ bool lb_subject_is_cond(enum lb_subject s)
 void lb_options_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
-		"usage: %s [--iterations N] [--cpu N] [--priority N] [--quick] [--json]\n"
-		"       %*s [--only SUBJECT[,SUBJECT...]] [--help]\n"
+		"usage: %s [--iterations N] [--workload-ms N] [--seed N] [--cpu N] [--priority N]\n"
+		"       %*s [--quick] [--json] [--only SUBJECT[,SUBJECT...]] [--help]\n"
 		"\n"
 		"Lock and unlock overheads of rtsched's mutexes and condition variable against\n"
 		"glibc's, measured in one run (seed 001 Table I layout: avg / 99th pct / max).\n"
 		"\n"
 		"  --iterations N  uncontended samples per subject and operation (default %u,\n"
 		"                  %u..%u); contended and condvar rounds are N/10 (at least %u)\n"
-		"  --quick         %u iterations: a fast smoke run, for tests\n"
+		"  --workload-ms N time of the periodic task workload per subject and class\n"
+		"                  (uniprocessor, multiprocessor), in ms (default %u, 0..%u;\n"
+		"                  0: no workload); plus a shorter run counting system calls\n"
+		"  --seed N        seed of the workload's random task parameters (default 1)\n"
+		"  --quick         %u iterations, %u ms of workload: a fast smoke run, for tests\n"
 		"  --cpu N         CPU of the benchmark threads (default: the last CPU)\n"
 		"  --priority N    SCHED_FIFO priority of the benchmark threads, 1..98 (default %d;\n"
 		"                  the high thread of the contended case and the PRIO_PROTECT\n"
@@ -58,7 +68,8 @@ void lb_options_usage(FILE *out, const char *prog)
 		"  --only LIST     measure only these subjects (comma-separated):\n"
 		"                  ",
 		prog, (int)strlen(prog), "", LB_DEFAULT_ITERATIONS, LB_MIN_ITERATIONS,
-		LB_MAX_ITERATIONS, LB_MIN_ITERATIONS, LB_QUICK_ITERATIONS, LB_DEFAULT_PRIORITY);
+		LB_MAX_ITERATIONS, LB_MIN_ITERATIONS, LB_DEFAULT_WORKLOAD_MS, LB_MAX_WORKLOAD_MS,
+		LB_QUICK_ITERATIONS, LB_QUICK_WORKLOAD_MS, LB_DEFAULT_PRIORITY);
 	for (int s = 0; s < LB_NR_SUBJECTS; s++)
 		fprintf(out, "%s%s%s", subjects[s].name, s + 1 < LB_NR_SUBJECTS ? "," : "\n",
 			s == LB_NR_MUTEX_SUBJECTS - 1 ? "\n                  " : "");
@@ -110,12 +121,14 @@ int lb_options_parse(int argc, char *const argv[], int ncpus, struct lb_options 
 	opts->iterations = LB_DEFAULT_ITERATIONS;
 	opts->cpu = ncpus > 1 ? ncpus - 1 : 0;
 	opts->priority = LB_DEFAULT_PRIORITY;
+	opts->workload_ms = LB_DEFAULT_WORKLOAD_MS;
+	opts->seed = 1;
 	for (int s = 0; s < LB_NR_SUBJECTS; s++)
 		opts->selected[s] = true;
 	if (err_size)
 		err[0] = '\0';
 
-	bool iterations_given = false;
+	bool iterations_given = false, workload_given = false;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		/* "--name=value" or "--name value" */
@@ -147,6 +160,20 @@ int lb_options_parse(int argc, char *const argv[], int ncpus, struct lb_options 
 						   value, LB_MIN_ITERATIONS, LB_MAX_ITERATIONS);
 			opts->iterations = (size_t)v;
 			iterations_given = true;
+		} else if (IS("--workload-ms")) {
+			TAKE_VALUE();
+			if (opts_parse_u64(value, 0, LB_MAX_WORKLOAD_MS, &v))
+				return usage_error(err, err_size,
+						   "--workload-ms: '%s' is not an integer in 0..%u",
+						   value, LB_MAX_WORKLOAD_MS);
+			opts->workload_ms = (unsigned)v;
+			workload_given = true;
+		} else if (IS("--seed")) {
+			TAKE_VALUE();
+			if (opts_parse_u64(value, 0, UINT64_MAX, &v))
+				return usage_error(err, err_size,
+						   "--seed: '%s' is not a non-negative integer", value);
+			opts->seed = v;
 		} else if (IS("--cpu")) {
 			TAKE_VALUE();
 			if (opts_parse_u64(value, 0, ncpus > 0 ? (uint64_t)ncpus - 1 : 0, &v))
@@ -184,8 +211,11 @@ int lb_options_parse(int argc, char *const argv[], int ncpus, struct lb_options 
 	}
 	if (opts->quick && iterations_given)
 		return usage_error(err, err_size, "--quick and --iterations exclude each other");
-	if (opts->quick)
+	if (opts->quick) {
 		opts->iterations = LB_QUICK_ITERATIONS;
+		if (!workload_given)
+			opts->workload_ms = LB_QUICK_WORKLOAD_MS;
+	}
 	opts->rounds = opts->iterations / 10 < LB_MIN_ITERATIONS ? LB_MIN_ITERATIONS
 								  : opts->iterations / 10;
 	opts->warmup = opts->iterations / 10 < 1000 ? 1000 : opts->iterations / 10;

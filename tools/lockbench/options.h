@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Exit codes of the program. */
@@ -32,6 +33,8 @@ enum lb_subject {
 /* Command-line name ("rts-pip") and table label ("rts PIP") of a subject. */
 const char *lb_subject_name(enum lb_subject s);
 const char *lb_subject_label(enum lb_subject s);
+/* A short label (at most 9 characters) for the columns of the workload tables. */
+const char *lb_subject_column(enum lb_subject s);
 bool lb_subject_is_cond(enum lb_subject s);
 
 struct lb_options {
@@ -41,6 +44,8 @@ struct lb_options {
 	int cpu;                 /* CPU of the benchmark threads */
 	bool cpu_given;          /* --cpu was given (else the default may be adjusted) */
 	int priority;            /* SCHED_FIFO priority of the benchmark threads */
+	unsigned workload_ms;    /* workload time per subject and class (0: no workload) */
+	uint64_t seed;           /* of the workload's random task parameters */
 	bool quick;
 	bool json;
 	bool help;
@@ -52,6 +57,9 @@ struct lb_options {
 #define LB_MIN_ITERATIONS     100u
 #define LB_MAX_ITERATIONS     2000000u
 #define LB_DEFAULT_PRIORITY   80
+#define LB_DEFAULT_WORKLOAD_MS 2000u
+#define LB_QUICK_WORKLOAD_MS   150u
+#define LB_MAX_WORKLOAD_MS     60000u
 
 /*
  * Parse argv into opts. ncpus: the CPUs --cpu may name (0 .. ncpus-1).

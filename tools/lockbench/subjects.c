@@ -19,15 +19,15 @@ static int rtsched_init(union lb_lock *l, int protocol)
 	return ret;
 }
 
-static int rtsched_none_init(union lb_lock *l, int ceiling)
+static int rtsched_none_init(union lb_lock *l, const struct lb_lock_params *p)
 {
-	(void)ceiling;
+	(void)p;
 	return rtsched_init(l, RTS_PROTO_NONE);
 }
 
-static int rtsched_pip_init(union lb_lock *l, int ceiling)
+static int rtsched_pip_init(union lb_lock *l, const struct lb_lock_params *p)
 {
-	(void)ceiling;
+	(void)p;
 	return rtsched_init(l, RTS_PROTO_PIP);
 }
 
@@ -63,21 +63,21 @@ static int glibc_init(union lb_lock *l, int protocol, int ceiling)
 	return ret;
 }
 
-static int glibc_none_init(union lb_lock *l, int ceiling)
+static int glibc_none_init(union lb_lock *l, const struct lb_lock_params *p)
 {
-	(void)ceiling;
+	(void)p;
 	return glibc_init(l, PTHREAD_PRIO_NONE, 0);
 }
 
-static int glibc_inherit_init(union lb_lock *l, int ceiling)
+static int glibc_inherit_init(union lb_lock *l, const struct lb_lock_params *p)
 {
-	(void)ceiling;
+	(void)p;
 	return glibc_init(l, PTHREAD_PRIO_INHERIT, 0);
 }
 
-static int glibc_protect_init(union lb_lock *l, int ceiling)
+static int glibc_protect_init(union lb_lock *l, const struct lb_lock_params *p)
 {
-	return glibc_init(l, PTHREAD_PRIO_PROTECT, ceiling);
+	return glibc_init(l, PTHREAD_PRIO_PROTECT, p->local_ceiling);
 }
 
 static inline int glibc_lock(union lb_lock *l)
@@ -161,17 +161,23 @@ plain_loop(lock_fn lock, lock_fn unlock, union lb_lock *l, size_t n)
 LOOPS(rtsched)
 LOOPS(glibc)
 
-#define OPS(init_fn, family)                                                                \
+#define OPS(init_fn, family, ...)                                                           \
 	{ .init = init_fn, .destroy = family##_destroy, .lock = family##_lock,             \
 	  .unlock = family##_unlock, .split = family##_split, .pairs = family##_pairs,      \
-	  .loop = family##_loop }
+	  .loop = family##_loop, __VA_ARGS__ }
 
+#define BOTH (LB_IN_UNIPROCESSOR | LB_IN_MULTIPROCESSOR)
+
+/*
+ * The protocols table. rts NONE is in the loops only (the workload's plain
+ * futex baseline is glibc PRIO_NONE, as in the targets).
+ */
 static const struct lb_mutex_ops mutex_ops[LB_NR_MUTEX_SUBJECTS] = {
-	[LB_RTS_NONE] = OPS(rtsched_none_init, rtsched),
-	[LB_RTS_PIP] = OPS(rtsched_pip_init, rtsched),
-	[LB_GLIBC_NONE] = OPS(glibc_none_init, glibc),
-	[LB_GLIBC_INHERIT] = OPS(glibc_inherit_init, glibc),
-	[LB_GLIBC_PROTECT] = OPS(glibc_protect_init, glibc),
+	[LB_RTS_NONE] = OPS(rtsched_none_init, rtsched, .handover = true),
+	[LB_RTS_PIP] = OPS(rtsched_pip_init, rtsched, .classes = BOTH, .handover = true),
+	[LB_GLIBC_NONE] = OPS(glibc_none_init, glibc, .classes = BOTH, .handover = true),
+	[LB_GLIBC_INHERIT] = OPS(glibc_inherit_init, glibc, .classes = BOTH, .handover = true),
+	[LB_GLIBC_PROTECT] = OPS(glibc_protect_init, glibc, .classes = BOTH, .handover = true),
 };
 
 const struct lb_mutex_ops *lb_mutex_ops(enum lb_subject s)

@@ -4,6 +4,7 @@
 #define LOCKBENCH_SUBJECTS_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,10 +26,20 @@ union lb_cond {
 /* Lock+unlock pairs timed together per pair sample: the timer cost is amortised. */
 #define LB_PAIR_BATCH 32
 
+/* What a lock is created with; each protocol uses what it needs. */
+struct lb_lock_params {
+	int local_ceiling;  /* PRIO_PROTECT, PCP, SRP, IPCP: the highest priority of the users */
+	int global_ceiling; /* MPCP, FMLP+: above every base priority of the users */
+	int partition;      /* PCP, SRP, IPCP: the CPU of the users */
+};
+
+/* The workload classes a subject takes part in (bits). */
+#define LB_IN_UNIPROCESSOR   0x1u /* several tasks on one CPU */
+#define LB_IN_MULTIPROCESSOR 0x2u /* tasks on two CPUs sharing a global resource */
+
 /* Every function returns 0 or an error number, as pthreads does. */
 struct lb_mutex_ops {
-	/* ceiling: the PRIO_PROTECT priority ceiling (ignored by the others). */
-	int (*init)(union lb_lock *l, int ceiling);
+	int (*init)(union lb_lock *l, const struct lb_lock_params *p);
 	int (*destroy)(union lb_lock *l);
 	int (*lock)(union lb_lock *l);
 	int (*unlock)(union lb_lock *l);
@@ -42,6 +53,18 @@ struct lb_mutex_ops {
 	int (*split)(union lb_lock *l, uint64_t *lock_cycles, uint64_t *unlock_cycles, size_t n);
 	int (*pairs)(union lb_lock *l, uint64_t *batch_cycles, size_t n);
 	int (*loop)(union lb_lock *l, size_t n);
+	/*
+	 * Called at the start of every job of the workload, NULL if the
+	 * protocol has nothing to do there (the deferred ceiling protocols
+	 * hold a job back there while a ceiling at or above it is held).
+	 */
+	int (*job_start)(void);
+	unsigned classes;  /* LB_IN_* */
+	/*
+	 * Measured in the two-thread hand-over (bench.c): the protocols whose
+	 * lock a thread may contend for without a job release in between.
+	 */
+	bool handover;
 };
 
 struct lb_cond_ops {

@@ -103,6 +103,14 @@ void lb_syscount_start(struct lb_syscount *sc)
 	ioctl(sc->fd, PERF_EVENT_IOC_ENABLE, 0);
 }
 
+uint64_t lb_syscount_read(const struct lb_syscount *sc)
+{
+	uint64_t count = 0;
+	if (read(sc->fd, &count, sizeof(count)) != (ssize_t)sizeof(count))
+		return 0;
+	return count;
+}
+
 static uint64_t stop_raw(struct lb_syscount *sc)
 {
 	ioctl(sc->fd, PERF_EVENT_IOC_DISABLE, 0);

@@ -40,6 +40,12 @@ void lb_syscount_close(struct lb_syscount *sc);
 
 /* Start counting (reset + enable). */
 void lb_syscount_start(struct lb_syscount *sc);
+/*
+ * The count since lb_syscount_start, the counter left running. The read is a
+ * system call itself: the difference of two reads around a region is the
+ * region's calls plus one.
+ */
+uint64_t lb_syscount_read(const struct lb_syscount *sc);
 /* Stop; the system calls made since lb_syscount_start, the overhead subtracted. */
 int64_t lb_syscount_stop(struct lb_syscount *sc);
 

@@ -149,6 +149,94 @@ static void mutexes(struct jw *j, const struct lb_results *r)
 	jw_object_end(j);
 }
 
+static const char *const wl_class_keys[LB_NR_WL_CLASSES] = { "uniprocessor", "multiprocessor" };
+static const char *const wl_op_keys[LB_NR_WL_OPS] = { "lock", "unlock", "job_start" };
+static const char *const contention_keys[2] = { "uncontended", "contended" };
+
+static void wl_tasks(struct jw *j, const struct lb_wl_taskset *ts)
+{
+	jw_key(j, "tasks");
+	jw_array_begin(j);
+	for (int i = 0; i < ts->ntasks; i++) {
+		const struct lb_wl_task *t = &ts->task[i];
+		kv_object(j, NULL);
+		kv_int(j, "cpu", t->cpu);
+		kv_int(j, "priority", t->priority);
+		kv_number(j, "period_us", (double)t->period_ns / 1000);
+		kv_number(j, "exec_us", (double)t->exec_ns / 1000);
+		kv_number(j, "cs_us", (double)t->cs_ns / 1000);
+		jw_object_end(j);
+	}
+	jw_array_end(j);
+	kv_int(j, "local_ceiling", ts->params.local_ceiling);
+	kv_int(j, "global_ceiling", ts->params.global_ceiling);
+}
+
+static void wl_subject(struct jw *j, const struct lb_results *r, enum lb_subject s,
+		       const struct lb_wl_result *w)
+{
+	kv_object(j, lb_subject_name(s));
+	kv_string(j, "label", lb_subject_label(s));
+	kv_int(j, "jobs", (int64_t)w->jobs);
+	kv_int(j, "overruns", (int64_t)w->overruns);
+	for (int op = 0; op < LB_NR_WL_OPS; op++) {
+		if (op == LB_WL_JOB_START && !lb_mutex_ops(s)->job_start) {
+			kv_null(j, wl_op_keys[op]);
+			continue;
+		}
+		kv_object(j, wl_op_keys[op]);
+		for (int con = 0; con < 2; con++)
+			dist(j, r, contention_keys[con], &w->dist[op][con]);
+		jw_object_end(j);
+	}
+	kv_object(j, "syscalls_per_op");
+	for (int op = 0; op < LB_NR_WL_OPS; op++) {
+		if (!w->syscalls_counted || (op == LB_WL_JOB_START && !lb_mutex_ops(s)->job_start)) {
+			kv_null(j, wl_op_keys[op]);
+			continue;
+		}
+		kv_object(j, wl_op_keys[op]);
+		for (int con = 0; con < 2; con++) {
+			if (w->counted_ops[op][con])
+				kv_number(j, contention_keys[con],
+					  (double)w->syscalls[op][con] / (double)w->counted_ops[op][con]);
+			else
+				kv_null(j, contention_keys[con]);
+		}
+		jw_object_end(j);
+	}
+	jw_object_end(j);
+	jw_object_end(j);
+}
+
+static void workload(struct jw *j, const struct lb_results *r)
+{
+	const struct lb_workload *wl = &r->wl;
+	kv_object(j, "workload");
+	kv_int(j, "slices", wl->slices);
+	kv_int(j, "slice_ms", wl->slice_ms);
+	kv_int(j, "syscall_count_ms", wl->count_ms);
+	kv_string(j, "sample",
+		  "not switched out: TSC from request to return; switched out: the caller's "
+		  "on-CPU time in the call (perf time_running), the blocking time removed");
+	for (int cls = 0; cls < LB_NR_WL_CLASSES; cls++) {
+		const struct lb_workload_class *wc = &wl->cls[cls];
+		kv_object(j, wl_class_keys[cls]);
+		kv_bool(j, "run", wc->run);
+		note(j, "skipped", wc->skipped);
+		if (wc->run) {
+			wl_tasks(j, &wc->first);
+			kv_object(j, "subjects");
+			for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++)
+				if (wc->subject[s].measured)
+					wl_subject(j, r, s, &wc->subject[s]);
+			jw_object_end(j);
+		}
+		jw_object_end(j);
+	}
+	jw_object_end(j);
+}
+
 static void condvars(struct jw *j, const struct lb_results *r)
 {
 	kv_object(j, "condvar");
@@ -248,6 +336,7 @@ void lb_view_json(FILE *out, const struct lb_results *r)
 	header(&j, r);
 	mutexes(&j, r);
 	condvars(&j, r);
+	workload(&j, r);
 	syscalls(&j, r);
 	kv_object(&j, "skipped");
 	for (int s = 0; s < LB_NR_SUBJECTS; s++)

@@ -169,6 +169,162 @@ static void condvar_table(FILE *out, const struct lb_results *r)
 	}
 }
 
+/* ---- the workload: seed 001 Table I, rows = metrics, columns = subjects ---- */
+
+#define WL_ROW_LABEL 22
+#define WL_COLUMN    10
+
+static const char *const wl_class_titles[LB_NR_WL_CLASSES] = { "uniprocessor", "multiprocessor" };
+static const char *const wl_op_titles[LB_NR_WL_OPS] = { "Lock", "Unlock", "Job start" };
+
+/* The subjects measured in a class, in table order; returns how many. */
+static int wl_columns(const struct lb_workload_class *wc, enum lb_subject cols[LB_NR_MUTEX_SUBJECTS])
+{
+	int n = 0;
+	for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++)
+		if (wc->subject[s].measured)
+			cols[n++] = s;
+	return n;
+}
+
+static void wl_heading(FILE *out, const enum lb_subject *cols, int n)
+{
+	fprintf(out, "%-*s", WL_ROW_LABEL, "");
+	for (int i = 0; i < n; i++)
+		fprintf(out, " %*s", WL_COLUMN - 1, lb_subject_column(cols[i]));
+	fputc('\n', out);
+	rule(out, WL_ROW_LABEL + WL_COLUMN * n);
+}
+
+static void wl_value(FILE *out, double v, bool ns)
+{
+	if (ns && v < 1000)
+		fprintf(out, " %*.1f", WL_COLUMN - 1, v);
+	else
+		fprintf(out, " %*.0f", WL_COLUMN - 1, v);
+}
+
+static bool has_job_start(const enum lb_subject *cols, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (lb_mutex_ops(cols[i])->job_start)
+			return true;
+	return false;
+}
+
+/* avg, 99% and max rows of one operation and contention, and its sample count. */
+static void wl_dist_rows(FILE *out, const struct lb_results *r, const struct lb_workload_class *wc,
+			 const enum lb_subject *cols, int n, enum lb_wl_op op, int con, bool ns)
+{
+	static const char *const stat_titles[3] = { "avg", "99%", "max" };
+	double f = ns ? lb_ns(r, 1) : 1;
+	for (int stat = 0; stat < 3; stat++) {
+		char label[40];
+		snprintf(label, sizeof(label), "  %s (%s)", wl_op_titles[op], stat_titles[stat]);
+		fprintf(out, "%-*s", WL_ROW_LABEL, label);
+		for (int i = 0; i < n; i++) {
+			const struct lb_dist *d = &wc->subject[cols[i]].dist[op][con];
+			bool applies = op != LB_WL_JOB_START || lb_mutex_ops(cols[i])->job_start;
+			if (!applies || d->n == 0) {
+				fprintf(out, " %*s", WL_COLUMN - 1, "-");
+				continue;
+			}
+			wl_value(out, (stat == 0 ? d->avg : stat == 1 ? d->p99 : d->max) * f, ns);
+		}
+		fputc('\n', out);
+	}
+}
+
+static void wl_count_row(FILE *out, const struct lb_workload_class *wc, const enum lb_subject *cols,
+			 int n, enum lb_wl_op op, int con)
+{
+	char label[40];
+	snprintf(label, sizeof(label), "  %s samples", wl_op_titles[op]);
+	fprintf(out, "%-*s", WL_ROW_LABEL, label);
+	for (int i = 0; i < n; i++) {
+		bool applies = op != LB_WL_JOB_START || lb_mutex_ops(cols[i])->job_start;
+		if (applies)
+			fprintf(out, " %*zu", WL_COLUMN - 1, wc->subject[cols[i]].dist[op][con].n);
+		else
+			fprintf(out, " %*s", WL_COLUMN - 1, "-");
+	}
+	fputc('\n', out);
+}
+
+static void wl_syscall_row(FILE *out, const struct lb_workload_class *wc, const enum lb_subject *cols,
+			   int n, enum lb_wl_op op, int con)
+{
+	char label[40];
+	snprintf(label, sizeof(label), "  syscalls / %s", wl_op_titles[op]);
+	fprintf(out, "%-*s", WL_ROW_LABEL, label);
+	for (int i = 0; i < n; i++) {
+		const struct lb_wl_result *w = &wc->subject[cols[i]];
+		bool applies = op != LB_WL_JOB_START || lb_mutex_ops(cols[i])->job_start;
+		if (!applies || !w->syscalls_counted || w->counted_ops[op][con] == 0)
+			fprintf(out, " %*s", WL_COLUMN - 1, applies && w->syscalls_counted ? "-" : "n/a");
+		else
+			fprintf(out, " %*.2f", WL_COLUMN - 1,
+				(double)w->syscalls[op][con] / (double)w->counted_ops[op][con]);
+	}
+	fputc('\n', out);
+}
+
+static void wl_table(FILE *out, const struct lb_results *r, enum lb_wl_class cls, bool ns)
+{
+	const struct lb_workload_class *wc = &r->wl.cls[cls];
+	enum lb_subject cols[LB_NR_MUTEX_SUBJECTS];
+	int n = wl_columns(wc, cols);
+	fprintf(out, "\nWorkload, %s, %s (%u runs of %u ms per subject)\n", wl_class_titles[cls],
+		ns ? "ns" : "cycles", r->wl.slices, r->wl.slice_ms);
+	wl_heading(out, cols, n);
+	bool gates = has_job_start(cols, n);
+	for (int con = 0; con < 2; con++) {
+		fprintf(out, "%s\n", con ? "Contended (blocking time removed)" : "Uncontended");
+		for (int op = 0; op < LB_NR_WL_OPS; op++) {
+			if (op == LB_WL_JOB_START && !gates)
+				continue;
+			wl_dist_rows(out, r, wc, cols, n, op, con, ns);
+			if (ns)
+				continue;
+			wl_count_row(out, wc, cols, n, op, con);
+			wl_syscall_row(out, wc, cols, n, op, con);
+		}
+	}
+}
+
+static void wl_section(FILE *out, const struct lb_results *r, enum lb_wl_class cls)
+{
+	const struct lb_workload_class *wc = &r->wl.cls[cls];
+	fprintf(out, "\nWorkload, %s: ", wl_class_titles[cls]);
+	if (!wc->run) {
+		fprintf(out, "not run: %s\n", wc->skipped);
+		return;
+	}
+	const struct lb_wl_taskset *ts = &wc->first;
+	fprintf(out, "%d periodic SCHED_FIFO tasks sharing one lock, first task set:\n", ts->ntasks);
+	for (int i = 0; i < ts->ntasks; i++) {
+		const struct lb_wl_task *t = &ts->task[i];
+		fprintf(out, "  CPU %d  prio %2d  period %4.0f us  exec %5.1f us  critical section %4.1f us\n",
+			t->cpu, t->priority, (double)t->period_ns / 1000, (double)t->exec_ns / 1000,
+			(double)t->cs_ns / 1000);
+	}
+	fprintf(out, "  ceilings: local %d, global %d; new random parameters per run (seed %" PRIu64
+		     ")\n", ts->params.local_ceiling, ts->params.global_ceiling, r->opts.seed);
+	enum lb_subject cols[LB_NR_MUTEX_SUBJECTS];
+	int n = wl_columns(wc, cols);
+	fprintf(out, "  jobs measured:    ");
+	for (int i = 0; i < n; i++)
+		fprintf(out, " %s %" PRIu64 "%s", lb_subject_column(cols[i]),
+			wc->subject[cols[i]].jobs, i + 1 < n ? "," : "\n");
+	uint64_t overruns = 0;
+	for (int i = 0; i < n; i++)
+		overruns += wc->subject[cols[i]].overruns;
+	if (overruns)
+		fprintf(out, "  late jobs (releases skipped): %" PRIu64 " in all\n", overruns);
+	wl_table(out, r, cls, false);
+	wl_table(out, r, cls, true);
+}
+
 static void syscall_table(FILE *out, const struct lb_results *r)
 {
 	const struct lb_syscall_check *sys = &r->sys;
@@ -250,6 +406,17 @@ void lb_view_table(FILE *out, const struct lb_results *r)
 	}
 	if (any_cond)
 		condvar_table(out, r);
+	if (any_mutex && r->opts.workload_ms) {
+		fprintf(out, "\nPeriodic task workload (seed 001 sec. VI-A, periods x%d): one sample per "
+			     "operation; not switched out: TSC\nfrom the request (lock: or the holder's "
+			     "release, if later) to the return; switched out: the caller's\n"
+			     "on-CPU time in the call (perf time_running), the blocking time removed. "
+			     "syscalls: a separate run.\n", LB_WL_PERIOD_SCALE);
+		fprintf(out, "Columns: rts-* and protocol names are rtsched (deferred form unless -E, "
+			     "eager); g-* glibc PTHREAD_PRIO_*.\n");
+		for (int cls = 0; cls < LB_NR_WL_CLASSES; cls++)
+			wl_section(out, r, cls);
+	}
 	if (any_mutex)
 		syscall_table(out, r);
 	ratio_lines(out, r);

@@ -13,6 +13,8 @@ CASES = [
     (["--only", "rts-pip,nope"], "--only: unknown subject 'nope'"),
     (["--cpu", "4096"], "--cpu: '4096' is not a CPU"),
     (["--priority", "99"], "--priority: '99'"),
+    (["--workload-ms", "60001"], "--workload-ms: '60001' is not an integer in 0..60000"),
+    (["--seed", "-1"], "--seed: '-1' is not a non-negative integer"),
 ]
 SUBJECTS = ["rts-none", "rts-pip", "glibc-none", "glibc-inherit", "glibc-protect",
             "cond-rts-pip", "cond-rts-none", "cond-glibc-none", "cond-glibc-inherit"]

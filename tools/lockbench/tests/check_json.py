@@ -15,6 +15,11 @@ MUTEXES = ["rts-none", "rts-pip", "glibc-none", "glibc-inherit", "glibc-protect"
 CONDVARS = ["cond-rts-pip", "cond-rts-none", "cond-glibc-none", "cond-glibc-inherit"]
 DIST_KEYS = {f"{stat}_{unit}" for stat in ("avg", "p50", "p99", "max", "min")
              for unit in ("cycles", "ns")} | {"samples"}
+# The classes of the periodic task workload and the subjects each must measure.
+WORKLOAD = {
+    "uniprocessor": ["rts-pip", "glibc-none", "glibc-inherit", "glibc-protect"],
+    "multiprocessor": ["rts-pip", "glibc-none", "glibc-inherit", "glibc-protect"],
+}
 TARGETED = {
     "uncontended_pair_rts-pip_vs_glibc-inherit": 1.2,
     "condvar_round_cond-rts-pip_vs_cond-glibc-none": 1.5,
@@ -40,6 +45,41 @@ def check_dist(where, d):
         fail(f"{where}: the average lies outside [min, max]: {d!r}")
 
 
+def check_workload(workload, skipped):
+    """Every subject of each class is measured (or skipped with a reason); a
+    class that did not run says why; lock and unlock each have samples."""
+    for cls, names in WORKLOAD.items():
+        section = workload.get(cls)
+        if section is None:
+            fail(f"workload: no {cls} section")
+        if not section["run"]:
+            if not section["skipped"]:
+                fail(f"workload.{cls} did not run and does not say why")
+            print(f"note: workload.{cls} not run: {section['skipped']}")
+            continue
+        if not section["tasks"]:
+            fail(f"workload.{cls}: no tasks")
+        for name in names:
+            if name in skipped:
+                continue
+            w = section["subjects"].get(name)
+            if w is None:
+                fail(f"workload.{cls}: {name} neither measured nor skipped")
+            if w["jobs"] <= 0:
+                fail(f"workload.{cls}.{name}: no job measured")
+            for op in ("lock", "unlock"):
+                both = w[op]
+                if both["uncontended"] is None and both["contended"] is None:
+                    fail(f"workload.{cls}.{name}.{op}: no sample")
+                for con in ("uncontended", "contended"):
+                    if both[con] is not None:
+                        check_dist(f"workload.{cls}.{name}.{op}.{con}", both[con])
+            if w["job_start"] is not None:
+                for con in ("uncontended", "contended"):
+                    if w["job_start"][con] is not None:
+                        check_dist(f"workload.{cls}.{name}.job_start.{con}", w["job_start"][con])
+
+
 def main():
     binary = sys.argv[1]
     run = subprocess.run([binary, "--quick", "--json"], capture_output=True, text=True,
@@ -52,7 +92,7 @@ def main():
         fail(f"not valid JSON ({error}): {run.stdout[:300]!r}")
 
     for key in ("tool", "version", "machine", "config", "timer_overhead", "uncontended",
-                "contended", "condvar", "syscalls", "skipped", "ratios", "targets_met"):
+                "contended", "condvar", "workload", "syscalls", "skipped", "ratios", "targets_met"):
         if key not in doc:
             fail(f"missing top-level key {key!r}")
     if doc["tool"] != "rtsched-lockbench":
@@ -103,6 +143,8 @@ def main():
             fail(f"ratio {key} not measured: {ratio!r}")
         if ratio["met"] != (ratio["value"] <= target):
             fail(f"ratio {key}: 'met' disagrees with its value: {ratio!r}")
+
+    check_workload(doc["workload"], skipped)
 
     sys_ = doc["syscalls"]
     if not sys_["available"]:

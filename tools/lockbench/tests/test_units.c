@@ -13,6 +13,7 @@
 #include "options.h"
 #include "stats.h"
 #include "views.h"
+#include "workload.h"
 
 static int failures;
 
@@ -115,6 +116,7 @@ static void test_options_defaults(void)
 	CHECK(o.rounds == LB_DEFAULT_ITERATIONS / 10);
 	CHECK(o.cpu == 1 && !o.cpu_given);
 	CHECK(o.priority == LB_DEFAULT_PRIORITY);
+	CHECK(o.workload_ms == LB_DEFAULT_WORKLOAD_MS && o.seed == 1);
 	CHECK(!o.json && !o.quick && !o.help);
 	for (int s = 0; s < LB_NR_SUBJECTS; s++)
 		CHECK(o.selected[s]);
@@ -137,6 +139,10 @@ static void test_options_values(void)
 
 	CHECK(parse(&o, err, sizeof(err), "--quick", NULL) == LB_EXIT_OK);
 	CHECK(o.quick && o.iterations == LB_QUICK_ITERATIONS && o.rounds == LB_QUICK_ITERATIONS / 10);
+	CHECK(o.workload_ms == LB_QUICK_WORKLOAD_MS);
+	CHECK(parse(&o, err, sizeof(err), "--quick", "--workload-ms", "0", "--seed", "42", NULL) ==
+	      LB_EXIT_OK);
+	CHECK(o.workload_ms == 0 && o.seed == 42);
 
 	CHECK(parse(&o, err, sizeof(err), "--help", NULL) == LB_EXIT_OK && o.help);
 }
@@ -221,6 +227,47 @@ static void test_ratio_verdicts(void)
 	CHECK(available == 1);
 }
 
+/* The workload's task sets: the seed's ranges, rate-monotonic priorities, reproducible. */
+static void test_workload_taskset(void)
+{
+	const int cpus[2] = { 1, 0 };
+	struct lb_wl_taskset a, b, c;
+	lb_wl_taskset_make(LB_WL_UNIPROCESSOR, cpus, 80, 7, &a);
+	lb_wl_taskset_make(LB_WL_UNIPROCESSOR, cpus, 80, 7, &b);
+	lb_wl_taskset_make(LB_WL_UNIPROCESSOR, cpus, 80, 8, &c);
+	CHECK(memcmp(&a, &b, sizeof(a)) == 0);
+	CHECK(memcmp(&a, &c, sizeof(a)) != 0);
+	CHECK(a.ntasks == LB_UNI_TASKS);
+	bool seen[LB_WL_MAX_TASKS] = { false };
+	for (int i = 0; i < a.ntasks; i++) {
+		const struct lb_wl_task *t = &a.task[i];
+		CHECK(t->cpu == 1);
+		CHECK(t->cs_ns >= LB_WL_CS_MIN_US * 1000 && t->cs_ns <= LB_WL_CS_MAX_US * 1000);
+		CHECK(t->exec_ns >= t->cs_ns && t->exec_ns <= t->cs_ns + LB_WL_EXTRA_MAX_US * 1000);
+		CHECK(t->period_ns >= LB_WL_PERIOD_MIN_US * 1000 * LB_WL_PERIOD_SCALE &&
+		      t->period_ns <= LB_WL_PERIOD_MAX_US * 1000 * LB_WL_PERIOD_SCALE);
+		CHECK(t->phase_ns < t->period_ns);
+		CHECK(t->priority >= 80 && t->priority < 80 + a.ntasks);
+		if (t->priority >= 80 && t->priority < 80 + a.ntasks) {
+			CHECK(!seen[t->priority - 80]); /* distinct */
+			seen[t->priority - 80] = true;
+		}
+		for (int j = 0; j < a.ntasks; j++) /* rate monotonic */
+			if (a.task[j].period_ns < t->period_ns)
+				CHECK(a.task[j].priority > t->priority);
+	}
+	CHECK(a.params.local_ceiling == 80 + a.ntasks - 1);
+	CHECK(a.params.global_ceiling == 80 + a.ntasks);
+	CHECK(a.params.partition == 1);
+
+	lb_wl_taskset_make(LB_WL_MULTIPROCESSOR, cpus, 80, 7, &a);
+	CHECK(a.ntasks == LB_MULTI_TASKS);
+	int on_cpu0 = 0;
+	for (int i = 0; i < a.ntasks; i++)
+		on_cpu0 += a.task[i].cpu == 0;
+	CHECK(on_cpu0 == a.ntasks / 2);
+}
+
 int main(void)
 {
 	test_stats_one_to_hundred();
@@ -231,6 +278,7 @@ int main(void)
 	test_options_values();
 	test_options_errors();
 	test_ratio_verdicts();
+	test_workload_taskset();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;
