@@ -28,10 +28,11 @@ extern "C" {
 
 #define RTS_LOCKDOMAIN_CREATE 0x1 /* create it if it does not exist */
 #define RTS_LOCKDOMAIN_NAME_MAX 200
+#define RTS_LOCKDOMAIN_DEFAULT_MODE 0600 /* mode 0 means this: owner only */
 
 /*
- * Open (or with RTS_LOCKDOMAIN_CREATE create, with permissions `mode`,
- * 0600 advised) the domain NAME: [A-Za-z0-9_.-], 1..RTS_LOCKDOMAIN_NAME_MAX
+ * Open (or with RTS_LOCKDOMAIN_CREATE create, with permissions `mode`, 0
+ * for RTS_LOCKDOMAIN_DEFAULT_MODE) the domain NAME: [A-Za-z0-9_.-], 1..RTS_LOCKDOMAIN_NAME_MAX
  * characters. EINVAL (bad name, flags or mode), ENOENT (no such domain and
  * no CREATE), EACCES, EPROTO (the object is not an rtsched lock domain of
  * this version), EMFILE (RTS_LOCKDOMAIN_MAX_OPEN domains already open in this

@@ -219,7 +219,7 @@ RTS_EXPORT int rts_lockdomain_open(const char *name, int flags, mode_t mode,
 	if (!domain || !name_valid(name) || (flags & ~RTS_LOCKDOMAIN_CREATE) || (mode & ~0777u))
 		return EINVAL;
 	struct rts_lockdomain *d = NULL;
-	int err = map_domain(name, flags, mode, &d);
+	int err = map_domain(name, flags, mode ? mode : RTS_LOCKDOMAIN_DEFAULT_MODE, &d);
 	if (err)
 		return err;
 	err = table_insert(d);
