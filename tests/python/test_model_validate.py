@@ -215,7 +215,7 @@ def test_body_actions():
     assert_error(doc, 'tasks[0].body[1].comptue: unknown action (did you mean "compute"?)')
     assert_error(doc, "tasks[0].body[2]: an action is a mapping with one key")
     assert_error(doc, "tasks[0].body[3]: an action is a mapping with one key")
-    assert "tasks[0].body[4].call: not implemented yet (a later issue adds it)" in errors
+    assert 'tasks[0].body[4].call: unknown server "server" (known: none are declared)' in errors
     assert "tasks[0].body[5].prem: not implemented yet (a later issue adds it)" in errors
 
 

@@ -80,7 +80,8 @@ def picv_rpc(problem: AnalysisProblem) -> AnalysisResult:
             why = f"E = {e} ns, I = {i} ns (calls: {pairs})"
             bounds[t.name] = (TaskBound(t.name, r, "ok", why, i) if r is not None
                               else TaskBound(t.name, None, "miss", why + "; R exceeds the deadline", i))
-    ordered = [bounds[n] for n in problem.names()]
+    ordered = [TaskBound(n, None, "unknown", problem.unanalysable[n]) if n in problem.unanalysable
+               else bounds[n] for n in problem.names()]
     verdict = verdict_of(ordered)
     return AnalysisResult(test, verdict, tuple(ordered),
                           "every client meets its deadline" if verdict == SCHEDULABLE else

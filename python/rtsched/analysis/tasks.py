@@ -282,6 +282,12 @@ def from_taskset(taskset, cpus: int | None = None) -> AnalysisProblem:
       splits the section of its mutex.
     - Priority: the SCHED_FIFO priority (0 for SCHED_DEADLINE tasks);
       partition: the task's partition.
+    - Calls to servers: ``rpcs`` (``Rpc(server, service)``, seed 004's
+      D_{i,k}); the servers are not tasks here (their work is their callers').
+      The analysis assumes (seed 004 §5) every server below every real-time
+      task and on its callers' partition; otherwise a server's work would
+      interfere in ways Eq. 1–5 do not count, and every task is listed in
+      ``unanalysable`` with the reason.
     - SCHED_OTHER background tasks are left out (noted).
     - A task that waits on a condition variable is listed in
       ``unanalysable``: how long it waits depends on its signaller, which no
@@ -291,6 +297,9 @@ def from_taskset(taskset, cpus: int | None = None) -> AnalysisProblem:
     """
     sched = taskset.platform.scheduler
     condvar_mutex = {c.name: c.mutex for c in taskset.condvars}
+    servers = {s.name: s for s in getattr(taskset, "servers", ())}
+    lowest_rt = min((t.priority for t in taskset.rt_tasks if t.priority is not None), default=None)
+    server_problem: str | None = None
     tasks: list[AnalysisTask] = []
     unanalysable: dict[str, str] = {}
     notes: list[str] = []
@@ -304,6 +313,20 @@ def from_taskset(taskset, cpus: int | None = None) -> AnalysisProblem:
                 "waits on a condition variable: the wait lasts until another task signals, "
                 "which these tests do not bound"
             )
+        rpcs = tuple(Rpc(a.server, a.ns) for a in t.body if getattr(a, "op", None) == "call")
+        for rpc in rpcs:
+            server = servers[rpc.server]
+            if lowest_rt is not None and server.priority >= lowest_rt:
+                server_problem = server_problem or (
+                    f'server "{server.name}" has priority {server.priority}, not below every '
+                    f"real-time task (lowest: {lowest_rt}): the RPC analysis (seed 004 §5) assumes "
+                    "servers below every task"
+                )
+            elif taskset.platform.is_partitioned and server.partition != t.partition:
+                server_problem = server_problem or (
+                    f'{t.name} calls server "{server.name}" on partition {server.partition}, not its '
+                    f"own ({t.partition}): the RPC analysis takes one partition at a time"
+                )
         tasks.append(
             AnalysisTask(
                 name=t.name,
@@ -315,6 +338,7 @@ def from_taskset(taskset, cpus: int | None = None) -> AnalysisProblem:
                 critical_sections=sections,
                 partition=t.partition if taskset.platform.is_partitioned else None,
                 waits=waits,
+                rpcs=rpcs,
             )
         )
     if cpus is None:
@@ -327,6 +351,8 @@ def from_taskset(taskset, cpus: int | None = None) -> AnalysisProblem:
                 cpus = len(online_cpus())
             except OSError:
                 cpus = 1
+    if server_problem is not None:
+        unanalysable = {t.name: server_problem for t in tasks}
     if any(t.suspension_ns for t in tasks):
         notes.append("sleeps in job bodies are analysed as execution (suspension-oblivious)")
     return AnalysisProblem(

@@ -3,18 +3,21 @@
 ``taskset_from_dict(taskset_to_dict(ts)) == ts`` for every valid TaskSet.
 Defaults are written out explicitly except where leaving them out means
 something (``platform.cpus``: all online CPUs; ``platform.partitions``: one
-per CPU; ``budget``; ``max_jobs``).
+per CPU; ``budget``; ``max_jobs``; a server's ``duration`` and ``queue``).
+Calls are written in full (``{server, duration}``).
 """
 
 from __future__ import annotations
 
 from rtsched.model.durations import format_duration
-from rtsched.model.model import Compute, Lock, Sleep, TaskSet, Unlock
+from rtsched.model.model import Call, Compute, Lock, Sleep, TaskSet, Unlock
 
 __all__ = ["taskset_to_dict"]
 
 
 def _action(action) -> dict:
+    if isinstance(action, Call):
+        return {"call": {"server": action.server, "duration": format_duration(action.ns)}}
     if isinstance(action, (Compute, Sleep)):
         return {action.op: format_duration(action.ns)}
     if isinstance(action, (Lock, Unlock)):
@@ -39,6 +42,18 @@ def taskset_to_dict(taskset: TaskSet) -> dict:
         doc["resources"] = [{"name": r.name, "protocol": r.protocol} for r in taskset.resources]
     if taskset.condvars:
         doc["condvars"] = [{"name": c.name, "mutex": c.mutex} for c in taskset.condvars]
+    if taskset.servers:
+        servers = []
+        for server in taskset.servers:
+            entry: dict = {"name": server.name, "priority": server.priority}
+            if server.partition is not None:
+                entry["partition"] = server.partition
+            if server.service_ns is not None:
+                entry["duration"] = format_duration(server.service_ns)
+            if server.queue_capacity is not None:
+                entry["queue"] = server.queue_capacity
+            servers.append(entry)
+        doc["servers"] = servers
     tasks = []
     native = "fifo" if taskset.platform.is_fp else "deadline"
     for t in taskset.tasks:

@@ -22,6 +22,7 @@ __all__ = [
     "Platform",
     "Resource",
     "CondVar",
+    "Server",
     "Sporadic",
     "Compute",
     "Sleep",
@@ -30,6 +31,7 @@ __all__ = [
     "Wait",
     "Signal",
     "Broadcast",
+    "Call",
     "Action",
     "Task",
     "TaskSet",
@@ -108,6 +110,25 @@ class CondVar:
 
 
 @dataclass(frozen=True, slots=True)
+class Server:
+    """An RPC server: a SCHED_FIFO thread of base priority ``priority`` that
+    serves calls one at a time, highest-priority caller first.
+
+    ``service_ns`` is the service a call gets when it names none (None: every
+    call must give its own). ``queue_capacity`` is the most requests waiting
+    at once (None: one per task that calls the server, so a call never waits
+    for room: each caller has at most one call outstanding). ``partition``
+    under P-FP, None under G-FP (it runs on every platform CPU).
+    """
+
+    name: str
+    priority: int
+    partition: str | None = None
+    service_ns: int | None = None
+    queue_capacity: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Sporadic:
     """Sporadic arrivals: gap = period + uniform random extra in [0, max_extra_ns]."""
 
@@ -163,11 +184,21 @@ class Broadcast:
     condvar: str
 
 
-Action = Union[Compute, Sleep, Lock, Unlock, Wait, Signal, Broadcast]
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A remote procedure call: queue a request for ``ns`` of service by ``server``
+    and wait for its reply (the caller lends the server its priority under PI-CV)."""
+
+    op: ClassVar[str] = "call"
+    server: str
+    ns: int
+
+
+Action = Union[Compute, Sleep, Lock, Unlock, Wait, Signal, Broadcast, Call]
 
 #: Action classes by their name in a task-set file.
 ACTIONS: dict[str, type] = {
-    cls.op: cls for cls in (Compute, Lock, Unlock, Wait, Signal, Broadcast, Sleep)
+    cls.op: cls for cls in (Compute, Lock, Unlock, Wait, Signal, Broadcast, Sleep, Call)
 }
 
 
@@ -221,6 +252,11 @@ class Task:
         """The SCHED_DEADLINE runtime: the budget, or the WCET when none is given."""
         return self.budget_ns if self.budget_ns is not None else self.wcet_ns
 
+    @property
+    def calls(self) -> tuple[Call, ...]:
+        """The body's RPCs, in order."""
+        return tuple(a for a in self.body if isinstance(a, Call))
+
     def resources_used(self) -> tuple[str, ...]:
         """Resources the body locks, in order of first use."""
         seen: dict[str, None] = {}
@@ -240,6 +276,7 @@ class TaskSet:
     resources: tuple[Resource, ...] = ()
     condvars: tuple[CondVar, ...] = ()
     duration_ns: int | None = None
+    servers: tuple[Server, ...] = ()
 
     @property
     def scheduler(self) -> str:
@@ -268,12 +305,33 @@ class TaskSet:
                 return c
         raise KeyError(name)
 
+    def server(self, name: str) -> Server:
+        for s in self.servers:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def callers_of(self, server: str) -> tuple[Task, ...]:
+        """The tasks whose body calls ``server``."""
+        return tuple(t for t in self.tasks if any(c.server == server for c in t.calls))
+
+    def service_utilization(self) -> dict[str, Fraction]:
+        """Server name -> the CPU share its service takes: sum of call / period
+        over the real-time tasks' calls to it."""
+        result = {s.name: Fraction(0) for s in self.servers}
+        for t in self.rt_tasks:
+            for call in t.calls:
+                result[call.server] += Fraction(call.ns, t.period_ns)
+        return result
+
     def total_utilization(self) -> Fraction:
-        """Sum of wcet/period over the real-time tasks."""
-        return sum((t.utilization for t in self.rt_tasks), Fraction(0))
+        """Sum of wcet/period over the real-time tasks, plus the servers' service."""
+        own = sum((t.utilization for t in self.rt_tasks), Fraction(0))
+        return own + sum(self.service_utilization().values(), Fraction(0))
 
     def utilization_by_partition(self) -> dict[str, Fraction]:
-        """Partition name -> sum of wcet/period of its real-time tasks.
+        """Partition name -> sum of wcet/period of its real-time tasks, plus the
+        service of the servers on it (the calls run there, not on the caller's).
 
         Only under partitioned schedulers; partitions come from the file (or
         ``cpu<N>`` names when it gives none, listing only the used ones).
@@ -288,6 +346,10 @@ class TaskSet:
         for t in self.rt_tasks:
             assert t.partition is not None
             result[t.partition] = result.get(t.partition, Fraction(0)) + t.utilization
+        for name, share in self.service_utilization().items():
+            partition = self.server(name).partition
+            assert partition is not None
+            result[partition] = result.get(partition, Fraction(0)) + share
         return result
 
     def tasks_of_partition(self, partition: str) -> tuple[Task, ...]:

@@ -24,12 +24,14 @@ from rtsched.model.model import (
     PROTOCOLS,
     SCHEDULERS,
     Broadcast,
+    Call,
     Compute,
     CondVar,
     Lock,
     Partition,
     Platform,
     Resource,
+    Server,
     Signal,
     Sleep,
     Sporadic,
@@ -48,6 +50,8 @@ __all__ = [
     "PARTITION_KEYS",
     "RESOURCE_KEYS",
     "CONDVAR_KEYS",
+    "SERVER_KEYS",
+    "CALL_KEYS",
     "TASK_KEYS",
     "SPORADIC_KEYS",
     "ACTION_NAMES",
@@ -58,11 +62,13 @@ __all__ = [
     "FUTURE_ACTIONS",
 ]
 
-TOP_KEYS = frozenset({"name", "duration", "platform", "resources", "condvars", "tasks"})
+TOP_KEYS = frozenset({"name", "duration", "platform", "resources", "condvars", "servers", "tasks"})
 PLATFORM_KEYS = frozenset({"scheduler", "cpus", "partitions", "clusters"})
 PARTITION_KEYS = frozenset({"name", "cpus"})
 RESOURCE_KEYS = frozenset({"name", "protocol"})
 CONDVAR_KEYS = frozenset({"name", "mutex"})
+SERVER_KEYS = frozenset({"name", "priority", "partition", "duration", "queue"})
+CALL_KEYS = frozenset({"server", "duration"})
 TASK_KEYS = frozenset(
     {
         "name",
@@ -91,13 +97,15 @@ FUTURE_PROTOCOLS = {
     p: "not implemented yet (a later issue adds it)"
     for p in ("pcp", "srp", "ceiling", "mpcp", "fmlp+", "dpcp")
 }
-FUTURE_ACTIONS = {a: "not implemented yet (a later issue adds it)" for a in ("call", "prem")}
+FUTURE_ACTIONS = {a: "not implemented yet (a later issue adds it)" for a in ("prem",)}
 
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 #: Task, resource, condvar and partition names fit the trace's 32-byte name field.
 MAX_NAME = 31
 #: The task-set name fits the trace header's 64-byte field.
 MAX_SET_NAME = 63
+#: A server's queue capacity at most (<rtsched/rpc.h> RTS_RPC_CAPACITY_MAX).
+MAX_QUEUE = 4096
 #: SCHED_DEADLINE refuses a runtime below 1024 ns (kernel DL_SCALE).
 DL_MIN_RUNTIME_NS = 1 << 10
 
@@ -270,7 +278,12 @@ class _Checker:
         platform = self.platform(top["platform"]) if "platform" in top else None
         resources = self.resources(top.get("resources", []))
         condvars = self.condvars(top.get("condvars", []), resources)
-        tasks = self.tasks(top["tasks"], platform, resources, condvars) if "tasks" in top else None
+        servers = self.servers(top.get("servers", []), platform)
+        tasks = (
+            self.tasks(top["tasks"], platform, resources, condvars, servers) if "tasks" in top else None
+        )
+        if tasks is not None:
+            self.servers_against_tasks(servers, tasks)
         if self.errors:
             return None
         assert name is not None and platform is not None and tasks is not None
@@ -281,6 +294,7 @@ class _Checker:
             resources=tuple(resources.values()),
             condvars=tuple(condvars.values()),
             duration_ns=duration,
+            servers=tuple(servers.values()),
         )
 
     def platform(self, value: Any) -> Platform | None:
@@ -396,6 +410,73 @@ class _Checker:
         self.unique(names, "condvar")
         return result
 
+    def servers(self, value: Any, platform: Platform | None) -> dict[str, Server]:
+        """RPC servers: SCHED_FIFO threads, so only under P-FP and G-FP."""
+        items = self.list_of(value, "servers")
+        result: dict[str, Server] = {}
+        if items is None:
+            return result
+        scheduler = platform.scheduler if platform is not None else None
+        if items and scheduler in EDF_SCHEDULERS:
+            self.error(
+                "servers",
+                f"a server is a SCHED_FIFO thread with a fixed priority: it needs P-FP or G-FP, "
+                f"not {scheduler} (SCHED_DEADLINE has no priorities for a caller to lend)",
+            )
+        names: list[tuple[str | None, str]] = []
+        for i, item in enumerate(items):
+            path = f"servers[{i}]"
+            data = self.mapping(item, path)
+            if data is None:
+                continue
+            self.keys(data, SERVER_KEYS, path, required=("name", "priority"))
+            ok = "name" in data and "priority" in data
+            name = self.name(data["name"], f"{path}.name") if "name" in data else None
+            names.append((name, f"{path}.name"))
+            priority = None
+            if "priority" in data:
+                priority = self.integer(data["priority"], f"{path}.priority", 1, 99)
+            service = None
+            if "duration" in data:
+                service = self.duration(data["duration"], f"{path}.duration")
+                ok = ok and service is not None
+            capacity = None
+            if "queue" in data:
+                capacity = self.integer(data["queue"], f"{path}.queue", 1, MAX_QUEUE)
+                ok = ok and capacity is not None
+            partition = None
+            if scheduler == "P-FP":
+                if "partition" in data:
+                    partition = self.partition_ref(data["partition"], f"{path}.partition", platform)
+                    ok = ok and partition is not None
+                else:
+                    self.error(path, 'missing required key "partition" (required under P-FP)')
+                    ok = False
+            elif "partition" in data and scheduler == "G-FP":
+                self.error(
+                    f"{path}.partition",
+                    "not used under G-FP (global scheduling: the server runs on all platform CPUs): remove it",
+                )
+                ok = False
+            if name is None or priority is None or not ok or scheduler not in FP_SCHEDULERS:
+                if name is not None:
+                    self.invalid_names.add(name)
+                continue
+            if name not in result:
+                result[name] = Server(name, priority, partition, service, capacity)
+        self.unique(names, "server")
+        return result
+
+    def servers_against_tasks(self, servers: dict[str, Server], tasks: list[Task]) -> None:
+        """Server names apart from task names: they share the trace's stream table."""
+        task_names = {t.name for t in tasks}
+        for i, server in enumerate(servers.values()):
+            if server.name in task_names:
+                self.error(
+                    f"servers[{i}].name",
+                    f'"{server.name}" is also a task\'s name: servers and tasks need distinct names',
+                )
+
     def reference(self, value: Any, path: str, known, what: str) -> str | None:
         if not isinstance(value, str):
             self.error(path, f"expected the name of a {what}, got {describe(value)}")
@@ -411,20 +492,20 @@ class _Checker:
             return None
         return value
 
-    def tasks(self, value, platform, resources, condvars) -> list[Task] | None:
+    def tasks(self, value, platform, resources, condvars, servers) -> list[Task] | None:
         items = self.list_of(value, "tasks", nonempty=True)
         if items is None:
             return None
         result: list[Task] = []
         names: list[tuple[str | None, str]] = []
         for i, item in enumerate(items):
-            task = self.task(item, f"tasks[{i}]", i, platform, resources, condvars, names)
+            task = self.task(item, f"tasks[{i}]", i, platform, resources, condvars, servers, names)
             if task is not None:
                 result.append(task)
         self.unique(names, "task")
         return result
 
-    def task(self, item, path, index, platform, resources, condvars, names) -> Task | None:
+    def task(self, item, path, index, platform, resources, condvars, servers, names) -> Task | None:
         data = self.mapping(item, path)
         if data is None:
             return None
@@ -449,7 +530,7 @@ class _Checker:
         wcet = field("wcet", self.duration)
         budget = field("budget", self.duration)
         max_jobs = field("max_jobs", lambda v, p: self.integer(v, p, 1))
-        body = field("body", lambda v, p: self.body(v, p, resources, condvars))
+        body = field("body", lambda v, p: self.body(v, p, resources, condvars, servers))
         if "name" not in data or "period" not in data or "body" not in data:
             ok = False
 
@@ -588,7 +669,39 @@ class _Checker:
             return None
         return Sporadic(extra, seed)
 
-    def body(self, value: Any, path: str, resources, condvars):
+    def call(self, arg: Any, path: str, servers: dict[str, Server]) -> Call | None:
+        """``call: S`` (the server's duration) or ``call: {server: S, duration: 4.5ms}``."""
+        if isinstance(arg, dict):
+            self.keys(arg, CALL_KEYS, path, required=("server",))
+            if "server" not in arg:
+                return None
+            server = self.reference(arg["server"], f"{path}.server", servers, "server")
+            service = self.duration(arg["duration"], f"{path}.duration") if "duration" in arg else None
+            if "duration" in arg and service is None:
+                return None
+        elif isinstance(arg, str):
+            server = self.reference(arg, path, servers, "server")
+            service = None
+        else:
+            self.error(
+                path,
+                f"expected a server's name or {{server: NAME, duration: TIME}}, got {describe(arg)}",
+            )
+            return None
+        if server is None:
+            return None
+        if service is None:
+            service = servers[server].service_ns
+            if service is None:
+                self.error(
+                    path,
+                    f'server "{server}" gives no duration: write {{server: {server}, duration: 1ms}} '
+                    "or give the server a duration",
+                )
+                return None
+        return Call(server, service)
+
+    def body(self, value: Any, path: str, resources, condvars, servers):
         items = self.list_of(value, path, nonempty=True)
         if items is None or not items:
             return None
@@ -616,7 +729,13 @@ class _Checker:
                            + f" (actions: {', '.join(ACTION_NAMES)})")
                 ok = False
                 continue
-            if op in ("compute", "sleep"):
+            if op == "call":
+                call = self.call(arg, opath, servers)
+                if call is None:
+                    ok = False
+                    continue
+                actions.append(call)
+            elif op in ("compute", "sleep"):
                 ns = self.duration(arg, opath)
                 if ns is None:
                     ok = False
