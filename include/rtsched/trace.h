@@ -66,7 +66,13 @@ enum rts_trace_event_type {
 	RTS_EV_LOCK_BLOCKED = 16,  /* arg0: enum rts_block_cause; arg1: TID of the thread waited for */
 	RTS_EV_BOOST = 17,         /* arg0: level; arg1: TID of the holder boosted to it (ceiling protocols) */
 	RTS_EV_UNBOOST = 18,       /* arg0: level given up; arg1: TID of that holder */
-	RTS_EV_RESERVED_FIRST = 19,
+	/* RPC (rtsched-run's servers). Client side: job = the client's job;
+	 * server side: job = the job of the client being served. */
+	RTS_EV_RPC_CALL = 19,        /* arg0: server; arg1: requested service (ns) */
+	RTS_EV_RPC_SERVE_START = 20, /* arg0: client task; arg1: requested service (ns) */
+	RTS_EV_RPC_SERVE_END = 21,   /* arg0: client task; arg1: CPU time served (ns) */
+	RTS_EV_RPC_REPLY = 22,       /* arg0: server; the client has its reply */
+	RTS_EV_RESERVED_FIRST = 23,
 	RTS_EV_USER_FIRST = 64,
 };
 

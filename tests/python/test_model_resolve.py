@@ -16,8 +16,9 @@ TASK_KEYS = {
 }
 TOP_KEYS = {
     "format", "name", "duration_ns", "release_delay_ns", "scheduler", "cpus", "cpusets",
-    "resources", "condvars", "tasks", "trace",
+    "resources", "condvars", "picv", "servers", "tasks", "trace",
 }
+SERVER_KEYS = {"name", "priority", "cpus", "queue_capacity"}
 
 
 def resolve(text, **kwargs):
@@ -28,9 +29,11 @@ def resolve(text, **kwargs):
 
 def check_shape(runner):
     assert set(runner) == TOP_KEYS
-    assert runner["format"] == "rtsched-runner/1"
+    assert runner["format"] == "rtsched-runner/2"
     for task in runner["tasks"]:
         assert set(task) == TASK_KEYS
+    for server in runner["servers"]:
+        assert set(server) == SERVER_KEYS
     json.dumps(runner)  # JSON-ready
 
 
@@ -223,3 +226,60 @@ def test_trace_limits_of_the_runner():
         to_runner_input(loads_taskset(GEDF, "yaml"), "x" * 600, cpus_online=ONLINE, dl_period_limits=LIMITS)
     with pytest.raises(TaskSetError, match="trace buffer"):
         resolve(GEDF, buffer_events=1 << 27)
+
+
+RPC = """
+name: rpc
+duration: 2s
+platform: {scheduler: P-FP, cpus: [0, 1]}
+servers:
+  - {name: S, priority: 10, partition: cpu1, duration: 2ms}
+  - {name: T, priority: 5, partition: cpu0, queue: 3}
+tasks:
+  - name: a
+    period: 10ms
+    priority: 30
+    partition: cpu1
+    body: [{compute: 1ms}, {call: S}, {call: {server: T, duration: 500us}}]
+  - {name: b, period: 20ms, priority: 20, partition: cpu1, wcet: 1ms, body: [{call: {server: S, duration: 3ms}}]}
+"""
+
+
+def test_servers_and_calls():
+    runner = resolve(RPC)
+    check_shape(runner)
+    assert runner["picv"] is True
+    assert runner["servers"] == [
+        {"name": "S", "priority": 10, "cpus": [1], "queue_capacity": 2},  # default: one per caller
+        {"name": "T", "priority": 5, "cpus": [0], "queue_capacity": 3},
+    ]
+    assert runner["tasks"][0]["body"] == [
+        {"op": "compute", "ns": 1_000_000},
+        {"op": "call", "server": 0, "ns": 2_000_000},  # the server's duration
+        {"op": "call", "server": 1, "ns": 500_000},    # the call's own
+    ]
+    assert runner["tasks"][1]["body"] == [{"op": "call", "server": 0, "ns": 3_000_000}]
+    assert resolve(RPC, picv=False)["picv"] is False
+
+
+def test_servers_under_gfp_run_on_every_platform_cpu():
+    text = """
+name: g
+duration: 1s
+platform: {scheduler: G-FP}
+servers: [{name: S, priority: 3}]
+tasks: [{name: a, period: 10ms, priority: 9, body: [{compute: 1ms}, {call: {server: S, duration: 1ms}}]}]
+"""
+    runner = resolve(text)
+    assert runner["servers"] == [{"name": "S", "priority": 3, "cpus": [0, 1], "queue_capacity": 1}]
+
+
+def test_sets_without_servers_have_an_empty_list():
+    runner = resolve(GEDF)
+    assert runner["servers"] == [] and runner["picv"] is True
+
+
+def test_server_partition_not_on_this_machine():
+    text = RPC.replace("partition: cpu0, queue: 3", "partition: cpu4, queue: 3").replace(", cpus: [0, 1]", "")
+    with pytest.raises(TaskSetError, match='servers\\[1\\].partition: "cpu4" does not exist on this machine'):
+        resolve(text)

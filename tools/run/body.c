@@ -8,20 +8,14 @@
 #include <rtsched/trace.h>
 
 #include "body.h"
+#include "busy.h"
 
 /* Blocking actions wake up this often to notice the end of the run. */
 #define STOP_POLL_NS (100 * 1000 * 1000)
 
-static int64_t clock_ns(clockid_t clock)
-{
-	struct timespec now;
-	clock_gettime(clock, &now);
-	return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-}
-
 static struct timespec monotonic_in(int64_t ns)
 {
-	int64_t at = clock_ns(CLOCK_MONOTONIC) + ns;
+	int64_t at = run_clock_ns(CLOCK_MONOTONIC) + ns;
 	struct timespec ts = { .tv_sec = at / 1000000000, .tv_nsec = at % 1000000000 };
 	return ts;
 }
@@ -45,7 +39,9 @@ int run_world_init(struct run_world *world, const struct run_spec *spec)
 	world->mutexes = calloc(spec->n_resources ? spec->n_resources : 1, sizeof(rts_mutex_t));
 	world->condvars = calloc(spec->n_condvars ? spec->n_condvars : 1,
 				 sizeof(struct run_condvar_state));
-	if (!world->mutexes || !world->condvars)
+	world->servers = calloc(spec->n_servers ? spec->n_servers : 1,
+				sizeof(struct run_server_state));
+	if (!world->mutexes || !world->condvars || !world->servers)
 		return ENOMEM;
 	for (size_t i = 0; i < spec->n_resources; i++) {
 		rts_mutexattr_t attr;
@@ -68,6 +64,7 @@ void run_world_destroy(struct run_world *world)
 {
 	free(world->mutexes);
 	free(world->condvars);
+	free(world->servers);
 	memset(world, 0, sizeof(*world));
 }
 
@@ -76,15 +73,7 @@ void run_world_stop(struct run_world *world)
 	atomic_store(&world->stopping, true);
 	for (size_t i = 0; i < world->spec->n_condvars; i++)
 		rts_cond_broadcast(&world->condvars[i].cond);
-}
-
-/* Busy until the thread has used `ns` more CPU time: preemption does not shorten it. */
-static void compute(int64_t ns)
-{
-	int64_t end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
-	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
-		for (volatile int spin = 0; spin < 200; spin++)
-			;
+	run_servers_shutdown(world->servers, world->spec->n_servers);
 }
 
 static bool lock(struct run_task_context *context, rts_task_t *task, uint32_t resource)
@@ -157,12 +146,33 @@ static bool sleep_for(const struct run_world *world, rts_task_t *task, int64_t n
 	return true;
 }
 
+/* Queue a request for the server and wait for its reply; false when the run ends meanwhile. */
+static bool call(struct run_task_context *context, rts_task_t *task, const struct run_action *action)
+{
+	struct run_world *world = context->world;
+	struct run_call request = {
+		.service_ns = action->ns,
+		.client = (uint32_t)(context->task - world->spec->tasks),
+		.job = rts_task_job_number(task),
+	};
+	trace(task, RTS_EV_RPC_CALL, action->index, action->ns);
+	int err = run_server_call(&world->servers[action->index], &request);
+	if (err) {
+		if (err != ESHUTDOWN)
+			fprintf(stderr, "rtsched-run: task %s: call %s: %s\n", context->task->name,
+				world->spec->servers[action->index].name, strerror(err));
+		return false;
+	}
+	trace(task, RTS_EV_RPC_REPLY, action->index, 0);
+	return true;
+}
+
 static bool run_action(struct run_task_context *context, rts_task_t *task,
 		       const struct run_action *action)
 {
 	switch (action->op) {
 	case RUN_OP_COMPUTE:
-		compute(action->ns);
+		run_busy_ns(action->ns);
 		return true;
 	case RUN_OP_LOCK:
 		return lock(context, task, action->index);
@@ -177,6 +187,8 @@ static bool run_action(struct run_task_context *context, rts_task_t *task,
 		return true;
 	case RUN_OP_SLEEP:
 		return sleep_for(context->world, task, action->ns);
+	case RUN_OP_CALL:
+		return call(context, task, action);
 	}
 	return false;
 }

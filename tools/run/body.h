@@ -13,6 +13,7 @@
 #include <rtsched/mutex.h>
 #include <rtsched/task.h>
 
+#include "servers.h"
 #include "spec.h"
 
 /* A condvar of the run; `pending` and `waiting` are guarded by its mutex. */
@@ -26,6 +27,7 @@ struct run_world {
 	const struct run_spec *spec;
 	rts_mutex_t *mutexes;               /* one per spec resource */
 	struct run_condvar_state *condvars; /* one per spec condvar */
+	struct run_server_state *servers;   /* one per spec server (set up by main.c) */
 	atomic_bool stopping;               /* the run is ending: abandon blocking actions */
 };
 
@@ -38,7 +40,7 @@ struct run_task_context {
 /* 0 or a positive errno (with a message on stderr). */
 int run_world_init(struct run_world *world, const struct run_spec *spec);
 void run_world_destroy(struct run_world *world);
-/* Wake every job blocked in a wait action so the run can end. */
+/* Wake every job blocked in a wait or call action so the run can end. */
 void run_world_stop(struct run_world *world);
 
 /* The rts_job_fn of every task; arg is a struct run_task_context. */

@@ -216,6 +216,8 @@ static void tear_down(struct run *run)
 		rts_taskset_destroy(run->set);
 		run->set = NULL;
 	}
+	if (run->world.servers) /* after the tasks (no call any more), before the trace closes */
+		run_servers_destroy(run->world.servers, run->spec.n_servers);
 	if (run->trace) {
 		char error[256] = "";
 		uint64_t lost = rts_trace_lost_events(run->trace);
@@ -240,7 +242,12 @@ static int execute(struct run *run, const struct options *options)
 	const struct run_spec *spec = &run->spec;
 	if (run_cpusets_create(spec, &run->cpusets, run->error, sizeof(run->error)) != 0)
 		return EXIT_SETUP_FAILED;
-	if (run_world_init(&run->world, spec) != 0 || open_trace(run) != 0 || create_tasks(run) != 0)
+	if (run_world_init(&run->world, spec) != 0 || open_trace(run) != 0 ||
+	    run_servers_init(run->world.servers, spec, run->trace, run->error,
+			     sizeof(run->error)) != 0 ||
+	    create_tasks(run) != 0 ||
+	    run_servers_start(run->world.servers, spec->n_servers, run->error,
+			      sizeof(run->error)) != 0)
 		return EXIT_SETUP_FAILED;
 
 	int64_t t0 = monotonic_ns() + spec->release_delay_ns;

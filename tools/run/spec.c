@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rtsched/rpc.h>
+
 #include "spec.h"
 
 #define PATH_MAX_LEN 128
@@ -199,6 +201,23 @@ static bool read_condvar(struct reader *r, json_t *json, const char *path, void 
 	return true;
 }
 
+static bool read_server(struct reader *r, json_t *json, const char *path, void *out, void *context)
+{
+	(void)context;
+	static const char *const keys[] = { "name", "priority", "cpus", "queue_capacity", NULL };
+	struct run_server *server = out;
+	int64_t priority, capacity;
+	if (!check_keys(r, json, path, keys) ||
+	    !get_string(r, json, path, "name", server->name, sizeof(server->name)) ||
+	    !get_int(r, json, path, "priority", 1, 99, &priority) ||
+	    !get_cpus(r, json, path, &server->cpus) ||
+	    !get_int(r, json, path, "queue_capacity", 1, RTS_RPC_CAPACITY_MAX, &capacity))
+		return false;
+	server->priority = (int)priority;
+	server->queue_capacity = (uint32_t)capacity;
+	return true;
+}
+
 struct body_context {
 	const struct run_spec *spec;
 };
@@ -215,6 +234,7 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 	static const char *const timed[] = { "op", "ns", NULL };
 	static const char *const on_resource[] = { "op", "resource", NULL };
 	static const char *const on_condvar[] = { "op", "condvar", NULL };
+	static const char *const on_server[] = { "op", "server", "ns", NULL };
 	int64_t value;
 	if (strcmp(op, "compute") == 0 || strcmp(op, "sleep") == 0) {
 		action->op = op[0] == 'c' ? RUN_OP_COMPUTE : RUN_OP_SLEEP;
@@ -236,6 +256,15 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 		action->op = op[0] == 'w' ? RUN_OP_WAIT : op[0] == 's' ? RUN_OP_SIGNAL : RUN_OP_BROADCAST;
 		if (!check_keys(r, json, path, on_condvar) ||
 		    !get_int(r, json, path, "condvar", 0, (int64_t)spec->n_condvars - 1, &value))
+			return false;
+		action->index = (uint32_t)value;
+		return true;
+	}
+	if (strcmp(op, "call") == 0) {
+		action->op = RUN_OP_CALL;
+		if (!check_keys(r, json, path, on_server) ||
+		    !get_int(r, json, path, "server", 0, (int64_t)spec->n_servers - 1, &value) ||
+		    !get_int(r, json, path, "ns", 1, INT64_MAX / 2, &action->ns))
 			return false;
 		action->index = (uint32_t)value;
 		return true;
@@ -349,14 +378,14 @@ static bool read_spec(struct reader *r, json_t *root, struct run_spec *spec)
 {
 	static const char *const keys[] = { "format", "name", "duration_ns", "release_delay_ns",
 					    "scheduler", "cpus", "cpusets", "resources",
-					    "condvars", "tasks", "trace", NULL };
+					    "condvars", "picv", "servers", "tasks", "trace", NULL };
 	char format[32];
 	void *items = NULL;
 	if (!check_keys(r, root, "$", keys) ||
 	    !get_string(r, root, "$", "format", format, sizeof(format)))
 		return false;
-	if (strcmp(format, "rtsched-runner/1") != 0)
-		return fail(r, "$.format", "\"%s\" is not rtsched-runner/1", format);
+	if (strcmp(format, "rtsched-runner/2") != 0)
+		return fail(r, "$.format", "\"%s\" is not rtsched-runner/2", format);
 	if (!get_string(r, root, "$", "name", spec->name, sizeof(spec->name)) ||
 	    !get_string(r, root, "$", "scheduler", spec->scheduler, sizeof(spec->scheduler)) ||
 	    !get_int(r, root, "$", "duration_ns", 1, INT64_MAX / 4, &spec->duration_ns) ||
@@ -375,6 +404,17 @@ static bool read_spec(struct reader *r, json_t *root, struct run_spec *spec)
 		       &spec->n_condvars, read_condvar, spec))
 		return (spec->condvars = items), false;
 	spec->condvars = items;
+	char at[PATH_MAX_LEN];
+	json_t *picv = member(r, root, "$", "picv", at);
+	if (!picv)
+		return false;
+	if (!json_is_boolean(picv))
+		return fail(r, at, "expected true or false");
+	spec->picv = json_is_true(picv);
+	if (!get_items(r, root, "$", "servers", sizeof(struct run_server), &items,
+		       &spec->n_servers, read_server, spec))
+		return (spec->servers = items), false;
+	spec->servers = items;
 	bool ok = get_items(r, root, "$", "tasks", sizeof(struct run_task), &items,
 			    &spec->n_tasks, read_task, spec);
 	spec->tasks = items;
@@ -409,5 +449,6 @@ void run_spec_free(struct run_spec *spec)
 	free(spec->cpusets);
 	free(spec->resources);
 	free(spec->condvars);
+	free(spec->servers);
 	memset(spec, 0, sizeof(*spec));
 }

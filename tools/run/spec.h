@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The runner's input (docs/runner-input.md, format "rtsched-runner/1"), read
+ * The runner's input (docs/runner-input.md, format "rtsched-runner/2"), read
  * with jansson into plain structs. Every problem is reported with its JSON
  * path; unknown keys are errors.
  */
@@ -26,12 +26,13 @@ enum run_op {
 	RUN_OP_SIGNAL,
 	RUN_OP_BROADCAST,
 	RUN_OP_SLEEP,
+	RUN_OP_CALL,
 };
 
 struct run_action {
 	enum run_op op;
-	int64_t ns;     /* compute, sleep */
-	uint32_t index; /* resource or condvar */
+	int64_t ns;     /* compute, sleep; call: the service asked for */
+	uint32_t index; /* resource, condvar or server */
 };
 
 struct run_task {
@@ -58,6 +59,14 @@ struct run_condvar {
 	uint32_t mutex;
 };
 
+/* An RPC server: a SCHED_FIFO thread serving calls one at a time (servers.h). */
+struct run_server {
+	char name[RUN_NAME_MAX];
+	int priority;
+	cpu_set_t cpus;
+	uint32_t queue_capacity;
+};
+
 struct run_spec {
 	char name[RUN_NAME_MAX];
 	char scheduler[16];
@@ -70,6 +79,9 @@ struct run_spec {
 	size_t n_resources;
 	struct run_condvar *condvars;
 	size_t n_condvars;
+	bool picv; /* callers lend their priority to the server they wait for */
+	struct run_server *servers;
+	size_t n_servers;
 	struct run_task *tasks;
 	size_t n_tasks;
 	char trace_path[RUN_PATH_MAX];

@@ -1,4 +1,4 @@
-"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/1``).
+"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/2``).
 
 Durations become integer nanoseconds, names become indices, every CPU list
 is made explicit (the online CPUs are read here, at resolve time, when the
@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rtsched.model.model import (
     Broadcast,
+    Call,
     Compute,
     Lock,
     Signal,
@@ -29,7 +30,7 @@ __all__ = [
     "to_runner_input",
 ]
 
-RUNNER_FORMAT = "rtsched-runner/1"
+RUNNER_FORMAT = "rtsched-runner/2"
 DEFAULT_RELEASE_DELAY_NS = 100_000_000
 #: Limits of rtsched-run's reader (tools/run/spec.h RUN_PATH_MAX, spec.c).
 TRACE_PATH_MAX = 512
@@ -68,7 +69,9 @@ def _dl_period_limits() -> tuple[int, int] | None:
     return lo, hi
 
 
-def _action(action, resources: dict[str, int], condvars: dict[str, int]) -> dict:
+def _action(action, resources: dict[str, int], condvars: dict[str, int], servers: dict[str, int]) -> dict:
+    if isinstance(action, Call):
+        return {"op": "call", "server": servers[action.server], "ns": action.ns}
     if isinstance(action, (Compute, Sleep)):
         return {"op": action.op, "ns": action.ns}
     if isinstance(action, (Lock, Unlock)):
@@ -76,6 +79,23 @@ def _action(action, resources: dict[str, int], condvars: dict[str, int]) -> dict
     if isinstance(action, (Wait, Signal, Broadcast)):
         return {"op": action.op, "condvar": condvars[action.condvar]}
     raise TypeError(f"unknown action {action!r}")  # pragma: no cover
+
+
+def _server(taskset: TaskSet, server, partitions, partition_index, cpus) -> dict:
+    """A server resolved: its CPUs, and its queue's capacity made explicit."""
+    if server.partition is not None:
+        server_cpus = list(partitions[partition_index[server.partition]].cpus)
+    else:
+        server_cpus = list(cpus)
+    capacity = server.queue_capacity
+    if capacity is None:
+        capacity = max(1, len(taskset.callers_of(server.name)))
+    return {
+        "name": server.name,
+        "priority": server.priority,
+        "cpus": server_cpus,
+        "queue_capacity": capacity,
+    }
 
 
 def to_runner_input(
@@ -88,8 +108,12 @@ def to_runner_input(
     release_delay_ns: int = DEFAULT_RELEASE_DELAY_NS,
     cpus_online: tuple[int, ...] | None = None,
     dl_period_limits: tuple[int, int] | None = None,
+    picv: bool = True,
 ) -> dict:
     """The runner input for ``taskset`` as a JSON-ready dict.
+
+    ``picv``: callers lend their priority to the server while they wait for
+    its reply (PI-CV); False runs the same set without (to compare).
 
     ``duration_ns`` overrides the set's duration (one of the two is needed).
     ``cpus_online`` and ``dl_period_limits`` default to this machine's (read
@@ -135,6 +159,12 @@ def to_runner_input(
                 f'tasks[{t_index}].partition: "{task.partition}" does not exist on this machine '
                 f"(partitions: {', '.join(partition_index) or 'none'})"
             )
+    for s_index, server in enumerate(taskset.servers):
+        if server.partition is not None and server.partition not in partition_index:
+            errors.append(
+                f'servers[{s_index}].partition: "{server.partition}" does not exist on this machine '
+                f"(partitions: {', '.join(partition_index) or 'none'})"
+            )
 
     if platform.scheduler == "G-EDF" and sorted(cpus) != sorted(online):
         errors.append(
@@ -162,6 +192,7 @@ def to_runner_input(
 
     resources = {r.name: i for i, r in enumerate(taskset.resources)}
     condvars = {c.name: i for i, c in enumerate(taskset.condvars)}
+    server_index = {s.name: i for i, s in enumerate(taskset.servers)}
 
     tasks = []
     for task in taskset.tasks:
@@ -194,7 +225,7 @@ def to_runner_input(
                 "cpus": task_cpus,
                 "cpuset": cpuset,
                 "budget_ns": budget,
-                "body": [_action(a, resources, condvars) for a in task.body],
+                "body": [_action(a, resources, condvars, server_index) for a in task.body],
             }
         )
 
@@ -208,6 +239,8 @@ def to_runner_input(
         "cpusets": cpusets,
         "resources": [{"name": r.name, "protocol": r.protocol} for r in taskset.resources],
         "condvars": [{"name": c.name, "mutex": resources[c.mutex]} for c in taskset.condvars],
+        "picv": bool(picv),
+        "servers": [_server(taskset, s, partitions, partition_index, cpus) for s in taskset.servers],
         "tasks": tasks,
         "trace": {
             "path": str(trace_path),

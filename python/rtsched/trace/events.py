@@ -27,6 +27,10 @@ class EventType(IntEnum):
     LOCK_BLOCKED = 16  # arg0: BlockCause; arg1: TID of the thread waited for
     BOOST = 17  # arg0: level; arg1: TID of the holder boosted to it
     UNBOOST = 18  # arg0: level given up; arg1: TID of that holder
+    RPC_CALL = 19  # client: arg0: server; arg1: requested service (ns); before queueing
+    RPC_SERVE_START = 20  # server: job: the caller's job; arg0: caller task; arg1: service (ns)
+    RPC_SERVE_END = 21  # server: job: the caller's job; arg0: caller task; arg1: CPU time used (ns)
+    RPC_REPLY = 22  # client: arg0: server; the reply arrived
 
 
 class BlockCause(IntEnum):
@@ -37,7 +41,7 @@ class BlockCause(IntEnum):
     GATE = 3  # job start held back by a ceiling or a boosted holder
 
 
-RESERVED_FIRST = 19
+RESERVED_FIRST = 23
 USER_FIRST = 64
 
 # Module-level names, as in C: EV_RELEASE, EV_START, ...
@@ -59,6 +63,10 @@ EV_MARKER = EventType.MARKER
 EV_LOCK_BLOCKED = EventType.LOCK_BLOCKED
 EV_BOOST = EventType.BOOST
 EV_UNBOOST = EventType.UNBOOST
+EV_RPC_CALL = EventType.RPC_CALL
+EV_RPC_SERVE_START = EventType.RPC_SERVE_START
+EV_RPC_SERVE_END = EventType.RPC_SERVE_END
+EV_RPC_REPLY = EventType.RPC_REPLY
 
 
 def event_name(value: int) -> str:
