@@ -50,6 +50,18 @@ def register(commands: argparse._SubParsersAction) -> None:
         "for the run, restored after (rtsched shield); P-FP / G-FP sets whose CPUs are all shielded",
     )
     parser.add_argument("--fail-on-miss", action="store_true", help="exit 1 when any deadline was missed")
+    picv = parser.add_mutually_exclusive_group()
+    picv.add_argument(
+        "--no-picv", action="store_true",
+        help="sets with servers: callers do not lend the server their priority while they wait "
+        "(plain condition variables; recorded in runner.json and summary.json)",
+    )
+    picv.add_argument(
+        "--compare-picv", action="store_true",
+        help="sets with servers: run twice, with and without PI-CV (into DIR/picv, DIR/no-picv) and "
+        "print per task mean / p90 / max side by side with the bounds (and seed 004's Table II for "
+        "examples/picv-rpc.yaml); draws DIR/response-cdf-picv.png",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -77,13 +89,15 @@ def print_table(result, console) -> None:
 
     summary = result.summary
     tasks_in = result.runner_input["tasks"]
-    table = Table(title=f"{summary['name']} ({summary['scheduler']}, {summary['duration_ns'] / 1e9:g} s)")
+    picv = ", PI-CV off" if summary.get("servers") and not summary.get("picv", True) else ""
+    table = Table(title=f"{summary['name']} ({summary['scheduler']}, {summary['duration_ns'] / 1e9:g} s{picv})")
     analysis = summary["analysis"]
     table.caption = (
         f"times in ms; bound: analytical response-time bound ({analysis['test']}: {analysis['verdict']}); "
         "! marks an observed maximum above its bound"
     )
-    for header in ("task", "CPUs", "jobs", "misses", "resp min", "resp mean", "resp p99", "resp max", "bound",
+    for header in ("task", "CPUs", "jobs", "misses", "resp min", "resp mean", "resp p90", "resp p99", "resp max",
+                   "bound",
                    "tard max", "rel lat p99", "overruns", "lost ev"):
         table.add_column(header, justify="left" if header == "task" else "right", no_wrap=True)
     for s in result.stats:
@@ -95,6 +109,7 @@ def print_table(result, console) -> None:
             f"[bold red]{s.deadline_misses}[/]" if s.deadline_misses else "0",
             _ms(s.response_min_ns),
             _ms(s.response_mean_ns),
+            _ms(s.response_p90_ns),
             _ms(s.response_p99_ns),
             f"[bold red]{_ms(s.response_max_ns)} ![/]" if s.bound_exceeded else _ms(s.response_max_ns),
             _ms(s.bound_ns),
@@ -104,7 +119,10 @@ def print_table(result, console) -> None:
             str(s.lost_events),
         )
     console.print(table)
-    notes = []
+    notes = [
+        f"server {s['name']} (priority {s['priority']}): {s['calls_served']} calls served"
+        for s in summary.get("servers", [])
+    ]
     if summary["censored_jobs"]:
         notes.append(f"{summary['censored_jobs']} job(s) not completed when the run ended (left out)")
     if summary["incomplete_jobs"]:
@@ -124,6 +142,68 @@ def print_table(result, console) -> None:
     for note in notes:
         console.print(note)
     console.print(f"outputs in {result.out_dir}/: " + ", ".join(sorted(k for k in result.files)))
+
+
+def print_comparison(comparison, console) -> None:
+    """Per task, with and without PI-CV: mean, p90, max beside the bound and the paper's figures."""
+    from rich.table import Table
+
+    paper = comparison.paper()
+    some = next(iter(comparison.runs.values())).summary
+    table = Table(title=f"{comparison.taskset.name}: with and without PI-CV ({some['duration_ns'] / 1e9:g} s each)")
+    table.caption = (
+        "response times in ms; bound: analytical, with PI-CV (picv-rpc, seed 004 Eq. 1-5); "
+        "! marks a maximum above it" + ("; paper: seed 004 Table II" if paper else "")
+    )
+    for header in ("task", "PI-CV", "jobs", "mean", "p90", "max", "bound") + (
+        ("paper mean", "paper p90", "paper max") if paper else ()
+    ):
+        table.add_column(header, justify="left" if header in ("task", "PI-CV") else "right", no_wrap=True)
+    for row in comparison.rows():
+        with_picv = row["variant"] == "picv"
+        figures = row["paper_ms"]
+        table.add_row(
+            row["task"] if with_picv else "",
+            "on" if with_picv else "off",
+            str(row["jobs"]),
+            _ms(row["mean_ns"]),
+            _ms(row["p90_ns"]),
+            f"[bold red]{_ms(row['max_ns'])} ![/]" if row["bound_exceeded"] else _ms(row["max_ns"]),
+            _ms(row["bound_ns"]) if with_picv else "–",
+            *((tuple(f"{v:.3f}" for v in figures) if figures else ("–",) * 3) if paper else ()),
+            end_section=not with_picv,
+        )
+    console.print(table)
+    for variant, run in comparison.runs.items():
+        s = run.summary
+        if s.get("deadline_misses"):
+            console.print(f"[bold red]{s['deadline_misses']} deadline miss(es)[/] {'with' if variant == 'picv' else 'without'} PI-CV")
+        if s.get("lost_events"):
+            console.print(f"[bold yellow]{s['lost_events']} trace event(s) lost[/] ({variant}): raise --trace-buffer")
+    outputs = ", ".join(sorted(comparison.files)) or "none"
+    console.print(f"outputs in {comparison.out_dir}/: {outputs}; each run's in picv/ and no-picv/")
+
+
+def _report_comparison(comparison, args, err) -> int:
+    from rich.console import Console
+
+    if comparison.interrupted and not all(r.summary for r in comparison.runs.values()):
+        print("rtsched run: interrupted before both runs were done; cleaned up", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if args.json:
+        print(json.dumps(comparison.as_dict(), indent=2))
+    else:
+        console = Console(highlight=False)
+        if not console.is_terminal:
+            console = Console(highlight=False, width=160)
+        print_comparison(comparison, console)
+    if comparison.interrupted:
+        return EXIT_INTERRUPTED
+    misses = sum(r.summary.get("deadline_misses", 0) for r in comparison.runs.values())
+    if args.fail_on_miss and misses:
+        err.print(f"rtsched run: {misses} deadline miss(es) (--fail-on-miss)")
+        return EXIT_FAILED
+    return EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:
@@ -162,6 +242,10 @@ def run(args: argparse.Namespace) -> int:
         except (CpuListError, ValueError) as e:
             print(f"rtsched run: --shield: {e}", file=sys.stderr)
             return EXIT_FAILED
+    if (args.no_picv or args.compare_picv) and not taskset.servers:
+        flag = "--no-picv" if args.no_picv else "--compare-picv"
+        print(f"rtsched run: {flag}: {args.file} has no servers, so PI-CV changes nothing", file=sys.stderr)
+        return EXIT_FAILED
     if args.trace_buffer < 1:
         print("rtsched run: --trace-buffer: must be >= 1", file=sys.stderr)
         return EXIT_FAILED
@@ -174,8 +258,14 @@ def run(args: argparse.Namespace) -> int:
         trace_buffer_events=args.trace_buffer,
         progress=not args.json,
         shield_cpus=shield_cpus,
+        picv=not args.no_picv,
     )
     try:
+        if args.compare_picv:
+            from rtsched.run.compare import compare_picv
+
+            comparison = compare_picv(taskset, options)
+            return _report_comparison(comparison, args, err)
         result = run_taskset(taskset, options)
     except TaskSetError as e:
         for error in e.errors:

@@ -5,7 +5,10 @@ job number) with its DEADLINE_MISS / BUDGET_OVERRUN events and the CPUs its
 events were recorded on. Jobs that were released but had not completed when
 the run ended are **censored** (left out, counted per task); jobs with a
 COMPLETE but a missing RELEASE or START lost events in a full ring and are
-counted as ``incomplete``.
+counted as ``incomplete``. A job that completed after the end of the run
+(t0 + duration, when the header gives a duration) is censored too: the end
+of the run stops whatever the job was waiting for (a signal, a server's
+reply), so its completion may be cut short.
 
 All times are integer nanoseconds on the trace's clock (CLOCK_MONOTONIC).
 """
@@ -98,6 +101,9 @@ def build_job_table(trace: Any) -> JobTable:
     header = trace.header
     tasks: list[TaskInfo] = []
     rows: list[tuple] = []
+    end_ns = int(header.get("t0_ns", 0)) + int(header.get("duration_ns", 0))
+    if not header.get("duration_ns"):
+        end_ns = None
     for stream in trace.streams:
         if stream["task_id"] < 0:
             continue
@@ -125,6 +131,9 @@ def build_job_table(trace: Any) -> JobTable:
         info.released = len(numbers)
         last_complete = max(completes) if completes else 0
         for job in sorted(numbers):
+            if job in completes and end_ns is not None and int(completes[job]["time_ns"]) > end_ns:
+                info.censored += 1
+                continue
             if job not in completes:
                 if job > last_complete:
                     info.censored += 1

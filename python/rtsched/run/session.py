@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from rtsched.analysis import AnalysisResult, bounds_for
+from rtsched.analysis.results import unsupported
 from rtsched.model import TaskSet, to_runner_input
 from rtsched.run.export_csv import write_job_csv
 from rtsched.run.export_perfetto import write_perfetto
 from rtsched.run.jobs import JobTable, build_job_table
 from rtsched.run.runner import RunnerOutcome, run_native, write_runner_input
-from rtsched.run.stats import TaskStats, apply_bounds, summary_dict, task_stats
+from rtsched.run.stats import TaskStats, apply_bounds, server_summary, summary_dict, task_stats
 from rtsched.trace import read_trace as load_trace
 
 __all__ = ["RunOptions", "RunResult", "RunSetupError", "ShieldRefused", "run_taskset", "default_out_dir"]
@@ -50,6 +51,7 @@ class RunOptions:
     progress: bool = True
     release_delay_ns: int | None = None      # None: the resolver's default
     shield_cpus: list[int] | None = None     # run inside a CPU shield of these CPUs (rtsched.measure.shield)
+    picv: bool = True                        # callers lend servers their priority (False: to compare)
 
 
 @dataclass
@@ -106,6 +108,12 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     out_dir.mkdir(parents=True, exist_ok=True)
     duration = options.duration_ns or taskset.duration_ns or DEFAULT_DURATION_NS
     analysis = bounds_for(taskset)  # before the run: analyse, run, compare (DESIGN §1)
+    if taskset.servers and not options.picv:
+        analysis = unsupported(
+            analysis.test,
+            [t.name for t in analysis.tasks],
+            "the RPC bounds assume PI-CV (callers lend the server their priority); this run has it off",
+        )
     trace_path = out_dir / "trace.rtst"
     extra: dict[str, Any] = {}
     if options.release_delay_ns is not None:
@@ -116,6 +124,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
         buffer_events=options.trace_buffer_events,
         ftrace_markers=options.trace_markers,
         duration_ns=duration,
+        picv=options.picv,
         **extra,
     )
     files = {"runner.json": write_runner_input(runner_input, out_dir / "runner.json")}
@@ -166,6 +175,8 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
         table,
         stats,
         scheduler=runner_input["scheduler"],
+        picv=runner_input["picv"],
+        servers=server_summary(trace, runner_input),
         analysis={"test": analysis.test, "verdict": analysis.verdict, "reason": analysis.reason},
         completed=outcome.completed,
         interrupted=outcome.interrupted,

@@ -17,7 +17,7 @@ import numpy as np
 
 from rtsched.run.jobs import JobTable
 
-__all__ = ["TaskStats", "task_stats", "apply_bounds", "summary_dict"]
+__all__ = ["TaskStats", "task_stats", "apply_bounds", "server_summary", "summary_dict"]
 
 
 @dataclass
@@ -33,6 +33,7 @@ class TaskStats:
     deadline_misses: int
     response_min_ns: int | None
     response_mean_ns: float | None
+    response_p90_ns: float | None
     response_p99_ns: float | None
     response_max_ns: int | None
     tardiness_max_ns: int | None
@@ -52,6 +53,7 @@ def _stats_of(rows: np.ndarray) -> dict[str, Any]:
             (
                 "response_min_ns",
                 "response_mean_ns",
+                "response_p90_ns",
                 "response_p99_ns",
                 "response_max_ns",
                 "tardiness_max_ns",
@@ -67,6 +69,7 @@ def _stats_of(rows: np.ndarray) -> dict[str, Any]:
     return {
         "response_min_ns": int(response.min()),
         "response_mean_ns": float(response.mean()),
+        "response_p90_ns": float(np.percentile(response, 90)),
         "response_p99_ns": float(np.percentile(response, 99)),
         "response_max_ns": int(response.max()),
         "tardiness_max_ns": int(tardiness.max()),
@@ -110,6 +113,22 @@ def apply_bounds(stats: list[TaskStats], analysis: Any) -> None:
         s.bound_exceeded = (
             s.bound_ns is not None and s.response_max_ns is not None and s.response_max_ns > s.bound_ns
         )
+
+
+def server_summary(trace: Any, runner_input: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per server of the run: its name, priority and the calls it served
+    (RPC_SERVE_END events in its stream, found by name: task_id -1)."""
+    from rtsched.trace import EventType as EV
+
+    streams = {str(s["name"]): int(s["stream_id"]) for s in trace.streams if s["task_id"] < 0}
+    out = []
+    for server in runner_input.get("servers", []):
+        stream = streams.get(server["name"])
+        served = 0
+        if stream is not None:
+            served = int((trace.events_of(stream)["type"] == EV.RPC_SERVE_END).sum())
+        out.append({"name": server["name"], "priority": server["priority"], "calls_served": served})
+    return out
 
 
 def summary_dict(table: JobTable, stats: list[TaskStats], **extra: Any) -> dict[str, Any]:

@@ -1,0 +1,150 @@
+"""``rtsched run --compare-picv``: one task set with servers run twice, with and
+without PI-CV, side by side (seed 004 §6.2, Table II and Fig. 9).
+
+    from rtsched.run.compare import compare_picv
+    comparison = compare_picv(load_taskset("examples/picv-rpc.yaml"), RunOptions())
+    comparison.rows()          # per task and variant: jobs, mean, p90, max, bound
+
+The two runs write their usual outputs in ``OUT/picv/`` and ``OUT/no-picv/``;
+the comparison adds ``OUT/compare.json`` and ``OUT/response-cdf-picv.png``
+(each task's response-time CDF with and without PI-CV). When the set is the
+paper's (``name: picv-rpc``), seed 004's Table II is shown beside it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rtsched.model import TaskSet
+from rtsched.run.session import RunOptions, RunResult, default_out_dir, run_taskset
+
+__all__ = ["PAPER_TABLE_II", "Comparison", "compare_picv"]
+
+MS = 1_000_000
+
+#: Seed 004 (Cucinotta et al.) Table II, response times in ms, for the set
+#: named "picv-rpc" (examples/picv-rpc.yaml): variant -> task -> (mean, p90, max).
+PAPER_TABLE_II: dict[str, dict[str, dict[str, tuple[float, float, float]]]] = {
+    "picv-rpc": {
+        "picv": {"Client1": (15.379, 18.913, 18.995), "Client2": (22.816, 28.938, 28.996)},
+        "no-picv": {"Client1": (25.776, 33.71, 33.76), "Client2": (33.587, 38.489, 38.55)},
+    }
+}
+
+VARIANTS = ("picv", "no-picv")
+
+
+@dataclass
+class Comparison:
+    taskset: TaskSet
+    out_dir: Path
+    runs: dict[str, RunResult]  # "picv", "no-picv"
+    files: dict[str, Path]
+
+    @property
+    def interrupted(self) -> bool:
+        return any(r.interrupted for r in self.runs.values())
+
+    def paper(self) -> dict[str, dict[str, tuple[float, float, float]]] | None:
+        return PAPER_TABLE_II.get(self.taskset.name)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Per task (set order) and variant: this run's figures (ns), the bound
+        (PI-CV only: the analysis assumes it), and the paper's (ms) when known."""
+        paper = self.paper() or {}
+        out = []
+        for task in self.taskset.rt_tasks:
+            for variant in VARIANTS:
+                run = self.runs.get(variant)
+                stats = next((s for s in run.stats if s.task == task.name), None) if run else None
+                out.append(
+                    {
+                        "task": task.name,
+                        "variant": variant,
+                        "jobs": stats.jobs if stats else 0,
+                        "mean_ns": stats.response_mean_ns if stats else None,
+                        "p90_ns": stats.response_p90_ns if stats else None,
+                        "max_ns": stats.response_max_ns if stats else None,
+                        "bound_ns": stats.bound_ns if stats else None,
+                        "bound_exceeded": bool(stats and stats.bound_exceeded),
+                        "paper_ms": paper.get(variant, {}).get(task.name),
+                    }
+                )
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "format": "rtsched-picv-compare/1",
+            "name": self.taskset.name,
+            "duration_ns": next(iter(self.runs.values())).summary.get("duration_ns") if self.runs else None,
+            "rows": self.rows(),
+            "paper": "seed 004 Table II" if self.paper() else None,
+            "runs": {v: str(r.out_dir) for v, r in self.runs.items()},
+            "files": {k: str(v) for k, v in sorted(self.files.items())},
+        }
+
+
+def plot_cdf_comparison(comparison: Comparison, path: str | Path) -> None:
+    """Response-time CDF of each task with (solid) and without (dashed) PI-CV,
+    bounds as dotted lines (the paper's Fig. 9 for its two clients)."""
+    from rtsched.run.plots import _pyplot
+
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    callers = [t.name for t in comparison.taskset.rt_tasks if t.calls] or [
+        t.name for t in comparison.taskset.rt_tasks
+    ]
+    for k, name in enumerate(callers):
+        color = colors[k % len(colors)]
+        for variant, style in (("picv", "-"), ("no-picv", "--")):
+            run = comparison.runs.get(variant)
+            if run is None or run.table is None:
+                continue
+            info = next((t for t in run.table.tasks if t.name == name), None)
+            rows = run.table.of_task(info.index) if info is not None else []
+            if not len(rows):
+                continue
+            response = np.sort(rows["response"]) / MS
+            y = np.arange(1, len(response) + 1) / len(response)
+            label = f"{name}, {'PI-CV' if variant == 'picv' else 'no PI-CV'}"
+            ax.step(response, y, where="post", linestyle=style, color=color, label=label)
+        bound = next((s.bound_ns for s in comparison.runs["picv"].stats if s.task == name), None) \
+            if "picv" in comparison.runs else None
+        if bound is not None:
+            ax.axvline(bound / MS, color=color, linestyle=":", linewidth=1)
+    ax.set_xlabel("response time (ms); dotted: analytical bound with PI-CV")
+    ax.set_ylabel("fraction of jobs")
+    ax.set_ylim(0, 1.05)
+    ax.set_title(f"{comparison.taskset.name}: response-time CDF with and without PI-CV")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower right", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def compare_picv(taskset: TaskSet, options: RunOptions | None = None) -> Comparison:
+    """Run ``taskset`` with PI-CV, then without, into OUT/picv and OUT/no-picv.
+    Stops after the first run when it was interrupted. Raises what run_taskset raises."""
+    options = options or RunOptions()
+    out_dir = Path(options.out_dir) if options.out_dir is not None else default_out_dir(taskset)
+    runs: dict[str, RunResult] = {}
+    for variant in VARIANTS:
+        run_options = replace(options, picv=variant == "picv", out_dir=out_dir / variant)
+        runs[variant] = run_taskset(taskset, run_options)
+        if runs[variant].interrupted:
+            break
+    comparison = Comparison(taskset, out_dir, runs, {})
+    if len(runs) == len(VARIANTS) and all(r.table is not None for r in runs.values()):
+        if options.plots:
+            comparison.files["response-cdf-picv.png"] = out_dir / "response-cdf-picv.png"
+            plot_cdf_comparison(comparison, comparison.files["response-cdf-picv.png"])
+        comparison.files["compare.json"] = out_dir / "compare.json"
+        comparison.files["compare.json"].write_text(json.dumps(comparison.as_dict(), indent=2) + "\n")
+    return comparison
