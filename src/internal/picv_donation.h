@@ -4,7 +4,8 @@
  * picv.c tells picv_donation.c about its waiters.
  *
  * Every PI-CV waiter that lends to at least one helper has a loan in the
- * graph: its TID and a snapshot of its condvar's helpers. helpers[0] is the
+ * graph: its TID and a snapshot of its condvar's helpers. One helper, the
+ * first whose chain of anchors does not lead back to the waiter, is its
  * anchor: the waiter blocks with FUTEX_LOCK_PI on a token holding the
  * anchor's TID, so the kernel boosts the anchor (and whatever it blocks on)
  * and tells the waiter when the anchor exits. Every other helper is boosted
@@ -30,17 +31,26 @@ struct rts_loan {
 	bool in_graph;         /* under the graph lock */
 	uint32_t donor;        /* the waiter's TID */
 	uint32_t n_helpers;    /* >= 1 while in the graph */
-	uint32_t helpers[RTS_COND_MAX_HELPERS]; /* [0]: the anchor (the kernel's PI via the token) */
-	int eff_prio;          /* scratch for one recomputation */
-	uint32_t eff_epoch;
+	uint32_t helpers[RTS_COND_MAX_HELPERS];
+	int anchor;            /* index in helpers, -1: none (every helper by sched_setattr) */
+	int eff_level;         /* scratch for one recomputation */
+	uint32_t visit_epoch;  /* scratch for one graph walk */
 };
+
+/* The TID the waiter's token must hold (0: it lends to no anchor and sleeps on its state). */
+static inline uint32_t rts_loan_anchor(const struct rts_loan *loan)
+{
+	return loan->anchor >= 0 ? loan->helpers[loan->anchor] : 0;
+}
 
 /* Take the graph lock. */
 void rts_donation_begin(void);
 /*
- * Put the loan into the graph (it must not be in it). EDEADLK when the donor
- * is reachable from one of its helpers (a donation cycle); ENOTSUP when a
- * SCHED_DEADLINE donor would lend to several helpers. Either way it stays out.
+ * Put the loan into the graph (it must not be in it) and choose its anchor.
+ * EDEADLK when no helper leads to a thread that runs (every helper waits,
+ * directly or through other PI-CVs, for the donor: a deadlock); ENOTSUP when
+ * a SCHED_DEADLINE donor would lend through sched_setattr (several helpers).
+ * Either way it stays out.
  */
 int rts_donation_add(struct rts_loan *loan);
 /* Take the loan out of the graph (nothing if it is not in it). */

@@ -5,7 +5,8 @@
  * A condvar with helpers queues its waiters in user space (by priority, FIFO
  * among equals) under an internal PI mutex. A waiter lends to every helper
  * the condvar has when it starts waiting (a snapshot, its loan):
- *  - to the first helper, its anchor, through the kernel: it blocks with
+ *  - to one helper, its anchor (the first one whose own chain of anchors
+ *    does not lead back to the waiter), through the kernel: it blocks with
  *    FUTEX_LOCK_PI on its own token word holding the anchor's TID, so the
  *    kernel boosts the anchor by the waiter's priority, carries the boost
  *    through whatever the anchor blocks on (PI mutexes, other tokens), takes
@@ -15,7 +16,7 @@
  *    which raises them with sched_setattr and restores them after.
  * With one helper that is the PI token alone and the graph applies nothing;
  * with two or more it is the donation graph; the choice follows the helper
- * set. A waiter without a helper sleeps on its state word instead.
+ * set. A waiter without an anchor sleeps on its state word instead.
  *
  * Waking a waiter (signal, broadcast, or a change of helpers):
  *  - its state becomes SIGNALLED (or REWAIT), under the internal lock;
@@ -76,7 +77,7 @@ struct picv_waiter {
 struct rts_picv {
 	rts_mutex_t lock; /* PIP: guards everything below */
 	uint32_t n_helpers;
-	uint32_t helpers[RTS_COND_MAX_HELPERS]; /* in the order added; [0] is every loan's anchor */
+	uint32_t helpers[RTS_COND_MAX_HELPERS]; /* in the order added */
 	struct picv_waiter *queue;
 	uint32_t n_waiters;
 };
@@ -136,20 +137,22 @@ static int lend(struct rts_picv *picv, struct picv_waiter *w)
 	int err = picv->n_helpers ? rts_donation_add(&w->loan) : 0;
 	if (err)
 		w->loan.n_helpers = 0;
+	if (err || !picv->n_helpers)
+		w->loan.anchor = -1;
 	rts_donation_end();
-	atomic_store_explicit(&w->token, w->loan.n_helpers ? w->loan.helpers[0] : 0,
-			      memory_order_relaxed);
+	atomic_store_explicit(&w->token, rts_loan_anchor(&w->loan), memory_order_relaxed);
 	return err;
 }
 
 /* Under the lock: get a node out of its wait; its state is already set. */
 static void wake_waiter(struct picv_waiter *w)
 {
-	if (w->loan.n_helpers == 0) {
+	uint32_t anchor = rts_loan_anchor(&w->loan);
+	if (anchor == 0) {
 		rts_backend()->wake(&w->state, 1, false);
 		return;
 	}
-	if (w->loan.helpers[0] == rts_self_tid() && rts_backend()->pi_wake(&w->token, false) == 0)
+	if (anchor == rts_self_tid() && rts_backend()->pi_wake(&w->token, false) == 0)
 		return;
 	syscall(SYS_tgkill, getpid(), (pid_t)w->tid, RTS_WAKE_SIGNAL);
 }
@@ -255,7 +258,7 @@ static int after_anchor_exit(struct rts_picv *picv, struct picv_waiter *w)
 {
 	if (atomic_load_explicit(&w->state, memory_order_relaxed) != PICV_WAITING)
 		return 0; /* signalled or rewaiting: the state decides */
-	uint32_t dead_anchor = w->loan.helpers[0], kept = 0;
+	uint32_t dead_anchor = rts_loan_anchor(&w->loan), kept = 0;
 	for (uint32_t i = 0; i < picv->n_helpers; i++) {
 		uint32_t h = picv->helpers[i];
 		if (h != dead_anchor && thread_exists((pid_t)h))
@@ -278,6 +281,7 @@ int rts_picv_wait(struct rts_picv *picv, rts_mutex_t *m, const struct timespec *
 {
 	struct picv_waiter w = { .tid = rts_self_tid(), .prio = current_priority() };
 	w.loan.donor = w.tid;
+	w.loan.anchor = -1;
 	rts_mutex_lock(&picv->lock);
 	enqueue(picv, &w);
 	picv->n_waiters++;
@@ -290,7 +294,8 @@ int rts_picv_wait(struct rts_picv *picv, rts_mutex_t *m, const struct timespec *
 		released = result == 0;
 	}
 	while (result == 0) {
-		result = w.loan.n_helpers ? sleep_lending(&w, deadline) : sleep_plain(&w, deadline);
+		result = rts_loan_anchor(&w.loan) ? sleep_lending(&w, deadline)
+						  : sleep_plain(&w, deadline);
 		uint32_t state = atomic_load_explicit(&w.state, memory_order_acquire);
 		if (state == PICV_SIGNALLED || (result && result != ESRCH))
 			break;

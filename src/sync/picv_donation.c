@@ -11,17 +11,27 @@
  * the library never rewrites a SCHED_DEADLINE helper (it already runs above
  * every FIFO level, and new parameters would give up its reservation).
  *
- * For a donor d (a waiter with a loan in the graph):
+ * A waiter waits for ANY of its helpers, so a cycle of loans is no deadlock
+ * while some thread on it lends on to a thread that runs (does not wait on a
+ * PI-CV): that thread can still make a condition true. A wait is refused
+ * with EDEADLK only when every path from the waiter's helpers comes back to
+ * waiting threads (a knot), which with one helper per condvar is exactly a
+ * cycle. Anchors, however, must never form a cycle (the kernel would report
+ * the rt_mutex chain as a deadlock), so a loan's anchor is its first helper
+ * whose chain of anchors does not lead back to the donor, or none.
+ *
+ * Priorities, with loans on cycles allowed, as the least fixpoint of
  *     eff(d)  = max(own(d), max{ eff(k.donor) : loan k lends to d })
  *     own(t)  = the remembered base level if the library raised t,
  *               else t's level as sched_getattr reports it now
- * For a thread h that some loan names at index >= 1 (not as its anchor):
- *     want(h) = max{ eff(k.donor) : h in k.helpers[1..] }
- * h runs at want(h) while want(h) > own(h). The anchor is left to the kernel:
- * the token passes it the donor's kernel priority, which by induction over
- * the graph is at least eff(donor). Boosts that the kernel's PI gives a
- * thread (PI mutexes it holds) are not seen here, so they travel only along
- * anchors.
+ * for every donor d (a waiter with a loan). A helper h that some loan names
+ * other than as its anchor is raised to
+ *     want(h) = max{ eff(k.donor) : k lends to h, not as its anchor }
+ * while want(h) > own(h). An anchor gets its boost from the kernel through
+ * the token, which carries the donor's kernel priority (at least eff(donor)
+ * when the donor is raised by the library or the kernel in turn). Boosts
+ * the kernel's PI gives a thread (PI mutexes it holds) are not seen here, so
+ * they travel only along anchors.
  *
  * A thread that changes its own priority while the library has raised it:
  * the next time the library would change or restore that thread's priority,
@@ -29,9 +39,8 @@
  * new setting as the base, and leaves it in place when the boost ends.
  *
  * Invariants (all under graph_lock):
- *  - the graph is acyclic: rts_donation_add refuses a loan that would close
- *    a cycle, and a loan's helpers do not change while it is in the graph;
- *    so eff() terminates;
+ *  - a loan's helpers and anchor do not change while it is in the graph;
+ *  - anchors form no cycle (see above);
  *  - a thread has at most one loan in the graph (it waits on one condvar);
  *  - a boost record exists exactly while the library has raised that thread
  *    with sched_setattr: `applied_*` is what it set, `base` what to restore.
@@ -60,7 +69,7 @@ struct boost {
 static rts_mutex_t graph_lock = RTS_MUTEX_PIP_INITIALIZER;
 static struct rts_loan *loans;
 static unsigned n_donating; /* loans with two helpers or more */
-static uint32_t epoch;      /* of the recomputation in progress */
+static uint32_t epoch;      /* of the graph walk in progress */
 
 static struct boost *boosts;
 static size_t n_boosts, cap_boosts;
@@ -91,25 +100,39 @@ static struct rts_loan *loan_of(uint32_t tid)
 	return NULL;
 }
 
-static bool lends_to(const struct rts_loan *l, uint32_t tid, uint32_t from_index)
+static uint32_t next_epoch(void)
 {
-	for (uint32_t i = from_index; i < l->n_helpers; i++)
-		if (l->helpers[i] == tid)
+	if (++epoch == 0)
+		epoch = 1; /* 0 marks a loan never visited */
+	return epoch;
+}
+
+/* Does some thread that runs (waits on no PI-CV) lend on from `from`, not through `donor`? */
+static bool reaches_a_runner(uint32_t from, uint32_t donor)
+{
+	if (from == donor)
+		return false;
+	struct rts_loan *l = loan_of(from);
+	if (!l)
+		return true;
+	if (l->visit_epoch == epoch)
+		return false;
+	l->visit_epoch = epoch;
+	for (uint32_t i = 0; i < l->n_helpers; i++)
+		if (reaches_a_runner(l->helpers[i], donor))
 			return true;
 	return false;
 }
 
-/* Is `target` reachable from thread `from` along loans (from waits, lending to ...)? */
-static bool reaches(uint32_t from, uint32_t target)
+/* Does the chain of anchors from `from` lead to `donor`? (Anchors form no cycle.) */
+static bool anchors_lead_to(uint32_t from, uint32_t donor)
 {
-	if (from == target)
-		return true;
-	const struct rts_loan *l = loan_of(from);
-	if (!l)
-		return false;
-	for (uint32_t i = 0; i < l->n_helpers; i++)
-		if (reaches(l->helpers[i], target))
+	for (uint32_t t = from; t; ) {
+		if (t == donor)
 			return true;
+		const struct rts_loan *l = loan_of(t);
+		t = l ? rts_loan_anchor(l) : 0;
+	}
 	return false;
 }
 
@@ -119,18 +142,30 @@ static int self_level(void)
 	return rts_sched_getattr(0, &attr) == 0 ? level_of(&attr) : 0;
 }
 
+/* Helpers the library raises with sched_setattr (all but the anchor). */
+static uint32_t n_donated(const struct rts_loan *loan)
+{
+	return loan->n_helpers - (loan->anchor >= 0 ? 1 : 0);
+}
+
 int rts_donation_add(struct rts_loan *loan)
 {
-	for (uint32_t i = 0; i < loan->n_helpers; i++)
-		if (reaches(loan->helpers[i], loan->donor))
-			return EDEADLK;
-	if (loan->n_helpers >= 2 && self_level() == NO_LEVEL)
+	next_epoch();
+	bool runs = false;
+	for (uint32_t i = 0; i < loan->n_helpers && !runs; i++)
+		runs = reaches_a_runner(loan->helpers[i], loan->donor);
+	if (!runs)
+		return EDEADLK;
+	loan->anchor = -1;
+	for (uint32_t i = 0; i < loan->n_helpers && loan->anchor < 0; i++)
+		if (!anchors_lead_to(loan->helpers[i], loan->donor))
+			loan->anchor = (int)i;
+	if (n_donated(loan) > 0 && self_level() == NO_LEVEL)
 		return ENOTSUP; /* a deadline cannot be lent with sched_setattr */
 	loan->next = loans;
 	loans = loan;
 	loan->in_graph = true;
-	loan->eff_epoch = 0;
-	if (loan->n_helpers >= 2)
+	if (n_donated(loan) > 0)
 		n_donating++;
 	return 0;
 }
@@ -145,7 +180,7 @@ void rts_donation_remove(struct rts_loan *loan)
 			break;
 		}
 	loan->in_graph = false;
-	if (loan->n_helpers >= 2)
+	if (n_donated(loan) > 0)
 		n_donating--;
 }
 
@@ -171,18 +206,30 @@ static int max_level(int a, int b)
 	return a > b ? a : b;
 }
 
-/* eff(loan->donor), computed once per recomputation. */
-static int eff_level(struct rts_loan *loan)
+/*
+ * eff of every loan: start from the donors' own levels and pass each loan's
+ * level on to the loan of every thread it lends to until nothing rises (at
+ * most one round per loan, as a level travels along a path without repeats).
+ */
+static void compute_effective_levels(void)
 {
-	if (loan->eff_epoch == epoch)
-		return loan->eff_prio;
-	int level = own_level(loan->donor);
-	for (struct rts_loan *k = loans; k; k = k->next)
-		if (lends_to(k, loan->donor, 0))
-			level = max_level(level, eff_level(k));
-	loan->eff_prio = level;
-	loan->eff_epoch = epoch;
-	return level;
+	unsigned n_loans = 0;
+	for (struct rts_loan *k = loans; k; k = k->next) {
+		k->eff_level = own_level(k->donor);
+		n_loans++;
+	}
+	bool rose = true;
+	for (unsigned round = 0; rose && round <= n_loans; round++) {
+		rose = false;
+		for (struct rts_loan *k = loans; k; k = k->next)
+			for (uint32_t i = 0; i < k->n_helpers; i++) {
+				struct rts_loan *l = loan_of(k->helpers[i]);
+				if (l && k->eff_level > l->eff_level) {
+					l->eff_level = k->eff_level;
+					rose = true;
+				}
+			}
+	}
 }
 
 /* Did somebody else change the thread's priority since the library applied its own? */
@@ -288,18 +335,15 @@ static void want(uint32_t tid, int level)
 
 static void recompute(void)
 {
-	if (++epoch == 0)
-		epoch = 1; /* 0 marks a loan never computed */
 	for (size_t i = 0; i < n_boosts; i++)
 		boosts[i].want_level = NO_LEVEL;
-	/* own levels are read before any boost of this pass changes them */
-	for (struct rts_loan *k = loans; k; k = k->next)
-		eff_level(k);
+	compute_effective_levels(); /* own levels read before this pass changes any */
 	for (struct rts_loan *k = loans; k; k = k->next) {
-		if (k->n_helpers < 2 || k->eff_prio <= 0)
+		if (k->eff_level <= 0)
 			continue;
-		for (uint32_t i = 1; i < k->n_helpers; i++)
-			want(k->helpers[i], k->eff_prio);
+		for (uint32_t i = 0; i < k->n_helpers; i++)
+			if ((int)i != k->anchor)
+				want(k->helpers[i], k->eff_level);
 	}
 	for (size_t i = n_boosts; i-- > 0;) {
 		if (boosts[i].want_level == NO_LEVEL)

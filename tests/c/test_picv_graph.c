@@ -51,6 +51,16 @@ static void group_end(struct group *g)
 	}
 }
 
+/* Idles until step 2; at step 1 it waits on its context's condition instead, if it has one. */
+static void *idle_work(struct actor *a)
+{
+	wait_step(a, 1);
+	if (a->context)
+		return waiter_work(a);
+	wait_step(a, 2);
+	return NULL;
+}
+
 /* Who ends the wait: the anchor (FUTEX_UNLOCK_PI), another helper, or a thread that is no helper. */
 enum signaller { BY_ANCHOR = 0, BY_LAST_HELPER = 1, BY_OUTSIDER = 2 };
 
@@ -247,11 +257,43 @@ static void test_waiter_gets_esrch_only_when_every_helper_exited(void)
 }
 
 /*
- * A waits on c1, B on c2. c2 gets helpers {A, Y}: B lends to A and Y. c1 gets
- * helpers {X, B}: A lending to B would close a cycle, so A's wait returns
- * EDEADLK. A's thread then ends; B, whose anchor it was, keeps waiting on Y.
+ * A deadlock (a knot): B and C wait on c2 whose helper is A; A would wait on
+ * c1 whose helpers are B and C. A's wait returns EDEADLK; A's thread then
+ * ends, and B and C, whose only helper it was, get ESRCH.
  */
-static void test_donation_cycle_is_reported(void)
+static void test_a_donation_knot_is_reported(void)
+{
+	h_require_rt(&rt_cpu, &free_cpu);
+	static struct condition c1, c2;
+	condition_init(&c1);
+	condition_init(&c2);
+	make_picv(&c1);
+	struct actor a = { 0 }, b = { 0 }, cc = { 0 };
+	pthread_t ta, tb, tc;
+	start(&a, idle_work, &c1, LOW, &ta);
+	CHECK_OK(rts_cond_helper_add(&c2.cond, atomic_load(&a.tid)));
+	start(&b, waiter_work, &c2, MID, &tb);
+	start(&cc, waiter_work, &c2, HIGH, &tc);
+	expect_prio(&a, HIGH);
+	atomic_store(&a.step, 1); /* a waits on c1 */
+	CHECK_OK(rts_cond_helper_add(&c1.cond, atomic_load(&b.tid)));
+	CHECK_OK(rts_cond_helper_add(&c1.cond, atomic_load(&cc.tid)));
+	WAIT_FOR(atomic_load(&a.done), 2000);
+	CHECK_EQ(atomic_load(&a.result), EDEADLK);
+	h_join(ta, 2000);
+	WAIT_FOR(atomic_load(&b.done) && atomic_load(&cc.done), 2000);
+	CHECK_EQ(atomic_load(&b.result), ESRCH);
+	CHECK_EQ(atomic_load(&cc.result), ESRCH);
+	h_join(tb, 2000);
+	h_join(tc, 2000);
+}
+
+/*
+ * A cycle that is no deadlock: A waits on c1 with helpers {X, B}, B waits on
+ * c2 with helpers {A, Y}. X and Y run, so both waits go on; the loans
+ * combine around the cycle (everyone at B's HIGH) and end with the signals.
+ */
+static void test_a_cycle_with_a_way_out_is_no_deadlock(void)
 {
 	h_require_rt(&rt_cpu, &free_cpu);
 	static struct condition c1, c2;
@@ -259,7 +301,7 @@ static void test_donation_cycle_is_reported(void)
 	condition_init(&c2);
 	make_picv(&c1);
 	make_picv(&c2);
-	struct actor a = { 0 }, b = { 0 }, x = { 0 }, y = { 0 };
+	struct actor a = { .exit_step = LINGER }, b = { 0 }, x = { 0 }, y = { 0 };
 	pthread_t ta, tb, tx, ty;
 	start(&x, helper_work, NULL, LOW, &tx);
 	start(&y, helper_work, NULL, LOW, &ty);
@@ -269,25 +311,29 @@ static void test_donation_cycle_is_reported(void)
 	WAIT_FOR(h_thread_state(atomic_load(&b.tid)) == 'S', 2000);
 	CHECK_OK(rts_cond_helper_add(&c2.cond, atomic_load(&a.tid)));
 	CHECK_OK(rts_cond_helper_add(&c2.cond, atomic_load(&y.tid)));
-	expect_prio(&y, HIGH);
 	CHECK_OK(rts_cond_helper_add(&c1.cond, atomic_load(&x.tid)));
 	CHECK_OK(rts_cond_helper_add(&c1.cond, atomic_load(&b.tid)));
-	WAIT_FOR(atomic_load(&a.done), 2000);
-	CHECK_EQ(atomic_load(&a.result), EDEADLK);
-	h_join(ta, 2000);
-	h_sleep_ms(10);
-	CHECK_EQ(atomic_load(&b.done), 0);
+	expect_prio(&a, HIGH);
+	expect_prio(&x, HIGH); /* through A */
 	expect_prio(&y, HIGH);
+	h_sleep_ms(10);
+	CHECK_EQ(atomic_load(&a.done) + atomic_load(&b.done), 0);
+	make_ready(&c1, false);
+	WAIT_FOR(atomic_load(&a.done), 2000);
+	CHECK_EQ(atomic_load(&a.result), 0);
 	EXPECT_AT_BASE(&x);
+	expect_prio(&a, HIGH); /* B still waits, lending to A */
 	make_ready(&c2, false);
 	WAIT_FOR(atomic_load(&b.done), 2000);
 	CHECK_EQ(atomic_load(&b.result), 0);
-	EXPECT_AT_BASE(&x, &y);
+	EXPECT_AT_BASE(&a, &x, &y);
+	atomic_store(&a.step, LINGER);
 	atomic_store(&x.step, 2);
 	atomic_store(&y.step, 2);
+	h_join(ta, 2000);
+	h_join(tb, 2000);
 	h_join(tx, 2000);
 	h_join(ty, 2000);
-	h_join(tb, 2000);
 }
 
 /* Seed 004 Fig. 7: a raised helper blocks on a PI mutex; its owner inherits. */
@@ -534,12 +580,6 @@ static void test_deadline_waiter_with_two_helpers_is_refused(void)
 	group_end(&g);
 }
 
-static void *idle_work(struct actor *a)
-{
-	wait_step(a, 2);
-	return NULL;
-}
-
 static void test_helper_limits_and_errors(void)
 {
 	h_require_rt(&rt_cpu, &free_cpu);
@@ -573,7 +613,8 @@ static const struct h_case cases[] = {
 	H_CASE(test_only_helpers_below_the_waiter_are_raised, 10000),
 	H_CASE(test_helpers_added_and_removed_while_a_waiter_waits, 10000),
 	H_CASE(test_waiter_gets_esrch_only_when_every_helper_exited, 10000),
-	H_CASE(test_donation_cycle_is_reported, 10000),
+	H_CASE(test_a_donation_knot_is_reported, 10000),
+	H_CASE(test_a_cycle_with_a_way_out_is_no_deadlock, 10000),
 	H_CASE(test_cv_to_mutex_through_the_anchor, 10000),
 	H_CASE(test_cv_to_mutex_through_a_donation, 10000),
 	H_CASE(test_pipeline_donation_then_donation_through_a_donated_helper, 10000),
