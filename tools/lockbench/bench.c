@@ -950,6 +950,19 @@ static const struct {
 	  UNC_PAIR, LB_RTS_PIP, LB_GLIBC_PROTECT, 0 },
 	{ "uncontended_pair_rts-none_vs_glibc-none", "uncontended lock+unlock, rts NONE / glibc PRIO_NONE",
 	  UNC_PAIR, LB_RTS_NONE, LB_GLIBC_NONE, 0 },
+	/* The targets for the ceiling protocols' deferred forms. */
+#define DEFERRED_TARGETS(name, label, subject)                                                          \
+	{ "uncontended_pair_" name "_vs_glibc-none", "uncontended lock+unlock, " label " / glibc PRIO_NONE", \
+	  UNC_PAIR, subject, LB_GLIBC_NONE, 1.5 },                                                          \
+	{ "uncontended_pair_" name "_vs_glibc-protect",                                                    \
+	  "uncontended lock+unlock, " label " / glibc PRIO_PROTECT", UNC_PAIR,                                \
+	  subject, LB_GLIBC_PROTECT, 0.1 }
+	DEFERRED_TARGETS("rts-pcp", "rts PCP", LB_RTS_PCP),
+	DEFERRED_TARGETS("rts-srp", "rts SRP", LB_RTS_SRP),
+	DEFERRED_TARGETS("rts-ipcp", "rts IPCP", LB_RTS_IPCP),
+	DEFERRED_TARGETS("rts-mpcp", "rts MPCP", LB_RTS_MPCP),
+	DEFERRED_TARGETS("rts-fmlp", "rts FMLP+", LB_RTS_FMLP),
+#undef DEFERRED_TARGETS
 	{ "contended_lock_rts-pip_vs_glibc-inherit", "contended lock, rts PIP / glibc PRIO_INHERIT",
 	  CON_LOCK, LB_RTS_PIP, LB_GLIBC_INHERIT, 0 },
 	{ "contended_unlock_rts-pip_vs_glibc-inherit", "contended unlock, rts PIP / glibc PRIO_INHERIT",
@@ -983,6 +996,22 @@ static double metric_avg(const struct lb_results *r, enum ratio_metric m, enum l
 		break;
 	}
 	return d && d->n ? d->avg : -1;
+}
+
+size_t lb_syscall_targets(const struct lb_results *r, struct lb_syscall_target out[LB_MAX_RATIOS])
+{
+	size_t n = 0;
+	for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++) {
+		if (!lb_mutex_ops(s)->deferred || !r->opts.selected[s])
+			continue;
+		const struct lb_uncontended *u = &r->unc[s];
+		struct lb_syscall_target *q = &out[n++];
+		q->subject = s;
+		q->available = u->syscalls_counted;
+		q->per_pair = u->syscalls_counted ? (double)u->syscalls / (double)u->syscall_pairs : 0;
+		q->met = u->syscalls_counted && u->syscalls == 0;
+	}
+	return n;
 }
 
 size_t lb_ratios(const struct lb_results *r, struct lb_ratio out[LB_MAX_RATIOS])

@@ -107,9 +107,20 @@ struct lb_ratio {
 	double value;
 };
 
-#define LB_MAX_RATIOS 12
+#define LB_MAX_RATIOS 24
 /* The ratios of this run; returns how many were written to out. */
 size_t lb_ratios(const struct lb_results *r, struct lb_ratio out[LB_MAX_RATIOS]);
+
+/* The zero-system-call target of a deferred ceiling protocol's uncontended lock+unlock. */
+struct lb_syscall_target {
+	enum lb_subject subject;
+	bool available; /* counted */
+	double per_pair;
+	bool met;       /* counted and exactly 0 */
+};
+
+/* The targets of this run (one per selected deferred protocol); returns how many. */
+size_t lb_syscall_targets(const struct lb_results *r, struct lb_syscall_target out[LB_MAX_RATIOS]);
 
 /* Cycles to nanoseconds with the run's calibration. */
 static inline double lb_ns(const struct lb_results *r, double cycles)

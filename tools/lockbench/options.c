@@ -15,6 +15,15 @@ static const struct {
 } subjects[LB_NR_SUBJECTS] = {
 	[LB_RTS_NONE] = { "rts-none", "rts NONE", "rts-NONE" },
 	[LB_RTS_PIP] = { "rts-pip", "rts PIP", "rts-PIP" },
+	[LB_RTS_PCP] = { "rts-pcp", "rts PCP", "PCP" },
+	[LB_RTS_SRP] = { "rts-srp", "rts SRP", "SRP" },
+	[LB_RTS_SRP_EAGER] = { "rts-srp-eager", "rts SRP eager", "SRP-E" },
+	[LB_RTS_IPCP] = { "rts-ipcp", "rts IPCP", "IPCP" },
+	[LB_RTS_IPCP_EAGER] = { "rts-ipcp-eager", "rts IPCP eager", "IPCP-E" },
+	[LB_RTS_MPCP] = { "rts-mpcp", "rts MPCP", "MPCP" },
+	[LB_RTS_MPCP_EAGER] = { "rts-mpcp-eager", "rts MPCP eager", "MPCP-E" },
+	[LB_RTS_FMLP] = { "rts-fmlp", "rts FMLP+", "FMLP+" },
+	[LB_RTS_FMLP_EAGER] = { "rts-fmlp-eager", "rts FMLP+ eager", "FMLP+-E" },
 	[LB_GLIBC_NONE] = { "glibc-none", "glibc PRIO_NONE", "g-NONE" },
 	[LB_GLIBC_INHERIT] = { "glibc-inherit", "glibc PRIO_INHERIT", "g-INHERIT" },
 	[LB_GLIBC_PROTECT] = { "glibc-protect", "glibc PRIO_PROTECT", "g-PROTECT" },
@@ -70,9 +79,17 @@ void lb_options_usage(FILE *out, const char *prog)
 		prog, (int)strlen(prog), "", LB_DEFAULT_ITERATIONS, LB_MIN_ITERATIONS,
 		LB_MAX_ITERATIONS, LB_MIN_ITERATIONS, LB_DEFAULT_WORKLOAD_MS, LB_MAX_WORKLOAD_MS,
 		LB_QUICK_ITERATIONS, LB_QUICK_WORKLOAD_MS, LB_DEFAULT_PRIORITY);
-	for (int s = 0; s < LB_NR_SUBJECTS; s++)
-		fprintf(out, "%s%s%s", subjects[s].name, s + 1 < LB_NR_SUBJECTS ? "," : "\n",
-			s == LB_NR_MUTEX_SUBJECTS - 1 ? "\n                  " : "");
+	/* Lines of at most 80 characters; the condvars on their own lines. */
+	int column = 18;
+	for (int s = 0; s < LB_NR_SUBJECTS; s++) {
+		int len = (int)strlen(subjects[s].name) + 1;
+		if (s == LB_NR_MUTEX_SUBJECTS || column + len > 80) {
+			fprintf(out, "\n%18s", "");
+			column = 18;
+		}
+		fprintf(out, "%s%s", subjects[s].name, s + 1 < LB_NR_SUBJECTS ? "," : "\n");
+		column += len;
+	}
 	fprintf(out,
 		"  --help          this text\n"
 		"\n"

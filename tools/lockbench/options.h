@@ -19,6 +19,15 @@ enum lb_exit {
 enum lb_subject {
 	LB_RTS_NONE,
 	LB_RTS_PIP,
+	LB_RTS_PCP,        /* PCP has no eager form */
+	LB_RTS_SRP,
+	LB_RTS_SRP_EAGER,
+	LB_RTS_IPCP,
+	LB_RTS_IPCP_EAGER,
+	LB_RTS_MPCP,
+	LB_RTS_MPCP_EAGER,
+	LB_RTS_FMLP,
+	LB_RTS_FMLP_EAGER,
 	LB_GLIBC_NONE,
 	LB_GLIBC_INHERIT,
 	LB_GLIBC_PROTECT,

@@ -31,6 +31,50 @@ static int rtsched_pip_init(union lb_lock *l, const struct lb_lock_params *p)
 	return rtsched_init(l, RTS_PROTO_PIP);
 }
 
+/*
+ * Ceiling protocols (<rtsched/mutex.h>, docs/ceiling.md): local ones (PCP,
+ * SRP, IPCP) belong to the partition of their users and take the highest
+ * priority of their users as ceiling; global ones (MPCP, FMLP+) take a
+ * ceiling above every base priority, which the eager forms raise the holder
+ * to (the deferred FMLP+ ignores it).
+ */
+static int rtsched_ceiling_init(union lb_lock *l, int protocol, int variant,
+				const struct lb_lock_params *p)
+{
+	bool local = protocol == RTS_PROTO_PCP || protocol == RTS_PROTO_SRP ||
+		     protocol == RTS_PROTO_IPCP;
+	rts_mutexattr_t attr;
+	int ret = rts_mutexattr_init(&attr);
+	if (ret == 0)
+		ret = rts_mutexattr_setprotocol(&attr, protocol);
+	if (ret == 0 && variant != RTS_CEILING_DEFERRED)
+		ret = rts_mutexattr_setvariant(&attr, variant);
+	if (ret == 0)
+		ret = rts_mutexattr_setceiling(&attr, local ? p->local_ceiling : p->global_ceiling);
+	if (ret == 0 && local)
+		ret = rts_mutexattr_setpartition(&attr, p->partition);
+	if (ret == 0)
+		ret = rts_mutex_init(&l->rts, &attr);
+	rts_mutexattr_destroy(&attr);
+	return ret;
+}
+
+#define CEILING_INIT(fn, protocol, variant)                                                 \
+	static int fn(union lb_lock *l, const struct lb_lock_params *p)                     \
+	{                                                                                   \
+		return rtsched_ceiling_init(l, protocol, variant, p);                       \
+	}
+
+CEILING_INIT(pcp_init, RTS_PROTO_PCP, RTS_CEILING_DEFERRED)
+CEILING_INIT(srp_init, RTS_PROTO_SRP, RTS_CEILING_DEFERRED)
+CEILING_INIT(srp_eager_init, RTS_PROTO_SRP, RTS_CEILING_EAGER)
+CEILING_INIT(ipcp_init, RTS_PROTO_IPCP, RTS_CEILING_DEFERRED)
+CEILING_INIT(ipcp_eager_init, RTS_PROTO_IPCP, RTS_CEILING_EAGER)
+CEILING_INIT(mpcp_init, RTS_PROTO_MPCP, RTS_CEILING_DEFERRED)
+CEILING_INIT(mpcp_eager_init, RTS_PROTO_MPCP, RTS_CEILING_EAGER)
+CEILING_INIT(fmlp_init, RTS_PROTO_FMLP, RTS_CEILING_DEFERRED)
+CEILING_INIT(fmlp_eager_init, RTS_PROTO_FMLP, RTS_CEILING_EAGER)
+
 static inline int rtsched_lock(union lb_lock *l)
 {
 	return rts_mutex_lock(&l->rts);
@@ -166,18 +210,46 @@ LOOPS(glibc)
 	  .unlock = family##_unlock, .split = family##_split, .pairs = family##_pairs,      \
 	  .loop = family##_loop, __VA_ARGS__ }
 
-#define BOTH (LB_IN_UNIPROCESSOR | LB_IN_MULTIPROCESSOR)
+#define BOTH  (LB_IN_UNIPROCESSOR | LB_IN_MULTIPROCESSOR)
+#define UNI   LB_IN_UNIPROCESSOR
+#define MULTI LB_IN_MULTIPROCESSOR
 
 /*
  * The protocols table. rts NONE is in the loops only (the workload's plain
- * futex baseline is glibc PRIO_NONE, as in the targets).
+ * futex baseline is glibc PRIO_NONE, as in the targets). The local ceiling
+ * protocols run in the uniprocessor workload, the global ones in the
+ * multiprocessor one, as in seed 001. The deferred forms of SRP, IPCP, MPCP
+ * and FMLP+ hold a job back at its start (rts_lock_gate, which rts_job_next
+ * calls); they are not in the two-thread hand-over, whose high thread locks
+ * without a job release. PCP blocks at lock and is.
  */
 static const struct lb_mutex_ops mutex_ops[LB_NR_MUTEX_SUBJECTS] = {
-	[LB_RTS_NONE] = OPS(rtsched_none_init, rtsched, .handover = true),
-	[LB_RTS_PIP] = OPS(rtsched_pip_init, rtsched, .classes = BOTH, .handover = true),
-	[LB_GLIBC_NONE] = OPS(glibc_none_init, glibc, .classes = BOTH, .handover = true),
-	[LB_GLIBC_INHERIT] = OPS(glibc_inherit_init, glibc, .classes = BOTH, .handover = true),
-	[LB_GLIBC_PROTECT] = OPS(glibc_protect_init, glibc, .classes = BOTH, .handover = true),
+	[LB_RTS_NONE] = OPS(rtsched_none_init, rtsched, .handover = true, .eager = LB_RTS_NONE),
+	[LB_RTS_PIP] = OPS(rtsched_pip_init, rtsched, .classes = BOTH, .handover = true,
+			   .eager = LB_RTS_PIP),
+	[LB_RTS_PCP] = OPS(pcp_init, rtsched, .classes = UNI, .handover = true, .deferred = true,
+			   .eager = LB_RTS_PCP),
+	[LB_RTS_SRP] = OPS(srp_init, rtsched, .classes = UNI, .job_start = rts_lock_gate,
+			   .deferred = true, .eager = LB_RTS_SRP_EAGER),
+	[LB_RTS_SRP_EAGER] = OPS(srp_eager_init, rtsched, .classes = UNI, .eager = LB_RTS_SRP_EAGER),
+	[LB_RTS_IPCP] = OPS(ipcp_init, rtsched, .classes = UNI, .job_start = rts_lock_gate,
+			    .deferred = true, .eager = LB_RTS_IPCP_EAGER),
+	[LB_RTS_IPCP_EAGER] = OPS(ipcp_eager_init, rtsched, .classes = UNI,
+				  .eager = LB_RTS_IPCP_EAGER),
+	[LB_RTS_MPCP] = OPS(mpcp_init, rtsched, .classes = MULTI, .job_start = rts_lock_gate,
+			    .deferred = true, .eager = LB_RTS_MPCP_EAGER),
+	[LB_RTS_MPCP_EAGER] = OPS(mpcp_eager_init, rtsched, .classes = MULTI,
+				  .eager = LB_RTS_MPCP_EAGER),
+	[LB_RTS_FMLP] = OPS(fmlp_init, rtsched, .classes = MULTI, .job_start = rts_lock_gate,
+			    .deferred = true, .eager = LB_RTS_FMLP_EAGER),
+	[LB_RTS_FMLP_EAGER] = OPS(fmlp_eager_init, rtsched, .classes = MULTI,
+				  .eager = LB_RTS_FMLP_EAGER),
+	[LB_GLIBC_NONE] = OPS(glibc_none_init, glibc, .classes = BOTH, .handover = true,
+			      .eager = LB_GLIBC_NONE),
+	[LB_GLIBC_INHERIT] = OPS(glibc_inherit_init, glibc, .classes = BOTH, .handover = true,
+				 .eager = LB_GLIBC_INHERIT),
+	[LB_GLIBC_PROTECT] = OPS(glibc_protect_init, glibc, .classes = BOTH, .handover = true,
+				 .eager = LB_GLIBC_PROTECT),
 };
 
 const struct lb_mutex_ops *lb_mutex_ops(enum lb_subject s)

@@ -65,6 +65,13 @@ struct lb_mutex_ops {
 	 * lock a thread may contend for without a job release in between.
 	 */
 	bool handover;
+	/*
+	 * A ceiling protocol in its deferred form: the issue's uncontended
+	 * targets apply (no system call, against glibc's NONE and PROTECT).
+	 */
+	bool deferred;
+	/* Its eager form, for the deferred-against-eager comparison (or itself). */
+	enum lb_subject eager;
 };
 
 struct lb_cond_ops {

@@ -177,6 +177,8 @@ static void wl_subject(struct jw *j, const struct lb_results *r, enum lb_subject
 {
 	kv_object(j, lb_subject_name(s));
 	kv_string(j, "label", lb_subject_label(s));
+	if (lb_mutex_ops(s)->eager != s)
+		kv_string(j, "eager_form", lb_subject_name(lb_mutex_ops(s)->eager));
 	kv_int(j, "jobs", (int64_t)w->jobs);
 	kv_int(j, "overruns", (int64_t)w->overruns);
 	for (int op = 0; op < LB_NR_WL_OPS; op++) {
@@ -189,6 +191,7 @@ static void wl_subject(struct jw *j, const struct lb_results *r, enum lb_subject
 			dist(j, r, contention_keys[con], &w->dist[op][con]);
 		jw_object_end(j);
 	}
+	dist(j, r, "per_job", &w->per_job);
 	kv_object(j, "syscalls_per_op");
 	for (int op = 0; op < LB_NR_WL_OPS; op++) {
 		if (!w->syscalls_counted || (op == LB_WL_JOB_START && !lb_mutex_ops(s)->job_start)) {
@@ -325,7 +328,25 @@ static void ratios(struct jw *j, const struct lb_results *r)
 		jw_object_end(j);
 	}
 	jw_object_end(j);
-	kv_bool(j, "targets_met", lb_targets_met(q, n));
+	struct lb_syscall_target t[LB_MAX_RATIOS];
+	size_t nt = lb_syscall_targets(r, t);
+	bool syscalls_met = true;
+	kv_object(j, "syscall_targets");
+	for (size_t i = 0; i < nt; i++) {
+		kv_object(j, lb_subject_name(t[i].subject));
+		kv_string(j, "description", "uncontended lock+unlock: system calls per pair, target 0");
+		if (t[i].available) {
+			kv_number(j, "per_pair", t[i].per_pair);
+			kv_bool(j, "met", t[i].met);
+			syscalls_met &= t[i].met;
+		} else {
+			kv_null(j, "per_pair");
+			kv_null(j, "met");
+		}
+		jw_object_end(j);
+	}
+	jw_object_end(j);
+	kv_bool(j, "targets_met", lb_targets_met(q, n) && syscalls_met);
 }
 
 void lb_view_json(FILE *out, const struct lb_results *r)

@@ -118,7 +118,7 @@ static void contended_table(FILE *out, const struct lb_results *r, bool ns)
 		"avg", "99%", "max", "rounds");
 	rule(out, 28 + 27 + 2 + 27 + 2 + 10);
 	for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++) {
-		if (!r->opts.selected[s])
+		if (!r->opts.selected[s] || !lb_mutex_ops(s)->handover)
 			continue;
 		const struct lb_contended *c = &r->con[s];
 		if (!c->measured) {
@@ -290,6 +290,19 @@ static void wl_table(FILE *out, const struct lb_results *r, enum lb_wl_class cls
 			wl_syscall_row(out, wc, cols, n, op, con);
 		}
 	}
+	fprintf(out, "Per job (job start + lock + unlock, every job)\n");
+	double f = ns ? lb_ns(r, 1) : 1;
+	static const char *const stat_titles[3] = { "avg", "99%", "max" };
+	for (int stat = 0; stat < 3; stat++) {
+		char label[40];
+		snprintf(label, sizeof(label), "  Job (%s)", stat_titles[stat]);
+		fprintf(out, "%-*s", WL_ROW_LABEL, label);
+		for (int i = 0; i < n; i++) {
+			const struct lb_dist *d = &wc->subject[cols[i]].per_job;
+			wl_value(out, (stat == 0 ? d->avg : stat == 1 ? d->p99 : d->max) * f, ns);
+		}
+		fputc('\n', out);
+	}
 }
 
 static void wl_section(FILE *out, const struct lb_results *r, enum lb_wl_class cls)
@@ -349,6 +362,91 @@ static void syscall_table(FILE *out, const struct lb_results *r)
 	}
 }
 
+static void syscall_target_lines(FILE *out, const struct lb_results *r)
+{
+	struct lb_syscall_target q[LB_MAX_RATIOS];
+	size_t n = lb_syscall_targets(r, q);
+	for (size_t i = 0; i < n; i++) {
+		char what[80];
+		snprintf(what, sizeof(what), "uncontended lock+unlock, %s: system calls per pair",
+			 lb_subject_label(q[i].subject));
+		if (q[i].available)
+			fprintf(out, "  %-72s %6.2f   target 0        %s\n", what, q[i].per_pair,
+				q[i].met ? "PASS" : "MISS");
+		else
+			fprintf(out, "  %-72s    n/a   (%s)\n", what, r->sys.reason);
+	}
+}
+
+/*
+ * Deferred against eager, side by side: the workload's contended operations
+ * and the protocol's cost per job (which moves between the operations: the
+ * deferred forms block at job start, the eager ones at unlock).
+ */
+static void deferred_vs_eager(FILE *out, const struct lb_results *r)
+{
+	static const struct {
+		const char *title;
+		enum lb_wl_op op; /* LB_NR_WL_OPS: per job */
+	} rows[] = {
+		{ "contended lock", LB_WL_LOCK },
+		{ "contended unlock", LB_WL_UNLOCK },
+		{ "contended job start", LB_WL_JOB_START },
+		{ "per job (all jobs)", LB_NR_WL_OPS },
+	};
+	bool header = false;
+	for (int cls = 0; cls < LB_NR_WL_CLASSES; cls++) {
+		const struct lb_workload_class *wc = &r->wl.cls[cls];
+		for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++) {
+			enum lb_subject e = lb_mutex_ops(s)->eager;
+			if (!lb_mutex_ops(s)->deferred || e == (enum lb_subject)s ||
+			    !wc->subject[s].measured || !wc->subject[e].measured)
+				continue;
+			if (!header) {
+				fprintf(out, "\nDeferred against eager, workload, cycles (job start: the "
+					     "deferred forms only; per job: start + lock + unlock)\n");
+				fprintf(out, "%-16s %-20s %9s %9s %9s   %9s %9s %9s\n", "protocol", "",
+					"def avg", "eager avg", "ratio", "def max", "eager max", "ratio");
+				rule(out, 16 + 21 + 30 + 2 + 30);
+				header = true;
+			}
+			for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+				const struct lb_dist *d = rows[i].op == LB_NR_WL_OPS
+								  ? &wc->subject[s].per_job
+								  : &wc->subject[s].dist[rows[i].op][1];
+				const struct lb_dist *g = rows[i].op == LB_NR_WL_OPS
+								  ? &wc->subject[e].per_job
+								  : &wc->subject[e].dist[rows[i].op][1];
+				fprintf(out, "%-16s %-20s", i == 0 ? lb_subject_label(s) : "", rows[i].title);
+				if (d->n)
+					fprintf(out, " %9.0f", d->avg);
+				else
+					fprintf(out, " %9s", "-");
+				if (g->n)
+					fprintf(out, " %9.0f", g->avg);
+				else
+					fprintf(out, " %9s", "-");
+				if (d->n && g->n && g->avg > 0)
+					fprintf(out, " %8.2fx", d->avg / g->avg);
+				else
+					fprintf(out, " %9s", "");
+				fprintf(out, "   ");
+				if (d->n)
+					fprintf(out, " %9.0f", d->max);
+				else
+					fprintf(out, " %9s", "-");
+				if (g->n)
+					fprintf(out, " %9.0f", g->max);
+				else
+					fprintf(out, " %9s", "-");
+				if (d->n && g->n && g->max > 0)
+					fprintf(out, " %8.2fx", d->max / g->max);
+				fputc('\n', out);
+			}
+		}
+	}
+}
+
 static void ratio_lines(FILE *out, const struct lb_results *r)
 {
 	struct lb_ratio q[LB_MAX_RATIOS];
@@ -363,6 +461,7 @@ static void ratio_lines(FILE *out, const struct lb_results *r)
 		else
 			fputc('\n', out);
 	}
+	syscall_target_lines(out, r);
 }
 
 void lb_view_table(FILE *out, const struct lb_results *r)
@@ -417,7 +516,9 @@ void lb_view_table(FILE *out, const struct lb_results *r)
 		for (int cls = 0; cls < LB_NR_WL_CLASSES; cls++)
 			wl_section(out, r, cls);
 	}
-	if (any_mutex)
+	if (any_mutex) {
 		syscall_table(out, r);
+		deferred_vs_eager(out, r);
+	}
 	ratio_lines(out, r);
 }

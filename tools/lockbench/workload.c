@@ -129,7 +129,7 @@ int lb_wl_acc_alloc(struct lb_wl_acc *acc, size_t cap)
 		for (int con = 0; con < 2; con++)
 			if (!(acc->cycles[op][con] = lb_samples_alloc(cap)))
 				return ENOMEM;
-	return 0;
+	return (acc->job_cycles = lb_samples_alloc(cap)) ? 0 : ENOMEM;
 }
 
 void lb_wl_acc_free(struct lb_wl_acc *acc)
@@ -137,6 +137,7 @@ void lb_wl_acc_free(struct lb_wl_acc *acc)
 	for (int op = 0; op < LB_NR_WL_OPS; op++)
 		for (int con = 0; con < 2; con++)
 			free(acc->cycles[op][con]);
+	free(acc->job_cycles);
 	memset(acc, 0, sizeof(*acc));
 }
 
@@ -153,6 +154,7 @@ void lb_wl_acc_summarise(struct lb_wl_acc *acc, struct lb_wl_result *out)
 			out->syscalls[op][con] = acc->syscalls[op][con];
 		}
 	out->syscalls_counted = acc->syscalls_counted;
+	out->per_job = lb_dist_of(acc->job_cycles, acc->n_jobs);
 }
 
 /* ---- one run ---- */
@@ -175,6 +177,7 @@ struct wl_thread {
 	size_t cap; /* per (op, contended) */
 	uint64_t *cycles[LB_NR_WL_OPS][2];
 	size_t n[LB_NR_WL_OPS][2];
+	uint64_t *job_cycles; /* per job: the sum of its operations' samples */
 	uint64_t counted_ops[LB_NR_WL_OPS][2];
 	int64_t syscalls[LB_NR_WL_OPS][2];
 	uint64_t jobs, overruns;
@@ -231,7 +234,8 @@ static int call(struct wl_run *r, enum lb_wl_op op)
  * One operation, measured (see the top of the file); recorded if `record`.
  * found_busy: the workload's own bookkeeping saw another task in the way.
  */
-static int measured(struct wl_thread *t, enum lb_wl_op op, bool found_busy, bool record)
+static int measured(struct wl_thread *t, enum lb_wl_op op, bool found_busy, bool record,
+		    uint64_t *job_cycles)
 {
 	struct wl_run *r = t->run;
 	struct lb_oncpu_stamp a, b;
@@ -276,6 +280,7 @@ static int measured(struct wl_thread *t, enum lb_wl_op op, bool found_busy, bool
 	int con = found_busy || switched;
 	if (record && t->n[op][con] < t->cap)
 		t->cycles[op][con][t->n[op][con]++] = cycles;
+	*job_cycles += cycles;
 	return ret;
 }
 
@@ -324,15 +329,17 @@ static void *task_main(void *arg)
 		while (next + t->task.exec_ns < r->end_ns) {
 			sleep_until(next);
 			bool record = next >= r->measure_from_ns;
+			uint64_t job_cycles = 0;
 			int ret = 0;
-			if (r->ops->job_start && (ret = measured(t, LB_WL_JOB_START, false, record))) {
+			if (r->ops->job_start &&
+			    (ret = measured(t, LB_WL_JOB_START, false, record, &job_cycles))) {
 				thread_error(t, ret, "job start failed");
 				break;
 			}
 			work_for(t, t->task.exec_ns - t->task.cs_ns);
 			atomic_fetch_add_explicit(&r->waiters, 1, memory_order_relaxed);
 			bool held = atomic_load_explicit(&r->holder, memory_order_relaxed) != 0;
-			ret = measured(t, LB_WL_LOCK, held, record);
+			ret = measured(t, LB_WL_LOCK, held, record, &job_cycles);
 			atomic_fetch_sub_explicit(&r->waiters, 1, memory_order_relaxed);
 			if (ret) {
 				thread_error(t, ret, "lock failed");
@@ -346,10 +353,12 @@ static void *task_main(void *arg)
 			work_for(t, t->task.cs_ns);
 			atomic_store_explicit(&r->holder, 0, memory_order_relaxed);
 			bool waiting = atomic_load_explicit(&r->waiters, memory_order_relaxed) > 0;
-			if ((ret = measured(t, LB_WL_UNLOCK, waiting, record))) {
+			if ((ret = measured(t, LB_WL_UNLOCK, waiting, record, &job_cycles))) {
 				thread_error(t, ret, "unlock failed");
 				break;
 			}
+			if (record && t->jobs < t->cap && !r->count_syscalls)
+				t->job_cycles[t->jobs] = job_cycles;
 			if (record)
 				t->jobs++;
 			next += t->task.period_ns;
@@ -371,6 +380,7 @@ static void thread_free(struct wl_thread *t)
 	for (int op = 0; op < LB_NR_WL_OPS; op++)
 		for (int con = 0; con < 2; con++)
 			free(t->cycles[op][con]);
+	free(t->job_cycles);
 	free(t->buffer);
 }
 
@@ -381,8 +391,9 @@ static int thread_alloc(struct wl_thread *t, unsigned duration_ms)
 		for (int con = 0; con < 2; con++)
 			if (!(t->cycles[op][con] = lb_samples_alloc(t->cap)))
 				return ENOMEM;
+	t->job_cycles = lb_samples_alloc(t->cap);
 	t->buffer = calloc(1, WORK_BUFFER);
-	return t->buffer ? 0 : ENOMEM;
+	return t->buffer && t->job_cycles ? 0 : ENOMEM;
 }
 
 static void merge(const struct wl_thread *t, struct lb_wl_acc *acc)
@@ -394,6 +405,10 @@ static void merge(const struct wl_thread *t, struct lb_wl_acc *acc)
 			acc->counted_ops[op][con] += t->counted_ops[op][con];
 			acc->syscalls[op][con] += t->syscalls[op][con];
 		}
+	if (t->run->count_syscalls)
+		return;
+	for (size_t i = 0; i < t->jobs && i < t->cap && acc->n_jobs < acc->cap; i++)
+		acc->job_cycles[acc->n_jobs++] = t->job_cycles[i];
 	acc->jobs += t->jobs;
 	acc->overruns += t->overruns;
 }

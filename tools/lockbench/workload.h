@@ -74,6 +74,8 @@ struct lb_wl_result {
 	uint64_t overruns; /* releases skipped because a job was still running */
 	/* [op][0]: uncontended, [op][1]: contended; cycles. */
 	struct lb_dist dist[LB_NR_WL_OPS][2];
+	/* Per job, every one: job start + lock + unlock samples (the protocol's cost to the job). */
+	struct lb_dist per_job;
 	bool syscalls_counted;
 	uint64_t counted_ops[LB_NR_WL_OPS][2];
 	int64_t syscalls[LB_NR_WL_OPS][2];
@@ -83,6 +85,8 @@ struct lb_wl_result {
 struct lb_wl_acc {
 	uint64_t *cycles[LB_NR_WL_OPS][2];
 	size_t n[LB_NR_WL_OPS][2], cap;
+	uint64_t *job_cycles;
+	size_t n_jobs;
 	uint64_t jobs, overruns;
 	uint64_t counted_ops[LB_NR_WL_OPS][2];
 	int64_t syscalls[LB_NR_WL_OPS][2];

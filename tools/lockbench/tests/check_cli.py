@@ -16,7 +16,9 @@ CASES = [
     (["--workload-ms", "60001"], "--workload-ms: '60001' is not an integer in 0..60000"),
     (["--seed", "-1"], "--seed: '-1' is not a non-negative integer"),
 ]
-SUBJECTS = ["rts-none", "rts-pip", "glibc-none", "glibc-inherit", "glibc-protect",
+SUBJECTS = ["rts-none", "rts-pip", "rts-pcp", "rts-srp", "rts-srp-eager", "rts-ipcp",
+            "rts-ipcp-eager", "rts-mpcp", "rts-mpcp-eager", "rts-fmlp", "rts-fmlp-eager",
+            "glibc-none", "glibc-inherit", "glibc-protect",
             "cond-rts-pip", "cond-rts-none", "cond-glibc-none", "cond-glibc-inherit"]
 
 

@@ -11,15 +11,22 @@ import subprocess
 import sys
 
 SKIP = 77
-MUTEXES = ["rts-none", "rts-pip", "glibc-none", "glibc-inherit", "glibc-protect"]
+DEFERRED = ["rts-pcp", "rts-srp", "rts-ipcp", "rts-mpcp", "rts-fmlp"]
+EAGER = ["rts-srp-eager", "rts-ipcp-eager", "rts-mpcp-eager", "rts-fmlp-eager"]
+HANDOVER = ["rts-none", "rts-pip", "rts-pcp", "glibc-none", "glibc-inherit", "glibc-protect"]
+MUTEXES = ["rts-none", "rts-pip", *DEFERRED, *EAGER, "glibc-none", "glibc-inherit", "glibc-protect"]
 CONDVARS = ["cond-rts-pip", "cond-rts-none", "cond-glibc-none", "cond-glibc-inherit"]
 DIST_KEYS = {f"{stat}_{unit}" for stat in ("avg", "p50", "p99", "max", "min")
              for unit in ("cycles", "ns")} | {"samples"}
 # The classes of the periodic task workload and the subjects each must measure.
+GLIBC = ["glibc-none", "glibc-inherit", "glibc-protect"]
 WORKLOAD = {
-    "uniprocessor": ["rts-pip", "glibc-none", "glibc-inherit", "glibc-protect"],
-    "multiprocessor": ["rts-pip", "glibc-none", "glibc-inherit", "glibc-protect"],
+    "uniprocessor": ["rts-pip", "rts-pcp", "rts-srp", "rts-srp-eager", "rts-ipcp", "rts-ipcp-eager",
+                     *GLIBC],
+    "multiprocessor": ["rts-pip", "rts-mpcp", "rts-mpcp-eager", "rts-fmlp", "rts-fmlp-eager", *GLIBC],
 }
+# The deferred forms that hold a job back at its start (and so have job-start samples).
+JOB_START = ["rts-srp", "rts-ipcp", "rts-mpcp", "rts-fmlp"]
 TARGETED = {
     "uncontended_pair_rts-pip_vs_glibc-inherit": 1.2,
     "condvar_round_cond-rts-pip_vs_cond-glibc-none": 1.5,
@@ -74,6 +81,8 @@ def check_workload(workload, skipped):
                 for con in ("uncontended", "contended"):
                     if both[con] is not None:
                         check_dist(f"workload.{cls}.{name}.{op}.{con}", both[con])
+            if (w["job_start"] is not None) != (name in JOB_START):
+                fail(f"workload.{cls}.{name}.job_start: {w['job_start']!r}")
             if w["job_start"] is not None:
                 for con in ("uncontended", "contended"):
                     if w["job_start"][con] is not None:
@@ -119,6 +128,8 @@ def main():
             fail(f"uncontended: {name} neither measured nor skipped")
         for op in ("lock", "unlock", "pair"):
             check_dist(f"uncontended.{name}.{op}", u[op])
+        if name not in HANDOVER:
+            continue
         c = doc["contended"].get(name)
         if c is None or not (0 <= c["contended_rounds"] <= c["rounds"]):
             fail(f"contended.{name}: {c!r}")
@@ -127,7 +138,7 @@ def main():
                 check_dist(f"contended.{name}.{op}", c[op])
             elif c[op] is not None:
                 fail(f"contended.{name}.{op}: figures without contended rounds")
-    for name in ("rts-none", "rts-pip"):
+    for name in ("rts-none", "rts-pip", *DEFERRED, *EAGER):
         if name in skipped:
             fail(f"{name} skipped: {skipped[name]}")
     for name in CONDVARS:
@@ -154,10 +165,19 @@ def main():
     if not check["ok"] or check["counted"] != check["getppid_calls"]:
         fail(f"the syscall counter is wrong: {check!r}")
     per_pair = sys_["per_pair"]
-    for name in ("rts-none", "rts-pip"):
+    for name in ("rts-none", "rts-pip", *DEFERRED):
         if per_pair.get(name) != 0:
             fail(f"uncontended {name} made system calls: {per_pair.get(name)!r} per pair "
                  f"({sys_['counts'].get(name)!r})")
+    for name in DEFERRED:
+        target = doc["syscall_targets"].get(name)
+        if target is None or target["met"] is not True or target["per_pair"] != 0:
+            fail(f"syscall target of {name}: {target!r}")
+    # The eager forms change the priority at lock and at unlock: the counter must see it.
+    for name in EAGER:
+        if per_pair.get(name, 0) < 1:
+            fail(f"{name} counted {per_pair.get(name)!r} syscalls per pair: the eager form "
+                 "makes system calls, the counter misses them")
     if "glibc-protect" in per_pair and per_pair["glibc-protect"] < 1:
         fail(f"glibc PRIO_PROTECT counted {per_pair['glibc-protect']} syscalls per pair: "
              "the counter misses its priority changes")
