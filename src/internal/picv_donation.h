@@ -30,6 +30,8 @@ struct rts_loan {
 	struct rts_loan *next; /* in the graph; under the graph lock */
 	bool in_graph;         /* under the graph lock */
 	uint32_t donor;        /* the waiter's TID */
+	bool timed;            /* a timed wait, which ends by itself: never part of a deadlock */
+	bool avoid_anchor;     /* lend to every helper with sched_setattr (the kernel said EDEADLK) */
 	uint32_t n_helpers;    /* >= 1 while in the graph */
 	uint32_t helpers[RTS_COND_MAX_HELPERS];
 	int anchor;            /* index in helpers, -1: none (every helper by sched_setattr) */

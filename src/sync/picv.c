@@ -159,18 +159,19 @@ static void wake_waiter(struct picv_waiter *w)
 
 /*
  * Under the lock: set the state of the nodes from `first` up to `end`
- * (excluded), wake them, then take their loans out of the graph. Waking
- * comes first: restoring priorities may lower the caller itself.
+ * (excluded), take their loans out of the graph and wake them, all under
+ * the graph lock, so that no other wait sees a woken node still lending.
+ * The priorities are restored after the wakes: restoring may lower the
+ * caller itself.
  */
 static void wake_nodes(struct picv_waiter *first, struct picv_waiter *end, uint32_t state)
 {
+	rts_donation_begin();
 	for (struct picv_waiter *w = first; w != end; w = w->next) {
 		atomic_store_explicit(&w->state, state, memory_order_release);
+		rts_donation_remove(&w->loan);
 		wake_waiter(w);
 	}
-	rts_donation_begin();
-	for (struct picv_waiter *w = first; w != end; w = w->next)
-		rts_donation_remove(&w->loan);
 	rts_donation_end();
 }
 
@@ -231,7 +232,7 @@ static int sleep_lending(struct picv_waiter *w, const struct timespec *deadline)
 	case -EAGAIN: /* the anchor is exiting */
 	case -EINTR:
 		return 0;
-	default: /* -ETIMEDOUT, -EDEADLK (a cycle through PI mutexes), -ESRCH (no such anchor) */
+	default: /* -ETIMEDOUT, -EDEADLK (the token's chain is closed), -ESRCH (no such anchor) */
 		return -ret;
 	}
 }
@@ -268,6 +269,21 @@ static int after_anchor_exit(struct rts_picv *picv, struct picv_waiter *w)
 	return kept ? lend(picv, w) : ESRCH;
 }
 
+/*
+ * The kernel found the token's chain closed (-EDEADLK) although the graph
+ * has no knot: a waiter popped by a wake signal is still blocked in the
+ * kernel on its own token until the signal is handled, and the new anchor
+ * was that waiter. Lend to every helper with sched_setattr for the rest of
+ * this wait instead (under the lock).
+ */
+static int after_kernel_deadlock(struct rts_picv *picv, struct picv_waiter *w)
+{
+	if (atomic_load_explicit(&w->state, memory_order_relaxed) != PICV_WAITING)
+		return 0;
+	w->loan.avoid_anchor = true;
+	return lend(picv, w);
+}
+
 /* Lend anew after a change of helpers (under the lock). */
 static int after_rewait(struct rts_picv *picv, struct picv_waiter *w)
 {
@@ -282,6 +298,7 @@ int rts_picv_wait(struct rts_picv *picv, rts_mutex_t *m, const struct timespec *
 	struct picv_waiter w = { .tid = rts_self_tid(), .prio = current_priority() };
 	w.loan.donor = w.tid;
 	w.loan.anchor = -1;
+	w.loan.timed = deadline != NULL;
 	rts_mutex_lock(&picv->lock);
 	enqueue(picv, &w);
 	picv->n_waiters++;
@@ -297,10 +314,15 @@ int rts_picv_wait(struct rts_picv *picv, rts_mutex_t *m, const struct timespec *
 		result = rts_loan_anchor(&w.loan) ? sleep_lending(&w, deadline)
 						  : sleep_plain(&w, deadline);
 		uint32_t state = atomic_load_explicit(&w.state, memory_order_acquire);
-		if (state == PICV_SIGNALLED || (result && result != ESRCH))
+		if (state == PICV_SIGNALLED || (result && result != ESRCH && result != EDEADLK))
 			break;
 		rts_mutex_lock(&picv->lock);
-		result = result == ESRCH ? after_anchor_exit(picv, &w) : after_rewait(picv, &w);
+		if (result == ESRCH)
+			result = after_anchor_exit(picv, &w);
+		else if (result == EDEADLK)
+			result = after_kernel_deadlock(picv, &w);
+		else
+			result = after_rewait(picv, &w);
 		rts_mutex_unlock(&picv->lock);
 	}
 

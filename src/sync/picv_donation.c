@@ -13,12 +13,16 @@
  *
  * A waiter waits for ANY of its helpers, so a cycle of loans is no deadlock
  * while some thread on it lends on to a thread that runs (does not wait on a
- * PI-CV): that thread can still make a condition true. A wait is refused
+ * PI-CV, or waits with a timeout): that thread can still make a condition
+ * true. A wait is refused
  * with EDEADLK only when every path from the waiter's helpers comes back to
  * waiting threads (a knot), which with one helper per condvar is exactly a
  * cycle. Anchors, however, must never form a cycle (the kernel would report
  * the rt_mutex chain as a deadlock), so a loan's anchor is its first helper
- * whose chain of anchors does not lead back to the donor, or none.
+ * whose chain of anchors does not lead back to the donor, or none. (A
+ * waiter popped by a wake signal has left the graph but may still block in
+ * the kernel for a moment; if the kernel then reports a closed chain, picv.c
+ * lends without an anchor for the rest of that wait.)
  *
  * Priorities, with loans on cycles allowed, as the least fixpoint of
  *     eff(d)  = max(own(d), max{ eff(k.donor) : loan k lends to d })
@@ -107,13 +111,16 @@ static uint32_t next_epoch(void)
 	return epoch;
 }
 
-/* Does some thread that runs (waits on no PI-CV) lend on from `from`, not through `donor`? */
+/*
+ * Does some thread that runs (waits on no PI-CV, or waits with a timeout)
+ * lend on from `from`, not through `donor`?
+ */
 static bool reaches_a_runner(uint32_t from, uint32_t donor)
 {
 	if (from == donor)
 		return false;
 	struct rts_loan *l = loan_of(from);
-	if (!l)
+	if (!l || l->timed)
 		return true;
 	if (l->visit_epoch == epoch)
 		return false;
@@ -157,7 +164,7 @@ int rts_donation_add(struct rts_loan *loan)
 	if (!runs)
 		return EDEADLK;
 	loan->anchor = -1;
-	for (uint32_t i = 0; i < loan->n_helpers && loan->anchor < 0; i++)
+	for (uint32_t i = 0; i < loan->n_helpers && loan->anchor < 0 && !loan->avoid_anchor; i++)
 		if (!anchors_lead_to(loan->helpers[i], loan->donor))
 			loan->anchor = (int)i;
 	if (n_donated(loan) > 0 && self_level() == NO_LEVEL)
