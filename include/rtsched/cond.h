@@ -108,11 +108,13 @@ int rts_cond_broadcast(rts_cond_t *cond);
  * Helpers may be added or removed while threads wait: the waiters move their
  * loan at once.
  *
- * How (docs/picv-design.md): a waiter lends to the first helper (its anchor)
- * through the kernel's PI, blocking on a per-waiter PI token; with several
- * helpers it lends to the others through the library's donation graph,
- * which raises them with sched_setattr to max(own priority, donors) and
- * restores them after. The choice is automatic. Process-private only.
+ * How (docs/picv-design.md): a waiter lends to one helper (its anchor,
+ * normally the first added) through the kernel's PI, blocking on a
+ * per-waiter PI token; with several helpers it lends to the others through
+ * the library's donation graph, which raises them with sched_setattr to
+ * max(own priority, donors) and restores them after. The choice is
+ * automatic. Process-private only. Raising another thread needs the right to
+ * (CAP_SYS_NICE or RLIMIT_RTPRIO); a raise the kernel refuses is skipped.
  *
  * The base priority of a raised helper is remembered when the library first
  * raises it and restored when its last loan ends. A helper that changes its
@@ -133,10 +135,14 @@ int rts_cond_broadcast(rts_cond_t *cond);
  *
  * A wait on a PI-CV also returns, with the mutex held again:
  *  - ESRCH when every helper it lent to exited while it waited (while one of
- *    them lives, it keeps waiting; the library notices an exit when the
- *    waiter's anchor exits, and then drops every helper that has gone);
- *  - EDEADLK when waiting would close a donation cycle (a helper waits,
- *    directly or through other PI-CVs, for the waiter);
+ *    them lives, it keeps waiting); the library notices an exit when the
+ *    waiter's anchor exits, and then drops every helper of the condvar that
+ *    has gone;
+ *  - EDEADLK when waiting would be a deadlock: every helper waits, directly
+ *    or through other PI-CVs, for the waiter (with one helper per condvar:
+ *    any cycle). A cycle with a way out, where some thread on it lends on to
+ *    a thread that runs or that waits with a timeout, is no deadlock: the
+ *    waits go on and the loans combine around the cycle;
  *  - ENOTSUP, SCHED_DEADLINE with several helpers (above).
  * Helpers are named by TID: a TID the kernel reuses after a helper exited
  * names the new thread.
