@@ -8,7 +8,9 @@
  *   J (the job, pinned to the same CPU, created first and waiting in
  *   sem_wait) is released by the controller, then calls rts_lock_gate (or is
  *   released by rts_job_next) and runs its body: optionally a trylock of X,
- *   which must succeed (a started job never blocks on a lock).
+ *   which must succeed (a started job never blocks on a lock). In the eager
+ *   form J does not call the gate: eager is the form for threads that are not
+ *   released through it, so the raised priority alone must keep J out.
  *
  * expect_gated: J's body must not run before H lets go of X. Deferred form:
  * J blocks in the gate and H runs at J's priority meanwhile (/proc), its
@@ -82,7 +84,9 @@ static void *gate_job_main(void *arg)
 	int ret = r->p->job_level ? rts_lock_set_self_level(r->p->job_level) : 0;
 	H_STORE(&r->job_waiting, 1);
 	sem_wait_nointr(&r->job_release);
-	if (ret == 0) {
+	/* Eager forms are for threads that do not pass the gate (docs/ceiling.md):
+	 * the holder's raised priority alone must keep the job out. */
+	if (ret == 0 && r->p->variant == RTS_CEILING_DEFERRED) {
 		ev(&r->log, 'J', EV_GATE, 0);
 		ret = rts_lock_gate();
 	}

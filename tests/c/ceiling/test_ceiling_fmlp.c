@@ -43,20 +43,44 @@ static void test_fmlp_waiters_in_fifo_order(void)
 
 /*
  * On the real-time CPU: A (prio LOW) asks for F1, then B (prio MID) asks for
- * F2; both locks are held by blockers on the other CPU, so both wait. F1 is
- * handed to A, which enters its critical section and keeps the CPU; then F2
- * is handed to B, whose base priority is above A's. B asked later: it must
- * not enter its critical section before A has left A's.
+ * F2; both locks are held by one blocker on the other CPU (one thread: a
+ * second holder there would itself wait behind the first one's boost), so
+ * both wait. F1 is handed to A, which enters its critical section and keeps
+ * the CPU; then F2 is handed to B, whose base priority is above A's. B asked
+ * later: it must not enter its critical section before A has left A's.
  */
 struct request_order {
 	rts_mutex_t f1, f2;
 	struct ev_log log;
 	pid_t a_tid, b_tid;
+	int blocker_holds, release_f1, release_f2, blocker_ret, blocker_done;
 	int a_go, exit_now;
 	int a_ret, b_ret, a_done, b_done;
 };
 
 enum { RES_F1 = 1, RES_F2 = 2 };
+
+static void *blocker_main(void *arg)
+{
+	struct request_order *s = arg;
+	int ret = rts_mutex_lock(&s->f1);
+	if (ret == 0) {
+		ret = rts_mutex_lock(&s->f2);
+		if (ret)
+			rts_mutex_unlock(&s->f1);
+	}
+	H_STORE(&s->blocker_ret, ret);
+	H_STORE(&s->blocker_holds, 1);
+	if (ret == 0) {
+		sleep_until(&s->release_f1);
+		ret = rts_mutex_unlock(&s->f1);
+		sleep_until(&s->release_f2);
+		int r2 = rts_mutex_unlock(&s->f2);
+		H_STORE(&s->blocker_ret, ret ? ret : r2);
+	}
+	H_STORE(&s->blocker_done, 1);
+	return NULL;
+}
 
 static void *request_a(void *arg)
 {
@@ -104,11 +128,11 @@ static void test_fmlp_boosted_holders_run_in_request_order(void)
 	CHECK(s);
 	ceil_mutex_init(&s->f1, RTS_PROTO_FMLP, 0, -1, RTS_CEILING_DEFERRED);
 	ceil_mutex_init(&s->f2, RTS_PROTO_FMLP, 0, -1, RTS_CEILING_DEFERRED);
-	struct holder z1, z2;
-	holder_start_rt(&z1, &s->f1, BLOCKER, free_cpu);
-	holder_start_rt(&z2, &s->f2, BLOCKER, free_cpu);
+	pthread_t blocker, a, b;
+	h_thread_start(&blocker, blocker_main, s, BLOCKER, free_cpu);
+	WAIT_FOR(H_LOAD(&s->blocker_holds), 2000);
+	CHECK_OK(H_LOAD(&s->blocker_ret));
 
-	pthread_t a, b;
 	h_thread_start(&a, request_a, s, LOW, rt_cpu);
 	WAIT_FOR(ev_find(&s->log, 'A', EV_REQUEST, RES_F1) >= 0 &&
 			 h_thread_state(H_LOAD(&s->a_tid)) == 'S',
@@ -118,10 +142,12 @@ static void test_fmlp_boosted_holders_run_in_request_order(void)
 			 h_thread_state(H_LOAD(&s->b_tid)) == 'S',
 		 2000);
 	/* A gets F1 first and keeps the CPU inside its critical section. */
-	holder_release(&z1);
+	H_STORE(&s->release_f1, 1);
 	WAIT_FOR(ev_find(&s->log, 'A', EV_ACQUIRED, RES_F1) >= 0, 2000);
 	/* Then B gets F2: a higher base priority, a later request. */
-	holder_release(&z2);
+	H_STORE(&s->release_f2, 1);
+	WAIT_FOR(H_LOAD(&s->blocker_done), 2000);
+	CHECK_OK(H_LOAD(&s->blocker_ret));
 	/* Correct: B waits for A, which runs at B's priority meanwhile. Broken:
 	 * B enters its critical section now, preempting A. */
 	WAIT_FOR(ev_find(&s->log, 'B', EV_ACQUIRED, RES_F2) >= 0 ||
@@ -136,6 +162,7 @@ static void test_fmlp_boosted_holders_run_in_request_order(void)
 	CHECK_AT_BASE(H_LOAD(&s->a_tid), LOW);
 	CHECK_AT_BASE(H_LOAD(&s->b_tid), MID);
 	H_STORE(&s->exit_now, 1);
+	h_join(blocker, 2000);
 	h_join(a, 2000);
 	h_join(b, 2000);
 	free(s);

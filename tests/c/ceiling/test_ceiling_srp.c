@@ -127,7 +127,9 @@ static void test_srp_job_next_waits_for_ceiling(void)
  * Resources and users: R1 {L, H} ceiling HIGH, R2 {L, M} ceiling MID,
  * R3 {M, H} ceiling HIGH. L runs jobs back to back (it keeps the CPU), M and
  * H are released by short sleeps; every job passes the gate, then takes its
- * resources nested with trylock: under SRP each is free.
+ * resources nested. Under SRP each lock a started job asks for is free (no
+ * owner), and the lock call never waits: no lower thread makes progress (its
+ * tick counter, advanced only in its own code) between request and return.
  */
 #define SRP_JOBS 400
 
@@ -135,9 +137,11 @@ struct never_blocked {
 	rts_mutex_t r1, r2, r3;
 	int stop, exit_now;
 	pid_t tid[3];
+	long ticks[3];          /* advanced by each thread in its critical sections */
 	long jobs[3];
-	long busy[3];         /* trylocks that found a lock taken */
-	long released_over[3]; /* releases that found a lower job holding a resource */
+	long held_at_request[3]; /* locks asked for while owned by another thread */
+	long waited[3];          /* lock calls during which a lower thread ran */
+	long released_over[3];   /* releases that found a lower job holding a resource */
 	int done[3];
 	int ret[3];
 };
@@ -147,22 +151,43 @@ struct nb_thread {
 	int who; /* 0 L, 1 M, 2 H */
 };
 
-static int try_nested(struct never_blocked *s, int who, rts_mutex_t *outer, rts_mutex_t *inner,
+static long lower_ticks(struct never_blocked *s, int who)
+{
+	long sum = 0;
+	for (int i = 0; i < who; i++)
+		sum += H_LOAD(&s->ticks[i]);
+	return sum;
+}
+
+static int lock_unwaited(struct never_blocked *s, int who, rts_mutex_t *m)
+{
+	if (mutex_owner(m) != 0)
+		s->held_at_request[who]++;
+	long before = lower_ticks(s, who);
+	int ret = rts_mutex_lock(m);
+	if (lower_ticks(s, who) != before)
+		s->waited[who]++;
+	return ret;
+}
+
+static void work_ticks(struct never_blocked *s, int who, int n)
+{
+	for (int i = 0; i < n; i++) {
+		burn_loops(100);
+		H_STORE(&s->ticks[who], s->ticks[who] + 1);
+	}
+}
+
+static int job_nested(struct never_blocked *s, int who, rts_mutex_t *outer, rts_mutex_t *inner,
 		      int work)
 {
-	int ret = rts_mutex_trylock(outer);
-	if (ret == EBUSY) {
-		s->busy[who]++;
-		return 0;
-	}
+	int ret = lock_unwaited(s, who, outer);
 	if (ret)
 		return ret;
-	burn_loops(work);
-	ret = rts_mutex_trylock(inner);
-	if (ret == EBUSY)
-		s->busy[who]++;
-	else if (ret == 0) {
-		burn_loops(work);
+	work_ticks(s, who, work);
+	ret = lock_unwaited(s, who, inner);
+	if (ret == 0) {
+		work_ticks(s, who, work);
 		ret = rts_mutex_unlock(inner);
 	}
 	int r2 = rts_mutex_unlock(outer);
@@ -185,11 +210,11 @@ static void *nb_main(void *arg)
 		if (ret)
 			break;
 		if (t->who == 0)
-			ret = try_nested(s, 0, &s->r2, &s->r1, 5000);
+			ret = job_nested(s, 0, &s->r2, &s->r1, 50);
 		else if (t->who == 1)
-			ret = try_nested(s, 1, &s->r2, &s->r3, 1000);
+			ret = job_nested(s, 1, &s->r2, &s->r3, 10);
 		else
-			ret = try_nested(s, 2, &s->r3, &s->r1, 300);
+			ret = job_nested(s, 2, &s->r3, &s->r1, 3);
 		s->jobs[t->who]++;
 	}
 	H_STORE(&s->ret[t->who], ret);
@@ -221,8 +246,12 @@ static void test_srp_started_job_never_blocks(void)
 		CHECK_OK(H_LOAD(&s->ret[i]));
 	H_LOG("jobs L %ld M %ld H %ld; released over a held resource: M %ld H %ld", s->jobs[0],
 	      s->jobs[1], s->jobs[2], s->released_over[1], s->released_over[2]);
-	for (int i = 0; i < 3; i++)
-		CHECK_EQ(s->busy[i], 0);
+	CHECK_MSG(s->held_at_request[1] + s->held_at_request[2] == 0,
+		  "started jobs asked for a lock another thread held: M %ld, H %ld times",
+		  s->held_at_request[1], s->held_at_request[2]);
+	CHECK_MSG(s->waited[1] + s->waited[2] == 0,
+		  "started jobs waited in a lock while a lower job ran: M %ld, H %ld times",
+		  s->waited[1], s->waited[2]);
 	CHECK_GT(s->jobs[0], 0);
 	CHECK_EQ(s->jobs[1], SRP_JOBS);
 	CHECK_EQ(s->jobs[2], SRP_JOBS);
