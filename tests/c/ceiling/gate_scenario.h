@@ -173,9 +173,12 @@ static void gate_scenario(const struct gate_params *p)
 	H_STORE(&r->holder_go, 1);
 	WAIT_FOR(H_LOAD(&r->holder_unlocked) && H_LOAD(&r->job_done), 5000);
 	CHECK_OK(H_LOAD(&r->holder_ret));
+	if (p->job_uses_lock && H_LOAD(&r->job_trylock_ret) != 0) {
+		ev_dump(&r->log);
+		FAIL("%s: the job ran while X was still held (its trylock: %s)", p->name,
+		     h_errname(H_LOAD(&r->job_trylock_ret)));
+	}
 	CHECK_OK(H_LOAD(&r->job_ret));
-	if (p->job_uses_lock)
-		CHECK_OK(H_LOAD(&r->job_trylock_ret)); /* started, so the lock was free */
 	if (p->expect_gated)
 		CHECK_EV_BEFORE(&r->log, 'H', EV_RELEASING, RES_X, 'J', EV_JOB_START, -1);
 	else

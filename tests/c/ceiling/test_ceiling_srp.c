@@ -167,6 +167,9 @@ static int lock_unwaited(struct never_blocked *s, int who, rts_mutex_t *m)
 	int ret = rts_mutex_lock(m);
 	if (lower_ticks(s, who) != before)
 		s->waited[who]++;
+	if (ret)
+		FAIL("%c: lock of R%d: %s", "LMH"[who], m == &s->r1 ? 1 : m == &s->r2 ? 2 : 3,
+		     h_errname(ret));
 	return ret;
 }
 
