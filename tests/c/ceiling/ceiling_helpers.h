@@ -103,10 +103,28 @@ struct ev_entry {
 	int res;
 };
 
+/*
+ * Each event is one 64-bit word (0: not written yet), stored and loaded
+ * atomically, so that the controller may read the log while threads write it.
+ */
 struct ev_log {
 	unsigned n;
-	struct ev_entry e[EV_MAX];
+	uint64_t e[EV_MAX];
 };
+
+static inline uint64_t ev_pack(char who, int what, int res)
+{
+	return (uint64_t)1 << 56 | (uint64_t)(uint8_t)who << 40 | (uint64_t)(uint8_t)what << 32 |
+	       (uint32_t)res;
+}
+
+/* Event i, or who == 0 if it is not written yet. */
+static inline struct ev_entry ev_get(const struct ev_log *log, unsigned i)
+{
+	uint64_t v = H_LOAD(&log->e[i]);
+	struct ev_entry e = { (char)(v >> 40), (int)(uint8_t)(v >> 32), (int32_t)(uint32_t)v };
+	return e;
+}
 
 /* One sequence for every thread: the slot taken is the order of the event. */
 static inline void ev(struct ev_log *log, char who, int what, int res)
@@ -114,29 +132,37 @@ static inline void ev(struct ev_log *log, char who, int what, int res)
 	unsigned i = __atomic_fetch_add(&log->n, 1, __ATOMIC_ACQ_REL);
 	if (i >= EV_MAX)
 		FAIL("event log full");
-	struct ev_entry e = { who, what, res };
-	log->e[i] = e;
+	H_STORE(&log->e[i], ev_pack(who, what, res));
+}
+
+static inline unsigned ev_count(const struct ev_log *log)
+{
+	unsigned n = H_LOAD(&log->n);
+	return n < EV_MAX ? n : EV_MAX;
 }
 
 static inline void ev_dump(const struct ev_log *log)
 {
 	static const char *const what[] = { "?",	"request",   "acquired", "releasing",
 					    "released", "gate",      "job start", "job end" };
-	unsigned n = H_LOAD(&log->n);
+	unsigned n = ev_count(log);
 	fprintf(stderr, "event log (%u events):\n", n);
-	for (unsigned i = 0; i < n && i < EV_MAX; i++)
-		fprintf(stderr, "  %3u %c %-9s %d\n", i, log->e[i].who,
-			log->e[i].what >= 1 && log->e[i].what <= EV_JOB_END ? what[log->e[i].what] : "?",
-			log->e[i].res);
+	for (unsigned i = 0; i < n; i++) {
+		struct ev_entry e = ev_get(log, i);
+		fprintf(stderr, "  %3u %c %-9s %d\n", i, e.who ? e.who : '?',
+			e.what >= 1 && e.what <= EV_JOB_END ? what[e.what] : "?", e.res);
+	}
 }
 
 /* Index of the first event (who, what, res), res < 0 matching any; -1 if none. */
 static inline int ev_find(const struct ev_log *log, char who, int what, int res)
 {
-	unsigned n = H_LOAD(&log->n);
-	for (unsigned i = 0; i < n && i < EV_MAX; i++)
-		if (log->e[i].who == who && log->e[i].what == what && (res < 0 || log->e[i].res == res))
+	unsigned n = ev_count(log);
+	for (unsigned i = 0; i < n; i++) {
+		struct ev_entry e = ev_get(log, i);
+		if (e.who == who && e.what == what && (res < 0 || e.res == res))
 			return (int)i;
+	}
 	return -1;
 }
 

@@ -82,9 +82,9 @@ static void waiter_order_scenario(int proto, int ceiling, int holder_prio, const
 		CHECK_OK(H_LOAD(&r->ret[i]));
 	}
 	int served = 0;
-	for (unsigned e = 0; e < H_LOAD(&r->log.n); e++)
-		if (r->log.e[e].what == EV_ACQUIRED) {
-			int who = r->log.e[e].who - '0';
+	for (unsigned i = 0; i < ev_count(&r->log); i++)
+		if (ev_get(&r->log, i).what == EV_ACQUIRED) {
+			int who = ev_get(&r->log, i).who - '0';
 			if (who != expect_order[served]) {
 				ev_dump(&r->log);
 				FAIL("%s: turn %d went to waiter %d (prio %d), expected waiter %d "
