@@ -21,11 +21,9 @@
  *   the waiting consumer's priority until a message arrives. A producer that
  *   finds the queue full waits on "not full", whose helpers are the declared
  *   consumers. Declare threads with rts_msgq_add_producer / _consumer (at any
- *   time, also while threads wait). Several producers (or consumers) make
- *   several helpers of one condition variable: this needs the donation-graph
- *   version of rts_cond_helper_add (see rtsched/cond.h); where only one
- *   helper per condition variable is supported the second declaration
- *   returns ENOTSUP.
+ *   time, also while threads wait). Several producers (or consumers) are
+ *   several helpers of one condition variable, at most RTS_COND_MAX_HELPERS
+ *   each (rtsched/cond.h): a waiter lends to all of them.
  * - With PI-CV switched off (rts_msgq_attr_setpicv(attr, 0)) the declarations
  *   are accepted and do nothing: the same program runs without loans, to
  *   compare.
@@ -115,9 +113,9 @@ int rts_msgq_destroy(rts_msgq_t *q);
  * Declare thread tid (a kernel TID; 0: the calling thread) a producer
  * (a helper of "not empty") or a consumer (a helper of "not full"), or
  * withdraw it. The errors of rts_cond_helper_add / _del: ESRCH, EEXIST,
- * ENOENT, ENOTSUP (more helpers than supported), ENOMEM, EINVAL.
- * Withdraw a thread before it exits: a declared thread that exits makes the
- * threads lending to it return ESRCH (see rts_cond_helper_add).
+ * ENOENT, ENOSPC (RTS_COND_MAX_HELPERS already), ENOMEM, EINVAL.
+ * Withdraw a thread before it exits: when every declared thread a waiter
+ * lends to has exited, its send / receive returns ESRCH (rts_cond_helper_add).
  */
 int rts_msgq_add_producer(rts_msgq_t *q, pid_t tid);
 int rts_msgq_del_producer(rts_msgq_t *q, pid_t tid);

@@ -293,6 +293,58 @@ static void test_withdrawn_producer_loses_boost(void)
 	CHECK_OK(rts_msgq_destroy(&q));
 }
 
+/*
+ * Several declared producers (consumers) are all helpers of one condition
+ * variable: a HIGH consumer waiting on the empty queue (a HIGH producer on
+ * the full one) lends to every one of them; one acts, and all fall back.
+ */
+static void waiter_boosts_several(bool consumer_waits)
+{
+	h_require_rt(&rt_cpu, &free_cpu);
+	enum { N = 3 };
+	rts_msgq_t q;
+	queue_init(&q, 1, 1);
+	if (!consumer_waits)
+		CHECK_OK(rts_msgq_send(&q, &(struct msg){ .n = 1 }, 0)); /* full */
+	struct helper_thread h[N];
+	pthread_t ht[N];
+	for (int i = 0; i < N; i++) {
+		h[i] = (struct helper_thread){ .q = &q, .producer = consumer_waits };
+		h_thread_start(&ht[i], helper_main, &h[i], LOW, rt_cpu);
+		WAIT_FOR(atomic_load(&h[i].tid) != 0, 2000);
+	}
+	struct one_call w = { .m = { .n = 2 } };
+	pthread_t wt;
+	one_call_start(&w, &wt, &q, !consumer_waits, HIGH, rt_cpu);
+	for (int i = 0; i < N; i++)
+		WAIT_FOR(h_thread_prio(atomic_load(&h[i].tid)) == h_fifo_prio_field(HIGH), 2000);
+	atomic_store(&h[0].go, 1);
+	h_join(ht[0], 5000);
+	h_join(wt, 5000);
+	CHECK_OK(atomic_load(&h[0].ret));
+	CHECK_OK(atomic_load(&w.ret));
+	for (int i = 1; i < N; i++)
+		WAIT_FOR(h_thread_prio(atomic_load(&h[i].tid)) == h_fifo_prio_field(LOW), 2000);
+	/* The others make their call too; the test keeps the queue full (empty) for the next. */
+	for (int i = 1; i < N; i++) {
+		if (consumer_waits) {
+			struct msg m;
+			atomic_store(&h[i].go, 1);
+			h_join(ht[i], 5000);
+			CHECK_OK(rts_msgq_receive(&q, &m, NULL));
+		} else {
+			atomic_store(&h[i].go, 1); /* it takes the message that fills the queue */
+			h_join(ht[i], 5000);
+			CHECK_OK(rts_msgq_send(&q, &(struct msg){ .n = 3 }, 0));
+		}
+		CHECK_OK(atomic_load(&h[i].ret));
+	}
+	CHECK_OK(rts_msgq_destroy(&q));
+}
+
+static void test_consumer_boosts_every_producer(void) { waiter_boosts_several(true); }
+static void test_producer_boosts_every_consumer(void) { waiter_boosts_several(false); }
+
 /* ---- stress ---------------------------------------------------------------- */
 
 struct stress_param {
@@ -305,6 +357,9 @@ static const struct stress_param stress_table[] = {
 	{ 4, 4, 2, 1500, 0, 1 },  /* undeclared threads on a PI-CV queue */
 	{ 6, 3, 8, 1000, 0, 0 },
 	{ 3, 6, 3, 1500, 0, 1 },
+	{ 4, 4, 2, 1500, 1, 1 },  /* every thread a declared helper: several per condvar */
+	{ 6, 3, 3, 1000, 1, 1 },
+	{ 2, 6, 1, 2000, 1, 1 },
 };
 
 struct stress {
@@ -313,7 +368,19 @@ struct stress {
 	atomic_uint seen[8][3000];
 	atomic_int received;
 	atomic_int errors;
+	_Atomic(const char *) first_error_op; /* the call that failed first, and how */
+	atomic_int first_error;
 };
+
+static void note_error(struct stress *s, const char *op, int err)
+{
+	if (!err)
+		return;
+	if (atomic_fetch_add(&s->errors, 1) == 0) {
+		atomic_store(&s->first_error, err);
+		atomic_store(&s->first_error_op, op);
+	}
+}
 
 struct stress_worker {
 	struct stress *s;
@@ -325,15 +392,14 @@ static void *stress_producer(void *p)
 	struct stress_worker *w = p;
 	struct stress *s = w->s;
 	bool declare = s->p->declare;
-	if (declare && rts_msgq_add_producer(&s->q, 0))
-		atomic_fetch_add(&s->errors, 1);
+	if (declare)
+		note_error(s, "add_producer", rts_msgq_add_producer(&s->q, 0));
 	for (int i = 0; i < s->p->per_producer; i++) {
 		struct msg m = { .producer = w->id, .n = (uint32_t)i };
-		if (rts_msgq_send(&s->q, &m, 1 + (unsigned)(i * 7 + w->id) % 5))
-			atomic_fetch_add(&s->errors, 1);
+		note_error(s, "send", rts_msgq_send(&s->q, &m, 1 + (unsigned)(i * 7 + w->id) % 5));
 	}
-	if (declare && rts_msgq_del_producer(&s->q, 0))
-		atomic_fetch_add(&s->errors, 1);
+	if (declare)
+		note_error(s, "del_producer", rts_msgq_del_producer(&s->q, 0));
 	return NULL;
 }
 
@@ -343,13 +409,14 @@ static void *stress_consumer(void *p)
 	struct stress_worker *w = p;
 	struct stress *s = w->s;
 	bool declare = s->p->declare;
-	if (declare && rts_msgq_add_consumer(&s->q, 0))
-		atomic_fetch_add(&s->errors, 1);
+	if (declare)
+		note_error(s, "add_consumer", rts_msgq_add_consumer(&s->q, 0));
 	for (;;) {
 		struct msg m;
 		unsigned prio;
-		if (rts_msgq_receive(&s->q, &m, &prio)) {
-			atomic_fetch_add(&s->errors, 1);
+		int err = rts_msgq_receive(&s->q, &m, &prio);
+		if (err) {
+			note_error(s, "receive", err);
 			break;
 		}
 		if (prio == 0)
@@ -357,8 +424,8 @@ static void *stress_consumer(void *p)
 		atomic_fetch_add(&s->seen[m.producer][m.n], 1);
 		atomic_fetch_add(&s->received, 1);
 	}
-	if (declare && rts_msgq_del_consumer(&s->q, 0))
-		atomic_fetch_add(&s->errors, 1);
+	if (declare)
+		note_error(s, "del_consumer", rts_msgq_del_consumer(&s->q, 0));
 	return NULL;
 }
 
@@ -380,13 +447,21 @@ static void test_stress(int row)
 		wp[i] = (struct stress_worker){ s, (uint32_t)i };
 		h_thread_start(&tp[i], stress_producer, &wp[i], 0, -1);
 	}
-	for (int i = 0; i < p->producers; i++)
-		h_join(tp[i], 30000);
+	for (int i = 0; i < p->producers; i++) {
+		int64_t give_up = h_now_ns(CLOCK_MONOTONIC) + 30000LL * 1000000 * H_SLOW;
+		while (pthread_tryjoin_np(tp[i], NULL) == EBUSY) {
+			CHECK_MSG(h_now_ns(CLOCK_MONOTONIC) < give_up, "producer %d hangs; %d errors, first: %s %s",
+				  i, atomic_load(&s->errors), atomic_load(&s->first_error_op) ?: "-",
+				  h_errname(atomic_load(&s->first_error)));
+			h_sleep_ms(1);
+		}
+	}
 	for (int i = 0; i < p->consumers; i++)
 		CHECK_OK(rts_msgq_send(&s->q, &(struct msg){ 0 }, 0));
 	for (int i = 0; i < p->consumers; i++)
 		h_join(tc[i], 30000);
-	CHECK_EQ(atomic_load(&s->errors), 0);
+	CHECK_MSG(atomic_load(&s->errors) == 0, "%d errors, first: %s %s", atomic_load(&s->errors),
+		  atomic_load(&s->first_error_op), h_errname(atomic_load(&s->first_error)));
 	CHECK_EQ(atomic_load(&s->received), p->producers * p->per_producer);
 	for (int i = 0; i < p->producers; i++)
 		for (int n = 0; n < p->per_producer; n++)
@@ -407,11 +482,16 @@ static const struct h_case cases[] = {
 	H_CASE(test_producer_boosts_consumer, 10000),
 	H_CASE(test_no_boost_without_picv, 10000),
 	H_CASE(test_withdrawn_producer_loses_boost, 10000),
+	H_CASE(test_consumer_boosts_every_producer, 10000),
+	H_CASE(test_producer_boosts_every_consumer, 10000),
 	STRESS_CASE(0),
 	STRESS_CASE(1),
 	STRESS_CASE(2),
 	STRESS_CASE(3),
 	STRESS_CASE(4),
+	STRESS_CASE(5),
+	STRESS_CASE(6),
+	STRESS_CASE(7),
 };
 
 int main(int argc, char **argv)
