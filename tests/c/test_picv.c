@@ -104,6 +104,7 @@ static void *owner_work(struct actor *a)
 	WAIT_FOR(atomic_load(&a->step) >= 2, 5000);
 	CHECK_OK(rts_mutex_unlock(&chain->held));
 	atomic_store(&a->done, 1);
+	wait_step(a, 3);
 	return NULL;
 }
 
@@ -115,6 +116,7 @@ static void *helper_locking_work(struct actor *a)
 	CHECK_OK(rts_mutex_unlock(&chain->held));
 	make_ready(&chain->first, false);
 	atomic_store(&a->done, 1);
+	wait_step(a, 2);
 	return NULL;
 }
 
@@ -141,6 +143,10 @@ static void test_transitive_through_a_pi_mutex(void)
 	atomic_store(&owner.step, 2);
 	WAIT_FOR(atomic_load(&waiter.done), 2000);
 	CHECK_EQ(atomic_load(&waiter.result), 0);
+	WAIT_FOR(atomic_load(&helper.done), 2000);
+	EXPECT_AT_BASE(&owner, &helper); /* no leaked boost */
+	atomic_store(&owner.step, 3);
+	atomic_store(&helper.step, 2);
 	h_join(to, 2000);
 	h_join(th, 2000);
 	h_join(tw, 2000);
@@ -155,6 +161,7 @@ static void *helper_waiting_work(struct actor *a)
 	atomic_store(&a->result, atomic_load(&self.result));
 	make_ready(&chain->first, false);
 	atomic_store(&a->done, 1);
+	wait_step(a, 2);
 	return NULL;
 }
 
@@ -177,8 +184,10 @@ static void test_transitive_through_another_picv(void)
 	atomic_store(&last.step, 1);
 	WAIT_FOR(atomic_load(&waiter.done), 2000);
 	CHECK_EQ(atomic_load(&waiter.result), 0);
-	expect_prio(&last, LOW);
+	WAIT_FOR(atomic_load(&middle.done), 2000);
+	EXPECT_AT_BASE(&last, &middle); /* no leaked boost */
 	atomic_store(&last.step, 2);
+	atomic_store(&middle.step, 2);
 	h_join(tl, 2000);
 	h_join(tm, 2000);
 	h_join(tw, 2000);
@@ -328,6 +337,7 @@ static void *producer_work(struct actor *a)
 	atomic_store(&producer_rank, atomic_fetch_add(&finish_order, 1) + 1);
 	make_ready(a->context, false);
 	atomic_store(&a->done, 1);
+	wait_step(a, 2);
 	return NULL;
 }
 
@@ -357,6 +367,8 @@ static void run_producer_consumer(bool picv)
 	h_sleep_ms(5);
 	start(&annoyer, annoyer_work, NULL, MID, &ta); /* ... and the annoyer arrives */
 	WAIT_FOR(atomic_load(&annoyer.done) && atomic_load(&consumer.done), 10000);
+	EXPECT_AT_BASE(&producer); /* no leaked boost */
+	atomic_store(&producer.step, 2);
 	h_join(tp, 2000);
 	h_join(tc, 2000);
 	h_join(ta, 2000);
