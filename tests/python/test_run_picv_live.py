@@ -115,3 +115,17 @@ def test_summaries_record_the_server_and_the_bounds_only_with_picv(runs):
     # the RPC bounds assume PI-CV: without it the run shows none
     assert without["analysis"]["verdict"] == "unsupported"
     assert all(t["bound_ns"] is None for t in without["tasks"])
+
+
+def test_perfetto_shows_each_service_on_the_servers_track_and_calls_as_suspensions(runs):
+    (summary, out), _ = runs
+    doc = json.loads((out / "trace.perfetto.json").read_text())
+    events = doc["traceEvents"]
+    tracks = {e["args"]["name"]: e["tid"] for e in events if e["ph"] == "M" and e["name"] == "thread_name" and e["pid"] == 1}
+    services = [e for e in events if e["ph"] == "X" and e["pid"] == 1 and e["tid"] == tracks["server"]]
+    assert len(services) == summary["servers"][0]["calls_served"]
+    assert all(e["name"].startswith("server for client #") for e in services)
+    client = next(t for t in summary["tasks"] if t["task"] == "client")
+    client_slices = [e for e in events if e["ph"] == "X" and e["pid"] == 1 and e["tid"] == tracks["client"]]
+    # each job: its compute up to the call, then the rest after the reply
+    assert len(client_slices) == 2 * client["jobs"]

@@ -8,14 +8,18 @@ Layout (the JSON "Trace Event Format"):
   its task's track and on the CPU it ran on. A job's segment runs from START
   (or the end of a suspension) to COMPLETE (or the start of the next
   suspension); suspensions are a ``sleep`` (from the SLEEP event for its
-  duration), a condition-variable wait (COND_WAIT to COND_WAKE) and a lock
-  wait longer than ``LOCK_WAIT_MIN_NS`` (LOCK_REQUEST to LOCK_ACQUIRE). A job
+  duration), a condition-variable wait (COND_WAIT to COND_WAKE), a call to a
+  server (RPC_CALL to RPC_REPLY) and a lock wait longer than
+  ``LOCK_WAIT_MIN_NS`` (LOCK_REQUEST to LOCK_ACQUIRE). A job
   that never suspends has exactly one slice. Preemption is not traced (no
   kernel events), so a slice includes the time the job was preempted; on a
   CPU track the preempting job's slice nests inside it. A segment whose two
   ends were recorded on different CPUs (it migrated) or that would overlap
   another without nesting is left off the CPU tracks (counted in the
   metadata), never off its task track;
+- one track per server (tid = number of tasks + server position + 1) with an
+  ``X`` slice per service, ``<server> for <client> #<job>`` (RPC_SERVE_START
+  to RPC_SERVE_END), also on its CPU track when both ends were recorded there;
 - instant events on the task tracks: release (at the nominal release),
   deadline miss and budget overrun (at completion), lock acquire / release,
   condition wait / wake / signal / broadcast, markers.
@@ -34,7 +38,7 @@ import numpy as np
 from rtsched.run.jobs import JobTable
 from rtsched.trace import EventType as EV
 
-__all__ = ["LOCK_WAIT_MIN_NS", "job_segments", "perfetto_trace", "write_perfetto"]
+__all__ = ["LOCK_WAIT_MIN_NS", "job_segments", "service_segments", "perfetto_trace", "write_perfetto"]
 
 LOCK_WAIT_MIN_NS = 2000
 MAX_CPU = 4096  # above: "CPU unknown" (the reader's CPU_UNKNOWN, 0xffff)
@@ -69,10 +73,10 @@ def job_segments(events: np.ndarray) -> list[tuple[int, int, int, int]]:
         elif kind == EV.SLEEP and begin is not None:
             segments.append((begin[0], t, begin[1], cpu))
             begin, resume_at = None, t + int(ev["arg1"])
-        elif kind == EV.COND_WAIT and begin is not None:
+        elif kind in (EV.COND_WAIT, EV.RPC_CALL) and begin is not None:
             segments.append((begin[0], t, begin[1], cpu))
             begin = None
-        elif kind == EV.COND_WAKE and begin is None:
+        elif kind in (EV.COND_WAKE, EV.RPC_REPLY) and begin is None:
             begin = (t, cpu)
         elif kind == EV.LOCK_REQUEST:
             pending_request = (t, cpu)
@@ -86,6 +90,25 @@ def job_segments(events: np.ndarray) -> list[tuple[int, int, int, int]]:
                 segments.append((begin[0], t, begin[1], cpu))
             begin = None
     return [s for s in segments if s[1] >= s[0]]
+
+
+def service_segments(trace: Any) -> list[tuple[str, int, int, int, int, int, int]]:
+    """Every service of every server stream (task_id -1 with RPC events), in order:
+    (server, begin_ns, end_ns, begin_cpu, end_cpu, client task index, client job)."""
+    out = []
+    for stream in trace.streams:
+        if stream["task_id"] >= 0:
+            continue
+        events = trace.events_of(int(stream["stream_id"]))
+        begin = None
+        for ev in events[(events["type"] == EV.RPC_SERVE_START) | (events["type"] == EV.RPC_SERVE_END)]:
+            if int(ev["type"]) == EV.RPC_SERVE_START:
+                begin = ev
+            elif begin is not None:
+                out.append((str(stream["name"]), int(begin["time_ns"]), int(ev["time_ns"]), int(begin["cpu"]),
+                            int(ev["cpu"]), int(ev["arg0"]), int(ev["job"])))
+                begin = None
+    return out
 
 
 def _us(t_ns: int, t0: int) -> float:
@@ -157,6 +180,23 @@ def perfetto_trace(table: JobTable, trace: Any) -> dict[str, Any]:
                     cpu_slices.setdefault(begin_cpu, []).append((begin, end, label, job_args))
                 else:
                     cpu_slices.setdefault(-1, []).append((begin, end, label, job_args))
+    names = {info.index: info.name for info in table.tasks}
+    services = service_segments(trace)
+    servers = sorted({s[0] for s in services})
+    for k, server in enumerate(servers):
+        tid = len(table.tasks) + k + 1
+        out.append({"ph": "M", "name": "thread_name", "pid": TASKS_PID, "tid": tid, "args": {"name": server}})
+        out.append({"ph": "M", "name": "thread_sort_index", "pid": TASKS_PID, "tid": tid,
+                    "args": {"sort_index": len(table.tasks) + k}})
+    for server, begin, end, begin_cpu, end_cpu, client, job in services:
+        label = f"{server} for {names.get(client, client)} #{job}"
+        args = {"client": names.get(client, client), "job": job}
+        out.append({"ph": "X", "name": label, "cat": "service", "pid": TASKS_PID,
+                    "tid": len(table.tasks) + servers.index(server) + 1,
+                    "ts": _us(begin, t0), "dur": round((end - begin) / 1000.0, 3), "args": args})
+        cpus_seen.update(c for c in (begin_cpu, end_cpu) if c < MAX_CPU)
+        cpu = begin_cpu if begin_cpu == end_cpu and begin_cpu < MAX_CPU else -1
+        cpu_slices.setdefault(cpu, []).append((begin, end, label, args))
     left_off = len(cpu_slices.pop(-1, []))
     for cpu in sorted(set(cpu_slices) | cpus_seen):
         out.append({"ph": "M", "name": "thread_name", "pid": CPUS_PID, "tid": cpu + 1, "args": {"name": f"CPU {cpu}"}})

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from rtsched.run.export_perfetto import job_segments
+from rtsched.run.export_perfetto import job_segments, service_segments
 from rtsched.run.jobs import JobTable
 
 __all__ = ["plot_response_cdf", "plot_schedule"]
@@ -55,7 +55,8 @@ def plot_schedule(
     """Gantt chart of the window (ns since t0; default the first 200 ms): one row per CPU,
     bars = job execution segments coloured by task (preemption not traced: a bar may
     include time the job was preempted; nested bars are drawn thinner), releases as
-    ticks above. Returns the number of bars drawn."""
+    ticks above; servers' services (calls) are bars of their own colour. Returns the
+    number of bars drawn."""
     plt = _pyplot()
     from matplotlib.patches import Patch
 
@@ -78,6 +79,14 @@ def plot_schedule(
                 bars.setdefault(cpu, []).append((max(b, lo) / 1e6, (min(e, hi) - max(b, lo)) / 1e6, info.index))
         rel = jobs[jobs["type"] == 1]["time_ns"] - t0
         releases.extend((r / 1e6, info.index) for r in rel[(rel >= lo) & (rel <= hi)].tolist())
+    services = service_segments(trace)
+    servers = sorted({s[0] for s in services})
+    for server, begin, end, cpu, end_cpu, _client, _job in services:
+        b, e = begin - t0, end - t0
+        if e < lo or b > hi or cpu != end_cpu:
+            continue
+        colour = len(table.tasks) + servers.index(server)
+        bars.setdefault(cpu, []).append((max(b, lo) / 1e6, (min(e, hi) - max(b, lo)) / 1e6, colour))
     cpus = sorted(bars) or [0]
     fig, ax = plt.subplots(figsize=(11, 1.2 + 0.9 * len(cpus)), dpi=100)
     drawn = 0
@@ -100,7 +109,10 @@ def plot_schedule(
     ax.set_xlim(lo / 1e6, hi / 1e6)
     ax.set_xlabel("time since release t0 (ms); ticks at the top: job releases")
     ax.set_title(f"{table.name}: schedule {lo / 1e6:g}-{hi / 1e6:g} ms")
-    ax.legend(handles=[Patch(color=colors[t.index % len(colors)], label=t.name) for t in table.tasks],
+    handles = [Patch(color=colors[t.index % len(colors)], label=t.name) for t in table.tasks]
+    handles += [Patch(color=colors[(len(table.tasks) + k) % len(colors)], label=f"{s} (service)")
+                for k, s in enumerate(servers)]
+    ax.legend(handles=handles,
               loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
     ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
