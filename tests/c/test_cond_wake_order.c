@@ -55,6 +55,24 @@ static void *waiter_main(void *p)
 	return NULL;
 }
 
+/*
+ * Whether thread tid sleeps in futex(2) on addr (/proc/<tid>/syscall: the
+ * system call number, then its arguments, uaddr first).
+ */
+static bool sleeps_on(pid_t tid, const void *addr)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	long nr = -1;
+	unsigned long uaddr = 0;
+	int n = fscanf(f, "%ld %lx", &nr, &uaddr);
+	fclose(f);
+	return n == 2 && nr == SYS_futex && uaddr == (unsigned long)addr;
+}
+
 static void expected_order(int *out)
 {
 	int n = 0;
@@ -93,15 +111,23 @@ static void wake_order(int proto, enum how how)
 			WAIT_FOR(H_LOAD(&s->nreturned) == k + 1, 2000);
 		}
 		break;
-	case SIGNALS_UNDER_MUTEX:
+	case SIGNALS_UNDER_MUTEX: {
+		int want[NW];
+		expected_order(want);
 		CHECK_OK(rts_mutex_lock(&s->m));
 		for (int k = 0; k < NW; k++) {
 			CHECK_OK(rts_cond_signal(&s->c));
-			h_sleep_ms(2); /* the woken one queues on the mutex we hold */
+			/* The woken one queues on the mutex we hold before the next is
+			 * woken (PIP: the kernel moves it there itself, requeue-PI). */
+			if (proto == RTS_PROTO_NONE)
+				WAIT_FOR(sleeps_on(s->tids[want[k]], &s->m.s.word), 2000);
+			else
+				h_sleep_ms(2);
 		}
 		CHECK_EQ(H_LOAD(&s->nreturned), 0);
 		CHECK_OK(rts_mutex_unlock(&s->m));
 		break;
+	}
 	case BROADCAST_UNDER_MUTEX:
 		CHECK_OK(rts_mutex_lock(&s->m));
 		CHECK_OK(rts_cond_broadcast(&s->c));
