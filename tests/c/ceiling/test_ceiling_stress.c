@@ -74,7 +74,8 @@ static int enter(struct stress_run *r, int k, long *acq)
 {
 	int ret = rts_mutex_lock(&r->g[k].m);
 	if (ret)
-		return ret;
+		FAIL("%s: lock %d (owner %d, caller %d on CPU %d): %s", r->p->name, k,
+		     mutex_owner(&r->g[k].m), h_gettid(), sched_getcpu(), h_errname(ret));
 	if (r->g[k].inside)
 		FAIL("%s: lock %d: two threads inside at once", r->p->name, k);
 	r->g[k].inside = 1;
@@ -86,7 +87,11 @@ static int enter(struct stress_run *r, int k, long *acq)
 static int leave(struct stress_run *r, int k)
 {
 	r->g[k].inside = 0;
-	return rts_mutex_unlock(&r->g[k].m);
+	int ret = rts_mutex_unlock(&r->g[k].m);
+	if (ret)
+		FAIL("%s: unlock %d (owner %d, caller %d on CPU %d): %s", r->p->name, k,
+		     mutex_owner(&r->g[k].m), h_gettid(), sched_getcpu(), h_errname(ret));
+	return 0;
 }
 
 static void *stress_main(void *arg)
