@@ -325,15 +325,11 @@ static void wl_section(FILE *out, const struct lb_results *r, enum lb_wl_class c
 		     ")\n", ts->params.local_ceiling, ts->params.global_ceiling, r->opts.seed);
 	enum lb_subject cols[LB_NR_MUTEX_SUBJECTS];
 	int n = wl_columns(wc, cols);
-	fprintf(out, "  jobs measured:    ");
+	fprintf(out, "  jobs measured (late: releases skipped after a job overran its period):\n  ");
 	for (int i = 0; i < n; i++)
-		fprintf(out, " %s %" PRIu64 "%s", lb_subject_column(cols[i]),
-			wc->subject[cols[i]].jobs, i + 1 < n ? "," : "\n");
-	uint64_t overruns = 0;
-	for (int i = 0; i < n; i++)
-		overruns += wc->subject[cols[i]].overruns;
-	if (overruns)
-		fprintf(out, "  late jobs (releases skipped): %" PRIu64 " in all\n", overruns);
+		fprintf(out, " %s %" PRIu64 " (late %" PRIu64 ")%s", lb_subject_column(cols[i]),
+			wc->subject[cols[i]].jobs, wc->subject[cols[i]].overruns,
+			i + 1 == n ? "\n" : i % 4 == 3 ? ",\n  " : ",");
 	wl_table(out, r, cls, false);
 	wl_table(out, r, cls, true);
 }
@@ -405,9 +401,10 @@ static void deferred_vs_eager(FILE *out, const struct lb_results *r)
 			if (!header) {
 				fprintf(out, "\nDeferred against eager, workload, cycles (job start: the "
 					     "deferred forms only; per job: start + lock + unlock)\n");
-				fprintf(out, "%-16s %-20s %9s %9s %9s   %9s %9s %9s\n", "protocol", "",
-					"def avg", "eager avg", "ratio", "def max", "eager max", "ratio");
-				rule(out, 16 + 21 + 30 + 2 + 30);
+				fprintf(out, "%-16s %-20s %9s %9s  %9s %9s  %9s %9s %9s\n", "protocol", "",
+					"def avg", "eager avg", "def 99%", "eager 99%", "def max",
+					"eager max", "max ratio");
+				rule(out, 16 + 21 + 20 + 2 + 20 + 2 + 30);
 				header = true;
 			}
 			for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -418,27 +415,19 @@ static void deferred_vs_eager(FILE *out, const struct lb_results *r)
 								  ? &wc->subject[e].per_job
 								  : &wc->subject[e].dist[rows[i].op][1];
 				fprintf(out, "%-16s %-20s", i == 0 ? lb_subject_label(s) : "", rows[i].title);
-				if (d->n)
-					fprintf(out, " %9.0f", d->avg);
-				else
-					fprintf(out, " %9s", "-");
-				if (g->n)
-					fprintf(out, " %9.0f", g->avg);
-				else
-					fprintf(out, " %9s", "-");
-				if (d->n && g->n && g->avg > 0)
-					fprintf(out, " %8.2fx", d->avg / g->avg);
-				else
-					fprintf(out, " %9s", "");
-				fprintf(out, "   ");
-				if (d->n)
-					fprintf(out, " %9.0f", d->max);
-				else
-					fprintf(out, " %9s", "-");
-				if (g->n)
-					fprintf(out, " %9.0f", g->max);
-				else
-					fprintf(out, " %9s", "-");
+				const double dv[3] = { d->avg, d->p99, d->max }, gv[3] = { g->avg, g->p99, g->max };
+				for (int stat = 0; stat < 3; stat++) {
+					if (d->n)
+						fprintf(out, " %9.0f", dv[stat]);
+					else
+						fprintf(out, " %9s", "-");
+					if (g->n)
+						fprintf(out, " %9.0f", gv[stat]);
+					else
+						fprintf(out, " %9s", "-");
+					if (stat < 2)
+						fputc(' ', out);
+				}
 				if (d->n && g->n && g->max > 0)
 					fprintf(out, " %8.2fx", d->max / g->max);
 				fputc('\n', out);
