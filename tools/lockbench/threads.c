@@ -16,6 +16,15 @@ static void *thread_body(void *p)
 {
 	struct lb_thread *t = p;
 	t->fn(t->arg);
+	/*
+	 * Leave real time before exiting: a thread's exit path may spin on a
+	 * lock (ThreadSanitizer's runtime does, with sched_yield) that a
+	 * lower-priority thread of the same CPU holds while exiting too, and a
+	 * SCHED_FIFO spinner never lets it run (seen: a livelock at the end of
+	 * a workload run under TSan).
+	 */
+	struct sched_param other = { .sched_priority = 0 };
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &other);
 	sem_post(&t->done);
 	return NULL;
 }
