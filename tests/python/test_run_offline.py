@@ -177,3 +177,33 @@ def test_bounds_stand_beside_observed_maxima_and_excess_is_flagged(synthetic):
 
     apply_bounds(stats, AnalysisResult(test="fp-rta", verdict="unsupported", tasks=(), reason="no test"))
     assert all(s.bound_ns is None and not s.bound_exceeded for s in stats)
+
+
+# ---------------------------------------------------------------- servers, calls, the end of the run
+
+def test_a_call_suspends_the_callers_job_slice():
+    events = [
+        _event(0, EV.RELEASE, 1, 1), _event(10, EV.START, 1, 1),
+        _event(1000, EV.RPC_CALL, 1, 1, 0, 4000), _event(6000, EV.RPC_REPLY, 1, 1),
+        _event(6500, EV.COMPLETE, 1, 1),
+    ]
+    raw_dtype = np.dtype([(n, EVENT_DTYPE[n]) for n in EVENT_DTYPE.names if n != "stream"])
+    raw = np.frombuffer(b"".join(events), dtype=raw_dtype)
+    assert job_segments(raw) == [(10, 1000, 1, 1), (6000, 6500, 1, 1)]
+
+
+def test_a_job_completing_after_the_end_of_the_run_is_censored(tmp_path):
+    # duration 100 ms: job 2 completes at 104 ms, cut short or not, it is after the end
+    a = job(0, 0, 1, 1, 2 * MS) + job(90 * MS, 1, 2, 1, 14 * MS, deadline=20 * MS)
+    table = build_job_table(load_trace(write_trace(tmp_path / "t.rtst", [("a", 90 * MS, 20 * MS, a)])))
+    assert len(table.of_task(0)) == 1 and table.tasks[0].censored == 1
+
+
+def test_events_off_the_tasks_cpus_are_counted(synthetic):
+    from rtsched.run.stats import events_off_cpus
+
+    trace = load_trace(synthetic)  # a records on CPU 0, b on CPU 1
+    runner_input = {"tasks": [{"name": "a", "cpus": [0]}, {"name": "b", "cpus": [1]}], "servers": []}
+    assert events_off_cpus(trace, runner_input) == 0
+    runner_input["tasks"][1]["cpus"] = [0]
+    assert events_off_cpus(trace, runner_input) == len(trace.events_of(1))

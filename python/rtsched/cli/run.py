@@ -127,6 +127,11 @@ def print_table(result, console) -> None:
         notes.append(f"{summary['censored_jobs']} job(s) not completed when the run ended (left out)")
     if summary["incomplete_jobs"]:
         notes.append(f"{summary['incomplete_jobs']} job(s) left out: their release or start event was lost")
+    if summary.get("events_off_cpus"):
+        notes.append(
+            f"[bold yellow]{summary['events_off_cpus']} trace event(s) recorded outside the tasks' CPUs[/]: "
+            "something outside the run moved its threads (a CPU shield, a cpuset change); its times are not the set's alone"
+        )
     if summary["lost_events"]:
         notes.append(f"[bold yellow]{summary['lost_events']} trace event(s) lost[/] (rings full): raise --trace-buffer")
     if summary["bounds_exceeded"]:
@@ -180,6 +185,11 @@ def print_comparison(comparison, console) -> None:
             console.print(f"[bold red]{s['deadline_misses']} deadline miss(es)[/] {'with' if variant == 'picv' else 'without'} PI-CV")
         if s.get("lost_events"):
             console.print(f"[bold yellow]{s['lost_events']} trace event(s) lost[/] ({variant}): raise --trace-buffer")
+        if s.get("events_off_cpus"):
+            console.print(
+                f"[bold yellow]{s['events_off_cpus']} trace event(s) outside the tasks' CPUs[/] ({variant}): something "
+                "outside the run moved its threads (a CPU shield, a cpuset change); these figures are not the set's alone"
+            )
     outputs = ", ".join(sorted(comparison.files)) or "none"
     console.print(f"outputs in {comparison.out_dir}/: {outputs}; each run's in picv/ and no-picv/")
 

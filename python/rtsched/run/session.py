@@ -23,7 +23,7 @@ from rtsched.run.export_csv import write_job_csv
 from rtsched.run.export_perfetto import write_perfetto
 from rtsched.run.jobs import JobTable, build_job_table
 from rtsched.run.runner import RunnerOutcome, run_native, write_runner_input
-from rtsched.run.stats import TaskStats, apply_bounds, server_summary, summary_dict, task_stats
+from rtsched.run.stats import TaskStats, apply_bounds, events_off_cpus, server_summary, summary_dict, task_stats
 from rtsched.trace import read_trace as load_trace
 
 __all__ = ["RunOptions", "RunResult", "RunSetupError", "ShieldRefused", "run_taskset", "default_out_dir"]
@@ -177,6 +177,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
         scheduler=runner_input["scheduler"],
         picv=runner_input["picv"],
         servers=server_summary(trace, runner_input),
+        events_off_cpus=events_off_cpus(trace, runner_input),
         analysis={"test": analysis.test, "verdict": analysis.verdict, "reason": analysis.reason},
         completed=outcome.completed,
         interrupted=outcome.interrupted,

@@ -17,7 +17,7 @@ import numpy as np
 
 from rtsched.run.jobs import JobTable
 
-__all__ = ["TaskStats", "task_stats", "apply_bounds", "server_summary", "summary_dict"]
+__all__ = ["TaskStats", "task_stats", "apply_bounds", "events_off_cpus", "server_summary", "summary_dict"]
 
 
 @dataclass
@@ -129,6 +129,23 @@ def server_summary(trace: Any, runner_input: dict[str, Any]) -> list[dict[str, A
             served = int((trace.events_of(stream)["type"] == EV.RPC_SERVE_END).sum())
         out.append({"name": server["name"], "priority": server["priority"], "calls_served": served})
     return out
+
+
+def events_off_cpus(trace: Any, runner_input: dict[str, Any]) -> int:
+    """Events that task and server threads recorded on a CPU outside the affinity the
+    runner gave them: something outside the run moved them (a CPU shield or a cpuset
+    change by another program), and their timing is not this set's alone."""
+    allowed: dict[str, set[int]] = {t["name"]: set(t["cpus"]) for t in runner_input["tasks"]}
+    allowed.update({s["name"]: set(s["cpus"]) for s in runner_input.get("servers", [])})
+    count = 0
+    for stream in trace.streams:
+        cpus = allowed.get(str(stream["name"]))
+        if cpus is None:
+            continue
+        recorded = trace.events_of(int(stream["stream_id"]))["cpu"]
+        known = recorded[recorded != 0xFFFF]
+        count += int((~np.isin(known, sorted(cpus))).sum())
+    return count
 
 
 def summary_dict(table: JobTable, stats: list[TaskStats], **extra: Any) -> dict[str, Any]:
