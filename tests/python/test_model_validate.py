@@ -294,11 +294,13 @@ def test_scheduler_and_platform():
     assert_error(doc, "platform.cpus[0]: must be >= 0, got -1")
 
 
-def test_protocols_not_implemented_yet():
-    for protocol in ("pcp", "srp", "ceiling", "mpcp", "fmlp+"):
-        doc = base()
-        doc["resources"][0]["protocol"] = protocol
-        assert f'resources[0].protocol: "{protocol}": not implemented yet (a later issue adds it)' in errors_of(doc)
+def test_protocols_refused():
+    doc = base()
+    doc["resources"][0]["protocol"] = "dpcp"
+    assert 'resources[0].protocol: "dpcp": not implemented yet (a later issue adds it)' in errors_of(doc)
+    doc["resources"][0]["protocol"] = "ceiling"
+    assert ('resources[0].protocol: "ceiling": write "ipcp" (immediate ceiling, the semantics of '
+            "PTHREAD_PRIO_PROTECT)") in errors_of(doc)
 
 
 def test_partitions():

@@ -25,6 +25,15 @@ def _action(action) -> dict:
     return {action.op: action.condvar}
 
 
+def _resource(resource) -> dict:
+    out: dict = {"name": resource.name, "protocol": resource.protocol}
+    if resource.variant is not None:
+        out["variant"] = resource.variant
+    if resource.ceiling is not None:
+        out["ceiling"] = resource.ceiling
+    return out
+
+
 def taskset_to_dict(taskset: TaskSet) -> dict:
     """The user-format document of ``taskset`` (keys in the documented order)."""
     platform: dict = {"scheduler": taskset.platform.scheduler}
@@ -39,7 +48,7 @@ def taskset_to_dict(taskset: TaskSet) -> dict:
         doc["duration"] = format_duration(taskset.duration_ns)
     doc["platform"] = platform
     if taskset.resources:
-        doc["resources"] = [{"name": r.name, "protocol": r.protocol} for r in taskset.resources]
+        doc["resources"] = [_resource(r) for r in taskset.resources]
     if taskset.condvars:
         doc["condvars"] = [{"name": c.name, "mutex": c.mutex} for c in taskset.condvars]
     if taskset.servers:

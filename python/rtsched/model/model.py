@@ -18,6 +18,10 @@ __all__ = [
     "EDF_SCHEDULERS",
     "PARTITIONED_SCHEDULERS",
     "PROTOCOLS",
+    "CEILING_PROTOCOLS",
+    "LOCAL_PROTOCOLS",
+    "GLOBAL_PROTOCOLS",
+    "VARIANTS",
     "Partition",
     "Platform",
     "Resource",
@@ -45,8 +49,16 @@ FP_SCHEDULERS = frozenset({"P-FP", "G-FP"})
 EDF_SCHEDULERS = frozenset({"G-EDF", "P-EDF"})
 PARTITIONED_SCHEDULERS = frozenset({"P-FP", "P-EDF"})
 
-#: Locking protocols implemented today.
-PROTOCOLS: tuple[str, ...] = ("none", "pip")
+#: Locking protocols implemented today (docs/taskset.md; docs/ceiling.md for the ceiling ones).
+PROTOCOLS: tuple[str, ...] = ("none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp+")
+#: Local ceiling protocols: one partition (one CPU) uses the resource.
+LOCAL_PROTOCOLS = frozenset({"pcp", "srp", "ipcp"})
+#: Global protocols of partitioned fixed priority: users on any partition.
+GLOBAL_PROTOCOLS = frozenset({"mpcp", "fmlp+"})
+CEILING_PROTOCOLS = LOCAL_PROTOCOLS | GLOBAL_PROTOCOLS
+#: Forms of the ceiling protocols: deferred (no priority change on the uncontended
+#: path) or eager (sched_setattr to the ceiling at lock, back at unlock).
+VARIANTS: tuple[str, ...] = ("deferred", "eager")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +107,21 @@ class Platform:
 
 @dataclass(frozen=True, slots=True)
 class Resource:
-    """A mutex; ``protocol`` is ``none`` or ``pip``."""
+    """A mutex under ``protocol`` (one of PROTOCOLS).
+
+    Ceiling protocols only: ``variant`` (``deferred`` or ``eager``) and
+    ``ceiling``, the ceiling the file gives (None: computed from the task
+    set, see ``rtsched.model.ceilings``). Both are None for none and pip.
+    """
 
     name: str
     protocol: str = "pip"
+    variant: str | None = None
+    ceiling: int | None = None
+
+    @property
+    def is_ceiling(self) -> bool:
+        return self.protocol in CEILING_PROTOCOLS
 
 
 @dataclass(frozen=True, slots=True)

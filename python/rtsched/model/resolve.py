@@ -1,4 +1,4 @@
-"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/2``).
+"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/3``).
 
 Durations become integer nanoseconds, names become indices, every CPU list
 is made explicit (the online CPUs are read here, at resolve time, when the
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rtsched.model.ceilings import lock_levels, lock_settings
 from rtsched.model.model import (
     Broadcast,
     Call,
@@ -30,7 +31,7 @@ __all__ = [
     "to_runner_input",
 ]
 
-RUNNER_FORMAT = "rtsched-runner/2"
+RUNNER_FORMAT = "rtsched-runner/3"
 DEFAULT_RELEASE_DELAY_NS = 100_000_000
 #: Limits of rtsched-run's reader (tools/run/spec.h RUN_PATH_MAX, spec.c).
 TRACE_PATH_MAX = 512
@@ -95,6 +96,17 @@ def _server(taskset: TaskSet, server, partitions, partition_index, cpus) -> dict
         "priority": server.priority,
         "cpus": server_cpus,
         "queue_capacity": capacity,
+    }
+
+
+def _resource(resource, lock) -> dict:
+    """A resource of the runner input; ``lock``: its LockSetting (ceiling protocols) or None."""
+    return {
+        "name": resource.name,
+        "protocol": resource.protocol,
+        "variant": lock.variant if lock else "deferred",
+        "ceiling": lock.ceiling if lock else 0,
+        "partition_cpu": lock.cpu if lock else None,
     }
 
 
@@ -193,6 +205,9 @@ def to_runner_input(
     resources = {r.name: i for i, r in enumerate(taskset.resources)}
     condvars = {c.name: i for i, c in enumerate(taskset.condvars)}
     server_index = {s.name: i for i, s in enumerate(taskset.servers)}
+    locks = lock_settings(taskset)
+    # SRP preemption levels are declared only under EDF; under FP the level is the priority (0: read it).
+    levels = lock_levels(taskset) if locks and platform.is_edf else {}
 
     tasks = []
     for task in taskset.tasks:
@@ -225,6 +240,7 @@ def to_runner_input(
                 "cpus": task_cpus,
                 "cpuset": cpuset,
                 "budget_ns": budget,
+                "lock_level": levels.get(task.name, 0),
                 "body": [_action(a, resources, condvars, server_index) for a in task.body],
             }
         )
@@ -237,7 +253,7 @@ def to_runner_input(
         "scheduler": platform.scheduler,
         "cpus": list(cpus),
         "cpusets": cpusets,
-        "resources": [{"name": r.name, "protocol": r.protocol} for r in taskset.resources],
+        "resources": [_resource(r, locks.get(r.name)) for r in taskset.resources],
         "condvars": [{"name": c.name, "mutex": resources[c.mutex]} for c in taskset.condvars],
         "picv": bool(picv),
         "servers": [_server(taskset, s, partitions, partition_index, cpus) for s in taskset.servers],

@@ -15,14 +15,17 @@ import difflib
 import re
 from typing import Any
 
+from rtsched.model.ceilings import LEVEL_MAX, ceiling_problems
 from rtsched.model.durations import DurationError, format_duration, parse_duration
 from rtsched.model.model import (
     ACTIONS,
+    CEILING_PROTOCOLS,
     EDF_SCHEDULERS,
     FP_SCHEDULERS,
     PARTITIONED_SCHEDULERS,
     PROTOCOLS,
     SCHEDULERS,
+    VARIANTS,
     Broadcast,
     Call,
     Compute,
@@ -60,12 +63,13 @@ __all__ = [
     "FUTURE_SCHEDULERS",
     "FUTURE_PROTOCOLS",
     "FUTURE_ACTIONS",
+    "VARIANTS",
 ]
 
 TOP_KEYS = frozenset({"name", "duration", "platform", "resources", "condvars", "servers", "tasks"})
 PLATFORM_KEYS = frozenset({"scheduler", "cpus", "partitions", "clusters"})
 PARTITION_KEYS = frozenset({"name", "cpus"})
-RESOURCE_KEYS = frozenset({"name", "protocol"})
+RESOURCE_KEYS = frozenset({"name", "protocol", "variant", "ceiling"})
 CONDVAR_KEYS = frozenset({"name", "mutex"})
 SERVER_KEYS = frozenset({"name", "priority", "partition", "duration", "queue"})
 CALL_KEYS = frozenset({"server", "duration"})
@@ -91,11 +95,11 @@ ACTION_NAMES: tuple[str, ...] = tuple(ACTIONS)
 KINDS = ("periodic", "sporadic")
 POLICIES = ("fifo", "deadline", "other")
 
-#: Recognised names that later issues implement, with what to say meanwhile.
+#: Recognised names that are refused, with what to say (later issues implement some).
 FUTURE_SCHEDULERS = {"C-EDF": "not supported by the threads backend yet"}
 FUTURE_PROTOCOLS = {
-    p: "not implemented yet (a later issue adds it)"
-    for p in ("pcp", "srp", "ceiling", "mpcp", "fmlp+", "dpcp")
+    "ceiling": 'write "ipcp" (immediate ceiling, the semantics of PTHREAD_PRIO_PROTECT)',
+    "dpcp": "not implemented yet (a later issue adds it)",
 }
 FUTURE_ACTIONS = {a: "not implemented yet (a later issue adds it)" for a in ("prem",)}
 
@@ -287,7 +291,7 @@ class _Checker:
         if self.errors:
             return None
         assert name is not None and platform is not None and tasks is not None
-        return TaskSet(
+        taskset = TaskSet(
             name=name,
             platform=platform,
             tasks=tuple(tasks),
@@ -296,6 +300,9 @@ class _Checker:
             duration_ns=duration,
             servers=tuple(servers.values()),
         )
+        for path, message in ceiling_problems(taskset):
+            self.error(path, message)
+        return None if self.errors else taskset
 
     def platform(self, value: Any) -> Platform | None:
         data = self.mapping(value, "platform")
@@ -379,12 +386,32 @@ class _Checker:
             protocol = "pip"
             if "protocol" in data:
                 protocol = self.enum(data["protocol"], f"{path}.protocol", PROTOCOLS, FUTURE_PROTOCOLS)
-            if name is not None and protocol is not None and name not in result:
-                result[name] = Resource(name, protocol)
+            variant, ceiling, ok = self.ceiling_keys(data, path, protocol)
+            if name is not None and protocol is not None and ok and name not in result:
+                result[name] = Resource(name, protocol, variant, ceiling)
             elif name is not None and name not in result:
                 self.invalid_names.add(name)
         self.unique(names, "resource")
         return result
+
+    def ceiling_keys(self, data: dict, path: str, protocol: str | None):
+        """(variant, ceiling, ok) of a resource: ceiling protocols only; variant defaults to deferred."""
+        if protocol is None:
+            return None, None, False
+        if protocol not in CEILING_PROTOCOLS:
+            for key in ("variant", "ceiling"):
+                if key in data:
+                    self.error(f"{path}.{key}", f"only for the ceiling protocols ({', '.join(sorted(CEILING_PROTOCOLS))}), "
+                               f'not "{protocol}"')
+            return None, None, not ("variant" in data or "ceiling" in data)
+        variant = "deferred"
+        if "variant" in data:
+            variant = self.enum(data["variant"], f"{path}.variant", VARIANTS)
+        ceiling = None
+        if "ceiling" in data:
+            ceiling = self.integer(data["ceiling"], f"{path}.ceiling", 1, LEVEL_MAX)
+        ok = variant is not None and ("ceiling" not in data or ceiling is not None)
+        return variant, ceiling, ok
 
     def condvars(self, value: Any, resources: dict[str, Resource]) -> dict[str, CondVar]:
         items = self.list_of(value, "condvars")
