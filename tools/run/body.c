@@ -32,6 +32,31 @@ static void trace(rts_task_t *task, uint16_t type, uint32_t arg0, int64_t arg1)
 		rts_trace_event(stream, type, rts_task_job_number(task), arg0, arg1);
 }
 
+static bool is_ceiling_protocol(enum rts_protocol protocol)
+{
+	return protocol != RTS_PROTO_NONE && protocol != RTS_PROTO_PIP;
+}
+
+/* A resource's mutex with its protocol's attributes (docs/runner-input.md). */
+static int init_mutex(rts_mutex_t *mutex, const struct run_resource *resource)
+{
+	rts_mutexattr_t attr;
+	rts_mutexattr_init(&attr);
+	int err = rts_mutexattr_setprotocol(&attr, resource->protocol);
+	if (!err && is_ceiling_protocol(resource->protocol)) {
+		err = rts_mutexattr_setvariant(&attr, resource->variant);
+		/* 0: no ceiling (FMLP+ deferred); rts_mutex_init refuses it elsewhere. */
+		if (!err && resource->ceiling > 0)
+			err = rts_mutexattr_setceiling(&attr, resource->ceiling);
+		if (!err && resource->partition_cpu >= 0)
+			err = rts_mutexattr_setpartition(&attr, resource->partition_cpu);
+	}
+	if (!err)
+		err = rts_mutex_init(mutex, &attr);
+	rts_mutexattr_destroy(&attr);
+	return err;
+}
+
 int run_world_init(struct run_world *world, const struct run_spec *spec)
 {
 	memset(world, 0, sizeof(*world));
@@ -44,11 +69,7 @@ int run_world_init(struct run_world *world, const struct run_spec *spec)
 	if (!world->mutexes || !world->condvars || !world->servers)
 		return ENOMEM;
 	for (size_t i = 0; i < spec->n_resources; i++) {
-		rts_mutexattr_t attr;
-		rts_mutexattr_init(&attr);
-		int err = rts_mutexattr_setprotocol(&attr, spec->resources[i].protocol);
-		if (!err)
-			err = rts_mutex_init(&world->mutexes[i], &attr);
+		int err = init_mutex(&world->mutexes[i], &spec->resources[i]);
 		if (err) {
 			fprintf(stderr, "rtsched-run: resources[%zu] (%s): %s\n", i,
 				spec->resources[i].name, strerror(err));
@@ -193,11 +214,34 @@ static bool run_action(struct run_task_context *context, rts_task_t *task,
 	return false;
 }
 
+/*
+ * An SRP preemption level (EDF tasks) is declared on the task's own thread,
+ * which the runner first reaches in its first job: rts_job_next has already
+ * passed the gate for that job with the thread's undeclared level, so the
+ * job passes it again once the level is known. Later jobs are gated by
+ * rts_job_next with the declared level.
+ */
+static bool declare_level(struct run_task_context *context)
+{
+	int err = rts_lock_set_self_level(context->task->lock_level);
+	if (!err)
+		err = rts_lock_gate();
+	if (err) {
+		fprintf(stderr, "rtsched-run: task %s: lock level %d: %s\n", context->task->name,
+			context->task->lock_level, strerror(err));
+		return false;
+	}
+	context->level_declared = true;
+	return true;
+}
+
 void run_job_body(rts_task_t *task, const struct rts_job *job, void *arg)
 {
 	(void)job;
 	struct run_task_context *context = arg;
 	const struct run_task *spec = context->task;
+	if (spec->lock_level > 0 && !context->level_declared && !declare_level(context))
+		return;
 	for (size_t i = 0; i < spec->body_len; i++) {
 		if (!run_action(context, task, &spec->body[i])) {
 			/* The run is ending (or a lock failed): give back what the job holds. */

@@ -35,6 +35,7 @@ struct run_task_context {
 	struct run_world *world;
 	const struct run_task *task;
 	bool *held; /* per resource: held by this task's current job */
+	bool level_declared; /* the task's lock_level was declared on its thread */
 };
 
 /* 0 or a positive errno (with a message on stderr). */

@@ -166,23 +166,71 @@ static bool read_cpuset(struct reader *r, json_t *json, const char *path, void *
 	return true;
 }
 
+static const struct {
+	const char *name;
+	enum rts_protocol protocol;
+} protocols[] = {
+	{ "none", RTS_PROTO_NONE }, { "pip", RTS_PROTO_PIP },   { "pcp", RTS_PROTO_PCP },
+	{ "srp", RTS_PROTO_SRP },   { "ipcp", RTS_PROTO_IPCP }, { "mpcp", RTS_PROTO_MPCP },
+	{ "fmlp+", RTS_PROTO_FMLP },
+};
+
+static bool read_protocol(struct reader *r, json_t *json, const char *path,
+			  struct run_resource *resource)
+{
+	char protocol[16];
+	if (!get_string(r, json, path, "protocol", protocol, sizeof(protocol)))
+		return false;
+	for (size_t i = 0; i < sizeof(protocols) / sizeof(protocols[0]); i++) {
+		if (strcmp(protocol, protocols[i].name) == 0) {
+			resource->protocol = protocols[i].protocol;
+			return true;
+		}
+	}
+	return fail(r, path, "protocol \"%s\" is not none, pip, pcp, srp, ipcp, mpcp or fmlp+",
+		    protocol);
+}
+
 static bool read_resource(struct reader *r, json_t *json, const char *path, void *out,
 			  void *context)
 {
 	(void)context;
-	static const char *const keys[] = { "name", "protocol", NULL };
+	static const char *const keys[] = { "name", "protocol", "variant", "ceiling",
+					    "partition_cpu", NULL };
 	struct run_resource *resource = out;
-	char protocol[16];
+	char variant[16];
+	int64_t ceiling;
 	if (!check_keys(r, json, path, keys) ||
 	    !get_string(r, json, path, "name", resource->name, sizeof(resource->name)) ||
-	    !get_string(r, json, path, "protocol", protocol, sizeof(protocol)))
+	    !read_protocol(r, json, path, resource) ||
+	    !get_string(r, json, path, "variant", variant, sizeof(variant)) ||
+	    !get_int(r, json, path, "ceiling", 0, RTS_LOCK_MAX_LEVEL, &ceiling))
 		return false;
-	if (strcmp(protocol, "none") == 0)
-		resource->protocol = RTS_PROTO_NONE;
-	else if (strcmp(protocol, "pip") == 0)
-		resource->protocol = RTS_PROTO_PIP;
+	if (strcmp(variant, "deferred") == 0)
+		resource->variant = RTS_CEILING_DEFERRED;
+	else if (strcmp(variant, "eager") == 0)
+		resource->variant = RTS_CEILING_EAGER;
 	else
-		return fail(r, path, "protocol \"%s\" is not none or pip", protocol);
+		return fail(r, path, "variant \"%s\" is not deferred or eager", variant);
+	resource->ceiling = (int)ceiling;
+	char at[PATH_MAX_LEN];
+	json_t *cpu = member(r, json, path, "partition_cpu", at);
+	if (!cpu)
+		return false;
+	resource->partition_cpu = -1;
+	if (json_is_integer(cpu)) {
+		if (json_integer_value(cpu) < 0 ||
+		    json_integer_value(cpu) >= RTS_LOCK_MAX_PARTITIONS)
+			return fail(r, at, "expected a CPU in [0, %d)", RTS_LOCK_MAX_PARTITIONS);
+		resource->partition_cpu = (int)json_integer_value(cpu);
+	} else if (!json_is_null(cpu)) {
+		return fail(r, at, "expected a CPU number or null");
+	}
+	bool local = resource->protocol == RTS_PROTO_PCP || resource->protocol == RTS_PROTO_SRP ||
+		     resource->protocol == RTS_PROTO_IPCP;
+	if (local != (resource->partition_cpu >= 0))
+		return fail(r, at, local ? "a local ceiling protocol needs its CPU"
+					 : "only for pcp, srp and ipcp");
 	return true;
 }
 
@@ -297,7 +345,7 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 	static const char *const keys[] = {
 		"name", "kind", "period_ns", "deadline_ns", "offset_ns", "wcet_ns",
 		"sporadic_max_extra_ns", "seed", "max_jobs", "policy", "priority",
-		"dl_runtime_ns", "cpus", "cpuset", "budget_ns", "body", NULL
+		"dl_runtime_ns", "cpus", "cpuset", "budget_ns", "lock_level", "body", NULL
 	};
 	const struct run_spec *spec = context;
 	struct run_task *task = out;
@@ -327,6 +375,9 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 	if (!get_int(r, json, path, "max_jobs", 0, UINT32_MAX, &value))
 		return false;
 	p->max_jobs = (uint32_t)value;
+	if (!get_int(r, json, path, "lock_level", 0, RTS_LOCK_MAX_LEVEL, &value))
+		return false;
+	task->lock_level = (int)value;
 	if (!read_policy(r, json, path, task) || !get_cpus(r, json, path, &task->cpus))
 		return false;
 	char at[PATH_MAX_LEN];

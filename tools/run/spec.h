@@ -40,6 +40,7 @@ struct run_task {
 	struct rts_task_params params; /* params.name / params.cpus point into this struct */
 	cpu_set_t cpus;
 	int cpuset;                    /* index into run_spec.cpusets, -1: none */
+	int lock_level;                /* SRP preemption level to declare; 0: none (the priority) */
 	struct run_action *body;
 	size_t body_len;
 };
@@ -52,6 +53,9 @@ struct run_cpuset {
 struct run_resource {
 	char name[RUN_NAME_MAX];
 	enum rts_protocol protocol;
+	enum rts_ceiling_variant variant; /* ceiling protocols */
+	int ceiling;                      /* ceiling protocols; 0: none (FMLP+ deferred) */
+	int partition_cpu;                /* local ceiling protocols (PCP, SRP, IPCP); -1: none */
 };
 
 struct run_condvar {
