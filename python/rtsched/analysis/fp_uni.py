@@ -116,6 +116,7 @@ def rta_tasks(
     blocking_override: dict[str, Blocking] | None = None,
     jitter_extra: dict[str, int] | None = None,
     extra_on_own: bool = True,
+    ceil: dict[str, int] | None = None,
 ) -> list[TaskBound]:
     """RTA of the tasks sharing one processor; blocking per ``protocol_of`` unless overridden.
 
@@ -123,9 +124,10 @@ def rta_tasks(
     task's own response and to its interference on lower-priority tasks
     (how self-suspending tasks, e.g. MPCP's remote waits, are accounted);
     ``extra_on_own=False`` applies it to the interference only (when the
-    blocking term already holds the task's own waiting).
+    blocking term already holds the task's own waiting). ``ceil``: the
+    resources' ceilings (default: the highest priority of their users).
     """
-    ctx = blocking_context(tasks, protocol_of)
+    ctx = blocking_context(tasks, protocol_of, ceil)
     jitter_extra = jitter_extra or {}
     # higher-or-equal-priority interference lists, built once: tasks by decreasing priority,
     # hp(i) = every other task of priority ≥ p_i (a prefix of that order, minus i itself)
@@ -200,12 +202,12 @@ def fp_rta(problem: AnalysisProblem, protocol: str | None = None) -> AnalysisRes
     for part, tasks in groups.items():
         crossing = sorted(r for t in tasks for r in t.resources() if r in global_res)
         if crossing:
-            reason = (f"resource {crossing[0]} is shared with another partition: analyse it with a "
-                      f"multiprocessor protocol (p-fp-mpcp, p-fp-fmlp+)")
+            reason = (f"resource {crossing[0]} is global (shared with another partition, or under mpcp "
+                      f"or fmlp+): analyse it with a multiprocessor protocol (p-fp-mpcp, p-fp-fmlp+)")
             for t in tasks:
                 bounds[t.name] = TaskBound(t.name, None, "unknown", reason)
             continue
-        for b in rta_tasks(tasks, protocol_of):
+        for b in rta_tasks(tasks, protocol_of, ceil=_ceilings_of(problem, tasks)):
             bounds[b.name] = b
     ordered = _mark_unanalysable(problem, [bounds[n] for n in problem.names()])
     verdict = verdict_of(ordered)
@@ -215,6 +217,15 @@ def fp_rta(problem: AnalysisProblem, protocol: str | None = None) -> AnalysisRes
         reason=("every response-time bound is within its deadline" if verdict == SCHEDULABLE
                 else _why(ordered)),
     )
+
+
+def _ceilings_of(problem: AnalysisProblem, tasks: Sequence[AnalysisTask]) -> dict[str, int] | None:
+    """The ceilings of one processor's resources: computed, except those given by hand."""
+    if not problem.ceilings:
+        return None
+    ceil = ceilings(tasks)
+    ceil.update({r: c for r, c in problem.ceilings.items() if r in ceil})
+    return ceil
 
 
 def _why(bounds: Sequence[TaskBound]) -> str:

@@ -17,6 +17,7 @@ from typing import Iterable, Mapping
 
 __all__ = [
     "CEILING_PROTOCOLS",
+    "GLOBAL_PROTOCOLS",
     "KNOWN_PROTOCOLS",
     "AnalysisProblem",
     "AnalysisTask",
@@ -35,6 +36,7 @@ __all__ = [
 #: multiprocessor protocols of partitioned FP.
 KNOWN_PROTOCOLS = ("none", "pip", "pcp", "srp", "ipcp", "np", "mpcp", "fmlp+")
 CEILING_PROTOCOLS = frozenset({"pcp", "srp", "ipcp"})
+GLOBAL_PROTOCOLS = frozenset({"mpcp", "fmlp+"})
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -149,6 +151,9 @@ class AnalysisProblem:
     not listed use ``pip``. ``unanalysable``: task name → why the adapter
     could not describe it exactly (the tests report no bound for it).
     ``notes``: what the adapter assumed, shown with the result.
+    ``ceilings``: resource → a ceiling given by hand (a priority), which
+    replaces the computed one (the highest priority of its users) in the
+    fixed-priority blocking terms; resources not listed use the computed one.
     """
 
     tasks: tuple[AnalysisTask, ...]
@@ -158,6 +163,7 @@ class AnalysisProblem:
     name: str = ""
     unanalysable: Mapping[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    ceilings: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         names = [t.name for t in self.tasks]
@@ -202,12 +208,15 @@ class AnalysisProblem:
         return frozenset(out)
 
     def global_resources(self) -> frozenset[str]:
-        """Resources used from more than one partition."""
+        """Resources used from more than one partition, and those under a global protocol
+        (mpcp, fmlp+: their holders are boosted above every local priority even when one
+        partition uses them)."""
         where: dict[str, set[str | None]] = {}
         for t in self.tasks:
             for r in t.resources():
                 where.setdefault(r, set()).add(t.partition)
-        return frozenset(r for r, parts in where.items() if len(parts) > 1)
+        return frozenset(r for r, parts in where.items()
+                         if len(parts) > 1 or self.protocol(r) in GLOBAL_PROTOCOLS)
 
     def utilization(self) -> Fraction:
         return sum((t.utilization for t in self.tasks), Fraction(0))
@@ -360,6 +369,8 @@ def from_taskset(taskset, cpus: int | None = None) -> AnalysisProblem:
         scheduler=sched,
         cpus=cpus,
         protocols={r.name: r.protocol for r in taskset.resources},
+        ceilings={r.name: r.ceiling for r in taskset.resources
+                  if r.ceiling is not None and r.protocol in CEILING_PROTOCOLS and taskset.platform.is_fp},
         name=taskset.name,
         unanalysable=unanalysable,
         notes=tuple(notes),
