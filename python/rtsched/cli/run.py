@@ -84,6 +84,29 @@ def _ms(ns: float | int | None) -> str:
     return f"{ns / 1e6:.3f}"
 
 
+def print_blocking_table(result, console) -> None:
+    """Per task: lock requests, how many were blocked by each cause, the longest waits, and the
+    analysis' blocking term beside the largest blocking of one job (only when the set locks)."""
+    from rich.table import Table
+
+    if not any(s.lock_requests or s.blocked_gate for s in result.stats):
+        return
+    table = Table(title="blocking")
+    table.caption = (
+        "times in ms; blocked: requests that waited because the lock was held (owner) or for the system "
+        "ceiling (ceiling), job starts held back (gate); job max: the largest lock + gate waiting of one job "
+        "(includes preemptions while waiting); B: the analysis' blocking term"
+    )
+    for header in ("task", "requests", "owner", "ceiling", "gate", "lock wait max", "gate wait max",
+                   "job max", "B"):
+        table.add_column(header, justify="left" if header == "task" else "right", no_wrap=True)
+    for s in result.stats:
+        table.add_row(s.task, str(s.lock_requests), str(s.blocked_owner), str(s.blocked_ceiling),
+                      str(s.blocked_gate), _ms(s.lock_wait_max_ns), _ms(s.gate_wait_max_ns),
+                      _ms(s.job_blocking_max_ns), _ms(s.blocking_term_ns))
+    console.print(table)
+
+
 def print_table(result, console) -> None:
     from rich.table import Table
 
@@ -119,6 +142,7 @@ def print_table(result, console) -> None:
             str(s.lost_events),
         )
     console.print(table)
+    print_blocking_table(result, console)
     notes = [
         f"server {s['name']} (priority {s['priority']}): {s['calls_served']} calls served"
         for s in summary.get("servers", [])

@@ -19,6 +19,7 @@ from typing import Any
 from rtsched.analysis import AnalysisResult, bounds_for
 from rtsched.analysis.results import unsupported
 from rtsched.model import TaskSet, to_runner_input
+from rtsched.run.blocking import apply_blocking, blocking_by_task
 from rtsched.run.export_csv import write_job_csv
 from rtsched.run.export_perfetto import write_perfetto
 from rtsched.run.jobs import JobTable, build_job_table
@@ -153,6 +154,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     table = build_job_table(trace)
     stats = task_stats(table)
     apply_bounds(stats, analysis)
+    apply_blocking(stats, blocking_by_task(trace))
     tasks_in = runner_input["tasks"]
     files["jobs.csv"] = out_dir / "jobs.csv"
     write_job_csv(

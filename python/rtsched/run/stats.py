@@ -4,7 +4,8 @@ Percentiles use numpy's default (linear interpolation); every time is an
 integer or float number of nanoseconds. ``bound_ns`` is the task's analytical
 response-time bound (``rtsched.analysis.bounds_for``, rounded up to whole ns;
 None when the analysis gives none) and ``bound_exceeded`` flags an observed
-response above it.
+response above it. ``blocking_term_ns`` is the analysis' blocking term,
+beside the blocking observed in the trace (``rtsched.run.blocking``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,15 @@ class TaskStats:
     lost_events: int
     bound_ns: int | None = None
     bound_exceeded: bool = False
+    # blocking observed (rtsched.run.blocking) beside the analysis' blocking term
+    lock_requests: int = 0
+    blocked_owner: int = 0
+    blocked_ceiling: int = 0
+    blocked_gate: int = 0
+    lock_wait_max_ns: int | None = None
+    gate_wait_max_ns: int | None = None
+    job_blocking_max_ns: int | None = None
+    blocking_term_ns: int | None = None
 
 
 def _stats_of(rows: np.ndarray) -> dict[str, Any]:
@@ -107,9 +117,11 @@ def apply_bounds(stats: list[TaskStats], analysis: Any) -> None:
     """Put each task's analytical bound beside its observed maximum (``analysis``:
     an ``rtsched.analysis`` AnalysisResult) and flag the tasks that exceeded it."""
     bounds = {t.name: t.bound_ns for t in analysis.tasks}
+    terms = {t.name: t.blocking_ns for t in analysis.tasks}
     for s in stats:
         bound = bounds.get(s.task)
         s.bound_ns = None if bound is None else math.ceil(bound)
+        s.blocking_term_ns = terms.get(s.task)
         s.bound_exceeded = (
             s.bound_ns is not None and s.response_max_ns is not None and s.response_max_ns > s.bound_ns
         )
