@@ -33,11 +33,12 @@ def test_requests_are_counted_by_cause_and_waits_measured(tmp_path):
         _event(t + 400 * US, EV.LOCK_ACQUIRE, 0, 1, 1),
         _event(t + 450 * US, EV.LOCK_RELEASE, 0, 1, 1),
         _event(t + 500 * US, EV.COMPLETE, 0, 1, 0, 400 * US),
-        # job 2: gated at its start for 2 ms (two LOCK_BLOCKED and a BOOST in the wait)
+        # job 2: gated at its start for 2 ms (two LOCK_BLOCKED and a BOOST in the wait); rts_job_next
+        # records RELEASE after the gate, stamped with the nominal release time
+        _event(t + 10 * MS + 5 * US, EV.LOCK_BLOCKED, 0, 2, BlockCause.GATE, 78),
+        _event(t + 10 * MS + 6 * US, EV.BOOST, 0, 2, 30, 78),
+        _event(t + 11 * MS, EV.LOCK_BLOCKED, 0, 2, BlockCause.GATE, 78),
         _event(t + 10 * MS, EV.RELEASE, 0, 2, 0, t + 20 * MS),
-        _event(t + 10 * MS + 5 * US, EV.LOCK_BLOCKED, 0, 1, BlockCause.GATE, 78),
-        _event(t + 10 * MS + 6 * US, EV.BOOST, 0, 1, 30, 78),
-        _event(t + 11 * MS, EV.LOCK_BLOCKED, 0, 1, BlockCause.GATE, 78),
         _event(t + 12 * MS + 5 * US, EV.START, 0, 2),
         _event(t + 12 * MS + 10 * US, EV.LOCK_REQUEST, 0, 2, 0),
         _event(t + 12 * MS + 20 * US, EV.LOCK_ACQUIRE, 0, 2, 0),

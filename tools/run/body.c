@@ -97,13 +97,27 @@ void run_world_stop(struct run_world *world)
 	run_servers_shutdown(world->servers, world->spec->n_servers);
 }
 
+/*
+ * Ceiling protocols have no timed lock (ENOTSUP): their requests wait without
+ * a deadline. They still end when the run stops: a holder of a ceiling lock
+ * never waits on a condition variable (the model refuses ceiling mutexes for
+ * condvars), so it reaches its unlock, or gives its locks back on the way out.
+ */
+static int lock_once(rts_mutex_t *mutex, enum rts_protocol protocol)
+{
+	if (is_ceiling_protocol(protocol))
+		return rts_mutex_lock(mutex);
+	struct timespec deadline = monotonic_in(STOP_POLL_NS);
+	return rts_mutex_timedlock(mutex, &deadline);
+}
+
 static bool lock(struct run_task_context *context, rts_task_t *task, uint32_t resource)
 {
 	rts_mutex_t *mutex = &context->world->mutexes[resource];
+	enum rts_protocol protocol = context->world->spec->resources[resource].protocol;
 	trace(task, RTS_EV_LOCK_REQUEST, resource, 0);
 	for (;;) {
-		struct timespec deadline = monotonic_in(STOP_POLL_NS);
-		int err = rts_mutex_timedlock(mutex, &deadline);
+		int err = lock_once(mutex, protocol);
 		if (err == 0) {
 			trace(task, RTS_EV_LOCK_ACQUIRE, resource, 0);
 			context->held[resource] = true;

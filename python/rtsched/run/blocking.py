@@ -8,8 +8,9 @@ Each task's stream is read in recording order (docs/trace-format.md):
   partition's system ceiling was not below the task);
 - a **gate wait** is a ``LOCK_BLOCKED`` of cause ``gate`` outside a request
   (a job start held back under SRP, IPCP, MPCP or FMLP+); it runs from its
-  first ``LOCK_BLOCKED`` to the stream's next event of another kind
-  (normally the job's ``START``), and belongs to that event's job.
+  first ``LOCK_BLOCKED`` to the stream's next event of another kind, other
+  than ``RELEASE`` (normally the job's ``START``), and belongs to that
+  event's job.
 
 A request blocked several times for one cause counts once for it; one
 blocked for two causes (PCP: ceiling, then owner) counts once for each.
@@ -31,8 +32,9 @@ from rtsched.trace.events import BlockCause
 __all__ = ["TaskBlocking", "apply_blocking", "blocking_by_task"]
 
 _CAUSES = {BlockCause.OWNER: "owner", BlockCause.CEILING: "ceiling", BlockCause.GATE: "gate"}
-# Events the library records while a thread waits: they neither start nor end a wait.
-_DURING_WAIT = frozenset({int(EV.LOCK_BLOCKED), int(EV.BOOST), int(EV.UNBOOST)})
+# Events that do not end a gate wait: the library's own, recorded while a thread waits, and
+# RELEASE, which rts_job_next records after the gate but stamps with the nominal release time.
+_DURING_WAIT = frozenset({int(EV.LOCK_BLOCKED), int(EV.BOOST), int(EV.UNBOOST), int(EV.RELEASE)})
 
 
 @dataclass
