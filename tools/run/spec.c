@@ -435,8 +435,8 @@ static bool read_spec(struct reader *r, json_t *root, struct run_spec *spec)
 	if (!check_keys(r, root, "$", keys) ||
 	    !get_string(r, root, "$", "format", format, sizeof(format)))
 		return false;
-	if (strcmp(format, "rtsched-runner/2") != 0)
-		return fail(r, "$.format", "\"%s\" is not rtsched-runner/2", format);
+	if (strcmp(format, "rtsched-runner/3") != 0)
+		return fail(r, "$.format", "\"%s\" is not rtsched-runner/3", format);
 	if (!get_string(r, root, "$", "name", spec->name, sizeof(spec->name)) ||
 	    !get_string(r, root, "$", "scheduler", spec->scheduler, sizeof(spec->scheduler)) ||
 	    !get_int(r, root, "$", "duration_ns", 1, INT64_MAX / 4, &spec->duration_ns) ||
