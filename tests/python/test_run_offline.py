@@ -207,3 +207,14 @@ def test_events_off_the_tasks_cpus_are_counted(synthetic):
     assert events_off_cpus(trace, runner_input) == 0
     runner_input["tasks"][1]["cpus"] = [0]
     assert events_off_cpus(trace, runner_input) == len(trace.events_of(1))
+
+
+def test_picv_switches_need_servers_and_exclude_each_other(tmp_path):
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    for flag in ("--no-picv", "--compare-picv"):
+        done = rtsched("run", str(examples / "pfp-two-cpus.yaml"), flag, "--out", str(tmp_path / "out"))
+        assert done.returncode == 1
+        assert f"{flag}: " in done.stderr and "has no servers, so PI-CV changes nothing" in done.stderr
+    both = rtsched("run", str(examples / "picv-rpc.yaml"), "--no-picv", "--compare-picv")
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
+    assert not (tmp_path / "out").exists()
