@@ -74,7 +74,7 @@ static struct ceiling_partition *partition_at(struct ceiling_mutex *cm, int cpu,
 static int local_lock(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
 {
 	if (atomic_load_explicit(&cm->word, memory_order_relaxed) == me)
-		return EDEADLK;
+		return nonblock ? EBUSY : EDEADLK; /* trylock by the owner: EBUSY, as every rts_mutex */
 	int level;
 	int err = rts_ceiling_self_level(&level);
 	if (rts_unlikely(err))
@@ -128,7 +128,7 @@ static int mpcp_acquire(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me, b
 						    memory_order_relaxed))
 		return 0;
 	if ((v & RTS_FUTEX_TID_MASK) == me)
-		return EDEADLK;
+		return nonblock ? EBUSY : EDEADLK;
 	if (nonblock)
 		return EBUSY;
 	rts_trace_emit_lib(RTS_EV_LOCK_BLOCKED, RTS_BLOCK_OWNER, v & RTS_FUTEX_TID_MASK);
@@ -198,7 +198,7 @@ static void global_release_word(struct ceiling_mutex *cm, rts_mutex_t *m, uint32
 static int global_lock(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me, bool nonblock)
 {
 	if ((atomic_load_explicit(&cm->word, memory_order_relaxed) & RTS_FUTEX_TID_MASK) == me)
-		return EDEADLK;
+		return nonblock ? EBUSY : EDEADLK;
 	int level;
 	int err = rts_ceiling_self_level(&level);
 	if (rts_unlikely(err))

@@ -81,6 +81,7 @@ static void test_relock_is_edeadlk(void)
 		init_any(&m, all_protos[i], cpu);
 		CHECK_OK(rts_mutex_lock(&m));
 		CHECK_ERR(EDEADLK, rts_mutex_lock(&m));
+		CHECK_ERR(EBUSY, rts_mutex_trylock(&m));
 		CHECK_ERR(EBUSY, rts_mutex_destroy(&m));
 		CHECK_OK(rts_mutex_unlock(&m));
 		CHECK_OK(rts_mutex_trylock(&m));
