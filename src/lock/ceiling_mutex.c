@@ -52,12 +52,18 @@ static int eager_raise(struct ceiling_mutex *cm)
 	return err;
 }
 
-static void eager_restore(struct ceiling_mutex *cm)
+/*
+ * Back to `saved` (the holder's priority before eager_raise), called only
+ * after the lock is released: restoring first would let a thread at or below
+ * the ceiling preempt the holder while it still holds the lock. `saved` is
+ * read from the mutex before the release, as the next holder overwrites it.
+ */
+static void eager_restore(int saved)
 {
-	if (rts_ceiling_self.fifo_prio == cm->eager_saved_prio)
+	if (rts_ceiling_self.fifo_prio == saved)
 		return;
 	rts_trace_emit_lib(RTS_EV_UNBOOST, (uint32_t)rts_ceiling_self.fifo_prio, rts_self_tid());
-	rts_ceiling_self_set_fifo_prio(cm->eager_saved_prio);
+	rts_ceiling_self_set_fifo_prio(saved);
 }
 
 static struct ceiling_partition *partition_at(struct ceiling_mutex *cm, int cpu, bool *pshared)
@@ -112,10 +118,11 @@ static int local_unlock(struct ceiling_mutex *cm)
 {
 	bool pshared = false;
 	struct ceiling_partition *p = partition_at(cm, cm->partition, &pshared);
-	if (is_eager(cm))
-		eager_restore(cm);
+	int saved = cm->eager_saved_prio;
 	atomic_store_explicit(&cm->word, 0, memory_order_release);
 	rts_ceiling_pop(p, pshared, (uint32_t)cm->ceiling, protocol_of(cm) != RTS_PROTO_PCP);
+	if (is_eager(cm))
+		eager_restore(saved);
 	return 0;
 }
 
@@ -234,10 +241,11 @@ static int global_unlock(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me)
 	bool pshared = false;
 	struct ceiling_partition *p = partition_at(cm, cm->held_partition, &pshared);
 	uint32_t key = cm->held_key;
-	if (is_eager(cm))
-		eager_restore(cm);
+	int saved = cm->eager_saved_prio;
 	global_release_word(cm, m, me);
 	rts_ceiling_pop(p, pshared, key, true);
+	if (is_eager(cm))
+		eager_restore(saved);
 	rts_trace_emit_lib(RTS_EV_UNBOOST, key, me);
 	return 0;
 }

@@ -23,6 +23,10 @@ static const struct gate_params gate_table[] = {
 	  0, true, true },
 	{ "ipcp_job_above_ceiling_preempts", RTS_PROTO_IPCP, RTS_CEILING_DEFERRED, CEILING, LOW, 0,
 	  HIGH, 0, false, false },
+	{ "ipcp_eager_job_at_ceiling_waits", RTS_PROTO_IPCP, RTS_CEILING_EAGER, CEILING, LOW, 0,
+	  CEILING, 0, true, true },
+	{ "ipcp_eager_job_below_ceiling_waits", RTS_PROTO_IPCP, RTS_CEILING_EAGER, CEILING, LOW, 0,
+	  MID, 0, true, true },
 	{ "ipcp_eager_job_above_ceiling_preempts", RTS_PROTO_IPCP, RTS_CEILING_EAGER, CEILING, LOW,
 	  0, HIGH, 0, false, false },
 };
@@ -67,7 +71,9 @@ static const struct h_case cases[] = {
 	{ "ipcp_job_at_ceiling_waits", NULL, 15000, test_ipcp_gate, 0 },
 	{ "ipcp_job_below_ceiling_waits", NULL, 15000, test_ipcp_gate, 1 },
 	{ "ipcp_job_above_ceiling_preempts", NULL, 15000, test_ipcp_gate, 2 },
-	{ "ipcp_eager_job_above_ceiling_preempts", NULL, 15000, test_ipcp_gate, 3 },
+	{ "ipcp_eager_job_at_ceiling_waits", NULL, 15000, test_ipcp_gate, 3 },
+	{ "ipcp_eager_job_below_ceiling_waits", NULL, 15000, test_ipcp_gate, 4 },
+	{ "ipcp_eager_job_above_ceiling_preempts", NULL, 15000, test_ipcp_gate, 5 },
 	H_CASE(test_ipcp_eager_nested_restores_each_level, 10000),
 };
 

@@ -25,6 +25,8 @@ static const struct gate_params gate_table[] = {
 	  true, true },
 	{ "srp_job_above_ceiling_starts", RTS_PROTO_SRP, RTS_CEILING_DEFERRED, MID, LOW, 0, HIGH, 0,
 	  false, false },
+	{ "srp_eager_job_at_ceiling_waits", RTS_PROTO_SRP, RTS_CEILING_EAGER, MID, LOW, 0, MID, 0,
+	  true, true },
 	{ "srp_eager_job_above_ceiling_starts", RTS_PROTO_SRP, RTS_CEILING_EAGER, MID, LOW, 0, HIGH,
 	  0, false, false },
 	/* Declared levels: 200 is at the ceiling 200 (waits) and above 150 (starts),
@@ -122,9 +124,10 @@ static void test_srp_job_next_waits_for_ceiling(void)
 static const struct h_case cases[] = {
 	{ "srp_job_at_ceiling_waits", NULL, 15000, test_srp_gate, 0 },
 	{ "srp_job_above_ceiling_starts", NULL, 15000, test_srp_gate, 1 },
-	{ "srp_eager_job_above_ceiling_starts", NULL, 15000, test_srp_gate, 2 },
-	{ "srp_levels_job_at_ceiling_waits", NULL, 15000, test_srp_gate, 3 },
-	{ "srp_levels_job_above_ceiling_starts", NULL, 15000, test_srp_gate, 4 },
+	{ "srp_eager_job_at_ceiling_waits", NULL, 15000, test_srp_gate, 2 },
+	{ "srp_eager_job_above_ceiling_starts", NULL, 15000, test_srp_gate, 3 },
+	{ "srp_levels_job_at_ceiling_waits", NULL, 15000, test_srp_gate, 4 },
+	{ "srp_levels_job_above_ceiling_starts", NULL, 15000, test_srp_gate, 5 },
 	H_CASE(test_srp_job_next_waits_for_ceiling, 15000),
 };
 
