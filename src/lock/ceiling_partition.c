@@ -25,6 +25,7 @@
 
 #include "internal/backend.h"
 #include "internal/ceiling.h"
+#include "internal/mutex.h"
 #include "internal/tid.h"
 #include "internal/trace.h"
 
@@ -235,13 +236,23 @@ void rts_ceiling_pop_slow(struct ceiling_partition *p, bool pshared, uint32_t ke
 		token_pass_on(&e->token, me, pshared);
 }
 
+/*
+ * The fast exits trust top only while nobody holds the guard: a thread of the
+ * partition preempted inside a slow-path push holds the guard and has not
+ * published its entry yet. Passing then would start the job and make it
+ * wait, at its first lock, for that thread's whole critical section (an SRP
+ * job never blocks once started). Taking the guard instead lends that thread
+ * the caller's priority until its push is done, then the table decides.
+ */
 int rts_ceiling_gate(struct ceiling_partition *p, bool pshared, uint32_t level)
 {
 	uint32_t me = rts_self_tid();
+	bool guard_free = atomic_load_explicit(rts_mutex_word(&p->guard), memory_order_acquire) == 0;
 	uint64_t t = atomic_load_explicit(&p->top, memory_order_acquire);
-	if (rts_likely(t == 0 || ceiling_top_key(t) < level))
+	if (rts_likely(guard_free && (t == 0 || ceiling_top_key(t) < level)))
 		return 0;
-	if ((t & CEILING_TOP_FAST) && (!(t & CEILING_TOP_GATE) || ceiling_top_tid(t) == me))
+	if (guard_free && (t & CEILING_TOP_FAST) &&
+	    (!(t & CEILING_TOP_GATE) || ceiling_top_tid(t) == me))
 		return 0;
 
 	guard_lock(p);

@@ -121,6 +121,153 @@ static void test_srp_job_next_waits_for_ceiling(void)
 	free(r);
 }
 
+/* ---- once started, never blocked ------------------------------------------ */
+
+/*
+ * Resources and users: R1 {L, H} ceiling HIGH, R2 {L, M} ceiling MID,
+ * R3 {M, H} ceiling HIGH. L runs jobs back to back (it keeps the CPU), M and
+ * H are released by short sleeps; every job passes the gate, then takes its
+ * resources nested. Under SRP each lock a started job asks for is free (no
+ * owner), and the lock call never waits: no lower thread makes progress (its
+ * tick counter, advanced only in its own code) between request and return.
+ */
+#define SRP_JOBS 400
+
+struct never_blocked {
+	rts_mutex_t r1, r2, r3;
+	int stop, exit_now;
+	pid_t tid[3];
+	long ticks[3];          /* advanced by each thread in its critical sections */
+	long jobs[3];
+	long held_at_request[3]; /* locks asked for while owned by another thread */
+	long waited[3];          /* lock calls during which a lower thread ran */
+	long released_over[3];   /* releases that found a lower job holding a resource */
+	int done[3];
+	int ret[3];
+};
+
+struct nb_thread {
+	struct never_blocked *s;
+	int who; /* 0 L, 1 M, 2 H */
+};
+
+static long lower_ticks(struct never_blocked *s, int who)
+{
+	long sum = 0;
+	for (int i = 0; i < who; i++)
+		sum += H_LOAD(&s->ticks[i]);
+	return sum;
+}
+
+static int lock_unwaited(struct never_blocked *s, int who, rts_mutex_t *m)
+{
+	if (mutex_owner(m) != 0)
+		s->held_at_request[who]++;
+	long before = lower_ticks(s, who);
+	int ret = rts_mutex_lock(m);
+	if (lower_ticks(s, who) != before)
+		s->waited[who]++;
+	if (ret)
+		FAIL("%c: lock of R%d: %s", "LMH"[who], m == &s->r1 ? 1 : m == &s->r2 ? 2 : 3,
+		     h_errname(ret));
+	return ret;
+}
+
+static void work_ticks(struct never_blocked *s, int who, int n)
+{
+	for (int i = 0; i < n; i++) {
+		burn_loops(100);
+		H_STORE(&s->ticks[who], s->ticks[who] + 1);
+	}
+}
+
+static int job_nested(struct never_blocked *s, int who, rts_mutex_t *outer, rts_mutex_t *inner,
+		      int work)
+{
+	int ret = lock_unwaited(s, who, outer);
+	if (ret)
+		return ret;
+	work_ticks(s, who, work);
+	ret = lock_unwaited(s, who, inner);
+	if (ret == 0) {
+		work_ticks(s, who, work);
+		ret = rts_mutex_unlock(inner);
+	}
+	int r2 = rts_mutex_unlock(outer);
+	return ret ? ret : r2;
+}
+
+static void *nb_main(void *arg)
+{
+	struct nb_thread *t = arg;
+	struct never_blocked *s = t->s;
+	H_STORE(&s->tid[t->who], h_gettid());
+	int ret = 0;
+	for (long j = 0; ret == 0 && (t->who == 0 ? !H_LOAD(&s->stop) : j < SRP_JOBS); j++) {
+		if (t->who > 0) {
+			h_sleep_us(t->who == 1 ? 300 : 170);
+			if (mutex_owner(&s->r1) || mutex_owner(&s->r2) || mutex_owner(&s->r3))
+				s->released_over[t->who]++;
+		}
+		ret = rts_lock_gate();
+		if (ret)
+			break;
+		if (t->who == 0)
+			ret = job_nested(s, 0, &s->r2, &s->r1, 50);
+		else if (t->who == 1)
+			ret = job_nested(s, 1, &s->r2, &s->r3, 10);
+		else
+			ret = job_nested(s, 2, &s->r3, &s->r1, 3);
+		s->jobs[t->who]++;
+	}
+	H_STORE(&s->ret[t->who], ret);
+	H_STORE(&s->done[t->who], 1);
+	sleep_until(&s->exit_now);
+	return NULL;
+}
+
+static void test_srp_started_job_never_blocks(void)
+{
+	int rt_cpu, free_cpu;
+	h_require_rt(&rt_cpu, &free_cpu);
+	struct never_blocked *s = calloc(1, sizeof(*s));
+	CHECK(s);
+	ceil_mutex_init(&s->r1, RTS_PROTO_SRP, HIGH, rt_cpu, RTS_CEILING_DEFERRED);
+	ceil_mutex_init(&s->r2, RTS_PROTO_SRP, MID, rt_cpu, RTS_CEILING_DEFERRED);
+	ceil_mutex_init(&s->r3, RTS_PROTO_SRP, HIGH, rt_cpu, RTS_CEILING_DEFERRED);
+	static const int prio[3] = { LOW, MID, HIGH };
+	pthread_t th[3];
+	struct nb_thread args[3];
+	for (int i = 0; i < 3; i++) {
+		args[i] = (struct nb_thread){ s, i };
+		h_thread_start(&th[i], nb_main, &args[i], prio[i], rt_cpu);
+	}
+	WAIT_FOR(H_LOAD(&s->done[1]) && H_LOAD(&s->done[2]), 30000);
+	H_STORE(&s->stop, 1);
+	WAIT_FOR(H_LOAD(&s->done[0]), 5000);
+	for (int i = 0; i < 3; i++)
+		CHECK_OK(H_LOAD(&s->ret[i]));
+	H_LOG("jobs L %ld M %ld H %ld; released over a held resource: M %ld H %ld", s->jobs[0],
+	      s->jobs[1], s->jobs[2], s->released_over[1], s->released_over[2]);
+	CHECK_MSG(s->held_at_request[1] + s->held_at_request[2] == 0,
+		  "started jobs asked for a lock another thread held: M %ld, H %ld times",
+		  s->held_at_request[1], s->held_at_request[2]);
+	CHECK_MSG(s->waited[1] + s->waited[2] == 0,
+		  "started jobs waited in a lock while a lower job ran: M %ld, H %ld times",
+		  s->waited[1], s->waited[2]);
+	CHECK_GT(s->jobs[0], 0);
+	CHECK_EQ(s->jobs[1], SRP_JOBS);
+	CHECK_EQ(s->jobs[2], SRP_JOBS);
+	/* The releases really came while lower jobs held resources. */
+	CHECK_GE(s->released_over[1] + s->released_over[2], SRP_JOBS / 10);
+	for (int i = 0; i < 3; i++)
+		CHECK_AT_BASE(H_LOAD(&s->tid[i]), prio[i]);
+	H_STORE(&s->exit_now, 1);
+	for (int i = 0; i < 3; i++)
+		h_join(th[i], 2000);
+	free(s);
+}
+
 static const struct h_case cases[] = {
 	{ "srp_job_at_ceiling_waits", NULL, 15000, test_srp_gate, 0 },
 	{ "srp_job_above_ceiling_starts", NULL, 15000, test_srp_gate, 1 },
@@ -129,6 +276,7 @@ static const struct h_case cases[] = {
 	{ "srp_levels_job_at_ceiling_waits", NULL, 15000, test_srp_gate, 4 },
 	{ "srp_levels_job_above_ceiling_starts", NULL, 15000, test_srp_gate, 5 },
 	H_CASE(test_srp_job_next_waits_for_ceiling, 15000),
+	H_CASE(test_srp_started_job_never_blocks, 60000),
 };
 
 int main(int argc, char **argv)
