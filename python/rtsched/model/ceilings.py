@@ -130,9 +130,13 @@ def _eager_boost_base(taskset: TaskSet) -> int:
     return _base_priority_max(taskset, parts)
 
 
+def _highest_level(taskset: TaskSet, resource, levels: dict[str, int]) -> int:
+    """The highest level of the (real-time) tasks that lock ``resource``; also MPCP's gcs priority."""
+    return max((levels[t.name] for t in _users(taskset, resource.name) if t.name in levels), default=0)
+
+
 def _computed(taskset: TaskSet, resource, levels: dict[str, int]) -> int:
-    users = [t for t in _users(taskset, resource.name) if t.name in levels]
-    highest = max((levels[t.name] for t in users), default=0)
+    highest = _highest_level(taskset, resource, levels)
     if resource.protocol in LOCAL_PROTOCOLS:
         return highest
     if resource.variant == "deferred":
@@ -140,12 +144,8 @@ def _computed(taskset: TaskSet, resource, levels: dict[str, int]) -> int:
     base = _eager_boost_base(taskset)
     if resource.protocol == "fmlp+":
         return base + 1
-    gcs = sorted({_computed_gcs(taskset, r, levels) for r in _eager_global(taskset) if r.protocol == "mpcp"})
-    return base + 1 + gcs.index(highest)
-
-
-def _computed_gcs(taskset: TaskSet, resource, levels: dict[str, int]) -> int:
-    return max((levels[t.name] for t in _users(taskset, resource.name) if t.name in levels), default=0)
+    gcs = sorted({_highest_level(taskset, r, levels) for r in _eager_global(taskset) if r.protocol == "mpcp"})
+    return base + 1 + gcs.index(highest)  # H + rank, rank 1 for the lowest gcs priority
 
 
 def ceiling_problems(taskset: TaskSet) -> list[tuple[str, str]]:
