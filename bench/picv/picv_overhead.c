@@ -92,14 +92,16 @@ struct rig {
 	pthread_t helper[MAX_HELPERS];
 	atomic_int helper_tid[MAX_HELPERS];
 	atomic_int error; /* first error number seen by any thread */
+	_Atomic(const char *) error_step; /* and where */
 	double ns_per_call;
 };
 
-static void note_error(struct rig *r, int err)
+static int note_error(struct rig *r, const char *step, int err)
 {
 	int none = 0;
-	if (err)
-		atomic_compare_exchange_strong(&r->error, &none, err);
+	if (err && atomic_compare_exchange_strong(&r->error, &none, err))
+		atomic_store(&r->error_step, step);
+	return err;
 }
 
 /* Helpers' start arguments: the rig and the address of their TID slot. */
@@ -122,7 +124,7 @@ static void *helper_main(void *arg)
 		r->replies++;
 		err = rts_cond_signal(&r->reply);
 	}
-	note_error(r, err);
+	note_error(r, "a helper's wait or signal", err);
 	if (!err)
 		rts_mutex_unlock(&r->mutex);
 	return NULL;
@@ -151,7 +153,7 @@ static void *caller_main(void *arg)
 	if (!err)
 		err = calls(r, r->calls);
 	int64_t end = mono_ns();
-	note_error(r, err);
+	note_error(r, "the caller's signal or wait", err);
 	r->ns_per_call = (double)(end - start) / (double)r->calls;
 	return NULL;
 }
@@ -190,8 +192,9 @@ static int run_config(struct rig *r)
 	int started = 0, err = 0;
 	for (; started < r->n_helpers && !err; started++) {
 		args[started] = (struct helper_arg){ r, &r->helper_tid[started] };
-		err = start_thread(&r->helper[started], helper_main, &args[started], HELPER_PRIO,
-				   r->fifo, r->cpu);
+		err = note_error(r, "starting a helper thread on the CPU",
+				 start_thread(&r->helper[started], helper_main, &args[started],
+					      HELPER_PRIO, r->fifo, r->cpu));
 		if (err)
 			break;
 	}
@@ -199,10 +202,12 @@ static int run_config(struct rig *r)
 		while (atomic_load(&r->helper_tid[i]) == 0)
 			sleep_ms(1);
 	for (int i = 0; i < started && r->picv && !err; i++)
-		err = rts_cond_helper_add(&r->reply, atomic_load(&r->helper_tid[i]));
+		err = note_error(r, "rts_cond_helper_add",
+				 rts_cond_helper_add(&r->reply, atomic_load(&r->helper_tid[i])));
 	if (!err) {
 		pthread_t caller;
-		err = start_thread(&caller, caller_main, r, CALLER_PRIO, r->fifo, r->cpu);
+		err = note_error(r, "starting the caller thread on the CPU",
+				 start_thread(&caller, caller_main, r, CALLER_PRIO, r->fifo, r->cpu));
 		if (!err)
 			pthread_join(caller, NULL);
 	}
@@ -216,7 +221,7 @@ static int run_config(struct rig *r)
 	rts_cond_destroy(&r->reply);
 	rts_cond_destroy(&r->request);
 	rts_mutex_destroy(&r->mutex);
-	return err ? err : atomic_load(&r->error);
+	return atomic_load(&r->error);
 }
 
 /* ---- the run ------------------------------------------------------------------ */
@@ -366,7 +371,8 @@ int main(int argc, char **argv)
 	int rows = o.max_helpers + 1;
 	double *samples = calloc((size_t)rows * (size_t)o.reps, sizeof(double));
 	int *row_err = calloc((size_t)rows, sizeof(int));
-	if (!samples || !row_err)
+	const char **row_step = calloc((size_t)rows, sizeof(char *));
+	if (!samples || !row_err || !row_step)
 		return 1;
 	for (int rep = 0; rep < o.reps; rep++) {
 		if (!o.json)
@@ -380,8 +386,10 @@ int main(int argc, char **argv)
 			*r = (struct rig){ .n_helpers = row ? row : 1, .picv = row > 0, .cpu = o.cpu,
 					   .fifo = fifo, .calls = o.calls };
 			int err = run_config(r);
-			if (err)
+			if (err) {
 				row_err[row] = err;
+				row_step[row] = atomic_load(&r->error_step);
+			}
 			samples[row * o.reps + rep] = r->ns_per_call;
 			free(r);
 			sleep_ms(5);
@@ -391,9 +399,9 @@ int main(int argc, char **argv)
 		fputc('\n', stderr);
 
 	if (row_err[0] || row_err[1]) {
-		int err = row_err[0] ? row_err[0] : row_err[1];
-		fprintf(stderr, "%s: the %s row failed: %s\n", argv[0],
-			row_err[0] ? "ping-pong" : "one-helper", strerror(err));
+		int row = row_err[0] ? 0 : 1;
+		fprintf(stderr, "%s: the %s row failed: %s: %s (CPU %d)\n", argv[0],
+			row ? "one-helper" : "ping-pong", row_step[row], strerror(row_err[row]), o.cpu);
 		return 1;
 	}
 	double *ns = calloc((size_t)rows, sizeof(double));
@@ -459,5 +467,6 @@ int main(int argc, char **argv)
 	free(ns);
 	free(samples);
 	free(row_err);
+	free(row_step);
 	return 0;
 }
