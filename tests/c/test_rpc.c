@@ -296,14 +296,18 @@ static void test_server_runs_at_client_priority(int picv)
 	struct client c;
 	pthread_t ct;
 	client_start(&c, &ct, &s.rpc, 7, HIGH);
-	WAIT_FOR(pending(&s) == 1, 2000);
-	int queued_prio = h_thread_prio(atomic_load(&s.tid));
+	int want = h_fifo_prio_field(picv ? HIGH : LOW);
+	/* Queued is not yet waiting: the loan starts when the client sleeps. */
+	WAIT_FOR(pending(&s) == 1 && atomic_load(&c.tid) != 0 &&
+		 h_thread_state(atomic_load(&c.tid)) == 'S', 2000);
+	if (picv)
+		WAIT_FOR(h_thread_prio(atomic_load(&s.tid)) == want, 2000);
+	else
+		CHECK_EQ(h_thread_prio(atomic_load(&s.tid)), want);
 	atomic_store(&s.go, 1);
 	h_join(ct, 5000);
 	CHECK_OK(atomic_load(&c.ret));
 	CHECK_EQ(c.result, 71);
-	int want = h_fifo_prio_field(picv ? HIGH : LOW);
-	CHECK_EQ(queued_prio, want);
 	CHECK_EQ(s.own_prio_in_service[0], want);
 	WAIT_FOR(h_thread_prio(atomic_load(&s.tid)) == h_fifo_prio_field(LOW), 2000);
 	server_stop(&s, st);
