@@ -5,8 +5,8 @@
  * Every benchmark thread is created with explicit attributes (SCHED_FIFO at
  * --priority, pinned to --cpu, small locked stack); the main thread keeps its
  * own policy and affinity, so nothing needs restoring afterwards. Every
- * measurement runs on ONE CPU, the other CPUs stay free of real-time threads,
- * and a real-time thread that has run for BREATHE_EVERY_MS sleeps
+ * measurement but the multiprocessor workload runs on ONE CPU, the other CPUs
+ * stay free of real-time threads, and a real-time thread that has run for BREATHE_EVERY_MS sleeps
  * LB_BREATHE_MS outside any timed region, well inside the kernel's RT throttling.
  * Every phase thread is joined with a deadline (LB_PHASE_TIMEOUT_S): a lock that
  * never returns ends the run with an error instead of a hang.
@@ -43,6 +43,12 @@
  *
  * The contended and condvar phases run in PHASE_SLICES slices, the subjects
  * interleaved, each slice with fresh threads and its own warm-up.
+ *
+ * The periodic task workload (workload.c; seed 001 Table I): per class
+ * (uniprocessor: tasks on --cpu; multiprocessor: tasks on --cpu and one other
+ * CPU, at low load on each) and subject, WL_SLICES timed runs with new random
+ * task parameters, the subjects interleaved, then one run counting system
+ * calls per operation.
  */
 #include "bench.h"
 
@@ -835,7 +841,7 @@ static int run_workload(const struct env *e, char *err, size_t err_size)
 	/* Room for every priority of the task set and the global ceiling above it. */
 	int base = o->priority < 98 - LB_WL_MAX_TASKS ? o->priority : 98 - LB_WL_MAX_TASKS;
 
-	static struct lb_wl_acc acc[LB_NR_WL_CLASSES][LB_NR_MUTEX_SUBJECTS];
+	struct lb_wl_acc acc[LB_NR_WL_CLASSES][LB_NR_MUTEX_SUBJECTS];
 	memset(acc, 0, sizeof(acc));
 	int ret = LB_EXIT_OK;
 	size_t cap = lb_wl_max_jobs(o->workload_ms);
