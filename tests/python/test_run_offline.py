@@ -218,3 +218,19 @@ def test_picv_switches_need_servers_and_exclude_each_other(tmp_path):
     both = rtsched("run", str(examples / "picv-rpc.yaml"), "--no-picv", "--compare-picv")
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_steal_time_is_read_per_cpu_from_proc_stat():
+    import os
+
+    from rtsched.run.steal import read_steal_ns, steal_during
+
+    tick = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+    stat = "cpu  1 2 3 4 5 6 7 80 0 0\ncpu0 1 2 3 4 5 6 7 30 0 0\ncpu1 1 2 3 4 5 6 7 50 0 0\nintr 0\n"
+    assert read_steal_ns([1], stat) == {1: 50 * tick}
+    assert read_steal_ns([0, 1], stat) == {0: 30 * tick, 1: 50 * tick}
+    assert read_steal_ns([2], stat) is None  # no such CPU line
+    later = stat.replace("7 50", "7 53")
+    assert steal_during(read_steal_ns([0, 1], stat), read_steal_ns([0, 1], later)) == {"0": 0, "1": 3 * tick}
+    assert steal_during(None, {1: 0}) is None
+    assert read_steal_ns([0]) is not None  # this machine's /proc/stat

@@ -107,6 +107,24 @@ def print_blocking_table(result, console) -> None:
     console.print(table)
 
 
+#: Steal above this share of the run's length is reported (a VM's host took the CPU).
+STEAL_WARN_SHARE = 0.01
+
+
+def steal_note(summary) -> str | None:
+    """A warning when the hypervisor took a noticeable share of a CPU during the run."""
+    steal = summary.get("steal_ns") or {}
+    length = summary.get("duration_ns") or 0
+    worst = [(cpu, ns) for cpu, ns in steal.items() if length and ns > STEAL_WARN_SHARE * length]
+    if not worst:
+        return None
+    parts = ", ".join(f"CPU {cpu}: {ns / 1e6:.0f} ms ({100 * ns / length:.1f}%)" for cpu, ns in worst)
+    return (
+        f"[bold yellow]the hypervisor took CPU time from this VM during the run (steal: {parts})[/]: "
+        "the threads stood still meanwhile, so response times include delays no priority can prevent"
+    )
+
+
 def print_table(result, console) -> None:
     from rich.table import Table
 
@@ -151,6 +169,8 @@ def print_table(result, console) -> None:
         notes.append(f"{summary['censored_jobs']} job(s) not completed when the run ended (left out)")
     if summary["incomplete_jobs"]:
         notes.append(f"{summary['incomplete_jobs']} job(s) left out: their release or start event was lost")
+    if steal_note(summary):
+        notes.append(steal_note(summary))
     if summary.get("events_off_cpus"):
         notes.append(
             f"[bold yellow]{summary['events_off_cpus']} trace event(s) recorded outside the tasks' CPUs[/]: "
@@ -209,6 +229,8 @@ def print_comparison(comparison, console) -> None:
             console.print(f"[bold red]{s['deadline_misses']} deadline miss(es)[/] {'with' if variant == 'picv' else 'without'} PI-CV")
         if s.get("lost_events"):
             console.print(f"[bold yellow]{s['lost_events']} trace event(s) lost[/] ({variant}): raise --trace-buffer")
+        if steal_note(s):
+            console.print(f"{'with' if variant == 'picv' else 'without'} PI-CV: " + steal_note(s))
         if s.get("events_off_cpus"):
             console.print(
                 f"[bold yellow]{s['events_off_cpus']} trace event(s) outside the tasks' CPUs[/] ({variant}): something "

@@ -24,6 +24,7 @@ from rtsched.run.export_csv import write_job_csv
 from rtsched.run.export_perfetto import write_perfetto
 from rtsched.run.jobs import JobTable, build_job_table
 from rtsched.run.runner import RunnerOutcome, run_native, write_runner_input
+from rtsched.run.steal import read_steal_ns, steal_during
 from rtsched.run.stats import TaskStats, apply_bounds, events_off_cpus, server_summary, summary_dict, task_stats
 from rtsched.trace import read_trace as load_trace
 
@@ -132,10 +133,12 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     if trace_path.exists():
         trace_path.unlink()  # never report an earlier run's trace
     expected_s = (runner_input["duration_ns"] + runner_input["release_delay_ns"]) / 1e9
+    steal_before = read_steal_ns(runner_input["cpus"])
     if options.shield_cpus:
         outcome, shield_report = _run_shielded(runner_input, files["runner.json"], expected_s, options)
     else:
         outcome, shield_report = run_native(files["runner.json"], expected_s, progress=options.progress), None
+    steal = steal_during(steal_before, read_steal_ns(runner_input["cpus"]))
     result = RunResult(
         out_dir=out_dir, runner_input=runner_input, outcome=outcome, analysis=analysis, files=files
     )
@@ -180,6 +183,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
         picv=runner_input["picv"],
         servers=server_summary(trace, runner_input),
         events_off_cpus=events_off_cpus(trace, runner_input),
+        steal_ns=steal,
         analysis={"test": analysis.test, "verdict": analysis.verdict, "reason": analysis.reason},
         completed=outcome.completed,
         interrupted=outcome.interrupted,
