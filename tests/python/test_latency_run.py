@@ -72,8 +72,13 @@ def test_two_threads_take_interval_plus_distance(tmp_path):
     assert result.returncode == 0, result.stderr
     first, second = json.loads(out.read_text())["threads"]
     assert (first["interval_us"], second["interval_us"]) == (1000, 2000)
-    assert 500 <= first["samples"] + first["overruns"] <= 600
-    assert 250 <= second["samples"] + second["overruns"] <= 300
+    # Periods seen (measured or overrun) follow the intervals: the second
+    # thread sees about half as many. Not exact counts: a thread stalled by
+    # other programs counts its overruns up to when it runs again.
+    first_periods = first["samples"] + first["overruns"]
+    second_periods = second["samples"] + second["overruns"]
+    assert first_periods >= 500 and second_periods >= 250
+    assert 0.4 <= second_periods / first_periods <= 0.6
 
 
 def test_loops_bound_the_samples_exactly(tmp_path):
