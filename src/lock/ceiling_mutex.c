@@ -166,8 +166,10 @@ static int fmlp_acquire(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
 	bool traced = false;
 	uint32_t serving;
 	while ((serving = atomic_load_explicit(&cm->serving, memory_order_acquire)) != ticket) {
-		if (!traced) {
-			uint32_t owner = atomic_load_explicit(&cm->word, memory_order_relaxed);
+		/* The owner word is 0 while the lock passes between two holders: name
+		 * the thread waited for once one holds it. */
+		uint32_t owner = atomic_load_explicit(&cm->word, memory_order_relaxed);
+		if (!traced && owner != 0) {
 			rts_trace_emit_lib(RTS_EV_LOCK_BLOCKED, RTS_BLOCK_OWNER, owner);
 			traced = true;
 		}
