@@ -7,6 +7,7 @@
 #ifndef RTS_INTERNAL_SCHED_ATTR_H
 #define RTS_INTERNAL_SCHED_ATTR_H
 
+#include <sched.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -39,6 +40,29 @@ static inline int rts_sched_setattr(pid_t tid, struct rts_sched_attr *attr)
 static inline int rts_sched_getattr(pid_t tid, struct rts_sched_attr *attr)
 {
 	return syscall(SYS_sched_getattr, tid, attr, sizeof(*attr), 0) == 0 ? 0 : -errno;
+}
+
+/*
+ * The calling thread's priority for ordering waiters in user-space queues
+ * (PI-CV waiters, RPC requests): its SCHED_FIFO/RR priority; SCHED_DEADLINE
+ * above every one of them (RTS_QUEUE_PRIORITY_DEADLINE); any other policy 0.
+ */
+#define RTS_QUEUE_PRIORITY_DEADLINE 100
+
+static inline int rts_self_queue_priority(void)
+{
+	struct rts_sched_attr attr = { .size = sizeof(attr) };
+	if (rts_sched_getattr(0, &attr) != 0)
+		return 0;
+	switch (attr.sched_policy) {
+	case SCHED_FIFO:
+	case SCHED_RR:
+		return (int)attr.sched_priority;
+	case SCHED_DEADLINE:
+		return RTS_QUEUE_PRIORITY_DEADLINE;
+	default:
+		return 0;
+	}
 }
 
 #endif

@@ -101,22 +101,8 @@ RTS_EXPORT int rts_rpc_attr_getpicv(const rts_rpc_attr_t *attr, int *picv)
 	return 0;
 }
 
-/* The calling thread's own priority, as rpc.h documents it. */
-static int caller_priority(void)
-{
-	struct rts_sched_attr attr = { .size = sizeof(attr) };
-	if (rts_sched_getattr(0, &attr) != 0)
-		return 0;
-	switch (attr.sched_policy) {
-	case SCHED_FIFO:
-	case SCHED_RR:
-		return (int)attr.sched_priority;
-	case SCHED_DEADLINE:
-		return RTS_RPC_PRIORITY_DEADLINE;
-	default:
-		return 0;
-	}
-}
+_Static_assert(RTS_RPC_PRIORITY_DEADLINE == RTS_QUEUE_PRIORITY_DEADLINE,
+	       "rpc.h's client priority is the queue priority");
 
 static void destroy_conds(rts_rpc_server_t *s, uint32_t n_slots)
 {
@@ -335,7 +321,7 @@ RTS_EXPORT int rts_rpc_call(rts_rpc_server_t *s, void *arg, void **result)
 {
 	if (!server_ok(s))
 		return EINVAL;
-	int priority = caller_priority();
+	int priority = rts_self_queue_priority();
 	int err = rts_mutex_lock(&s->lock);
 	if (err)
 		return err;

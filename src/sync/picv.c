@@ -92,23 +92,6 @@ struct rts_picv *rts_picv_of(rts_cond_t *c)
 	return atomic_load_explicit(picv_slot(c), memory_order_acquire);
 }
 
-/* Queue order: real-time priority; SCHED_DEADLINE above all; others below. */
-static int current_priority(void)
-{
-	struct rts_sched_attr attr = { .size = sizeof(attr) };
-	if (rts_sched_getattr(0, &attr) != 0)
-		return 0;
-	switch (attr.sched_policy) {
-	case SCHED_FIFO:
-	case SCHED_RR:
-		return (int)attr.sched_priority;
-	case SCHED_DEADLINE:
-		return 100;
-	default:
-		return 0;
-	}
-}
-
 static void enqueue(struct rts_picv *picv, struct picv_waiter *w)
 {
 	struct picv_waiter **at = &picv->queue;
@@ -295,7 +278,7 @@ static int after_rewait(struct rts_picv *picv, struct picv_waiter *w)
 
 int rts_picv_wait(struct rts_picv *picv, rts_mutex_t *m, const struct timespec *deadline)
 {
-	struct picv_waiter w = { .tid = rts_self_tid(), .prio = current_priority() };
+	struct picv_waiter w = { .tid = rts_self_tid(), .prio = rts_self_queue_priority() };
 	w.loan.donor = w.tid;
 	w.loan.anchor = -1;
 	w.loan.timed = deadline != NULL;
