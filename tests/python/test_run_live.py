@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from rtsched.run import EV, build_job_table, load_trace
-from stolen_cpu import skip_if_misses_were_stolen
+from stolen_cpu import skip_if_misses_were_stolen, skip_if_stolen
 
 CPUSET_ROOT = Path("/sys/fs/cgroup/cpuset")
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -223,6 +223,7 @@ def test_overloaded_set_reports_misses_and_tardiness(tmp_path):
     assert done.returncode == 0, done.stderr  # misses are reported, not errors
     summary = json.loads(done.stdout)
     assert summary["deadline_misses"] > 0
+    skip_if_stolen(summary, 1_000_000_000, "stolen time makes every task miss, not the overloaded low one most")
     worst = max(summary["tasks"], key=lambda t: t["deadline_misses"])
     assert worst["task"] == "low"
     assert worst["tardiness_max_ns"] > 0 and worst["tardiness_mean_ns"] > 0
