@@ -57,7 +57,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,17 +104,6 @@ static size_t min_size(size_t a, size_t b)
 static size_t max_size(size_t a, size_t b)
 {
 	return a > b ? a : b;
-}
-
-static int fail(char *err, size_t err_size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t err_size, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, err_size, fmt, ap);
-	va_end(ap);
-	return LB_EXIT_FAILURE;
 }
 
 static void progress(const struct env *e, const char *phase, enum lb_subject s)
@@ -321,7 +309,7 @@ static int run_uncontended(const struct env *e, char *err, size_t err_size)
 	struct lb_results *r = e->r;
 	struct unc_ctx *c = aligned_alloc(64, (sizeof(*c) + 63) / 64 * 64);
 	if (!c)
-		return fail(err, err_size, "out of memory");
+		return lb_fail(err, err_size, "out of memory");
 	memset(c, 0, sizeof(*c));
 	c->e = e;
 	c->probe = e->probe;
@@ -341,16 +329,16 @@ static int run_uncontended(const struct env *e, char *err, size_t err_size)
 	struct lb_thread *t;
 	int tret;
 	if (oom) {
-		ret = fail(err, err_size, "out of memory for %zu samples", c->n);
+		ret = lb_fail(err, err_size, "out of memory for %zu samples", c->n);
 	} else if ((tret = lb_thread_start(&t, uncontended_main, c, e->policy, e->opts->priority,
 					 e->opts->cpu)) != 0) {
-		ret = fail(err, err_size, "cannot start the benchmark thread on CPU %d: %s",
+		ret = lb_fail(err, err_size, "cannot start the benchmark thread on CPU %d: %s",
 			   e->opts->cpu, strerror(tret));
 	} else if ((tret = lb_thread_join_within(t)) != 0) {
-		return fail(err, err_size, "the uncontended phase did not finish within %d s (%s)",
+		return lb_fail(err, err_size, "the uncontended phase did not finish within %d s (%s)",
 			    LB_PHASE_TIMEOUT_S, strerror(tret)); /* the thread still uses c */
 	} else if (c->err) {
-		ret = fail(err, err_size, "uncontended: %s", c->msg);
+		ret = lb_fail(err, err_size, "uncontended: %s", c->msg);
 	} else {
 		r->timer = lb_dist_of(c->timer_s, c->n);
 		for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++) {
@@ -475,7 +463,7 @@ static int run_contended(const struct env *e, enum lb_subject s, size_t rounds, 
 	size_t warm = max_size(rounds / 10, 10);
 	struct con_ctx *c = aligned_alloc(64, (sizeof(*c) + 63) / 64 * 64);
 	if (!c)
-		return fail(err, err_size, "out of memory");
+		return lb_fail(err, err_size, "out of memory");
 	memset(c, 0, sizeof(*c));
 	c->e = e;
 	c->ops = lb_mutex_ops(s);
@@ -488,7 +476,7 @@ static int run_contended(const struct env *e, enum lb_subject s, size_t rounds, 
 	sem_init(&c->back, 0, 0);
 	struct lb_thread *high, *low;
 	if (!c->h_lock || !c->l_unlock || !c->h_contended) {
-		ret = fail(err, err_size, "out of memory for %zu rounds", c->total);
+		ret = lb_fail(err, err_size, "out of memory for %zu rounds", c->total);
 		goto out;
 	}
 	struct lb_lock_params params = one_cpu_params(o);
@@ -499,21 +487,21 @@ static int run_contended(const struct env *e, enum lb_subject s, size_t rounds, 
 	}
 	progress(e, "contended", s);
 	if ((tret = lb_thread_start(&high, contended_high, c, e->policy, o->priority + 1, o->cpu))) {
-		ret = fail(err, err_size, "cannot start a thread on CPU %d: %s", o->cpu, strerror(tret));
+		ret = lb_fail(err, err_size, "cannot start a thread on CPU %d: %s", o->cpu, strerror(tret));
 		goto out_destroy;
 	}
 	if ((tret = lb_thread_start(&low, contended_low, c, e->policy, o->priority, o->cpu))) {
 		atomic_store(&c->stop, true);
 		sem_post(&c->go);
 		lb_thread_join_within(high);
-		ret = fail(err, err_size, "cannot start a thread on CPU %d: %s", o->cpu, strerror(tret));
+		ret = lb_fail(err, err_size, "cannot start a thread on CPU %d: %s", o->cpu, strerror(tret));
 		goto out_destroy;
 	}
 	if (lb_thread_join_within(low) != 0 || lb_thread_join_within(high) != 0)
-		return fail(err, err_size, "contended %s: the threads did not finish within %d s",
+		return lb_fail(err, err_size, "contended %s: the threads did not finish within %d s",
 			    lb_subject_label(s), LB_PHASE_TIMEOUT_S); /* they still use c */
 	if (c->h_err || c->l_err) {
-		ret = fail(err, err_size, "contended %s: lock/unlock failed: %s",
+		ret = lb_fail(err, err_size, "contended %s: lock/unlock failed: %s",
 			   lb_subject_label(s), strerror(c->h_err ? c->h_err : c->l_err));
 		goto out_destroy;
 	}
@@ -656,7 +644,7 @@ static int run_pingpong(const struct env *e, enum lb_subject s, size_t rounds, s
 	const struct lb_options *o = e->opts;
 	struct pp_ctx *c = aligned_alloc(64, (sizeof(*c) + 63) / 64 * 64);
 	if (!c)
-		return fail(err, err_size, "out of memory");
+		return lb_fail(err, err_size, "out of memory");
 	memset(c, 0, sizeof(*c));
 	c->e = e;
 	c->ops = lb_cond_ops(s);
@@ -668,7 +656,7 @@ static int run_pingpong(const struct env *e, enum lb_subject s, size_t rounds, s
 	int ret = LB_EXIT_OK, tret;
 	struct lb_thread *ta, *tb;
 	if (!c->round) {
-		ret = fail(err, err_size, "out of memory for %zu rounds", c->total);
+		ret = lb_fail(err, err_size, "out of memory for %zu rounds", c->total);
 		goto out;
 	}
 	struct lb_lock_params params = one_cpu_params(o);
@@ -680,7 +668,7 @@ static int run_pingpong(const struct env *e, enum lb_subject s, size_t rounds, s
 	}
 	progress(e, "condvar", s);
 	if ((tret = lb_thread_start(&tb, pingpong_b, c, e->policy, o->priority, o->cpu))) {
-		ret = fail(err, err_size, "cannot start a thread on CPU %d: %s", o->cpu, strerror(tret));
+		ret = lb_fail(err, err_size, "cannot start a thread on CPU %d: %s", o->cpu, strerror(tret));
 		goto out_destroy;
 	}
 	if ((tret = lb_thread_start(&ta, pingpong_a, c, e->policy, o->priority, o->cpu))) {
@@ -689,14 +677,14 @@ static int run_pingpong(const struct env *e, enum lb_subject s, size_t rounds, s
 		c->ops->signal(&c->cv_b);
 		c->mops->unlock(&c->m);
 		lb_thread_join_within(tb);
-		ret = fail(err, err_size, "cannot start a thread on CPU %d: %s", o->cpu, strerror(tret));
+		ret = lb_fail(err, err_size, "cannot start a thread on CPU %d: %s", o->cpu, strerror(tret));
 		goto out_destroy;
 	}
 	if (lb_thread_join_within(ta) != 0 || lb_thread_join_within(tb) != 0)
-		return fail(err, err_size, "condvar %s: the threads did not finish within %d s",
+		return lb_fail(err, err_size, "condvar %s: the threads did not finish within %d s",
 			    lb_subject_label(s), LB_PHASE_TIMEOUT_S); /* they still use c */
 	if (c->a_err || c->b_err) {
-		ret = fail(err, err_size, "condvar %s: a lock, wait or signal failed: %s",
+		ret = lb_fail(err, err_size, "condvar %s: a lock, wait or signal failed: %s",
 			   lb_subject_label(s), strerror(c->a_err ? c->a_err : c->b_err));
 		goto out_destroy;
 	}
@@ -740,7 +728,7 @@ static int run_sliced(const struct env *e, char *err, size_t err_size)
 	int ret = LB_EXIT_OK;
 	for (int s = 0; s < LB_NR_SUBJECTS && ret == LB_EXIT_OK; s++)
 		if (in_sliced_phase(e, s) && acc_alloc(&acc[s], o->rounds) != 0)
-			ret = fail(err, err_size, "out of memory for %zu rounds", o->rounds);
+			ret = lb_fail(err, err_size, "out of memory for %zu rounds", o->rounds);
 	for (int slice = 0; slice < PHASE_SLICES && ret == LB_EXIT_OK; slice++) {
 		size_t rounds = o->rounds * (slice + 1) / PHASE_SLICES - o->rounds * slice / PHASE_SLICES;
 		for (int s = 0; s < LB_NR_SUBJECTS && ret == LB_EXIT_OK; s++) {
@@ -849,7 +837,7 @@ static int run_workload(const struct env *e, char *err, size_t err_size)
 		for (int s = 0; s < LB_NR_MUTEX_SUBJECTS && ret == LB_EXIT_OK; s++)
 			if (wl->cls[cls].run && in_workload(e, s, cls) &&
 			    lb_wl_acc_alloc(&acc[cls][s], cap) != 0)
-				ret = fail(err, err_size, "out of memory for the workload's samples");
+				ret = lb_fail(err, err_size, "out of memory for the workload's samples");
 
 	for (unsigned slice = 0; slice <= wl->slices && ret == LB_EXIT_OK; slice++) {
 		bool counting = slice == wl->slices;
@@ -892,7 +880,7 @@ int lb_run(const struct lb_options *opts, struct lb_results *r, char *err, size_
 
 	const char *why;
 	if (!lb_tsc_usable(&why))
-		return fail(err, err_size, "cannot time with the TSC: %s", why);
+		return lb_fail(err, err_size, "cannot time with the TSC: %s", why);
 
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0) {
 		r->mlocked = true;

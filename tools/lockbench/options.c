@@ -238,3 +238,12 @@ int lb_options_parse(int argc, char *const argv[], int ncpus, struct lb_options 
 	opts->warmup = opts->iterations / 10 < 1000 ? 1000 : opts->iterations / 10;
 	return LB_EXIT_OK;
 }
+
+int lb_fail(char *err, size_t err_size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, err_size, fmt, ap);
+	va_end(ap);
+	return LB_EXIT_FAILURE;
+}

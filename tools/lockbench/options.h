@@ -15,6 +15,9 @@ enum lb_exit {
 	LB_EXIT_USAGE = 2,   /* bad command line */
 };
 
+/* Write a measurement failure's message into err; returns LB_EXIT_FAILURE. */
+int lb_fail(char *err, size_t err_size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Every subject, mutexes first. The order is the order of the tables. */
 enum lb_subject {
 	LB_RTS_NONE,

@@ -47,7 +47,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -413,17 +412,6 @@ static void merge(const struct wl_thread *t, struct lb_wl_acc *acc)
 	acc->overruns += t->overruns;
 }
 
-static int fail(char *err, size_t err_size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t err_size, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, err_size, fmt, ap);
-	va_end(ap);
-	return LB_EXIT_FAILURE;
-}
-
 int lb_wl_run(const struct lb_wl_env *env, enum lb_subject s, const struct lb_wl_taskset *ts,
 	      unsigned duration_ms, bool count_syscalls, struct lb_wl_acc *acc, char *skipped,
 	      size_t skipped_size, char *err, size_t err_size)
@@ -435,7 +423,7 @@ int lb_wl_run(const struct lb_wl_env *env, enum lb_subject s, const struct lb_wl
 	if (!r || !t) {
 		free(r);
 		free(t);
-		return fail(err, err_size, "out of memory");
+		return lb_fail(err, err_size, "out of memory");
 	}
 	memset(r, 0, sizeof(*r));
 	r->env = env;
@@ -446,7 +434,7 @@ int lb_wl_run(const struct lb_wl_env *env, enum lb_subject s, const struct lb_wl
 		t[i].index = i;
 		t[i].task = ts->task[i];
 		if (thread_alloc(&t[i], duration_ms) != 0) {
-			ret = fail(err, err_size, "out of memory for the workload's samples");
+			ret = lb_fail(err, err_size, "out of memory for the workload's samples");
 			goto out;
 		}
 	}
@@ -462,7 +450,7 @@ int lb_wl_run(const struct lb_wl_env *env, enum lb_subject s, const struct lb_wl
 		tret = lb_thread_start(&threads[started], task_main, &t[started], env->policy,
 				       t[started].task.priority, t[started].task.cpu);
 		if (tret) {
-			ret = fail(err, err_size, "cannot start a task on CPU %d: %s",
+			ret = lb_fail(err, err_size, "cannot start a task on CPU %d: %s",
 				   t[started].task.cpu, strerror(tret));
 			break;
 		}
@@ -470,13 +458,13 @@ int lb_wl_run(const struct lb_wl_env *env, enum lb_subject s, const struct lb_wl
 	/* A thread that starts after the end returns at once. */
 	for (int i = 0; i < started; i++)
 		if (lb_thread_join_within(threads[i]) != 0)
-			return fail(err, err_size, "workload %s: the tasks did not finish within %d s",
+			return lb_fail(err, err_size, "workload %s: the tasks did not finish within %d s",
 				    lb_subject_label(s), LB_PHASE_TIMEOUT_S); /* they still use r */
 	if (ret != LB_EXIT_OK)
 		goto out_destroy;
 	for (int i = 0; i < ts->ntasks; i++) {
 		if (t[i].err) {
-			ret = fail(err, err_size, "workload %s: task %d: %s (%s)", lb_subject_label(s),
+			ret = lb_fail(err, err_size, "workload %s: task %d: %s (%s)", lb_subject_label(s),
 				   i, t[i].msg, strerror(t[i].err));
 			goto out_destroy;
 		}
