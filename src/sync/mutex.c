@@ -324,9 +324,10 @@ RTS_EXPORT int rts_mutex_timedlock(rts_mutex_t *m, const struct timespec *deadli
 {
 	if (!m || !deadline_monotonic)
 		return EINVAL;
-	if (rts_protocol_is_ceiling(rts_mutex_protocol(rts_mutex_flags_load(m))))
+	uint32_t flags = rts_mutex_flags_load(m);
+	if (rts_protocol_is_ceiling(rts_mutex_protocol(flags)))
 		return ENOTSUP; /* ceiling protocols wait without a deadline */
-	if (try_fast(m, rts_mutex_flags_load(m)))
+	if (try_fast(m, flags))
 		return 0;
 	return lock_slow(m, deadline_monotonic);
 }
