@@ -75,12 +75,15 @@ GLOBAL = {
     "platform": {"scheduler": "P-FP", "cpus": [0, 1]},
     "resources": [{"name": "bus", "protocol": "mpcp"}],
     "tasks": [
+        # sensor holds bus over [50us, 1050us]; ctl asks at 150us and holds it over about
+        # [1050us, 2050us]; io is released at 1500us, in the middle: margins of 0.5-1 ms
+        # against release jitter, so the overlaps happen in every period.
         {"name": "ctl", "period": "10ms", "priority": 95, "partition": "cpu0",
-         "body": [{"compute": "150us"}, {"lock": "bus"}, {"compute": "200us"}, {"unlock": "bus"}]},
-        {"name": "io", "period": "20ms", "offset": "400us", "priority": 97, "partition": "cpu0",
+         "body": [{"compute": "150us"}, {"lock": "bus"}, {"compute": "1ms"}, {"unlock": "bus"}]},
+        {"name": "io", "period": "20ms", "offset": "1500us", "priority": 97, "partition": "cpu0",
          "body": [{"compute": "200us"}]},
         {"name": "sensor", "period": "10ms", "priority": 96, "partition": "cpu1",
-         "body": [{"compute": "50us"}, {"lock": "bus"}, {"compute": "300us"}, {"unlock": "bus"}]},
+         "body": [{"compute": "50us"}, {"lock": "bus"}, {"compute": "1ms"}, {"unlock": "bus"}]},
         {"name": "logger", "period": "20ms", "priority": 94, "partition": "cpu1",
          "body": [{"compute": "500us"}]},
     ],
