@@ -146,6 +146,8 @@ def assert_healthy(s: Streams):
 def assert_every_request_granted(s: Streams, task):
     # a job cut by the end of the run may leave its last request pending
     assert 0 <= s.count(task, EV.LOCK_REQUEST) - s.count(task, EV.LOCK_ACQUIRE) <= 1
+    # Progress: as many jobs as the run's periods allow, unless the host stole the time.
+    skip_if_misses_were_stolen(s.summary, RUN_NS)
     assert s.count(task, EV.LOCK_ACQUIRE) >= 2 * 50
 
 
