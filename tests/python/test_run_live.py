@@ -135,7 +135,12 @@ def test_jobs_per_task_match_duration_over_period(schedulable_run):
     periods = {"a": 10, "b": 20, "c": 5, "d": 25}  # ms
     for task in summary["tasks"]:
         expected = 1500 / periods[task["task"]]
-        assert abs(task["jobs"] - expected) <= 2, task
+        # Never more jobs than releases; fewer only if the CPU was taken away.
+        assert task["jobs"] <= expected + 2, task
+        if task["jobs"] < expected - 2:
+            skip_if_stolen(summary, 1_500_000_000, f"task {task['task']} completed {task['jobs']} "
+                           f"of {expected:.0f} jobs")
+        assert task["jobs"] >= expected - 2, task
         assert task["lost_events"] == 0
     table = build_job_table(load_trace(out / "trace.rtst"))
     assert len(table.jobs) == summary["jobs"]
