@@ -348,9 +348,39 @@ static inline void h_require_rt(int *rt_cpu, int *free_cpu)
 		h_pin_cpu(first);
 }
 
+#if H_TSAN
+/*
+ * ThreadSanitizer's runtime takes spin locks that wait with sched_yield when
+ * a thread ends: a SCHED_FIFO thread spinning there starves a lower-priority
+ * holder on the same CPU for good. Under TSan, test threads therefore end
+ * under SCHED_OTHER (after the test has checked their priorities).
+ */
+struct h_thread_body {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static inline void *h_thread_run_then_relax(void *arg)
+{
+	struct h_thread_body body = *(struct h_thread_body *)arg;
+	free(arg);
+	void *result = body.fn(body.arg);
+	struct sched_param other = { .sched_priority = 0 };
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &other);
+	return result;
+}
+#endif
+
 /* Start fn(arg) as a SCHED_FIFO thread at prio (0: SCHED_OTHER) pinned to cpu (-1: any). */
 static inline void h_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, int prio, int cpu)
 {
+#if H_TSAN
+	struct h_thread_body *body = malloc(sizeof(*body));
+	CHECK(body != NULL);
+	*body = (struct h_thread_body){ fn, arg };
+	fn = h_thread_run_then_relax;
+	arg = body;
+#endif
 	pthread_attr_t attr;
 	CHECK_OK(pthread_attr_init(&attr));
 	if (prio > 0) {
