@@ -43,16 +43,17 @@ static inline int rts_sched_getattr(pid_t tid, struct rts_sched_attr *attr)
 }
 
 /*
- * The calling thread's priority for ordering waiters in user-space queues
- * (PI-CV waiters, RPC requests): its SCHED_FIFO/RR priority; SCHED_DEADLINE
- * above every one of them (RTS_QUEUE_PRIORITY_DEADLINE); any other policy 0.
+ * A thread's priority for ordering waiters in user-space queues (PI-CV
+ * waiters, RPC requests): its SCHED_FIFO/RR priority; SCHED_DEADLINE above
+ * every one of them (RTS_QUEUE_PRIORITY_DEADLINE); any other policy, or a
+ * thread that has exited, 0. tid 0 is the calling thread.
  */
 #define RTS_QUEUE_PRIORITY_DEADLINE 100
 
-static inline int rts_self_queue_priority(void)
+static inline int rts_queue_priority(pid_t tid)
 {
 	struct rts_sched_attr attr = { .size = sizeof(attr) };
-	if (rts_sched_getattr(0, &attr) != 0)
+	if (rts_sched_getattr(tid, &attr) != 0)
 		return 0;
 	switch (attr.sched_policy) {
 	case SCHED_FIFO:

@@ -321,7 +321,7 @@ RTS_EXPORT int rts_rpc_call(rts_rpc_server_t *s, void *arg, void **result)
 {
 	if (!server_ok(s))
 		return EINVAL;
-	int priority = rts_self_queue_priority();
+	int priority = rts_queue_priority(0);
 	int err = rts_mutex_lock(&s->lock);
 	if (err)
 		return err;

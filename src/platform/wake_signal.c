@@ -22,7 +22,10 @@ static int install_error;
 
 static void install(void)
 {
-	struct sigaction action = { .sa_handler = on_wake_signal }; /* no SA_RESTART */
+	/* No SA_RESTART; SA_NODEFER and an empty sa_mask leave the interrupted
+	 * code's mask in force, so a siglongjmp out of the handler needs none
+	 * restored (sigsetjmp(jump, 0): no system call per wait). */
+	struct sigaction action = { .sa_handler = on_wake_signal, .sa_flags = SA_NODEFER };
 	sigemptyset(&action.sa_mask);
 	install_error = sigaction(RTS_WAKE_SIGNAL, &action, NULL) == 0 ? 0 : errno;
 }

@@ -33,6 +33,7 @@
 #include "internal/ceiling_mutex.h"
 #include "internal/export.h"
 #include "internal/mutex.h"
+#include "internal/picv.h"
 #include "internal/robust_list.h"
 #include "internal/tid.h"
 #include "internal/timespec.h"
@@ -241,11 +242,14 @@ RTS_EXPORT int rts_mutex_unlock(rts_mutex_t *m)
 		return rts_ceiling_mutex_unlock(m);
 	uint32_t tid = rts_self_tid();
 	uint32_t expected = tid;
-	if (rts_likely(!is_robust(flags)) &&
-	    atomic_compare_exchange_strong_explicit(rts_mutex_word(m), &expected, 0,
-						    memory_order_release, memory_order_relaxed))
-		return 0;
-	return unlock_slow(m, flags, tid);
+	int ret = 0;
+	if (rts_unlikely(is_robust(flags)) ||
+	    !atomic_compare_exchange_strong_explicit(rts_mutex_word(m), &expected, 0,
+						     memory_order_release, memory_order_relaxed))
+		ret = unlock_slow(m, flags, tid);
+	if (rts_unlikely(rts_picv_parked != NULL) && ret == 0)
+		rts_picv_hand_over_parked(m); /* PI-CV waiters signalled while m was held */
+	return ret;
 }
 
 int rts_mutex_robust_announce(rts_mutex_t *m)

@@ -20,12 +20,21 @@
  *
  * Waking a waiter (signal, broadcast, or a change of helpers):
  *  - its state becomes SIGNALLED (or REWAIT), under the internal lock;
- *  - if its anchor is the caller, FUTEX_UNLOCK_PI hands it the token;
+ *  - if its anchor is the caller, FUTEX_UNLOCK_PI hands it the token: for
+ *    REWAIT at once; for a signal or broadcast only after the internal
+ *    lock is released, and if the caller owns the waiter's mutex, only when
+ *    it unlocks that mutex (rts_picv_hand_over_parked), like the kernel's
+ *    requeue-PI: the woken waiter, often of higher priority, would
+ *    otherwise preempt the caller only to block on the lock or the mutex;
  *  - if its anchor is another thread, the wake signal interrupts its
  *    FUTEX_LOCK_PI and the handler leaves the wait by siglongjmp;
  *  - if it lends to nobody, FUTEX_WAKE on its state;
  *  - then its loan leaves the graph, which restores the other helpers.
- * The kernel's loan to the anchor ends when the waiter leaves its queue.
+ * The kernel's loan to the anchor ends when the waiter leaves its queue,
+ * or when the anchor hands the token over: a waiter whose anchor signals it
+ * goes on boosting the anchor until that anchor has released the internal
+ * lock and the mutex, which is the boost the waiter would otherwise give it
+ * through the mutex.
  *
  * Invariants:
  *  - a waiter's node lives in its own stack frame; it is in the queue from
@@ -33,7 +42,18 @@
  *    removes itself (timeout, error); the waiter takes the internal lock
  *    before its frame ends, and wakers touch a node only under that lock;
  *  - the loan and the token are changed only by the waiter, under the
- *    internal lock, so a waker always knows which way to wake a node;
+ *    internal lock, and only while its state is WAITING, so a waker always
+ *    knows which way to wake a node;
+ *  - a node marked `handover` (popped by its anchor, the token to be handed
+ *    over after the internal lock or the mutex is released) is touched by
+ *    that waker after the lock, so its waiter does not leave before it owns
+ *    the token, whatever woke it (timeout, the state seen before blocking),
+ *    unless the anchor exits first (the kernel then gives the waiter the
+ *    token, or FUTEX_LOCK_PI finds no owner);
+ *  - `prio` is read when the waiter must be ordered against another one
+ *    (QUEUE_PRIORITY_UNREAD until then: a lone waiter costs no system
+ *    call), so the queue is ordered by the priorities at the time a second
+ *    waiter arrived or later;
  *  - each waiter has its own token, so each is its own rt_mutex: a dying
  *    anchor's tokens are all handed over, one per waiter.
  */
@@ -50,6 +70,7 @@
 #include <rtsched/cond.h>
 
 #include "internal/backend.h"
+#include "internal/ceiling.h"
 #include "internal/export.h"
 #include "internal/mutex.h"
 #include "internal/picv.h"
@@ -65,12 +86,17 @@ enum waiter_state {
 	PICV_REWAIT = 2,    /* the helpers changed: block again, lending anew */
 };
 
+#define QUEUE_PRIORITY_UNREAD (-1)
+
 struct picv_waiter {
 	struct picv_waiter *next;
 	uint32_t tid;
-	int prio;
+	int prio; /* rts_queue_priority, or QUEUE_PRIORITY_UNREAD */
 	rts_futex_word state;
 	rts_futex_word token; /* the anchor's TID while lending */
+	rts_mutex_t *mutex;   /* the caller's */
+	bool handover;        /* the waker hands the token over after the internal lock */
+	struct picv_waiter *next_handover; /* the waker's list of those, after the lock */
 	struct rts_loan loan; /* the helpers it lends to; n_helpers 0: nobody */
 };
 
@@ -92,9 +118,20 @@ struct rts_picv *rts_picv_of(rts_cond_t *c)
 	return atomic_load_explicit(picv_slot(c), memory_order_acquire);
 }
 
+static int queue_priority(struct picv_waiter *w)
+{
+	if (w->prio == QUEUE_PRIORITY_UNREAD)
+		w->prio = rts_queue_priority((pid_t)w->tid);
+	return w->prio;
+}
+
 static void enqueue(struct rts_picv *picv, struct picv_waiter *w)
 {
 	struct picv_waiter **at = &picv->queue;
+	if (*at)
+		queue_priority(w); /* lone waiters need no order */
+	while (*at && queue_priority(*at) >= w->prio)
+		at = &(*at)->next;
 	while (*at && (*at)->prio >= w->prio)
 		at = &(*at)->next;
 	w->next = *at;
@@ -145,22 +182,84 @@ static void wake_waiter(struct picv_waiter *w)
  * (excluded), take their loans out of the graph and wake them, all under
  * the graph lock, so that no other wait sees a woken node still lending.
  * The priorities are restored after the wakes: restoring may lower the
- * caller itself.
+ * caller itself. Token hand-overs go on *handovers if that is not NULL.
  */
-static void wake_nodes(struct picv_waiter *first, struct picv_waiter *end, uint32_t state)
+static void wake_nodes(struct picv_waiter *first, struct picv_waiter *end, uint32_t state,
+		       struct picv_waiter **handovers)
 {
 	rts_donation_begin();
 	for (struct picv_waiter *w = first; w != end; w = w->next) {
-		atomic_store_explicit(&w->state, state, memory_order_release);
 		rts_donation_remove(&w->loan);
-		wake_waiter(w);
+		bool later = handovers && rts_loan_anchor(&w->loan) == rts_self_tid();
+		if (later) {
+			w->handover = true;
+			w->next_handover = *handovers;
+			*handovers = w;
+		}
+		atomic_store_explicit(&w->state, state, memory_order_release);
+		if (!later)
+			wake_waiter(w);
 	}
 	rts_donation_end();
 }
 
+/* Hand-overs waiting for the calling thread to unlock the waiters' mutexes. */
+__thread struct picv_waiter *rts_picv_parked __attribute__((tls_model("initial-exec")));
+
+/*
+ * The token holds the caller's TID, as a popped waiter's loan no longer
+ * changes, so the hand-over cannot fail; the frame lives until its waiter
+ * owns its token, and may end at once after.
+ */
+static void hand_over_token(struct picv_waiter *w)
+{
+	/* A no-op release RMW first: with the acquire load in await_handover it
+	 * orders what the waker did before for the waiter (the kernel's hand-over
+	 * does too, but no sanitizer sees it). */
+	atomic_fetch_or_explicit(&w->token, 0, memory_order_release);
+	rts_backend()->pi_wake(&w->token, false);
+}
+
+static bool owned_by_self(rts_mutex_t *m)
+{
+	uint32_t flags = rts_mutex_flags_load(m);
+	uint32_t owner = atomic_load_explicit(rts_mutex_word(m), memory_order_relaxed);
+	return !rts_protocol_is_ceiling(rts_mutex_protocol(flags)) &&
+	       (owner & RTS_FUTEX_TID_MASK) == rts_self_tid();
+}
+
+/* After the lock: hand the listed waiters their tokens now, or park them until their mutex is unlocked. */
+static void hand_over(struct picv_waiter *handovers)
+{
+	while (handovers) {
+		struct picv_waiter *w = handovers;
+		handovers = w->next_handover; /* read first: the frame ends after the hand-over */
+		if (owned_by_self(w->mutex)) {
+			w->next_handover = rts_picv_parked;
+			rts_picv_parked = w;
+		} else {
+			hand_over_token(w);
+		}
+	}
+}
+
+void rts_picv_hand_over_parked(rts_mutex_t *m)
+{
+	struct picv_waiter **at = &rts_picv_parked;
+	while (*at) {
+		struct picv_waiter *w = *at;
+		if (w->mutex == m) {
+			*at = w->next_handover;
+			hand_over_token(w);
+		} else {
+			at = &w->next_handover;
+		}
+	}
+}
+
 static void rewait_all(struct rts_picv *picv)
 {
-	wake_nodes(picv->queue, NULL, PICV_REWAIT);
+	wake_nodes(picv->queue, NULL, PICV_REWAIT, NULL);
 }
 
 #if defined(__SANITIZE_THREAD__)
@@ -197,7 +296,9 @@ static int pi_block_until_woken(struct picv_waiter *w, const struct timespec *de
 static int sleep_lending(struct picv_waiter *w, const struct timespec *deadline)
 {
 	sigjmp_buf jump;
-	if (sigsetjmp(jump, 1))
+	/* The handler runs with the wait's own signal mask (SA_NODEFER, no
+	 * sa_mask), so leaving it needs no mask restored: no system call. */
+	if (sigsetjmp(jump, 0))
 		return 0; /* the wake signal: the state says why */
 	rts_wake_jump = &jump;
 	if (atomic_load_explicit(&w->state, memory_order_acquire) != PICV_WAITING) {
@@ -217,6 +318,27 @@ static int sleep_lending(struct picv_waiter *w, const struct timespec *deadline)
 		return 0;
 	default: /* -ETIMEDOUT, -EDEADLK (the token's chain is closed), -ESRCH (no such anchor) */
 		return -ret;
+	}
+}
+
+/*
+ * A signalled waiter whose anchor hands the token over later (`handover`)
+ * waits until it owns the token, so that the anchor never touches a frame
+ * that has ended. The anchor is on its way to the hand-over (at most it
+ * still holds the waiter's mutex, which the waiter must take next anyway,
+ * and it runs with the waiter's priority), so there is no deadline. Only
+ * an anchor that exits ends it otherwise: the kernel gives the token to the
+ * waiter (OWNER_DIED), or finds no owner (ESRCH).
+ */
+static void await_handover(struct picv_waiter *w)
+{
+	if (!w->handover)
+		return;
+	while ((atomic_load_explicit(&w->token, memory_order_acquire) & RTS_FUTEX_TID_MASK) !=
+	       w->tid) {
+		int ret = rts_backend()->pi_block(&w->token, NULL, false);
+		if (ret != 0 && ret != -EAGAIN && ret != -EINTR)
+			return;
 	}
 }
 
@@ -278,7 +400,7 @@ static int after_rewait(struct rts_picv *picv, struct picv_waiter *w)
 
 int rts_picv_wait(struct rts_picv *picv, rts_mutex_t *m, const struct timespec *deadline)
 {
-	struct picv_waiter w = { .tid = rts_self_tid(), .prio = rts_self_queue_priority() };
+	struct picv_waiter w = { .tid = rts_self_tid(), .prio = QUEUE_PRIORITY_UNREAD, .mutex = m };
 	w.loan.donor = w.tid;
 	w.loan.anchor = -1;
 	w.loan.timed = deadline != NULL;
@@ -318,8 +440,10 @@ int rts_picv_wait(struct rts_picv *picv, rts_mutex_t *m, const struct timespec *
 	rts_donation_end();
 	picv->n_waiters--;
 	rts_mutex_unlock(&picv->lock);
-	if (signalled)
+	if (signalled) {
+		await_handover(&w);
 		result = 0; /* a signal that chose this waiter is never lost to a timeout */
+	}
 	if (!released)
 		return result; /* the caller still owns the mutex */
 	int lock_result = rts_mutex_lock(m);
@@ -329,12 +453,13 @@ int rts_picv_wait(struct rts_picv *picv, rts_mutex_t *m, const struct timespec *
 int rts_picv_wake(struct rts_picv *picv, bool all)
 {
 	rts_mutex_lock(&picv->lock);
-	struct picv_waiter *first = picv->queue, *end = first;
+	struct picv_waiter *first = picv->queue, *end = first, *handovers = NULL;
 	for (int n = 0; end && (all || n < 1); n++)
 		end = end->next;
 	picv->queue = end;
-	wake_nodes(first, end, PICV_SIGNALLED);
+	wake_nodes(first, end, PICV_SIGNALLED, &handovers);
 	rts_mutex_unlock(&picv->lock);
+	hand_over(handovers);
 	return 0;
 }
 
