@@ -47,6 +47,60 @@ static void test_waiter_lends_to_helper_until_the_helper_signals(void)
 	CHECK_OK(rts_cond_destroy(&l.c.cond));
 }
 
+/*
+ * The helper signals with the waiter's mutex held and unlocks it only at
+ * step 2: the token is handed over at that unlock (like requeue-PI), so
+ * until then the waiter has not returned and still lends to the helper.
+ */
+static void *helper_signals_then_holds_mutex(struct actor *a)
+{
+	struct condition *c = a->context;
+	wait_step(a, 1);
+	CHECK_OK(rts_mutex_lock(&c->mutex));
+	c->ready = 1;
+	CHECK_OK(rts_cond_signal(&c->cond));
+	atomic_store(&a->result, 0); /* signalled, mutex held */
+	wait_step(a, 2);
+	CHECK_OK(rts_mutex_unlock(&c->mutex));
+	wait_step(a, 3);
+	atomic_store(&a->done, 1);
+	return NULL;
+}
+
+static void check_hand_over_at_unlock(void *(*wait)(struct actor *))
+{
+	static struct loan l;
+	h_require_rt(&rt_cpu, &free_cpu);
+	condition_init(&l.c);
+	start(&l.helper, helper_signals_then_holds_mutex, &l.c, LOW, &l.helper_thread);
+	CHECK_OK(rts_cond_helper_add(&l.c.cond, atomic_load(&l.helper.tid)));
+	start(&l.waiter, wait, &l.c, HIGH, &l.waiter_thread);
+	expect_prio(&l.helper, HIGH);
+	atomic_store(&l.helper.step, 1);
+	WAIT_FOR(atomic_load(&l.helper.result) == 0, 2000);
+	h_sleep_ms(150); /* past a timed waiter's 100 ms deadline */
+	CHECK_EQ(prio_of(&l.helper), h_fifo_prio_field(HIGH)); /* still lent to */
+	CHECK(!atomic_load(&l.waiter.done));
+	atomic_store(&l.helper.step, 2); /* the unlock hands the token over */
+	WAIT_FOR(atomic_load(&l.waiter.done), 2000);
+	CHECK_EQ(atomic_load(&l.waiter.result), 0); /* signalled: no ETIMEDOUT */
+	expect_prio(&l.helper, LOW);
+	atomic_store(&l.helper.step, 3);
+	h_join(l.helper_thread, 2000);
+	h_join(l.waiter_thread, 2000);
+	CHECK_OK(rts_cond_destroy(&l.c.cond));
+}
+
+static void test_helper_holding_the_mutex_hands_over_at_its_unlock(void)
+{
+	check_hand_over_at_unlock(waiter_work);
+}
+
+static void test_timed_waiter_signalled_before_its_deadline_is_not_timed_out(void)
+{
+	check_hand_over_at_unlock(timed_waiter_work);
+}
+
 static void test_a_signal_from_a_non_helper_also_ends_the_loan(void)
 {
 	static struct loan l;
@@ -393,6 +447,8 @@ static void test_without_picv_the_annoyer_delays_the_consumer(void)
 
 static const struct h_case cases[] = {
 	H_CASE(test_waiter_lends_to_helper_until_the_helper_signals, 10000),
+	H_CASE(test_helper_holding_the_mutex_hands_over_at_its_unlock, 10000),
+	H_CASE(test_timed_waiter_signalled_before_its_deadline_is_not_timed_out, 10000),
 	H_CASE(test_a_signal_from_a_non_helper_also_ends_the_loan, 10000),
 	H_CASE(test_timeout_ends_the_loan, 10000),
 	H_CASE(test_loans_combine_by_maximum, 10000),
