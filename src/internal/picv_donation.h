@@ -35,9 +35,13 @@ struct rts_loan {
 	uint32_t n_helpers;    /* >= 1 while in the graph */
 	uint32_t helpers[RTS_COND_MAX_HELPERS];
 	int anchor;            /* index in helpers, -1: none (every helper by sched_setattr) */
+	int donor_level;       /* the donor's level as read once, or RTS_LEVEL_UNREAD; graph lock */
 	int eff_level;         /* scratch for one recomputation */
 	uint32_t visit_epoch;  /* scratch for one graph walk */
 };
+
+/* loan.donor_level before the graph has read it (a waiter's level changes only by others while it waits). */
+#define RTS_LEVEL_UNREAD (-2)
 
 /* The TID the waiter's token must hold (0: it lends to no anchor and sleeps on its state). */
 static inline uint32_t rts_loan_anchor(const struct rts_loan *loan)

@@ -153,6 +153,7 @@ static int lend(struct rts_picv *picv, struct picv_waiter *w)
 	rts_donation_begin();
 	rts_donation_remove(&w->loan);
 	w->loan.n_helpers = picv->n_helpers;
+	w->loan.donor_level = RTS_LEVEL_UNREAD;
 	memcpy(w->loan.helpers, picv->helpers, picv->n_helpers * sizeof(picv->helpers[0]));
 	int err = picv->n_helpers ? rts_donation_add(&w->loan) : 0;
 	if (err)

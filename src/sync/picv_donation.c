@@ -26,8 +26,10 @@
  *
  * Priorities, with loans on cycles allowed, as the least fixpoint of
  *     eff(d)  = max(own(d), max{ eff(k.donor) : loan k lends to d })
- *     own(t)  = the remembered base level if the library raised t,
- *               else t's level as sched_getattr reports it now
+ *     own(d)  = the remembered base level if the library raised d,
+ *               else d's level as sched_getattr reported it when the
+ *               graph first needed it during this loan (d waits: only
+ *               others can change it, and they are not looked for)
  * for every donor d (a waiter with a loan). A helper h that some loan names
  * other than as its anchor is raised to
  *     want(h) = max{ eff(k.donor) : k lends to h, not as its anchor }
@@ -143,10 +145,18 @@ static bool anchors_lead_to(uint32_t from, uint32_t donor)
 	return false;
 }
 
-static int self_level(void)
+static int level_now(uint32_t tid)
 {
 	struct rts_sched_attr attr = { .size = sizeof(attr) };
-	return rts_sched_getattr(0, &attr) == 0 ? level_of(&attr) : 0;
+	return rts_sched_getattr((pid_t)tid, &attr) == 0 ? level_of(&attr) : NO_LEVEL;
+}
+
+/* The donor's level, read once per loan: it waits, so only others change it. */
+static int donor_level(struct rts_loan *loan)
+{
+	if (loan->donor_level == RTS_LEVEL_UNREAD)
+		loan->donor_level = level_now(loan->donor);
+	return loan->donor_level;
 }
 
 /* Helpers the library raises with sched_setattr (all but the anchor). */
@@ -167,7 +177,7 @@ int rts_donation_add(struct rts_loan *loan)
 	for (uint32_t i = 0; i < loan->n_helpers && loan->anchor < 0 && !loan->avoid_anchor; i++)
 		if (!anchors_lead_to(loan->helpers[i], loan->donor))
 			loan->anchor = (int)i;
-	if (n_donated(loan) > 0 && self_level() == NO_LEVEL)
+	if (n_donated(loan) > 0 && donor_level(loan) == NO_LEVEL)
 		return ENOTSUP; /* a deadline cannot be lent with sched_setattr */
 	loan->next = loans;
 	loans = loan;
@@ -199,13 +209,11 @@ static struct boost *boost_of(uint32_t tid)
 	return NULL;
 }
 
-static int own_level(uint32_t tid)
+/* A donor's own level: the base the library keeps if it raised the donor. */
+static int own_level(struct rts_loan *loan)
 {
-	struct boost *b = boost_of(tid);
-	if (b)
-		return level_of(&b->base);
-	struct rts_sched_attr attr = { .size = sizeof(attr) };
-	return rts_sched_getattr((pid_t)tid, &attr) == 0 ? level_of(&attr) : NO_LEVEL;
+	struct boost *b = boost_of(loan->donor);
+	return b ? level_of(&b->base) : donor_level(loan);
 }
 
 static int max_level(int a, int b)
@@ -222,7 +230,7 @@ static void compute_effective_levels(void)
 {
 	unsigned n_loans = 0;
 	for (struct rts_loan *k = loans; k; k = k->next) {
-		k->eff_level = own_level(k->donor);
+		k->eff_level = own_level(k);
 		n_loans++;
 	}
 	bool rose = true;
