@@ -21,7 +21,10 @@
  * figure is the median over repetitions of the batch's mean ns per call (the
  * targets are judged on these); the minimum over repetitions is shown beside
  * it, since on a shared VM interference only adds time. The slope is the
- * least-squares line through (helpers, ns/call) for 1..max.
+ * least-squares line through (helpers, ns/call) for 1..max (the target is
+ * judged on it). Printed beside it: the slope over 2..max, the cost of
+ * each helper within the donation graph, and the step from 1 to 2 helpers,
+ * where a call moves from the kernel's token alone to the graph.
  * Between batches the CPU idles 5 ms (RT throttling is at 95%).
  *
  * Usage: rtsched-picv-overhead [--cpu N] [--reps N] [--calls N]
@@ -418,6 +421,8 @@ int main(int argc, char **argv)
 		fit_n++;
 	double slope_ns = fit_n >= 2 ? slope(&ns[1], fit_n) : 0;
 	double slope_min_ns = fit_n >= 2 ? slope(&min_ns[1], fit_n) : 0;
+	double graph_slope_ns = fit_n >= 3 ? slope(&ns[2], fit_n - 1) : 0; /* x shifted: same slope */
+	double step_ns = fit_n >= 2 ? ns[2] - ns[1] : 0;
 	double one_ratio = ns[1] / ns[0];
 	double one_ratio_min = min_ns[1] / min_ns[0];
 	bool slope_ok = fit_n >= 2 && slope_ns <= TARGET_SLOPE_NS;
@@ -443,6 +448,9 @@ int main(int argc, char **argv)
 			       slope_ns, slope_min_ns);
 		else
 			printf("],\n \"slope_ns_per_helper\": null, \"slope_min_ns_per_helper\": null, ");
+		if (fit_n >= 3)
+			printf("\"graph_slope_ns_per_helper\": %.1f, \"step_1_to_2_ns\": %.1f, ",
+			       graph_slope_ns, step_ns);
 		printf("\"fitted_helpers\": %d,\n", fit_n);
 		printf(" \"one_helper_ratio\": %.3f, \"one_helper_ratio_min\": %.3f,\n", one_ratio,
 		       one_ratio_min);
@@ -477,6 +485,10 @@ int main(int argc, char **argv)
 			printf("slope: not measured (fewer than 2 helper counts supported)\n");
 		printf("one helper: %.2fx the ping-pong: target <= %.1fx: %s\n", one_ratio,
 		       TARGET_ONE_HELPER_RATIO, ratio_ok ? "met" : "MISSED");
+		if (fit_n >= 3)
+			printf("within the donation graph (2..%d helpers): %.0f ns per helper; "
+			       "step from 1 to 2 helpers: %.0f ns\n",
+			       fit_n, graph_slope_ns, step_ns);
 		if (fit_n >= 2)
 			printf("from the minima (for information): slope %.0f ns, one helper %.2fx\n",
 			       slope_min_ns, one_ratio_min);
