@@ -51,12 +51,16 @@
 #include <rtsched/cond.h>
 #include <rtsched/mutex.h>
 
+#include "pinned.h"
+#include "syscall_floor.h"
+
 #define MAX_HELPERS 64
 #define CALLER_PRIO 80
 #define HELPER_PRIO 10
 #define WARMUP_CALLS 200
 #define TARGET_SLOPE_NS 1500.0
 #define TARGET_ONE_HELPER_RATIO 1.5
+#define FLOOR_CALLS 5000 /* of each system call, per repetition */
 
 struct options {
 	int cpu;
@@ -65,13 +69,6 @@ struct options {
 	int max_helpers;
 	bool json;
 };
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void sleep_ms(int ms)
 {
@@ -163,25 +160,6 @@ static void *caller_main(void *arg)
 	return NULL;
 }
 
-static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg, int prio, bool fifo, int cpu)
-{
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	if (fifo) {
-		struct sched_param sp = { .sched_priority = prio };
-		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-		pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
-		pthread_attr_setschedparam(&attr, &sp);
-	}
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	int err = pthread_create(t, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	return err;
-}
-
 /* Measure one configuration; 0 or an error number (r->ns_per_call: the result). */
 static int run_config(struct rig *r)
 {
@@ -198,7 +176,7 @@ static int run_config(struct rig *r)
 	for (; started < r->n_helpers && !err; started++) {
 		args[started] = (struct helper_arg){ r, &r->helper_tid[started] };
 		err = note_error(r, "starting a helper thread on the CPU",
-				 start_thread(&r->helper[started], helper_main, &args[started],
+				 start_pinned_thread(&r->helper[started], helper_main, &args[started],
 					      HELPER_PRIO, r->fifo, r->cpu));
 		if (err)
 			break;
@@ -212,7 +190,7 @@ static int run_config(struct rig *r)
 	if (!err) {
 		pthread_t caller;
 		err = note_error(r, "starting the caller thread on the CPU",
-				 start_thread(&caller, caller_main, r, CALLER_PRIO, r->fifo, r->cpu));
+				 start_pinned_thread(&caller, caller_main, r, CALLER_PRIO, r->fifo, r->cpu));
 		if (!err)
 			pthread_join(caller, NULL);
 	}
@@ -377,8 +355,11 @@ int main(int argc, char **argv)
 	double *samples = calloc((size_t)rows * (size_t)o.reps, sizeof(double));
 	int *row_err = calloc((size_t)rows, sizeof(int));
 	const char **row_step = calloc((size_t)rows, sizeof(char *));
-	if (!samples || !row_err || !row_step)
+	double *getattr_ns = calloc((size_t)o.reps, sizeof(double));
+	double *setattr_ns = calloc((size_t)o.reps, sizeof(double));
+	if (!samples || !row_err || !row_step || !getattr_ns || !setattr_ns)
 		return 1;
+	int floor_err = 0;
 	for (int rep = 0; rep < o.reps; rep++) {
 		if (!o.json)
 			fprintf(stderr, "\rrepetition %d/%d", rep + 1, o.reps);
@@ -399,6 +380,12 @@ int main(int argc, char **argv)
 			free(r);
 			sleep_ms(5);
 		}
+		struct syscall_floor f = { 0, 0 };
+		if (!floor_err)
+			floor_err = measure_syscall_floor(o.cpu, fifo, CALLER_PRIO, HELPER_PRIO,
+							  FLOOR_CALLS, &f);
+		getattr_ns[rep] = f.getattr_ns;
+		setattr_ns[rep] = f.setattr_ns;
 	}
 	if (!o.json)
 		fputc('\n', stderr);
@@ -423,6 +410,8 @@ int main(int argc, char **argv)
 	double slope_min_ns = fit_n >= 2 ? slope(&min_ns[1], fit_n) : 0;
 	double graph_slope_ns = fit_n >= 3 ? slope(&ns[2], fit_n - 1) : 0; /* x shifted: same slope */
 	double step_ns = fit_n >= 2 ? ns[2] - ns[1] : 0;
+	struct syscall_floor floor = { median(getattr_ns, o.reps), median(setattr_ns, o.reps) };
+	double floor_ns = syscall_floor_per_helper_ns(&floor);
 	double one_ratio = ns[1] / ns[0];
 	double one_ratio_min = min_ns[1] / min_ns[0];
 	bool slope_ok = fit_n >= 2 && slope_ns <= TARGET_SLOPE_NS;
@@ -452,6 +441,10 @@ int main(int argc, char **argv)
 			printf("\"graph_slope_ns_per_helper\": %.1f, \"step_1_to_2_ns\": %.1f, ",
 			       graph_slope_ns, step_ns);
 		printf("\"fitted_helpers\": %d,\n", fit_n);
+		if (!floor_err && fifo)
+			printf(" \"sched_getattr_ns\": %.1f, \"sched_setattr_ns\": %.1f, "
+			       "\"syscall_floor_ns_per_helper\": %.1f,\n",
+			       floor.getattr_ns, floor.setattr_ns, floor_ns);
 		printf(" \"one_helper_ratio\": %.3f, \"one_helper_ratio_min\": %.3f,\n", one_ratio,
 		       one_ratio_min);
 		printf(" \"targets\": {\"slope_ns_max\": %.0f, \"slope_ok\": %s, "
@@ -492,7 +485,15 @@ int main(int argc, char **argv)
 		if (fit_n >= 2)
 			printf("from the minima (for information): slope %.0f ns, one helper %.2fx\n",
 			       slope_min_ns, one_ratio_min);
+		if (floor_err)
+			printf("system-call floor: not measured (%s)\n", strerror(floor_err));
+		else if (fifo)
+			printf("system-call floor per additional helper, this run: 2 sched_getattr "
+			       "(%.0f ns) + 2 sched_setattr (%.0f ns) = %.0f ns\n",
+			       floor.getattr_ns, floor.setattr_ns, floor_ns);
 	}
+	free(getattr_ns);
+	free(setattr_ns);
 	free(ns);
 	free(min_ns);
 	free(samples);
