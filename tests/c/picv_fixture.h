@@ -129,6 +129,13 @@ static inline void *helper_work(struct actor *a)
 	return NULL;
 }
 
+/* A helper that does nothing and ends at step 1, maybe while waiters lend to it. */
+static inline void *exiting_helper_work(struct actor *a)
+{
+	wait_step(a, 1);
+	return NULL;
+}
+
 static inline int prio_of(struct actor *a)
 {
 	return h_thread_prio(atomic_load(&a->tid));

@@ -273,12 +273,6 @@ static void test_helper_added_and_removed_while_a_waiter_waits(void)
 	h_join(tw, 2000);
 }
 
-static void *exiting_helper_work(struct actor *a)
-{
-	wait_step(a, 1);
-	return NULL; /* exits while the waiter lends to it */
-}
-
 static void test_helper_exit_wakes_its_waiter_with_esrch(void)
 {
 	h_require_rt(&rt_cpu, &free_cpu);

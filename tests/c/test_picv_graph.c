@@ -211,12 +211,6 @@ static void test_helpers_added_and_removed_while_a_waiter_waits(void)
 	h_join(tw, 2000);
 }
 
-static void *exiting_helper_work(struct actor *a)
-{
-	wait_step(a, 1);
-	return NULL;
-}
-
 /*
  * Helpers A (the anchor), B and C: B exits and the waiter keeps waiting; A
  * exits and the loan moves to C; C exits and the wait returns ESRCH.
