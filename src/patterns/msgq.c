@@ -139,11 +139,7 @@ RTS_EXPORT int rts_msgq_init(rts_msgq_t *q, const rts_msgq_attr_t *attr)
 	}
 	for (uint32_t i = 0; i < attr->capacity; i++)
 		q->free_slots[i] = attr->capacity - 1 - i; /* slot 0 is used first */
-	rts_mutexattr_t mattr;
-	rts_mutexattr_init(&mattr);
-	rts_mutexattr_setprotocol(&mattr, RTS_PROTO_PIP);
-	rts_mutex_init(&q->lock, &mattr);
-	rts_mutexattr_destroy(&mattr);
+	q->lock = (rts_mutex_t)RTS_MUTEX_PIP_INITIALIZER;
 	rts_cond_init(&q->not_empty, NULL);
 	rts_cond_init(&q->not_full, NULL);
 	if (attr->flags & MSGQ_F_PICV) {

@@ -128,11 +128,7 @@ RTS_EXPORT int rts_rpc_server_init(rts_rpc_server_t *s, const rts_rpc_attr_t *at
 	s->slots = calloc(attr->capacity, sizeof(*s->slots));
 	if (!s->slots)
 		return ENOMEM;
-	rts_mutexattr_t mattr;
-	rts_mutexattr_init(&mattr);
-	rts_mutexattr_setprotocol(&mattr, RTS_PROTO_PIP);
-	rts_mutex_init(&s->lock, &mattr);
-	rts_mutexattr_destroy(&mattr);
+	s->lock = (rts_mutex_t)RTS_MUTEX_PIP_INITIALIZER;
 	rts_cond_init(&s->not_empty, NULL);
 	rts_cond_init(&s->not_full, NULL);
 	rts_cond_init(&s->bound, NULL);

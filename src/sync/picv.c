@@ -482,10 +482,7 @@ static struct rts_picv *new_picv(void)
 	struct rts_picv *picv = calloc(1, sizeof(*picv));
 	if (!picv)
 		return NULL;
-	rts_mutexattr_t attr;
-	rts_mutexattr_init(&attr);
-	rts_mutexattr_setprotocol(&attr, RTS_PROTO_PIP);
-	rts_mutex_init(&picv->lock, &attr);
+	picv->lock = (rts_mutex_t)RTS_MUTEX_PIP_INITIALIZER;
 	return picv;
 }
 
