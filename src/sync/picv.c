@@ -132,8 +132,6 @@ static void enqueue(struct rts_picv *picv, struct picv_waiter *w)
 		queue_priority(w); /* lone waiters need no order */
 	while (*at && queue_priority(*at) >= w->prio)
 		at = &(*at)->next;
-	while (*at && (*at)->prio >= w->prio)
-		at = &(*at)->next;
 	w->next = *at;
 	*at = w;
 }
