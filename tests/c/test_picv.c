@@ -369,6 +369,66 @@ static void test_plain_waiters_refuse_the_first_helper(void)
 	h_join(tw, 2000);
 }
 
+/* Whether thread tid sleeps in futex(2) (/proc/<tid>/syscall starts with the call's number). */
+static bool sleeps_in_futex(pid_t tid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	long nr = -1;
+	int n = fscanf(f, "%ld", &nr);
+	fclose(f);
+	return n == 1 && nr == SYS_futex;
+}
+
+/*
+ * Signals wake PI-CV waiters highest priority first, FIFO among equals. The
+ * first waiter arrives alone (its priority is read only when the second
+ * one must be ordered against it).
+ */
+static void test_signals_wake_waiters_by_priority_fifo_among_equals(void)
+{
+	enum { N = 4 };
+	static const int prios[N] = { LOW, MID, HIGH, MID };
+	static const int expected[N] = { 2, 1, 3, 0 };
+	h_require_rt(&rt_cpu, &free_cpu);
+	static struct condition c;
+	condition_init(&c);
+	static struct actor helper, waiters[N];
+	pthread_t th, tw[N];
+	memset(&helper, 0, sizeof(helper));
+	memset(waiters, 0, sizeof(waiters));
+	start(&helper, idle_work, NULL, 1, &th);
+	CHECK_OK(rts_cond_helper_add(&c.cond, atomic_load(&helper.tid)));
+	for (int i = 0; i < N; i++) {
+		start(&waiters[i], waiter_work, &c, prios[i], &tw[i]);
+		WAIT_FOR(sleeps_in_futex(atomic_load(&waiters[i].tid)), 2000);
+	}
+	expect_prio(&helper, HIGH);
+	CHECK_OK(rts_mutex_lock(&c.mutex));
+	c.ready = 1;
+	CHECK_OK(rts_mutex_unlock(&c.mutex));
+	for (int k = 0; k < N; k++) {
+		CHECK_OK(rts_mutex_lock(&c.mutex));
+		CHECK_OK(rts_cond_signal(&c.cond));
+		CHECK_OK(rts_mutex_unlock(&c.mutex));
+		WAIT_FOR(atomic_load(&waiters[expected[k]].done), 2000);
+		for (int later = k + 1; later < N; later++)
+			CHECK_MSG(!atomic_load(&waiters[expected[later]].done),
+				  "waiter %d (priority %d) woke before waiter %d", expected[later],
+				  prios[expected[later]], expected[k]);
+		CHECK_EQ(atomic_load(&waiters[expected[k]].result), 0);
+	}
+	for (int i = 0; i < N; i++)
+		h_join(tw[i], 2000);
+	EXPECT_AT_BASE(&helper);
+	atomic_store(&helper.step, 2);
+	h_join(th, 2000);
+	CHECK_OK(rts_cond_destroy(&c.cond));
+}
+
 /*
  * Seed 004 Fig. 6 on one CPU: a high-priority consumer waits for a
  * low-priority producer that needs 60 ms of CPU; a medium "annoyer" then
@@ -453,6 +513,7 @@ static const struct h_case cases[] = {
 	H_CASE(test_donation_cycle_is_reported, 10000),
 	H_CASE(test_misuse_gets_exact_errors, 5000),
 	H_CASE(test_plain_waiters_refuse_the_first_helper, 10000),
+	H_CASE(test_signals_wake_waiters_by_priority_fifo_among_equals, 10000),
 	H_CASE(test_picv_keeps_the_annoyer_from_delaying_the_consumer, 20000),
 	H_CASE(test_without_picv_the_annoyer_delays_the_consumer, 20000),
 };
