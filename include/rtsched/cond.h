@@ -37,21 +37,30 @@ extern "C" {
 #define RTS_COND_F_REALTIME  0x00000200u /* timedwait deadlines on CLOCK_REALTIME */
 
 /*
- * seq:     the futex word waiters sleep on; every signal and broadcast that
- *          finds a waiter increments it.
- * waiters: threads between registering (with the mutex held) and leaving
- *          rts_cond_wait; signal and broadcast make no system call when 0.
+ * The fields are the library's; a program only declares, initialises
+ * (rts_cond_init or RTS_COND_INITIALIZER) and passes the object.
+ *
+ * seq:     process-shared: the futex word waiters sleep on; every signal
+ *          and broadcast that finds a waiter increments it.
+ * flags:   RTS_COND_F_*.
+ * waiters: process-private: the waiters queued in `queue` (bit 31: destroy
+ *          sleeps until they leave); process-shared: threads between
+ *          registering (with the mutex held) and leaving the wait.
+ *          Signal and broadcast make no system call when it is 0.
+ * lock:    process-private: a PI futex word guarding `queue` and `waiters`.
  * mutex_offset: (char *)mutex - (char *)cond of the mutex the waiters use.
  * picv:    PI-CV state (helpers, waiter queue), made by the first
  *          rts_cond_helper_add; NULL for a plain PI condition variable.
+ * queue:   process-private: the waiters, one record per waiting thread.
  */
 struct rts_cond_s {
 	uint32_t seq;
 	uint32_t flags;
 	uint32_t waiters;
-	uint32_t reserved0;
+	uint32_t lock;
 	int64_t mutex_offset;
 	void *picv;
+	void *queue;
 };
 
 typedef union rts_cond {

@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * What the condition variable's files share: cond.c (the public calls),
+ * cond_private.c (process-private: a queue of per-thread waiter records) and
+ * cond_shared.c (process-shared: one futex word and a waiter count).
+ */
 #ifndef RTS_INTERNAL_COND_H
 #define RTS_INTERNAL_COND_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <rtsched/cond.h>
 
@@ -10,5 +17,29 @@ _Static_assert(sizeof(rts_cond_t) == 64, "rts_cond_t is part of the ABI: 64 byte
 
 /* The RTS_COND_F_* bits of an attribute (NULL: the defaults); EINVAL if uninitialised. */
 int rts_condattr_flags(const rts_condattr_t *attr, uint32_t *flags);
+
+static inline _Atomic uint32_t *rts_cond_waiters(rts_cond_t *c)
+{
+	return (_Atomic uint32_t *)&c->s.waiters;
+}
+
+static inline clockid_t rts_cond_clock(const rts_cond_t *c)
+{
+	return (c->s.flags & RTS_COND_F_REALTIME) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+}
+
+/*
+ * The two algorithms. The caller of wait has checked the arguments and that
+ * it owns m; deadline is absolute on the condvar's clock (NULL: none). Each
+ * returns 0 or a positive error number, with m held again after a wait.
+ * Both waits are cancellation points (pthread_cancel).
+ */
+int rts_cond_private_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *deadline);
+int rts_cond_private_wake(rts_cond_t *c, bool all);
+int rts_cond_private_destroy(rts_cond_t *c);
+
+int rts_cond_shared_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *deadline);
+int rts_cond_shared_wake(rts_cond_t *c, bool all);
+int rts_cond_shared_destroy(rts_cond_t *c);
 
 #endif
