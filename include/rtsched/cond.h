@@ -52,6 +52,8 @@ extern "C" {
  * picv:    PI-CV state (helpers, waiter queue), made by the first
  *          rts_cond_helper_add; NULL for a plain PI condition variable.
  * queue:   process-private: the waiters, one record per waiting thread.
+ * incarnation: process-private: this condvar's number in the library's
+ *          registry of live condvars (0: not yet waited on).
  */
 struct rts_cond_s {
 	uint32_t seq;
@@ -61,6 +63,7 @@ struct rts_cond_s {
 	int64_t mutex_offset;
 	void *picv;
 	void *queue;
+	uint64_t incarnation;
 };
 
 typedef union rts_cond {

@@ -38,6 +38,17 @@ int rts_cond_private_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *
 int rts_cond_private_wake(rts_cond_t *c, bool all);
 int rts_cond_private_destroy(rts_cond_t *c);
 
+/*
+ * cond_registry.c: live process-private condvars, for cancelled waiters that
+ * pass a signal on (lock order: the registry lock, then a queue lock).
+ * enter returns the condvar's new incarnation (0: no memory, not registered).
+ */
+uint64_t rts_cond_registry_enter(rts_cond_t *c);
+void rts_cond_registry_lock(void);
+void rts_cond_registry_unlock(void);
+bool rts_cond_registry_holds(const rts_cond_t *c, uint64_t incarnation); /* under the lock */
+void rts_cond_registry_leave(const rts_cond_t *c);                      /* under the lock */
+
 int rts_cond_shared_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *deadline);
 int rts_cond_shared_wake(rts_cond_t *c, bool all);
 int rts_cond_shared_destroy(rts_cond_t *c);

@@ -58,10 +58,13 @@
  *
  * Cancellation (in step 3): the cleanup does step 4 and owns the mutex
  * again before the caller's cleanup handlers run. A cancelled waiter that a
- * signal had chosen but not yet moved is found not asleep by that signal,
- * which goes on to another waiter; one that the signal had already moved
- * onto the mutex was no longer blocked on the condvar: it keeps the signal,
- * and its handlers run holding the mutex, where they can see the condition.
+ * signal had chosen will not act on it, so it passes it on: if the signal
+ * had not moved it yet, the signaller found it not asleep and went on to
+ * the next waiter already; if it had (the waiter was cancelled while it
+ * waited for the mutex), the waiter signals the condvar itself, but only
+ * through the registry of live condvars (cond_registry.c), since the
+ * condvar may have been destroyed since it was taken out of the queue.
+ * Either way a spurious wake-up at worst, never a lost one.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -236,6 +239,7 @@ struct wait_frame {
 	rts_mutex_t *m;
 	struct cond_waiter *w;
 	uint32_t waiting;
+	uint64_t incarnation; /* the condvar's, in the registry */
 	bool robust_pending;
 };
 
@@ -249,13 +253,24 @@ static bool owns(rts_mutex_t *m)
 static void cancelled(void *arg)
 {
 	struct wait_frame *f = arg;
-	end_wait(f->c, f->w, f->waiting, -EINTR);
+	bool chosen = end_wait(f->c, f->w, f->waiting, -EINTR) == 0;
 	if (f->robust_pending)
 		rts_robust_list_clear_pending();
 	if (f->w->requeue_onto && owns(f->m))
 		rts_mutex_acquired_by_kernel(f->m); /* the kernel gave it before the unwinding */
 	else
 		rts_mutex_lock(f->m);
+	if (!chosen || !f->incarnation)
+		return;
+	rts_cond_registry_lock();
+	if (rts_cond_registry_holds(f->c, f->incarnation))
+		rts_cond_private_wake(f->c, false);
+	rts_cond_registry_unlock();
+}
+
+static _Atomic uint64_t *incarnation_of(rts_cond_t *c)
+{
+	return (_Atomic uint64_t *)&c->s.incarnation;
 }
 
 /* Step 3: the kernel's answer (0: woken, and for PIP owning the mutex). */
@@ -285,6 +300,12 @@ int rts_cond_private_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *
 	bool pi = rts_mutex_protocol(rts_mutex_flags_load(m)) == RTS_PROTO_PIP;
 	w->generation += GENERATION_STEP;
 	struct wait_frame f = { .c = c, .m = m, .w = w, .waiting = w->generation | WAITING };
+	/* The first wait registers the condvar (waiters hold m: one at a time). */
+	f.incarnation = atomic_load_explicit(incarnation_of(c), memory_order_relaxed);
+	if (!f.incarnation) {
+		f.incarnation = rts_cond_registry_enter(c);
+		atomic_store_explicit(incarnation_of(c), f.incarnation, memory_order_relaxed);
+	}
 	atomic_store_explicit(&w->word, f.waiting, memory_order_relaxed);
 	w->tid = rts_self_tid();
 	w->requeue_onto = pi ? rts_mutex_word(m) : NULL;
@@ -316,26 +337,35 @@ int rts_cond_private_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *
 	return result == ETIMEDOUT ? ETIMEDOUT : 0; /* EINTR: a spurious wake-up */
 }
 
+static bool any_waiting(rts_cond_t *c)
+{
+	for (struct cond_waiter *w = *queue_head(c); w; w = w->next)
+		if ((atomic_load_explicit(&w->word, memory_order_relaxed) & STATE_MASK) == WAITING)
+			return true;
+	return false;
+}
+
 int rts_cond_private_destroy(rts_cond_t *c)
 {
 	for (;;) {
+		rts_cond_registry_lock();
 		queue_lock(c);
-		for (struct cond_waiter *w = *queue_head(c); w; w = w->next)
-			if ((atomic_load_explicit(&w->word, memory_order_relaxed) & STATE_MASK) == WAITING) {
-				queue_unlock(c);
-				return EBUSY;
-			}
 		uint32_t leaving = atomic_load_explicit(rts_cond_waiters(c), memory_order_relaxed) &
 				   ~DESTROYER_SLEEPS;
-		if (leaving == 0) {
-			queue_unlock(c);
+		bool busy = any_waiting(c);
+		if (!busy && leaving) /* see below */
+			atomic_store_explicit(rts_cond_waiters(c), leaving | DESTROYER_SLEEPS,
+					      memory_order_relaxed);
+		queue_unlock(c);
+		if (!busy && !leaving && atomic_load_explicit(incarnation_of(c), memory_order_relaxed))
+			rts_cond_registry_leave(c);
+		rts_cond_registry_unlock();
+		if (busy)
+			return EBUSY;
+		if (!leaving)
 			return 0;
-		}
 		/* Waiters that timed out or were cancelled are unlinking themselves: they
 		 * need only the queue lock, so this wait is short. */
-		atomic_store_explicit(rts_cond_waiters(c), leaving | DESTROYER_SLEEPS,
-				      memory_order_relaxed);
-		queue_unlock(c);
 		rts_backend()->block(rts_cond_waiters(c), leaving | DESTROYER_SLEEPS, NULL,
 				     CLOCK_MONOTONIC, false);
 	}
