@@ -312,6 +312,9 @@ int rts_cond_private_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *
 	w->prio = PRIORITY_UNREAD;
 	if (atomic_load_explicit(rts_cond_waiters(c), memory_order_relaxed) & ~DESTROYER_SLEEPS)
 		w->prio = rts_queue_priority(0); /* read before the lock, not under it */
+	/* Everything the wait needs of c is read now: once queued, the record may be
+	 * taken and c destroyed at any moment. */
+	clockid_t clock = rts_cond_clock(c);
 
 	queue_lock(c);
 	enqueue(c, w);
@@ -325,7 +328,7 @@ int rts_cond_private_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *
 
 	f.robust_pending = pi && (rts_mutex_flags_load(m) & RTS_MUTEX_F_ROBUST) &&
 			   rts_mutex_robust_announce(m) == 0;
-	int slept = sleep_on_record(&f, deadline, rts_cond_clock(c));
+	int slept = sleep_on_record(&f, deadline, clock);
 	if (f.robust_pending && slept != 0)
 		rts_robust_list_clear_pending();
 	int result = end_wait(c, w, f.waiting, slept);

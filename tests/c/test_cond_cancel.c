@@ -142,12 +142,22 @@ static void *token_waiter(void *arg)
 	return NULL;
 }
 
-static int asleep(struct race *r)
+static int read_locked(struct race *r, const int *field)
 {
 	rts_mutex_lock(&r->m);
-	int n = r->asleep;
+	int value = *field;
 	rts_mutex_unlock(&r->m);
-	return n;
+	return value;
+}
+
+static int asleep(struct race *r)
+{
+	return read_locked(r, &r->asleep);
+}
+
+static int consumed(struct race *r)
+{
+	return read_locked(r, &r->consumed);
 }
 
 /*
@@ -180,13 +190,13 @@ static void signal_with_cancel(int pshared, int proto)
 		h_join(victim, 5000);
 		/* Whoever the signal chose, the token is taken: by the victim before
 		 * it acted on the cancellation, or by the survivor. */
-		WAIT_FOR(H_LOAD(&r->consumed) == 2 * round + 1, 3000);
+		WAIT_FOR(consumed(r) == 2 * round + 1, 3000);
 		CHECK_OK(rts_mutex_lock(&r->m));
 		r->tokens++;
 		CHECK_OK(rts_cond_broadcast(&r->c));
 		CHECK_OK(rts_mutex_unlock(&r->m));
 		h_join(keeper, 5000);
-		if (H_LOAD(&r->consumed) == 2 * round + 1) { /* the keeper took the first token: take back the second */
+		if (consumed(r) == 2 * round + 1) { /* the keeper took the first token: take back the second */
 			CHECK_OK(rts_mutex_lock(&r->m));
 			r->tokens--;
 			r->consumed++;
