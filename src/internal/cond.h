@@ -41,9 +41,12 @@ int rts_cond_private_destroy(rts_cond_t *c);
 /*
  * cond_registry.c: live process-private condvars, for cancelled waiters that
  * pass a signal on (lock order: the registry lock, then a queue lock).
- * enter returns the condvar's new incarnation (0: no memory, not registered).
+ * rts_cond_incarnation registers the condvar at its first wait (the caller
+ * owns the waiters' mutex, so one at a time) and returns its incarnation
+ * (0: no memory, not registered).
  */
-uint64_t rts_cond_registry_enter(rts_cond_t *c);
+uint64_t rts_cond_incarnation(rts_cond_t *c);
+bool rts_cond_registered(rts_cond_t *c);
 void rts_cond_registry_lock(void);
 void rts_cond_registry_unlock(void);
 bool rts_cond_registry_holds(const rts_cond_t *c, uint64_t incarnation); /* under the lock */

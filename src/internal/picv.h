@@ -11,8 +11,12 @@
 
 /* The condvar's PI-CV state, or NULL (acquire: pairs with its installation). */
 struct rts_picv *rts_picv_of(rts_cond_t *cond);
-/* As rts_cond_timedwait; the caller owns mutex. deadline on CLOCK_MONOTONIC or NULL. */
-int rts_picv_wait(struct rts_picv *picv, rts_mutex_t *mutex, const struct timespec *deadline_mono);
+/*
+ * As rts_cond_timedwait on cond, whose PI-CV state is picv; the caller owns
+ * mutex. deadline on CLOCK_MONOTONIC or NULL. A cancellation point.
+ */
+int rts_picv_wait(rts_cond_t *cond, struct rts_picv *picv, rts_mutex_t *mutex,
+		  const struct timespec *deadline_mono);
 /* Wake the highest-priority waiter, or every waiter. */
 int rts_picv_wake(struct rts_picv *picv, bool all);
 /*
@@ -23,7 +27,7 @@ int rts_picv_wake(struct rts_picv *picv, bool all);
 extern __thread struct picv_waiter *rts_picv_parked __attribute__((tls_model("initial-exec")));
 /* After the calling thread has unlocked m: hand over the tokens parked on it. */
 void rts_picv_hand_over_parked(rts_mutex_t *mutex);
-/* EBUSY while threads wait; otherwise frees the state. */
+/* EBUSY while threads are blocked; waits for woken ones still leaving; then frees the state. */
 int rts_picv_destroy(rts_cond_t *cond);
 
 #endif

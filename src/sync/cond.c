@@ -91,7 +91,7 @@ static int wait_common(rts_cond_t *c, rts_mutex_t *m, const struct timespec *dea
 			deadline_mono = rts_timespec_convert(deadline, CLOCK_REALTIME, CLOCK_MONOTONIC);
 			deadline = &deadline_mono;
 		}
-		return rts_picv_wait(picv, m, deadline);
+		return rts_picv_wait(c, picv, m, deadline);
 	}
 	return cond_pshared(c) ? rts_cond_shared_wait(c, m, deadline)
 			       : rts_cond_private_wait(c, m, deadline);

@@ -268,10 +268,6 @@ static void cancelled(void *arg)
 	rts_cond_registry_unlock();
 }
 
-static _Atomic uint64_t *incarnation_of(rts_cond_t *c)
-{
-	return (_Atomic uint64_t *)&c->s.incarnation;
-}
 
 /* Step 3: the kernel's answer (0: woken, and for PIP owning the mutex). */
 static int sleep_on_record(struct wait_frame *f, const struct timespec *deadline, clockid_t clock)
@@ -300,12 +296,7 @@ int rts_cond_private_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *
 	bool pi = rts_mutex_protocol(rts_mutex_flags_load(m)) == RTS_PROTO_PIP;
 	w->generation += GENERATION_STEP;
 	struct wait_frame f = { .c = c, .m = m, .w = w, .waiting = w->generation | WAITING };
-	/* The first wait registers the condvar (waiters hold m: one at a time). */
-	f.incarnation = atomic_load_explicit(incarnation_of(c), memory_order_relaxed);
-	if (!f.incarnation) {
-		f.incarnation = rts_cond_registry_enter(c);
-		atomic_store_explicit(incarnation_of(c), f.incarnation, memory_order_relaxed);
-	}
+	f.incarnation = rts_cond_incarnation(c);
 	atomic_store_explicit(&w->word, f.waiting, memory_order_relaxed);
 	w->tid = rts_self_tid();
 	w->requeue_onto = pi ? rts_mutex_word(m) : NULL;
@@ -360,7 +351,7 @@ int rts_cond_private_destroy(rts_cond_t *c)
 			atomic_store_explicit(rts_cond_waiters(c), leaving | DESTROYER_SLEEPS,
 					      memory_order_relaxed);
 		queue_unlock(c);
-		if (!busy && !leaving && atomic_load_explicit(incarnation_of(c), memory_order_relaxed))
+		if (!busy && !leaving && rts_cond_registered(c))
 			rts_cond_registry_leave(c);
 		rts_cond_registry_unlock();
 		if (busy)

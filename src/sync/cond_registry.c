@@ -101,7 +101,7 @@ static void erase(struct entry *e)
 	}
 }
 
-uint64_t rts_cond_registry_enter(rts_cond_t *c)
+static uint64_t registry_enter(rts_cond_t *c)
 {
 	uint64_t incarnation = 0;
 	rts_mutex_lock(&registry_lock);
@@ -138,4 +138,24 @@ void rts_cond_registry_leave(const rts_cond_t *c)
 	struct entry *e = find(c);
 	if (e)
 		erase(e);
+}
+
+static _Atomic uint64_t *incarnation_of(rts_cond_t *c)
+{
+	return (_Atomic uint64_t *)&c->s.incarnation;
+}
+
+uint64_t rts_cond_incarnation(rts_cond_t *c)
+{
+	uint64_t incarnation = atomic_load_explicit(incarnation_of(c), memory_order_relaxed);
+	if (!incarnation) {
+		incarnation = registry_enter(c);
+		atomic_store_explicit(incarnation_of(c), incarnation, memory_order_relaxed);
+	}
+	return incarnation;
+}
+
+bool rts_cond_registered(rts_cond_t *c)
+{
+	return atomic_load_explicit(incarnation_of(c), memory_order_relaxed) != 0;
 }

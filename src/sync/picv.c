@@ -39,8 +39,18 @@
  * Invariants:
  *  - a waiter's node lives in its own stack frame; it is in the queue from
  *    registration until a waker pops it (setting SIGNALLED) or the waiter
- *    removes itself (timeout, error); the waiter takes the internal lock
- *    before its frame ends, and wakers touch a node only under that lock;
+ *    removes itself (timeout, error, cancellation); wakers touch a node only
+ *    under the internal lock, and read its `next` before they wake it;
+ *  - a waiter touches the PI-CV after it first slept only with its node
+ *    claimed (PICV_CLAIMED, its own CAS, which fails once SIGNALLED): a
+ *    waker that pops an unclaimed node counts it out of n_waiters, and that
+ *    waiter never touches the PI-CV again, so the condvar may be destroyed
+ *    and freed right after a signal or broadcast (POSIX); destroy returns
+ *    EBUSY while a queued node is unclaimed (blocked), and waits for the
+ *    claimed ones (`exits`);
+ *  - a cancelled waiter leaves as on a timeout, and passes on a signal that
+ *    chose it: under the lock while it still counts, or, if its waker counted
+ *    it out, through the registry of live condvars (cond_registry.c);
  *  - the loan and the token are changed only by the waiter, under the
  *    internal lock, and only while its state is WAITING, so a waker always
  *    knows which way to wake a node;
@@ -70,6 +80,8 @@
 #include <rtsched/cond.h>
 
 #include "internal/backend.h"
+#include "internal/cancel.h"
+#include "internal/cond.h"
 #include "internal/ceiling.h"
 #include "internal/export.h"
 #include "internal/mutex.h"
@@ -85,6 +97,15 @@ enum waiter_state {
 	PICV_SIGNALLED = 1, /* popped by a signal or broadcast: the wait is over */
 	PICV_REWAIT = 2,    /* the helpers changed: block again, lending anew */
 };
+
+/*
+ * Bit of a node's state: the waiter has claimed its node to touch the PI-CV
+ * (set only by the waiter, with a CAS, never while SIGNALLED; cleared by it
+ * under the lock). A waker that pops a claimed node leaves the waiter count
+ * to the waiter; one that pops an unclaimed node counts it out itself, and
+ * that waiter never touches the PI-CV again (it may be destroyed at once).
+ */
+#define PICV_CLAIMED 4u
 
 #define QUEUE_PRIORITY_UNREAD (-1)
 
@@ -105,7 +126,9 @@ struct rts_picv {
 	uint32_t n_helpers;
 	uint32_t helpers[RTS_COND_MAX_HELPERS]; /* in the order added */
 	struct picv_waiter *queue;
-	uint32_t n_waiters;
+	uint32_t n_waiters;    /* queued, and popped while claimed */
+	rts_futex_word exits;  /* claims released: destroy sleeps on it */
+	bool destroyer_sleeps;
 };
 
 static _Atomic(struct rts_picv *) *picv_slot(rts_cond_t *c)
@@ -183,11 +206,12 @@ static void wake_waiter(struct picv_waiter *w)
  * The priorities are restored after the wakes: restoring may lower the
  * caller itself. Token hand-overs go on *handovers if that is not NULL.
  */
-static void wake_nodes(struct picv_waiter *first, struct picv_waiter *end, uint32_t state,
-		       struct picv_waiter **handovers)
+static void wake_nodes(struct rts_picv *picv, struct picv_waiter *first, struct picv_waiter *end,
+		       uint32_t state, struct picv_waiter **handovers)
 {
 	rts_donation_begin();
-	for (struct picv_waiter *w = first; w != end; w = w->next) {
+	for (struct picv_waiter *w = first, *next; w != end; w = next) {
+		next = w->next; /* a woken unclaimed waiter may leave at once */
 		rts_donation_remove(&w->loan);
 		bool later = handovers && rts_loan_anchor(&w->loan) == rts_self_tid();
 		if (later) {
@@ -195,7 +219,14 @@ static void wake_nodes(struct picv_waiter *first, struct picv_waiter *end, uint3
 			w->next_handover = *handovers;
 			*handovers = w;
 		}
-		atomic_store_explicit(&w->state, state, memory_order_release);
+		uint32_t old = atomic_load_explicit(&w->state, memory_order_relaxed);
+		while (!atomic_compare_exchange_weak_explicit(&w->state, &old,
+							      state | (old & PICV_CLAIMED),
+							      memory_order_release, memory_order_relaxed))
+			;
+		bool claimed = old & PICV_CLAIMED;
+		if (state == PICV_SIGNALLED && !claimed)
+			picv->n_waiters--;
 		if (!later)
 			wake_waiter(w);
 	}
@@ -258,7 +289,30 @@ void rts_picv_hand_over_parked(rts_mutex_t *m)
 
 static void rewait_all(struct rts_picv *picv)
 {
-	wake_nodes(picv->queue, NULL, PICV_REWAIT, NULL);
+	wake_nodes(picv, picv->queue, NULL, PICV_REWAIT, NULL);
+}
+
+/* A wait's frame, for its cancellation cleanup. */
+struct picv_frame {
+	struct rts_picv *picv;
+	rts_cond_t *cond;
+	uint64_t incarnation; /* the condvar's, in the registry of live condvars */
+	struct picv_waiter *w;
+	rts_mutex_t *mutex; /* the caller's */
+};
+
+static void cancelled(void *frame);
+
+/* One blocking call on the token, a cancellation point (internal/cancel.h). */
+static int pi_block_cancellable(struct picv_frame *f, const struct timespec *deadline)
+{
+	int ret;
+	pthread_cleanup_push(cancelled, f);
+	int cancel_type = rts_cancel_async_begin();
+	ret = rts_backend()->pi_block(&f->w->token, deadline, false);
+	rts_cancel_async_end(cancel_type);
+	pthread_cleanup_pop(0);
+	return ret;
 }
 
 #if defined(__SANITIZE_THREAD__)
@@ -268,8 +322,9 @@ static void rewait_all(struct rts_picv *picv)
  * token wait there: under TSan the wait wakes up every millisecond to look
  * at its state instead. Production builds never poll.
  */
-static int pi_block_until_woken(struct picv_waiter *w, const struct timespec *deadline)
+static int pi_block_until_woken(struct picv_frame *f, const struct timespec *deadline)
 {
+	struct picv_waiter *w = f->w;
 	for (;;) {
 		struct timespec now;
 		clock_gettime(CLOCK_MONOTONIC, &now);
@@ -277,7 +332,7 @@ static int pi_block_until_woken(struct picv_waiter *w, const struct timespec *de
 		if (deadline && rts_timespec_to_ns(deadline) < poll_ns)
 			poll_ns = rts_timespec_to_ns(deadline);
 		struct timespec poll = rts_ns_to_timespec(poll_ns);
-		int ret = rts_backend()->pi_block(&w->token, &poll, false);
+		int ret = pi_block_cancellable(f, &poll);
 		bool final = deadline && poll_ns == rts_timespec_to_ns(deadline);
 		if (ret != -ETIMEDOUT || final ||
 		    atomic_load_explicit(&w->state, memory_order_acquire) != PICV_WAITING)
@@ -285,26 +340,31 @@ static int pi_block_until_woken(struct picv_waiter *w, const struct timespec *de
 	}
 }
 #else
-static int pi_block_until_woken(struct picv_waiter *w, const struct timespec *deadline)
+static int pi_block_until_woken(struct picv_frame *f, const struct timespec *deadline)
 {
-	return rts_backend()->pi_block(&w->token, deadline, false);
+	return pi_block_cancellable(f, deadline);
 }
 #endif
 
 /* Block lending to the anchor. 0 (look at the state), ETIMEDOUT, ESRCH (the anchor exited), EDEADLK. */
-static int sleep_lending(struct picv_waiter *w, const struct timespec *deadline)
+static int sleep_lending(struct picv_frame *f, const struct timespec *deadline)
 {
+	struct picv_waiter *w = f->w;
 	sigjmp_buf jump;
 	/* The handler runs with the wait's own signal mask (SA_NODEFER, no
-	 * sa_mask), so leaving it needs no mask restored: no system call. */
-	if (sigsetjmp(jump, 0))
+	 * sa_mask), so leaving it needs no mask restored: no system call. It may
+	 * jump out of the cancellable call, whose type a condvar wait's caller
+	 * has deferred (POSIX: waits are not async-cancel-safe). */
+	if (sigsetjmp(jump, 0)) {
+		pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, NULL);
 		return 0; /* the wake signal: the state says why */
+	}
 	rts_wake_jump = &jump;
 	if (atomic_load_explicit(&w->state, memory_order_acquire) != PICV_WAITING) {
 		rts_wake_jump = NULL;
 		return 0;
 	}
-	int ret = pi_block_until_woken(w, deadline);
+	int ret = pi_block_until_woken(f, deadline);
 	rts_wake_jump = NULL;
 	switch (ret) {
 	case 0: /* the token is ours: handed over by the anchor, or the anchor died */
@@ -341,9 +401,14 @@ static void await_handover(struct picv_waiter *w)
 	}
 }
 
-static int sleep_plain(struct picv_waiter *w, const struct timespec *deadline)
+static int sleep_plain(struct picv_frame *f, const struct timespec *deadline)
 {
-	int ret = rts_backend()->block(&w->state, PICV_WAITING, deadline, CLOCK_MONOTONIC, false);
+	int ret;
+	pthread_cleanup_push(cancelled, f);
+	int cancel_type = rts_cancel_async_begin();
+	ret = rts_backend()->block(&f->w->state, PICV_WAITING, deadline, CLOCK_MONOTONIC, false);
+	rts_cancel_async_end(cancel_type);
+	pthread_cleanup_pop(0);
 	return ret == -ETIMEDOUT ? ETIMEDOUT : 0;
 }
 
@@ -359,9 +424,14 @@ static bool thread_exists(pid_t tid)
  * to those left (0), or, when none is left, give up with ESRCH. Other
  * waiters that lent to the anchor learn it from their own tokens.
  */
+static uint32_t state_of(struct picv_waiter *w)
+{
+	return atomic_load_explicit(&w->state, memory_order_acquire) & ~PICV_CLAIMED;
+}
+
 static int after_anchor_exit(struct rts_picv *picv, struct picv_waiter *w)
 {
-	if (atomic_load_explicit(&w->state, memory_order_relaxed) != PICV_WAITING)
+	if (state_of(w) != PICV_WAITING)
 		return 0; /* signalled or rewaiting: the state decides */
 	uint32_t dead_anchor = rts_loan_anchor(&w->loan), kept = 0;
 	for (uint32_t i = 0; i < picv->n_helpers; i++) {
@@ -382,7 +452,7 @@ static int after_anchor_exit(struct rts_picv *picv, struct picv_waiter *w)
  */
 static int after_kernel_deadlock(struct rts_picv *picv, struct picv_waiter *w)
 {
-	if (atomic_load_explicit(&w->state, memory_order_relaxed) != PICV_WAITING)
+	if (state_of(w) != PICV_WAITING)
 		return 0;
 	w->loan.avoid_anchor = true;
 	return lend(picv, w);
@@ -391,15 +461,105 @@ static int after_kernel_deadlock(struct rts_picv *picv, struct picv_waiter *w)
 /* Lend anew after a change of helpers (under the lock). */
 static int after_rewait(struct rts_picv *picv, struct picv_waiter *w)
 {
-	if (atomic_load_explicit(&w->state, memory_order_relaxed) != PICV_REWAIT)
+	if (state_of(w) != PICV_REWAIT)
 		return 0;
-	atomic_store_explicit(&w->state, PICV_WAITING, memory_order_relaxed);
+	atomic_store_explicit(&w->state, PICV_WAITING | PICV_CLAIMED, memory_order_relaxed);
 	return lend(picv, w);
 }
 
-int rts_picv_wait(struct rts_picv *picv, rts_mutex_t *m, const struct timespec *deadline)
+/* Before the waiter touches the PI-CV: false if a waker popped it unclaimed (hands off). */
+static bool claim(struct picv_waiter *w)
+{
+	uint32_t state = atomic_load_explicit(&w->state, memory_order_acquire);
+	do {
+		if (state & PICV_CLAIMED)
+			return true;
+		if (state == PICV_SIGNALLED)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&w->state, &state, state | PICV_CLAIMED,
+							 memory_order_acquire, memory_order_acquire));
+	return true;
+}
+
+/* Under the lock: a claim ends; wake a destroy waiting for it. */
+static void count_exit(struct rts_picv *picv)
+{
+	atomic_fetch_add_explicit(&picv->exits, 1, memory_order_relaxed);
+	if (picv->destroyer_sleeps) {
+		picv->destroyer_sleeps = false;
+		rts_backend()->wake(&picv->exits, 1, false);
+	}
+}
+
+/* Under the lock: pop the first waiter (or all) and wake them; hand-overs go on *handovers. */
+static void wake_locked(struct rts_picv *picv, bool all, struct picv_waiter **handovers)
+{
+	struct picv_waiter *first = picv->queue, *end = first;
+	for (int n = 0; end && (all || n < 1); n++)
+		end = end->next;
+	picv->queue = end;
+	wake_nodes(picv, first, end, PICV_SIGNALLED, handovers);
+}
+
+/*
+ * The waiter leaves the PI-CV: true if a signal chose it. Unless a waker
+ * popped it unclaimed (and counted it out), under the lock: out of the queue
+ * and the graph, counted out. A cancelled waiter (pass_on) that a signal
+ * chose wakes another in its place while it is still counted, which keeps
+ * the condvar alive. *counted_out: the waker counted it out, so it could
+ * not pass a signal on here.
+ */
+static bool leave(struct rts_picv *picv, struct picv_waiter *w, bool pass_on, bool *counted_out)
+{
+	*counted_out = !claim(w);
+	if (*counted_out)
+		return true;
+	struct picv_waiter *handovers = NULL;
+	rts_mutex_lock(&picv->lock);
+	bool signalled = state_of(w) == PICV_SIGNALLED;
+	if (!signalled)
+		dequeue(picv, w);
+	rts_donation_begin();
+	rts_donation_remove(&w->loan);
+	rts_donation_end();
+	if (signalled && pass_on)
+		wake_locked(picv, false, &handovers);
+	picv->n_waiters--;
+	count_exit(picv);
+	rts_mutex_unlock(&picv->lock);
+	hand_over(handovers);
+	return signalled;
+}
+
+/*
+ * Cancelled while blocked: leave, take the mutex again and pass on a
+ * signal that chose this waiter before the caller's cleanup handlers run.
+ * A waiter counted out by its waker passes it on only through the registry
+ * of live condvars: the condvar may have been destroyed since.
+ */
+static void cancelled(void *frame)
+{
+	struct picv_frame *f = frame;
+	rts_wake_jump = NULL; /* a late wake signal must not jump into this frame */
+	bool counted_out;
+	bool signalled = leave(f->picv, f->w, true, &counted_out);
+	if (signalled)
+		await_handover(f->w);
+	rts_mutex_lock(f->mutex);
+	if (!signalled || !counted_out || !f->incarnation)
+		return;
+	rts_cond_registry_lock();
+	if (rts_cond_registry_holds(f->cond, f->incarnation))
+		rts_picv_wake(f->picv, false);
+	rts_cond_registry_unlock();
+}
+
+int rts_picv_wait(rts_cond_t *c, struct rts_picv *picv, rts_mutex_t *m,
+		  const struct timespec *deadline)
 {
 	struct picv_waiter w = { .tid = rts_self_tid(), .prio = QUEUE_PRIORITY_UNREAD, .mutex = m };
+	struct picv_frame f = { .picv = picv, .cond = c, .w = &w, .mutex = m };
+	f.incarnation = rts_cond_incarnation(c);
 	w.loan.donor = w.tid;
 	w.loan.anchor = -1;
 	w.loan.timed = deadline != NULL;
@@ -415,11 +575,12 @@ int rts_picv_wait(struct rts_picv *picv, rts_mutex_t *m, const struct timespec *
 		released = result == 0;
 	}
 	while (result == 0) {
-		result = rts_loan_anchor(&w.loan) ? sleep_lending(&w, deadline)
-						  : sleep_plain(&w, deadline);
-		uint32_t state = atomic_load_explicit(&w.state, memory_order_acquire);
-		if (state == PICV_SIGNALLED || (result && result != ESRCH && result != EDEADLK))
+		result = rts_loan_anchor(&w.loan) ? sleep_lending(&f, deadline)
+						  : sleep_plain(&f, deadline);
+		if (result && result != ESRCH && result != EDEADLK)
 			break;
+		if (!claim(&w))
+			break; /* popped unclaimed: never touch the PI-CV again */
 		rts_mutex_lock(&picv->lock);
 		if (result == ESRCH)
 			result = after_anchor_exit(picv, &w);
@@ -427,19 +588,18 @@ int rts_picv_wait(struct rts_picv *picv, rts_mutex_t *m, const struct timespec *
 			result = after_kernel_deadlock(picv, &w);
 		else
 			result = after_rewait(picv, &w);
+		bool popped = state_of(&w) == PICV_SIGNALLED;
+		if (!popped) { /* back to sleep, unclaimed */
+			atomic_store_explicit(&w.state, state_of(&w), memory_order_relaxed);
+			count_exit(picv);
+		}
 		rts_mutex_unlock(&picv->lock);
+		if (popped)
+			break; /* still claimed: leave() counts it out */
 	}
 
-	rts_mutex_lock(&picv->lock);
-	bool signalled = atomic_load_explicit(&w.state, memory_order_acquire) == PICV_SIGNALLED;
-	if (!signalled)
-		dequeue(picv, &w);
-	rts_donation_begin();
-	rts_donation_remove(&w.loan);
-	rts_donation_end();
-	picv->n_waiters--;
-	rts_mutex_unlock(&picv->lock);
-	if (signalled) {
+	bool counted_out;
+	if (leave(picv, &w, false, &counted_out)) {
 		await_handover(&w);
 		result = 0; /* a signal that chose this waiter is never lost to a timeout */
 	}
@@ -451,28 +611,50 @@ int rts_picv_wait(struct rts_picv *picv, rts_mutex_t *m, const struct timespec *
 
 int rts_picv_wake(struct rts_picv *picv, bool all)
 {
+	struct picv_waiter *handovers = NULL;
 	rts_mutex_lock(&picv->lock);
-	struct picv_waiter *first = picv->queue, *end = first, *handovers = NULL;
-	for (int n = 0; end && (all || n < 1); n++)
-		end = end->next;
-	picv->queue = end;
-	wake_nodes(first, end, PICV_SIGNALLED, &handovers);
+	wake_locked(picv, all, &handovers);
 	rts_mutex_unlock(&picv->lock);
 	hand_over(handovers);
 	return 0;
 }
 
+/* Under the lock: a queued waiter that has not claimed its node is blocked. */
+static bool any_blocked(struct rts_picv *picv)
+{
+	for (struct picv_waiter *w = picv->queue; w; w = w->next)
+		if (!(atomic_load_explicit(&w->state, memory_order_relaxed) & PICV_CLAIMED))
+			return true;
+	return false;
+}
+
 int rts_picv_destroy(rts_cond_t *c)
 {
 	struct rts_picv *picv = rts_picv_of(c);
-	rts_mutex_lock(&picv->lock);
-	uint32_t waiting = picv->n_waiters;
-	rts_mutex_unlock(&picv->lock);
-	if (waiting)
-		return EBUSY;
-	atomic_store_explicit(picv_slot(c), NULL, memory_order_release);
-	free(picv);
-	return 0;
+	for (;;) {
+		rts_cond_registry_lock();
+		rts_mutex_lock(&picv->lock);
+		bool blocked = any_blocked(picv);
+		uint32_t inside = picv->n_waiters; /* leaving, or between two sleeps */
+		uint32_t exits = atomic_load_explicit(&picv->exits, memory_order_relaxed);
+		if (!blocked && inside)
+			picv->destroyer_sleeps = true;
+		rts_mutex_unlock(&picv->lock);
+		if (!blocked && !inside) {
+			atomic_store_explicit(picv_slot(c), NULL, memory_order_release);
+			if (rts_cond_registered(c))
+				rts_cond_registry_leave(c);
+		}
+		rts_cond_registry_unlock();
+		if (blocked)
+			return EBUSY;
+		if (!inside) {
+			free(picv);
+			return 0;
+		}
+		/* Claimed waiters need only the lock: this wait is short. */
+		rts_backend()->block(&picv->exits, exits, NULL, CLOCK_MONOTONIC, false);
+	}
 }
 
 static struct rts_picv *new_picv(void)

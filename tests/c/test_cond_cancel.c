@@ -12,8 +12,21 @@
  *  - a signal that arrives together with a cancellation is not lost: the
  *    cancelled waiter took it and returned from the wait, or the other
  *    waiter gets it (many rounds, process-private and process-shared).
+ * The private cases again on a PI-CV (the main thread is the helper the
+ * waiters lend to, and it hands a signalled waiter its token when it
+ * unlocks the mutex).
  */
 #include "rts_helpers.h"
+
+/* Case arguments: the mutex protocol, with WITH_HELPER for a PI-CV. */
+#define WITH_HELPER 0x100
+
+static void cond_init_case(rts_cond_t *c, int pshared, int arg)
+{
+	cond_init_with(c, pshared, CLOCK_MONOTONIC);
+	if (arg & WITH_HELPER)
+		CHECK_OK(rts_cond_helper_add(c, h_gettid()));
+}
 
 struct cancel_pair {
 	rts_mutex_t m;
@@ -65,20 +78,18 @@ static void join_cancelled(pthread_t t, int timeout_ms)
 	CHECK(result == PTHREAD_CANCELED);
 }
 
-static void cancel_in_wait(int proto, bool timed, bool self_cancel)
+static void cancel_in_wait(int arg, bool timed, bool self_cancel)
 {
 	struct cancel_pair *p = calloc(1, sizeof(*p));
 	CHECK(p != NULL);
-	mutex_init_proto(&p->m, proto);
-	CHECK_OK(rts_cond_init(&p->c, NULL));
+	mutex_init_proto(&p->m, arg & ~WITH_HELPER);
+	cond_init_case(&p->c, RTS_PROCESS_PRIVATE, arg);
 	p->timed = timed;
 	p->self_cancel = self_cancel;
 	pthread_t t;
 	h_thread_start(&t, cancellable_waiter, p, 0, -1);
 	if (!self_cancel) {
-		WAIT_FOR(H_LOAD(&p->in_wait) && cond_waiters(&p->c) == 1 &&
-				 h_thread_state(H_LOAD(&p->tid)) == 'S',
-			 3000);
+		WAIT_FOR(H_LOAD(&p->in_wait) && h_thread_state(H_LOAD(&p->tid)) == 'S', 3000);
 		CHECK_OK(pthread_cancel(t));
 	}
 	/* Far less than the 60 s deadline: the cancellation is acted on at once. */
@@ -93,19 +104,19 @@ static void cancel_in_wait(int proto, bool timed, bool self_cancel)
 	free(p);
 }
 
-static void cancel_untimed(int proto)
+static void cancel_untimed(int arg)
 {
-	cancel_in_wait(proto, false, false);
+	cancel_in_wait(arg, false, false);
 }
 
-static void cancel_timed(int proto)
+static void cancel_timed(int arg)
 {
-	cancel_in_wait(proto, true, false);
+	cancel_in_wait(arg, true, false);
 }
 
-static void cancel_pending_before_wait(int proto)
+static void cancel_pending_before_wait(int arg)
 {
-	cancel_in_wait(proto, false, true);
+	cancel_in_wait(arg, false, true);
 }
 
 /* ---- a signal together with a cancellation is not lost ------------------ */
@@ -166,13 +177,13 @@ static int consumed(struct race *r)
  * and one signal, and at once the victim is cancelled. Then another token
  * and a broadcast end the round.
  */
-static void signal_with_cancel(int pshared, int proto)
+static void signal_with_cancel(int pshared, int arg)
 {
 	int n_rounds = H_TSAN ? 50 : 300;
 	struct race *r = calloc(1, sizeof(*r));
 	CHECK(r != NULL);
-	mutex_init_with(&r->m, proto, pshared, RTS_MUTEX_STALLED);
-	cond_init_with(&r->c, pshared, CLOCK_MONOTONIC);
+	mutex_init_with(&r->m, arg & ~WITH_HELPER, pshared, RTS_MUTEX_STALLED);
+	cond_init_case(&r->c, pshared, arg);
 	for (int round = 0; round < n_rounds; round++) {
 		pthread_t victim, keeper;
 		bool victim_first = !(round & 1);
@@ -205,28 +216,38 @@ static void signal_with_cancel(int pshared, int proto)
 	}
 	CHECK_EQ(r->tokens, 0);
 	CHECK_EQ(r->asleep, 0);
+	CHECK_OK(rts_cond_destroy(&r->c));
+	CHECK_OK(rts_mutex_destroy(&r->m));
 	free(r);
 }
 
-static void signal_with_cancel_private(int proto)
+static void signal_with_cancel_private(int arg)
 {
-	signal_with_cancel(RTS_PROCESS_PRIVATE, proto);
+	signal_with_cancel(RTS_PROCESS_PRIVATE, arg);
 }
 
-static void signal_with_cancel_shared(int proto)
+static void signal_with_cancel_shared(int arg)
 {
-	signal_with_cancel(RTS_PROCESS_SHARED, proto);
+	signal_with_cancel(RTS_PROCESS_SHARED, arg);
 }
 
 #define BOTH(fn, timeout_ms)                                                    \
 	{ #fn "_none", NULL, timeout_ms, fn, RTS_PROTO_NONE },                  \
 	{ #fn "_pip", NULL, timeout_ms, fn, RTS_PROTO_PIP }
 
+#define ON_PICV(fn, timeout_ms)                                                       \
+	{ #fn "_picv_none", NULL, timeout_ms, fn, RTS_PROTO_NONE | WITH_HELPER },     \
+	{ #fn "_picv_pip", NULL, timeout_ms, fn, RTS_PROTO_PIP | WITH_HELPER }
+
 static const struct h_case cases[] = {
 	BOTH(cancel_untimed, 10000),
+	ON_PICV(cancel_untimed, 10000),
 	BOTH(cancel_timed, 10000),
+	ON_PICV(cancel_timed, 10000),
 	BOTH(cancel_pending_before_wait, 10000),
+	ON_PICV(cancel_pending_before_wait, 10000),
 	BOTH(signal_with_cancel_private, 60000),
+	ON_PICV(signal_with_cancel_private, 60000),
 	BOTH(signal_with_cancel_shared, 60000),
 };
 

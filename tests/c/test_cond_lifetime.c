@@ -11,6 +11,8 @@
  *  - destroy + memset + init in place, round after round, with waiters in
  *    wait and in timedwait, woken by broadcast or by one signal each
  *    (glibc's tst-cond20 / tst-cond21 pattern).
+ * Each again on a PI-CV (the main thread declared a helper, so the waiters
+ * lend it their priority and the main thread's wakes hand over tokens).
  */
 #include "rts_helpers.h"
 
@@ -54,14 +56,24 @@ static bool all_asleep(struct pair *p, int n)
 	return true;
 }
 
-static struct pair *pair_new(int proto)
+/* Case arguments: the mutex protocol, with WITH_HELPER for a PI-CV. */
+#define WITH_HELPER 0x100
+
+static void cond_init_case(rts_cond_t *c, int arg)
+{
+	CHECK_OK(rts_cond_init(c, NULL));
+	if (arg & WITH_HELPER)
+		CHECK_OK(rts_cond_helper_add(c, h_gettid()));
+}
+
+static struct pair *pair_new(int arg)
 {
 	struct pair *p = calloc(1, sizeof(*p));
 	CHECK(p != NULL);
-	mutex_init_proto(&p->m, proto);
+	mutex_init_proto(&p->m, arg & ~WITH_HELPER);
 	p->c = aligned_alloc(64, sizeof(rts_cond_t));
 	CHECK(p->c != NULL);
-	CHECK_OK(rts_cond_init(p->c, NULL));
+	cond_init_case(p->c, arg);
 	return p;
 }
 
@@ -82,9 +94,9 @@ static bool poisoned(const void *mem, size_t len)
 }
 
 /* Broadcast, destroy and poison under the mutex; the woken waiters must not write. */
-static void destroy_after_broadcast(int proto)
+static void destroy_after_broadcast(int arg)
 {
-	struct pair *p = pair_new(proto);
+	struct pair *p = pair_new(arg);
 	pthread_t t[NWAITERS];
 	start_waiters(p, t, NWAITERS);
 	CHECK_OK(rts_mutex_lock(&p->m));
@@ -102,9 +114,9 @@ static void destroy_after_broadcast(int proto)
 }
 
 /* Signal one of two, destroy is EBUSY (one still blocked); signal the other, destroy, free. */
-static void destroy_after_signal(int proto)
+static void destroy_after_signal(int arg)
 {
-	struct pair *p = pair_new(proto);
+	struct pair *p = pair_new(arg);
 	pthread_t t[2];
 	start_waiters(p, t, 2);
 	CHECK_OK(rts_mutex_lock(&p->m));
@@ -122,15 +134,24 @@ static void destroy_after_signal(int proto)
 }
 
 /* A waiter that timed out has left: destroy returns 0 at once. */
-static void destroy_after_timeout(int proto)
+static int timed_out_wait(void *arg)
 {
-	struct pair *p = pair_new(proto);
-	CHECK_OK(rts_mutex_lock(&p->m));
+	struct pair *p = arg;
+	int ret = rts_mutex_lock(&p->m);
+	if (ret)
+		return ret;
 	struct timespec soon = h_deadline_ms(CLOCK_MONOTONIC, 5);
-	CHECK_ERR(ETIMEDOUT, rts_cond_timedwait(p->c, &p->m, &soon));
+	ret = rts_cond_timedwait(p->c, &p->m, &soon);
+	rts_mutex_unlock(&p->m);
+	return ret;
+}
+
+static void destroy_after_timeout(int arg)
+{
+	struct pair *p = pair_new(arg);
+	CHECK_ERR(ETIMEDOUT, run_in_thread(timed_out_wait, p)); /* not the helper: no self-deadlock */
 	CHECK_EQ(cond_waiters(p->c), 0);
 	CHECK_OK(rts_cond_destroy(p->c));
-	CHECK_OK(rts_mutex_unlock(&p->m));
 	free(p->c);
 	free(p);
 }
@@ -165,13 +186,13 @@ static void *round_waiter(void *arg)
 	return NULL;
 }
 
-static void reinit_rounds(int proto)
+static void reinit_rounds(int arg)
 {
 	int n_rounds = H_TSAN ? 300 : 2000;
 	struct rounds *r = calloc(1, sizeof(*r));
 	CHECK(r != NULL);
-	mutex_init_proto(&r->m, proto);
-	CHECK_OK(rts_cond_init(&r->c, NULL));
+	mutex_init_proto(&r->m, arg & ~WITH_HELPER);
+	cond_init_case(&r->c, arg);
 	CHECK_OK(rts_cond_init(&r->all_in, NULL));
 	pthread_t t[ROUND_WAITERS];
 	for (int i = 0; i < ROUND_WAITERS; i++)
@@ -192,7 +213,7 @@ static void reinit_rounds(int proto)
 			FAIL("round %d: destroy after %s: %s", round, (round & 1) ? "broadcast" : "signals",
 			     h_errname(destroyed));
 		memset(&r->c, 0x55, sizeof(r->c));
-		CHECK_OK(rts_cond_init(&r->c, NULL));
+		cond_init_case(&r->c, arg);
 		CHECK_OK(rts_mutex_unlock(&r->m));
 	}
 	CHECK_OK(rts_mutex_lock(&r->m));
@@ -209,15 +230,17 @@ static void reinit_rounds(int proto)
 	free(r);
 }
 
-#define BOTH(fn, timeout_ms)                                                    \
-	{ #fn "_none", NULL, timeout_ms, fn, RTS_PROTO_NONE },                  \
-	{ #fn "_pip", NULL, timeout_ms, fn, RTS_PROTO_PIP }
+#define ALL(fn, timeout_ms)                                                          \
+	{ #fn "_none", NULL, timeout_ms, fn, RTS_PROTO_NONE },                       \
+	{ #fn "_pip", NULL, timeout_ms, fn, RTS_PROTO_PIP },                         \
+	{ #fn "_picv_none", NULL, timeout_ms, fn, RTS_PROTO_NONE | WITH_HELPER },    \
+	{ #fn "_picv_pip", NULL, timeout_ms, fn, RTS_PROTO_PIP | WITH_HELPER }
 
 static const struct h_case cases[] = {
-	BOTH(destroy_after_broadcast, 10000),
-	BOTH(destroy_after_signal, 10000),
-	BOTH(destroy_after_timeout, 5000),
-	BOTH(reinit_rounds, 60000),
+	ALL(destroy_after_broadcast, 10000),
+	ALL(destroy_after_signal, 10000),
+	ALL(destroy_after_timeout, 5000),
+	ALL(reinit_rounds, 60000),
 };
 
 int main(int argc, char **argv)
