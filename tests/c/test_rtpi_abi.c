@@ -170,6 +170,8 @@ static void check_pi_mutex(int origin)
 	CHECK_EQ(c.owner_seen, c.tid); /* FUTEX_UNLOCK_PI handed the word to the contender */
 	CHECK_EQ(futex_word(m), 0);
 	CHECK_OK(pi_mutex_destroy(m));
+	if (m != &static_mutex)
+		free(m);
 }
 
 /* ---- the priority boost itself --------------------------------------------- */
