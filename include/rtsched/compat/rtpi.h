@@ -33,6 +33,8 @@
  *    its flags, which never change); the rtsched condition variable is
  *    s.rts, at offset 64, all zero in librtpi's initialisers. Adoption sets
  *    RTS_COND_F_PSHARED / RTS_COND_F_REALTIME in s.rts from s.flags (one CAS).
+ *    (Not at offset 0: librtpi's image has its own flag values at 4 and
+ *    RTPI_COND_STATE_READY, 1, at 12, words that rts_cond_t uses itself.)
  *
  * Differences from librtpi 1.0 (tests: tests/c/test_rtpi_compat.c,
  * test_rtpi_abi.c, tests/cxx/):
@@ -51,13 +53,14 @@
  *    let the two futex keys disagree);
  *  - pi_cond_alloc / pi_mutex_alloc return 64-byte aligned memory (librtpi
  *    uses malloc, which does not promise the alignment the types declare);
- *  - open, waits on issue 11 part 2 (src/sync/cond.c): librtpi 1.0 (built
- *    with its default --enable-cancellation) acts on pthread_cancel in
- *    pi_cond_wait / pi_cond_timedwait, re-acquiring the mutex before the
- *    cleanup handlers run; rtsched does not act on it yet;
- *  - open, waits on issue 11 (src/sync/cond.c): a process-shared condvar
- *    whose waiting process was killed keeps counting that waiter, so
- *    pi_cond_destroy returns EBUSY for good.
+ *  - open (src/sync/cond.c, issue 11): a process-shared condvar whose
+ *    waiting process was killed keeps counting that waiter, so
+ *    pi_cond_destroy returns EBUSY for good (tests/cxx/test_rtpi_pending).
+ * Cancellation: librtpi 1.0 (built with its default --enable-cancellation)
+ * acts on pthread_cancel in pi_cond_wait / pi_cond_timedwait, the mutex held
+ * again when the cleanup handlers run; so does rtsched once src/sync/cond.c
+ * has issue 11 part 2 (without it the wait is no cancellation point);
+ * tests/cxx/test_rtpi_pending checks it.
  * Same as librtpi 1.0 (were differences before): pi_cond_timedwait with a
  * NULL deadline waits without one; pi_mutex_trylock by the owner returns
  * EDEADLOCK (librtpi's value; EDEADLK and EDEADLOCK are one number on the
