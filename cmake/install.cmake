@@ -14,7 +14,10 @@ install(DIRECTORY include/rtsched/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rtsch
   FILES_MATCHING PATTERN "*.h" PATTERN "compat" EXCLUDE)
 install(FILES ${PROJECT_BINARY_DIR}/include/rtsched/version.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rtsched)
+# Where librtpi installs its headers: <rtpi.h>, <rtpi/mutex.hpp>, <rtpi/condition_variable.hpp>.
 install(FILES include/rtsched/compat/rtpi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES include/rtsched/compat/rtpi/mutex.hpp include/rtsched/compat/rtpi/condition_variable.hpp
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rtpi)
 
 install(EXPORT rtschedTargets NAMESPACE rtsched::
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/rtsched)

@@ -375,7 +375,7 @@ static inline void *h_thread_run_then_relax(void *arg)
 static inline void h_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, int prio, int cpu)
 {
 #if H_TSAN
-	struct h_thread_body *body = malloc(sizeof(*body));
+	struct h_thread_body *body = (struct h_thread_body *)malloc(sizeof(*body)); /* C++ too */
 	CHECK(body != NULL);
 	*body = (struct h_thread_body){ fn, arg };
 	fn = h_thread_run_then_relax;

@@ -5,7 +5,10 @@
  * with the rtpi library. It checks what a librtpi user relies on:
  * static initialisers, alloc/free, signal/broadcast/timedwait with the mutex
  * argument, EINVAL for unknown flags, and a process-shared pair that works
- * in a forked child mapping it at a different address.
+ * in a forked child mapping it at a different address. Then issue 11 part 5:
+ * librtpi's EDEADLOCK for the owner's trylock and NULL deadline, and the
+ * deliberate differences listed in rtpi.h (destroy EBUSY, pshared mismatch
+ * EINVAL), and concurrent first use of librtpi's initialiser images.
  */
 #include <rtpi.h>
 
@@ -32,7 +35,7 @@ static struct queue q = {
 static void test_static_initialisers(void)
 {
 	CHECK_OK(pi_mutex_lock(&static_mutex));
-	CHECK_ERR(EBUSY, pi_mutex_trylock(&static_mutex));
+	CHECK_ERR(EDEADLOCK, pi_mutex_trylock(&static_mutex)); /* librtpi: the owner's trylock */
 	CHECK_OK(pi_mutex_unlock(&static_mutex));
 	CHECK_OK(pi_mutex_trylock(&static_mutex));
 	struct timespec dl;
@@ -117,7 +120,7 @@ static void test_alloc_timedwait(void)
 	CHECK_ERR(ETIMEDOUT, pi_cond_timedwait(c, m, &dl));
 	CHECK_GE(h_now_ns(CLOCK_MONOTONIC), h_ts_to_ns(&dl));
 	/* The mutex is held again after the timeout. */
-	CHECK_ERR(EBUSY, pi_mutex_trylock(m));
+	CHECK_ERR(EDEADLOCK, pi_mutex_trylock(m));
 	CHECK_OK(pi_mutex_unlock(m));
 	CHECK_OK(pi_cond_destroy(c));
 	CHECK_OK(pi_mutex_destroy(m));
@@ -203,12 +206,158 @@ static void test_pshared_other_address(void)
 	close(fd);
 }
 
+/* ---- issue 11 part 5: librtpi 1.0's answers, and the deliberate differences ---- */
+
+static DEFINE_PI_MUTEX(p5_mutex, 0);
+static DEFINE_PI_COND(p5_cond, 0);
+
+static void *trylock_elsewhere(void *arg)
+{
+	return (void *)(intptr_t)pi_mutex_trylock(arg);
+}
+
+/* librtpi: the owner's trylock (and lock) is EDEADLOCK; another thread's is EBUSY. */
+static void test_owner_trylock_edeadlock(void)
+{
+	CHECK_OK(pi_mutex_lock(&p5_mutex));
+	CHECK_ERR(EDEADLOCK, pi_mutex_trylock(&p5_mutex));
+	CHECK_ERR(EDEADLOCK, pi_mutex_lock(&p5_mutex));
+	pthread_t t;
+	void *ret;
+	CHECK_OK(pthread_create(&t, NULL, trylock_elsewhere, &p5_mutex));
+	CHECK_OK(pthread_join(t, &ret));
+	CHECK_ERR(EBUSY, (int)(intptr_t)ret);
+	CHECK_OK(pi_mutex_unlock(&p5_mutex));
+	CHECK_ERR(EPERM, pi_mutex_unlock(&p5_mutex));
+}
+
+static struct {
+	int ready, arrived, ret;
+	pid_t tid;
+} nd = { .ret = -1 };
+
+static void *wait_no_deadline(void *arg)
+{
+	(void)arg;
+	int ret = pi_mutex_lock(&p5_mutex);
+	H_STORE(&nd.tid, h_gettid());
+	H_STORE(&nd.arrived, 1);
+	while (ret == 0 && !nd.ready)
+		ret = pi_cond_timedwait(&p5_cond, &p5_mutex, NULL);
+	if (ret == 0)
+		ret = pi_mutex_unlock(&p5_mutex);
+	H_STORE(&nd.ret, ret);
+	return NULL;
+}
+
+/* librtpi: pi_cond_timedwait(c, m, NULL) waits without a deadline (it was EINVAL). */
+static void test_timedwait_null_deadline_waits(void)
+{
+	pthread_t t;
+	CHECK_OK(pthread_create(&t, NULL, wait_no_deadline, NULL));
+	WAIT_FOR(H_LOAD(&nd.arrived), 3000);
+	/* Asleep on the condvar, mutex released: we can take it. */
+	WAIT_FOR(h_thread_state(nd.tid) == 'S' && pi_mutex_trylock(&p5_mutex) == 0, 3000);
+	CHECK_EQ(H_LOAD(&nd.ret), -1);
+	nd.ready = 1;
+	CHECK_OK(pi_cond_signal(&p5_cond, NULL)); /* the mutex argument is not needed */
+	CHECK_OK(pi_mutex_unlock(&p5_mutex));
+	h_join(t, 3000);
+	CHECK_OK(nd.ret);
+}
+
+/* Deliberate difference: destroy refuses a locked mutex and a condvar with waiters (librtpi: 0). */
+static void test_destroy_busy(void)
+{
+	nd.ret = -1;
+	CHECK_OK(pi_mutex_lock(&p5_mutex));
+	CHECK_ERR(EBUSY, pi_mutex_destroy(&p5_mutex));
+	CHECK_OK(pi_mutex_unlock(&p5_mutex));
+	pthread_t t;
+	CHECK_OK(pthread_create(&t, NULL, wait_no_deadline, NULL));
+	WAIT_FOR(H_LOAD(&nd.arrived), 3000);
+	WAIT_FOR(h_thread_state(nd.tid) == 'S' && pi_mutex_trylock(&p5_mutex) == 0, 3000);
+	CHECK_ERR(EBUSY, pi_cond_destroy(&p5_cond));
+	nd.ready = 1;
+	CHECK_OK(pi_cond_broadcast(&p5_cond, &p5_mutex));
+	CHECK_OK(pi_mutex_unlock(&p5_mutex));
+	h_join(t, 3000);
+	CHECK_OK(nd.ret);
+	CHECK_OK(pi_cond_destroy(&p5_cond));
+	CHECK_OK(pi_mutex_destroy(&p5_mutex));
+}
+
+/* Deliberate difference: a process-shared condvar with a private mutex (or the reverse) is EINVAL. */
+static void test_pshared_mismatch_einval(void)
+{
+	DEFINE_PI_MUTEX(private_mutex, 0);
+	DEFINE_PI_MUTEX(shared_mutex, RTPI_MUTEX_PSHARED);
+	DEFINE_PI_COND(private_cond, 0);
+	DEFINE_PI_COND(shared_cond, RTPI_COND_PSHARED);
+	struct timespec dl = h_deadline_ms(CLOCK_MONOTONIC, 1);
+	CHECK_OK(pi_mutex_lock(&private_mutex));
+	CHECK_ERR(EINVAL, pi_cond_wait(&shared_cond, &private_mutex));
+	CHECK_ERR(EINVAL, pi_cond_timedwait(&shared_cond, &private_mutex, &dl));
+	CHECK_ERR(EDEADLOCK, pi_mutex_trylock(&private_mutex)); /* still held */
+	CHECK_OK(pi_mutex_unlock(&private_mutex));
+	CHECK_OK(pi_mutex_lock(&shared_mutex));
+	CHECK_ERR(EINVAL, pi_cond_wait(&private_cond, &shared_mutex));
+	CHECK_ERR(ETIMEDOUT, pi_cond_timedwait(&shared_cond, &shared_mutex, &dl));
+	CHECK_OK(pi_mutex_unlock(&shared_mutex));
+}
+
+/*
+ * Adoption of librtpi's images (rtpi.h) by threads that all make their first
+ * call at once: they agree, and the mutex excludes (under TSan: no race).
+ */
+static DEFINE_PI_MUTEX(race_mutex, RTPI_MUTEX_PSHARED);
+static DEFINE_PI_COND(race_cond, RTPI_COND_PSHARED);
+static int race_go, race_count;
+
+static void *first_use(void *arg)
+{
+	(void)arg;
+	while (!H_LOAD(&race_go))
+		;
+	for (int i = 0; i < 2000; i++) {
+		if (pi_mutex_lock(&race_mutex))
+			return (void *)1;
+		race_count++;
+		if (pi_cond_signal(&race_cond, &race_mutex) || pi_mutex_unlock(&race_mutex))
+			return (void *)1;
+	}
+	return NULL;
+}
+
+static void test_concurrent_first_use(void)
+{
+	enum { N = 4 };
+	pthread_t t[N];
+	for (int i = 0; i < N; i++)
+		CHECK_OK(pthread_create(&t[i], NULL, first_use, NULL));
+	H_STORE(&race_go, 1);
+	for (int i = 0; i < N; i++) {
+		void *ret;
+		CHECK_OK(pthread_join(t[i], &ret));
+		CHECK(ret == NULL);
+	}
+	CHECK_EQ(race_count, N * 2000);
+	CHECK_EQ(race_mutex.s.flags, RTPI_MUTEX_F_RTSCHED | RTS_PROTO_PIP | RTS_MUTEX_F_PSHARED);
+	CHECK_EQ(race_cond.s.rts.s.flags, RTS_COND_F_PSHARED);
+	CHECK_EQ(race_cond.s.flags, RTPI_COND_PSHARED); /* librtpi's image is left as it was */
+}
+
 static const struct h_case cases[] = {
 	H_CASE(test_static_initialisers, 3000),
 	H_CASE(test_unknown_flags_einval, 3000),
 	H_CASE(test_signal_and_broadcast, 5000),
 	H_CASE(test_alloc_timedwait, 3000),
 	H_CASE(test_pshared_other_address, 10000),
+	H_CASE(test_owner_trylock_edeadlock, 3000),
+	H_CASE(test_timedwait_null_deadline_waits, 5000),
+	H_CASE(test_destroy_busy, 5000),
+	H_CASE(test_pshared_mismatch_einval, 3000),
+	H_CASE(test_concurrent_first_use, 10000),
 };
 
 int main(int argc, char **argv)

@@ -2,9 +2,10 @@
 # Install the current build tree into a temporary prefix, then build and run
 # the consumer project against it three ways: CMake find_package, pkg-config,
 # and a plain -lrtpi link of a librtpi program.
-#   run_consumer.sh BUILD_DIR CONSUMER_SRC CC LIBDIR SANITIZE GENERATOR
+#   run_consumer.sh BUILD_DIR CONSUMER_SRC CC LIBDIR SANITIZE GENERATOR [CXX]
+# With CXX, also a librtpi C++ program (<rtpi/mutex.hpp>, <rtpi/condition_variable.hpp>).
 set -eu
-build=$1 src=$2 cc=$3 libdir=$4 sanitize=$5 generator=$6
+build=$1 src=$2 cc=$3 libdir=$4 sanitize=$5 generator=$6 cxx=${7:-}
 
 if [ -n "$sanitize" ]; then
 	echo "SKIP: sanitizer build ($sanitize): the installed library needs the sanitizer runtime"
@@ -22,6 +23,8 @@ cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 || { cat "$
 test -f "$prefix/include/rtsched/rtsched.h"
 test -f "$prefix/include/rtsched/version.h"
 test -f "$prefix/include/rtpi.h"
+test -f "$prefix/include/rtpi/mutex.hpp"
+test -f "$prefix/include/rtpi/condition_variable.hpp"
 test -f "$prefix/$libdir/cmake/rtsched/rtschedConfig.cmake"
 
 export LD_LIBRARY_PATH="$prefix/$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -57,4 +60,13 @@ step "plain -lrtpi build"
 "$cc" "$src/rtpi_app.c" -o "$tmp/rtpi_plain" -I"$prefix/include" -L"$prefix/$libdir" -lrtpi \
 	-Wl,-rpath-link,"$prefix/$libdir" -pthread
 "$tmp/rtpi_plain"
+
+if [ -n "$cxx" ]; then
+	step "plain -lrtpi build of a librtpi C++ program"
+	"$cxx" "$src/rtpi_cxx_app.cpp" -o "$tmp/rtpi_cxx_plain" -I"$prefix/include" -L"$prefix/$libdir" \
+		-lrtpi -Wl,-rpath-link,"$prefix/$libdir" -pthread
+	"$tmp/rtpi_cxx_plain"
+else
+	echo "note: no C++ compiler, the librtpi C++ program not tried"
+fi
 echo "consumer: all builds ok"
