@@ -89,13 +89,31 @@ int rts_condattr_getclock(const rts_condattr_t *attr, clockid_t *clock);
 
 /* attr may be NULL: process-private, CLOCK_MONOTONIC. */
 int rts_cond_init(rts_cond_t *cond, const rts_condattr_t *attr);
-/* EBUSY while threads wait. */
+/*
+ * EBUSY while a thread is blocked on cond. As POSIX allows, a condvar may be
+ * destroyed, and its memory freed or reused, as soon as no thread is
+ * blocked on it, e.g. right after a broadcast while the woken threads have
+ * not yet returned: they no longer touch it. (A waiter that timed out or
+ * was cancelled and is still leaving needs a moment: destroy waits for it.)
+ * Process-shared condvars are the exception: their waiters share one kernel
+ * futex queue and a count in the object, and a woken waiter leaves the count
+ * only once it owns the mutex again, so destroy returns EBUSY until the
+ * woken waiters have returned; a waiter whose process was killed while it
+ * waited stays counted (destroy EBUSY for good; rts_cond_init starts the
+ * object afresh when no live thread waits).
+ */
 int rts_cond_destroy(rts_cond_t *cond);
 
 /*
  * The caller must own mutex (EPERM otherwise). Returns with the mutex held
  * again: 0, or EOWNERDEAD / ENOTRECOVERABLE from a robust mutex, or EINVAL
  * when waiters use different mutexes at the same time.
+ *
+ * rts_cond_wait and rts_cond_timedwait are cancellation points, as
+ * pthread_cond_wait is: a thread cancelled while it waits acts on it at
+ * once and runs its cleanup handlers owning the mutex again. A signal that
+ * had chosen it is passed on to another waiter (a spurious wake-up at
+ * worst, never a lost one).
  */
 int rts_cond_wait(rts_cond_t *cond, rts_mutex_t *mutex);
 /* As rts_cond_wait; ETIMEDOUT once the absolute deadline (the condvar's clock) passes. */

@@ -53,14 +53,21 @@
  *    let the two futex keys disagree);
  *  - pi_cond_alloc / pi_mutex_alloc return 64-byte aligned memory (librtpi
  *    uses malloc, which does not promise the alignment the types declare);
- *  - open (src/sync/cond.c, issue 11): a process-shared condvar whose
- *    waiting process was killed keeps counting that waiter, so
- *    pi_cond_destroy returns EBUSY for good (tests/cxx/test_rtpi_pending).
- * Cancellation: librtpi 1.0 (built with its default --enable-cancellation)
- * acts on pthread_cancel in pi_cond_wait / pi_cond_timedwait, the mutex held
- * again when the cleanup handlers run; so does rtsched once src/sync/cond.c
- * has issue 11 part 2 (without it the wait is no cancellation point);
- * tests/cxx/test_rtpi_pending checks it.
+ *  - process-shared condvars (RTPI_COND_PSHARED) count their waiters in the
+ *    shared object and keep them in one kernel futex queue (a per-waiter
+ *    record, which makes process-private condvars destroyable right after a
+ *    wake, cannot be reached from another address space). So a woken
+ *    waiter leaves the count only after it has the mutex again, and
+ *    pi_cond_destroy returns EBUSY until then (librtpi: always 0); and a
+ *    waiter whose process is killed while it waits stays counted: destroy
+ *    returns EBUSY for good, and pi_cond_init starts the object afresh
+ *    (rtsched/cond.h);
+ *  - cancellation: pi_cond_wait / pi_cond_timedwait are cancellation
+ *    points, as in librtpi 1.0 built with its default
+ *    --enable-cancellation; the mutex is held again when the cleanup
+ *    handlers run, and a signal the cancelled waiter was chosen by goes on
+ *    to another waiter (tests/cxx/test_rtpi_cxx_lifetime.cpp,
+ *    tests/c/test_cond_cancel.c).
  * Same as librtpi 1.0 (were differences before): pi_cond_timedwait with a
  * NULL deadline waits without one; pi_mutex_trylock by the owner returns
  * EDEADLOCK (librtpi's value; EDEADLK and EDEADLOCK are one number on the

