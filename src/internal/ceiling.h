@@ -83,8 +83,9 @@ struct ceiling_entry {
 struct ceiling_partition {
 	_Atomic uint64_t top;
 	_Atomic uint32_t fmlp_clock;
-	uint32_t n_entries; /* under guard */
-	rts_mutex_t guard;  /* PIP: the table and every change of top other than the fast path */
+	uint32_t n_entries;   /* under guard */
+	rts_futex_word guard; /* a PI word (internal/pi_word.h): the table and every change of top but the fast path */
+	uint32_t pshared;     /* bool: the domain is shared between processes */
 	struct ceiling_entry entries[RTS_LOCK_MAX_HELD];
 } __attribute__((aligned(64)));
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What mutex.c and job.c call for the ceiling protocols (src/lock/ceiling_mutex.c). */
+/* What job.c calls of the ceiling protocols (src/lock/ceiling_mutex.c), and what they read of an attribute. */
 #ifndef RTS_INTERNAL_CEILING_MUTEX_H
 #define RTS_INTERNAL_CEILING_MUTEX_H
 
@@ -8,12 +8,6 @@
 
 #include <rtsched/mutex.h>
 
-/* rts_mutex_init's part for a ceiling protocol: flags from the attribute. */
-int rts_ceiling_mutex_init(rts_mutex_t *m, uint32_t flags, int ceiling, int partition,
-			   uint32_t domain_id);
-/* rts_mutex_lock (nonblock: rts_mutex_trylock) and rts_mutex_unlock. */
-int rts_ceiling_mutex_lock(rts_mutex_t *m, bool nonblock);
-int rts_ceiling_mutex_unlock(rts_mutex_t *m);
 /* Before a job starts (rts_job_next): the gate of SRP, IPCP, MPCP and FMLP+. 0 or EDEADLK. */
 int rts_ceiling_job_start(void);
 

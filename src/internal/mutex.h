@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What mutex.c shares with the condition variable (cond.c). */
+/* What the mutex files (sync/mutex.c, lock/word_protocols.c) share with each other and with the condition variable. */
 #ifndef RTS_INTERNAL_MUTEX_H
 #define RTS_INTERNAL_MUTEX_H
 
@@ -41,6 +41,15 @@ static inline bool rts_mutex_is_pshared(uint32_t flags)
 	return flags & RTS_MUTEX_F_PSHARED;
 }
 
+/* Set and clear flag bits (the robust states, which only the owner changes). */
+static inline void rts_mutex_flags_update(rts_mutex_t *m, uint32_t set, uint32_t clear)
+{
+	uint32_t old = atomic_load_explicit(rts_mutex_flags(m), memory_order_relaxed);
+	while (!atomic_compare_exchange_weak_explicit(rts_mutex_flags(m), &old, (old & ~clear) | set,
+						      memory_order_release, memory_order_relaxed))
+		;
+}
+
 /* The RTS_MUTEX_F_* bits of an attribute (NULL: the defaults); EINVAL if uninitialised. */
 int rts_mutexattr_flags(const rts_mutexattr_t *attr, uint32_t *flags);
 
@@ -50,15 +59,6 @@ int rts_mutexattr_flags(const rts_mutexattr_t *attr, uint32_t *flags);
  * not-recoverable states. Same return values as rts_mutex_lock.
  */
 int rts_mutex_acquired_by_kernel(rts_mutex_t *m);
-
-/*
- * The PI word of a mutex (PIP, and MPCP's global word): acquire through the
- * kernel when the fast CAS failed (same returns as rts_mutex_lock), and
- * release, handing it over when waiters sleep in the kernel.
- */
-int rts_mutex_pi_word_lock(rts_mutex_t *m, uint32_t flags, uint32_t tid,
-			   const struct timespec *deadline);
-int rts_mutex_pi_word_release(rts_mutex_t *m, uint32_t flags, uint32_t tid);
 
 /* Robust mutexes: announce a coming acquisition to the kernel (list_op_pending). */
 int rts_mutex_robust_announce(rts_mutex_t *m);

@@ -19,14 +19,6 @@ int rts_picv_wait(rts_cond_t *cond, struct rts_picv *picv, rts_mutex_t *mutex,
 		  const struct timespec *deadline_mono);
 /* Wake the highest-priority waiter, or every waiter. */
 int rts_picv_wake(struct rts_picv *picv, bool all);
-/*
- * Token hand-overs the calling thread has parked until it unlocks the
- * signalled waiters' mutexes (picv.c); NULL nearly always, so the unlock
- * path pays one thread-local load.
- */
-extern __thread struct picv_waiter *rts_picv_parked __attribute__((tls_model("initial-exec")));
-/* After the calling thread has unlocked m: hand over the tokens parked on it. */
-void rts_picv_hand_over_parked(rts_mutex_t *mutex);
 /* EBUSY while threads are blocked; waits for woken ones still leaving; then frees the state. */
 int rts_picv_destroy(rts_cond_t *cond);
 

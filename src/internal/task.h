@@ -11,6 +11,8 @@
 #define RTS_INTERNAL_TASK_H
 
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <time.h>
@@ -73,8 +75,14 @@ struct rts_taskset {
 };
 
 /* Set the set's error text (printf-style). */
-void rts_taskset_set_error(rts_taskset_t *set, const char *format, ...)
-	__attribute__((format(printf, 2, 3)));
+__attribute__((format(printf, 2, 3))) static inline void
+rts_taskset_set_error(rts_taskset_t *set, const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	vsnprintf(set->error, sizeof(set->error), format, args);
+	va_end(args);
+}
 
 /* Thread body of a task made by rts_task_create. */
 void *rts_task_thread_main(void *task);

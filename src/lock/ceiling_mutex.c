@@ -9,6 +9,9 @@
  * of another thread at or above the caller's level remained), so the owner
  * word is a plain store: it serves EPERM/EDEADLK and rts_mutex_destroy.
  *
+ * The five protocols share this file and each has its table (the end of
+ * the file); the public calls reach them through internal/lock_protocol.h.
+ *
  * Global locks: the word is the lock (MPCP: the kernel's PI format, so
  * waiters queue by priority; FMLP+: a ticket lock, FIFO). After acquiring,
  * the holder pushes its boost entry on the partition it runs on, above every
@@ -25,7 +28,9 @@
 #include "internal/ceiling.h"
 #include "internal/ceiling_mutex.h"
 #include "internal/export.h"
+#include "internal/lock_protocol.h"
 #include "internal/mutex.h"
+#include "internal/pi_word.h"
 #include "internal/tid.h"
 #include "internal/trace.h"
 
@@ -128,7 +133,7 @@ static int local_unlock(struct ceiling_mutex *cm)
 
 /* ---- MPCP, FMLP+ ------------------------------------------------------- */
 
-static int mpcp_acquire(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me, bool nonblock)
+static int mpcp_acquire(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
 {
 	uint32_t v = 0;
 	if (atomic_compare_exchange_strong_explicit(&cm->word, &v, me, memory_order_acquire,
@@ -139,16 +144,16 @@ static int mpcp_acquire(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me, b
 	if (nonblock)
 		return EBUSY;
 	rts_trace_emit_lib(RTS_EV_LOCK_BLOCKED, RTS_BLOCK_OWNER, v & RTS_FUTEX_TID_MASK);
-	int err = rts_mutex_pi_word_lock(m, cm->flags, me, NULL);
+	int err = rts_pi_word_lock(&cm->word, me, NULL, rts_mutex_is_pshared(cm->flags));
 	return err == EOWNERDEAD ? 0 : err; /* never robust: the protected state is the caller's to judge */
 }
 
-static void mpcp_release(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me)
+static void mpcp_release(struct ceiling_mutex *cm, uint32_t me)
 {
 	uint32_t expected = me;
 	if (!atomic_compare_exchange_strong_explicit(&cm->word, &expected, 0, memory_order_release,
 						     memory_order_relaxed))
-		rts_mutex_pi_word_release(m, cm->flags, me);
+		rts_pi_word_unlock(&cm->word, me, rts_mutex_is_pshared(cm->flags));
 }
 
 static int fmlp_acquire(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
@@ -196,15 +201,15 @@ static uint32_t boost_key(struct ceiling_mutex *cm, uint32_t fmlp_request_clock)
 	return CEILING_KEY_FMLP_BASE + (CEILING_FMLP_CLOCK_MASK - (fmlp_request_clock & CEILING_FMLP_CLOCK_MASK));
 }
 
-static void global_release_word(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me)
+static void global_release_word(struct ceiling_mutex *cm, uint32_t me)
 {
 	if (protocol_of(cm) == RTS_PROTO_MPCP)
-		mpcp_release(cm, m, me);
+		mpcp_release(cm, me);
 	else
 		fmlp_release(cm);
 }
 
-static int global_lock(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me, bool nonblock)
+static int global_lock(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
 {
 	if ((atomic_load_explicit(&cm->word, memory_order_relaxed) & RTS_FUTEX_TID_MASK) == me)
 		return nonblock ? EBUSY : EDEADLK;
@@ -219,32 +224,32 @@ static int global_lock(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me, bo
 		return EINVAL;
 	bool mpcp = protocol_of(cm) == RTS_PROTO_MPCP;
 	uint32_t clock = mpcp ? 0 : atomic_fetch_add_explicit(&p->fmlp_clock, 1, memory_order_relaxed);
-	err = mpcp ? mpcp_acquire(cm, m, me, nonblock) : fmlp_acquire(cm, me, nonblock);
+	err = mpcp ? mpcp_acquire(cm, me, nonblock) : fmlp_acquire(cm, me, nonblock);
 	if (err)
 		return err;
 	uint32_t key = boost_key(cm, clock);
 	err = rts_ceiling_push(p, pshared, key, true, key, true, RTS_BLOCK_GATE, nonblock);
 	if (err) {
-		global_release_word(cm, m, me);
+		global_release_word(cm, me);
 		return err;
 	}
 	cm->held_key = key;
 	cm->held_partition = cpu;
 	rts_trace_emit_lib(RTS_EV_BOOST, key, me);
 	if (is_eager(cm) && (err = eager_raise(cm)) != 0) {
-		global_release_word(cm, m, me);
+		global_release_word(cm, me);
 		rts_ceiling_pop(p, pshared, key, true);
 	}
 	return err;
 }
 
-static int global_unlock(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me)
+static int global_unlock(struct ceiling_mutex *cm, uint32_t me)
 {
 	bool pshared = false;
 	struct ceiling_partition *p = partition_at(cm, cm->held_partition, &pshared);
 	uint32_t key = cm->held_key;
 	int saved = cm->eager_saved_prio;
-	global_release_word(cm, m, me);
+	global_release_word(cm, me);
 	rts_ceiling_pop(p, pshared, key, true);
 	if (is_eager(cm))
 		eager_restore(saved);
@@ -252,25 +257,37 @@ static int global_unlock(struct ceiling_mutex *cm, rts_mutex_t *m, uint32_t me)
 	return 0;
 }
 
-/* ---- entry points from mutex.c ------------------------------------------ */
+/* ---- the protocols' tables (internal/lock_protocol.h) ----------------------- */
 
-int rts_ceiling_mutex_lock(rts_mutex_t *m, bool nonblock)
+static int ceiling_lock(struct ceiling_mutex *cm, bool nonblock)
 {
-	struct ceiling_mutex *cm = ceiling_mutex_of(m);
 	uint32_t me = rts_self_tid();
 	if (rts_protocol_is_global(protocol_of(cm)))
-		return global_lock(cm, m, me, nonblock);
+		return global_lock(cm, me, nonblock);
 	return local_lock(cm, me, nonblock);
 }
 
-int rts_ceiling_mutex_unlock(rts_mutex_t *m)
+static int lock_blocking(rts_mutex_t *m, uint32_t flags, const struct timespec *deadline)
 {
+	(void)flags, (void)deadline; /* no deadline: the tables say timed = false */
+	return ceiling_lock(ceiling_mutex_of(m), false);
+}
+
+static int lock_nonblocking(rts_mutex_t *m, uint32_t flags)
+{
+	(void)flags;
+	return ceiling_lock(ceiling_mutex_of(m), true);
+}
+
+static int unlock(rts_mutex_t *m, uint32_t flags)
+{
+	(void)flags;
 	struct ceiling_mutex *cm = ceiling_mutex_of(m);
 	uint32_t me = rts_self_tid();
 	if ((atomic_load_explicit(&cm->word, memory_order_relaxed) & RTS_FUTEX_TID_MASK) != me)
 		return EPERM;
 	if (rts_protocol_is_global(protocol_of(cm)))
-		return global_unlock(cm, m, me);
+		return global_unlock(cm, me);
 	return local_unlock(cm);
 }
 
@@ -284,9 +301,11 @@ static bool ceiling_valid(int protocol, bool eager, int ceiling)
 	return ceiling >= 1 && ceiling <= max;
 }
 
-int rts_ceiling_mutex_init(rts_mutex_t *m, uint32_t flags, int ceiling, int partition,
-			   uint32_t domain_id)
+static int init(rts_mutex_t *m, uint32_t flags, const rts_mutexattr_t *attr)
 {
+	int ceiling, partition;
+	uint32_t domain_id;
+	rts_mutexattr_ceiling_fields(attr, &ceiling, &partition, &domain_id);
 	int protocol = rts_mutex_protocol(flags);
 	bool eager = flags & RTS_MUTEX_F_EAGER;
 	if (flags & RTS_MUTEX_F_ROBUST)
@@ -314,6 +333,18 @@ int rts_ceiling_mutex_init(rts_mutex_t *m, uint32_t flags, int ceiling, int part
 	};
 	return 0;
 }
+
+#define CEILING_PROTOCOL(name_)                                                       \
+	{                                                                             \
+		.name = name_, .init = init, .lock = lock_blocking,                   \
+		.trylock = lock_nonblocking, .unlock = unlock, .timed = false,        \
+	}
+
+const struct rts_lock_protocol rts_protocol_pcp = CEILING_PROTOCOL("PCP");
+const struct rts_lock_protocol rts_protocol_srp = CEILING_PROTOCOL("SRP");
+const struct rts_lock_protocol rts_protocol_ipcp = CEILING_PROTOCOL("IPCP");
+const struct rts_lock_protocol rts_protocol_mpcp = CEILING_PROTOCOL("MPCP");
+const struct rts_lock_protocol rts_protocol_fmlp = CEILING_PROTOCOL("FMLP+");
 
 /* ---- job start ------------------------------------------------------------ */
 

@@ -25,18 +25,18 @@
 
 #include "internal/backend.h"
 #include "internal/ceiling.h"
-#include "internal/mutex.h"
+#include "internal/pi_word.h"
 #include "internal/tid.h"
 #include "internal/trace.h"
 
 static void guard_lock(struct ceiling_partition *p)
 {
-	rts_mutex_lock(&p->guard); /* PIP, error-checking: cannot fail when used as here */
+	rts_pi_lock(&p->guard, p->pshared);
 }
 
 static void guard_unlock(struct ceiling_partition *p)
 {
-	rts_mutex_unlock(&p->guard);
+	rts_pi_unlock(&p->guard, p->pshared);
 }
 
 /* A free slot, preferring one whose token nobody still hands down; NULL if all are in use. */
@@ -247,7 +247,7 @@ void rts_ceiling_pop_slow(struct ceiling_partition *p, bool pshared, uint32_t ke
 int rts_ceiling_gate(struct ceiling_partition *p, bool pshared, uint32_t level)
 {
 	uint32_t me = rts_self_tid();
-	bool guard_free = atomic_load_explicit(rts_mutex_word(&p->guard), memory_order_acquire) == 0;
+	bool guard_free = atomic_load_explicit(&p->guard, memory_order_acquire) == 0;
 	uint64_t t = atomic_load_explicit(&p->top, memory_order_acquire);
 	if (rts_likely(guard_free && (t == 0 || ceiling_top_key(t) < level)))
 		return 0;

@@ -28,7 +28,7 @@
 #include "internal/export.h"
 
 #define DOMAIN_MAGIC 0x4c4b444du /* "LKDM" */
-#define DOMAIN_VERSION 1u
+#define DOMAIN_VERSION 2u /* 2: partition guards are PI words */
 #define OPEN_WAIT_TRIES 100 /* x 10 ms: a creator still initialising it */
 
 struct open_domain {
@@ -44,12 +44,8 @@ static pthread_once_t own_once = PTHREAD_ONCE_INIT;
 
 static void domain_init(struct rts_lockdomain *d, uint32_t id, bool pshared)
 {
-	rts_mutexattr_t attr;
-	rts_mutexattr_init(&attr);
-	rts_mutexattr_setprotocol(&attr, RTS_PROTO_PIP);
-	rts_mutexattr_setpshared(&attr, pshared ? RTS_PROCESS_SHARED : RTS_PROCESS_PRIVATE);
 	for (int i = 0; i < RTS_LOCK_MAX_PARTITIONS; i++)
-		rts_mutex_init(&d->partitions[i].guard, &attr);
+		d->partitions[i].pshared = pshared; /* guard: 0, free */
 	d->version = DOMAIN_VERSION;
 	d->id = id;
 	d->pshared = pshared;

@@ -75,6 +75,7 @@
 #include "internal/cancel.h"
 #include "internal/cond.h"
 #include "internal/mutex.h"
+#include "internal/pi_word.h"
 #include "internal/robust_list.h"
 #include "internal/sched_attr.h"
 #include "internal/tid.h"
@@ -118,24 +119,15 @@ static struct cond_waiter **queue_head(rts_cond_t *c)
 	return (struct cond_waiter **)&c->s.queue;
 }
 
-/* The queue lock: a PI futex word, taken without a system call when free. */
+/* The queue lock: a PI word (internal/pi_word.h). */
 static void queue_lock(rts_cond_t *c)
 {
-	uint32_t free_word = 0;
-	if (atomic_compare_exchange_strong_explicit(lock_word(c), &free_word, rts_self_tid(),
-						    memory_order_acquire, memory_order_relaxed))
-		return;
-	/* -EAGAIN (the owner is exiting) and -ENOMEM pass: try again */
-	while (rts_backend()->pi_block(lock_word(c), NULL, false) != 0)
-		;
+	rts_pi_lock(lock_word(c), false);
 }
 
 static void queue_unlock(rts_cond_t *c)
 {
-	uint32_t owned = rts_self_tid();
-	if (!atomic_compare_exchange_strong_explicit(lock_word(c), &owned, 0, memory_order_release,
-						     memory_order_relaxed))
-		rts_backend()->pi_wake(lock_word(c), false);
+	rts_pi_unlock(lock_word(c), false);
 }
 
 static int priority_of(struct cond_waiter *w)

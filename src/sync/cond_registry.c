@@ -31,13 +31,14 @@
 #include <rtsched/cond.h>
 
 #include "internal/cond.h"
+#include "internal/pi_word.h"
 
 struct entry {
 	rts_cond_t *cond; /* NULL: free slot */
 	uint64_t incarnation;
 };
 
-static rts_mutex_t registry_lock = RTS_MUTEX_PIP_INITIALIZER;
+static rts_futex_word registry_lock; /* a PI word (internal/pi_word.h) */
 static struct entry *entries; /* open addressing, linear probing; `capacity` a power of two */
 static size_t capacity, used;
 static uint64_t last_incarnation;
@@ -104,7 +105,7 @@ static void erase(struct entry *e)
 static uint64_t registry_enter(rts_cond_t *c)
 {
 	uint64_t incarnation = 0;
-	rts_mutex_lock(&registry_lock);
+	rts_pi_lock(&registry_lock, false);
 	struct entry *e = find(c);
 	if (e) {
 		e->incarnation = ++last_incarnation; /* re-initialised without a destroy */
@@ -113,18 +114,18 @@ static uint64_t registry_enter(rts_cond_t *c)
 		incarnation = ++last_incarnation;
 		place(c, incarnation);
 	}
-	rts_mutex_unlock(&registry_lock);
+	rts_pi_unlock(&registry_lock, false);
 	return incarnation;
 }
 
 void rts_cond_registry_lock(void)
 {
-	rts_mutex_lock(&registry_lock);
+	rts_pi_lock(&registry_lock, false);
 }
 
 void rts_cond_registry_unlock(void)
 {
-	rts_mutex_unlock(&registry_lock);
+	rts_pi_unlock(&registry_lock, false);
 }
 
 bool rts_cond_registry_holds(const rts_cond_t *c, uint64_t incarnation)

@@ -1,73 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rts_mutex: RTS_PROTO_NONE and RTS_PROTO_PIP.
- *
- * The word (see <rtsched/mutex.h>) is in the kernel's PI-futex format for
- * both protocols. States, with T the owner's TID:
- *
- *   0                      unlocked
- *   T                      locked, nobody sleeps in the kernel
- *   T | WAITERS            locked, somebody may sleep in the kernel: the
- *                          unlocker must call the backend
- *   OWNER_DIED [| WAITERS] robust: the owner died holding it; the next locker
- *                          takes it over and gets EOWNERDEAD
- *
- * NONE: the fast path is one CAS 0 -> T; contention sets WAITERS and sleeps
- * with FUTEX_WAIT_BITSET; unlock is CAS T -> 0, or exchange with 0 and
- * FUTEX_WAKE when WAITERS was set. A thread that has slept always sets WAITERS
- * when it takes the lock, since it cannot know whether others still sleep.
- *
- * PIP: the fast path is the same CAS; everything else is the kernel's: with
- * FUTEX_LOCK_PI2 the kernel sets WAITERS, boosts the owner and hands the
- * lock over at FUTEX_UNLOCK_PI (the new owner's TID is written by the kernel).
+ * rts_mutex: the public calls. Each checks its arguments, tries the inline
+ * fast path of the futex-word protocols (NONE and PIP, not robust: one CAS
+ * of the word, no system call), and otherwise calls the mutex's protocol
+ * (internal/lock_protocol.h). After an unlock it runs the PI-CV token
+ * hand-overs parked on the mutex (internal/handover.h).
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdatomic.h>
 #include <string.h>
 
 #include <rtsched/mutex.h>
 
-#include "internal/backend.h"
-#include "internal/ceiling.h"
-#include "internal/ceiling_mutex.h"
 #include "internal/export.h"
+#include "internal/handover.h"
+#include "internal/lock_protocol.h"
 #include "internal/mutex.h"
-#include "internal/picv.h"
-#include "internal/robust_list.h"
 #include "internal/tid.h"
-#include "internal/timespec.h"
-
-static bool is_robust(uint32_t flags)
-{
-	return flags & RTS_MUTEX_F_ROBUST;
-}
-
-static bool is_pi(uint32_t flags)
-{
-	return rts_mutex_protocol(flags) == RTS_PROTO_PIP;
-}
-
-/*
- * Whether the NONE protocol's FUTEX_WAIT / FUTEX_WAKE on the word are
- * process-shared. A robust mutex's always are: at thread exit the kernel
- * wakes a waiter of a dead owner's word with a shared FUTEX_WAKE, which does
- * not match a waiter sleeping with FUTEX_PRIVATE_FLAG (glibc's robust mutexes
- * do the same, PTHREAD_ROBUST_MUTEX_PSHARED). PI words need no such care: the
- * kernel hands them over through their pi_state.
- */
-static bool plain_futex_shared(uint32_t flags)
-{
-	return rts_mutex_is_pshared(flags) || is_robust(flags);
-}
-
-static void flags_set(rts_mutex_t *m, uint32_t set, uint32_t clear)
-{
-	uint32_t old = atomic_load_explicit(rts_mutex_flags(m), memory_order_relaxed);
-	while (!atomic_compare_exchange_weak_explicit(rts_mutex_flags(m), &old, (old & ~clear) | set,
-						      memory_order_release, memory_order_relaxed))
-		;
-}
 
 RTS_EXPORT int rts_mutex_init(rts_mutex_t *m, const rts_mutexattr_t *attr)
 {
@@ -77,17 +26,8 @@ RTS_EXPORT int rts_mutex_init(rts_mutex_t *m, const rts_mutexattr_t *attr)
 	int ret = rts_mutexattr_flags(attr, &flags);
 	if (ret)
 		return ret;
-	if (is_robust(flags) && (ret = rts_robust_list_check()) != 0)
-		return ret;
 	memset(m, 0, sizeof(*m));
-	if (rts_protocol_is_ceiling(rts_mutex_protocol(flags))) {
-		int ceiling, partition;
-		uint32_t domain_id;
-		rts_mutexattr_ceiling_fields(attr, &ceiling, &partition, &domain_id);
-		return rts_ceiling_mutex_init(m, flags, ceiling, partition, domain_id);
-	}
-	m->s.flags = flags;
-	return 0;
+	return rts_lock_protocol_of(flags)->init(m, flags, attr);
 }
 
 RTS_EXPORT int rts_mutex_destroy(rts_mutex_t *m)
@@ -98,216 +38,10 @@ RTS_EXPORT int rts_mutex_destroy(rts_mutex_t *m)
 	return (word & RTS_FUTEX_TID_MASK) ? EBUSY : 0;
 }
 
-/* The caller now owns a word whose previous owner died. */
-static int mark_inconsistent(rts_mutex_t *m)
-{
-	flags_set(m, RTS_MUTEX_F_INCONSISTENT, 0);
-	return EOWNERDEAD;
-}
-
-static int lock_plain(rts_mutex_t *m, uint32_t flags, uint32_t tid,
-		      const struct timespec *deadline)
-{
-	rts_futex_word *word = rts_mutex_word(m);
-	const struct rts_backend *backend = rts_backend();
-	bool slept = false;
-	uint32_t v = atomic_load_explicit(word, memory_order_relaxed);
-	for (;;) {
-		uint32_t owner = v & RTS_FUTEX_TID_MASK;
-		if (owner == tid)
-			return EDEADLK;
-		if (owner == 0) {
-			uint32_t want = tid | (v & RTS_FUTEX_WAITERS) | (slept ? RTS_FUTEX_WAITERS : 0);
-			if (atomic_compare_exchange_weak_explicit(word, &v, want, memory_order_acquire,
-								  memory_order_relaxed))
-				return (v & RTS_FUTEX_OWNER_DIED) ? mark_inconsistent(m) : 0;
-			continue;
-		}
-		if (!(v & RTS_FUTEX_WAITERS)) {
-			if (!atomic_compare_exchange_weak_explicit(word, &v, v | RTS_FUTEX_WAITERS,
-								   memory_order_relaxed,
-								   memory_order_relaxed))
-				continue;
-			v |= RTS_FUTEX_WAITERS;
-		}
-		if (deadline && !rts_timespec_valid(deadline))
-			return EINVAL;
-		int ret = backend->block(word, v, deadline, CLOCK_MONOTONIC, plain_futex_shared(flags));
-		if (ret == -ETIMEDOUT)
-			return ETIMEDOUT;
-		if (is_robust(flags) &&
-		    (rts_mutex_flags_load(m) & RTS_MUTEX_F_NOTRECOVERABLE))
-			return ENOTRECOVERABLE;
-		slept = true;
-		v = atomic_load_explicit(word, memory_order_relaxed);
-	}
-}
-
-/*
- * The kernel made the caller owner of a PI word: was its owner dead?
- * Acquire: pairs with the release in release_word() before FUTEX_UNLOCK_PI,
- * so the hand-over through the kernel orders the critical sections for the
- * C memory model too (and for ThreadSanitizer, which cannot see the kernel).
- */
-static int pi_acquired(rts_mutex_t *m)
-{
-	uint32_t v = atomic_fetch_and_explicit(rts_mutex_word(m), ~RTS_FUTEX_OWNER_DIED,
-					       memory_order_acquire);
-	return (v & RTS_FUTEX_OWNER_DIED) ? mark_inconsistent(m) : 0;
-}
-
-int rts_mutex_pi_word_lock(rts_mutex_t *m, uint32_t flags, uint32_t tid,
-			   const struct timespec *deadline)
-{
-	rts_futex_word *word = rts_mutex_word(m);
-	const struct rts_backend *backend = rts_backend();
-	for (;;) {
-		uint32_t v = atomic_load_explicit(word, memory_order_relaxed);
-		if ((v & RTS_FUTEX_TID_MASK) == tid)
-			return EDEADLK;
-		if (v == 0) {
-			if (atomic_compare_exchange_strong_explicit(word, &v, tid, memory_order_acquire,
-								    memory_order_relaxed))
-				return 0;
-			continue;
-		}
-		if (deadline && !rts_timespec_valid(deadline))
-			return EINVAL;
-		int ret = backend->pi_block(word, deadline, rts_mutex_is_pshared(flags));
-		switch (ret) {
-		case 0:
-			return pi_acquired(m);
-		case -EAGAIN: /* the owner is exiting: its state is being cleaned up */
-		case -EINTR:
-			continue;
-		case -ESRCH: /* the owner died and the mutex is not robust: it never unlocks */
-			return ENOTRECOVERABLE;
-		case -ENOMEM:
-			return EAGAIN;
-		default: /* -ETIMEDOUT, -EDEADLK (a cycle of PI waiters) */
-			return -ret;
-		}
-	}
-}
-
-int rts_mutex_pi_word_release(rts_mutex_t *m, uint32_t flags, uint32_t tid)
-{
-	rts_futex_word *word = rts_mutex_word(m);
-	uint32_t expected = tid;
-	if (atomic_compare_exchange_strong_explicit(word, &expected, 0, memory_order_release,
-						    memory_order_relaxed))
-		return 0;
-	/* Waiters: the kernel hands the word over. Publish the critical section
-	 * first (a no-op RMW, release; see pi_acquired). */
-	atomic_fetch_or_explicit(word, 0, memory_order_release);
-	int ret = rts_backend()->pi_wake(word, rts_mutex_is_pshared(flags));
-	return ret < 0 ? -ret : 0;
-}
-
-static int release_word(rts_mutex_t *m, uint32_t flags, uint32_t tid, bool wake_all)
-{
-	rts_futex_word *word = rts_mutex_word(m);
-	const struct rts_backend *backend = rts_backend();
-	if (is_pi(flags))
-		return rts_mutex_pi_word_release(m, flags, tid);
-	uint32_t old = atomic_exchange_explicit(word, 0, memory_order_release);
-	if (old & RTS_FUTEX_WAITERS)
-		backend->wake(word, wake_all ? INT_MAX : 1, plain_futex_shared(flags));
-	return 0;
-}
-
-static int unlock_slow(rts_mutex_t *m, uint32_t flags, uint32_t tid)
-{
-	uint32_t v = atomic_load_explicit(rts_mutex_word(m), memory_order_relaxed);
-	if ((v & RTS_FUTEX_TID_MASK) != tid)
-		return EPERM;
-	if (!is_robust(flags))
-		return release_word(m, flags, tid, false);
-
-	bool give_up = flags & RTS_MUTEX_F_INCONSISTENT;
-	if (give_up)
-		flags_set(m, RTS_MUTEX_F_NOTRECOVERABLE, RTS_MUTEX_F_INCONSISTENT);
-	rts_robust_list_remove(m, is_pi(flags));
-	int ret = release_word(m, flags, tid, give_up);
-	rts_robust_list_clear_pending();
-	return ret;
-}
-
-RTS_EXPORT int rts_mutex_unlock(rts_mutex_t *m)
-{
-	if (rts_unlikely(!m))
-		return EINVAL;
-	uint32_t flags = rts_mutex_flags_load(m);
-	if (rts_unlikely(rts_protocol_is_ceiling(rts_mutex_protocol(flags))))
-		return rts_ceiling_mutex_unlock(m);
-	uint32_t tid = rts_self_tid();
-	uint32_t expected = tid;
-	int ret = 0;
-	if (rts_unlikely(is_robust(flags)) ||
-	    !atomic_compare_exchange_strong_explicit(rts_mutex_word(m), &expected, 0,
-						     memory_order_release, memory_order_relaxed))
-		ret = unlock_slow(m, flags, tid);
-	if (rts_unlikely(rts_picv_parked != NULL) && ret == 0)
-		rts_picv_hand_over_parked(m); /* PI-CV waiters signalled while m was held */
-	return ret;
-}
-
-int rts_mutex_robust_announce(rts_mutex_t *m)
-{
-	int ret = rts_robust_list_check();
-	if (ret == 0)
-		rts_robust_list_pending(m, is_pi(rts_mutex_flags_load(m)));
-	return ret;
-}
-
-/*
- * After an attempt on a robust mutex: link it into the robust list when the
- * caller got it; a mutex made unrecoverable while the caller waited (PI hands
- * it over to each waiter in turn) is passed on at once.
- */
-static int finish_robust(rts_mutex_t *m, uint32_t flags, uint32_t tid, int ret)
-{
-	if (ret != 0 && ret != EOWNERDEAD) {
-		rts_robust_list_clear_pending();
-		return ret;
-	}
-	rts_robust_list_add(m, is_pi(flags));
-	if (rts_mutex_flags_load(m) & RTS_MUTEX_F_NOTRECOVERABLE) {
-		rts_robust_list_remove(m, is_pi(flags));
-		release_word(m, flags, tid, true);
-		rts_robust_list_clear_pending();
-		return ENOTRECOVERABLE;
-	}
-	return ret;
-}
-
-static int lock_slow(rts_mutex_t *m, const struct timespec *deadline)
-{
-	uint32_t flags = rts_mutex_flags_load(m);
-	uint32_t tid = rts_self_tid();
-	if (!is_robust(flags))
-		return is_pi(flags) ? rts_mutex_pi_word_lock(m, flags, tid, deadline)
-				    : lock_plain(m, flags, tid, deadline);
-	if (flags & RTS_MUTEX_F_NOTRECOVERABLE)
-		return ENOTRECOVERABLE;
-	int ret = rts_mutex_robust_announce(m);
-	if (ret)
-		return ret;
-	ret = is_pi(flags) ? rts_mutex_pi_word_lock(m, flags, tid, deadline) : lock_plain(m, flags, tid, deadline);
-	return finish_robust(m, flags, tid, ret);
-}
-
-int rts_mutex_acquired_by_kernel(rts_mutex_t *m)
-{
-	uint32_t flags = rts_mutex_flags_load(m);
-	int ret = pi_acquired(m);
-	return is_robust(flags) ? finish_robust(m, flags, rts_self_tid(), ret) : ret;
-}
-
-static bool try_fast(rts_mutex_t *m, uint32_t flags)
+static bool lock_fast(rts_mutex_t *m, uint32_t flags)
 {
 	uint32_t expected = 0;
-	return rts_likely(!is_robust(flags)) &&
+	return rts_lock_word_fast_path(flags) &&
 	       atomic_compare_exchange_strong_explicit(rts_mutex_word(m), &expected, rts_self_tid(),
 						       memory_order_acquire, memory_order_relaxed);
 }
@@ -317,11 +51,9 @@ RTS_EXPORT int rts_mutex_lock(rts_mutex_t *m)
 	if (rts_unlikely(!m))
 		return EINVAL;
 	uint32_t flags = rts_mutex_flags_load(m);
-	if (rts_unlikely(rts_protocol_is_ceiling(rts_mutex_protocol(flags))))
-		return rts_ceiling_mutex_lock(m, false);
-	if (try_fast(m, flags))
+	if (rts_likely(lock_fast(m, flags)))
 		return 0;
-	return lock_slow(m, NULL);
+	return rts_lock_protocol_of(flags)->lock(m, flags, NULL);
 }
 
 RTS_EXPORT int rts_mutex_timedlock(rts_mutex_t *m, const struct timespec *deadline_monotonic)
@@ -329,44 +61,12 @@ RTS_EXPORT int rts_mutex_timedlock(rts_mutex_t *m, const struct timespec *deadli
 	if (!m || !deadline_monotonic)
 		return EINVAL;
 	uint32_t flags = rts_mutex_flags_load(m);
-	if (rts_protocol_is_ceiling(rts_mutex_protocol(flags)))
-		return ENOTSUP; /* ceiling protocols wait without a deadline */
-	if (try_fast(m, flags))
+	const struct rts_lock_protocol *protocol = rts_lock_protocol_of(flags);
+	if (!protocol->timed)
+		return ENOTSUP; /* the ceiling protocols wait without a deadline */
+	if (lock_fast(m, flags))
 		return 0;
-	return lock_slow(m, deadline_monotonic);
-}
-
-/*
- * A robust word free to take without the kernel: unlocked, or abandoned by a
- * dead owner with nobody queued in the kernel (for PI, queued waiters mean the
- * kernel is handing it over to one of them).
- */
-static bool takeable(uint32_t v, uint32_t flags)
-{
-	if (v & RTS_FUTEX_TID_MASK)
-		return false;
-	return !(is_pi(flags) && (v & RTS_FUTEX_WAITERS));
-}
-
-static int trylock_robust(rts_mutex_t *m, uint32_t flags)
-{
-	if (flags & RTS_MUTEX_F_NOTRECOVERABLE)
-		return ENOTRECOVERABLE;
-	int ret = rts_mutex_robust_announce(m);
-	if (ret)
-		return ret;
-	uint32_t tid = rts_self_tid();
-	uint32_t v = atomic_load_explicit(rts_mutex_word(m), memory_order_relaxed);
-	ret = EBUSY;
-	while (takeable(v, flags)) {
-		if (atomic_compare_exchange_weak_explicit(rts_mutex_word(m), &v,
-							  tid | (v & RTS_FUTEX_WAITERS),
-							  memory_order_acquire, memory_order_relaxed)) {
-			ret = (v & RTS_FUTEX_OWNER_DIED) ? mark_inconsistent(m) : 0;
-			break;
-		}
-	}
-	return finish_robust(m, flags, tid, ret);
+	return protocol->lock(m, flags, deadline_monotonic);
 }
 
 RTS_EXPORT int rts_mutex_trylock(rts_mutex_t *m)
@@ -374,11 +74,25 @@ RTS_EXPORT int rts_mutex_trylock(rts_mutex_t *m)
 	if (rts_unlikely(!m))
 		return EINVAL;
 	uint32_t flags = rts_mutex_flags_load(m);
-	if (rts_protocol_is_ceiling(rts_mutex_protocol(flags)))
-		return rts_ceiling_mutex_lock(m, true);
-	if (is_robust(flags))
-		return trylock_robust(m, flags);
-	return try_fast(m, flags) ? 0 : EBUSY;
+	if (lock_fast(m, flags))
+		return 0;
+	return rts_lock_protocol_of(flags)->trylock(m, flags);
+}
+
+RTS_EXPORT int rts_mutex_unlock(rts_mutex_t *m)
+{
+	if (rts_unlikely(!m))
+		return EINVAL;
+	uint32_t flags = rts_mutex_flags_load(m);
+	uint32_t expected = rts_self_tid();
+	int ret = 0;
+	if (!rts_lock_word_fast_path(flags) ||
+	    !atomic_compare_exchange_strong_explicit(rts_mutex_word(m), &expected, 0,
+						     memory_order_release, memory_order_relaxed))
+		ret = rts_lock_protocol_of(flags)->unlock(m, flags);
+	if (rts_unlikely(rts_handovers_parked != NULL) && ret == 0)
+		rts_handover_run_parked(m); /* PI-CV waiters signalled while m was held */
+	return ret;
 }
 
 RTS_EXPORT int rts_mutex_consistent(rts_mutex_t *m)
@@ -388,8 +102,9 @@ RTS_EXPORT int rts_mutex_consistent(rts_mutex_t *m)
 	uint32_t flags = rts_mutex_flags_load(m);
 	uint32_t owner = atomic_load_explicit(rts_mutex_word(m), memory_order_relaxed) &
 			 RTS_FUTEX_TID_MASK;
-	if (!is_robust(flags) || !(flags & RTS_MUTEX_F_INCONSISTENT) || owner != rts_self_tid())
+	if (!(flags & RTS_MUTEX_F_ROBUST) || !(flags & RTS_MUTEX_F_INCONSISTENT) ||
+	    owner != rts_self_tid())
 		return EINVAL;
-	flags_set(m, 0, RTS_MUTEX_F_INCONSISTENT);
+	rts_mutex_flags_update(m, 0, RTS_MUTEX_F_INCONSISTENT);
 	return 0;
 }

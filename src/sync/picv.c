@@ -23,7 +23,7 @@
  *  - if its anchor is the caller, FUTEX_UNLOCK_PI hands it the token: for
  *    REWAIT at once; for a signal or broadcast only after the internal
  *    lock is released, and if the caller owns the waiter's mutex, only when
- *    it unlocks that mutex (rts_picv_hand_over_parked), like the kernel's
+ *    it unlocks that mutex (internal/handover.h), like the kernel's
  *    requeue-PI: the woken waiter, often of higher priority, would
  *    otherwise preempt the caller only to block on the lock or the mutex;
  *  - if its anchor is another thread, the wake signal interrupts its
@@ -84,9 +84,11 @@
 #include "internal/cond.h"
 #include "internal/ceiling.h"
 #include "internal/export.h"
+#include "internal/handover.h"
 #include "internal/mutex.h"
 #include "internal/picv.h"
 #include "internal/picv_donation.h"
+#include "internal/pi_word.h"
 #include "internal/sched_attr.h"
 #include "internal/tid.h"
 #include "internal/timespec.h"
@@ -117,12 +119,12 @@ struct picv_waiter {
 	rts_futex_word token; /* the anchor's TID while lending */
 	rts_mutex_t *mutex;   /* the caller's */
 	bool handover;        /* the waker hands the token over after the internal lock */
-	struct picv_waiter *next_handover; /* the waker's list of those, after the lock */
+	struct rts_handover handover_link; /* the waker's hand-over, after the lock or the mutex */
 	struct rts_loan loan; /* the helpers it lends to; n_helpers 0: nobody */
 };
 
 struct rts_picv {
-	rts_mutex_t lock; /* PIP: guards everything below */
+	rts_futex_word lock; /* a PI word (internal/pi_word.h): guards everything below */
 	uint32_t n_helpers;
 	uint32_t helpers[RTS_COND_MAX_HELPERS]; /* in the order added */
 	struct picv_waiter *queue;
@@ -207,7 +209,7 @@ static void wake_waiter(struct picv_waiter *w)
  * caller itself. Token hand-overs go on *handovers if that is not NULL.
  */
 static void wake_nodes(struct rts_picv *picv, struct picv_waiter *first, struct picv_waiter *end,
-		       uint32_t state, struct picv_waiter **handovers)
+		       uint32_t state, struct rts_handover **handovers)
 {
 	rts_donation_begin();
 	for (struct picv_waiter *w = first, *next; w != end; w = next) {
@@ -216,8 +218,8 @@ static void wake_nodes(struct rts_picv *picv, struct picv_waiter *first, struct 
 		bool later = handovers && rts_loan_anchor(&w->loan) == rts_self_tid();
 		if (later) {
 			w->handover = true;
-			w->next_handover = *handovers;
-			*handovers = w;
+			w->handover_link = (struct rts_handover){ *handovers, w->mutex, &w->token };
+			*handovers = &w->handover_link;
 		}
 		uint32_t old = atomic_load_explicit(&w->state, memory_order_relaxed);
 		while (!atomic_compare_exchange_weak_explicit(&w->state, &old,
@@ -233,23 +235,6 @@ static void wake_nodes(struct rts_picv *picv, struct picv_waiter *first, struct 
 	rts_donation_end();
 }
 
-/* Hand-overs waiting for the calling thread to unlock the waiters' mutexes. */
-__thread struct picv_waiter *rts_picv_parked __attribute__((tls_model("initial-exec")));
-
-/*
- * The token holds the caller's TID, as a popped waiter's loan no longer
- * changes, so the hand-over cannot fail; the frame lives until its waiter
- * owns its token, and may end at once after.
- */
-static void hand_over_token(struct picv_waiter *w)
-{
-	/* A no-op release RMW first: with the acquire load in await_handover it
-	 * orders what the waker did before for the waiter (the kernel's hand-over
-	 * does too, but no sanitizer sees it). */
-	atomic_fetch_or_explicit(&w->token, 0, memory_order_release);
-	rts_backend()->pi_wake(&w->token, false);
-}
-
 static bool owned_by_self(rts_mutex_t *m)
 {
 	uint32_t flags = rts_mutex_flags_load(m);
@@ -258,32 +243,21 @@ static bool owned_by_self(rts_mutex_t *m)
 	       (owner & RTS_FUTEX_TID_MASK) == rts_self_tid();
 }
 
-/* After the lock: hand the listed waiters their tokens now, or park them until their mutex is unlocked. */
-static void hand_over(struct picv_waiter *handovers)
+/*
+ * After the lock: hand the listed waiters their tokens now, or park them
+ * until their mutex is unlocked (internal/handover.h). The token holds the
+ * caller's TID, as a popped waiter's loan no longer changes, so the
+ * hand-over cannot fail; the frame lives until its waiter owns its token.
+ */
+static void hand_over(struct rts_handover *handovers)
 {
 	while (handovers) {
-		struct picv_waiter *w = handovers;
-		handovers = w->next_handover; /* read first: the frame ends after the hand-over */
-		if (owned_by_self(w->mutex)) {
-			w->next_handover = rts_picv_parked;
-			rts_picv_parked = w;
-		} else {
-			hand_over_token(w);
-		}
-	}
-}
-
-void rts_picv_hand_over_parked(rts_mutex_t *m)
-{
-	struct picv_waiter **at = &rts_picv_parked;
-	while (*at) {
-		struct picv_waiter *w = *at;
-		if (w->mutex == m) {
-			*at = w->next_handover;
-			hand_over_token(w);
-		} else {
-			at = &w->next_handover;
-		}
+		struct rts_handover *h = handovers;
+		handovers = h->next; /* read first: the frame ends after the hand-over */
+		if (owned_by_self(h->mutex))
+			rts_handover_park(h);
+		else
+			rts_handover_now(h);
 	}
 }
 
@@ -492,7 +466,7 @@ static void count_exit(struct rts_picv *picv)
 }
 
 /* Under the lock: pop the first waiter (or all) and wake them; hand-overs go on *handovers. */
-static void wake_locked(struct rts_picv *picv, bool all, struct picv_waiter **handovers)
+static void wake_locked(struct rts_picv *picv, bool all, struct rts_handover **handovers)
 {
 	struct picv_waiter *first = picv->queue, *end = first;
 	for (int n = 0; end && (all || n < 1); n++)
@@ -514,8 +488,8 @@ static bool leave(struct rts_picv *picv, struct picv_waiter *w, bool pass_on, bo
 	*counted_out = !claim(w);
 	if (*counted_out)
 		return true;
-	struct picv_waiter *handovers = NULL;
-	rts_mutex_lock(&picv->lock);
+	struct rts_handover *handovers = NULL;
+	rts_pi_lock(&picv->lock, false);
 	bool signalled = state_of(w) == PICV_SIGNALLED;
 	if (!signalled)
 		dequeue(picv, w);
@@ -526,7 +500,7 @@ static bool leave(struct rts_picv *picv, struct picv_waiter *w, bool pass_on, bo
 		wake_locked(picv, false, &handovers);
 	picv->n_waiters--;
 	count_exit(picv);
-	rts_mutex_unlock(&picv->lock);
+	rts_pi_unlock(&picv->lock, false);
 	hand_over(handovers);
 	return signalled;
 }
@@ -563,11 +537,11 @@ int rts_picv_wait(rts_cond_t *c, struct rts_picv *picv, rts_mutex_t *m,
 	w.loan.donor = w.tid;
 	w.loan.anchor = -1;
 	w.loan.timed = deadline != NULL;
-	rts_mutex_lock(&picv->lock);
+	rts_pi_lock(&picv->lock, false);
 	enqueue(picv, &w);
 	picv->n_waiters++;
 	int result = lend(picv, &w);
-	rts_mutex_unlock(&picv->lock);
+	rts_pi_unlock(&picv->lock, false);
 
 	bool released = false; /* the caller's mutex */
 	if (result == 0) {
@@ -581,7 +555,7 @@ int rts_picv_wait(rts_cond_t *c, struct rts_picv *picv, rts_mutex_t *m,
 			break;
 		if (!claim(&w))
 			break; /* popped unclaimed: never touch the PI-CV again */
-		rts_mutex_lock(&picv->lock);
+		rts_pi_lock(&picv->lock, false);
 		if (result == ESRCH)
 			result = after_anchor_exit(picv, &w);
 		else if (result == EDEADLK)
@@ -593,7 +567,7 @@ int rts_picv_wait(rts_cond_t *c, struct rts_picv *picv, rts_mutex_t *m,
 			atomic_store_explicit(&w.state, state_of(&w), memory_order_relaxed);
 			count_exit(picv);
 		}
-		rts_mutex_unlock(&picv->lock);
+		rts_pi_unlock(&picv->lock, false);
 		if (popped)
 			break; /* still claimed: leave() counts it out */
 	}
@@ -611,10 +585,10 @@ int rts_picv_wait(rts_cond_t *c, struct rts_picv *picv, rts_mutex_t *m,
 
 int rts_picv_wake(struct rts_picv *picv, bool all)
 {
-	struct picv_waiter *handovers = NULL;
-	rts_mutex_lock(&picv->lock);
+	struct rts_handover *handovers = NULL;
+	rts_pi_lock(&picv->lock, false);
 	wake_locked(picv, all, &handovers);
-	rts_mutex_unlock(&picv->lock);
+	rts_pi_unlock(&picv->lock, false);
 	hand_over(handovers);
 	return 0;
 }
@@ -633,13 +607,13 @@ int rts_picv_destroy(rts_cond_t *c)
 	struct rts_picv *picv = rts_picv_of(c);
 	for (;;) {
 		rts_cond_registry_lock();
-		rts_mutex_lock(&picv->lock);
+		rts_pi_lock(&picv->lock, false);
 		bool blocked = any_blocked(picv);
 		uint32_t inside = picv->n_waiters; /* leaving, or between two sleeps */
 		uint32_t exits = atomic_load_explicit(&picv->exits, memory_order_relaxed);
 		if (!blocked && inside)
 			picv->destroyer_sleeps = true;
-		rts_mutex_unlock(&picv->lock);
+		rts_pi_unlock(&picv->lock, false);
 		if (!blocked && !inside) {
 			atomic_store_explicit(picv_slot(c), NULL, memory_order_release);
 			if (rts_cond_registered(c))
@@ -657,15 +631,6 @@ int rts_picv_destroy(rts_cond_t *c)
 	}
 }
 
-static struct rts_picv *new_picv(void)
-{
-	struct rts_picv *picv = calloc(1, sizeof(*picv));
-	if (!picv)
-		return NULL;
-	picv->lock = (rts_mutex_t)RTS_MUTEX_PIP_INITIALIZER;
-	return picv;
-}
-
 /* The condvar's PI-CV state, made on first use. */
 static int picv_for_helpers(rts_cond_t *c, struct rts_picv **out)
 {
@@ -673,7 +638,7 @@ static int picv_for_helpers(rts_cond_t *c, struct rts_picv **out)
 	if (!picv) {
 		if (atomic_load_explicit((_Atomic uint32_t *)&c->s.waiters, memory_order_acquire))
 			return EBUSY; /* plain waiters sleep in the kernel's requeue-PI queue */
-		struct rts_picv *made = new_picv();
+		struct rts_picv *made = calloc(1, sizeof(*made)); /* its lock: 0, free */
 		if (!made)
 			return ENOMEM;
 		if (atomic_compare_exchange_strong_explicit(picv_slot(c), &picv, made,
@@ -708,7 +673,7 @@ RTS_EXPORT int rts_cond_helper_add(rts_cond_t *c, pid_t tid)
 		err = picv_for_helpers(c, &picv);
 	if (err)
 		return err;
-	rts_mutex_lock(&picv->lock);
+	rts_pi_lock(&picv->lock, false);
 	if (helper_index(picv, (uint32_t)tid) >= 0) {
 		err = EEXIST;
 	} else if (picv->n_helpers == RTS_COND_MAX_HELPERS) {
@@ -717,7 +682,7 @@ RTS_EXPORT int rts_cond_helper_add(rts_cond_t *c, pid_t tid)
 		picv->helpers[picv->n_helpers++] = (uint32_t)tid;
 		rewait_all(picv);
 	}
-	rts_mutex_unlock(&picv->lock);
+	rts_pi_unlock(&picv->lock, false);
 	return err;
 }
 
@@ -729,7 +694,7 @@ RTS_EXPORT int rts_cond_helper_del(rts_cond_t *c, pid_t tid)
 	if (!picv)
 		return ENOENT;
 	int err = 0;
-	rts_mutex_lock(&picv->lock);
+	rts_pi_lock(&picv->lock, false);
 	int at = helper_index(picv, (uint32_t)tid);
 	if (at < 0) {
 		err = ENOENT;
@@ -739,6 +704,6 @@ RTS_EXPORT int rts_cond_helper_del(rts_cond_t *c, pid_t tid)
 			(picv->n_helpers - (uint32_t)at) * sizeof(picv->helpers[0]));
 		rewait_all(picv);
 	}
-	rts_mutex_unlock(&picv->lock);
+	rts_pi_unlock(&picv->lock, false);
 	return err;
 }

@@ -59,6 +59,7 @@
 #include <rtsched/mutex.h>
 
 #include "internal/picv_donation.h"
+#include "internal/pi_word.h"
 #include "internal/sched_attr.h"
 
 #define NO_LEVEL (-1)
@@ -72,7 +73,7 @@ struct boost {
 	int want_level; /* scratch for one recomputation; NO_LEVEL: not wanted */
 };
 
-static rts_mutex_t graph_lock = RTS_MUTEX_PIP_INITIALIZER;
+static rts_futex_word graph_lock; /* a PI word (internal/pi_word.h) */
 static struct rts_loan *loans;
 static unsigned n_donating; /* loans with two helpers or more */
 static uint32_t epoch;      /* of the graph walk in progress */
@@ -82,7 +83,7 @@ static size_t n_boosts, cap_boosts;
 
 void rts_donation_begin(void)
 {
-	rts_mutex_lock(&graph_lock);
+	rts_pi_lock(&graph_lock, false);
 }
 
 static int level_of(const struct rts_sched_attr *attr)
@@ -372,5 +373,5 @@ void rts_donation_end(void)
 {
 	if (n_donating || n_boosts)
 		recompute(); /* with one helper per loan the kernel does it all */
-	rts_mutex_unlock(&graph_lock);
+	rts_pi_unlock(&graph_lock, false);
 }

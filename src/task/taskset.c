@@ -15,14 +15,6 @@
 #include "internal/task.h"
 #include "internal/wake_signal.h"
 
-void rts_taskset_set_error(rts_taskset_t *set, const char *format, ...)
-{
-	va_list args;
-	va_start(args, format);
-	vsnprintf(set->error, sizeof(set->error), format, args);
-	va_end(args);
-}
-
 RTS_EXPORT int rts_taskset_create(rts_taskset_t **out, struct rts_trace *trace)
 {
 	if (!out)

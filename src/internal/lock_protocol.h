@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The lock-protocol interface: one table per rts_mutex protocol. The public
+ * calls (src/sync/mutex.c) check their arguments, try the inline fast path
+ * of the futex-word protocols, and otherwise call the mutex's protocol.
+ *
+ * A new protocol is a file under src/lock/ that defines its table and an
+ * entry in src/lock/protocols.c. Protocols that share their code keep it in
+ * one file (NONE and PIP: word_protocols.c; the ceiling family:
+ * ceiling_mutex.c), each with its own table.
+ *
+ * Every call returns 0 or a positive error number (pthreads' convention).
+ * A protocol never calls the public rts_mutex_* functions: the library's own
+ * internal locks are PI words (internal/pi_word.h).
+ */
+#ifndef RTS_INTERNAL_LOCK_PROTOCOL_H
+#define RTS_INTERNAL_LOCK_PROTOCOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <rtsched/mutex.h>
+
+struct rts_lock_protocol {
+	const char *name;
+	/* rts_mutex_init's part. m is all zero; flags are the attribute's (the
+	 * protocol's number included); attr may be NULL (the defaults). */
+	int (*init)(rts_mutex_t *m, uint32_t flags, const rts_mutexattr_t *attr);
+	/* Acquire, blocking until deadline_mono (CLOCK_MONOTONIC; NULL: none).
+	 * For NONE and PIP, called once the inline CAS failed (or for a robust
+	 * mutex, which has no inline path). */
+	int (*lock)(rts_mutex_t *m, uint32_t flags, const struct timespec *deadline_mono);
+	/* Acquire without blocking: 0 or EBUSY (or a robust mutex's answers). */
+	int (*trylock)(rts_mutex_t *m, uint32_t flags);
+	/* Release. For NONE and PIP, called once the inline CAS failed. */
+	int (*unlock)(rts_mutex_t *m, uint32_t flags);
+	/* Whether lock takes a deadline (rts_mutex_timedlock; ENOTSUP otherwise). */
+	bool timed;
+};
+
+/*
+ * The inline fast path (rts_mutex_lock / unlock): CAS 0 -> caller's TID and
+ * back, for NONE and PIP mutexes that are not robust.
+ */
+static inline bool rts_lock_word_fast_path(uint32_t flags)
+{
+	return (flags & ((RTS_MUTEX_F_PROTO_MASK & ~(uint32_t)RTS_PROTO_PIP) | RTS_MUTEX_F_ROBUST)) ==
+	       0;
+}
+_Static_assert(RTS_PROTO_NONE == 0 && RTS_PROTO_PIP == 1,
+	       "the inline fast path tests the protocol numbers of NONE and PIP at once");
+
+/* The protocol in flags; for a number no protocol has (a mutex never
+ * initialised), one whose every call returns EINVAL. */
+const struct rts_lock_protocol *rts_lock_protocol_of(uint32_t flags);
+
+extern const struct rts_lock_protocol rts_protocol_none;
+extern const struct rts_lock_protocol rts_protocol_pip;
+extern const struct rts_lock_protocol rts_protocol_pcp;
+extern const struct rts_lock_protocol rts_protocol_srp;
+extern const struct rts_lock_protocol rts_protocol_ipcp;
+extern const struct rts_lock_protocol rts_protocol_mpcp;
+extern const struct rts_lock_protocol rts_protocol_fmlp;
+
+#endif

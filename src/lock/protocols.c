@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* The table of rts_mutex protocols, by enum rts_protocol. */
+#include <errno.h>
+
+#include "internal/lock_protocol.h"
+
+static const struct rts_lock_protocol *const protocols[] = {
+	[RTS_PROTO_NONE] = &rts_protocol_none,
+	[RTS_PROTO_PIP] = &rts_protocol_pip,
+	[RTS_PROTO_PCP] = &rts_protocol_pcp,
+	[RTS_PROTO_SRP] = &rts_protocol_srp,
+	[RTS_PROTO_IPCP] = &rts_protocol_ipcp,
+	[RTS_PROTO_MPCP] = &rts_protocol_mpcp,
+	[RTS_PROTO_FMLP] = &rts_protocol_fmlp,
+};
+
+static int invalid_init(rts_mutex_t *m, uint32_t flags, const rts_mutexattr_t *attr)
+{
+	(void)m, (void)flags, (void)attr;
+	return EINVAL;
+}
+
+static int invalid_lock(rts_mutex_t *m, uint32_t flags, const struct timespec *deadline)
+{
+	(void)m, (void)flags, (void)deadline;
+	return EINVAL;
+}
+
+static int invalid_call(rts_mutex_t *m, uint32_t flags)
+{
+	(void)m, (void)flags;
+	return EINVAL;
+}
+
+static const struct rts_lock_protocol invalid = {
+	.name = "invalid",
+	.init = invalid_init,
+	.lock = invalid_lock,
+	.trylock = invalid_call,
+	.unlock = invalid_call,
+	.timed = true, /* EINVAL, not ENOTSUP */
+};
+
+const struct rts_lock_protocol *rts_lock_protocol_of(uint32_t flags)
+{
+	uint32_t number = flags & RTS_MUTEX_F_PROTO_MASK;
+	if (number >= sizeof(protocols) / sizeof(protocols[0]) || !protocols[number])
+		return &invalid;
+	return protocols[number];
+}
