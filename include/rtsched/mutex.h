@@ -104,8 +104,8 @@ enum rts_robust {
 struct rts_mutex_s {
 	uint32_t word;
 	uint32_t flags;
-	uint32_t reserved0[4]; /* ceiling protocols: ceiling, partition, domain */
-	void *robust_prev;     /* ceiling protocols (never robust): their state */
+	uint32_t reserved0[4]; /* ceiling protocols: their own fields over these 48 bytes */
+	void *robust_prev;     /* (a ceiling mutex is never robust) */
 	void *robust_next;
 };
 

@@ -89,6 +89,13 @@ typedef void (*rts_job_fn)(rts_task_t *task, const struct rts_job *job, void *ar
 
 int rts_taskset_create(rts_taskset_t **set, struct rts_trace *trace);
 /*
+ * The execution backend that runs the set's tasks, by name: "threads" (the
+ * default: each task a kernel thread under SCHED_FIFO or SCHED_DEADLINE).
+ * Before the first rts_task_create: EBUSY after it; ENOENT for a name no
+ * backend has; EINVAL for NULL.
+ */
+int rts_taskset_set_backend(rts_taskset_t *set, const char *name);
+/*
  * Make a task: validate params (EINVAL, explained), create its thread, which
  * locks memory, joins its cpuset, sets its affinity and policy, and waits for
  * the release. Returns the thread's answer: EPERM (no privilege), EBUSY

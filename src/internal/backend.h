@@ -1,17 +1,47 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The execution backend: how a task blocks, is woken and inherits priority
- * (DESIGN §3). Lock and condition-variable code decides *what* to do with its
- * words in user space; every time it must sleep or wake somebody it calls the
- * backend, never the kernel directly. The threads backend maps the calls onto
- * futexes and the kernel's rt_mutex PI; the user-level scheduler backend will
- * implement the same calls over its own run queues, and the ceiling protocols
- * add set_effective_prio beside them. Tasks (src/task/) become tasks and wait
- * for their releases through it too.
+ * The execution backend: how a task blocks, is woken, inherits priority,
+ * changes priority, and learns who and where it is (DESIGN §3). Lock,
+ * condition-variable and task code decides *what* to do with its words in
+ * user space; every time it must sleep, wake somebody, interrupt a blocked
+ * task or change a priority it calls the backend, never the kernel
+ * directly. The threads backend (platform/backend_threads.c) maps the calls
+ * onto futexes, the kernel's rt_mutex PI, signals and sched_setattr; a
+ * user-level scheduler backend implements the same calls over its own run
+ * queues, as one more file and one more entry in rts_backend_by_name.
+ *
+ * What a backend must guarantee:
+ *  - Identity: self_id is the calling task's identity, nonzero and at most
+ *    RTS_FUTEX_TID_MASK; lock words store it as their owner. It is stable
+ *    for the task's life. The library caches it per kernel thread
+ *    (internal/tid.h), so a backend whose tasks move between kernel threads
+ *    must keep that cache right when it switches tasks.
+ *  - PI words: a word in the kernel's PI format (owner identity | OWNER_DIED
+ *    | WAITERS) is owned by the task whose identity it holds. pi_block makes
+ *    that owner (and transitively whatever it blocks on) run at least at the
+ *    caller's priority until the word is handed over, and hands it over
+ *    highest priority first, FIFO among equals; if the owner ends, the word
+ *    goes to a blocked task with OWNER_DIED set.
+ *  - block / wake: block returns only when woken, on a mismatch, at the
+ *    deadline, or when interrupted; a wake after the word changed is never
+ *    lost (the compare and the sleep are one step).
+ *  - interrupt: a task blocked in pi_block or block returns from it (-EINTR
+ *    or, for the threads backend, through the RTS_WAKE_SIGNAL handler,
+ *    internal/wake_signal.h); a task not blocked is not disturbed beyond a
+ *    spurious return of its next block.
+ *  - Priorities: get_attr / set_attr read and change a task's scheduling
+ *    attributes (the kernel's struct sched_attr); a change is in force when
+ *    set_attr returns.
+ *  - Calls with signals blocked: every operation may be called with any
+ *    signal mask; none of them changes it. Async-signal-safe (callable from
+ *    a signal handler): wake, pi_wake, interrupt, self_id, current_cpu.
+ *  - Cancellation: block, pi_block and cond_block are single system calls
+ *    in the threads backend, so callers may make them cancellation points
+ *    (internal/cancel.h); another backend must keep them cancellable or say
+ *    so.
  *
  * Every operation returns 0 (or a count) on success and -errno on failure.
- * Words are 32-bit futex words; PI words are in the kernel's PI format
- * (owner TID | FUTEX_OWNER_DIED | FUTEX_WAITERS).
+ * Words are 32-bit futex words.
  */
 #ifndef RTS_INTERNAL_BACKEND_H
 #define RTS_INTERNAL_BACKEND_H
@@ -22,7 +52,9 @@
 
 #include <rtsched/task.h>
 
+#include "internal/cpu.h"
 #include "internal/futex.h"
+#include "internal/sched_attr.h"
 
 struct rts_backend {
 	const char *name;
@@ -51,14 +83,71 @@ struct rts_backend {
 	int (*task_admit)(const struct rts_task_params *params, char *why, size_t why_len);
 	/* Sleep until an absolute CLOCK_MONOTONIC time: 0, or -EINTR when interrupted. */
 	int (*sleep_until)(int64_t time_ns);
+	/* A job of the calling task is released (before its body runs) / has
+	 * completed; the threads backend needs neither (NULL: nothing to do). */
+	void (*job_released)(void);
+	void (*job_completed)(void);
+
+	/* The calling task's identity (see above). */
+	uint32_t (*self_id)(void);
+	/* Whether task `id` exists. */
+	bool (*task_exists)(uint32_t id);
+	/* Interrupt task `id` if it is blocked (see above). */
+	int (*interrupt)(uint32_t id);
+	/* Scheduling attributes of task `id` (0: the caller). */
+	int (*get_attr)(uint32_t id, struct rts_sched_attr *attr);
+	int (*set_attr)(uint32_t id, const struct rts_sched_attr *attr);
+	/* The CPU the caller runs on, -1 if unknown. */
+	int (*current_cpu)(void);
 };
 
 extern const struct rts_backend rts_backend_threads;
 
+/* The calling thread's backend; NULL means the threads backend (internal/backend.h). */
+extern __thread const struct rts_backend *rts_backend_of_thread __attribute__((tls_model("initial-exec")));
+
 /* The backend of the calling task. */
 static inline const struct rts_backend *rts_backend(void)
 {
-	return &rts_backend_threads;
+	const struct rts_backend *backend = rts_backend_of_thread;
+	return backend ? backend : &rts_backend_threads;
+}
+
+/*
+ * A task's priority for ordering waiters in user-space queues (condvar and
+ * PI-CV waiters, RPC requests): its SCHED_FIFO/RR priority; SCHED_DEADLINE
+ * above every one of them (RTS_QUEUE_PRIORITY_DEADLINE); any other policy,
+ * or a task that has ended, 0. id 0 is the calling task.
+ */
+#define RTS_QUEUE_PRIORITY_DEADLINE 100
+
+static inline int rts_task_queue_priority(uint32_t id)
+{
+	struct rts_sched_attr attr = { .size = sizeof(attr) };
+	if (rts_backend()->get_attr(id, &attr) != 0)
+		return 0;
+	switch (attr.sched_policy) {
+	case SCHED_FIFO:
+	case SCHED_RR:
+		return (int)attr.sched_priority;
+	case SCHED_DEADLINE:
+		return RTS_QUEUE_PRIORITY_DEADLINE;
+	default:
+		return 0;
+	}
+}
+
+/* The backend called `name` ("threads"), or NULL. */
+const struct rts_backend *rts_backend_by_name(const char *name);
+
+/*
+ * The CPU the caller runs on. The threads backend's answer inline (one load
+ * of the rseq area), any other backend's through its table.
+ */
+static inline int rts_current_cpu(void)
+{
+	const struct rts_backend *backend = rts_backend_of_thread;
+	return rts_likely(!backend) ? rts_kernel_cpu() : backend->current_cpu();
 }
 
 #endif

@@ -12,14 +12,15 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdint.h>
-#include <sys/rseq.h>
 
 #include <rtsched/lockdomain.h>
 #include <rtsched/mutex.h>
 #include <rtsched/trace.h>
 
+#include "internal/backend.h"
 #include "internal/export.h"
 #include "internal/futex.h"
+#include "internal/sched_self.h"
 #include "internal/tid.h"
 
 /* ---- keys ---------------------------------------------------------------- */
@@ -130,11 +131,27 @@ struct ceiling_mutex {
 	int32_t held_partition;         /* where the holder pushed its entry */
 	int32_t eager_saved_prio;       /* eager: the holder's priority before it */
 };
-_Static_assert(sizeof(struct ceiling_mutex) <= sizeof(rts_mutex_t), "fits in rts_mutex_t");
+
+/*
+ * The 64 bytes of an rts_mutex_t as the futex-word protocols (the public
+ * struct: word, flags, robust list node) and the ceiling protocols see them.
+ * Both share word and flags, which the public calls read for every protocol;
+ * the rest is each family's own (a ceiling mutex is never robust, so its
+ * fields may lie over the robust list node).
+ */
+union rts_mutex_views {
+	rts_mutex_t public_view;
+	struct ceiling_mutex ceiling;
+};
+_Static_assert(sizeof(union rts_mutex_views) == sizeof(rts_mutex_t),
+	       "a ceiling mutex fits in rts_mutex_t");
+_Static_assert(offsetof(struct ceiling_mutex, word) == offsetof(struct rts_mutex_s, word) &&
+		       offsetof(struct ceiling_mutex, flags) == offsetof(struct rts_mutex_s, flags),
+	       "word and flags are where the public calls read them for every protocol");
 
 static inline struct ceiling_mutex *ceiling_mutex_of(rts_mutex_t *m)
 {
-	return (struct ceiling_mutex *)m;
+	return &((union rts_mutex_views *)m)->ceiling;
 }
 
 static inline bool rts_protocol_is_ceiling(int protocol)
@@ -152,12 +169,14 @@ static inline bool rts_protocol_is_global(int protocol)
 /*
  * The calling thread's level and SCHED_FIFO priority, cached (ceiling_self.c).
  * Invariant: once `known`, they are what the kernel had when read, plus the
- * library's own changes (eager raises and restores); rts_sched_apply_self
- * forgets them, and a priority changed behind the library's back needs
- * rts_lock_set_self_level(0).
+ * library's own changes (eager raises and restores), as long as
+ * rts_sched_apply_self has not changed the policy since (`seen_changes`,
+ * internal/sched_self.h); a priority changed behind the library's back
+ * needs rts_lock_set_self_level(0).
  */
 struct rts_ceiling_self {
 	bool known;
+	uint32_t seen_changes; /* rts_sched_self_changes when read */
 	bool deadline;      /* SCHED_DEADLINE: a level must be declared */
 	int declared_level; /* 0: none */
 	int fifo_prio;      /* SCHED_FIFO/RR priority; 0 for other policies */
@@ -166,8 +185,6 @@ extern __thread struct rts_ceiling_self rts_ceiling_self __attribute__((tls_mode
 
 /* Fill rts_ceiling_self from the kernel; 0 or a positive errno. */
 int rts_ceiling_self_read(void);
-/* Read the level again at next use (after rtsched changed the thread's policy). */
-void rts_ceiling_self_forget(void);
 /* Set its SCHED_FIFO priority (0: SCHED_OTHER), for the eager forms; 0 or a positive errno. */
 int rts_ceiling_self_set_fifo_prio(int prio);
 
@@ -177,7 +194,8 @@ int rts_ceiling_self_set_fifo_prio(int prio);
  */
 static inline int rts_ceiling_self_level(int *level)
 {
-	if (rts_unlikely(!rts_ceiling_self.known)) {
+	if (rts_unlikely(!rts_ceiling_self.known ||
+			 rts_ceiling_self.seen_changes != rts_sched_self_changes)) {
 		int err = rts_ceiling_self_read();
 		if (err)
 			return err;
@@ -190,23 +208,6 @@ static inline int rts_ceiling_self_level(int *level)
 		return EINVAL;
 	*level = rts_ceiling_self.fifo_prio;
 	return 0;
-}
-
-/*
- * The CPU the caller runs on: the kernel's rseq area, which glibc registers
- * (one load), or sched_getcpu() where it does not.
- */
-static inline int rts_current_cpu(void)
-{
-	if (rts_likely(__rseq_size >= 8)) {
-		const struct rseq *rs = (const struct rseq *)((char *)__builtin_thread_pointer() +
-							     __rseq_offset);
-		int cpu = (int)atomic_load_explicit((const _Atomic uint32_t *)&rs->cpu_id,
-						    memory_order_relaxed);
-		if (rts_likely(cpu >= 0))
-			return cpu;
-	}
-	return sched_getcpu();
 }
 
 /* ---- partition operations (ceiling_partition.c) ------------------------- */

@@ -42,28 +42,4 @@ static inline int rts_sched_getattr(pid_t tid, struct rts_sched_attr *attr)
 	return syscall(SYS_sched_getattr, tid, attr, sizeof(*attr), 0) == 0 ? 0 : -errno;
 }
 
-/*
- * A thread's priority for ordering waiters in user-space queues (PI-CV
- * waiters, RPC requests): its SCHED_FIFO/RR priority; SCHED_DEADLINE above
- * every one of them (RTS_QUEUE_PRIORITY_DEADLINE); any other policy, or a
- * thread that has exited, 0. tid 0 is the calling thread.
- */
-#define RTS_QUEUE_PRIORITY_DEADLINE 100
-
-static inline int rts_queue_priority(pid_t tid)
-{
-	struct rts_sched_attr attr = { .size = sizeof(attr) };
-	if (rts_sched_getattr(tid, &attr) != 0)
-		return 0;
-	switch (attr.sched_policy) {
-	case SCHED_FIFO:
-	case SCHED_RR:
-		return (int)attr.sched_priority;
-	case SCHED_DEADLINE:
-		return RTS_QUEUE_PRIORITY_DEADLINE;
-	default:
-		return 0;
-	}
-}
-
 #endif

@@ -62,6 +62,7 @@ struct rts_task {
 
 struct rts_taskset {
 	struct rts_trace *trace;
+	const struct rts_backend *backend; /* NULL: the threads backend */
 	rts_task_t **tasks;
 	size_t n_tasks;
 	size_t capacity;

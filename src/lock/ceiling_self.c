@@ -10,6 +10,7 @@
 
 #include <rtsched/mutex.h>
 
+#include "internal/backend.h"
 #include "internal/ceiling.h"
 #include "internal/export.h"
 #include "internal/sched_attr.h"
@@ -19,19 +20,15 @@ __thread struct rts_ceiling_self rts_ceiling_self __attribute__((tls_model("init
 int rts_ceiling_self_read(void)
 {
 	struct rts_sched_attr attr = {.size = sizeof(attr)};
-	int err = rts_sched_getattr(0, &attr);
+	int err = rts_backend()->get_attr(0, &attr);
 	if (err)
 		return -err;
 	bool fifo = attr.sched_policy == SCHED_FIFO || attr.sched_policy == SCHED_RR;
 	rts_ceiling_self.fifo_prio = fifo ? (int)attr.sched_priority : 0;
 	rts_ceiling_self.deadline = attr.sched_policy == SCHED_DEADLINE;
 	rts_ceiling_self.known = true;
+	rts_ceiling_self.seen_changes = rts_sched_self_changes;
 	return 0;
-}
-
-void rts_ceiling_self_forget(void)
-{
-	rts_ceiling_self.known = false;
 }
 
 int rts_ceiling_self_set_fifo_prio(int prio)
@@ -41,7 +38,7 @@ int rts_ceiling_self_set_fifo_prio(int prio)
 		.sched_policy = prio > 0 ? SCHED_FIFO : SCHED_OTHER,
 		.sched_priority = (uint32_t)prio,
 	};
-	int err = rts_sched_setattr(0, &attr);
+	int err = rts_backend()->set_attr(0, &attr);
 	if (err)
 		return -err;
 	rts_ceiling_self.fifo_prio = prio;

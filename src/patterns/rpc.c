@@ -27,7 +27,7 @@
 #include <rtsched/rpc.h>
 
 #include "internal/export.h"
-#include "internal/sched_attr.h"
+#include "internal/backend.h"
 #include "internal/tid.h"
 
 #define RPC_MAGIC      0x52500000u /* "RP": the object was initialised */
@@ -317,7 +317,7 @@ RTS_EXPORT int rts_rpc_call(rts_rpc_server_t *s, void *arg, void **result)
 {
 	if (!server_ok(s))
 		return EINVAL;
-	int priority = rts_queue_priority(0);
+	int priority = rts_task_queue_priority(0);
 	int err = rts_mutex_lock(&s->lock);
 	if (err)
 		return err;

@@ -1,15 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The threads backend: every task is a kernel thread; blocking, waking and
- * priority inheritance are the kernel's futexes and rt_mutexes.
+ * priority inheritance are the kernel's futexes and rt_mutexes, a task's
+ * identity its TID, interrupting it a signal, its priority sched_setattr.
  */
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <rtsched/sched.h>
 
 #include "internal/backend.h"
+#include "internal/tid.h"
 #include "internal/timespec.h"
+#include "internal/wake_signal.h"
 
 static int threads_block(rts_futex_word *word, uint32_t expected, const struct timespec *deadline,
 			 clockid_t clock, bool pshared)
@@ -94,6 +100,38 @@ static int threads_sleep_until(int64_t time_ns)
 	return -clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
 }
 
+static uint32_t threads_self_id(void)
+{
+	return rts_self_tid();
+}
+
+static bool threads_task_exists(uint32_t tid)
+{
+	return syscall(SYS_tgkill, getpid(), (pid_t)tid, 0) == 0;
+}
+
+/* The wake signal: its handler leaves a PI wait by siglongjmp (internal/wake_signal.h). */
+static int threads_interrupt(uint32_t tid)
+{
+	return syscall(SYS_tgkill, getpid(), (pid_t)tid, RTS_WAKE_SIGNAL) == 0 ? 0 : -errno;
+}
+
+static int threads_get_attr(uint32_t tid, struct rts_sched_attr *attr)
+{
+	return rts_sched_getattr((pid_t)tid, attr);
+}
+
+static int threads_set_attr(uint32_t tid, const struct rts_sched_attr *attr)
+{
+	struct rts_sched_attr copy = *attr; /* the kernel's call takes it writable */
+	return rts_sched_setattr((pid_t)tid, &copy);
+}
+
+static int threads_current_cpu(void)
+{
+	return rts_kernel_cpu();
+}
+
 const struct rts_backend rts_backend_threads = {
 	.name = "threads",
 	.block = threads_block,
@@ -104,4 +142,10 @@ const struct rts_backend rts_backend_threads = {
 	.cond_requeue = threads_cond_requeue,
 	.task_admit = threads_task_admit,
 	.sleep_until = threads_sleep_until,
+	.self_id = threads_self_id,
+	.task_exists = threads_task_exists,
+	.interrupt = threads_interrupt,
+	.get_attr = threads_get_attr,
+	.set_attr = threads_set_attr,
+	.current_cpu = threads_current_cpu,
 };

@@ -11,9 +11,11 @@
 
 #include <rtsched/sched.h>
 
-#include "internal/ceiling.h"
 #include "internal/export.h"
 #include "internal/sched_attr.h"
+#include "internal/sched_self.h"
+
+__thread uint32_t rts_sched_self_changes __attribute__((tls_model("initial-exec")));
 
 RTS_EXPORT int rts_policy_parse(const char *name, enum rts_policy *policy)
 {
@@ -147,7 +149,7 @@ RTS_EXPORT int rts_sched_apply_self(const struct rts_sched_params *p, char *why,
 	int err = -rts_sched_setattr(0, &attr);
 	switch (err) {
 	case 0:
-		rts_ceiling_self_forget(); /* the ceiling protocols read the new level at next use */
+		rts_sched_self_changes++; /* caches of the thread's priority read it anew */
 		return 0;
 	case EPERM:
 		explain_eperm(p, policy, why, why_len);

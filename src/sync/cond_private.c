@@ -95,7 +95,7 @@ struct cond_waiter {
 	struct cond_waiter *next; /* under the queue lock */
 	rts_futex_word word;      /* generation | state */
 	uint32_t tid;
-	int prio;                     /* rts_queue_priority, or PRIORITY_UNREAD (under the lock) */
+	int prio;                     /* rts_task_queue_priority, or PRIORITY_UNREAD (under the lock) */
 	rts_futex_word *requeue_onto; /* the PIP mutex's word, or NULL: plain sleep */
 	uint32_t generation;          /* the owning thread's alone */
 };
@@ -133,7 +133,7 @@ static void queue_unlock(rts_cond_t *c)
 static int priority_of(struct cond_waiter *w)
 {
 	if (w->prio == PRIORITY_UNREAD)
-		w->prio = rts_queue_priority((pid_t)w->tid);
+		w->prio = rts_task_queue_priority(w->tid);
 	return w->prio;
 }
 
@@ -294,7 +294,7 @@ int rts_cond_private_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *
 	w->requeue_onto = pi ? rts_mutex_word(m) : NULL;
 	w->prio = PRIORITY_UNREAD;
 	if (atomic_load_explicit(rts_cond_waiters(c), memory_order_relaxed) & ~DESTROYER_SLEEPS)
-		w->prio = rts_queue_priority(0); /* read before the lock, not under it */
+		w->prio = rts_task_queue_priority(0); /* read before the lock, not under it */
 	/* Everything the wait needs of c is read now: once queued, the record may be
 	 * taken and c destroyed at any moment. */
 	clockid_t clock = rts_cond_clock(c);

@@ -114,7 +114,7 @@ enum waiter_state {
 struct picv_waiter {
 	struct picv_waiter *next;
 	uint32_t tid;
-	int prio; /* rts_queue_priority, or QUEUE_PRIORITY_UNREAD */
+	int prio; /* rts_task_queue_priority, or QUEUE_PRIORITY_UNREAD */
 	rts_futex_word state;
 	rts_futex_word token; /* the anchor's TID while lending */
 	rts_mutex_t *mutex;   /* the caller's */
@@ -146,7 +146,7 @@ struct rts_picv *rts_picv_of(rts_cond_t *c)
 static int queue_priority(struct picv_waiter *w)
 {
 	if (w->prio == QUEUE_PRIORITY_UNREAD)
-		w->prio = rts_queue_priority((pid_t)w->tid);
+		w->prio = rts_task_queue_priority(w->tid);
 	return w->prio;
 }
 
@@ -198,7 +198,7 @@ static void wake_waiter(struct picv_waiter *w)
 	}
 	if (anchor == rts_self_tid() && rts_backend()->pi_wake(&w->token, false) == 0)
 		return;
-	syscall(SYS_tgkill, getpid(), (pid_t)w->tid, RTS_WAKE_SIGNAL);
+	rts_backend()->interrupt(w->tid);
 }
 
 /*
@@ -386,11 +386,6 @@ static int sleep_plain(struct picv_frame *f, const struct timespec *deadline)
 	return ret == -ETIMEDOUT ? ETIMEDOUT : 0;
 }
 
-static bool thread_exists(pid_t tid)
-{
-	return syscall(SYS_tgkill, getpid(), tid, 0) == 0;
-}
-
 /*
  * The waiter's anchor exited (its token came back with FUTEX_OWNER_DIED, or
  * FUTEX_LOCK_PI found no such thread). Under the lock, unless a waker got
@@ -410,7 +405,7 @@ static int after_anchor_exit(struct rts_picv *picv, struct picv_waiter *w)
 	uint32_t dead_anchor = rts_loan_anchor(&w->loan), kept = 0;
 	for (uint32_t i = 0; i < picv->n_helpers; i++) {
 		uint32_t h = picv->helpers[i];
-		if (h != dead_anchor && thread_exists((pid_t)h))
+		if (h != dead_anchor && rts_backend()->task_exists(h))
 			picv->helpers[kept++] = h;
 	}
 	picv->n_helpers = kept;
@@ -665,7 +660,7 @@ RTS_EXPORT int rts_cond_helper_add(rts_cond_t *c, pid_t tid)
 		return EINVAL;
 	if (c->s.flags & RTS_COND_F_PSHARED)
 		return ENOTSUP;
-	if (!thread_exists(tid))
+	if (!rts_backend()->task_exists((uint32_t)tid))
 		return ESRCH;
 	struct rts_picv *picv;
 	int err = rts_wake_signal_install();

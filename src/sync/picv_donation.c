@@ -58,6 +58,7 @@
 
 #include <rtsched/mutex.h>
 
+#include "internal/backend.h"
 #include "internal/picv_donation.h"
 #include "internal/pi_word.h"
 #include "internal/sched_attr.h"
@@ -149,7 +150,7 @@ static bool anchors_lead_to(uint32_t from, uint32_t donor)
 static int level_now(uint32_t tid)
 {
 	struct rts_sched_attr attr = { .size = sizeof(attr) };
-	return rts_sched_getattr((pid_t)tid, &attr) == 0 ? level_of(&attr) : NO_LEVEL;
+	return rts_backend()->get_attr(tid, &attr) == 0 ? level_of(&attr) : NO_LEVEL;
 }
 
 /* The donor's level, read once per loan: it waits, so only others change it. */
@@ -252,7 +253,7 @@ static void compute_effective_levels(void)
 static bool changed_by_others(const struct boost *b, struct rts_sched_attr *now)
 {
 	now->size = sizeof(*now);
-	if (rts_sched_getattr((pid_t)b->tid, now) != 0)
+	if (rts_backend()->get_attr(b->tid, now) != 0)
 		return false;
 	return now->sched_policy != b->applied_policy ||
 	       (int)now->sched_priority != b->applied_level;
@@ -270,7 +271,7 @@ static void release(struct boost *b)
 	if (!changed_by_others(b, &now)) {
 		struct rts_sched_attr base = b->base;
 		base.sched_flags &= SCHED_FLAG_RESET_ON_FORK_BIT;
-		rts_sched_setattr((pid_t)b->tid, &base); /* ESRCH: the thread has exited */
+		rts_backend()->set_attr(b->tid, &base); /* ESRCH: the thread has exited */
 	}
 	drop(b);
 }
@@ -284,7 +285,7 @@ static int apply(struct boost *b, int level)
 		.sched_flags = b->base.sched_flags & SCHED_FLAG_RESET_ON_FORK_BIT,
 		.sched_priority = (uint32_t)level,
 	};
-	int ret = rts_sched_setattr((pid_t)b->tid, &attr);
+	int ret = rts_backend()->set_attr(b->tid, &attr);
 	if (ret == 0) {
 		b->applied_policy = attr.sched_policy;
 		b->applied_level = level;
@@ -311,7 +312,7 @@ static struct boost *new_boost(uint32_t tid, const struct rts_sched_attr *base)
 static void raise_new(uint32_t tid, int level)
 {
 	struct rts_sched_attr now = { .size = sizeof(now) };
-	if (rts_sched_getattr((pid_t)tid, &now) != 0 || level_of(&now) == NO_LEVEL ||
+	if (rts_backend()->get_attr(tid, &now) != 0 || level_of(&now) == NO_LEVEL ||
 	    level_of(&now) >= level)
 		return; /* gone, SCHED_DEADLINE, or already as high */
 	struct boost *b = new_boost(tid, &now);

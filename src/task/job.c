@@ -91,6 +91,8 @@ static void complete_job(rts_task_t *task)
 		stats->budget_overruns++;
 	}
 	task->in_job = false;
+	if (rts_backend()->job_completed)
+		rts_backend()->job_completed();
 }
 
 static bool stopping(const rts_task_t *task)
@@ -125,6 +127,8 @@ RTS_EXPORT int rts_job_next(rts_task_t *task, struct rts_job *job)
 	if (!sleep_until(task, release))
 		return ECANCELED;
 	rts_trace_set_current_job(task->job.number + 1);
+	if (rts_backend()->job_released)
+		rts_backend()->job_released();
 	rts_ceiling_job_start(); /* SRP, IPCP, MPCP, FMLP+: may wait for a holder on this CPU */
 	int64_t start = rts_monotonic_now_ns();
 	task->job.number++;
@@ -184,6 +188,7 @@ void *rts_task_thread_main(void *arg)
 	rts_task_t *task = arg;
 	char why[RTS_ERROR_MAX] = "";
 	task->tid = gettid();
+	rts_backend_of_thread = task->set->backend; /* before anything asks it */
 	unblock_task_signals();
 	int err = set_up_thread(task, why, sizeof(why));
 	if (!err && task->stream)

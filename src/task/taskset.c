@@ -11,6 +11,7 @@
 #include <rtsched/task.h>
 #include <rtsched/trace.h>
 
+#include "internal/backend.h"
 #include "internal/export.h"
 #include "internal/task.h"
 #include "internal/wake_signal.h"
@@ -31,6 +32,24 @@ RTS_EXPORT int rts_taskset_create(rts_taskset_t **out, struct rts_trace *trace)
 	pthread_mutex_init(&set->setup_lock, NULL);
 	pthread_cond_init(&set->setup_done, NULL);
 	*out = set;
+	return 0;
+}
+
+RTS_EXPORT int rts_taskset_set_backend(rts_taskset_t *set, const char *name)
+{
+	if (!set || !name)
+		return EINVAL;
+	const struct rts_backend *backend = rts_backend_by_name(name);
+	if (!backend) {
+		rts_taskset_set_error(set, "no execution backend called \"%s\" (there is \"threads\")",
+				      name);
+		return ENOENT;
+	}
+	if (set->n_tasks) {
+		rts_taskset_set_error(set, "the backend is chosen before the first task is made");
+		return EBUSY;
+	}
+	set->backend = backend == &rts_backend_threads ? NULL : backend;
 	return 0;
 }
 

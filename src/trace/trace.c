@@ -35,15 +35,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__has_include)
-#if __has_include(<sys/rseq.h>)
-#include <sys/rseq.h>
-#define RTS_HAVE_RSEQ 1
-#endif
-#endif
-
 #include <rtsched/trace.h>
 
+#include "internal/backend.h"
 #include "internal/export.h"
 #include "internal/tid.h"
 #include "internal/timespec.h"
@@ -460,24 +454,10 @@ RTS_EXPORT int rts_trace_start(struct rts_trace *t, int64_t t0_ns, int64_t durat
 
 /* ---- the hot path ----------------------------------------------------------- */
 
-/*
- * The CPU the thread runs on. glibc >= 2.35 registers rseq for every thread,
- * and the kernel keeps rseq->cpu_id current: one load from the thread's
- * control block, no vDSO call. __rseq_size is 0 when glibc did not register
- * (old kernel, glibc.pthread.rseq=0 tunable); then sched_getcpu (vDSO getcpu).
- */
+/* The CPU the thread runs on (internal/backend.h: one load for the threads backend). */
 static inline __attribute__((always_inline)) uint16_t current_cpu(void)
 {
-#ifdef RTS_HAVE_RSEQ
-	if (rts_likely(__rseq_size != 0)) {
-		const struct rseq *rs =
-			(const struct rseq *)((const char *)__builtin_thread_pointer() + __rseq_offset);
-		int32_t cpu = (int32_t)*(const volatile uint32_t *)&rs->cpu_id;
-		if (rts_likely(cpu >= 0))
-			return (uint16_t)cpu;
-	}
-#endif
-	int cpu = sched_getcpu();
+	int cpu = rts_current_cpu();
 	return cpu < 0 ? RTS_TRACE_CPU_UNKNOWN : (uint16_t)cpu;
 }
 

@@ -100,6 +100,29 @@ static void test_bad_params_are_explained(void)
 	rts_taskset_destroy(set);
 }
 
+/* The backend is chosen by name, before the first task; the threads backend runs the jobs. */
+static void test_backend_is_chosen_by_name(void)
+{
+	int rt_cpu;
+	h_require_rt(&rt_cpu, NULL);
+	rts_taskset_t *set;
+	struct record r = { 0 };
+	CHECK_OK(rts_taskset_create(&set, NULL));
+	CHECK_ERR(EINVAL, rts_taskset_set_backend(NULL, "threads"));
+	CHECK_ERR(EINVAL, rts_taskset_set_backend(set, NULL));
+	CHECK_ERR(ENOENT, rts_taskset_set_backend(set, "litmus"));
+	CHECK(strstr(rts_taskset_error(set), "litmus") != NULL);
+	CHECK_OK(rts_taskset_set_backend(set, "threads"));
+	struct rts_task_params p = fifo_params("chosen", rt_cpu, 10);
+	p.max_jobs = 3;
+	CHECK_OK(rts_task_create(set, &p, record_job, &r, NULL));
+	CHECK_ERR(EBUSY, rts_taskset_set_backend(set, "threads"));
+	CHECK_OK(rts_taskset_release(set, soon()));
+	CHECK_OK(rts_taskset_join(set));
+	CHECK_EQ(atomic_load(&r.jobs), 3);
+	rts_taskset_destroy(set);
+}
+
 static void test_jobs_follow_the_release_grid(void)
 {
 	int rt_cpu;
@@ -376,6 +399,7 @@ static void test_no_privilege_is_explained(void)
 
 static const struct h_case cases[] = {
 	H_CASE(test_bad_params_are_explained, 5000),
+	H_CASE(test_backend_is_chosen_by_name, 5000),
 	H_CASE(test_jobs_follow_the_release_grid, 10000),
 	H_CASE(test_fifo_policy_is_applied, 5000),
 	H_CASE(test_deadline_policy_is_applied, 5000),
