@@ -235,12 +235,6 @@ struct wait_frame {
 	bool robust_pending;
 };
 
-static bool owns(rts_mutex_t *m)
-{
-	return (atomic_load_explicit(rts_mutex_word(m), memory_order_relaxed) & RTS_FUTEX_TID_MASK) ==
-	       rts_self_tid();
-}
-
 /* Cancelled in step 3: leave, and own the mutex again before the caller's handlers run. */
 static void cancelled(void *arg)
 {
@@ -248,10 +242,7 @@ static void cancelled(void *arg)
 	bool chosen = end_wait(f->c, f->w, f->waiting, -EINTR) == 0;
 	if (f->robust_pending)
 		rts_robust_list_clear_pending();
-	if (f->w->requeue_onto && owns(f->m))
-		rts_mutex_acquired_by_kernel(f->m); /* the kernel gave it before the unwinding */
-	else
-		rts_mutex_lock(f->m);
+	rts_mutex_own_again(f->m, f->w->requeue_onto != NULL);
 	if (!chosen || !f->incarnation)
 		return;
 	rts_cond_registry_lock();
@@ -315,9 +306,7 @@ int rts_cond_private_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *
 	if (f.robust_pending && slept != 0)
 		rts_robust_list_clear_pending();
 	int result = end_wait(c, w, f.waiting, slept);
-	/* The kernel gives the mutex with its 0; owns() also covers an error after the hand-over. */
-	int lock_ret = (pi && (slept == 0 || owns(m))) ? rts_mutex_acquired_by_kernel(m)
-						       : rts_mutex_lock(m);
+	int lock_ret = rts_mutex_own_again(m, pi);
 	if (lock_ret)
 		return lock_ret;
 	return result == ETIMEDOUT ? ETIMEDOUT : 0; /* EINTR: a spurious wake-up */

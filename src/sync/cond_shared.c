@@ -72,22 +72,13 @@ struct wait_frame {
 	bool robust_pending;
 };
 
-static bool owns(rts_mutex_t *m)
-{
-	return (atomic_load_explicit(rts_mutex_word(m), memory_order_relaxed) & RTS_FUTEX_TID_MASK) ==
-	       rts_self_tid();
-}
-
 /* Cancelled in step 4: own the mutex again, pass on a signal it may have taken, leave. */
 static void cancelled(void *arg)
 {
 	struct wait_frame *f = arg;
 	if (f->robust_pending)
 		rts_robust_list_clear_pending();
-	if (f->pi && owns(f->m))
-		rts_mutex_acquired_by_kernel(f->m); /* the kernel gave it before the unwinding */
-	else
-		rts_mutex_lock(f->m);
+	rts_mutex_own_again(f->m, f->pi);
 	if (atomic_load_explicit(seq_word(f->c), memory_order_relaxed) != f->snapshot)
 		rts_cond_shared_wake(f->c, false); /* still counted: the condvar lives */
 	atomic_fetch_sub_explicit(rts_cond_waiters(f->c), 1, memory_order_relaxed);
@@ -130,8 +121,7 @@ int rts_cond_shared_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *d
 	int slept = sleep_on_seq(&f, deadline);
 	if (f.robust_pending && slept != 0)
 		rts_robust_list_clear_pending();
-	int lock_ret = (f.pi && (slept == 0 || owns(m))) ? rts_mutex_acquired_by_kernel(m)
-							  : rts_mutex_lock(m);
+	int lock_ret = rts_mutex_own_again(m, f.pi);
 	bool timed_out = slept == -ETIMEDOUT &&
 			 atomic_load_explicit(seq_word(c), memory_order_relaxed) == f.snapshot;
 	atomic_fetch_sub_explicit(rts_cond_waiters(c), 1, memory_order_relaxed);
