@@ -216,8 +216,9 @@ int rts_cond_private_wake(rts_cond_t *c, bool all)
 /* Step 4: 0 if a signal chose the waiter, else ETIMEDOUT or EINTR (the record is unlinked). */
 static int end_wait(rts_cond_t *c, struct cond_waiter *w, uint32_t waiting, int slept)
 {
-	uint32_t expected = waiting;
-	if (!atomic_compare_exchange_strong_explicit(&w->word, &expected, waiting | LEAVING,
+	uint32_t expected = atomic_load_explicit(&w->word, memory_order_acquire);
+	if (expected != waiting || /* the common case: signalled, no CAS needed */
+	    !atomic_compare_exchange_strong_explicit(&w->word, &expected, waiting | LEAVING,
 						     memory_order_acquire, memory_order_acquire))
 		return 0;
 	queue_lock(c);
