@@ -69,6 +69,21 @@ int rts_cpuset_join_self(const char *dir, char *why, size_t why_len);
  */
 int rts_cpuset_has_cpu(const char *dir, int cpu, bool *has);
 
+/*
+ * Where the cpuset controller is mounted (/proc/self/mounts): a cgroup v1
+ * hierarchy with the cpuset controller (*version 1, preferred), else the
+ * cgroup v2 unified hierarchy (*version 2). ENOENT if neither is mounted,
+ * ENAMETOOLONG if the path does not fit in path_len.
+ */
+int rts_cpuset_mount(char *path, size_t path_len, int *version);
+/*
+ * One control file of a cgroup folder: read its first line (without the
+ * newline) into value, or write value to it. 0 or an errno (ENOENT: no such
+ * file; EIO: empty).
+ */
+int rts_cgroup_read(const char *dir, const char *file, char *value, size_t len);
+int rts_cgroup_write(const char *dir, const char *file, const char *value);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,9 @@
 
 #include <rtsched/cond.h>
 
+#include "internal/mutex.h"
+#include "internal/tid.h"
+
 _Static_assert(sizeof(rts_cond_t) == 64, "rts_cond_t is part of the ABI: 64 bytes");
 
 /* The RTS_COND_F_* bits of an attribute (NULL: the defaults); EINVAL if uninitialised. */
@@ -26,6 +29,21 @@ static inline _Atomic uint32_t *rts_cond_waiters(rts_cond_t *c)
 static inline clockid_t rts_cond_clock(const rts_cond_t *c)
 {
 	return (c->s.flags & RTS_COND_F_REALTIME) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+}
+
+/*
+ * After a wait: own m again. requeue_pi: the wait slept with
+ * FUTEX_WAIT_REQUEUE_PI, so the kernel may have given the caller m already
+ * (its word holds the caller's TID: finish that acquisition); otherwise, or
+ * if it did not, lock m. Same returns as rts_mutex_lock.
+ */
+static inline int rts_mutex_own_again(rts_mutex_t *m, bool requeue_pi)
+{
+	uint32_t owner = atomic_load_explicit(rts_mutex_word(m), memory_order_relaxed) &
+			 RTS_FUTEX_TID_MASK;
+	if (requeue_pi && owner == rts_self_tid())
+		return rts_mutex_acquired_by_kernel(m);
+	return rts_mutex_lock(m);
 }
 
 /*

@@ -60,14 +60,6 @@ int rts_mutexattr_flags(const rts_mutexattr_t *attr, uint32_t *flags);
  */
 int rts_mutex_acquired_by_kernel(rts_mutex_t *m);
 
-/*
- * After a condition-variable wait: own m again. requeue_pi: the wait slept
- * with FUTEX_WAIT_REQUEUE_PI, so the kernel may have given the caller m
- * already (its word holds the caller's TID: finish that acquisition);
- * otherwise, or if it did not, lock m. Same returns as rts_mutex_lock.
- */
-int rts_mutex_own_again(rts_mutex_t *m, bool requeue_pi);
-
 /* Robust mutexes: announce a coming acquisition to the kernel (list_op_pending). */
 int rts_mutex_robust_announce(rts_mutex_t *m);
 

@@ -197,15 +197,6 @@ int rts_mutex_acquired_by_kernel(rts_mutex_t *m)
 	return is_robust(flags) ? finish_robust(m, flags, rts_self_tid(), ret) : ret;
 }
 
-int rts_mutex_own_again(rts_mutex_t *m, bool requeue_pi)
-{
-	uint32_t owner = atomic_load_explicit(rts_mutex_word(m), memory_order_relaxed) &
-			 RTS_FUTEX_TID_MASK;
-	if (requeue_pi && owner == rts_self_tid())
-		return rts_mutex_acquired_by_kernel(m);
-	return rts_mutex_lock(m);
-}
-
 /*
  * A robust word free to take without the kernel: unlocked, or abandoned by a
  * dead owner with nobody queued in the kernel (for PI, queued waiters mean the

@@ -106,7 +106,28 @@ static void test_bad_parameters_are_explained(void)
 	CHECK_EQ(sched_getscheduler(0), SCHED_OTHER);
 }
 
+/* The cpuset mount is found and its control files read; errors are errnos. */
+static void test_cpuset_mount_and_files(void)
+{
+	char path[512], value[256];
+	int version = 0;
+	int err = rts_cpuset_mount(path, sizeof(path), &version);
+	if (err == ENOENT)
+		SKIP("no cpuset controller mounted (cgroup v1) and no cgroup v2 hierarchy");
+	CHECK_OK(err);
+	CHECK(version == 1 || version == 2);
+	CHECK_EQ(access(path, F_OK), 0);
+	char tiny[2];
+	CHECK_ERR(ENAMETOOLONG, rts_cpuset_mount(tiny, sizeof(tiny), &version));
+	const char *known = version == 2 ? "cgroup.controllers" : "cpuset.cpus";
+	CHECK_OK(rts_cgroup_read(path, known, value, sizeof(value)));
+	CHECK(strchr(value, '\n') == NULL);
+	CHECK_ERR(ENOENT, rts_cgroup_read(path, "no-such-control-file", value, sizeof(value)));
+	CHECK_ERR(ENOENT, rts_cgroup_write(path, "no-such-control-file", "1"));
+}
+
 static const struct h_case cases[] = {
+	H_CASE(test_cpuset_mount_and_files, 5000),
 	H_CASE(test_policy_names_round_trip, 2000),
 	H_CASE(test_cpuset_cpus_are_read, 2000),
 	H_CASE(test_cpuset_join_writes_the_tid, 2000),

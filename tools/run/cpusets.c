@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <rtsched/sched.h>
+
 #include "cpusets.h"
 
 #define STATE_DIR "/run/rtsched"
@@ -22,57 +24,7 @@ struct mount_info {
 
 static int find_cpuset_mount(struct mount_info *mount)
 {
-	FILE *mounts = fopen("/proc/self/mounts", "re");
-	if (!mounts)
-		return -1;
-	char line[1024];
-	char v2[CPUSET_DIR_MAX] = "";
-	mount->version = 0;
-	while (fgets(line, sizeof(line), mounts)) {
-		char device[128], dir[CPUSET_DIR_MAX], type[32], options[512];
-		if (sscanf(line, "%127s %255s %31s %511s", device, dir, type, options) != 4)
-			continue;
-		if (strcmp(type, "cgroup") == 0 && strstr(options, "cpuset")) {
-			snprintf(mount->path, sizeof(mount->path), "%s", dir);
-			mount->version = 1;
-			break;
-		}
-		if (strcmp(type, "cgroup2") == 0 && !v2[0])
-			snprintf(v2, sizeof(v2), "%s", dir);
-	}
-	fclose(mounts);
-	if (mount->version == 0 && v2[0]) {
-		snprintf(mount->path, sizeof(mount->path), "%s", v2);
-		mount->version = 2;
-	}
-	return mount->version ? 0 : -1;
-}
-
-/* Write `value` to dir/file; 0 or errno. */
-static int write_value(const char *dir, const char *file, const char *value)
-{
-	char path[CPUSET_DIR_MAX + 64];
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	ssize_t len = (ssize_t)strlen(value);
-	int err = write(fd, value, (size_t)len) == len ? 0 : errno;
-	close(fd);
-	return err;
-}
-
-static int read_value(const char *dir, const char *file, char *value, size_t len)
-{
-	char path[CPUSET_DIR_MAX + 64];
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return errno;
-	int err = fgets(value, (int)len, f) ? 0 : EIO;
-	fclose(f);
-	value[strcspn(value, "\n")] = '\0';
-	return err;
+	return rts_cpuset_mount(mount->path, sizeof(mount->path), &mount->version) == 0 ? 0 : -1;
 }
 
 static void cpu_list(const cpu_set_t *cpus, char *out, size_t len)
@@ -93,7 +45,7 @@ static void remove_cpuset(const char *dir, const char *root)
 	if (tasks) {
 		char tid[32];
 		while (fgets(tid, sizeof(tid), tasks))
-			write_value(root, "tasks", tid);
+			rts_cgroup_write(root, "tasks", tid);
 		fclose(tasks);
 	}
 	rmdir(dir);
@@ -148,7 +100,7 @@ int run_cpusets_clean_leftovers(char *error, size_t error_len)
 	if (load_balance >= 0) {
 		char value[8];
 		snprintf(value, sizeof(value), "%d", load_balance);
-		write_value(root, "cpuset.sched_load_balance", value);
+		rts_cgroup_write(root, "cpuset.sched_load_balance", value);
 	}
 	unlink(STATE_FILE);
 	fprintf(stderr,
@@ -191,9 +143,9 @@ static int create_v1(const struct run_spec *spec, const struct mount_info *mount
 		     struct run_cpusets *cpusets, char *error, size_t error_len)
 {
 	char value[64], mems[64], all_cpus[256];
-	if (read_value(mount->path, "cpuset.mems", mems, sizeof(mems)) != 0)
+	if (rts_cgroup_read(mount->path, "cpuset.mems", mems, sizeof(mems)) != 0)
 		return fail(error, error_len, "reading", "the root cpuset's mems", errno);
-	if (read_value(mount->path, "cpuset.sched_load_balance", value, sizeof(value)) == 0)
+	if (rts_cgroup_read(mount->path, "cpuset.sched_load_balance", value, sizeof(value)) == 0)
 		cpusets->root_load_balance = atoi(value);
 	snprintf(cpusets->parent, sizeof(cpusets->parent), "%s/%s", mount->path, RUN_DIR_NAME);
 	int err = save_state(cpusets, mount->path);
@@ -207,24 +159,24 @@ static int create_v1(const struct run_spec *spec, const struct mount_info *mount
 	cpu_list(&all, all_cpus, sizeof(all_cpus));
 	if (mkdir(cpusets->parent, 0755) != 0 && errno != EEXIST)
 		return fail(error, error_len, "creating", cpusets->parent, errno);
-	if ((err = write_value(cpusets->parent, "cpuset.cpus", all_cpus)) ||
-	    (err = write_value(cpusets->parent, "cpuset.mems", mems)) ||
-	    (err = write_value(cpusets->parent, "cpuset.cpu_exclusive", "1")) ||
-	    (err = write_value(cpusets->parent, "cpuset.sched_load_balance", "0")))
+	if ((err = rts_cgroup_write(cpusets->parent, "cpuset.cpus", all_cpus)) ||
+	    (err = rts_cgroup_write(cpusets->parent, "cpuset.mems", mems)) ||
+	    (err = rts_cgroup_write(cpusets->parent, "cpuset.cpu_exclusive", "1")) ||
+	    (err = rts_cgroup_write(cpusets->parent, "cpuset.sched_load_balance", "0")))
 		return fail(error, error_len, "configuring", cpusets->parent, err);
 	for (size_t i = 0; i < spec->n_cpusets; i++) {
 		char dir[CPUSET_DIR_MAX], cpus[256];
 		snprintf(dir, sizeof(dir), "%s/%s", cpusets->parent, spec->cpusets[i].name);
 		if (make_child(spec, i, dir, mount, cpusets, cpus, error, error_len) != 0)
 			return -1;
-		if ((err = write_value(dir, "cpuset.cpus", cpus)) ||
-		    (err = write_value(dir, "cpuset.mems", mems)) ||
-		    (err = write_value(dir, "cpuset.cpu_exclusive", "1")) ||
-		    (err = write_value(dir, "cpuset.sched_load_balance", "1")))
+		if ((err = rts_cgroup_write(dir, "cpuset.cpus", cpus)) ||
+		    (err = rts_cgroup_write(dir, "cpuset.mems", mems)) ||
+		    (err = rts_cgroup_write(dir, "cpuset.cpu_exclusive", "1")) ||
+		    (err = rts_cgroup_write(dir, "cpuset.sched_load_balance", "1")))
 			return fail(error, error_len, "configuring", dir, err);
 	}
 	/* Last: with the root no longer balancing, each child is its own root domain. */
-	if ((err = write_value(mount->path, "cpuset.sched_load_balance", "0")) != 0)
+	if ((err = rts_cgroup_write(mount->path, "cpuset.sched_load_balance", "0")) != 0)
 		return fail(error, error_len, "turning off load balancing of", mount->path, err);
 	return 0;
 }
@@ -232,7 +184,7 @@ static int create_v1(const struct run_spec *spec, const struct mount_info *mount
 static int create_v2(const struct run_spec *spec, const struct mount_info *mount,
 		     struct run_cpusets *cpusets, char *error, size_t error_len)
 {
-	int err = write_value(mount->path, "cgroup.subtree_control", "+cpuset");
+	int err = rts_cgroup_write(mount->path, "cgroup.subtree_control", "+cpuset");
 	if (err)
 		return fail(error, error_len, "enabling the cpuset controller in", mount->path, err);
 	for (size_t i = 0; i < spec->n_cpusets; i++) {
@@ -240,8 +192,8 @@ static int create_v2(const struct run_spec *spec, const struct mount_info *mount
 		snprintf(dir, sizeof(dir), "%s/%s.%s", mount->path, RUN_DIR_NAME, spec->cpusets[i].name);
 		if (make_child(spec, i, dir, mount, cpusets, cpus, error, error_len) != 0)
 			return -1;
-		if ((err = write_value(dir, "cpuset.cpus", cpus)) ||
-		    (err = write_value(dir, "cpuset.cpus.partition", "root")))
+		if ((err = rts_cgroup_write(dir, "cpuset.cpus", cpus)) ||
+		    (err = rts_cgroup_write(dir, "cpuset.cpus.partition", "root")))
 			return fail(error, error_len, "configuring", dir, err);
 	}
 	return 0;
@@ -279,7 +231,7 @@ void run_cpusets_remove(struct run_cpusets *cpusets)
 		if (cpusets->root_load_balance >= 0) {
 			char value[8];
 			snprintf(value, sizeof(value), "%d", cpusets->root_load_balance);
-			write_value(mount.path, "cpuset.sched_load_balance", value);
+			rts_cgroup_write(mount.path, "cpuset.sched_load_balance", value);
 		}
 		for (size_t i = cpusets->count; i-- > 0;)
 			remove_cpuset(cpusets->dirs[i], mount.path);
