@@ -37,6 +37,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--cpus", type=int, metavar="N", help="processors for global schedulers (default: the set's)")
     parser.add_argument("--overheads", action="append", default=[], metavar="JSON",
                         help="fold in overheads from a benchmark's --json output (repeatable; docs/analysis.md)")
+    parser.add_argument("--sensitivity", action="store_true",
+                        help="also how far each bound is from a cliff: slack per task, overhead headroom, "
+                        "critical scaling factor (docs/analysis.md)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="test option, e.g. period_ns=100000000 or supply=linear (prm-fp, prm-edf)")
     parser.set_defaults(handler=run)
@@ -108,25 +111,46 @@ def run(args: argparse.Namespace) -> int:
         err.print(f"rtsched analyze: test {name}: {error}")
         return EXIT_USAGE
     status = EXIT_OK if result.schedulable else EXIT_FAIL
+    slack = None
+    if args.sensitivity:
+        from rtsched.analysis.sensitivity import sensitivity
+
+        slack = sensitivity(name, problem, **options)
     if args.json:
         out = {"file": args.file, "taskset": taskset.name, "scheduler": taskset.scheduler, **result.to_dict()}
+        if slack is not None:
+            out["sensitivity"] = slack.to_dict()
         json.dump(out, sys.stdout, indent=1)
         print()
         return status
     console = Console()
     table = Table(title=f"{taskset.name}: {result.test} ({taskset.scheduler})")
-    for col in ("task", "period", "deadline", "WCET", "blocking", "bound", "verdict"):
+    columns = ["task", "period", "deadline", "WCET", "blocking", "bound", "verdict"]
+    if slack is not None:
+        columns += ["cliff", "to deadline", "per-job overhead"]
+    for col in columns:
         table.add_column(col, justify="right" if col not in ("task", "verdict") else "left")
     style = {"ok": "green", "miss": "red", "unknown": "yellow"}
     for b in result.tasks:
         t = problem.task(b.name)
-        table.add_row(b.name, _fmt(t.period_ns), _fmt(t.deadline_ns), _fmt(t.wcet_ns), _fmt(b.blocking_ns),
-                      _fmt(b.bound_ns), f"[{style[b.verdict]}]{b.verdict}[/]")
+        row = [b.name, _fmt(t.period_ns), _fmt(t.deadline_ns), _fmt(t.wcet_ns), _fmt(b.blocking_ns),
+               _fmt(b.bound_ns), f"[{style[b.verdict]}]{b.verdict}[/]"]
+        if slack is not None:
+            s = slack.task(b.name)
+            row += [_fmt(s.cliff_ns), _fmt(s.deadline_slack_ns), _fmt(s.overhead_slack_ns)]
+        table.add_row(*row)
     console.print(table)
     for b in result.tasks:
         console.print(f"  {b.name}: {b.reason}", highlight=False)
     for note in result.details.get("notes", []):
         console.print(f"note: {note}")
+    if slack is not None:
+        console.print("cliff: extra execution time of the task's own job before its bound jumps; to deadline: "
+                      "before it misses; per-job overhead: extra time on every job of every task before it "
+                      "misses", highlight=False)
+        console.print(f"overhead headroom per job: {_fmt(slack.overhead_headroom_ns)}; critical scaling factor: "
+                      + ("—" if slack.critical_scaling_factor is None else
+                         f"{float(slack.critical_scaling_factor):.3f}"), highlight=False)
     colour = "green" if result.schedulable else "red" if result.verdict == "not schedulable" else "yellow"
     exact = "exact test" if result.exact else "sufficient test"
     console.print(f"[{colour}]{result.verdict}[/] ({exact}): {result.reason}")
