@@ -11,11 +11,13 @@ consumed are listed; anything else is ignored; a missing key is reported in
     protocols by the same rule) and <stat> is ``max`` (default) or ``p99``.
 ``rtsched latency`` JSON (``"format": "rtsched-latency/1"``)
     ``threads[].max_ns`` (or ``p99_ns``): release latency, the largest over threads.
-Any other benchmark (``"format": "rtsched-overheads/1"``, for the
-context-switch and scheduler benchmarks to come, or written by hand)
+A machine's profile (``"format": "rtsched-overheads/1"``, written by
+``rtsched calibrate``, or by hand)
     ``context_switch_ns``, ``release_latency_ns``, ``lock_ns.<protocol>``,
     ``unlock_ns.<protocol>``, ``contended_lock_ns.<protocol>``,
-    ``contended_unlock_ns.<protocol>`` (integers or floats of nanoseconds).
+    ``contended_unlock_ns.<protocol>``, ``rpc_call_ns``, ``trace_event_ns``,
+    ``os_interference.window_ns`` and ``.max_lost_ns`` (integers or floats of
+    nanoseconds); with stat ``p99``, the same keys under ``"p99"``.
 
 How they are folded (:func:`apply_overheads`), each rounded up to whole ns:
 
@@ -25,7 +27,18 @@ How they are folded (:func:`apply_overheads`), each rounded up to whole ns:
   larger of its contended and uncontended figure for the resource's protocol;
 - every critical section's length (what it makes others wait) += the
   contended unlock (the holder's release path that wakes the waiter);
-- every task: release jitter += release latency.
+- every task: release jitter += release latency;
+- every RPC's service += the call's overhead (the round trip beyond the
+  service: the request, the switches to the server and back, the reply; all
+  of it runs at the caller's priority or blocks the caller);
+- every job: WCET += trace event × the events it writes (release, start and
+  completion; request, acquisition and release per critical section; call
+  and reply per RPC), since every rtsched task is traced;
+- on one processor and under P-FP, each processor gets a task above every
+  other, ``OS_INTERFERENCE`` (C = the most CPU time lost to the system in a
+  window, T = D = the window): the interrupts, soft interrupts and kernel
+  threads that the calibration saw take the CPU. Under other schedulers it
+  is not folded (a note says so). Tests report no row for it.
 """
 
 from __future__ import annotations
@@ -36,9 +49,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rtsched.analysis.tasks import AnalysisProblem, CriticalSection
+from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, CriticalSection
 
-__all__ = ["Overheads", "OverheadsError", "load_overheads", "overheads_from_json", "apply_overheads"]
+__all__ = ["Overheads", "OverheadsError", "OS_INTERFERENCE", "is_interference", "load_overheads", "overheads_from_json",
+           "apply_overheads"]
+
+OS_INTERFERENCE = "(os interference)"
+TRACE_EVENTS_PER_JOB = 3  # release, start, completion
+TRACE_EVENTS_PER_SECTION = 3  # request, acquisition, release
+TRACE_EVENTS_PER_RPC = 2  # call, reply
 
 
 class OverheadsError(ValueError):
@@ -55,6 +74,10 @@ class Overheads:
     unlock_ns: dict[str, int] = field(default_factory=dict)
     contended_lock_ns: dict[str, int] = field(default_factory=dict)
     contended_unlock_ns: dict[str, int] = field(default_factory=dict)
+    rpc_call_ns: int | None = None
+    trace_event_ns: int | None = None
+    interference_window_ns: int | None = None
+    interference_max_lost_ns: int | None = None
     sources: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
 
@@ -67,6 +90,10 @@ class Overheads:
             unlock_ns={**self.unlock_ns, **other.unlock_ns},
             contended_lock_ns={**self.contended_lock_ns, **other.contended_lock_ns},
             contended_unlock_ns={**self.contended_unlock_ns, **other.contended_unlock_ns},
+            rpc_call_ns=pick(self.rpc_call_ns, other.rpc_call_ns),
+            trace_event_ns=pick(self.trace_event_ns, other.trace_event_ns),
+            interference_window_ns=pick(self.interference_window_ns, other.interference_window_ns),
+            interference_max_lost_ns=pick(self.interference_max_lost_ns, other.interference_max_lost_ns),
             sources=self.sources + other.sources,
             missing=self.missing + other.missing,
         )
@@ -118,12 +145,27 @@ def overheads_from_json(data: dict, source: str = "<json>", stat: str = "max") -
             return Overheads(sources=(source,), missing=(f"{source}: threads[].{key} missing",))
         return Overheads(release_latency_ns=_ns(max(values)), sources=(source,))
     if data.get("format") == "rtsched-overheads/1":
+        if stat == "p99":
+            if not isinstance(data.get("p99"), dict):
+                raise OverheadsError(f"{source}: no \"p99\" figures in this profile")
+            data = {**data["p99"], "format": data["format"]}
         per = lambda k: {p: _ns(v) for p, v in (data.get(k) or {}).items()}
+        interference = data.get("os_interference")
+        if interference is not None and not isinstance(interference, dict):
+            raise OverheadsError(f"{source}: os_interference: expected {{\"window_ns\", \"max_lost_ns\"}}")
+        interference = interference or {}
+        window = _ns(interference.get("window_ns"))
+        if window == 0:
+            raise OverheadsError(f"{source}: os_interference.window_ns must be positive")
         return Overheads(
             context_switch_ns=_ns(data.get("context_switch_ns")),
             release_latency_ns=_ns(data.get("release_latency_ns")),
             lock_ns=per("lock_ns"), unlock_ns=per("unlock_ns"),
             contended_lock_ns=per("contended_lock_ns"), contended_unlock_ns=per("contended_unlock_ns"),
+            rpc_call_ns=_ns(data.get("rpc_call_ns")),
+            trace_event_ns=_ns(data.get("trace_event_ns")),
+            interference_window_ns=window,
+            interference_max_lost_ns=_ns(interference.get("max_lost_ns")),
             sources=(source,),
         )
     raise OverheadsError(
@@ -154,6 +196,10 @@ def apply_overheads(problem: AnalysisProblem, ov: Overheads) -> AnalysisProblem:
         wcet = t.wcet_ns
         if ov.context_switch_ns is not None:
             wcet += 2 * ov.context_switch_ns
+        if ov.trace_event_ns is not None:
+            events = (TRACE_EVENTS_PER_JOB + TRACE_EVENTS_PER_SECTION * len(t.critical_sections)
+                      + TRACE_EVENTS_PER_RPC * len(t.rpcs))
+            wcet += events * ov.trace_event_ns
         sections = []
         for cs in t.critical_sections:
             proto = problem.protocol(cs.resource)
@@ -164,7 +210,13 @@ def apply_overheads(problem: AnalysisProblem, ov: Overheads) -> AnalysisProblem:
             wcet += lock + unlock
             sections.append(replace(cs, length_ns=cs.length_ns + ov.contended_unlock_ns.get(proto, 0)))
         jitter = t.jitter_ns + (ov.release_latency_ns or 0)
-        tasks.append(replace(t, wcet_ns=wcet, jitter_ns=jitter, critical_sections=tuple(sections)))
+        rpcs = tuple(replace(c, length_ns=c.length_ns + (ov.rpc_call_ns or 0)) for c in t.rpcs)
+        tasks.append(replace(t, wcet_ns=wcet, jitter_ns=jitter, critical_sections=tuple(sections), rpcs=rpcs))
+    if any(t.rpcs for t in problem.tasks) and ov.rpc_call_ns is None:
+        missing.add("no RPC call overhead given (rpc_call_ns)")
+    if ov.trace_event_ns is None:
+        missing.add("no trace event cost given (trace_event_ns)")
+    tasks.extend(_interference_tasks(problem, ov, missing))
     if ov.context_switch_ns is None:
         missing.add("no context-switch overhead given (context_switch_ns)")
     if ov.release_latency_ns is None:
@@ -173,3 +225,30 @@ def apply_overheads(problem: AnalysisProblem, ov: Overheads) -> AnalysisProblem:
     notes.append(f"overheads folded in from {folded}")
     notes.extend(f"overheads: {m} (not folded)" for m in sorted(missing))
     return replace(problem, tasks=tuple(tasks), notes=tuple(notes))
+
+
+def _interference_tasks(problem: AnalysisProblem, ov: Overheads, missing: set[str]) -> list[AnalysisTask]:
+    """One OS_INTERFERENCE task above every task of each processor (FP and P-FP only)."""
+    if ov.interference_window_ns is None or ov.interference_max_lost_ns is None:
+        missing.add("no OS interference measured (os_interference)")
+        return []
+    if ov.interference_max_lost_ns == 0:
+        return []
+    if problem.scheduler not in ("FP", "P-FP"):
+        missing.add(f"OS interference is folded only under FP and P-FP, not {problem.scheduler}")
+        return []
+    window = ov.interference_window_ns
+    lost = min(ov.interference_max_lost_ns, window)
+    groups = problem.partitions()
+    out = []
+    for partition, tasks in groups.items():
+        name = OS_INTERFERENCE if len(groups) == 1 else f"{OS_INTERFERENCE} {partition}"
+        top = max(t.priority for t in tasks) + 1
+        out.append(AnalysisTask(name, wcet_ns=lost, period_ns=window, deadline_ns=window, priority=top,
+                                partition=partition))
+    return out
+
+
+def is_interference(name: str) -> bool:
+    """Whether a task of a folded problem is one of the OS_INTERFERENCE tasks."""
+    return name.startswith(OS_INTERFERENCE)

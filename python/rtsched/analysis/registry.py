@@ -11,10 +11,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from typing import Callable
 
 from rtsched.analysis import edf_uni, fp_uni, gedf, hierarchical, partitioned, picv_rpc
+from rtsched.analysis.overheads import apply_overheads, is_interference
 from rtsched.analysis.results import AnalysisResult
 from rtsched.analysis.tasks import AnalysisProblem, from_taskset
 
@@ -120,12 +122,10 @@ def run_test(name: str, problem, **options) -> AnalysisResult:
         problem = from_taskset(problem)
     overheads = options.pop("overheads", None)
     if overheads is not None:
-        from rtsched.analysis.overheads import apply_overheads
-
         problem = apply_overheads(problem, overheads)
     result = TESTS[name](problem, **options)
+    if overheads is not None:  # the OS interference tasks are the model's, not the user's
+        result = replace(result, tasks=tuple(t for t in result.tasks if not is_interference(t.name)))
     if problem.notes:
-        from dataclasses import replace
-
         result = replace(result, details={**result.details, "notes": list(problem.notes)})
     return result

@@ -1,0 +1,103 @@
+"""A machine's overhead profile folded into the analysis (issue 13 item 3), checked exactly by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rtsched.analysis import AnalysisProblem, AnalysisTask, Rpc, from_taskset, run_test
+from rtsched.analysis.overheads import (
+    OS_INTERFERENCE,
+    OverheadsError,
+    apply_overheads,
+    overheads_from_json,
+)
+from rtsched.model import load_taskset
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+US = 1_000
+MS = 1_000_000
+
+PROFILE = {
+    "format": "rtsched-overheads/1",
+    "context_switch_ns": 10 * US,
+    "release_latency_ns": 50 * US,
+    "trace_event_ns": 1 * US,
+    "rpc_call_ns": 30 * US,
+    "os_interference": {"window_ns": 10 * MS, "max_lost_ns": 100 * US},
+    "p99": {"context_switch_ns": 5 * US, "release_latency_ns": 20 * US, "trace_event_ns": 500,
+            "rpc_call_ns": 10 * US, "os_interference": {"window_ns": 10 * MS, "max_lost_ns": 40 * US}},
+}
+
+
+def test_fp_rta_with_the_profile():
+    problem = AnalysisProblem(tasks=(
+        AnalysisTask("t1", wcet_ns=2 * MS, period_ns=10 * MS, deadline_ns=10 * MS, priority=2),
+        AnalysisTask("t2", wcet_ns=3 * MS, period_ns=20 * MS, deadline_ns=20 * MS, priority=1),
+    ))
+    result = run_test("fp-rta", problem, overheads=overheads_from_json(PROFILE))
+    # C' = C + 2 switches (20 us) + 3 trace events (3 us); J = 50 us; above both
+    # an OS task of 100 us every 10 ms.
+    # t1: w = 2.023 + 0.1 = 2.123 ms; R = w + J = 2.173 ms.
+    # t2: w = 3.023 + 2.023 + 0.1 = 5.146 ms (one job of each above); R = 5.196 ms.
+    assert result.bounds() == {"t1": 2_173_000, "t2": 5_196_000}
+    assert OS_INTERFERENCE not in result.bounds()
+
+
+def test_picv_rpc_with_the_profile():
+    problem = from_taskset(load_taskset(EXAMPLES / "picv-rpc.yaml"))
+    result = run_test("picv-rpc", problem, overheads=overheads_from_json(PROFILE))
+    # Clients: C' = 10 ms + 20 us + 5 trace events; call 4.5 ms + 30 us: E = 14.555 ms; J = 50 us.
+    # Client1: E + Client2's call 4.53 + 2 OS jobs = 19.285 ms, + J = 19.335 ms.
+    # Client2: 2 × 14.555 + 3 OS jobs = 29.41 ms, + J = 29.46 ms.
+    # Annoyer: 10.023 + 2 × 14.555 + 4 OS jobs = 39.533 ms, + J = 39.583 ms.
+    assert result.bounds() == {"Client1": 19_335_000, "Client2": 29_460_000, "Annoyer": 39_583_000}
+
+
+def test_p99_figures_are_chosen_by_stat():
+    ov = overheads_from_json(PROFILE, stat="p99")
+    assert (ov.context_switch_ns, ov.release_latency_ns, ov.rpc_call_ns) == (5 * US, 20 * US, 10 * US)
+    assert (ov.interference_window_ns, ov.interference_max_lost_ns) == (10 * MS, 40 * US)
+    with pytest.raises(OverheadsError, match="p99"):
+        overheads_from_json({k: v for k, v in PROFILE.items() if k != "p99"}, stat="p99")
+
+
+def test_interference_per_partition_under_p_fp():
+    problem = AnalysisProblem(scheduler="P-FP", cpus=2, tasks=(
+        AnalysisTask("a", wcet_ns=1 * MS, period_ns=10 * MS, deadline_ns=10 * MS, priority=5, partition="cpu0"),
+        AnalysisTask("b", wcet_ns=1 * MS, period_ns=10 * MS, deadline_ns=10 * MS, priority=9, partition="cpu1"),
+    ))
+    folded = apply_overheads(problem, overheads_from_json(PROFILE))
+    extra = {t.name: (t.partition, t.priority) for t in folded.tasks if t.name.startswith(OS_INTERFERENCE)}
+    assert extra == {f"{OS_INTERFERENCE} cpu0": ("cpu0", 6), f"{OS_INTERFERENCE} cpu1": ("cpu1", 10)}
+    result = run_test("fp-rta", problem, overheads=overheads_from_json(PROFILE))
+    assert set(result.bounds()) == {"a", "b"}
+
+
+def test_interference_not_folded_under_edf_says_so():
+    problem = AnalysisProblem(scheduler="EDF", tasks=(
+        AnalysisTask("a", wcet_ns=1 * MS, period_ns=10 * MS, deadline_ns=10 * MS),))
+    folded = apply_overheads(problem, overheads_from_json(PROFILE))
+    assert [t.name for t in folded.tasks] == ["a"]
+    assert any("OS interference is folded only under FP and P-FP" in n for n in folded.notes)
+
+
+def test_missing_figures_are_named_in_notes():
+    problem = AnalysisProblem(tasks=(
+        AnalysisTask("c", wcet_ns=1 * MS, period_ns=10 * MS, deadline_ns=10 * MS, priority=1,
+                     rpcs=(Rpc("S", 1 * MS),)),))
+    folded = apply_overheads(problem, overheads_from_json({"format": "rtsched-overheads/1"}))
+    notes = "\n".join(folded.notes)
+    for key in ("rpc_call_ns", "trace_event_ns", "os_interference", "context_switch_ns"):
+        assert key in notes
+
+
+@pytest.mark.parametrize("bad, where", [
+    ({"os_interference": 5}, "os_interference"),
+    ({"os_interference": {"window_ns": 0, "max_lost_ns": 1}}, "window_ns"),
+    ({"rpc_call_ns": -1}, "not a duration"),
+])
+def test_bad_profiles_are_refused(bad, where):
+    with pytest.raises(OverheadsError, match=where):
+        overheads_from_json({"format": "rtsched-overheads/1", **bad}, source="p.json")
