@@ -129,12 +129,11 @@ def print_table(result, console) -> None:
     from rich.table import Table
 
     summary = result.summary
-    tasks_in = result.runner_input["tasks"]
-    picv = ", PI-CV off" if summary.get("servers") and not summary.get("picv", True) else ""
+    picv = ", PI-CV off" if result.taskset.servers and not result.picv else ""
     table = Table(title=f"{summary['name']} ({summary['scheduler']}, {summary['duration_ns'] / 1e9:g} s{picv})")
-    analysis = summary["analysis"]
+    analysis = result.analysis
     table.caption = (
-        f"times in ms; bound: analytical response-time bound ({analysis['test']}: {analysis['verdict']}); "
+        f"times in ms; bound: analytical response-time bound ({analysis.test}: {analysis.verdict}); "
         "! marks an observed maximum above its bound"
     )
     for header in ("task", "CPUs", "jobs", "misses", "resp min", "resp mean", "resp p90", "resp p99", "resp max",
@@ -142,7 +141,7 @@ def print_table(result, console) -> None:
                    "tard max", "rel lat p99", "overruns", "lost ev"):
         table.add_column(header, justify="left" if header == "task" else "right", no_wrap=True)
     for s in result.stats:
-        cpus = ",".join(map(str, tasks_in[s.index]["cpus"])) if s.index < len(tasks_in) else "?"
+        cpus = ",".join(map(str, result.placement.threads.get(s.task, ()))) or "?"
         table.add_row(
             s.task,
             cpus,
@@ -184,8 +183,8 @@ def print_table(result, console) -> None:
             + ", ".join(summary["bounds_exceeded"])
             + " (the declared WCETs do not cover what the jobs took, or the analysis misses an effect)"
         )
-    if analysis["verdict"] not in ("schedulable",) and analysis["reason"]:
-        notes.append(f"analysis ({analysis['test']}): {analysis['verdict']}: {analysis['reason']}")
+    if not analysis.schedulable and analysis.reason:
+        notes.append(f"analysis ({analysis.test}): {analysis.verdict}: {analysis.reason}")
     if summary["deadline_misses"]:
         notes.append(f"[bold red]{summary['deadline_misses']} deadline miss(es)[/]")
     for note in notes:
@@ -269,6 +268,8 @@ def run(args: argparse.Namespace) -> int:
     from rtsched.native import NativeToolMissing
     from rtsched.run import RunOptions, RunSetupError, run_taskset
     from rtsched.run.session import ShieldRefused
+    from rtsched.measure.cpus import CpuListError
+    from rtsched.measure.shield import ShieldError
 
     err = Console(stderr=True, highlight=False)
     try:
@@ -336,9 +337,7 @@ def run(args: argparse.Namespace) -> int:
     except RunSetupError as e:
         print(f"rtsched run: the run could not be set up:\n{e}", file=sys.stderr)
         return EXIT_FAILED
-    except Exception as e:  # the shield's own refusals (ShieldError, CpuListError)
-        if type(e).__name__ not in ("ShieldError", "CpuListError"):
-            raise
+    except (ShieldError, CpuListError) as e:  # the shield's own refusals
         print(f"rtsched run: --shield: {e}", file=sys.stderr)
         return EXIT_FAILED
     if result.interrupted and not result.summary:

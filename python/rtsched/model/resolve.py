@@ -8,6 +8,7 @@ file leaves them out), and every task gets its kernel policy.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rtsched.model.ceilings import lock_levels, lock_settings
 from rtsched.model.model import (
@@ -18,9 +19,11 @@ from rtsched.model.model import (
     Signal,
     Sleep,
     TaskSet,
+    Server,
     Unlock,
     Wait,
 )
+from rtsched.model.placement import Placement, place
 from rtsched.model.validate import TaskSetError
 
 __all__ = [
@@ -82,19 +85,15 @@ def _action(action, resources: dict[str, int], condvars: dict[str, int], servers
     raise TypeError(f"unknown action {action!r}")  # pragma: no cover
 
 
-def _server(taskset: TaskSet, server, partitions, partition_index, cpus) -> dict:
+def _server(taskset: TaskSet, server: Server, placement: Placement) -> dict[str, Any]:
     """A server resolved: its CPUs, and its queue's capacity made explicit."""
-    if server.partition is not None:
-        server_cpus = list(partitions[partition_index[server.partition]].cpus)
-    else:
-        server_cpus = list(cpus)
     capacity = server.queue_capacity
     if capacity is None:
         capacity = max(1, len(taskset.callers_of(server.name)))
     return {
         "name": server.name,
         "priority": server.priority,
-        "cpus": server_cpus,
+        "cpus": list(placement.cpus_of(server.name)),
         "queue_capacity": capacity,
     }
 
@@ -149,12 +148,8 @@ def to_runner_input(
     if not 0 <= buffer_events <= TRACE_BUFFER_EVENTS_MAX:
         errors.append(f"trace buffer: {buffer_events} events, expected 0..{TRACE_BUFFER_EVENTS_MAX}")
 
-    if platform.cpus is not None:
-        cpus = platform.cpus
-    elif platform.is_partitioned and platform.partitions is not None:
-        cpus = tuple(sorted({c for p in platform.partitions for c in p.cpus}))
-    else:
-        cpus = online
+    placement = place(taskset, online)
+    cpus = placement.cpus
     missing = [c for c in cpus if c not in online]
     if missing:
         where = "platform.cpus" if platform.cpus is not None else "platform.partitions"
@@ -163,7 +158,7 @@ def to_runner_input(
             f"(online: {', '.join(map(str, online))})"
         )
 
-    partitions = platform.partitions_for(cpus)
+    partitions = placement.partitions
     partition_index = {p.name: i for i, p in enumerate(partitions)}
     for t_index, task in enumerate(taskset.tasks):
         if task.partition is not None and task.partition not in partition_index:
@@ -211,11 +206,6 @@ def to_runner_input(
 
     tasks = []
     for task in taskset.tasks:
-        if task.partition is not None:
-            part = partitions[partition_index[task.partition]]
-            task_cpus = list(part.cpus)
-        else:
-            task_cpus = list(cpus)
         cpuset = None
         if platform.scheduler == "P-EDF" and task.policy == "deadline":
             cpuset = partition_index[task.partition]
@@ -237,7 +227,7 @@ def to_runner_input(
                 "policy": task.policy,
                 "priority": task.priority if task.policy == "fifo" else 0,
                 "dl_runtime_ns": task.dl_runtime_ns if task.policy == "deadline" else 0,
-                "cpus": task_cpus,
+                "cpus": list(placement.cpus_of(task.name)),
                 "cpuset": cpuset,
                 "budget_ns": budget,
                 "lock_level": levels.get(task.name, 0),
@@ -256,7 +246,7 @@ def to_runner_input(
         "resources": [_resource(r, locks.get(r.name)) for r in taskset.resources],
         "condvars": [{"name": c.name, "mutex": resources[c.mutex]} for c in taskset.condvars],
         "picv": bool(picv),
-        "servers": [_server(taskset, s, partitions, partition_index, cpus) for s in taskset.servers],
+        "servers": [_server(taskset, s, placement) for s in taskset.servers],
         "tasks": tasks,
         "trace": {
             "path": str(trace_path),

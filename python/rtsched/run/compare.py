@@ -92,9 +92,9 @@ class Comparison:
 def plot_cdf_comparison(comparison: Comparison, path: str | Path) -> None:
     """Response-time CDF of each task with (solid) and without (dashed) PI-CV,
     bounds as dotted lines (the paper's Fig. 9 for its two clients)."""
-    from rtsched.run.plots import _pyplot
+    from rtsched.report.plots import pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     callers = [t.name for t in comparison.taskset.rt_tasks if t.calls] or [
