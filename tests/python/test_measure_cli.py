@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from rtsched.cli.main import EXIT_USAGE
-from rtsched.measure.cpus import online_cpus
+from rtsched.cpus import online_cpus
 
 
 def run_cli(*args, env=None, timeout=60):

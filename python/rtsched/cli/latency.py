@@ -15,7 +15,7 @@ from contextlib import ExitStack
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from rtsched.measure.cpus import CpuListError, checked_cpu_list, format_cpu_list, online_cpus
+from rtsched.cpus import CpuListError, checked_cpu_list, format_cpu_list, online_cpus
 from rtsched.measure.cyclictest import CyclictestError, run_cyclictest
 from rtsched.measure.histogram import Histogram, ratio
 from rtsched.measure.latency import POLICIES, LatencyConfig, LatencyError, run_latency

@@ -10,7 +10,7 @@ from contextlib import ExitStack
 from rich.console import Console
 
 from rtsched.cli.latency import duration_arg, positive_int, priority_arg
-from rtsched.measure.cpus import CpuListError, checked_cpu_list, format_cpu_list, online_cpus
+from rtsched.cpus import CpuListError, checked_cpu_list, format_cpu_list, online_cpus
 from rtsched.measure.loads import OVERHEAD_LOADS, LoadError, Loads
 from rtsched.measure.overhead import VARIANTS, OverheadError, OverheadRun, calibrate, irq_cpus, run_loop
 from rtsched.measure.report import overhead_table, plot_overhead

@@ -268,7 +268,7 @@ def run(args: argparse.Namespace) -> int:
     from rtsched.native import NativeToolMissing
     from rtsched.run import RunOptions, RunSetupError, run_taskset
     from rtsched.run.session import ShieldRefused
-    from rtsched.measure.cpus import CpuListError
+    from rtsched.cpus import CpuListError
     from rtsched.measure.shield import ShieldError
 
     err = Console(stderr=True, highlight=False)
@@ -292,7 +292,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     shield_cpus = None
     if args.shield is not None:
-        from rtsched.measure.cpus import CpuListError, parse_cpu_list
+        from rtsched.cpus import CpuListError, parse_cpu_list
 
         try:
             shield_cpus = list(parse_cpu_list(args.shield))

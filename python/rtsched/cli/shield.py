@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from rtsched.measure import shield as shielding
-from rtsched.measure.cpus import CpuListError, format_cpu_list, parse_cpu_list
+from rtsched.cpus import CpuListError, format_cpu_list, parse_cpu_list
 
 EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130

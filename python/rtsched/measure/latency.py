@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from rtsched.measure.cpus import format_cpu_list
+from rtsched.cpus import format_cpu_list
 from rtsched.measure.histogram import Histogram
 from rtsched.native import native_tool
 

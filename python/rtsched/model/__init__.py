@@ -31,7 +31,8 @@ from rtsched.model.model import (
     Unlock,
     Wait,
 )
-from rtsched.model.resolve import online_cpus, to_runner_input
+from rtsched.cpus import online_cpus  # where the resolver reads them
+from rtsched.model.resolve import to_runner_input
 from rtsched.model.validate import TaskSetError, taskset_from_dict, validate_dict
 
 __all__ = [

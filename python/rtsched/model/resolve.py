@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rtsched.cpus import online_cpus
 from rtsched.model.ceilings import lock_levels, lock_settings
 from rtsched.model.model import (
     Broadcast,
@@ -29,8 +30,6 @@ from rtsched.model.validate import TaskSetError
 __all__ = [
     "RUNNER_FORMAT",
     "DEFAULT_RELEASE_DELAY_NS",
-    "online_cpus",
-    "parse_cpu_list",
     "to_runner_input",
 ]
 
@@ -40,27 +39,7 @@ DEFAULT_RELEASE_DELAY_NS = 100_000_000
 TRACE_PATH_MAX = 512
 TRACE_BUFFER_EVENTS_MAX = 1 << 26
 
-_ONLINE = Path("/sys/devices/system/cpu/online")
 _DL_PERIOD_LIMITS = Path("/proc/sys/kernel")
-
-
-def parse_cpu_list(text: str) -> tuple[int, ...]:
-    """Parse the kernel's CPU list syntax (``0-3,5,7-8``)."""
-    cpus: list[int] = []
-    for part in text.strip().split(","):
-        if not part:
-            continue
-        if "-" in part:
-            lo, hi = part.split("-", 1)
-            cpus.extend(range(int(lo), int(hi) + 1))
-        else:
-            cpus.append(int(part))
-    return tuple(cpus)
-
-
-def online_cpus() -> tuple[int, ...]:
-    """The CPUs online now (``/sys/devices/system/cpu/online``)."""
-    return parse_cpu_list(_ONLINE.read_text())
 
 
 def _dl_period_limits() -> tuple[int, int] | None:
