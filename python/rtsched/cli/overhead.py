@@ -9,6 +9,7 @@ from contextlib import ExitStack
 
 from rich.console import Console
 
+from rtsched.cli.exit_codes import Exit
 from rtsched.cli.latency import duration_arg, positive_int, priority_arg
 from rtsched.cpus import CpuListError, checked_cpu_list, format_cpu_list, online_cpus
 from rtsched.measure.loads import OVERHEAD_LOADS, LoadError, Loads
@@ -97,10 +98,10 @@ def run(args: argparse.Namespace) -> int:
         parser.error(str(error))
     except NativeToolMissing as error:
         print(f"rtsched overhead: {error}", file=sys.stderr)
-        return 3
+        return Exit.NATIVE_MISSING
     except (OverheadError, ShieldError, LoadError) as error:
         print(f"rtsched overhead: {error}", file=sys.stderr)
-        return 1
+        return Exit.FAILED
 
     # One base for every variant: the fastest loop of the whole invocation (the thesis's T).
     base = min(min(r.samples_ns) for r in results if r.samples_ns)
@@ -125,4 +126,4 @@ def run(args: argparse.Namespace) -> int:
         else:
             with open(args.json, "w") as f:
                 f.write(text + "\n")
-    return 0
+    return Exit.OK

@@ -13,11 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from rtsched.cli.native import EXIT_NATIVE_MISSING
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_INTERRUPTED = 130
+from rtsched.cli.exit_codes import Exit
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -244,7 +240,7 @@ def _report_comparison(comparison, args, err) -> int:
 
     if comparison.interrupted and not all(r.summary for r in comparison.runs.values()):
         print("rtsched run: interrupted before both runs were done; cleaned up", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     if args.json:
         print(json.dumps(comparison.as_dict(), indent=2))
     else:
@@ -253,12 +249,12 @@ def _report_comparison(comparison, args, err) -> int:
             console = Console(highlight=False, width=160)
         print_comparison(comparison, console)
     if comparison.interrupted:
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     misses = sum(r.summary.get("deadline_misses", 0) for r in comparison.runs.values())
     if args.fail_on_miss and misses:
         err.print(f"rtsched run: {misses} deadline miss(es) (--fail-on-miss)")
-        return EXIT_FAILED
-    return EXIT_OK
+        return Exit.FAILED
+    return Exit.OK
 
 
 def run(args: argparse.Namespace) -> int:
@@ -278,10 +274,10 @@ def run(args: argparse.Namespace) -> int:
         for error in e.errors:
             print(f"{args.file}: {error}", file=sys.stderr)
         print(f"{args.file}: invalid ({len(e.errors)} error{'s' if len(e.errors) != 1 else ''})", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     except OSError as e:
         print(f"{args.file}: {e.strerror or e}", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     try:
         duration = parse_duration(args.duration) if args.duration is not None else None
         if duration is not None and duration <= 0:
@@ -289,7 +285,7 @@ def run(args: argparse.Namespace) -> int:
         window = _parse_window(args.plot_window)
     except (DurationError, ValueError) as e:
         print(f"rtsched run: {e}" if "--plot-window" in str(e) else f"rtsched run: --duration: {e}", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     shield_cpus = None
     if args.shield is not None:
         from rtsched.cpus import CpuListError, parse_cpu_list
@@ -298,14 +294,14 @@ def run(args: argparse.Namespace) -> int:
             shield_cpus = list(parse_cpu_list(args.shield))
         except (CpuListError, ValueError) as e:
             print(f"rtsched run: --shield: {e}", file=sys.stderr)
-            return EXIT_FAILED
+            return Exit.FAILED
     if (args.no_picv or args.compare_picv) and not taskset.servers:
         flag = "--no-picv" if args.no_picv else "--compare-picv"
         print(f"rtsched run: {flag}: {args.file} has no servers, so PI-CV changes nothing", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     if args.trace_buffer < 1:
         print("rtsched run: --trace-buffer: must be >= 1", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     options = RunOptions(
         duration_ns=duration,
         out_dir=args.out,
@@ -327,22 +323,22 @@ def run(args: argparse.Namespace) -> int:
     except TaskSetError as e:
         for error in e.errors:
             print(f"{args.file}: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     except ShieldRefused as e:
         print(f"rtsched run: {e}", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     except NativeToolMissing as e:
         print(f"rtsched: {e}", file=sys.stderr)
-        return EXIT_NATIVE_MISSING
+        return Exit.NATIVE_MISSING
     except RunSetupError as e:
         print(f"rtsched run: the run could not be set up:\n{e}", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     except (ShieldError, CpuListError) as e:  # the shield's own refusals
         print(f"rtsched run: --shield: {e}", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     if result.interrupted and not result.summary:
         print("rtsched run: interrupted before the trace was written; cleaned up", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     if args.json:
         print(json.dumps(result.summary, indent=2))
     else:
@@ -355,8 +351,8 @@ def run(args: argparse.Namespace) -> int:
             err.print(line, markup=False)
     if result.interrupted:
         err.print("rtsched run: interrupted; the tasks were stopped, the partial run is reported, cleanup done")
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     if args.fail_on_miss and result.summary["deadline_misses"]:
         err.print(f"rtsched run: {result.summary['deadline_misses']} deadline miss(es) (--fail-on-miss)")
-        return EXIT_FAILED
-    return EXIT_OK
+        return Exit.FAILED
+    return Exit.OK
