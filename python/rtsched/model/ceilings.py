@@ -112,10 +112,6 @@ def _users(taskset: TaskSet, resource: str) -> list:
     return [t for t in taskset.tasks if any(isinstance(a, Lock) and a.resource == resource for a in t.body)]
 
 
-def _names(tasks) -> str:
-    return ", ".join(f'"{t.name}"' for t in tasks)
-
-
 def _base_priority_max(taskset: TaskSet, partitions) -> int:
     return max((t.priority for t in taskset.rt_tasks if t.partition in partitions and t.priority), default=0)
 

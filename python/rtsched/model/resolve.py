@@ -20,7 +20,7 @@ from rtsched.model.model import (
     Signal,
     Sleep,
     TaskSet,
-    Server,
+    RpcServer,
     Unlock,
     Wait,
 )
@@ -64,7 +64,7 @@ def _action(action, resources: dict[str, int], condvars: dict[str, int], servers
     raise TypeError(f"unknown action {action!r}")  # pragma: no cover
 
 
-def _server(taskset: TaskSet, server: Server, placement: Placement) -> dict[str, Any]:
+def _server(taskset: TaskSet, server: RpcServer, placement: Placement) -> dict[str, Any]:
     """A server resolved: its CPUs, and its queue's capacity made explicit."""
     capacity = server.queue_capacity
     if capacity is None:

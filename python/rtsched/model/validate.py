@@ -19,7 +19,7 @@ from rtsched.model.ceilings import LEVEL_MAX, ceiling_problems
 from rtsched.model.durations import DurationError, format_duration, parse_duration
 from rtsched.model.model import (
     ACTIONS,
-    CEILING_PROTOCOLS,
+    ALL_CEILING_PROTOCOLS,
     EDF_SCHEDULERS,
     FP_SCHEDULERS,
     PARTITIONED_SCHEDULERS,
@@ -34,7 +34,7 @@ from rtsched.model.model import (
     Partition,
     Platform,
     Resource,
-    Server,
+    RpcServer,
     Signal,
     Sleep,
     Sporadic,
@@ -398,10 +398,10 @@ class _Checker:
         """(variant, ceiling, ok) of a resource: ceiling protocols only; variant defaults to deferred."""
         if protocol is None:
             return None, None, False
-        if protocol not in CEILING_PROTOCOLS:
+        if protocol not in ALL_CEILING_PROTOCOLS:
             for key in ("variant", "ceiling"):
                 if key in data:
-                    self.error(f"{path}.{key}", f"only for the ceiling protocols ({', '.join(sorted(CEILING_PROTOCOLS))}), "
+                    self.error(f"{path}.{key}", f"only for the ceiling protocols ({', '.join(sorted(ALL_CEILING_PROTOCOLS))}), "
                                f'not "{protocol}"')
             return None, None, not ("variant" in data or "ceiling" in data)
         variant = "deferred"
@@ -437,10 +437,10 @@ class _Checker:
         self.unique(names, "condvar")
         return result
 
-    def servers(self, value: Any, platform: Platform | None) -> dict[str, Server]:
+    def servers(self, value: Any, platform: Platform | None) -> dict[str, RpcServer]:
         """RPC servers: SCHED_FIFO threads, so only under P-FP and G-FP."""
         items = self.list_of(value, "servers")
-        result: dict[str, Server] = {}
+        result: dict[str, RpcServer] = {}
         if items is None:
             return result
         scheduler = platform.scheduler if platform is not None else None
@@ -490,12 +490,12 @@ class _Checker:
                     self.invalid_names.add(name)
                 continue
             if name not in result:
-                result[name] = Server(name, priority, partition, service, capacity)
+                result[name] = RpcServer(name, priority, partition, service, capacity)
         self.unique(names, "server")
         return result
 
-    def servers_against_tasks(self, servers: dict[str, Server], tasks: list[Task]) -> None:
-        """Server names apart from task names: they share the trace's stream table."""
+    def servers_against_tasks(self, servers: dict[str, RpcServer], tasks: list[Task]) -> None:
+        """RPC server names apart from task names: they share the trace's stream table."""
         task_names = {t.name for t in tasks}
         for i, server in enumerate(servers.values()):
             if server.name in task_names:
@@ -696,7 +696,7 @@ class _Checker:
             return None
         return Sporadic(extra, seed)
 
-    def call(self, arg: Any, path: str, servers: dict[str, Server]) -> Call | None:
+    def call(self, arg: Any, path: str, servers: dict[str, RpcServer]) -> Call | None:
         """``call: S`` (the server's duration) or ``call: {server: S, duration: 4.5ms}``."""
         if isinstance(arg, dict):
             self.keys(arg, CALL_KEYS, path, required=("server",))
