@@ -29,7 +29,7 @@ from rtsched.native import NativeToolMissing
 
 def cpu_list_arg(text: str) -> list[int]:
     try:
-        return checked_cpu_list(text)
+        return list(checked_cpu_list(text))
     except CpuListError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -111,7 +111,7 @@ def _shield_cpus(args: argparse.Namespace, cpus: list[int]) -> list[int] | None:
     if args.shield == "measured":
         return cpus
     try:
-        return checked_cpu_list(args.shield)
+        return list(checked_cpu_list(args.shield))
     except CpuListError as error:
         args.parser.error(f"argument --shield: {error}")
     return None
@@ -119,7 +119,7 @@ def _shield_cpus(args: argparse.Namespace, cpus: list[int]) -> list[int] | None:
 
 def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.parser
-    cpus = args.cpus or online_cpus()
+    cpus: list[int] = args.cpus or list(online_cpus())
     shield_cpus = _shield_cpus(args, cpus)
     if shield_cpus is not None and set(shield_cpus) >= set(online_cpus()):
         parser.error(

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with Loads(args.load, max_seconds=budget, purpose="overhead", per_cpu=args.load_per_cpu) as loads:
             human.print(f"load {args.load}: {loads.describe()}")
-            busiest, quietest, rates = irq_cpus(online)
+            busiest, quietest, rates = irq_cpus(list(online))
             human.print(f"device interrupts in 0.5 s per CPU: {rates}; fifo-irq on CPU {busiest}, "
                         f"fifo-quiet on CPU {quietest}")
             steps = calibrate(quietest, args.priority, args.target_ms)

@@ -164,8 +164,8 @@ def print_table(result, console) -> None:
         notes.append(f"{summary['censored_jobs']} job(s) not completed when the run ended (left out)")
     if summary["incomplete_jobs"]:
         notes.append(f"{summary['incomplete_jobs']} job(s) left out: their release or start event was lost")
-    if steal_note(summary):
-        notes.append(steal_note(summary))
+    if (stolen := steal_note(summary)) is not None:
+        notes.append(stolen)
     if summary.get("events_off_cpus"):
         notes.append(
             f"[bold yellow]{summary['events_off_cpus']} trace event(s) recorded outside the tasks' CPUs[/]: "
@@ -224,8 +224,8 @@ def print_comparison(comparison, console) -> None:
             console.print(f"[bold red]{s['deadline_misses']} deadline miss(es)[/] {'with' if variant == 'picv' else 'without'} PI-CV")
         if s.get("lost_events"):
             console.print(f"[bold yellow]{s['lost_events']} trace event(s) lost[/] ({variant}): raise --trace-buffer")
-        if steal_note(s):
-            console.print(f"{'with' if variant == 'picv' else 'without'} PI-CV: " + steal_note(s))
+        if (stolen := steal_note(s)) is not None:
+            console.print(f"{'with' if variant == 'picv' else 'without'} PI-CV: " + stolen)
         if s.get("events_off_cpus"):
             console.print(
                 f"[bold yellow]{s['events_off_cpus']} trace event(s) outside the tasks' CPUs[/] ({variant}): something "

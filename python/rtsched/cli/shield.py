@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.cpus:
         parser.error("argument cpus: name the CPUs to shield (or --undo, --status)")
     try:
-        cpus = shielding.validate_cpus(parse_cpu_list(args.cpus))
+        cpus = shielding.validate_cpus(list(parse_cpu_list(args.cpus)))
     except CpuListError as error:
         parser.error(f"argument cpus: {error}")
     try:

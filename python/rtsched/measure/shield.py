@@ -118,7 +118,7 @@ def _task_cpu(tid: int) -> int | None:
 
 
 def all_tids() -> list[int]:
-    tids = []
+    tids: list[int] = []
     for pid_dir in Path("/proc").iterdir():
         if not pid_dir.name.isdigit():
             continue
@@ -635,7 +635,7 @@ def status() -> list[CpuStatus]:
     state = ShieldState.load()
     shield_set = set(state.cpus) if state else set()
     online = online_cpus()
-    running = {cpu: [] for cpu in online}
+    running: dict[int, list[str]] = {cpu: [] for cpu in online}
     allowed = {cpu: 0 for cpu in online}
     for tid in all_tids():
         cpu = _task_cpu(tid)
@@ -647,7 +647,7 @@ def status() -> list[CpuStatus]:
                     allowed[a] += 1
         except OSError:
             pass
-    irqs = {cpu: [] for cpu in online}
+    irqs: dict[int, list[str]] = {cpu: [] for cpu in online}
     for irq in irq_numbers():
         effective = _effective(irq)
         if not effective:

@@ -53,6 +53,8 @@ def place(taskset: TaskSet, cpus_online: tuple[int, ...]) -> Placement:
     partitions = taskset.platform.partitions_for(cpus)
     by_name = {p.name: p.cpus for p in partitions}
     threads: dict[str, tuple[int, ...]] = {}
-    for thread in (*taskset.tasks, *taskset.servers):
-        threads[thread.name] = cpus if thread.partition is None else by_name.get(thread.partition, ())
+    named: list[tuple[str, str | None]] = [(t.name, t.partition) for t in taskset.tasks]
+    named += [(s.name, s.partition) for s in taskset.servers]
+    for name, partition in named:
+        threads[name] = cpus if partition is None else by_name.get(partition, ())
     return Placement(cpus=cpus, partitions=partitions, threads=threads)

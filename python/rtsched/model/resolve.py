@@ -11,16 +11,18 @@ from pathlib import Path
 from typing import Any
 
 from rtsched.cpus import online_cpus
-from rtsched.model.ceilings import lock_levels, lock_settings
+from rtsched.model.ceilings import LockSetting, lock_levels, lock_settings
 from rtsched.model.model import (
+    Action,
     Broadcast,
     Call,
     Compute,
     Lock,
+    Resource,
+    RpcServer,
     Signal,
     Sleep,
     TaskSet,
-    RpcServer,
     Unlock,
     Wait,
 )
@@ -52,7 +54,7 @@ def _dl_period_limits() -> tuple[int, int] | None:
     return lo, hi
 
 
-def _action(action, resources: dict[str, int], condvars: dict[str, int], servers: dict[str, int]) -> dict:
+def _action(action: Action, resources: dict[str, int], condvars: dict[str, int], servers: dict[str, int]) -> dict[str, Any]:
     if isinstance(action, Call):
         return {"op": "call", "server": servers[action.server], "ns": action.ns}
     if isinstance(action, (Compute, Sleep)):
@@ -77,7 +79,7 @@ def _server(taskset: TaskSet, server: RpcServer, placement: Placement) -> dict[s
     }
 
 
-def _resource(resource, lock) -> dict:
+def _resource(resource: Resource, lock: LockSetting | None) -> dict[str, Any]:
     """A resource of the runner input; ``lock``: its LockSetting (ceiling protocols) or None."""
     return {
         "name": resource.name,
@@ -99,7 +101,7 @@ def to_runner_input(
     cpus_online: tuple[int, ...] | None = None,
     dl_period_limits: tuple[int, int] | None = None,
     picv: bool = True,
-) -> dict:
+) -> dict[str, Any]:
     """The runner input for ``taskset`` as a JSON-ready dict.
 
     ``picv``: callers lend their priority to the server while they wait for
@@ -186,7 +188,7 @@ def to_runner_input(
     tasks = []
     for task in taskset.tasks:
         cpuset = None
-        if platform.scheduler == "P-EDF" and task.policy == "deadline":
+        if platform.scheduler == "P-EDF" and task.policy == "deadline" and task.partition is not None:
             cpuset = partition_index[task.partition]
         if task.policy == "deadline":
             budget = task.dl_runtime_ns

@@ -46,7 +46,7 @@ MAX_CPU = 4096  # above: "CPU unknown" (the reader's CPU_UNKNOWN, 0xffff)
 TASKS_PID = 1
 CPUS_PID = 2
 
-_INSTANTS = {
+_INSTANTS: dict[int, str] = {
     EV.LOCK_ACQUIRE: "lock acquire",
     EV.LOCK_RELEASE: "lock release",
     EV.COND_WAIT: "cond wait",
@@ -125,7 +125,7 @@ def perfetto_trace(table: JobTable, trace: Trace) -> dict[str, Any]:
         {"ph": "M", "name": "process_sort_index", "pid": CPUS_PID, "tid": 0, "args": {"sort_index": 2}},
     ]
     completed = {(int(j["task"]), int(j["job"])): j for j in table.jobs}
-    cpu_slices: dict[int, list[tuple[int, int, str, dict]]] = {}
+    cpu_slices: dict[int, list[tuple[int, int, str, dict[str, Any]]]] = {}
     cpus_seen: set[int] = set()
     for info in table.tasks:
         tid = info.index + 1

@@ -76,7 +76,8 @@ class JobTable:
     name: str = ""
 
     def of_task(self, index: int) -> np.ndarray:
-        return self.jobs[self.jobs["task"] == index]
+        rows: np.ndarray = self.jobs[self.jobs["task"] == index]
+        return rows
 
     @property
     def censored(self) -> int:

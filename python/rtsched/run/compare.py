@@ -107,7 +107,9 @@ def plot_cdf_comparison(comparison: Comparison, path: str | Path) -> None:
             if run is None or run.table is None:
                 continue
             info = next((t for t in run.table.tasks if t.name == name), None)
-            rows = run.table.of_task(info.index) if info is not None else []
+            if info is None:
+                continue
+            rows = run.table.of_task(info.index)
             if not len(rows):
                 continue
             response = np.sort(rows["response"]) / MS

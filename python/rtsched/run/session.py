@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -169,10 +170,9 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     steal = steal_during(steal_before, read_steal_ns(placement.cpus))
     if not outcome.completed and not outcome.interrupted:
         raise _setup_error(outcome)
-    ran = {"out_dir": out_dir, "taskset": taskset, "placement": placement, "analysis": analysis,
-           "picv": options.picv, "outcome": outcome}
+    ran = partial(RunResult, out_dir, taskset, placement, analysis, options.picv, outcome)
     if not trace_path.exists():
-        return RunResult(**ran, files=files)  # interrupted before the trace was opened
+        return ran(files=files)  # interrupted before the trace was opened
     files["trace.rtst"] = trace_path
     report = build_report(read_trace(trace_path), taskset, analysis, placement)
     files.update(write_report(report, out_dir, plots=options.plots, plot_window_ns=options.plot_window_ns))
@@ -188,4 +188,4 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
         files={k: str(v) for k, v in sorted(files.items())},
     )
     files["summary.json"].write_text(json.dumps(summary, indent=2) + "\n")
-    return RunResult(**ran, report=report, summary=summary, files=files)
+    return ran(report=report, summary=summary, files=files)
