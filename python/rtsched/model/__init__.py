@@ -1,8 +1,9 @@
 """The task model (DESIGN §1): load, validate, resolve.
 
-    from rtsched.model import load_taskset, to_runner_input
+    from rtsched.model import load_taskset, place, to_runner_input
     ts = load_taskset("examples/pfp-two-cpus.yaml")   # TaskSetError lists every problem
     ts.total_utilization()                            # Fraction
+    place(ts, cpus_online=(0, 1)).cpus_of("control")  # a thread's CPUs on a machine
     runner_input = to_runner_input(ts, "out/trace.rtst")
 
 The file format is documented in docs/taskset.md (JSON Schema:
@@ -32,6 +33,7 @@ from rtsched.model.model import (
     Wait,
 )
 from rtsched.cpus import online_cpus  # where the resolver reads them
+from rtsched.model.placement import Placement, place
 from rtsched.model.resolve import to_runner_input
 from rtsched.model.validate import TaskSetError, taskset_from_dict, validate_dict
 
@@ -44,6 +46,7 @@ __all__ = [
     "DurationError",
     "Lock",
     "Partition",
+    "Placement",
     "Platform",
     "Resource",
     "RpcServer",
@@ -60,6 +63,7 @@ __all__ = [
     "loads_taskset",
     "online_cpus",
     "parse_duration",
+    "place",
     "read_document",
     "taskset_from_dict",
     "taskset_to_dict",
