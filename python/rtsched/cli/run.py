@@ -12,8 +12,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rtsched.cli.exit_codes import Exit
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from rtsched.run import RunResult
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -80,7 +86,7 @@ def _ms(ns: float | int | None) -> str:
     return f"{ns / 1e6:.3f}"
 
 
-def print_blocking_table(result, console) -> None:
+def print_blocking_table(result: RunResult, console: Console) -> None:
     """Per task: lock requests, how many were blocked by each cause, the longest waits, and the
     analysis' blocking term beside the largest blocking of one job (only when the set locks)."""
     from rich.table import Table
@@ -121,12 +127,17 @@ def steal_note(summary) -> str | None:
     )
 
 
-def print_table(result, console) -> None:
+def print_table(result: RunResult, console: Console) -> None:
+    """The run's report: a row per task, the blocking table, then notes. Everything but the
+    steal time (the run's, from its summary) comes from the typed report."""
     from rich.table import Table
 
-    summary = result.summary
+    report = result.report
+    assert report is not None, "print_table needs a run that wrote its trace"
+    jobs = report.table
     picv = ", PI-CV off" if result.taskset.servers and not result.picv else ""
-    table = Table(title=f"{summary['name']} ({summary['scheduler']}, {summary['duration_ns'] / 1e9:g} s{picv})")
+    scheduler = result.taskset.platform.scheduler
+    table = Table(title=f"{jobs.name} ({scheduler}, {jobs.duration_ns / 1e9:g} s{picv})")
     analysis = result.analysis
     table.caption = (
         f"times in ms; bound: analytical response-time bound ({analysis.test}: {analysis.verdict}); "
@@ -136,7 +147,7 @@ def print_table(result, console) -> None:
                    "bound",
                    "tard max", "rel lat p99", "overruns", "lost ev"):
         table.add_column(header, justify="left" if header == "task" else "right", no_wrap=True)
-    for s in result.stats:
+    for s in report.stats:
         cpus = ",".join(map(str, result.placement.threads.get(s.task, ()))) or "?"
         table.add_row(
             s.task,
@@ -156,33 +167,30 @@ def print_table(result, console) -> None:
         )
     console.print(table)
     print_blocking_table(result, console)
-    notes = [
-        f"server {s['name']} (priority {s['priority']}): {s['calls_served']} calls served"
-        for s in summary.get("servers", [])
-    ]
-    if summary["censored_jobs"]:
-        notes.append(f"{summary['censored_jobs']} job(s) not completed when the run ended (left out)")
-    if summary["incomplete_jobs"]:
-        notes.append(f"{summary['incomplete_jobs']} job(s) left out: their release or start event was lost")
-    if (stolen := steal_note(summary)) is not None:
+    notes = [f"server {s.name} (priority {s.priority}): {s.calls_served} calls served" for s in report.servers]
+    if jobs.censored:
+        notes.append(f"{jobs.censored} job(s) not completed when the run ended (left out)")
+    if jobs.incomplete:
+        notes.append(f"{jobs.incomplete} job(s) left out: their release or start event was lost")
+    if (stolen := steal_note(result.summary)) is not None:
         notes.append(stolen)
-    if summary.get("events_off_cpus"):
+    if report.events_off_cpus:
         notes.append(
-            f"[bold yellow]{summary['events_off_cpus']} trace event(s) recorded outside the tasks' CPUs[/]: "
+            f"[bold yellow]{report.events_off_cpus} trace event(s) recorded outside the tasks' CPUs[/]: "
             "something outside the run moved its threads (a CPU shield, a cpuset change); its times are not the set's alone"
         )
-    if summary["lost_events"]:
-        notes.append(f"[bold yellow]{summary['lost_events']} trace event(s) lost[/] (rings full): raise --trace-buffer")
-    if summary["bounds_exceeded"]:
+    if jobs.lost_total:
+        notes.append(f"[bold yellow]{jobs.lost_total} trace event(s) lost[/] (rings full): raise --trace-buffer")
+    if report.bounds_exceeded:
         notes.append(
             "[bold red]observed response above the analytical bound[/]: "
-            + ", ".join(summary["bounds_exceeded"])
+            + ", ".join(report.bounds_exceeded)
             + " (the declared WCETs do not cover what the jobs took, or the analysis misses an effect)"
         )
     if not analysis.schedulable and analysis.reason:
         notes.append(f"analysis ({analysis.test}): {analysis.verdict}: {analysis.reason}")
-    if summary["deadline_misses"]:
-        notes.append(f"[bold red]{summary['deadline_misses']} deadline miss(es)[/]")
+    if report.deadline_misses:
+        notes.append(f"[bold red]{report.deadline_misses} deadline miss(es)[/]")
     for note in notes:
         console.print(note)
     console.print(f"outputs in {result.out_dir}/: " + ", ".join(sorted(k for k in result.files)))
