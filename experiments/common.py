@@ -28,7 +28,7 @@ def pick_shield_cpu() -> int:
     A shield cannot move a managed IRQ off its CPU, so shielding the CPU that has
     one (here the virtio disk queue) would leave the disk interrupts on the shield.
     """
-    from rtsched.measure.cpus import online_cpus, parse_cpu_list  # noqa: PLC0415
+    from rtsched.cpus import online_cpus, parse_cpu_list  # noqa: PLC0415
 
     unmovable = {cpu: 0 for cpu in online_cpus()}
     for irq_dir in Path("/proc/irq").iterdir():

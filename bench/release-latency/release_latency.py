@@ -39,7 +39,8 @@ import numpy as np
 
 from rtsched.model import loads_taskset, to_runner_input
 from rtsched.native import native_tool
-from rtsched.run import build_job_table, load_trace
+from rtsched.report import build_job_table
+from rtsched.trace import read_trace as load_trace
 
 TARGET_RATIO = 1.2
 

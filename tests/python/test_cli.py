@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from rtsched.cli.main import EXIT_NATIVE_MISSING, EXIT_USAGE, main
+from rtsched.cli.main import Exit, main
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -19,13 +19,13 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
 
 def test_without_a_command_is_a_usage_error():
     result = run_cli()
-    assert result.returncode == EXIT_USAGE
+    assert result.returncode == Exit.USAGE
     assert "COMMAND" in result.stderr
 
 
 def test_unknown_command_is_a_usage_error():
     result = run_cli("frobnicate")
-    assert result.returncode == EXIT_USAGE
+    assert result.returncode == Exit.USAGE
     assert "frobnicate" in result.stderr
 
 
@@ -38,7 +38,7 @@ def test_version():
 def test_missing_native_tool_says_where_it_looked(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("RTSCHED_NATIVE_BIN", str(tmp_path))
     monkeypatch.setattr("rtsched.native.PACKAGE_BIN", tmp_path / "nowhere")
-    assert main(["lockbench", "--quick"]) == EXIT_NATIVE_MISSING
+    assert main(["lockbench", "--quick"]) == Exit.NATIVE_MISSING
     err = capsys.readouterr().err
     assert "rtsched-lockbench not found" in err
     assert str(tmp_path) in err

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from rtsched.measure.cpus import online_cpus
+from rtsched.cpus import online_cpus
 from rtsched.native import NativeToolMissing, native_tool
 
 try:

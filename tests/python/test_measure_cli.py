@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from rtsched.cli.main import EXIT_USAGE
-from rtsched.measure.cpus import online_cpus
+from rtsched.cli.main import Exit
+from rtsched.cpus import online_cpus
 
 
 def run_cli(*args, env=None, timeout=60):
@@ -42,13 +42,13 @@ MISSING_CPU = str(max(online_cpus()) + 1)
 )
 def test_latency_argument_errors(args, needle):
     result = run_cli("latency", *args)
-    assert result.returncode == EXIT_USAGE, result.stderr
+    assert result.returncode == Exit.USAGE, result.stderr
     assert needle in result.stderr
 
 
 def test_latency_cannot_shield_every_cpu():
     result = run_cli("latency", "--shield", "--duration", "1")
-    assert result.returncode == EXIT_USAGE
+    assert result.returncode == Exit.USAGE
     assert "every CPU" in result.stderr
 
 
@@ -64,7 +64,7 @@ def test_latency_cannot_shield_every_cpu():
 )
 def test_overhead_argument_errors(args, needle):
     result = run_cli("overhead", *args)
-    assert result.returncode == EXIT_USAGE, result.stderr
+    assert result.returncode == Exit.USAGE, result.stderr
     assert needle in result.stderr
 
 
@@ -82,7 +82,7 @@ def test_overhead_argument_errors(args, needle):
 def test_shield_argument_errors_change_nothing(args, needle, tmp_path):
     env = {**os.environ, "RTSCHED_STATE_DIR": str(tmp_path)}
     result = run_cli("shield", *args, env=env)
-    assert result.returncode == EXIT_USAGE, result.stderr
+    assert result.returncode == Exit.USAGE, result.stderr
     assert needle in result.stderr
     assert not (tmp_path / "shield.json").exists()
 

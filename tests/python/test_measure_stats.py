@@ -1,13 +1,11 @@
-"""Histogram statistics, CPU lists, masks and parsers of rtsched.measure against known input."""
+"""Histogram statistics and parsers of rtsched.measure against known input."""
 
 import pytest
 
-from rtsched.measure.cpus import CpuListError, cpu_mask, format_cpu_list, mask_cpus, parse_cpu_list
 from rtsched.measure.cyclictest import cyclictest_command, parse_cyclictest_histogram
 from rtsched.measure.histogram import Histogram, ratio
 from rtsched.measure.irqs import device_irq_counts, parse_interrupts
 from rtsched.measure.loads import _parse_size, thrasher_mib
-from rtsched.measure.shield import format_mask, parse_mask
 
 
 def test_percentiles_interpolate_inside_1us_buckets():
@@ -70,29 +68,6 @@ def test_ratio():
 def test_summary_fields():
     s = Histogram(buckets=[0, 10]).summary()
     assert set(s) == {"samples", "overflows", "min_us", "avg_us", "p50_us", "p90_us", "p99_us", "p99_9_us", "max_us"}
-
-
-@pytest.mark.parametrize(
-    "text, cpus",
-    [("0", [0]), ("0-2,5", [0, 1, 2, 5]), (" 1,1 \n", [1]), ("3-3", [3]), ("2,0", [0, 2])],
-)
-def test_cpu_lists(text, cpus):
-    assert parse_cpu_list(text) == cpus
-
-
-@pytest.mark.parametrize("text", ["", "x", "5-3", "1,", "-1", "1-", "a-b", "1 2"])
-def test_bad_cpu_lists(text):
-    with pytest.raises(CpuListError):
-        parse_cpu_list(text)
-
-
-def test_cpu_list_formatting_and_masks():
-    assert format_cpu_list([0, 1, 2, 5, 7, 8]) == "0-2,5,7-8"
-    assert cpu_mask([0, 2]) == 5 and mask_cpus(5) == [0, 2]
-    assert parse_mask("00000000,00000003") == 3 and parse_mask("3") == 3
-    assert format_mask(3) == "00000003"
-    assert format_mask(1 << 33) == "00000002,00000000"
-    assert parse_mask(format_mask(0xDEADBEEF12)) == 0xDEADBEEF12
 
 
 CYCLICTEST_OUTPUT = """# /dev/cpu_dma_latency set to 0us

@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rtsched.cli.main import EXIT_USAGE
+from rtsched.cli.main import Exit
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,7 +56,7 @@ def test_validate_syntax_error_line_and_column(tmp_path):
 
 def test_validate_usage_error():
     result = rtsched("validate")
-    assert result.returncode == EXIT_USAGE
+    assert result.returncode == Exit.USAGE
 
 
 def test_import_rtapp_prints_yaml_that_validates(tmp_path):
@@ -88,6 +88,6 @@ def test_import_rtapp_unsupported_event(tmp_path):
 
 
 def test_import_rtapp_usage_and_missing_file(tmp_path):
-    assert rtsched("import-rtapp").returncode == EXIT_USAGE
+    assert rtsched("import-rtapp").returncode == Exit.USAGE
     result = rtsched("import-rtapp", str(tmp_path / "none.json"))
     assert result.returncode == 1 and "cannot read" in result.stderr

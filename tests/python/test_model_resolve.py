@@ -5,7 +5,6 @@ import json
 import pytest
 
 from rtsched.model import TaskSetError, loads_taskset, to_runner_input
-from rtsched.model.resolve import parse_cpu_list
 
 ONLINE = (0, 1)
 LIMITS = (100_000, 4_194_304_000)
@@ -215,11 +214,6 @@ def test_duration_override_and_release_delay():
 def test_reads_this_machine_when_not_told():
     runner = to_runner_input(loads_taskset(GEDF, "yaml"), "t.rtst", dl_period_limits=LIMITS)
     assert runner["cpus"] == sorted(runner["cpus"]) and runner["cpus"]
-
-
-def test_parse_cpu_list():
-    assert parse_cpu_list("0-3,5,7-8\n") == (0, 1, 2, 3, 5, 7, 8)
-    assert parse_cpu_list("0") == (0,)
 
 
 def test_trace_limits_of_the_runner():

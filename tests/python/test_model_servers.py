@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rtsched.analysis import bounds_for, from_taskset
-from rtsched.model import Call, Server, TaskSetError, load_taskset, taskset_from_dict, taskset_to_dict, validate_dict
+from rtsched.model import Call, RpcServer, TaskSetError, load_taskset, taskset_from_dict, taskset_to_dict, validate_dict
 
 ROOT = Path(__file__).resolve().parents[2]
 MS = 1_000_000
@@ -45,7 +45,7 @@ def doc(**changes):
 
 def test_servers_and_calls_build_the_model():
     ts = taskset_from_dict(doc())
-    assert ts.servers == (Server("S", 10, "cpu1", 2 * MS, None),)
+    assert ts.servers == (RpcServer("S", 10, "cpu1", 2 * MS, None),)
     assert ts.task("hi").calls == (Call("S", 2 * MS),)  # the server's duration
     assert ts.task("lo").calls == (Call("S", MS // 2),)  # the call's own
     assert ts.task("hi").wcet_ns == MS  # calls are not the caller's execution

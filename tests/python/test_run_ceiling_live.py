@@ -17,11 +17,13 @@ jobs above the project's other real-time tests (90); CPU 0 carries at most a few
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 
 from rtsched.model import taskset_from_dict
-from rtsched.run import EV, RunOptions, run_taskset
+from rtsched.run import RunOptions, run_taskset
+from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace
 from rtsched.trace.events import BlockCause
 
@@ -246,7 +248,8 @@ def test_srp_and_ipcp_never_block_a_started_job(tmp_path, protocol, variant):
 @no_shield
 def test_srp_under_pedf_uses_deadline_levels_and_never_blocks_a_started_job(tmp_path):
     result = run(NESTED_EDF, tmp_path)
-    assert {t["name"]: t["lock_level"] for t in result.runner_input["tasks"]} == {"hi": 3, "mid": 2, "lo": 1}
+    runner_input = json.loads(result.files["runner.json"].read_text())
+    assert {t["name"]: t["lock_level"] for t in runner_input["tasks"]} == {"hi": 3, "mid": 2, "lo": 1}
     s = Streams(result)
     skip_if_stolen(s.summary, RUN_NS, "SCHED_DEADLINE jobs throttled mid-way resume without a job start")
     for task in ("hi", "mid", "lo"):
@@ -279,7 +282,7 @@ def assert_gate_waits_come_before_start_after_first_job(s: Streams, task):
 def test_global_protocols_exclude_across_cpus_and_hold_local_jobs_at_their_start(tmp_path, protocol, variant):
     result = run(GLOBAL, tmp_path, protocol=protocol, variant=variant)
     if variant == "eager":
-        assert result.runner_input["resources"][0]["ceiling"] == 98  # above io's 97 on CPU 0
+        assert json.loads(result.files["runner.json"].read_text())["resources"][0]["ceiling"] == 98  # above io's 97 on CPU 0
     s = Streams(result)
     assert_mutual_exclusion(s, 0, ("ctl", "sensor"))
     for task in ("ctl", "sensor"):

@@ -20,7 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rtsched.run import EV, build_job_table, load_trace
+from rtsched.report import build_job_table
+from rtsched.trace import EventType as EV
+from rtsched.trace import read_trace as load_trace
 from stolen_cpu import skip_if_misses_were_stolen, skip_if_stolen
 
 CPUSET_ROOT = Path("/sys/fs/cgroup/cpuset")

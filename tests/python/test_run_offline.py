@@ -13,10 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rtsched.run import EV, build_job_table, load_trace, summary_dict, task_stats
-from rtsched.run.export_csv import CSV_HEADER, write_job_csv
-from rtsched.run.export_perfetto import job_segments, perfetto_trace
+from rtsched.report import build_job_table, summary_dict, task_stats
+from rtsched.report.export_csv import CSV_HEADER, write_job_csv
+from rtsched.report.export_perfetto import job_segments, perfetto_trace
 from rtsched.trace import EVENT_DTYPE, read_trace
+from rtsched.trace import EventType as EV
+from rtsched.trace import read_trace as load_trace
 
 MS = 1_000_000
 T0 = 1_000 * MS
@@ -154,10 +156,9 @@ def test_segments_split_at_sleeps_and_long_lock_waits():
 
 def test_bounds_stand_beside_observed_maxima_and_excess_is_flagged(synthetic):
     from rtsched.analysis.results import AnalysisResult, TaskBound
-    from rtsched.run import apply_bounds
 
-    stats = task_stats(build_job_table(load_trace(synthetic)))
-    by_name = {s.task: s for s in stats}
+    table = build_job_table(load_trace(synthetic))
+    by_name = {s.task: s for s in task_stats(table)}
     a_max, b_max = by_name["a"].response_max_ns, by_name["b"].response_max_ns
     analysis = AnalysisResult(
         test="fp-rta",
@@ -168,14 +169,15 @@ def test_bounds_stand_beside_observed_maxima_and_excess_is_flagged(synthetic):
         ),
         reason="",
     )
-    apply_bounds(stats, analysis)
+    stats = task_stats(table, analysis)
+    by_name = {s.task: s for s in stats}
     assert by_name["a"].bound_ns == a_max + 1  # rounded up, never down
     assert not by_name["a"].bound_exceeded
     assert by_name["b"].bound_ns == b_max - 1 and by_name["b"].bound_exceeded
     summary = summary_dict(build_job_table(load_trace(synthetic)), stats)
     assert summary["bounds_exceeded"] == ["b"]
 
-    apply_bounds(stats, AnalysisResult(test="fp-rta", verdict="unsupported", tasks=(), reason="no test"))
+    stats = task_stats(table, AnalysisResult(test="fp-rta", verdict="unsupported", tasks=(), reason="no test"))
     assert all(s.bound_ns is None and not s.bound_exceeded for s in stats)
 
 
@@ -200,13 +202,14 @@ def test_a_job_completing_after_the_end_of_the_run_is_censored(tmp_path):
 
 
 def test_events_off_the_tasks_cpus_are_counted(synthetic):
-    from rtsched.run.stats import events_off_cpus
+    from rtsched.model.placement import Placement
+    from rtsched.report import events_off_cpus
 
     trace = load_trace(synthetic)  # a records on CPU 0, b on CPU 1
-    runner_input = {"tasks": [{"name": "a", "cpus": [0]}, {"name": "b", "cpus": [1]}], "servers": []}
-    assert events_off_cpus(trace, runner_input) == 0
-    runner_input["tasks"][1]["cpus"] = [0]
-    assert events_off_cpus(trace, runner_input) == len(trace.events_of(1))
+    placement = Placement(cpus=(0, 1), partitions=(), threads={"a": (0,), "b": (1,)})
+    assert events_off_cpus(trace, placement) == 0
+    moved = Placement(cpus=(0, 1), partitions=(), threads={"a": (0,), "b": (0,)})
+    assert events_off_cpus(trace, moved) == len(trace.events_of(1))
 
 
 def test_picv_switches_need_servers_and_exclude_each_other(tmp_path):

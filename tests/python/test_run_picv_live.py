@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rtsched.run import EV, load_trace
+from rtsched.trace import EventType as EV
+from rtsched.trace import read_trace as load_trace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from stolen_cpu import skip_if_misses_were_stolen  # noqa: E402

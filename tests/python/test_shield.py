@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from rtsched.cpus import online_cpus, parse_mask
 from rtsched.measure import shield as shielding
-from rtsched.measure.cpus import online_cpus
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="shielding needs root (cpusets, /proc/irq)"),
@@ -81,11 +81,11 @@ def test_shield_then_undo_restores_exactly(isolated_state, pinned_sleeper):
         assert shielding.SHIELD_NAME in during["cpusets"]
         assert report.moved_tasks > 0
         assert CPU not in os.sched_getaffinity(pinned_sleeper.pid)  # moved off the shield
-        assert shielding.parse_mask(during["workqueue"]) >> CPU & 1 == 0
+        assert parse_mask(during["workqueue"]) >> CPU & 1 == 0
         status = {s.cpu: s for s in shielding.status()}
         assert status[CPU].shielded and not status[0].shielded
         for irq in report.moved_irqs:
-            assert shielding.parse_mask(during["irqs"][irq]) >> CPU & 1 == 0
+            assert parse_mask(during["irqs"][irq]) >> CPU & 1 == 0
         # Refusals are listed, not errors.
         assert all(set(r) >= {"irq", "reason"} for r in report.refused_irqs)
     finally:
@@ -189,5 +189,5 @@ def test_undo_without_a_shield_is_harmless(isolated_state):
 
 def test_status_lists_every_cpu():
     rows = shielding.status()
-    assert [r.cpu for r in rows] == online_cpus()
+    assert tuple(r.cpu for r in rows) == online_cpus()
     assert all(r.allowed_tasks >= 0 and isinstance(r.irqs, list) for r in rows)

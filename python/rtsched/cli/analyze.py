@@ -16,9 +16,7 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
-EXIT_OK = 0
-EXIT_FAIL = 1
-EXIT_USAGE = 2
+from rtsched.cli.exit_codes import Exit
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -74,27 +72,27 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         for name in sorted(TESTS):
             print(f"{name:16} {DESCRIPTIONS.get(name, '')}")
-        return EXIT_OK
+        return Exit.OK
     if not args.file:
         err.print("rtsched analyze: FILE is required (or --list)")
-        return EXIT_USAGE
+        return Exit.USAGE
     if args.test and args.test not in TESTS:
         err.print(f"rtsched analyze: unknown test {args.test!r}; known: {', '.join(sorted(TESTS))}")
-        return EXIT_USAGE
+        return Exit.USAGE
     try:
         options = _parse_options(args.option)
     except ValueError as error:
         err.print(f"rtsched analyze: {error}")
-        return EXIT_USAGE
+        return Exit.USAGE
     try:
         taskset = load_taskset(args.file)
     except TaskSetError as error:
         for e in error.errors:
             print(f"{args.file}: {e}", file=sys.stderr)
-        return EXIT_FAIL
+        return Exit.FAILED
     except OSError as error:
         print(f"{args.file}: {error}", file=sys.stderr)
-        return EXIT_FAIL
+        return Exit.FAILED
     problem = from_taskset(taskset, cpus=args.cpus)
     if args.overheads:
         from rtsched.analysis.overheads import OverheadsError, load_overheads
@@ -103,14 +101,14 @@ def run(args: argparse.Namespace) -> int:
             options["overheads"] = load_overheads(*args.overheads)
         except OverheadsError as error:
             print(f"rtsched analyze: {error}", file=sys.stderr)
-            return EXIT_FAIL
+            return Exit.FAILED
     name = args.test or default_test(problem)
     try:
         result = run_test(name, problem, **options)
     except TypeError as error:
         err.print(f"rtsched analyze: test {name}: {error}")
-        return EXIT_USAGE
-    status = EXIT_OK if result.schedulable else EXIT_FAIL
+        return Exit.USAGE
+    status = Exit.OK if result.schedulable else Exit.FAILED
     slack = None
     if args.sensitivity:
         from rtsched.analysis.sensitivity import sensitivity

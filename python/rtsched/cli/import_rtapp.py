@@ -9,6 +9,7 @@ from pathlib import Path
 
 import yaml
 
+from rtsched.cli.exit_codes import Exit
 from rtsched.model import TaskSetError
 from rtsched.model.rtapp import loads_rtapp
 
@@ -34,13 +35,13 @@ def run(args: argparse.Namespace) -> int:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         print(f"{path}: cannot read: {e.strerror or e}", file=sys.stderr)
-        return 1
+        return Exit.FAILED
     try:
         doc, notes = loads_rtapp(text, name=args.name or path.stem, source=str(path))
     except TaskSetError as e:
         for error in e.errors:
             print(f"{path}: {error}", file=sys.stderr)
-        return 1
+        return Exit.FAILED
     for note in notes:
         print(f"{path}: note: {note}", file=sys.stderr)
     if args.output and Path(args.output).suffix.lower() == ".json":
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             Path(args.output).write_text(out, encoding="utf-8")
         except OSError as e:
             print(f"{args.output}: cannot write: {e.strerror or e}", file=sys.stderr)
-            return 1
+            return Exit.FAILED
     else:
         sys.stdout.write(out)
-    return 0
+    return Exit.OK

@@ -15,7 +15,8 @@ from contextlib import ExitStack
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from rtsched.measure.cpus import CpuListError, checked_cpu_list, format_cpu_list, online_cpus
+from rtsched.cli.exit_codes import Exit
+from rtsched.cpus import CpuListError, checked_cpu_list, format_cpu_list, online_cpus
 from rtsched.measure.cyclictest import CyclictestError, run_cyclictest
 from rtsched.measure.histogram import Histogram, ratio
 from rtsched.measure.latency import POLICIES, LatencyConfig, LatencyError, run_latency
@@ -24,13 +25,11 @@ from rtsched.measure.report import latency_table, plot_histograms, ratio_table
 from rtsched.measure.shield import ShieldError, shield_cpuset_dir, shielded
 from rtsched.native import NativeToolMissing
 
-EXIT_FAILURE = 1
-EXIT_NATIVE_MISSING = 3
 
 
 def cpu_list_arg(text: str) -> list[int]:
     try:
-        return checked_cpu_list(text)
+        return list(checked_cpu_list(text))
     except CpuListError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -112,7 +111,7 @@ def _shield_cpus(args: argparse.Namespace, cpus: list[int]) -> list[int] | None:
     if args.shield == "measured":
         return cpus
     try:
-        return checked_cpu_list(args.shield)
+        return list(checked_cpu_list(args.shield))
     except CpuListError as error:
         args.parser.error(f"argument --shield: {error}")
     return None
@@ -120,7 +119,7 @@ def _shield_cpus(args: argparse.Namespace, cpus: list[int]) -> list[int] | None:
 
 def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.parser
-    cpus = args.cpus or online_cpus()
+    cpus: list[int] = args.cpus or list(online_cpus())
     shield_cpus = _shield_cpus(args, cpus)
     if shield_cpus is not None and set(shield_cpus) >= set(online_cpus()):
         parser.error(
@@ -230,10 +229,10 @@ def run(args: argparse.Namespace) -> int:
         parser.error(f"argument --shield: {error}")
     except NativeToolMissing as error:
         print(f"rtsched latency: {error}", file=sys.stderr)
-        return EXIT_NATIVE_MISSING
+        return Exit.NATIVE_MISSING
     except (LatencyError, CyclictestError, ShieldError, LoadError) as error:
         print(f"rtsched latency: {error}", file=sys.stderr)
-        return EXIT_FAILURE
+        return Exit.FAILED
 
     title = f"scheduling latency (us), load {args.load}" + (
         f", shielded CPU {format_cpu_list(shield_cpus)}" if shield_cpus is not None else "")
@@ -258,7 +257,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             with open(args.json, "w") as f:
                 f.write(text + "\n")
-    return 0
+    return Exit.OK
 
 
 def _hist_json(h: Histogram) -> dict:

@@ -11,8 +11,10 @@ ns, system calls per operation). The C tool does the work.
 from __future__ import annotations
 
 import argparse
+import sys
 
-from rtsched.cli.native import exec_native
+from rtsched.cli.exit_codes import Exit
+from rtsched.native import NativeToolMissing, exec_native
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -27,4 +29,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, native_args: list[str]) -> int:
-    return exec_native("rtsched-lockbench", native_args)
+    try:
+        exec_native("rtsched-lockbench", native_args)
+    except NativeToolMissing as error:
+        print(f"rtsched: {error}", file=sys.stderr)
+        return Exit.NATIVE_MISSING

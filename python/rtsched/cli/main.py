@@ -7,8 +7,8 @@ list the module in COMMAND_MODULES. A subcommand that wraps a native program
 sets ``passes_arguments_on=True`` and its handler receives the options it did
 not parse itself.
 
-Exit codes: 0 success, 1 the job ran and reported a failure, 2 usage error,
-3 a native program is missing.
+Exit codes: ``rtsched.cli.exit_codes.Exit`` (0 success, 1 the job ran and reported a
+failure, 2 usage error, 3 a native program is missing, 130 interrupted).
 """
 
 from __future__ import annotations
@@ -18,13 +18,11 @@ import importlib
 import sys
 
 from rtsched import __version__
-from rtsched.cli.native import EXIT_NATIVE_MISSING
-
-EXIT_USAGE = 2
+from rtsched.cli.exit_codes import Exit
 
 COMMAND_MODULES = ["lockbench", "validate", "import_rtapp", "latency", "overhead", "shield", "run", "analyze"]
 
-__all__ = ["EXIT_NATIVE_MISSING", "EXIT_USAGE", "build_parser", "main"]
+__all__ = ["Exit", "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:

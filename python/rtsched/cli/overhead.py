@@ -9,8 +9,9 @@ from contextlib import ExitStack
 
 from rich.console import Console
 
+from rtsched.cli.exit_codes import Exit
 from rtsched.cli.latency import duration_arg, positive_int, priority_arg
-from rtsched.measure.cpus import CpuListError, checked_cpu_list, format_cpu_list, online_cpus
+from rtsched.cpus import CpuListError, checked_cpu_list, format_cpu_list, online_cpus
 from rtsched.measure.loads import OVERHEAD_LOADS, LoadError, Loads
 from rtsched.measure.overhead import VARIANTS, OverheadError, OverheadRun, calibrate, irq_cpus, run_loop
 from rtsched.measure.report import overhead_table, plot_overhead
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with Loads(args.load, max_seconds=budget, purpose="overhead", per_cpu=args.load_per_cpu) as loads:
             human.print(f"load {args.load}: {loads.describe()}")
-            busiest, quietest, rates = irq_cpus(online)
+            busiest, quietest, rates = irq_cpus(list(online))
             human.print(f"device interrupts in 0.5 s per CPU: {rates}; fifo-irq on CPU {busiest}, "
                         f"fifo-quiet on CPU {quietest}")
             steps = calibrate(quietest, args.priority, args.target_ms)
@@ -97,10 +98,10 @@ def run(args: argparse.Namespace) -> int:
         parser.error(str(error))
     except NativeToolMissing as error:
         print(f"rtsched overhead: {error}", file=sys.stderr)
-        return 3
+        return Exit.NATIVE_MISSING
     except (OverheadError, ShieldError, LoadError) as error:
         print(f"rtsched overhead: {error}", file=sys.stderr)
-        return 1
+        return Exit.FAILED
 
     # One base for every variant: the fastest loop of the whole invocation (the thesis's T).
     base = min(min(r.samples_ns) for r in results if r.samples_ns)
@@ -125,4 +126,4 @@ def run(args: argparse.Namespace) -> int:
         else:
             with open(args.json, "w") as f:
                 f.write(text + "\n")
-    return 0
+    return Exit.OK

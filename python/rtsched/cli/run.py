@@ -12,12 +12,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rtsched.cli.native import EXIT_NATIVE_MISSING
+from rtsched.cli.exit_codes import Exit
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_INTERRUPTED = 130
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from rtsched.run import RunResult
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -84,7 +86,7 @@ def _ms(ns: float | int | None) -> str:
     return f"{ns / 1e6:.3f}"
 
 
-def print_blocking_table(result, console) -> None:
+def print_blocking_table(result: RunResult, console: Console) -> None:
     """Per task: lock requests, how many were blocked by each cause, the longest waits, and the
     analysis' blocking term beside the largest blocking of one job (only when the set locks)."""
     from rich.table import Table
@@ -125,24 +127,28 @@ def steal_note(summary) -> str | None:
     )
 
 
-def print_table(result, console) -> None:
+def print_table(result: RunResult, console: Console) -> None:
+    """The run's report: a row per task, the blocking table, then notes. Everything but the
+    steal time (the run's, from its summary) comes from the typed report."""
     from rich.table import Table
 
-    summary = result.summary
-    tasks_in = result.runner_input["tasks"]
-    picv = ", PI-CV off" if summary.get("servers") and not summary.get("picv", True) else ""
-    table = Table(title=f"{summary['name']} ({summary['scheduler']}, {summary['duration_ns'] / 1e9:g} s{picv})")
-    analysis = summary["analysis"]
+    report = result.report
+    assert report is not None, "print_table needs a run that wrote its trace"
+    jobs = report.table
+    picv = ", PI-CV off" if result.taskset.servers and not result.picv else ""
+    scheduler = result.taskset.platform.scheduler
+    table = Table(title=f"{jobs.name} ({scheduler}, {jobs.duration_ns / 1e9:g} s{picv})")
+    analysis = result.analysis
     table.caption = (
-        f"times in ms; bound: analytical response-time bound ({analysis['test']}: {analysis['verdict']}); "
+        f"times in ms; bound: analytical response-time bound ({analysis.test}: {analysis.verdict}); "
         "! marks an observed maximum above its bound"
     )
     for header in ("task", "CPUs", "jobs", "misses", "resp min", "resp mean", "resp p90", "resp p99", "resp max",
                    "bound",
                    "tard max", "rel lat p99", "overruns", "lost ev"):
         table.add_column(header, justify="left" if header == "task" else "right", no_wrap=True)
-    for s in result.stats:
-        cpus = ",".join(map(str, tasks_in[s.index]["cpus"])) if s.index < len(tasks_in) else "?"
+    for s in report.stats:
+        cpus = ",".join(map(str, result.placement.threads.get(s.task, ()))) or "?"
         table.add_row(
             s.task,
             cpus,
@@ -161,33 +167,30 @@ def print_table(result, console) -> None:
         )
     console.print(table)
     print_blocking_table(result, console)
-    notes = [
-        f"server {s['name']} (priority {s['priority']}): {s['calls_served']} calls served"
-        for s in summary.get("servers", [])
-    ]
-    if summary["censored_jobs"]:
-        notes.append(f"{summary['censored_jobs']} job(s) not completed when the run ended (left out)")
-    if summary["incomplete_jobs"]:
-        notes.append(f"{summary['incomplete_jobs']} job(s) left out: their release or start event was lost")
-    if steal_note(summary):
-        notes.append(steal_note(summary))
-    if summary.get("events_off_cpus"):
+    notes = [f"server {s.name} (priority {s.priority}): {s.calls_served} calls served" for s in report.servers]
+    if jobs.censored:
+        notes.append(f"{jobs.censored} job(s) not completed when the run ended (left out)")
+    if jobs.incomplete:
+        notes.append(f"{jobs.incomplete} job(s) left out: their release or start event was lost")
+    if (stolen := steal_note(result.summary)) is not None:
+        notes.append(stolen)
+    if report.events_off_cpus:
         notes.append(
-            f"[bold yellow]{summary['events_off_cpus']} trace event(s) recorded outside the tasks' CPUs[/]: "
+            f"[bold yellow]{report.events_off_cpus} trace event(s) recorded outside the tasks' CPUs[/]: "
             "something outside the run moved its threads (a CPU shield, a cpuset change); its times are not the set's alone"
         )
-    if summary["lost_events"]:
-        notes.append(f"[bold yellow]{summary['lost_events']} trace event(s) lost[/] (rings full): raise --trace-buffer")
-    if summary["bounds_exceeded"]:
+    if jobs.lost_total:
+        notes.append(f"[bold yellow]{jobs.lost_total} trace event(s) lost[/] (rings full): raise --trace-buffer")
+    if report.bounds_exceeded:
         notes.append(
             "[bold red]observed response above the analytical bound[/]: "
-            + ", ".join(summary["bounds_exceeded"])
+            + ", ".join(report.bounds_exceeded)
             + " (the declared WCETs do not cover what the jobs took, or the analysis misses an effect)"
         )
-    if analysis["verdict"] not in ("schedulable",) and analysis["reason"]:
-        notes.append(f"analysis ({analysis['test']}): {analysis['verdict']}: {analysis['reason']}")
-    if summary["deadline_misses"]:
-        notes.append(f"[bold red]{summary['deadline_misses']} deadline miss(es)[/]")
+    if not analysis.schedulable and analysis.reason:
+        notes.append(f"analysis ({analysis.test}): {analysis.verdict}: {analysis.reason}")
+    if report.deadline_misses:
+        notes.append(f"[bold red]{report.deadline_misses} deadline miss(es)[/]")
     for note in notes:
         console.print(note)
     console.print(f"outputs in {result.out_dir}/: " + ", ".join(sorted(k for k in result.files)))
@@ -229,8 +232,8 @@ def print_comparison(comparison, console) -> None:
             console.print(f"[bold red]{s['deadline_misses']} deadline miss(es)[/] {'with' if variant == 'picv' else 'without'} PI-CV")
         if s.get("lost_events"):
             console.print(f"[bold yellow]{s['lost_events']} trace event(s) lost[/] ({variant}): raise --trace-buffer")
-        if steal_note(s):
-            console.print(f"{'with' if variant == 'picv' else 'without'} PI-CV: " + steal_note(s))
+        if (stolen := steal_note(s)) is not None:
+            console.print(f"{'with' if variant == 'picv' else 'without'} PI-CV: " + stolen)
         if s.get("events_off_cpus"):
             console.print(
                 f"[bold yellow]{s['events_off_cpus']} trace event(s) outside the tasks' CPUs[/] ({variant}): something "
@@ -245,7 +248,7 @@ def _report_comparison(comparison, args, err) -> int:
 
     if comparison.interrupted and not all(r.summary for r in comparison.runs.values()):
         print("rtsched run: interrupted before both runs were done; cleaned up", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     if args.json:
         print(json.dumps(comparison.as_dict(), indent=2))
     else:
@@ -254,12 +257,12 @@ def _report_comparison(comparison, args, err) -> int:
             console = Console(highlight=False, width=160)
         print_comparison(comparison, console)
     if comparison.interrupted:
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     misses = sum(r.summary.get("deadline_misses", 0) for r in comparison.runs.values())
     if args.fail_on_miss and misses:
         err.print(f"rtsched run: {misses} deadline miss(es) (--fail-on-miss)")
-        return EXIT_FAILED
-    return EXIT_OK
+        return Exit.FAILED
+    return Exit.OK
 
 
 def run(args: argparse.Namespace) -> int:
@@ -269,6 +272,8 @@ def run(args: argparse.Namespace) -> int:
     from rtsched.native import NativeToolMissing
     from rtsched.run import RunOptions, RunSetupError, run_taskset
     from rtsched.run.session import ShieldRefused
+    from rtsched.cpus import CpuListError
+    from rtsched.measure.shield import ShieldError
 
     err = Console(stderr=True, highlight=False)
     try:
@@ -277,10 +282,10 @@ def run(args: argparse.Namespace) -> int:
         for error in e.errors:
             print(f"{args.file}: {error}", file=sys.stderr)
         print(f"{args.file}: invalid ({len(e.errors)} error{'s' if len(e.errors) != 1 else ''})", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     except OSError as e:
         print(f"{args.file}: {e.strerror or e}", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     try:
         duration = parse_duration(args.duration) if args.duration is not None else None
         if duration is not None and duration <= 0:
@@ -288,23 +293,23 @@ def run(args: argparse.Namespace) -> int:
         window = _parse_window(args.plot_window)
     except (DurationError, ValueError) as e:
         print(f"rtsched run: {e}" if "--plot-window" in str(e) else f"rtsched run: --duration: {e}", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     shield_cpus = None
     if args.shield is not None:
-        from rtsched.measure.cpus import CpuListError, parse_cpu_list
+        from rtsched.cpus import CpuListError, parse_cpu_list
 
         try:
             shield_cpus = list(parse_cpu_list(args.shield))
         except (CpuListError, ValueError) as e:
             print(f"rtsched run: --shield: {e}", file=sys.stderr)
-            return EXIT_FAILED
+            return Exit.FAILED
     if (args.no_picv or args.compare_picv) and not taskset.servers:
         flag = "--no-picv" if args.no_picv else "--compare-picv"
         print(f"rtsched run: {flag}: {args.file} has no servers, so PI-CV changes nothing", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     if args.trace_buffer < 1:
         print("rtsched run: --trace-buffer: must be >= 1", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     options = RunOptions(
         duration_ns=duration,
         out_dir=args.out,
@@ -326,24 +331,22 @@ def run(args: argparse.Namespace) -> int:
     except TaskSetError as e:
         for error in e.errors:
             print(f"{args.file}: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     except ShieldRefused as e:
         print(f"rtsched run: {e}", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     except NativeToolMissing as e:
         print(f"rtsched: {e}", file=sys.stderr)
-        return EXIT_NATIVE_MISSING
+        return Exit.NATIVE_MISSING
     except RunSetupError as e:
         print(f"rtsched run: the run could not be set up:\n{e}", file=sys.stderr)
-        return EXIT_FAILED
-    except Exception as e:  # the shield's own refusals (ShieldError, CpuListError)
-        if type(e).__name__ not in ("ShieldError", "CpuListError"):
-            raise
+        return Exit.FAILED
+    except (ShieldError, CpuListError) as e:  # the shield's own refusals
         print(f"rtsched run: --shield: {e}", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
     if result.interrupted and not result.summary:
         print("rtsched run: interrupted before the trace was written; cleaned up", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     if args.json:
         print(json.dumps(result.summary, indent=2))
     else:
@@ -356,8 +359,8 @@ def run(args: argparse.Namespace) -> int:
             err.print(line, markup=False)
     if result.interrupted:
         err.print("rtsched run: interrupted; the tasks were stopped, the partial run is reported, cleanup done")
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     if args.fail_on_miss and result.summary["deadline_misses"]:
         err.print(f"rtsched run: {result.summary['deadline_misses']} deadline miss(es) (--fail-on-miss)")
-        return EXIT_FAILED
-    return EXIT_OK
+        return Exit.FAILED
+    return Exit.OK

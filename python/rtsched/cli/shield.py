@@ -9,11 +9,10 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
+from rtsched.cli.exit_codes import Exit
+from rtsched.cpus import CpuListError, format_cpu_list, parse_cpu_list
 from rtsched.measure import shield as shielding
-from rtsched.measure.cpus import CpuListError, format_cpu_list, parse_cpu_list
 
-EXIT_FAILURE = 1
-EXIT_INTERRUPTED = 130
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -43,20 +42,20 @@ def run(args: argparse.Namespace) -> int:
     if not args.cpus:
         parser.error("argument cpus: name the CPUs to shield (or --undo, --status)")
     try:
-        cpus = shielding.validate_cpus(parse_cpu_list(args.cpus))
+        cpus = shielding.validate_cpus(list(parse_cpu_list(args.cpus)))
     except CpuListError as error:
         parser.error(f"argument cpus: {error}")
     try:
         report = shielding.shield(cpus)
     except KeyboardInterrupt:
         print("rtsched shield: interrupted; everything changed so far was undone", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     except (shielding.ShieldError, OSError) as error:
         print(f"rtsched shield: {error} (nothing is left changed)", file=sys.stderr)
-        return EXIT_FAILURE
+        return Exit.FAILED
     if args.json:
         print(json.dumps(report.as_dict(), indent=1))
-        return 0
+        return Exit.OK
     human.print(f"shielded CPU {format_cpu_list(report.cpus)} ({report.backend}, cpuset {report.shield_cpuset})")
     human.print(f"  tasks moved: {report.moved_tasks}; refused: {len(report.refused_tasks)}"
                 + (f" ({', '.join(sorted({t['comm'] for t in report.refused_tasks})[:8])} ...)"
@@ -73,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         human.print(f"  note: {note}")
     human.print(f"  run work there: echo $PID > {report.shield_cpuset}/cgroup.procs; "
                 "undo with `rtsched shield --undo`")
-    return 0
+    return Exit.OK
 
 
 def _undo(args: argparse.Namespace, human: Console) -> int:
@@ -81,7 +80,7 @@ def _undo(args: argparse.Namespace, human: Console) -> int:
         report = shielding.undo()
     except shielding.ShieldError as error:
         print(f"rtsched shield: {error}", file=sys.stderr)
-        return EXIT_FAILURE
+        return Exit.FAILED
     if args.json:
         print(json.dumps(report.as_dict(), indent=1))
     elif not report.undone:
@@ -90,14 +89,14 @@ def _undo(args: argparse.Namespace, human: Console) -> int:
         human.print(f"unshielded CPU {format_cpu_list(report.cpus)}; {report.restored_tasks} task affinities checked")
         for problem in report.problems:
             human.print(f"  problem: {problem}")
-    return EXIT_FAILURE if report.problems else 0
+    return Exit.FAILED if report.problems else Exit.OK
 
 
 def _status(args: argparse.Namespace, human: Console) -> int:
     rows = shielding.status()
     if args.json:
         print(json.dumps([r.as_dict() for r in rows], indent=1))
-        return 0
+        return Exit.OK
     table = Table(title="CPUs", title_justify="left")
     for name in ("CPU", "shielded", "tasks here", "tasks allowed", "names", "device IRQs"):
         table.add_column(name)
@@ -105,4 +104,4 @@ def _status(args: argparse.Namespace, human: Console) -> int:
         table.add_row(str(r.cpu), "yes" if r.shielded else "no", str(r.running_tasks), str(r.allowed_tasks),
                       ", ".join(r.task_names), " ".join(r.irqs) or "-")
     human.print(table)
-    return 0
+    return Exit.OK

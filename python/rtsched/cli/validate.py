@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rtsched.cli.exit_codes import Exit
 from rtsched.model import TaskSetError, load_taskset
 
 
@@ -21,7 +22,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    status = 0
+    status = Exit.OK
     for path in args.files:
         try:
             taskset = load_taskset(path)
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{path}: {error}", file=sys.stderr)
             count = len(e.errors)
             print(f"{path}: invalid ({count} error{'s' if count != 1 else ''})", file=sys.stderr)
-            status = 1
+            status = Exit.FAILED
             continue
         n = len(taskset.tasks)
         print(f"{path}: valid ({n} task{'s' if n != 1 else ''}, scheduler {taskset.scheduler})")

@@ -1,7 +1,7 @@
 """Measurement and isolation: scheduling latency (seed 000, the cyclictest
 method), OS overhead (seed 002 §2.5), background loads and CPU shielding.
 
-One concern per module: ``cpus`` (CPU lists), ``histogram`` (statistics from
+One concern per module (CPU lists are ``rtsched.cpus``'): ``histogram`` (statistics from
 1 us histograms), ``loads`` (background loads), ``latency`` (runs
 rtsched-latency), ``cyclictest`` (runs and parses cyclictest), ``overhead``
 (the calibrated-loop test), ``irqs`` (/proc/interrupts), ``shield`` (CPU

@@ -16,7 +16,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from rtsched.measure.cpus import format_cpu_list
+from rtsched.cpus import format_cpu_list
 from rtsched.measure.histogram import Histogram
 
 

@@ -46,10 +46,6 @@ def parse_interrupts(text: str) -> tuple[list[int], list[IrqLine]]:
     return cpus, lines
 
 
-def read_interrupts() -> tuple[list[int], list[IrqLine]]:
-    return parse_interrupts(PROC_INTERRUPTS.read_text())
-
-
 def device_irq_counts(text: str | None = None) -> dict[int, int]:
     """Total device interrupts taken per CPU since boot."""
     cpus, lines = parse_interrupts(text if text is not None else PROC_INTERRUPTS.read_text())
@@ -67,22 +63,3 @@ def device_irq_rates(seconds: float = 0.5) -> dict[int, int]:
     time.sleep(seconds)
     after = device_irq_counts()
     return {cpu: after[cpu] - before.get(cpu, 0) for cpu in after}
-
-
-def irqs_of_cpu(cpu: int, text: str | None = None) -> list[str]:
-    """Device IRQs whose effective affinity includes ``cpu`` ("36 virtio1-req.0")."""
-    from rtsched.measure.cpus import parse_cpu_list  # noqa: PLC0415
-
-    found = []
-    _, lines = parse_interrupts(text if text is not None else PROC_INTERRUPTS.read_text())
-    for line in lines:
-        if not line.is_device:
-            continue
-        path = Path("/proc/irq") / line.irq / "effective_affinity_list"
-        try:
-            effective = parse_cpu_list(path.read_text())
-        except (OSError, ValueError):
-            continue
-        if cpu in effective:
-            found.append(f"{line.irq} {line.name.split()[-1] if line.name else ''}".strip())
-    return found

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from rtsched.measure.cpus import format_cpu_list
+from rtsched.cpus import format_cpu_list
 from rtsched.measure.histogram import Histogram
-from rtsched.native import native_tool
+from rtsched.native import native_tool, start_native
 
 POLICIES = ("other", "fifo", "deadline")
 
@@ -119,12 +119,11 @@ def run_latency(
     label: str = "",
 ) -> LatencyRun:
     """Run rtsched-latency once; raises LatencyError with its message when it fails."""
-    program = str(native_tool("rtsched-latency"))
     fd, output = tempfile.mkstemp(prefix="rtsched-latency-", suffix=".json")
     os.close(fd)
-    command = config.command(program, output)
+    command = config.command(str(native_tool("rtsched-latency")), output)
     try:
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        process = start_native("rtsched-latency", command[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         messages: list[str] = []
 
         def read_stderr() -> None:

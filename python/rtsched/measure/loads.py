@@ -23,8 +23,9 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-from rtsched.native import native_tool
+from rtsched.native import start_native
 
 LATENCY_LOADS = ("none", "cpu", "io", "cpu+io")
 OVERHEAD_LOADS = ("idle", "cpu", "aio", "sio", "mix")
@@ -103,18 +104,17 @@ class Loads:
         self.details: list[str] = []
 
     # -- starting
-    def _spawn(self, label: str, command: list[str]) -> None:
-        process = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        self.processes.append((label, process))
+    # Every load runs in its own session, silent, so that stop() can end it and what it starts.
+    _QUIET: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
+              "start_new_session": True}
 
-    def _load_tool(self) -> str:
-        return str(native_tool("rtsched-load"))
+    def _spawn(self, label: str, command: list[str]) -> None:
+        """Start a program that is not rtsched's (hackbench)."""
+        self.processes.append((label, subprocess.Popen(command, **self._QUIET)))
+
+    def _spawn_load(self, label: str, args: list[str]) -> None:
+        """Start ``rtsched-load ARGS``."""
+        self.processes.append((label, start_native("rtsched-load", args, **self._QUIET)))
 
     def _seconds(self) -> str:
         return f"{self.max_seconds:.1f}"
@@ -122,12 +122,12 @@ class Loads:
     def _cache(self, count: int) -> None:
         mib = thrasher_mib(llc_bytes())
         for _ in range(count):
-            self._spawn("cache", [self._load_tool(), "cache", "--mib", str(mib), "--seconds", self._seconds()])
+            self._spawn_load("cache", ["cache", "--mib", str(mib), "--seconds", self._seconds()])
         self.details.append(f"{count} cache thrasher(s) of {mib} MiB (LLC {llc_bytes()} B)")
 
     def _cpu(self, count: int) -> None:
         for _ in range(count):
-            self._spawn("cpu", [self._load_tool(), "cpu", "--seconds", self._seconds()])
+            self._spawn_load("cpu", ["cpu", "--seconds", self._seconds()])
         self.details.append(f"{count} CPU loop(s)")
 
     def _writers(self, count: int, mode: str) -> None:
@@ -136,9 +136,9 @@ class Loads:
         flags = {"direct": ["--direct"], "sync": ["--sync"], "buffered": []}[mode]
         for i in range(count):
             path = self.tmpdir / f"{mode}-{i}.dat"
-            self._spawn(
+            self._spawn_load(
                 f"write-{mode}",
-                [self._load_tool(), "write", "--file", str(path), "--file-mib", "64", *flags,
+                ["write", "--file", str(path), "--file-mib", "64", *flags,
                  "--seconds", self._seconds()],
             )
         self.details.append(f"{count} {mode} writer(s) in {self.tmpdir}")

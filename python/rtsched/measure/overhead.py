@@ -17,11 +17,10 @@ between loops that keeps it under the kernel's RT throttling.
 from __future__ import annotations
 
 import json
-import subprocess
 from dataclasses import dataclass
 
 from rtsched.measure import irqs
-from rtsched.native import native_tool
+from rtsched.native import NativeToolFailed, run_native_tool
 
 VARIANTS = ("other", "fifo-irq", "fifo-quiet", "fifo-shielded")
 
@@ -99,25 +98,22 @@ def run_loop(
     cpuset: str | None = None,
     steps: int | None = None,
 ) -> dict:
-    command = [
-        str(native_tool("rtsched-overhead")),
+    args = [
         "--cpu", str(cpu), "--policy", policy, "--target-ms", str(target_ms),
         "--iterations", str(iterations), "--gap-ms", str(gap_ms),
     ]
     if policy == "fifo":
-        command += ["--priority", str(priority)]
+        args += ["--priority", str(priority)]
     if cpuset:
-        command += ["--cpuset", cpuset]
+        args += ["--cpuset", cpuset]
     if steps:
-        command += ["--steps", str(steps)]
+        args += ["--steps", str(steps)]
     bound = iterations * (target_ms + gap_ms) / 1e3 * 20 + 30  # SCHED_OTHER under load is slow
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=bound)
-    except subprocess.TimeoutExpired as error:
-        raise OverheadError("rtsched-overhead did not finish in time") from error
-    if done.returncode != 0:
-        raise OverheadError(done.stderr.strip() or f"rtsched-overhead failed ({done.returncode})")
-    data = json.loads(done.stdout)
+        output = run_native_tool("rtsched-overhead", args, timeout_s=bound)
+    except NativeToolFailed as error:
+        raise OverheadError(str(error)) from error
+    data = json.loads(output)
     if data.get("format") != "rtsched-overhead/1":
         raise OverheadError("unexpected rtsched-overhead output")
     return data

@@ -37,13 +37,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from rtsched.measure.cpus import (  # noqa: F401 (CpuListError re-exported)
+from rtsched.cpus import (
     CpuListError,
     cpu_mask,
     format_cpu_list,
-    mask_cpus,
+    format_mask,
     online_cpus,
     parse_cpu_list,
+    parse_mask,
 )
 
 STATE_VERSION = 1
@@ -78,22 +79,6 @@ def _write(path: Path, value: str) -> None:
         os.write(fd, value.encode())
     finally:
         os.close(fd)
-
-
-def parse_mask(text: str) -> int:
-    """A kernel hex CPU mask ("3", "00000000,00000003") as an int."""
-    return int(text.strip().replace(",", "") or "0", 16)
-
-
-def format_mask(mask: int) -> str:
-    """An int as a kernel hex CPU mask, in comma-separated 32-bit groups."""
-    groups = []
-    while True:
-        groups.append(f"{mask & 0xFFFFFFFF:08x}")
-        mask >>= 32
-        if not mask:
-            break
-    return ",".join(reversed(groups))
 
 
 def _pause(step: str) -> None:
@@ -133,7 +118,7 @@ def _task_cpu(tid: int) -> int | None:
 
 
 def all_tids() -> list[int]:
-    tids = []
+    tids: list[int] = []
     for pid_dir in Path("/proc").iterdir():
         if not pid_dir.name.isdigit():
             continue
@@ -650,7 +635,7 @@ def status() -> list[CpuStatus]:
     state = ShieldState.load()
     shield_set = set(state.cpus) if state else set()
     online = online_cpus()
-    running = {cpu: [] for cpu in online}
+    running: dict[int, list[str]] = {cpu: [] for cpu in online}
     allowed = {cpu: 0 for cpu in online}
     for tid in all_tids():
         cpu = _task_cpu(tid)
@@ -662,7 +647,7 @@ def status() -> list[CpuStatus]:
                     allowed[a] += 1
         except OSError:
             pass
-    irqs = {cpu: [] for cpu in online}
+    irqs: dict[int, list[str]] = {cpu: [] for cpu in online}
     for irq in irq_numbers():
         effective = _effective(irq)
         if not effective:
@@ -696,10 +681,7 @@ __all__ = [
     "ShieldState",
     "UndoReport",
     "cgroup_version",
-    "format_mask",
     "join_shield",
-    "mask_cpus",
-    "parse_mask",
     "shield",
     "shield_cpuset_dir",
     "shielded",

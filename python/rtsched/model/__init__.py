@@ -1,8 +1,9 @@
 """The task model (DESIGN §1): load, validate, resolve.
 
-    from rtsched.model import load_taskset, to_runner_input
+    from rtsched.model import load_taskset, place, to_runner_input
     ts = load_taskset("examples/pfp-two-cpus.yaml")   # TaskSetError lists every problem
     ts.total_utilization()                            # Fraction
+    place(ts, cpus_online=(0, 1)).cpus_of("control")  # a thread's CPUs on a machine
     runner_input = to_runner_input(ts, "out/trace.rtst")
 
 The file format is documented in docs/taskset.md (JSON Schema:
@@ -22,7 +23,7 @@ from rtsched.model.model import (
     Partition,
     Platform,
     Resource,
-    Server,
+    RpcServer,
     Signal,
     Sleep,
     Sporadic,
@@ -31,7 +32,9 @@ from rtsched.model.model import (
     Unlock,
     Wait,
 )
-from rtsched.model.resolve import online_cpus, to_runner_input
+from rtsched.cpus import online_cpus  # where the resolver reads them
+from rtsched.model.placement import Placement, place
+from rtsched.model.resolve import to_runner_input
 from rtsched.model.validate import TaskSetError, taskset_from_dict, validate_dict
 
 __all__ = [
@@ -43,9 +46,10 @@ __all__ = [
     "DurationError",
     "Lock",
     "Partition",
+    "Placement",
     "Platform",
     "Resource",
-    "Server",
+    "RpcServer",
     "Signal",
     "Sleep",
     "Sporadic",
@@ -59,6 +63,7 @@ __all__ = [
     "loads_taskset",
     "online_cpus",
     "parse_duration",
+    "place",
     "read_document",
     "taskset_from_dict",
     "taskset_to_dict",

@@ -33,9 +33,10 @@ A ceiling given in the file replaces the computed one, once checked.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
-from rtsched.model.model import GLOBAL_PROTOCOLS, LOCAL_PROTOCOLS, Lock, TaskSet
+from rtsched.model.model import GLOBAL_PROTOCOLS, LOCAL_PROTOCOLS, Lock, Resource, Task, TaskSet
 
 __all__ = [
     "FIFO_MAX",
@@ -94,6 +95,14 @@ def partition_cpus(taskset: TaskSet, partition: str) -> tuple[int, ...]:
     return (int(match.group(1)),)
 
 
+def _partition(task: Task) -> str:
+    """The partition of a task that locks a ceiling-protocol resource. Invariant: it has one, as
+    these protocols run only under partitioned schedulers, which require it (validate.py)."""
+    if task.partition is None:
+        raise ValueError(f'task "{task.name}" locks a ceiling-protocol resource but has no partition')
+    return task.partition
+
+
 def preemption_levels(taskset: TaskSet) -> dict[str, int]:
     """Task name -> SRP preemption level by relative deadline (shorter: higher), real-time tasks only."""
     deadlines = sorted({t.deadline_ns for t in taskset.rt_tasks}, reverse=True)
@@ -108,34 +117,30 @@ def lock_levels(taskset: TaskSet) -> dict[str, int]:
     return {t.name: t.priority for t in taskset.rt_tasks if t.priority is not None}
 
 
-def _users(taskset: TaskSet, resource: str) -> list:
+def _users(taskset: TaskSet, resource: str) -> list[Task]:
     return [t for t in taskset.tasks if any(isinstance(a, Lock) and a.resource == resource for a in t.body)]
 
 
-def _names(tasks) -> str:
-    return ", ".join(f'"{t.name}"' for t in tasks)
-
-
-def _base_priority_max(taskset: TaskSet, partitions) -> int:
+def _base_priority_max(taskset: TaskSet, partitions: Collection[str]) -> int:
     return max((t.priority for t in taskset.rt_tasks if t.partition in partitions and t.priority), default=0)
 
 
-def _eager_global(taskset: TaskSet) -> list:
+def _eager_global(taskset: TaskSet) -> list[Resource]:
     return [r for r in taskset.resources if r.protocol in GLOBAL_PROTOCOLS and r.variant == "eager"]
 
 
 def _eager_boost_base(taskset: TaskSet) -> int:
     """H: the highest priority on the partitions that use an eager global resource."""
-    parts = {t.partition for r in _eager_global(taskset) for t in _users(taskset, r.name)}
+    parts = {_partition(t) for r in _eager_global(taskset) for t in _users(taskset, r.name)}
     return _base_priority_max(taskset, parts)
 
 
-def _highest_level(taskset: TaskSet, resource, levels: dict[str, int]) -> int:
+def _highest_level(taskset: TaskSet, resource: Resource, levels: dict[str, int]) -> int:
     """The highest level of the (real-time) tasks that lock ``resource``; also MPCP's gcs priority."""
     return max((levels[t.name] for t in _users(taskset, resource.name) if t.name in levels), default=0)
 
 
-def _computed(taskset: TaskSet, resource, levels: dict[str, int]) -> int:
+def _computed(taskset: TaskSet, resource: Resource, levels: dict[str, int]) -> int:
     highest = _highest_level(taskset, resource, levels)
     if resource.protocol in LOCAL_PROTOCOLS:
         return highest
@@ -189,14 +194,14 @@ def ceiling_problems(taskset: TaskSet) -> list[tuple[str, str]]:
                                  f'"{r.name}" ({r.protocol}): ceiling protocols need real-time tasks, '
                                  "which have a level"))
         users = [t for t in users if not t.is_background]
-        multi = [t for t in users if len(partition_cpus(taskset, t.partition)) != 1]
+        multi = [t for t in users if len(partition_cpus(taskset, _partition(t))) != 1]
         if multi:
             t = multi[0]
             problems.append((path, f'"{r.name}" ({r.protocol}) is used by task "{t.name}" on partition '
-                             f'"{t.partition}", which has {len(partition_cpus(taskset, t.partition))} CPUs: '
+                             f'"{t.partition}", which has {len(partition_cpus(taskset, _partition(t)))} CPUs: '
                              "the ceiling protocols need one-CPU partitions"))
             continue
-        parts = sorted({t.partition for t in users})
+        parts = sorted({_partition(t) for t in users})
         if r.protocol in LOCAL_PROTOCOLS and len(parts) > 1:
             listed = ", ".join(f'"{t.name}" ({t.partition})' for t in users)
             problems.append((path, f'"{r.name}" ({r.protocol}) is local to one CPU but tasks on different '
@@ -248,7 +253,7 @@ def lock_settings(taskset: TaskSet) -> dict[str, LockSetting]:
         users = [t for t in _users(taskset, r.name) if not t.is_background]
         partition = cpu = None
         if r.protocol in LOCAL_PROTOCOLS and users:
-            partition = users[0].partition
+            partition = _partition(users[0])
             cpu = partition_cpus(taskset, partition)[0]
         ceiling = r.ceiling if r.ceiling is not None else _computed(taskset, r, levels)
         out[r.name] = LockSetting(

@@ -9,13 +9,15 @@ Calls are written in full (``{server, duration}``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from rtsched.model.durations import format_duration
-from rtsched.model.model import Call, Compute, Lock, Sleep, TaskSet, Unlock
+from rtsched.model.model import Action, Call, Compute, Lock, Resource, Sleep, TaskSet, Unlock
 
 __all__ = ["taskset_to_dict"]
 
 
-def _action(action) -> dict:
+def _action(action: Action) -> dict[str, Any]:
     if isinstance(action, Call):
         return {"call": {"server": action.server, "duration": format_duration(action.ns)}}
     if isinstance(action, (Compute, Sleep)):
@@ -25,8 +27,8 @@ def _action(action) -> dict:
     return {action.op: action.condvar}
 
 
-def _resource(resource) -> dict:
-    out: dict = {"name": resource.name, "protocol": resource.protocol}
+def _resource(resource: Resource) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": resource.name, "protocol": resource.protocol}
     if resource.variant is not None:
         out["variant"] = resource.variant
     if resource.ceiling is not None:
@@ -34,16 +36,16 @@ def _resource(resource) -> dict:
     return out
 
 
-def taskset_to_dict(taskset: TaskSet) -> dict:
+def taskset_to_dict(taskset: TaskSet) -> dict[str, Any]:
     """The user-format document of ``taskset`` (keys in the documented order)."""
-    platform: dict = {"scheduler": taskset.platform.scheduler}
+    platform: dict[str, Any] = {"scheduler": taskset.platform.scheduler}
     if taskset.platform.cpus is not None:
         platform["cpus"] = list(taskset.platform.cpus)
     if taskset.platform.is_partitioned and taskset.platform.partitions is not None:
         platform["partitions"] = [
             {"name": p.name, "cpus": list(p.cpus)} for p in taskset.platform.partitions
         ]
-    doc: dict = {"name": taskset.name}
+    doc: dict[str, Any] = {"name": taskset.name}
     if taskset.duration_ns is not None:
         doc["duration"] = format_duration(taskset.duration_ns)
     doc["platform"] = platform
@@ -54,7 +56,7 @@ def taskset_to_dict(taskset: TaskSet) -> dict:
     if taskset.servers:
         servers = []
         for server in taskset.servers:
-            entry: dict = {"name": server.name, "priority": server.priority}
+            entry: dict[str, Any] = {"name": server.name, "priority": server.priority}
             if server.partition is not None:
                 entry["partition"] = server.partition
             if server.service_ns is not None:
@@ -66,7 +68,7 @@ def taskset_to_dict(taskset: TaskSet) -> dict:
     tasks = []
     native = "fifo" if taskset.platform.is_fp else "deadline"
     for t in taskset.tasks:
-        task: dict = {"name": t.name, "kind": t.kind}
+        task: dict[str, Any] = {"name": t.name, "kind": t.kind}
         if t.policy != native:
             task["policy"] = t.policy
         task["period"] = format_duration(t.period_ns)

@@ -22,13 +22,13 @@ from rtsched.model.validate import TaskSetError, taskset_from_dict
 __all__ = ["load_taskset", "loads_taskset", "read_document", "parse_document", "detect_format"]
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+class _UniqueKeyLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types
     """SafeLoader that refuses duplicate keys (PyYAML keeps the last one silently)."""
 
 
-def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False):
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
     loader.flatten_mapping(node)
-    result: dict = {}
+    result: dict[str, Any] = {}
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=deep)
         try:
@@ -63,8 +63,8 @@ def detect_format(text: str, filename: str | None = None) -> str:
     return "json" if text.lstrip().startswith("{") else "yaml"
 
 
-def _json_pairs(pairs: list[tuple[str, Any]]) -> dict:
-    result: dict = {}
+def _json_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
             raise ValueError(f'duplicate key "{key}"')

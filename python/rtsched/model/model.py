@@ -18,7 +18,7 @@ __all__ = [
     "EDF_SCHEDULERS",
     "PARTITIONED_SCHEDULERS",
     "PROTOCOLS",
-    "CEILING_PROTOCOLS",
+    "ALL_CEILING_PROTOCOLS",
     "LOCAL_PROTOCOLS",
     "GLOBAL_PROTOCOLS",
     "VARIANTS",
@@ -26,7 +26,7 @@ __all__ = [
     "Platform",
     "Resource",
     "CondVar",
-    "Server",
+    "RpcServer",
     "Sporadic",
     "Compute",
     "Sleep",
@@ -55,7 +55,8 @@ PROTOCOLS: tuple[str, ...] = ("none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp
 LOCAL_PROTOCOLS = frozenset({"pcp", "srp", "ipcp"})
 #: Global protocols of partitioned fixed priority: users on any partition.
 GLOBAL_PROTOCOLS = frozenset({"mpcp", "fmlp+"})
-CEILING_PROTOCOLS = LOCAL_PROTOCOLS | GLOBAL_PROTOCOLS
+#: Every ceiling protocol of the model, local and global (the analysis has its own subset).
+ALL_CEILING_PROTOCOLS = LOCAL_PROTOCOLS | GLOBAL_PROTOCOLS
 #: Forms of the ceiling protocols: deferred (no priority change on the uncontended
 #: path) or eager (sched_setattr to the ceiling at lock, back at unlock).
 VARIANTS: tuple[str, ...] = ("deferred", "eager")
@@ -121,7 +122,7 @@ class Resource:
 
     @property
     def is_ceiling(self) -> bool:
-        return self.protocol in CEILING_PROTOCOLS
+        return self.protocol in ALL_CEILING_PROTOCOLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +134,7 @@ class CondVar:
 
 
 @dataclass(frozen=True, slots=True)
-class Server:
+class RpcServer:
     """An RPC server: a SCHED_FIFO thread of base priority ``priority`` that
     serves calls one at a time, highest-priority caller first.
 
@@ -299,7 +300,7 @@ class TaskSet:
     resources: tuple[Resource, ...] = ()
     condvars: tuple[CondVar, ...] = ()
     duration_ns: int | None = None
-    servers: tuple[Server, ...] = ()
+    servers: tuple[RpcServer, ...] = ()
 
     @property
     def scheduler(self) -> str:
@@ -328,7 +329,7 @@ class TaskSet:
                 return c
         raise KeyError(name)
 
-    def server(self, name: str) -> Server:
+    def rpc_server(self, name: str) -> RpcServer:
         for s in self.servers:
             if s.name == name:
                 return s
@@ -339,7 +340,7 @@ class TaskSet:
         return tuple(t for t in self.tasks if any(c.server == server for c in t.calls))
 
     def service_utilization(self) -> dict[str, Fraction]:
-        """Server name -> the CPU share its service takes: sum of call / period
+        """RPC server name -> the CPU share its service takes: sum of call / period
         over the real-time tasks' calls to it."""
         result = {s.name: Fraction(0) for s in self.servers}
         for t in self.rt_tasks:
@@ -370,7 +371,7 @@ class TaskSet:
             assert t.partition is not None
             result[t.partition] = result.get(t.partition, Fraction(0)) + t.utilization
         for name, share in self.service_utilization().items():
-            partition = self.server(name).partition
+            partition = self.rpc_server(name).partition
             assert partition is not None
             result[partition] = result.get(partition, Fraction(0)) + share
         return result

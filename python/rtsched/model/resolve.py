@@ -8,26 +8,30 @@ file leaves them out), and every task gets its kernel policy.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from rtsched.model.ceilings import lock_levels, lock_settings
+from rtsched.cpus import online_cpus
+from rtsched.model.ceilings import LockSetting, lock_levels, lock_settings
 from rtsched.model.model import (
+    Action,
     Broadcast,
     Call,
     Compute,
     Lock,
+    Resource,
+    RpcServer,
     Signal,
     Sleep,
     TaskSet,
     Unlock,
     Wait,
 )
+from rtsched.model.placement import Placement, place
 from rtsched.model.validate import TaskSetError
 
 __all__ = [
     "RUNNER_FORMAT",
     "DEFAULT_RELEASE_DELAY_NS",
-    "online_cpus",
-    "parse_cpu_list",
     "to_runner_input",
 ]
 
@@ -37,27 +41,7 @@ DEFAULT_RELEASE_DELAY_NS = 100_000_000
 TRACE_PATH_MAX = 512
 TRACE_BUFFER_EVENTS_MAX = 1 << 26
 
-_ONLINE = Path("/sys/devices/system/cpu/online")
 _DL_PERIOD_LIMITS = Path("/proc/sys/kernel")
-
-
-def parse_cpu_list(text: str) -> tuple[int, ...]:
-    """Parse the kernel's CPU list syntax (``0-3,5,7-8``)."""
-    cpus: list[int] = []
-    for part in text.strip().split(","):
-        if not part:
-            continue
-        if "-" in part:
-            lo, hi = part.split("-", 1)
-            cpus.extend(range(int(lo), int(hi) + 1))
-        else:
-            cpus.append(int(part))
-    return tuple(cpus)
-
-
-def online_cpus() -> tuple[int, ...]:
-    """The CPUs online now (``/sys/devices/system/cpu/online``)."""
-    return parse_cpu_list(_ONLINE.read_text())
 
 
 def _dl_period_limits() -> tuple[int, int] | None:
@@ -70,7 +54,7 @@ def _dl_period_limits() -> tuple[int, int] | None:
     return lo, hi
 
 
-def _action(action, resources: dict[str, int], condvars: dict[str, int], servers: dict[str, int]) -> dict:
+def _action(action: Action, resources: dict[str, int], condvars: dict[str, int], servers: dict[str, int]) -> dict[str, Any]:
     if isinstance(action, Call):
         return {"op": "call", "server": servers[action.server], "ns": action.ns}
     if isinstance(action, (Compute, Sleep)):
@@ -82,24 +66,20 @@ def _action(action, resources: dict[str, int], condvars: dict[str, int], servers
     raise TypeError(f"unknown action {action!r}")  # pragma: no cover
 
 
-def _server(taskset: TaskSet, server, partitions, partition_index, cpus) -> dict:
+def _server(taskset: TaskSet, server: RpcServer, placement: Placement) -> dict[str, Any]:
     """A server resolved: its CPUs, and its queue's capacity made explicit."""
-    if server.partition is not None:
-        server_cpus = list(partitions[partition_index[server.partition]].cpus)
-    else:
-        server_cpus = list(cpus)
     capacity = server.queue_capacity
     if capacity is None:
         capacity = max(1, len(taskset.callers_of(server.name)))
     return {
         "name": server.name,
         "priority": server.priority,
-        "cpus": server_cpus,
+        "cpus": list(placement.cpus_of(server.name)),
         "queue_capacity": capacity,
     }
 
 
-def _resource(resource, lock) -> dict:
+def _resource(resource: Resource, lock: LockSetting | None) -> dict[str, Any]:
     """A resource of the runner input; ``lock``: its LockSetting (ceiling protocols) or None."""
     return {
         "name": resource.name,
@@ -121,7 +101,7 @@ def to_runner_input(
     cpus_online: tuple[int, ...] | None = None,
     dl_period_limits: tuple[int, int] | None = None,
     picv: bool = True,
-) -> dict:
+) -> dict[str, Any]:
     """The runner input for ``taskset`` as a JSON-ready dict.
 
     ``picv``: callers lend their priority to the server while they wait for
@@ -149,12 +129,8 @@ def to_runner_input(
     if not 0 <= buffer_events <= TRACE_BUFFER_EVENTS_MAX:
         errors.append(f"trace buffer: {buffer_events} events, expected 0..{TRACE_BUFFER_EVENTS_MAX}")
 
-    if platform.cpus is not None:
-        cpus = platform.cpus
-    elif platform.is_partitioned and platform.partitions is not None:
-        cpus = tuple(sorted({c for p in platform.partitions for c in p.cpus}))
-    else:
-        cpus = online
+    placement = place(taskset, online)
+    cpus = placement.cpus
     missing = [c for c in cpus if c not in online]
     if missing:
         where = "platform.cpus" if platform.cpus is not None else "platform.partitions"
@@ -163,7 +139,7 @@ def to_runner_input(
             f"(online: {', '.join(map(str, online))})"
         )
 
-    partitions = platform.partitions_for(cpus)
+    partitions = placement.partitions
     partition_index = {p.name: i for i, p in enumerate(partitions)}
     for t_index, task in enumerate(taskset.tasks):
         if task.partition is not None and task.partition not in partition_index:
@@ -211,13 +187,8 @@ def to_runner_input(
 
     tasks = []
     for task in taskset.tasks:
-        if task.partition is not None:
-            part = partitions[partition_index[task.partition]]
-            task_cpus = list(part.cpus)
-        else:
-            task_cpus = list(cpus)
         cpuset = None
-        if platform.scheduler == "P-EDF" and task.policy == "deadline":
+        if platform.scheduler == "P-EDF" and task.policy == "deadline" and task.partition is not None:
             cpuset = partition_index[task.partition]
         if task.policy == "deadline":
             budget = task.dl_runtime_ns
@@ -237,7 +208,7 @@ def to_runner_input(
                 "policy": task.policy,
                 "priority": task.priority if task.policy == "fifo" else 0,
                 "dl_runtime_ns": task.dl_runtime_ns if task.policy == "deadline" else 0,
-                "cpus": task_cpus,
+                "cpus": list(placement.cpus_of(task.name)),
                 "cpuset": cpuset,
                 "budget_ns": budget,
                 "lock_level": levels.get(task.name, 0),
@@ -256,7 +227,7 @@ def to_runner_input(
         "resources": [_resource(r, locks.get(r.name)) for r in taskset.resources],
         "condvars": [{"name": c.name, "mutex": resources[c.mutex]} for c in taskset.condvars],
         "picv": bool(picv),
-        "servers": [_server(taskset, s, partitions, partition_index, cpus) for s in taskset.servers],
+        "servers": [_server(taskset, s, placement) for s in taskset.servers],
         "tasks": tasks,
         "trace": {
             "path": str(trace_path),

@@ -66,9 +66,9 @@ def event_kind(key: str) -> str | None:
     return None
 
 
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict:
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """object_pairs_hook: rename repeated keys ``run``, ``run`` -> ``run``, ``run1`` (workgen)."""
-    result: dict = {}
+    result: dict[str, Any] = {}
     for key, value in pairs:
         new = key
         n = 1
@@ -106,7 +106,7 @@ class _Importer:
             return None
         return value
 
-    def document(self, data: Any, name: str) -> dict | None:
+    def document(self, data: Any, name: str) -> dict[str, Any] | None:
         if not isinstance(data, dict):
             self.error("(top level)", f"expected a JSON object, got {describe(data)}")
             return None
@@ -184,7 +184,7 @@ class _Importer:
             else:
                 self.error(f"resources.{rname}", f"unsupported rt-app resource type {describe(rtype)}")
 
-    def thread(self, tname: str, tdata: Any, default_policy: str) -> dict | None:
+    def thread(self, tname: str, tdata: Any, default_policy: str) -> dict[str, Any] | None:
         path = f"tasks.{tname}"
         if not isinstance(tdata, dict):
             self.error(path, f"expected an object, got {describe(tdata)}")
@@ -222,7 +222,7 @@ class _Importer:
             if not isinstance(phase, dict):
                 self.error(phpath, f"expected an object, got {describe(phase)}")
                 return None
-            phase_loop = 1
+            phase_loop: int | None = 1
             thread_loop = None
             if "loop" in props:
                 value, lpath = props.pop("loop")
@@ -383,7 +383,7 @@ class _Importer:
             self.error(f"{path}.mode", f'expected "relative" or "absolute", got {describe(mode)}')
         return self.usec(value["period"], f"{path}.period")
 
-    def event(self, kind: str, path: str, value: Any) -> dict | None:
+    def event(self, kind: str, path: str, value: Any) -> dict[str, Any] | None:
         if kind in ("run", "runtime", "sleep"):
             us = self.usec(value, path)
             if us is None:
@@ -422,7 +422,7 @@ class _Importer:
             return {"wait": cond}
         raise AssertionError(kind)  # pragma: no cover
 
-    def wrap_signals(self, task: str, body: list[dict]) -> list[dict]:
+    def wrap_signals(self, task: str, body: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """rt-app signals without the mutex; rtsched signals with it: wrap such signals."""
         held: list[str] = []
         result = []
@@ -444,7 +444,7 @@ class _Importer:
             result.append(action)
         return result
 
-    def assemble(self, name: str, duration: int | None, pi: bool, tasks: list[dict]) -> dict | None:
+    def assemble(self, name: str, duration: int | None, pi: bool, tasks: list[dict[str, Any]]) -> dict[str, Any] | None:
         rt = [t for t in tasks if t["_policy"] != "other"]
         if not rt:
             self.error("tasks", "no real-time task (all are SCHED_OTHER): rtsched needs SCHED_FIFO or SCHED_DEADLINE tasks")
@@ -466,7 +466,7 @@ class _Importer:
             platform = {"scheduler": f"G-{family}"}
             partitioned = False
         elif len({tuple(a[0]) for a in affinities if a is not None}) == 1 and None not in affinities:
-            platform = {"scheduler": f"G-{family}", "cpus": affinities[0][0]}
+            platform = {"scheduler": f"G-{family}", "cpus": next(a[0] for a in affinities if a is not None)}
             partitioned = False
         else:
             paths = ", ".join(a[1] for a in affinities if a is not None)
@@ -509,7 +509,7 @@ def _set_name(name: str) -> str:
     return cleaned[:63]
 
 
-def rtapp_to_dict(data: Any, *, name: str = "rtapp", source: str | None = None) -> tuple[dict, list[str]]:
+def rtapp_to_dict(data: Any, *, name: str = "rtapp", source: str | None = None) -> tuple[dict[str, Any], list[str]]:
     """The rtsched document for parsed rt-app JSON, and notes on what was adapted or ignored.
 
     Raises TaskSetError listing every unsupported key or event with its path.
@@ -526,7 +526,7 @@ def rtapp_to_dict(data: Any, *, name: str = "rtapp", source: str | None = None) 
     return doc, importer.notes
 
 
-def loads_rtapp(text: str, *, name: str = "rtapp", source: str = "<string>") -> tuple[dict, list[str]]:
+def loads_rtapp(text: str, *, name: str = "rtapp", source: str = "<string>") -> tuple[dict[str, Any], list[str]]:
     """rtapp_to_dict for JSON text; JSON syntax errors give line and column."""
     try:
         data = json.loads(text, object_pairs_hook=_unique_pairs)
@@ -535,7 +535,7 @@ def loads_rtapp(text: str, *, name: str = "rtapp", source: str = "<string>") -> 
     return rtapp_to_dict(data, name=name, source=source)
 
 
-def import_rtapp(path: str | Path) -> tuple[TaskSet, dict, list[str]]:
+def import_rtapp(path: str | Path) -> tuple[TaskSet, dict[str, Any], list[str]]:
     """Import an rt-app JSON file: (model, rtsched document, notes). Raises TaskSetError."""
     path = Path(path)
     try:

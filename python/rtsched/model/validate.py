@@ -13,19 +13,21 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Any
+from collections.abc import Callable, Collection, Iterable
+from typing import Any, cast
 
 from rtsched.model.ceilings import LEVEL_MAX, ceiling_problems
 from rtsched.model.durations import DurationError, format_duration, parse_duration
 from rtsched.model.model import (
     ACTIONS,
-    CEILING_PROTOCOLS,
+    ALL_CEILING_PROTOCOLS,
     EDF_SCHEDULERS,
     FP_SCHEDULERS,
     PARTITIONED_SCHEDULERS,
     PROTOCOLS,
     SCHEDULERS,
     VARIANTS,
+    Action,
     Broadcast,
     Call,
     Compute,
@@ -33,8 +35,10 @@ from rtsched.model.model import (
     Lock,
     Partition,
     Platform,
+    Policy,
     Resource,
-    Server,
+    RpcServer,
+    Scheduler,
     Signal,
     Sleep,
     Sporadic,
@@ -142,7 +146,7 @@ def describe(value: object) -> str:
     return repr(value)
 
 
-def suggest(word: str, choices) -> str:
+def suggest(word: str, choices: Iterable[str]) -> str:
     """`` (did you mean "x"?)`` when a choice is close to ``word``, else ``""``."""
     if not isinstance(word, str):
         return ""
@@ -166,13 +170,15 @@ class _Checker:
 
     # -- generic shapes ----------------------------------------------------
 
-    def mapping(self, value: Any, path: str) -> dict | None:
+    def mapping(self, value: Any, path: str) -> dict[str, Any] | None:
         if not isinstance(value, dict):
             self.error(path, f"expected a mapping, got {describe(value)}")
             return None
         return value
 
-    def keys(self, data: dict, allowed, path: str, required=()) -> None:
+    def keys(
+        self, data: dict[str, Any], allowed: Collection[str], path: str, required: tuple[str, ...] = ()
+    ) -> None:
         for key in data:
             if key not in allowed:
                 where = f"{path}.{key}" if path else str(key)
@@ -181,7 +187,7 @@ class _Checker:
             if key not in data:
                 self.error(path, f'missing required key "{key}"')
 
-    def list_of(self, value: Any, path: str, *, nonempty: bool = False) -> list | None:
+    def list_of(self, value: Any, path: str, *, nonempty: bool = False) -> list[Any] | None:
         if not isinstance(value, list):
             self.error(path, f"expected a list, got {describe(value)}")
             return None
@@ -216,7 +222,7 @@ class _Checker:
             return None
         return ns
 
-    def integer(self, value: Any, path: str, lo: int | None = None, hi: int | None = None):
+    def integer(self, value: Any, path: str, lo: int | None = None, hi: int | None = None) -> int | None:
         if isinstance(value, bool) or not isinstance(value, int):
             self.error(path, f"expected an integer, got {describe(value)}")
             return None
@@ -245,7 +251,9 @@ class _Checker:
                 cpus.append(cpu)
         return tuple(cpus) if ok else None
 
-    def enum(self, value: Any, path: str, choices, future: dict[str, str] | None = None):
+    def enum(
+        self, value: Any, path: str, choices: Collection[str], future: dict[str, str] | None = None
+    ) -> str | None:
         future = future or {}
         if isinstance(value, str) and value in choices:
             return value
@@ -332,9 +340,9 @@ class _Checker:
             )
         if scheduler is None:
             return None
-        return Platform(scheduler=scheduler, cpus=cpus, partitions=partitions)
+        return Platform(scheduler=cast(Scheduler, scheduler), cpus=cpus, partitions=partitions)
 
-    def partitions(self, value: Any, cpus: tuple[int, ...] | None):
+    def partitions(self, value: Any, cpus: tuple[int, ...] | None) -> tuple[Partition, ...] | None:
         items = self.list_of(value, "platform.partitions", nonempty=True)
         if items is None:
             return None
@@ -383,7 +391,7 @@ class _Checker:
             self.keys(data, RESOURCE_KEYS, path, required=("name",))
             name = self.name(data["name"], f"{path}.name") if "name" in data else None
             names.append((name, f"{path}.name"))
-            protocol = "pip"
+            protocol: str | None = "pip"
             if "protocol" in data:
                 protocol = self.enum(data["protocol"], f"{path}.protocol", PROTOCOLS, FUTURE_PROTOCOLS)
             variant, ceiling, ok = self.ceiling_keys(data, path, protocol)
@@ -394,17 +402,19 @@ class _Checker:
         self.unique(names, "resource")
         return result
 
-    def ceiling_keys(self, data: dict, path: str, protocol: str | None):
+    def ceiling_keys(
+        self, data: dict[str, Any], path: str, protocol: str | None
+    ) -> tuple[str | None, int | None, bool]:
         """(variant, ceiling, ok) of a resource: ceiling protocols only; variant defaults to deferred."""
         if protocol is None:
             return None, None, False
-        if protocol not in CEILING_PROTOCOLS:
+        if protocol not in ALL_CEILING_PROTOCOLS:
             for key in ("variant", "ceiling"):
                 if key in data:
-                    self.error(f"{path}.{key}", f"only for the ceiling protocols ({', '.join(sorted(CEILING_PROTOCOLS))}), "
+                    self.error(f"{path}.{key}", f"only for the ceiling protocols ({', '.join(sorted(ALL_CEILING_PROTOCOLS))}), "
                                f'not "{protocol}"')
             return None, None, not ("variant" in data or "ceiling" in data)
-        variant = "deferred"
+        variant: str | None = "deferred"
         if "variant" in data:
             variant = self.enum(data["variant"], f"{path}.variant", VARIANTS)
         ceiling = None
@@ -437,10 +447,10 @@ class _Checker:
         self.unique(names, "condvar")
         return result
 
-    def servers(self, value: Any, platform: Platform | None) -> dict[str, Server]:
+    def servers(self, value: Any, platform: Platform | None) -> dict[str, RpcServer]:
         """RPC servers: SCHED_FIFO threads, so only under P-FP and G-FP."""
         items = self.list_of(value, "servers")
-        result: dict[str, Server] = {}
+        result: dict[str, RpcServer] = {}
         if items is None:
             return result
         scheduler = platform.scheduler if platform is not None else None
@@ -472,7 +482,7 @@ class _Checker:
                 capacity = self.integer(data["queue"], f"{path}.queue", 1, MAX_QUEUE)
                 ok = ok and capacity is not None
             partition = None
-            if scheduler == "P-FP":
+            if scheduler == "P-FP" and platform is not None:
                 if "partition" in data:
                     partition = self.partition_ref(data["partition"], f"{path}.partition", platform)
                     ok = ok and partition is not None
@@ -490,12 +500,12 @@ class _Checker:
                     self.invalid_names.add(name)
                 continue
             if name not in result:
-                result[name] = Server(name, priority, partition, service, capacity)
+                result[name] = RpcServer(name, priority, partition, service, capacity)
         self.unique(names, "server")
         return result
 
-    def servers_against_tasks(self, servers: dict[str, Server], tasks: list[Task]) -> None:
-        """Server names apart from task names: they share the trace's stream table."""
+    def servers_against_tasks(self, servers: dict[str, RpcServer], tasks: list[Task]) -> None:
+        """RPC server names apart from task names: they share the trace's stream table."""
         task_names = {t.name for t in tasks}
         for i, server in enumerate(servers.values()):
             if server.name in task_names:
@@ -504,7 +514,7 @@ class _Checker:
                     f'"{server.name}" is also a task\'s name: servers and tasks need distinct names',
                 )
 
-    def reference(self, value: Any, path: str, known, what: str) -> str | None:
+    def reference(self, value: Any, path: str, known: Collection[str], what: str) -> str | None:
         if not isinstance(value, str):
             self.error(path, f"expected the name of a {what}, got {describe(value)}")
             return None
@@ -519,7 +529,14 @@ class _Checker:
             return None
         return value
 
-    def tasks(self, value, platform, resources, condvars, servers) -> list[Task] | None:
+    def tasks(
+        self,
+        value: Any,
+        platform: Platform | None,
+        resources: dict[str, Resource],
+        condvars: dict[str, CondVar],
+        servers: dict[str, RpcServer],
+    ) -> list[Task] | None:
         items = self.list_of(value, "tasks", nonempty=True)
         if items is None:
             return None
@@ -532,14 +549,24 @@ class _Checker:
         self.unique(names, "task")
         return result
 
-    def task(self, item, path, index, platform, resources, condvars, servers, names) -> Task | None:
+    def task(
+        self,
+        item: Any,
+        path: str,
+        index: int,
+        platform: Platform | None,
+        resources: dict[str, Resource],
+        condvars: dict[str, CondVar],
+        servers: dict[str, RpcServer],
+        names: list[tuple[str | None, str]],
+    ) -> Task | None:
         data = self.mapping(item, path)
         if data is None:
             return None
         self.keys(data, TASK_KEYS, path, required=("name", "period", "body"))
         ok = True
 
-        def field(key, check, default=None):
+        def field(key: str, check: Callable[[Any, str], Any], default: Any = None) -> Any:
             nonlocal ok
             if key not in data:
                 return default
@@ -606,7 +633,7 @@ class _Checker:
             ok = False
 
         partition = None
-        if scheduler in PARTITIONED_SCHEDULERS:
+        if scheduler in PARTITIONED_SCHEDULERS and platform is not None:
             if "partition" in data:
                 partition = self.partition_ref(data["partition"], f"{path}.partition", platform)
                 ok = ok and partition is not None
@@ -657,7 +684,7 @@ class _Checker:
             deadline_ns=deadline,
             offset_ns=offset,
             wcet_ns=wcet,
-            policy=policy,
+            policy=cast(Policy, policy),
             priority=priority,
             partition=partition,
             budget_ns=budget,
@@ -686,17 +713,17 @@ class _Checker:
         if data is None:
             return None
         self.keys(data, SPORADIC_KEYS, path)
-        extra = 0
+        extra: int | None = 0
         if "max_extra" in data:
             extra = self.duration(data["max_extra"], f"{path}.max_extra", positive=False)
-        seed = index + 1
+        seed: int | None = index + 1
         if "seed" in data:
             seed = self.integer(data["seed"], f"{path}.seed", 0, 2**63 - 1)
         if extra is None or seed is None:
             return None
         return Sporadic(extra, seed)
 
-    def call(self, arg: Any, path: str, servers: dict[str, Server]) -> Call | None:
+    def call(self, arg: Any, path: str, servers: dict[str, RpcServer]) -> Call | None:
         """``call: S`` (the server's duration) or ``call: {server: S, duration: 4.5ms}``."""
         if isinstance(arg, dict):
             self.keys(arg, CALL_KEYS, path, required=("server",))
@@ -728,11 +755,18 @@ class _Checker:
                 return None
         return Call(server, service)
 
-    def body(self, value: Any, path: str, resources, condvars, servers):
+    def body(
+        self,
+        value: Any,
+        path: str,
+        resources: dict[str, Resource],
+        condvars: dict[str, CondVar],
+        servers: dict[str, RpcServer],
+    ) -> list[Action] | None:
         items = self.list_of(value, path, nonempty=True)
         if items is None or not items:
             return None
-        actions = []
+        actions: list[Action] = []
         ok = True
         held: list[tuple[str, str]] = []  # (resource, path of its lock)
         for i, item in enumerate(items):
@@ -818,7 +852,9 @@ class _Checker:
                         f'it, stays held: unlock "{held_names[-1]}" before waiting',
                     )
                     ok = False
-                actions.append({"wait": Wait, "signal": Signal, "broadcast": Broadcast}[op](cv))
+                signalling: dict[str, type[Wait | Signal | Broadcast]] = {
+                    "wait": Wait, "signal": Signal, "broadcast": Broadcast}
+                actions.append(signalling[op](cv))
         for res, where in held:
             self.error(path, f'"{res}" (locked at {where}) is still held at the end of the job: add unlock: {res}')
             ok = False

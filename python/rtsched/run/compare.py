@@ -92,9 +92,9 @@ class Comparison:
 def plot_cdf_comparison(comparison: Comparison, path: str | Path) -> None:
     """Response-time CDF of each task with (solid) and without (dashed) PI-CV,
     bounds as dotted lines (the paper's Fig. 9 for its two clients)."""
-    from rtsched.run.plots import _pyplot
+    from rtsched.report.plots import pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     callers = [t.name for t in comparison.taskset.rt_tasks if t.calls] or [
@@ -107,7 +107,9 @@ def plot_cdf_comparison(comparison: Comparison, path: str | Path) -> None:
             if run is None or run.table is None:
                 continue
             info = next((t for t in run.table.tasks if t.name == name), None)
-            rows = run.table.of_task(info.index) if info is not None else []
+            if info is None:
+                continue
+            rows = run.table.of_task(info.index)
             if not len(rows):
                 continue
             response = np.sort(rows["response"]) / MS

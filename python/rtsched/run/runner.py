@@ -7,27 +7,31 @@ writes the trace and removes its cpusets), and after any exit other than
 success or an input error calls ``rtsched-run --cleanup`` so that nothing the
 run set up (P-EDF cpusets) survives a crash.
 
-Runner exit codes (tools/run/main.c): 0 completed, 1 set-up failed (the
-kernel refused a task, cpusets, ...), 2 input error, 128 + signal when a
+Runner exit codes (tools/run/main.c): ``RunnerExit``; 128 + signal when a
 signal ended it early.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
+from enum import IntEnum
 from pathlib import Path
-from typing import Any, Callable
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Callable
 
-from rtsched.native import native_tool
+from rtsched.native import NativeToolFailed, run_native_tool, start_native
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 __all__ = [
     "RUNNER",
+    "RunnerExit",
     "RunnerOutcome",
     "cleanup",
     "run_native",
@@ -35,15 +39,21 @@ __all__ = [
 ]
 
 RUNNER = "rtsched-run"
-RUNNER_OK = 0
-RUNNER_SETUP_FAILED = 1
-RUNNER_INPUT_ERROR = 2
+
+
+class RunnerExit(IntEnum):
+    """rtsched-run's exit codes (tools/run/main.c)."""
+
+    OK = 0
+    SETUP_FAILED = 1   # the kernel refused a task, a cpuset, ...
+    INPUT_ERROR = 2    # the runner input is invalid
+
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # After the expected end, how long the runner may take to stop its jobs and write the trace.
 GRACE_S = 30.0
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunnerOutcome:
     returncode: int             # the runner's; negative: killed by that signal
     stdout: str
@@ -54,7 +64,7 @@ class RunnerOutcome:
 
     @property
     def completed(self) -> bool:
-        return self.returncode == RUNNER_OK
+        return self.returncode == RunnerExit.OK
 
     @property
     def interrupted(self) -> bool:
@@ -67,14 +77,15 @@ def write_runner_input(runner_input: dict[str, Any], path: str | Path) -> Path:
     return path
 
 
-def cleanup(runner: Path | None = None) -> tuple[int, str]:
-    """Run ``rtsched-run --cleanup`` (removes cpusets an interrupted run left behind)."""
-    runner = runner or native_tool(RUNNER)
-    done = subprocess.run([str(runner), "--cleanup"], capture_output=True, text=True, timeout=60)
-    return done.returncode, (done.stdout + done.stderr).strip()
+def cleanup() -> str:
+    """Run ``rtsched-run --cleanup`` (removes cpusets an interrupted run left behind); what it said."""
+    try:
+        return run_native_tool(RUNNER, ["--cleanup"], timeout_s=60).strip()
+    except NativeToolFailed as error:
+        return str(error)
 
 
-def _progress(total_s: float, enabled: bool):
+def _progress(enabled: bool) -> Progress | None:
     if not enabled:
         return None
     from rich.console import Console
@@ -98,17 +109,16 @@ def run_native(
     expected_s: float,
     *,
     progress: bool = True,
-    runner: Path | None = None,
     in_child: Callable[[], None] | None = None,
 ) -> RunnerOutcome:
     """Run ``rtsched-run`` on ``spec_path``; ``expected_s`` = release delay + duration.
     ``in_child`` runs in the child before it executes the runner (e.g. to join a cpuset)."""
-    runner = runner or native_tool(RUNNER)
     received: list[int] = []
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         began = time.monotonic()
-        proc = subprocess.Popen(
-            [str(runner), str(spec_path), "--quiet"],
+        proc = start_native(
+            RUNNER,
+            [str(spec_path), "--quiet"],
             stdout=out,
             stderr=err,
             stdin=subprocess.DEVNULL,
@@ -116,7 +126,7 @@ def run_native(
             preexec_fn=in_child,
         )
 
-        def forward(signum, _frame):
+        def forward(signum: int, _frame: FrameType | None) -> None:
             received.append(signum)
             try:
                 proc.send_signal(signum)
@@ -124,15 +134,16 @@ def run_native(
                 pass
 
         previous = {s: signal.signal(s, forward) for s in FORWARDED}
-        bar = _progress(expected_s, progress)
+        bar = _progress(progress)
         try:
+            task = None
             if bar is not None:
                 bar.start()
                 task = bar.add_task("run", total=expected_s)
             escalated = 0
             while proc.poll() is None:
                 elapsed = time.monotonic() - began
-                if bar is not None:
+                if bar is not None and task is not None:
                     bar.update(task, completed=min(elapsed, expected_s))
                 if elapsed > expected_s + GRACE_S * (escalated + 1):
                     # A runner that does not stop: ask, then insist.
@@ -150,13 +161,12 @@ def run_native(
         elapsed = time.monotonic() - began
         out.seek(0)
         err.seek(0)
-        outcome = RunnerOutcome(
-            returncode=proc.returncode,
-            stdout=out.read(),
-            stderr=err.read(),
-            signal_received=received[0] if received else 0,
-            elapsed_s=elapsed,
-        )
-    if outcome.returncode not in (RUNNER_OK, RUNNER_INPUT_ERROR):
-        _code, outcome.cleanup_output = cleanup(runner)
-    return outcome
+        stdout, stderr = out.read(), err.read()
+    return RunnerOutcome(
+        returncode=proc.returncode,
+        stdout=stdout,
+        stderr=stderr,
+        signal_received=received[0] if received else 0,
+        cleanup_output="" if proc.returncode in (RunnerExit.OK, RunnerExit.INPUT_ERROR) else cleanup(),
+        elapsed_s=elapsed,
+    )

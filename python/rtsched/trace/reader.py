@@ -87,7 +87,7 @@ class Trace:
     events: np.ndarray  # EVENT_DTYPE, sorted by time_ns (stable)
     truncated: bool = False
     # Every event in file order: each stream's events in recording order.
-    _file_order: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+    _file_order: np.ndarray | None = field(default=None, repr=False)
     _by_stream: dict[int, np.ndarray] | None = field(default=None, repr=False)
 
     @property
@@ -101,8 +101,10 @@ class Trace:
         if not 0 <= stream_id < len(self.streams):
             raise KeyError(f"no stream {stream_id} (the trace has {len(self.streams)})")
         if self._by_stream is None:
-            order = np.argsort(self._file_order["stream"], kind="stable")
-            grouped = self._file_order[order]
+            # A trace not read from a file (a simulator's) has no file order: its time order serves.
+            in_order = self._file_order if self._file_order is not None else self.events
+            order = np.argsort(in_order["stream"], kind="stable")
+            grouped = in_order[order]
             bounds = np.searchsorted(grouped["stream"], np.arange(len(self.streams) + 1))
             self._by_stream = {
                 sid: grouped[bounds[sid] : bounds[sid + 1]] for sid in range(len(self.streams))
@@ -264,7 +266,7 @@ def _assemble(pieces: list[np.ndarray], piece_streams: list[int]) -> np.ndarray:
     if total == 0:
         return out
     raw = np.concatenate(pieces)
-    for name in FILE_EVENT_DTYPE.names:
+    for name in FILE_EVENT_DTYPE.names or ():
         out[name] = raw[name]
     out["stream"] = np.repeat(np.array(piece_streams, dtype=np.uint32), counts)
     return out

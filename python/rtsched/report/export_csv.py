@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from rtsched.run.jobs import JobTable
+from rtsched.report.jobs import JobTable
 
 __all__ = ["CSV_HEADER", "write_job_csv"]
 

@@ -35,8 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from rtsched.run.jobs import JobTable
+from rtsched.report.jobs import JobTable
 from rtsched.trace import EventType as EV
+from rtsched.trace import Trace
 
 __all__ = ["LOCK_WAIT_MIN_NS", "job_segments", "service_segments", "perfetto_trace", "write_perfetto"]
 
@@ -45,7 +46,7 @@ MAX_CPU = 4096  # above: "CPU unknown" (the reader's CPU_UNKNOWN, 0xffff)
 TASKS_PID = 1
 CPUS_PID = 2
 
-_INSTANTS = {
+_INSTANTS: dict[int, str] = {
     EV.LOCK_ACQUIRE: "lock acquire",
     EV.LOCK_RELEASE: "lock release",
     EV.COND_WAIT: "cond wait",
@@ -92,7 +93,7 @@ def job_segments(events: np.ndarray) -> list[tuple[int, int, int, int]]:
     return [s for s in segments if s[1] >= s[0]]
 
 
-def service_segments(trace: Any) -> list[tuple[str, int, int, int, int, int, int]]:
+def service_segments(trace: Trace) -> list[tuple[str, int, int, int, int, int, int]]:
     """Every service of every server stream (task_id -1 with RPC events), in order:
     (server, begin_ns, end_ns, begin_cpu, end_cpu, client task index, client job)."""
     out = []
@@ -115,7 +116,7 @@ def _us(t_ns: int, t0: int) -> float:
     return round((t_ns - t0) / 1000.0, 3)
 
 
-def perfetto_trace(table: JobTable, trace: Any) -> dict[str, Any]:
+def perfetto_trace(table: JobTable, trace: Trace) -> dict[str, Any]:
     t0 = table.t0_ns
     out: list[dict[str, Any]] = [
         {"ph": "M", "name": "process_name", "pid": TASKS_PID, "tid": 0, "args": {"name": "tasks"}},
@@ -124,7 +125,7 @@ def perfetto_trace(table: JobTable, trace: Any) -> dict[str, Any]:
         {"ph": "M", "name": "process_sort_index", "pid": CPUS_PID, "tid": 0, "args": {"sort_index": 2}},
     ]
     completed = {(int(j["task"]), int(j["job"])): j for j in table.jobs}
-    cpu_slices: dict[int, list[tuple[int, int, str, dict]]] = {}
+    cpu_slices: dict[int, list[tuple[int, int, str, dict[str, Any]]]] = {}
     cpus_seen: set[int] = set()
     for info in table.tasks:
         tid = info.index + 1
@@ -224,7 +225,7 @@ def perfetto_trace(table: JobTable, trace: Any) -> dict[str, Any]:
     }
 
 
-def write_perfetto(table: JobTable, trace: Any, path: str | Path) -> dict[str, Any]:
+def write_perfetto(table: JobTable, trace: Trace, path: str | Path) -> dict[str, Any]:
     doc = perfetto_trace(table, trace)
     Path(path).write_text(json.dumps(doc, separators=(",", ":")))
     return doc

@@ -1,4 +1,4 @@
-"""Blocking observed per task (rtsched.run.blocking) on traces written here byte by byte,
+"""Blocking observed per task (rtsched.report.blocking) on traces written here byte by byte,
 and the analysis the run compares it with (bounds_for per protocol)."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ import copy
 
 from rtsched.analysis import bounds_for
 from rtsched.model import taskset_from_dict
-from rtsched.run import EV, load_trace
-from rtsched.run.blocking import blocking_by_task
+from rtsched.report.blocking import blocking_by_task
+from rtsched.trace import EventType as EV
+from rtsched.trace import read_trace as load_trace
 from rtsched.trace.events import BlockCause
 
 from test_run_offline import MS, T0, _event, write_trace

@@ -8,13 +8,16 @@ from typing import Any
 
 import numpy as np
 
-from rtsched.run.export_perfetto import job_segments, service_segments
-from rtsched.run.jobs import JobTable
+from rtsched.report.export_perfetto import job_segments, service_segments
+from rtsched.report.jobs import JobTable
+from rtsched.trace import EventType as EV
+from rtsched.trace import Trace
 
 __all__ = ["plot_response_cdf", "plot_schedule"]
 
 
-def _pyplot():
+def pyplot() -> Any:
+    """matplotlib.pyplot on the Agg backend (files only, no display)."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -25,7 +28,7 @@ def _pyplot():
 
 def plot_response_cdf(table: JobTable, path: str | Path) -> None:
     """Empirical CDF of each task's response times (ms), deadlines as dotted lines."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for k, info in enumerate(table.tasks):
@@ -50,14 +53,14 @@ def plot_response_cdf(table: JobTable, path: str | Path) -> None:
 
 
 def plot_schedule(
-    table: JobTable, trace: Any, path: str | Path, window_ns: tuple[int, int] | None = None
+    table: JobTable, trace: Trace, path: str | Path, window_ns: tuple[int, int] | None = None
 ) -> int:
     """Gantt chart of the window (ns since t0; default the first 200 ms): one row per CPU,
     bars = job execution segments coloured by task (preemption not traced: a bar may
     include time the job was preempted; nested bars are drawn thinner), releases as
     ticks above; servers' services (calls) are bars of their own colour. Returns the
     number of bars drawn."""
-    plt = _pyplot()
+    plt = pyplot()
     from matplotlib.patches import Patch
 
     lo, hi = window_ns if window_ns is not None else (0, 200_000_000)
@@ -77,7 +80,7 @@ def plot_schedule(
                 if e < lo or b > hi:
                     continue
                 bars.setdefault(cpu, []).append((max(b, lo) / 1e6, (min(e, hi) - max(b, lo)) / 1e6, info.index))
-        rel = jobs[jobs["type"] == 1]["time_ns"] - t0
+        rel = jobs[jobs["type"] == EV.RELEASE]["time_ns"] - t0
         releases.extend((r / 1e6, info.index) for r in rel[(rel >= lo) & (rel <= hi)].tolist())
     services = service_segments(trace)
     servers = sorted({s[0] for s in services})

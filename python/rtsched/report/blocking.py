@@ -24,12 +24,14 @@ Requests cut by lost events or by the end of the run are left out.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+import numpy as np
 
 from rtsched.trace import EventType as EV
+from rtsched.trace import Trace
 from rtsched.trace.events import BlockCause
 
-__all__ = ["TaskBlocking", "apply_blocking", "blocking_by_task"]
+__all__ = ["NO_BLOCKING", "TaskBlocking", "blocking_by_task"]
 
 _CAUSES = {BlockCause.OWNER: "owner", BlockCause.CEILING: "ceiling", BlockCause.GATE: "gate"}
 # Events that do not end a gate wait: the library's own, recorded while a thread waits, and
@@ -37,7 +39,7 @@ _CAUSES = {BlockCause.OWNER: "owner", BlockCause.CEILING: "ceiling", BlockCause.
 _DURING_WAIT = frozenset({int(EV.LOCK_BLOCKED), int(EV.BOOST), int(EV.UNBOOST), int(EV.RELEASE)})
 
 
-@dataclass
+@dataclass(frozen=True)
 class TaskBlocking:
     lock_requests: int = 0
     blocked_owner: int = 0    # requests that waited (at least once) because the lock was held
@@ -47,16 +49,20 @@ class TaskBlocking:
     gate_wait_max_ns: int | None = None  # longest gate wait
     job_blocking_max_ns: int | None = None  # largest sum of one job's lock and gate waits
 
-    def count(self, cause: str) -> None:
-        setattr(self, f"blocked_{cause}", getattr(self, f"blocked_{cause}") + 1)
+
+#: What a task that never locks shows.
+NO_BLOCKING = TaskBlocking()
 
 
 def _max(current: int | None, value: int) -> int:
     return value if current is None or value > current else current
 
 
-def _of_stream(events) -> TaskBlocking:
-    out = TaskBlocking()
+def _of_stream(events: np.ndarray) -> TaskBlocking:
+    requests = 0
+    blocked = {"owner": 0, "ceiling": 0, "gate": 0}
+    lock_wait_max: int | None = None
+    gate_wait_max: int | None = None
     per_job: dict[int, int] = {}
     request: tuple[int, set[str]] | None = None  # (request time, causes)
     gate_since: int | None = None
@@ -64,8 +70,8 @@ def _of_stream(events) -> TaskBlocking:
                                          events["job"].tolist(), events["arg0"].tolist()):
         if gate_since is not None and type_ not in _DURING_WAIT:
             wait = time_ns - gate_since
-            out.count("gate")
-            out.gate_wait_max_ns = _max(out.gate_wait_max_ns, wait)
+            blocked["gate"] += 1
+            gate_wait_max = _max(gate_wait_max, wait)
             per_job[job] = per_job.get(job, 0) + wait
             gate_since = None
         if type_ == EV.LOCK_REQUEST:
@@ -78,20 +84,26 @@ def _of_stream(events) -> TaskBlocking:
                 gate_since = time_ns
         elif type_ == EV.LOCK_ACQUIRE and request is not None:
             wait = time_ns - request[0]
-            out.lock_requests += 1
+            requests += 1
             for cause in request[1]:
-                out.count(cause)
-            out.lock_wait_max_ns = _max(out.lock_wait_max_ns, wait)
+                blocked[cause] += 1
+            lock_wait_max = _max(lock_wait_max, wait)
             per_job[job] = per_job.get(job, 0) + wait
             request = None
         elif type_ in (EV.START, EV.COMPLETE):
             request = None  # a request whose ACQUIRE was lost
-    if per_job:
-        out.job_blocking_max_ns = max(per_job.values())
-    return out
+    return TaskBlocking(
+        lock_requests=requests,
+        blocked_owner=blocked["owner"],
+        blocked_ceiling=blocked["ceiling"],
+        blocked_gate=blocked["gate"],
+        lock_wait_max_ns=lock_wait_max,
+        gate_wait_max_ns=gate_wait_max,
+        job_blocking_max_ns=max(per_job.values()) if per_job else None,
+    )
 
 
-def blocking_by_task(trace: Any) -> dict[int, TaskBlocking]:
+def blocking_by_task(trace: Trace) -> dict[int, TaskBlocking]:
     """Task index -> what its stream shows of lock requests, blocking causes and waits."""
     result: dict[int, TaskBlocking] = {}
     for stream in trace.streams:
@@ -99,12 +111,3 @@ def blocking_by_task(trace: Any) -> dict[int, TaskBlocking]:
             continue
         result[int(stream["task_id"])] = _of_stream(trace.events_of(int(stream["stream_id"])))
     return result
-
-
-def apply_blocking(stats, blocking: dict[int, TaskBlocking]) -> None:
-    """Copy each task's observed blocking into its ``rtsched.run.stats.TaskStats``."""
-    for s in stats:
-        observed = blocking.get(s.index)
-        if observed is not None:
-            for name, value in vars(observed).items():
-                setattr(s, name, value)

@@ -1,0 +1,194 @@
+"""Per-job table from a trace: one row per completed job.
+
+A job's row joins its RELEASE, START and COMPLETE events (same stream, same
+job number) with its DEADLINE_MISS / BUDGET_OVERRUN events and the CPUs its
+events were recorded on. Jobs that were released but had not completed when
+the run ended are **censored** (left out, counted per task); jobs with a
+COMPLETE but a missing RELEASE or START lost events in a full ring and are
+counted as ``incomplete``. A job that completed after the end of the run
+(t0 + duration, when the header gives a duration) is censored too: the end
+of the run stops whatever the job was waiting for (a signal, a server's
+reply), so its completion may be cut short.
+
+All times are integer nanoseconds on the trace's clock (CLOCK_MONOTONIC).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rtsched.trace import CPU_UNKNOWN, Trace
+from rtsched.trace import EventType as EV
+
+__all__ = ["JOB_DTYPE", "JobTable", "TaskInfo", "build_job_table"]
+
+JOB_DTYPE = np.dtype(
+    [
+        ("task", "<i4"),         # index in the task set
+        ("job", "<u4"),          # 1 for the first job
+        ("release", "<i8"),      # nominal release time
+        ("deadline", "<i8"),     # absolute deadline
+        ("start", "<i8"),        # first instruction
+        ("completion", "<i8"),
+        ("response", "<i8"),     # completion - release
+        ("lateness", "<i8"),     # completion - deadline (negative: early)
+        ("tardiness", "<i8"),    # max(0, lateness)
+        ("release_latency", "<i8"),  # start - release
+        ("missed", "?"),
+        ("overrun", "?"),        # a BUDGET_OVERRUN was recorded
+        ("cpu_time", "<i8"),     # CPU time the job consumed (COMPLETE.arg1)
+        ("n_cpus", "<u2"),       # how many CPUs the job recorded events on (>1: it migrated)
+        ("first_cpu", "<i4"),    # CPU of the START event
+    ]
+)
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """What the trace says about one task (its stream).
+
+    Invariant: released == completed jobs in the table + censored + incomplete.
+    """
+
+    index: int
+    name: str
+    stream: int
+    tid: int
+    period_ns: int
+    deadline_ns: int
+    lost_events: int = 0
+    released: int = 0
+    censored: int = 0
+    incomplete: int = 0
+
+
+@dataclass(frozen=True)
+class JobTable:
+    """Completed jobs of every task (``jobs``: JOB_DTYPE, by task then job) and per-task bookkeeping."""
+
+    jobs: np.ndarray
+    tasks: tuple[TaskInfo, ...]
+    t0_ns: int
+    duration_ns: int
+    lost_total: int
+    name: str = ""
+
+    def of_task(self, index: int) -> np.ndarray:
+        rows: np.ndarray = self.jobs[self.jobs["task"] == index]
+        return rows
+
+    @property
+    def censored(self) -> int:
+        return sum(t.censored for t in self.tasks)
+
+    @property
+    def incomplete(self) -> int:
+        return sum(t.incomplete for t in self.tasks)
+
+
+def _first_by_job(events: np.ndarray, kind: int) -> dict[int, np.void]:
+    out: dict[int, np.void] = {}
+    for ev in events[events["type"] == kind]:
+        out.setdefault(int(ev["job"]), ev)
+    return out
+
+
+def _job_rows(
+    index: int, events: np.ndarray, end_ns: int | None
+) -> tuple[list[tuple[int | bool, ...]], int, int, int]:
+    """One task's completed jobs as JOB_DTYPE rows, and its (released, censored, incomplete) counts."""
+    releases = _first_by_job(events, EV.RELEASE)
+    starts = _first_by_job(events, EV.START)
+    completes = _first_by_job(events, EV.COMPLETE)
+    overruns = {int(j) for j in events["job"][events["type"] == EV.BUDGET_OVERRUN]}
+    in_job = events[events["job"] > 0]
+    cpus_of_job: dict[int, set[int]] = {}
+    for job, cpu in zip(in_job["job"].tolist(), in_job["cpu"].tolist()):
+        if cpu != CPU_UNKNOWN:
+            cpus_of_job.setdefault(job, set()).add(cpu)
+    numbers = set(releases) | set(starts) | set(completes)
+    censored = incomplete = 0
+    rows: list[tuple[int | bool, ...]] = []
+    last_complete = max(completes) if completes else 0
+    for job in sorted(numbers):
+        if job in completes and end_ns is not None and int(completes[job]["time_ns"]) > end_ns:
+            censored += 1
+            continue
+        if job not in completes:
+            if job > last_complete:
+                censored += 1
+            else:
+                incomplete += 1
+            continue
+        if job not in releases or job not in starts:
+            incomplete += 1
+            continue
+        rel, st, co = releases[job], starts[job], completes[job]
+        release = int(rel["time_ns"])
+        deadline = int(rel["arg1"])
+        completion = int(co["time_ns"])
+        lateness = completion - deadline
+        rows.append(
+            (
+                index,
+                job,
+                release,
+                deadline,
+                int(st["time_ns"]),
+                completion,
+                completion - release,
+                lateness,
+                max(0, lateness),
+                int(st["time_ns"]) - release,
+                lateness > 0,
+                job in overruns,
+                int(co["arg1"]),
+                len(cpus_of_job.get(job, ())),
+                int(st["cpu"]),
+            )
+        )
+    return rows, len(numbers), censored, incomplete
+
+
+def build_job_table(trace: Trace) -> JobTable:
+    """The per-job table of ``trace``."""
+    header = trace.header
+    tasks: list[TaskInfo] = []
+    rows: list[tuple[int | bool, ...]] = []
+    end_ns: int | None = int(header.get("t0_ns", 0)) + int(header.get("duration_ns", 0))
+    if not header.get("duration_ns"):
+        end_ns = None
+    for stream in trace.streams:
+        if stream["task_id"] < 0:
+            continue
+        index, stream_id = int(stream["task_id"]), int(stream["stream_id"])
+        task_rows, released, censored, incomplete = _job_rows(index, trace.events_of(stream_id), end_ns)
+        rows.extend(task_rows)
+        tasks.append(
+            TaskInfo(
+                index=index,
+                name=str(stream["name"]),
+                stream=stream_id,
+                tid=int(stream["tid"]),
+                period_ns=int(stream["period_ns"]),
+                deadline_ns=int(stream["deadline_ns"]),
+                lost_events=int(stream.get("lost", 0)),
+                released=released,
+                censored=censored,
+                incomplete=incomplete,
+            )
+        )
+    tasks.sort(key=lambda t: t.index)
+    jobs = np.array(rows, dtype=JOB_DTYPE)
+    if len(jobs):
+        jobs = jobs[np.lexsort((jobs["job"], jobs["task"]))]
+    return JobTable(
+        jobs=jobs,
+        tasks=tuple(tasks),
+        t0_ns=int(header.get("t0_ns", 0)),
+        duration_ns=int(header.get("duration_ns", 0)),
+        lost_total=int(trace.lost_total),
+        name=str(header.get("name", "")),
+    )

@@ -1,0 +1,134 @@
+"""The whole report of a trace, in one call: per-job table, per-task statistics beside
+the analysis' bounds, observed blocking, servers' calls, and the files (CSV, Perfetto,
+plots, summary).
+
+Anything that produces a trace (the C runner, a simulator) gets the same report:
+
+    from rtsched.report import build_report, write_report
+    report = build_report(read_trace("out/trace.rtst"), taskset, bounds_for(taskset), placement)
+    report.stats[0].response_max_ns, report.summary()["deadline_misses"]
+    files = write_report(report, Path("out"))      # jobs.csv, trace.perfetto.json, *.png
+
+Every result is immutable; nothing is filled in after it is built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from rtsched.analysis.results import AnalysisResult
+from rtsched.model import TaskSet
+from rtsched.model.placement import Placement
+from rtsched.report.blocking import blocking_by_task
+from rtsched.report.export_csv import write_job_csv
+from rtsched.report.export_perfetto import write_perfetto
+from rtsched.report.jobs import JobTable, build_job_table
+from rtsched.report.stats import TaskStats, task_stats
+from rtsched.report.threads import ServerCalls, events_off_cpus, server_calls
+from rtsched.trace import Trace
+
+__all__ = ["DEFAULT_WINDOW_NS", "SUMMARY_FORMAT", "Report", "build_report", "summary_dict", "write_report"]
+
+SUMMARY_FORMAT = "rtsched-run-summary/1"
+#: Window of the schedule chart, ns since the release t0.
+DEFAULT_WINDOW_NS = (0, 200_000_000)
+
+
+@dataclass(frozen=True)
+class Report:
+    """What one trace of ``taskset`` shows, beside what ``analysis`` predicted."""
+
+    trace: Trace
+    taskset: TaskSet
+    analysis: AnalysisResult
+    placement: Placement
+    table: JobTable
+    stats: tuple[TaskStats, ...]
+    servers: tuple[ServerCalls, ...]
+    events_off_cpus: int
+
+    @property
+    def deadline_misses(self) -> int:
+        return sum(s.deadline_misses for s in self.stats)
+
+    @property
+    def bounds_exceeded(self) -> list[str]:
+        return [s.task for s in self.stats if s.bound_exceeded]
+
+    def summary(self, **producer: Any) -> dict[str, Any]:
+        """The summary (summary.json): ``producer`` adds what the trace's producer knows
+        (the runner: PI-CV, steal time, exit status, files)."""
+        return summary_dict(
+            self.table,
+            self.stats,
+            scheduler=self.taskset.platform.scheduler,
+            **producer,
+            servers=[s.as_dict() for s in self.servers],
+            events_off_cpus=self.events_off_cpus,
+            analysis={"test": self.analysis.test, "verdict": self.analysis.verdict, "reason": self.analysis.reason},
+        )
+
+
+def summary_dict(table: JobTable, stats: list[TaskStats] | tuple[TaskStats, ...], **extra: Any) -> dict[str, Any]:
+    """The summary of a job table and its statistics; ``extra`` goes in after the name and times."""
+    return {
+        "format": SUMMARY_FORMAT,
+        "name": table.name,
+        "t0_ns": table.t0_ns,
+        "duration_ns": table.duration_ns,
+        **extra,
+        "jobs": int(len(table.jobs)),
+        "deadline_misses": int(sum(s.deadline_misses for s in stats)),
+        "budget_overruns": int(sum(s.budget_overruns for s in stats)),
+        "censored_jobs": table.censored,
+        "incomplete_jobs": table.incomplete,
+        "lost_events": table.lost_total,
+        "bounds_exceeded": [s.task for s in stats if s.bound_exceeded],
+        "tasks": [asdict(s) for s in stats],
+    }
+
+
+def build_report(trace: Trace, taskset: TaskSet, analysis: AnalysisResult, placement: Placement) -> Report:
+    """The report of ``trace``, a run (or simulation) of ``taskset`` placed by ``placement``.
+    The trace's task ids are indices in ``taskset.tasks``."""
+    table = build_job_table(trace)
+    return Report(
+        trace=trace,
+        taskset=taskset,
+        analysis=analysis,
+        placement=placement,
+        table=table,
+        stats=tuple(task_stats(table, analysis, blocking_by_task(trace))),
+        servers=server_calls(trace, taskset),
+        events_off_cpus=events_off_cpus(trace, placement),
+    )
+
+
+def write_report(
+    report: Report,
+    out_dir: Path,
+    *,
+    plots: bool = True,
+    plot_window_ns: tuple[int, int] = DEFAULT_WINDOW_NS,
+) -> dict[str, Path]:
+    """Write jobs.csv, trace.perfetto.json and (``plots``) response-cdf.png and schedule.png
+    into ``out_dir``; returns them by file name."""
+    tasks = report.taskset.tasks
+    files = {"jobs.csv": out_dir / "jobs.csv", "trace.perfetto.json": out_dir / "trace.perfetto.json"}
+    write_job_csv(
+        report.table,
+        files["jobs.csv"],
+        wcet_ns=[t.wcet_ns for t in tasks],
+        task_cpus=[report.placement.cpus_of(t.name) for t in tasks],
+    )
+    write_perfetto(report.table, report.trace, files["trace.perfetto.json"])
+    if plots:
+        from rtsched.report.plots import plot_response_cdf, plot_schedule
+
+        files["response-cdf.png"] = out_dir / "response-cdf.png"
+        plot_response_cdf(report.table, files["response-cdf.png"])
+        files["schedule.png"] = out_dir / "schedule.png"
+        plot_schedule(report.table, report.trace, files["schedule.png"], plot_window_ns)
+    return files
