@@ -8,12 +8,8 @@ import sys
 
 import pytest
 
-from rtsched.measure.kernel_sched import (
-    KernelSchedError,
-    KernelSchedRecorder,
-    parse_sched_text,
-    tracefs_root,
-)
+from rtsched.measure.kernel_recorder import KernelSchedError, KernelSchedRecorder, tracefs_root
+from rtsched.trace.kernel_sched import parse_sched_text
 
 # Times are seconds.microseconds as the `mono` clock prints them. CPU 1: idle
 # until a timer wakes rt (pid 100, prio 9) - the kernel writes no switch out of
