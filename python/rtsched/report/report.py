@@ -22,12 +22,14 @@ from rtsched.analysis.results import AnalysisResult
 from rtsched.model import TaskSet
 from rtsched.model.placement import Placement
 from rtsched.report.blocking import blocking_by_task
+from rtsched.report.excess import ExcessJob, StealSample, explain_excess
 from rtsched.report.export_csv import write_job_csv
 from rtsched.report.export_perfetto import write_perfetto
 from rtsched.report.jobs import JobTable, build_job_table
 from rtsched.report.stats import TaskStats, task_stats
 from rtsched.report.threads import ServerCalls, events_off_cpus, server_calls
 from rtsched.trace import Trace
+from rtsched.trace.kernel_sched import KernelSchedule
 
 __all__ = ["DEFAULT_WINDOW_NS", "SUMMARY_FORMAT", "Report", "build_report", "summary_dict", "write_report"]
 
@@ -48,6 +50,7 @@ class Report:
     stats: tuple[TaskStats, ...]
     servers: tuple[ServerCalls, ...]
     events_off_cpus: int
+    excess: tuple[ExcessJob, ...] = ()  # every job above its bound, with what its window shows
 
     @property
     def deadline_misses(self) -> int:
@@ -68,6 +71,7 @@ class Report:
             servers=[s.as_dict() for s in self.servers],
             events_off_cpus=self.events_off_cpus,
             analysis={"test": self.analysis.test, "verdict": self.analysis.verdict, "reason": self.analysis.reason},
+            jobs_above_bound=[e.as_dict() for e in self.excess],
         )
 
 
@@ -90,19 +94,30 @@ def summary_dict(table: JobTable, stats: list[TaskStats] | tuple[TaskStats, ...]
     }
 
 
-def build_report(trace: Trace, taskset: TaskSet, analysis: AnalysisResult, placement: Placement) -> Report:
+def build_report(
+    trace: Trace,
+    taskset: TaskSet,
+    analysis: AnalysisResult,
+    placement: Placement,
+    *,
+    kernel: KernelSchedule | None = None,
+    steal: tuple[StealSample, ...] = (),
+) -> Report:
     """The report of ``trace``, a run (or simulation) of ``taskset`` placed by ``placement``.
-    The trace's task ids are indices in ``taskset.tasks``."""
+    The trace's task ids are indices in ``taskset.tasks``. ``kernel`` (the kernel's schedule
+    of the run's CPUs) and ``steal`` (samples of host steal) explain jobs above their bounds."""
     table = build_job_table(trace)
+    stats = tuple(task_stats(table, analysis, blocking_by_task(trace)))
     return Report(
         trace=trace,
         taskset=taskset,
         analysis=analysis,
         placement=placement,
         table=table,
-        stats=tuple(task_stats(table, analysis, blocking_by_task(trace))),
+        stats=stats,
         servers=server_calls(trace, taskset),
         events_off_cpus=events_off_cpus(trace, placement),
+        excess=explain_excess(table, stats, trace, placement, kernel, steal),
     )
 
 

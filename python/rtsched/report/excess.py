@@ -1,0 +1,171 @@
+"""Why a job exceeded its bound: what the machine did in its window (issue 13 item 5).
+
+For every job whose response time is above its task's bound, the window from
+its release to its completion is looked at on the task's CPUs:
+
+- in the kernel's schedule, when the producer recorded one
+  (``rtsched.trace.kernel_sched``): CPU time taken by threads outside the
+  task set, real-time ones and ``SCHED_OTHER`` ones (which can only run ahead
+  of a pending real-time job when the kernel's fair server, Linux ≥ 6.12, or
+  RT throttling gives them the CPU), by interrupts and soft interrupts, and
+  the time the set's own threads ran;
+- host steal on those CPUs, from the producer's samples of ``/proc/stat``;
+- events the trace lost on the task's stream (then the response itself may
+  be wrong).
+
+A job whose excess is covered by what came from outside is *disturbed*: the
+machine, not the bound, is at fault. Otherwise the bound is *broken*: the
+set's own threads needed more than the model gives them (WCETs, or overheads
+the analysis did not count), and the window's figures say how much.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Iterable, Sequence
+
+from rtsched.model.placement import Placement
+from rtsched.report.jobs import JobTable
+from rtsched.report.stats import TaskStats
+from rtsched.trace import Trace
+from rtsched.trace.kernel_sched import KernelSchedule
+
+__all__ = ["StealSample", "ExcessJob", "explain_excess"]
+
+#: (CLOCK_MONOTONIC ns, per CPU cumulative steal ns), as the producer sampled /proc/stat.
+StealSample = tuple[int, dict[int, int]]
+
+DISTURBED = "disturbed"
+MOSTLY_DISTURBED = "mostly disturbed"
+BROKEN = "bound broken"
+UNEXPLAINED = "not explained"
+
+
+@dataclass(frozen=True, slots=True)
+class ExcessJob:
+    """One job above its bound and what its window shows (ns; times since the trace's t0)."""
+
+    task: str
+    job: int
+    release_ns: int
+    response_ns: int
+    bound_ns: int
+    cpus: tuple[int, ...]
+    # DISTURBED: what came from outside covers the excess; MOSTLY_DISTURBED: at least half of
+    # it; BROKEN: less; UNEXPLAINED: no kernel schedule of the window and no other cause.
+    verdict: str
+    cause: str
+    others_rt: tuple[tuple[str, int, int], ...] = ()  # (comm, pid, ns), largest first
+    others_fair: tuple[tuple[str, int, int], ...] = ()
+    interrupts: tuple[tuple[str, int], ...] = ()  # (name, ns), largest first
+    set_ns: int | None = None  # the task set's own threads
+    idle_ns: int | None = None
+    steal_ns: int | None = None
+    lost_events: int = 0
+
+    @property
+    def excess_ns(self) -> int:
+        return self.response_ns - self.bound_ns
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "excess_ns": self.excess_ns}
+
+    @property
+    def outside_ns(self) -> int:
+        """What came from outside the set: other threads, interrupts, host steal."""
+        return (sum(ns for _, _, ns in self.others_rt) + sum(ns for _, _, ns in self.others_fair)
+                + sum(ns for _, ns in self.interrupts) + (self.steal_ns or 0))
+
+
+def _ms(ns: int) -> str:
+    return f"{ns / 1e6:.3f} ms"
+
+
+def _steal_between(samples: Sequence[StealSample], cpus: Iterable[int], start_ns: int, end_ns: int) -> int | None:
+    """Steal on ``cpus`` between the last sample at or before start and the first at or after end."""
+    if len(samples) < 2 or samples[0][0] > start_ns or samples[-1][0] < end_ns:
+        return None
+    before = max((s for s in samples if s[0] <= start_ns), key=lambda s: s[0])
+    after = min((s for s in samples if s[0] >= end_ns), key=lambda s: s[0])
+    return sum(after[1].get(c, 0) - before[1].get(c, 0) for c in cpus)
+
+
+def _describe(job: ExcessJob, kernel_seen: bool) -> tuple[str, str]:
+    parts: list[tuple[int, str]] = []
+    fair = sum(ns for _, _, ns in job.others_fair)
+    if fair:
+        top = ", ".join(f"{c}[{p}] {_ms(ns)}" for c, p, ns in job.others_fair[:3])
+        parts.append((fair, f"SCHED_OTHER threads ran {_ms(fair)} ahead of the real-time threads ({top}): "
+                            "the kernel's fair server (Linux >= 6.12) or RT throttling"))
+    rt = sum(ns for _, _, ns in job.others_rt)
+    if rt:
+        top = ", ".join(f"{c}[{p}] {_ms(ns)}" for c, p, ns in job.others_rt[:3])
+        parts.append((rt, f"real-time threads outside the set ran {_ms(rt)} ({top})"))
+    irq = sum(ns for _, ns in job.interrupts)
+    if irq:
+        top = ", ".join(f"{n} {_ms(ns)}" for n, ns in job.interrupts[:3])
+        parts.append((irq, f"interrupts took {_ms(irq)} ({top})"))
+    if job.steal_ns:
+        parts.append((job.steal_ns, f"the host took {_ms(job.steal_ns)} (steal)"))
+    parts.sort(key=lambda p: -p[0])
+    text = "; ".join(p[1] for p in parts)
+    if job.lost_events:
+        text = (text + "; " if text else "") + \
+            f"the trace lost {job.lost_events} events of this task (its times may be wrong)"
+    if parts and job.outside_ns >= job.excess_ns:
+        return DISTURBED, text
+    if not kernel_seen:
+        why = "no kernel schedule of this window (rtsched run records one as root: tracefs)"
+        return UNEXPLAINED, why + ("; " + text if text else "")
+    own = (f"the set's own threads ran {_ms(job.set_ns or 0)} of the window: the model's execution "
+           "times or the overheads it counts are short")
+    if 2 * job.outside_ns >= job.excess_ns:
+        return MOSTLY_DISTURBED, (f"{text}; that is {_ms(job.outside_ns)} of the excess of "
+                                  f"{_ms(job.excess_ns)}, and for the rest {own}")
+    outside = f"{_ms(job.outside_ns)} came from outside" if job.outside_ns else "nothing came from outside"
+    return BROKEN, f"{outside}, of an excess of {_ms(job.excess_ns)}; {own}" + ("; " + text if text else "")
+
+
+def explain_excess(
+    table: JobTable,
+    stats: Sequence[TaskStats],
+    trace: Trace,
+    placement: Placement,
+    kernel: KernelSchedule | None = None,
+    steal: Sequence[StealSample] = (),
+) -> tuple[ExcessJob, ...]:
+    """Every job above its task's bound, in release order, with what its window shows."""
+    bounds = {s.task: s.bound_ns for s in stats if s.bound_ns is not None}
+    own_pids = {int(s["tid"]) for s in trace.streams}
+    out: list[ExcessJob] = []
+    for info in table.tasks:
+        bound = bounds.get(info.name)
+        if bound is None:
+            continue
+        cpus = placement.cpus_of(info.name)
+        rows = table.of_task(info.index)
+        for row in rows[rows["response"] > bound]:
+            start, end = int(row["release"]), int(row["completion"])
+            kernel_seen = kernel is not None and kernel.covers(start, end)
+            others_rt: list[tuple[str, int, int]] = []
+            others_fair: list[tuple[str, int, int]] = []
+            interrupts: list[tuple[str, int]] = []
+            set_ns = idle_ns = None
+            if kernel is not None and kernel_seen:
+                usage = kernel.usage(cpus, start, end)
+                for (pid, comm, kind), ns in sorted(usage.foreign(own_pids).items(), key=lambda kv: -kv[1]):
+                    (others_rt if kind == "rt" else others_fair).append((comm, pid, ns))
+                interrupts = sorted(usage.irqs.items(), key=lambda kv: -kv[1])
+                set_ns = sum(ns for (pid, _, _), ns in usage.tasks.items() if pid in own_pids)
+                idle_ns = usage.idle_ns
+            job = ExcessJob(
+                task=info.name, job=int(row["job"]), release_ns=start - table.t0_ns,
+                response_ns=int(row["response"]), bound_ns=bound, cpus=cpus, verdict="", cause="",
+                others_rt=tuple(others_rt), others_fair=tuple(others_fair), interrupts=tuple(interrupts),
+                set_ns=set_ns, idle_ns=idle_ns, steal_ns=_steal_between(steal, cpus, start, end),
+                lost_events=info.lost_events,
+            )
+            verdict, cause = _describe(job, kernel_seen)
+            out.append(replace(job, verdict=verdict, cause=cause))
+    out.sort(key=lambda j: (j.release_ns, j.task))
+    return tuple(out)

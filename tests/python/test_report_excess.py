@@ -1,0 +1,90 @@
+"""Jobs above their bound, explained from the kernel's schedule and host steal (issue 13 item 5).
+
+The trace and the kernel's schedule are written by hand: task b (tid 101, on
+CPU 1, bound 3 ms) has a job released at T0 that takes 12 ms.
+"""
+
+from __future__ import annotations
+
+from rtsched.analysis import bounds_for
+from rtsched.model import taskset_from_dict
+from rtsched.model.placement import place
+from rtsched.report import build_report
+from rtsched.report.excess import BROKEN, DISTURBED, MOSTLY_DISTURBED, UNEXPLAINED
+from rtsched.trace import read_trace
+from rtsched.trace.kernel_sched import parse_sched_text
+
+from test_report_from_trace import TASKSET
+from test_run_offline import MS, T0, job, write_trace
+
+US = 1000
+
+
+def _stamp(ns: int) -> str:
+    return f"{ns // 1_000_000_000}.{(ns % 1_000_000_000) // 1000:06d}"
+
+
+def _kernel(*stretches: tuple[str, int, int, int]) -> str:
+    """tracefs text for CPU 1: (comm, pid, prio, start offset from T0 in ns), in order, to 13 ms."""
+    lines = ["# tracer: nop"]
+    for (comm, pid, prio, at), nxt in zip(stretches, list(stretches[1:]) + [("end", 0, 120, 13 * MS)]):
+        if not lines[1:]:
+            lines.append(f"{comm}-{pid} [001] d..2. {_stamp(T0 + at)}: sched_wakeup: comm={comm} pid={pid} "
+                         f"prio={prio} target_cpu=001")
+        lines.append(f"{comm}-{pid} [001] d..2. {_stamp(T0 + nxt[3])}: sched_switch: prev_comm={comm} "
+                     f"prev_pid={pid} prev_prio={prio} prev_state=R ==> next_comm={nxt[0]} next_pid={nxt[1]} "
+                     f"next_prio={nxt[2]}")
+    return "\n".join(lines) + "\n"
+
+
+def _report(tmp_path, kernel_text=None, steal=()):
+    a = job(0, 0, 1, 0, 2 * MS)
+    b = job(0, 0, 1, 1, 12 * MS)
+    path = write_trace(tmp_path / "t.rtst", [("a", 10 * MS, 10 * MS, a), ("b", 20 * MS, 10 * MS, b)])
+    taskset = taskset_from_dict(TASKSET)
+    kernel = parse_sched_text(kernel_text) if kernel_text else None
+    return build_report(read_trace(path), taskset, bounds_for(taskset), place(taskset, cpus_online=(0, 1)),
+                        kernel=kernel, steal=steal)
+
+
+def test_a_fair_task_run_ahead_of_the_job_disturbs_it(tmp_path):
+    text = _kernel(("b", 101, 89, 0), ("stress-ng", 500, 120, 1 * MS), ("b", 101, 89, 10 * MS))
+    (excess,) = _report(tmp_path, text).excess
+    assert (excess.task, excess.job, excess.response_ns, excess.bound_ns) == ("b", 1, 12 * MS, 3 * MS)
+    assert excess.cpus == (1,)
+    assert excess.verdict == DISTURBED
+    assert excess.others_fair == (("stress-ng", 500, 9 * MS),) and excess.others_rt == ()
+    assert excess.set_ns == 3 * MS
+    assert "SCHED_OTHER threads ran 9.000 ms" in excess.cause and "fair server" in excess.cause
+
+
+def test_another_real_time_thread_that_covers_half_the_excess(tmp_path):
+    text = _kernel(("b", 101, 89, 0), ("hog", 600, 9, 1 * MS), ("b", 101, 89, 6 * MS))
+    (excess,) = _report(tmp_path, text).excess
+    assert excess.verdict == MOSTLY_DISTURBED
+    assert excess.others_rt == (("hog", 600, 5 * MS),)
+    assert "real-time threads outside the set ran 5.000 ms (hog[600] 5.000 ms)" in excess.cause
+    assert "the set's own threads ran 7.000 ms" in excess.cause
+
+
+def test_the_set_alone_in_its_window_breaks_the_bound(tmp_path):
+    text = _kernel(("b", 101, 89, 0), ("swapper/1", 0, 120, 12 * MS))
+    (excess,) = _report(tmp_path, text).excess
+    assert excess.verdict == BROKEN and excess.outside_ns == 0
+    assert excess.set_ns == 12 * MS and excess.idle_ns == 0
+    assert excess.cause.startswith("nothing came from outside, of an excess of 9.000 ms")
+
+
+def test_without_a_kernel_schedule_steal_may_still_explain(tmp_path):
+    (unexplained,) = _report(tmp_path).excess
+    assert unexplained.verdict == UNEXPLAINED and "no kernel schedule" in unexplained.cause
+    steal = ((T0 - 1 * MS, {0: 0, 1: 0}), (T0 + 20 * MS, {0: 0, 1: 9_500 * US}))
+    (stolen,) = _report(tmp_path, steal=steal).excess
+    assert stolen.steal_ns == 9_500 * US and stolen.verdict == DISTURBED
+    assert "the host took 9.500 ms (steal)" in stolen.cause
+
+
+def test_the_summary_lists_them(tmp_path):
+    summary = _report(tmp_path).summary()
+    (entry,) = summary["jobs_above_bound"]
+    assert (entry["task"], entry["job"], entry["excess_ns"], entry["verdict"]) == ("b", 1, 9 * MS, UNEXPLAINED)
