@@ -127,6 +127,56 @@ def steal_note(summary) -> str | None:
     )
 
 
+def _bound_of(analysis, task: str) -> int | None:
+    return next((b.bound_ns for b in analysis.tasks if b.name == task), None)
+
+
+def _cliff_of(result: RunResult, task: str) -> str:
+    if result.slack is None:
+        return "—"
+    try:
+        cliff = result.slack.task(task).cliff_ns
+    except KeyError:
+        return "—"
+    if cliff is None:
+        return "—"
+    return f"[bold yellow]{_ms(cliff)}[/]" if cliff < CLIFF_WARN_SHARE * (_bound_of(result.analysis, task) or 0) \
+        else _ms(cliff)
+
+
+#: A cliff closer than this share of the bound is highlighted.
+CLIFF_WARN_SHARE = 0.05
+#: Jobs above their bound explained one by one in the table's notes (all are in summary.json).
+EXCESS_SHOWN = 5
+
+
+def excess_notes(result: RunResult) -> list[str]:
+    """Jobs above their bound: how many, by verdict, and the largest ones explained."""
+    report = result.report
+    assert report is not None
+    jobs = report.excess
+    by_task: dict[str, int] = {}
+    by_verdict: dict[str, int] = {}
+    for e in jobs:
+        by_task[e.task] = by_task.get(e.task, 0) + 1
+        by_verdict[e.verdict] = by_verdict.get(e.verdict, 0) + 1
+    notes = [
+        f"[bold red]{len(jobs)} job(s) above their bound[/] ("
+        + ", ".join(f"{t}: {n}" for t, n in by_task.items()) + "); "
+        + ", ".join(f"{n} {v}" for v, n in sorted(by_verdict.items(), key=lambda kv: -kv[1]))
+        + " (disturbed: what came from outside the set covers the excess; bound broken: the set's own "
+        "threads needed more than the model gives them)"
+    ]
+    for e in sorted(jobs, key=lambda e: -e.excess_ns)[:EXCESS_SHOWN]:
+        notes.append(f"  {e.task} job {e.job} at {_ms(e.release_ns)}: {_ms(e.response_ns)} > {_ms(e.bound_ns)}, "
+                     f"{e.verdict}: {e.cause}")
+    if len(jobs) > EXCESS_SHOWN:
+        notes.append("  (every one in summary.json, jobs_above_bound)")
+    if result.explain_note:
+        notes.append(f"  {result.explain_note}")
+    return notes
+
+
 def print_table(result: RunResult, console: Console) -> None:
     """The run's report: a row per task, the blocking table, then notes. Everything but the
     steal time (the run's, from its summary) comes from the typed report."""
@@ -139,16 +189,23 @@ def print_table(result: RunResult, console: Console) -> None:
     scheduler = result.taskset.platform.scheduler
     table = Table(title=f"{jobs.name} ({scheduler}, {jobs.duration_ns / 1e9:g} s{picv})")
     analysis = result.analysis
+    ideal = result.ideal_analysis
+    counted = "with this machine's overheads" if ideal is not None else "no overheads counted"
     table.caption = (
-        f"times in ms; bound: analytical response-time bound ({analysis.test}: {analysis.verdict}); "
-        "! marks an observed maximum above its bound"
+        f"times in ms; bound: analytical response-time bound ({analysis.test}: {analysis.verdict}; {counted})"
+        + ("; ideal: the same without overheads" if ideal is not None else "")
+        + "; cliff: extra execution time a job absorbs before its bound jumps"
+        "; ! marks an observed maximum above its bound"
     )
-    for header in ("task", "CPUs", "jobs", "misses", "resp min", "resp mean", "resp p90", "resp p99", "resp max",
-                   "bound",
-                   "tard max", "rel lat p99", "overruns", "lost ev"):
+    headers = ["task", "CPUs", "jobs", "misses", "resp min", "resp mean", "resp p90", "resp p99", "resp max",
+               "bound"] + (["ideal"] if ideal is not None else []) + ["cliff", "tard max", "rel lat p99",
+                                                                      "overruns", "lost ev"]
+    for header in headers:
         table.add_column(header, justify="left" if header == "task" else "right", no_wrap=True)
     for s in report.stats:
         cpus = ",".join(map(str, result.placement.threads.get(s.task, ()))) or "?"
+        extra = [_ms(_bound_of(ideal, s.task))] if ideal is not None else []
+        cliff = _cliff_of(result, s.task)
         table.add_row(
             s.task,
             cpus,
@@ -160,6 +217,8 @@ def print_table(result: RunResult, console: Console) -> None:
             _ms(s.response_p99_ns),
             f"[bold red]{_ms(s.response_max_ns)} ![/]" if s.bound_exceeded else _ms(s.response_max_ns),
             _ms(s.bound_ns),
+            *extra,
+            cliff,
             _ms(s.tardiness_max_ns) if s.deadline_misses else "0",
             _ms(s.release_latency_p99_ns),
             str(s.budget_overruns),
@@ -181,12 +240,11 @@ def print_table(result: RunResult, console: Console) -> None:
         )
     if jobs.lost_total:
         notes.append(f"[bold yellow]{jobs.lost_total} trace event(s) lost[/] (rings full): raise --trace-buffer")
+    if ideal is None:
+        notes.append("overheads are not counted in the bounds: `rtsched calibrate` measures this machine's "
+                     "(docs/calibrate.md)")
     if report.bounds_exceeded:
-        notes.append(
-            "[bold red]observed response above the analytical bound[/]: "
-            + ", ".join(report.bounds_exceeded)
-            + " (the declared WCETs do not cover what the jobs took, or the analysis misses an effect)"
-        )
+        notes.extend(excess_notes(result))
     if not analysis.schedulable and analysis.reason:
         notes.append(f"analysis ({analysis.test}): {analysis.verdict}: {analysis.reason}")
     if report.deadline_misses:

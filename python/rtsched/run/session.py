@@ -15,18 +15,22 @@ analysis) and the report; the runner's input exists only as runner.json.
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from rtsched.analysis import AnalysisResult, bounds_for
+from rtsched.analysis import AnalysisResult, bounds_for, from_taskset
+from rtsched.analysis.overheads import Overheads
 from rtsched.analysis.results import unsupported
+from rtsched.analysis.sensitivity import Sensitivity, sensitivity
+from rtsched.measure.kernel_recorder import KernelSchedError, KernelSchedRecorder
 from rtsched.model import TaskSet, online_cpus, to_runner_input
 from rtsched.model.placement import Placement, place
 from rtsched.report import DEFAULT_WINDOW_NS, JobTable, Report, TaskStats, build_report, write_report
 from rtsched.run.runner import RunnerOutcome, run_native, write_runner_input
-from rtsched.run.steal import read_steal_ns, steal_during
+from rtsched.run.steal import StealSampler, read_steal_ns, steal_during
 from rtsched.trace import read_trace
 
 __all__ = ["RunOptions", "RunResult", "RunSetupError", "ShieldRefused", "run_taskset", "default_out_dir"]
@@ -54,6 +58,8 @@ class RunOptions:
     release_delay_ns: int | None = None      # None: the resolver's default
     shield_cpus: list[int] | None = None     # run inside a CPU shield of these CPUs (rtsched.measure.shield)
     picv: bool = True                        # callers lend servers their priority (False: to compare)
+    overheads: Overheads | None = None       # the machine's overheads, folded into the bounds
+    explain: bool = True                     # record the kernel's schedule to explain jobs above bounds
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,9 @@ class RunResult:
     report: Report | None = None
     summary: dict[str, Any] = field(default_factory=dict)
     files: dict[str, Path] = field(default_factory=dict)
+    ideal_analysis: AnalysisResult | None = None  # without overheads, when ``analysis`` has them
+    explain_note: str | None = None  # why jobs above their bounds could not be fully explained
+    slack: Sensitivity | None = None  # how far each bound of ``analysis`` is from a cliff
 
     @property
     def interrupted(self) -> bool:
@@ -128,6 +137,17 @@ def _setup_error(outcome: RunnerOutcome) -> RunSetupError:
     return RunSetupError(message, outcome)
 
 
+def _slack(taskset: TaskSet, analysis: AnalysisResult, overheads: Overheads | None) -> Sensitivity | None:
+    """The sensitivity of the bounds shown beside the run (None when there are none)."""
+    if not any(b.bound_ns is not None for b in analysis.tasks):
+        return None
+    extra = {"overheads": overheads} if overheads is not None else {}
+    try:
+        return sensitivity(analysis.test, from_taskset(taskset), **extra)
+    except (KeyError, ValueError):  # a test bounds_for fell back from: no sensitivity either
+        return None
+
+
 def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResult:
     """Run ``taskset`` on this machine. Raises TaskSetError (resolving against this
     machine), NativeToolMissing, RunSetupError (the runner's explanation)."""
@@ -135,13 +155,16 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     out_dir = Path(options.out_dir) if options.out_dir is not None else default_out_dir(taskset)
     out_dir.mkdir(parents=True, exist_ok=True)
     duration = options.duration_ns or taskset.duration_ns or DEFAULT_DURATION_NS
-    analysis = bounds_for(taskset)  # before the run: analyse, run, compare (DESIGN §1)
+    # before the run: analyse, run, compare (DESIGN §1)
+    ideal = bounds_for(taskset)
+    analysis = bounds_for(taskset, overheads=options.overheads) if options.overheads else ideal
     if taskset.servers and not options.picv:
-        analysis = unsupported(
+        ideal = analysis = unsupported(
             analysis.test,
             [t.name for t in analysis.tasks],
             "the RPC bounds assume PI-CV (callers lend the server their priority); this run has it off",
         )
+    slack = _slack(taskset, analysis, options.overheads)
     trace_path = out_dir / "trace.rtst"
     extra: dict[str, Any] = {}
     if options.release_delay_ns is not None:
@@ -163,18 +186,32 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
         trace_path.unlink()  # never report an earlier run's trace
     expected_s = (runner_input["duration_ns"] + runner_input["release_delay_ns"]) / 1e9
     steal_before = read_steal_ns(placement.cpus)
-    if options.shield_cpus:
-        outcome, shield_report = _run_shielded(taskset, placement, files["runner.json"], expected_s, options)
-    else:
-        outcome, shield_report = run_native(files["runner.json"], expected_s, progress=options.progress), None
+    explain_note = None
+    with ExitStack() as observing:
+        sampler = observing.enter_context(StealSampler(placement.cpus))
+        recorder = None
+        if options.explain:
+            try:
+                recorder = observing.enter_context(KernelSchedRecorder(placement.cpus))
+            except KernelSchedError as error:
+                explain_note = f"the kernel's schedule was not recorded ({error})"
+        if options.shield_cpus:
+            outcome, shield_report = _run_shielded(taskset, placement, files["runner.json"], expected_s, options)
+        else:
+            outcome, shield_report = run_native(files["runner.json"], expected_s, progress=options.progress), None
+    kernel = recorder.schedule if recorder is not None else None
+    if recorder is not None and recorder.lost_events:
+        explain_note = f"the kernel's schedule lost {recorder.lost_events} events (its figures are short)"
     steal = steal_during(steal_before, read_steal_ns(placement.cpus))
     if not outcome.completed and not outcome.interrupted:
         raise _setup_error(outcome)
-    ran = partial(RunResult, out_dir, taskset, placement, analysis, options.picv, outcome)
+    ran = partial(RunResult, out_dir, taskset, placement, analysis, options.picv, outcome,
+                  ideal_analysis=ideal if options.overheads else None, explain_note=explain_note, slack=slack)
     if not trace_path.exists():
         return ran(files=files)  # interrupted before the trace was opened
     files["trace.rtst"] = trace_path
-    report = build_report(read_trace(trace_path), taskset, analysis, placement)
+    report = build_report(read_trace(trace_path), taskset, analysis, placement, kernel=kernel,
+                          steal=tuple(sampler.samples))
     files.update(write_report(report, out_dir, plots=options.plots, plot_window_ns=options.plot_window_ns))
     files["summary.json"] = out_dir / "summary.json"
     summary = report.summary(
@@ -185,6 +222,11 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
         runner_exit=outcome.returncode,
         shield=shield_report,
         runner_messages=[l for l in outcome.stderr.strip().splitlines() if l],
+        overheads=None if options.overheads is None else {
+            "sources": list(options.overheads.sources),
+            "ideal_bounds_ns": {b.name: b.bound_ns for b in ideal.tasks},
+        },
+        explain_note=explain_note,
         files={k: str(v) for k, v in sorted(files.items())},
     )
     files["summary.json"].write_text(json.dumps(summary, indent=2) + "\n")

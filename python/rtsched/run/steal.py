@@ -10,9 +10,11 @@ by the host is not mistaken for the task set's own behaviour.
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
 
-__all__ = ["read_steal_ns", "steal_during"]
+__all__ = ["read_steal_ns", "steal_during", "StealSampler"]
 
 _STAT = Path("/proc/stat")
 #: Field of a ``cpuN`` line of /proc/stat holding steal time (after the name:
@@ -41,3 +43,40 @@ def steal_during(before: dict[int, int] | None, after: dict[int, int] | None) ->
     if before is None or after is None:
         return None
     return {str(c): after[c] - before[c] for c in sorted(before)}
+
+
+class StealSampler:
+    """Samples the steal time of ``cpus`` every ``interval_ns`` in a thread while in a ``with``.
+
+    ``samples``: (CLOCK_MONOTONIC ns, per-CPU cumulative steal ns), the clock of rtsched's
+    traces, so that a job's window can be given the steal of its CPUs
+    (``rtsched.report.excess``). /proc/stat counts in clock ticks (10 ms at USER_HZ 100), so
+    a window's steal is known to a tick at each end. The thread sleeps between samples and
+    runs at the caller's (non-real-time) policy.
+    """
+
+    def __init__(self, cpus: tuple[int, ...] | list[int], interval_ns: int = 20_000_000) -> None:
+        self.cpus = tuple(cpus)
+        self.interval_ns = interval_ns
+        self.samples: list[tuple[int, dict[int, int]]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="rtsched-steal", daemon=True)
+
+    def _sample(self) -> None:
+        steal = read_steal_ns(self.cpus)
+        if steal is not None:
+            self.samples.append((time.monotonic_ns(), steal))
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval_ns / 1e9):
+            self._sample()
+
+    def __enter__(self) -> "StealSampler":
+        self._sample()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
