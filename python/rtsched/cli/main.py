@@ -22,7 +22,7 @@ from rtsched.cli.native import EXIT_NATIVE_MISSING
 
 EXIT_USAGE = 2
 
-COMMAND_MODULES = ["lockbench", "validate", "import_rtapp", "latency", "overhead", "shield", "run", "analyze"]
+COMMAND_MODULES = ["lockbench", "validate", "import_rtapp", "latency", "overhead", "shield", "run", "analyze", "calibrate"]
 
 __all__ = ["EXIT_NATIVE_MISSING", "EXIT_USAGE", "build_parser", "main"]
 
