@@ -102,6 +102,20 @@ def test_provenance(quick_profile):
     assert all(0 <= r <= 1 for r in prov["steal_ratio"].values())
     assert prov["command"] == "rtsched calibrate --quick"
     assert prov["rtsched_version"]
+    assert prov["duration_s"] > 0
+
+
+def test_the_analysis_reads_it_with_nothing_missing(quick_profile, tmp_path):
+    from rtsched.analysis.overheads import load_overheads
+
+    profile, _ = quick_profile
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(profile))
+    overheads = load_overheads(path)
+    assert overheads.missing == ()
+    assert overheads.context_switch_ns == profile["context_switch_ns"]
+    assert overheads.release_latency_ns == profile["release_latency_ns"]
+    assert overheads.lock_ns == profile["lock_ns"] and overheads.contended_unlock_ns == profile["contended_unlock_ns"]
 
 
 def test_table_lists_what_was_measured(quick_profile):

@@ -32,7 +32,8 @@ The profile (format ``rtsched-overheads/1``) holds the maxima at the top
 level (``"stat": "max"``), the 99th percentiles under ``"p99"`` (same keys),
 the sample counts under ``"samples"`` and the machine, load and steal under
 ``"provenance"``. It lives at :func:`default_profile_path`; the analysis reads
-it with :func:`load_profile`.
+it with :func:`load_profile` (both in ``rtsched.measure.profile``, re-exported
+here).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -50,10 +51,8 @@ from rtsched.measure import provenance
 from rtsched.measure.cpus import format_cpu_list, online_cpus
 from rtsched.measure.latency import LatencyConfig, LatencyError, run_latency
 from rtsched.measure.overhead import OverheadError, run_loop
+from rtsched.measure.profile import PROFILE_FORMAT, ProfileError, default_profile_path, load_profile, write_profile
 from rtsched.native import native_tool
-
-PROFILE_FORMAT = "rtsched-overheads/1"
-PROFILE_ENV = "RTSCHED_OVERHEADS"
 
 # The lockbench subjects measured, and the protocol name each is filed under.
 LOCK_SUBJECTS = {
@@ -66,15 +65,14 @@ LOCK_SUBJECTS = {
 LOCK_KEYS = ("lock_ns", "unlock_ns", "contended_lock_ns", "contended_unlock_ns")
 SCALAR_KEYS = ("release_latency_ns", "context_switch_ns", "rpc_call_ns", "rpc_call_client_ns", "trace_event_ns")
 
+__all__ = ["CalibrationConfig", "CalibrationError", "ProfileError", "calibrate", "default_profile_path",
+           "default_rt_cpu", "load_profile", "steal_warning", "write_profile"]
+
 STEAL_WARNING_RATIO = 0.01  # above this, the figures include the host's interference
 
 
 class CalibrationError(RuntimeError):
     """A benchmark could not measure (no SCHED_FIFO, a tool failed); the message says what."""
-
-
-class ProfileError(ValueError):
-    """A profile file that exists but is not a readable rtsched-overheads/1 profile."""
 
 
 @dataclass(frozen=True)
@@ -107,54 +105,6 @@ Progress = Callable[[str], None]
 def default_rt_cpu() -> int:
     """The real-time CPU by default: the highest-numbered online CPU."""
     return max(online_cpus())
-
-
-def default_profile_path() -> Path:
-    """``$RTSCHED_OVERHEADS``, else ``$XDG_CACHE_HOME/rtsched/overheads.json`` (``~/.cache`` by default)."""
-    explicit = os.environ.get(PROFILE_ENV)
-    if explicit:
-        return Path(explicit).expanduser()
-    cache = os.environ.get("XDG_CACHE_HOME")
-    base = Path(cache) if cache and Path(cache).is_absolute() else Path.home() / ".cache"  # XDG: relative is invalid
-    return base / "rtsched" / "overheads.json"
-
-
-def load_profile(path: str | Path | None = None) -> dict | None:
-    """The profile at ``path`` (default: :func:`default_profile_path`), or None if there is none.
-
-    Raises ProfileError when the file exists but is not JSON or not a
-    ``rtsched-overheads/1`` object, naming the file.
-    """
-    where = Path(path) if path is not None else default_profile_path()
-    try:
-        text = where.read_text()
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise ProfileError(f"{where}: {error.strerror}") from error
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ProfileError(f"{where}: not JSON ({error})") from error
-    if not isinstance(data, dict) or data.get("format") != PROFILE_FORMAT:
-        raise ProfileError(f"{where}: not an overhead profile (expected \"format\": \"{PROFILE_FORMAT}\"); "
-                           "make one with `rtsched calibrate`")
-    return data
-
-
-def write_profile(profile: dict, path: str | Path) -> Path:
-    """Write the profile (creating its folder) by replacing the file in one rename."""
-    where = Path(path)
-    where.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=".overheads-", suffix=".json", dir=where.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(json.dumps(profile, indent=1) + "\n")
-        os.replace(temporary, where)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return where
 
 
 def check_realtime_allowed(priority: int) -> None:
@@ -294,6 +244,7 @@ def calibrate(config: CalibrationConfig, command: str, progress: Progress | None
     say = progress or (lambda _text: None)
     check_realtime_allowed(config.priority)
     started = provenance.utc_now_iso()
+    started_s = time.monotonic()
     load_start = provenance.load_average()
     times_start = provenance.cpu_times()
 
@@ -324,6 +275,7 @@ def calibrate(config: CalibrationConfig, command: str, progress: Progress | None
         **provenance.machine_identity(),
         "online_cpus": format_cpu_list(online_cpus()),
         "date": started,
+        "duration_s": round(time.monotonic() - started_s, 1),
         "cpu": config.cpu,
         "priority": config.priority,
         "load": {"start": load_start, "end": load_end},
