@@ -125,14 +125,14 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "rtsched-calibrate: --cpu: CPU %d is offline\n", o.cpu);
 		return CAL_EXIT_USAGE;
 	}
-	FILE *out = stdout;
+	bool mlocked = mlockall(MCL_CURRENT | MCL_FUTURE) == 0;
+	if (become_realtime(&o))
+		return CAL_EXIT_FAILURE;
+	FILE *out = stdout; /* opened once the measurement can run: a refusal leaves no empty file */
 	if (o.output && !(out = fopen(o.output, "w"))) {
 		fprintf(stderr, "rtsched-calibrate: --output: cannot write %s: %s\n", o.output, strerror(errno));
 		return CAL_EXIT_FAILURE;
 	}
-	bool mlocked = mlockall(MCL_CURRENT | MCL_FUTURE) == 0;
-	if (become_realtime(&o))
-		return CAL_EXIT_FAILURE;
 
 	struct cal_samples s[NR_RESULTS];
 	for (int r = 0; r < NR_RESULTS; r++)

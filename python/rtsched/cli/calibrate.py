@@ -28,6 +28,7 @@ from rtsched.native import NativeToolMissing
 
 EXIT_FAILED = 1
 EXIT_NATIVE_MISSING = 3
+EXIT_INTERRUPTED = 130
 
 
 def priority_arg(text: str) -> int:
@@ -86,6 +87,10 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"rtsched calibrate: cannot write the profile to {out}: {error.strerror}", file=sys.stderr)
         return EXIT_FAILED
+    except KeyboardInterrupt:
+        print(f"rtsched calibrate: interrupted; no profile written (the one at {out}, if any, is unchanged)",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
 
     console.print(profile_table(profile))
     console.print(f"profile written to {where}")
