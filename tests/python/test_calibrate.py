@@ -213,3 +213,31 @@ def test_tool_says_what_is_missing_without_privilege():
     assert done.returncode == 1
     assert "CAP_SYS_NICE" in done.stderr and "RLIMIT_RTPRIO >= 90" in done.stderr
     assert done.stdout == ""
+
+
+# ---- the table -----------------------------------------------------------------------------------
+
+def test_table_has_a_row_per_overhead_and_protocol_and_the_steal():
+    from rich.console import Console
+
+    from rtsched.cli.calibrate import profile_table
+
+    scalars = {key: 1000 * (i + 1) for i, key in enumerate(cal.SCALAR_KEYS)}
+    locks = {key: {"pip": 30, "fmlp+": 50} for key in cal.LOCK_KEYS}
+    profile = {
+        "format": "rtsched-overheads/1", "stat": "max", **scalars, **locks,
+        "os_interference": {"window_ns": 10_000_000, "max_lost_ns": 250_000},
+        "p99": {**scalars, **locks, "os_interference": {"window_ns": 10_000_000, "max_lost_ns": 120_000}},
+        "samples": {**{k: 77 for k in scalars}, **{k: {"pip": 5, "fmlp+": 5} for k in locks}, "os_interference": 9},
+        "provenance": {"hostname": "box", "cpu": 3, "kernel": "6.1", "date": "2026-01-01T00:00:00Z",
+                       "steal_ratio": {"0": 0.0, "3": 0.0125}},
+    }
+    console = Console(record=True, width=200)
+    console.print(profile_table(profile))
+    text = console.export_text()
+    for key in cal.SCALAR_KEYS:
+        assert key in text
+    for key in cal.LOCK_KEYS:
+        assert f"{key}.pip" in text and f"{key}.fmlp+" in text
+    assert "os_interference (lost per 10 ms)" in text and "250.000" in text and "120.000" in text
+    assert "box on CPU 3" in text and "CPU 3 1.25%" in text
