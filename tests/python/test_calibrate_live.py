@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from rtsched.measure.calibrate import LOCK_KEYS, SCALAR_KEYS, CalibrationConfig, LOCK_SUBJECTS
-from rtsched.measure.cpus import format_cpu_list, online_cpus
+from rtsched.cpus import format_cpu_list, online_cpus
 from rtsched.native import NativeToolMissing, native_tool
 
 

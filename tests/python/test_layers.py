@@ -20,7 +20,7 @@ ALLOWED: dict[str, set[str]] = {
     "model": {"cpus"},
     "analysis": {"model", "cpus"},
     "report": {"model", "trace", "analysis.results"},
-    "measure": {"cpus", "native", "trace"},
+    "measure": {"rtsched", "cpus", "native", "trace"},
     "run": {"model", "analysis", "trace", "report", "measure", "native", "cpus"},
     "cli": {"rtsched", "model", "analysis", "trace", "report", "measure", "run", "native", "cpus"},
 }

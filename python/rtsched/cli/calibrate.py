@@ -23,7 +23,7 @@ from rtsched.measure.calibrate import (
     steal_warning,
     write_profile,
 )
-from rtsched.measure.cpus import format_cpu_list, online_cpus
+from rtsched.cpus import format_cpu_list, online_cpus
 from rtsched.native import NativeToolMissing
 
 EXIT_FAILED = 1

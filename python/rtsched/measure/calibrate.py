@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,11 +47,11 @@ from typing import Callable
 
 from rtsched import __version__
 from rtsched.measure import provenance
-from rtsched.measure.cpus import format_cpu_list, online_cpus
+from rtsched.cpus import format_cpu_list, online_cpus
 from rtsched.measure.latency import LatencyConfig, LatencyError, run_latency
 from rtsched.measure.overhead import OverheadError, run_loop
 from rtsched.measure.profile import PROFILE_FORMAT, ProfileError, default_profile_path, load_profile, write_profile
-from rtsched.native import native_tool
+from rtsched.native import NativeToolFailed, run_native_tool
 
 # The lockbench subjects measured, and the protocol name each is filed under.
 LOCK_SUBJECTS = {
@@ -164,24 +163,21 @@ def _release_latency(config: CalibrationConfig) -> dict:
     return {"max": max_ns, "p99": p99_ns, "samples": int(thread["samples"])}
 
 
-def _run_json(command: list[str], what: str, timeout_s: float) -> dict:
+def _run_json(name: str, args: list[str], timeout_s: float) -> dict:
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
-    except subprocess.TimeoutExpired as error:
-        raise CalibrationError(f"{what} did not finish within {timeout_s:.0f} s") from error
-    if done.returncode != 0:
-        raise CalibrationError(f"{what}: {done.stderr.strip() or f'exit code {done.returncode}'}")
+        out = run_native_tool(name, args, timeout_s=timeout_s)
+    except NativeToolFailed as error:
+        raise CalibrationError(f"{name}: {error}") from error
     try:
-        return json.loads(done.stdout)
+        return json.loads(out)
     except json.JSONDecodeError as error:
-        raise CalibrationError(f"{what}: output is not JSON ({error})") from error
+        raise CalibrationError(f"{name}: output is not JSON ({error})") from error
 
 
 def _locks(config: CalibrationConfig) -> dict:
-    command = [str(native_tool("rtsched-lockbench")), "--json", "--workload-ms", "0",
-               "--iterations", str(config.lock_iterations), "--cpu", str(config.cpu),
-               "--priority", str(config.priority), "--only", ",".join(LOCK_SUBJECTS)]
-    data = _run_json(command, "rtsched-lockbench", 60 + config.lock_iterations * 1e-3)
+    args = ["--json", "--workload-ms", "0", "--iterations", str(config.lock_iterations), "--cpu", str(config.cpu),
+            "--priority", str(config.priority), "--only", ",".join(LOCK_SUBJECTS)]
+    data = _run_json("rtsched-lockbench", args, 60 + config.lock_iterations * 1e-3)
     if data.get("config", {}).get("policy") != "SCHED_FIFO":
         note = data.get("config", {}).get("policy_note") or "it ran under SCHED_OTHER"
         raise CalibrationError(f"rtsched-lockbench could not use SCHED_FIFO: {note}")
@@ -203,9 +199,8 @@ def _locks(config: CalibrationConfig) -> dict:
 
 
 def _native(config: CalibrationConfig) -> dict:
-    command = [str(native_tool("rtsched-calibrate")), "--cpu", str(config.cpu),
-               "--priority", str(config.priority), "--samples", str(config.native_samples)]
-    data = _run_json(command, "rtsched-calibrate", 60 + config.native_samples * 1e-3)
+    args = ["--cpu", str(config.cpu), "--priority", str(config.priority), "--samples", str(config.native_samples)]
+    data = _run_json("rtsched-calibrate", args, 60 + config.native_samples * 1e-3)
     if data.get("format") != "rtsched-calibrate/1":
         raise CalibrationError("rtsched-calibrate: unexpected output format")
     if data.get("trace_lost_events"):
