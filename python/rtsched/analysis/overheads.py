@@ -17,7 +17,8 @@ A machine's profile (``"format": "rtsched-overheads/1"``, written by
     ``unlock_ns.<protocol>``, ``contended_lock_ns.<protocol>``,
     ``contended_unlock_ns.<protocol>``, ``rpc_call_ns``, ``trace_event_ns``,
     ``os_interference.window_ns`` and ``.max_lost_ns`` (integers or floats of
-    nanoseconds); with stat ``p99``, the same keys under ``"p99"``.
+    nanoseconds); with stat ``p99``, the same keys under ``"p99"`` except
+    ``os_interference``, which stays at its maximum.
 
 How they are folded (:func:`apply_overheads`), each rounded up to whole ns:
 
@@ -148,7 +149,9 @@ def overheads_from_json(data: dict, source: str = "<json>", stat: str = "max") -
         if stat == "p99":
             if not isinstance(data.get("p99"), dict):
                 raise OverheadsError(f"{source}: no \"p99\" figures in this profile")
-            data = {**data["p99"], "format": data["format"]}
+            # The OS interference stays at its maximum: a per-operation p99 leaves out the samples
+            # an interrupt landed in, and the interference's worst window counts those once.
+            data = {**data["p99"], "format": data["format"], "os_interference": data.get("os_interference")}
         per = lambda k: {p: _ns(v) for p, v in (data.get(k) or {}).items()}
         interference = data.get("os_interference")
         if interference is not None and not isinstance(interference, dict):

@@ -14,6 +14,8 @@ import json
 import sys
 
 from rich.console import Console
+
+from rtsched.cli.overhead_profile import add_overhead_options, overheads_from_args
 from rich.table import Table
 
 from rtsched.cli.exit_codes import Exit
@@ -33,8 +35,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable result on stdout")
     parser.add_argument("--list", action="store_true", help="list the tests and exit")
     parser.add_argument("--cpus", type=int, metavar="N", help="processors for global schedulers (default: the set's)")
-    parser.add_argument("--overheads", action="append", default=[], metavar="JSON",
-                        help="fold in overheads from a benchmark's --json output (repeatable; docs/analysis.md)")
+    add_overhead_options(parser)
     parser.add_argument("--sensitivity", action="store_true",
                         help="also how far each bound is from a cliff: slack per task, overhead headroom, "
                         "critical scaling factor (docs/analysis.md)")
@@ -94,17 +95,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.file}: {error}", file=sys.stderr)
         return Exit.FAILED
     problem = from_taskset(taskset, cpus=args.cpus)
-    if args.overheads:
-        from rtsched.analysis.overheads import OverheadsError, load_overheads
-
-        try:
-            options["overheads"] = load_overheads(*args.overheads)
-        except OverheadsError as error:
-            print(f"rtsched analyze: {error}", file=sys.stderr)
-            return Exit.FAILED
+    try:
+        choice = overheads_from_args(args)
+    except ValueError as error:
+        print(f"rtsched analyze: {error}", file=sys.stderr)
+        return Exit.FAILED
+    if choice.overheads is not None:
+        options["overheads"] = choice.overheads
     name = args.test or default_test(problem)
     try:
         result = run_test(name, problem, **options)
+        ideal = (run_test(name, problem, **{k: v for k, v in options.items() if k != "overheads"})
+                 if choice.overheads is not None else None)
     except TypeError as error:
         err.print(f"rtsched analyze: test {name}: {error}")
         return Exit.USAGE
@@ -115,7 +117,10 @@ def run(args: argparse.Namespace) -> int:
 
         slack = sensitivity(name, problem, **options)
     if args.json:
-        out = {"file": args.file, "taskset": taskset.name, "scheduler": taskset.scheduler, **result.to_dict()}
+        out = {"file": args.file, "taskset": taskset.name, "scheduler": taskset.scheduler, **result.to_dict(),
+               "overheads": choice.description}
+        if ideal is not None:
+            out["ideal"] = ideal.to_dict()
         if slack is not None:
             out["sensitivity"] = slack.to_dict()
         json.dump(out, sys.stdout, indent=1)
@@ -123,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         return status
     console = Console()
     table = Table(title=f"{taskset.name}: {result.test} ({taskset.scheduler})")
-    columns = ["task", "period", "deadline", "WCET", "blocking", "bound", "verdict"]
+    columns = ["task", "period", "deadline", "WCET", "blocking", "bound"] + (["ideal"] if ideal else []) + ["verdict"]
     if slack is not None:
         columns += ["cliff", "to deadline", "per-job overhead"]
     for col in columns:
@@ -132,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
     for b in result.tasks:
         t = problem.task(b.name)
         row = [b.name, _fmt(t.period_ns), _fmt(t.deadline_ns), _fmt(t.wcet_ns), _fmt(b.blocking_ns),
-               _fmt(b.bound_ns), f"[{style[b.verdict]}]{b.verdict}[/]"]
+               _fmt(b.bound_ns)] + ([_fmt(ideal.bound(b.name))] if ideal else []) + \
+            [f"[{style[b.verdict]}]{b.verdict}[/]"]
         if slack is not None:
             s = slack.task(b.name)
             row += [_fmt(s.cliff_ns), _fmt(s.deadline_slack_ns), _fmt(s.overhead_slack_ns)]
@@ -140,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
     console.print(table)
     for b in result.tasks:
         console.print(f"  {b.name}: {b.reason}", highlight=False)
+    console.print(choice.description + ("; ideal: the bound without them" if ideal else ""), highlight=False)
     for note in result.details.get("notes", []):
         console.print(f"note: {note}")
     if slack is not None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rtsched.cli.exit_codes import Exit
+from rtsched.cli.overhead_profile import add_overhead_options, overheads_from_args
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -52,6 +53,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         "for the run, restored after (rtsched shield); P-FP / G-FP sets whose CPUs are all shielded",
     )
     parser.add_argument("--fail-on-miss", action="store_true", help="exit 1 when any deadline was missed")
+    add_overhead_options(parser)
+    parser.add_argument("--no-explain", action="store_true",
+                        help="do not record the kernel's schedule of the run's CPUs (tracefs), which explains "
+                        "jobs above their bounds")
     picv = parser.add_mutually_exclusive_group()
     picv.add_argument(
         "--no-picv", action="store_true",
@@ -240,9 +245,11 @@ def print_table(result: RunResult, console: Console) -> None:
         )
     if jobs.lost_total:
         notes.append(f"[bold yellow]{jobs.lost_total} trace event(s) lost[/] (rings full): raise --trace-buffer")
-    if ideal is None:
+    if ideal is None and result.slack is not None:
         notes.append("overheads are not counted in the bounds: `rtsched calibrate` measures this machine's "
                      "(docs/calibrate.md)")
+    elif ideal is not None:
+        notes.append("bounds count " + ", ".join(result.summary.get("overheads", {}).get("sources", [])))
     if report.bounds_exceeded:
         notes.extend(excess_notes(result))
     if not analysis.schedulable and analysis.reason:
@@ -368,6 +375,11 @@ def run(args: argparse.Namespace) -> int:
     if args.trace_buffer < 1:
         print("rtsched run: --trace-buffer: must be >= 1", file=sys.stderr)
         return Exit.FAILED
+    try:
+        counted = overheads_from_args(args)
+    except ValueError as e:
+        print(f"rtsched run: {e}", file=sys.stderr)
+        return Exit.FAILED
     options = RunOptions(
         duration_ns=duration,
         out_dir=args.out,
@@ -378,6 +390,8 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.json,
         shield_cpus=shield_cpus,
         picv=not args.no_picv,
+        overheads=counted.overheads,
+        explain=not args.no_explain,
     )
     try:
         if args.compare_picv:
