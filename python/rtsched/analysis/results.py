@@ -11,14 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["SCHEDULABLE", "NOT_SCHEDULABLE", "UNSUPPORTED", "TaskBound", "AnalysisResult"]
+__all__ = ["SCHEDULABLE", "NOT_SCHEDULABLE", "UNSUPPORTED", "UNDECIDED", "TaskBound", "AnalysisResult"]
 
-Verdict = Literal["schedulable", "not schedulable", "unsupported"]
+Verdict = Literal["schedulable", "not schedulable", "unsupported", "unknown"]
 TaskVerdict = Literal["ok", "miss", "unknown"]
 
 SCHEDULABLE: Verdict = "schedulable"
 NOT_SCHEDULABLE: Verdict = "not schedulable"
 UNSUPPORTED: Verdict = "unsupported"
+#: The test applies but gave up before deciding (a step budget); the reason says where it stopped.
+UNDECIDED: Verdict = "unknown"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +58,9 @@ class AnalysisResult:
     ``verdict`` is ``schedulable`` only when every task's deadline is proven
     met; ``not schedulable`` when the test fails (for a sufficient test this
     means "not shown schedulable"); ``unsupported`` when the test does not
-    apply to the set (then the reason says why and bounds are None).
+    apply to the set (then the reason says why and bounds are None);
+    ``unknown`` when it applies but gave up before deciding (a step
+    budget; the reason says where), never a silent "schedulable".
     ``exact`` tells whether the test is exact (necessary and sufficient) for
     the model it assumes. ``details`` holds test-specific exact figures
     (Fractions, ints) such as the utilization or a minimum budget.
