@@ -31,7 +31,15 @@ from fractions import Fraction
 from math import lcm
 from typing import Sequence
 
-from rtsched.analysis.results import SCHEDULABLE, UNDECIDED, AnalysisResult, TaskBound, unsupported, verdict_of
+from rtsched.analysis.results import (
+    SCHEDULABLE,
+    UNDECIDED,
+    AnalysisResult,
+    TaskBound,
+    refuse_clusters,
+    unsupported,
+    verdict_of,
+)
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_div
 
 __all__ = ["dbf", "edf_utilization", "edf_demand", "edf_qpa", "MAX_DEMAND_POINTS", "BUSY_PERIOD_STEPS",
@@ -72,6 +80,9 @@ def srp_blocking_at(tasks: Sequence[AnalysisTask], t: int) -> int:
 def _check(problem: AnalysisProblem, test: str):
     if not problem.is_edf or problem.scheduler == "G-EDF":
         return None, unsupported(test, problem.names(), f"{test} needs EDF on one processor or P-EDF; the set uses {problem.scheduler}")
+    refused = refuse_clusters(test, problem)
+    if refused is not None:
+        return None, refused
     if problem.global_resources():
         return None, unsupported(test, problem.names(), "a resource is shared across partitions: no P-EDF locking analysis here")
     for t in problem.tasks:
@@ -100,6 +111,7 @@ def _finish(problem, test, per_part, exact, details) -> AnalysisResult:
     if any(ok is None for ok, _ in per_part.values()) and not any(ok is False for ok, _ in per_part.values()):
         verdict = UNDECIDED
     reasons = sorted({per_part[n][1] for n in problem.names()})
+    exact = exact and not any(t.suspension_ns for t in problem.tasks)  # sleeps counted as execution: safe, not tight
     return AnalysisResult(test=test, verdict=verdict, tasks=tuple(bounds), exact=exact,
                           reason="; ".join(reasons),
                           details=details)

@@ -44,6 +44,7 @@ from rtsched.analysis.results import (
     SCHEDULABLE,
     AnalysisResult,
     TaskBound,
+    refuse_clusters,
     unsupported,
     verdict_of,
 )
@@ -181,6 +182,9 @@ def _uniprocessor_groups(problem: AnalysisProblem, test: str):
         return None, unsupported(test, problem.names(), f"{test} needs fixed priorities; the set uses {problem.scheduler}")
     if problem.scheduler == "G-FP":
         return None, unsupported(test, problem.names(), "global FP: use gfp-rta")
+    refused = refuse_clusters(test, problem)
+    if refused is not None:
+        return None, refused
     return problem.partitions(), None
 
 
@@ -211,7 +215,10 @@ def fp_rta(problem: AnalysisProblem, protocol: str | None = None) -> AnalysisRes
             bounds[b.name] = b
     ordered = _mark_unanalysable(problem, [bounds[n] for n in problem.names()])
     verdict = verdict_of(ordered)
-    exact = not problem.resources() and not any(t.suspension_ns for t in problem.tasks)
+    # exact for independent tasks of distinct priorities; sleeps are counted as execution (safe, not
+    # tight), and equal priorities run FIFO, where counting each other as interference is not tight
+    exact = (not problem.resources() and not any(t.suspension_ns for t in problem.tasks)
+             and all(len({t.priority for t in ts}) == len(ts) for ts in groups.values()))
     return AnalysisResult(
         test=test, verdict=verdict, tasks=tuple(ordered), exact=exact,
         reason=("every response-time bound is within its deadline" if verdict == SCHEDULABLE

@@ -172,6 +172,10 @@ def _prm(problem: AnalysisProblem, test: str, scheduler: str, period_ns: int | N
         if t.jitter_ns:
             return unsupported(test, problem.names(), f"{test}: release jitter is not supported ({t.name})")
     linear = supply == "linear"
+    # exact for the resource model (any supply pattern of Γ) with the exact sbf, tasks without sleeps
+    # (FP: of distinct priorities; equal ones run FIFO, where counting each other is not tight)
+    exact = (not linear and not any(t.suspension_ns for t in problem.tasks)
+             and (scheduler == "EDF" or len({t.priority for t in problem.tasks}) == len(problem.tasks)))
     tasks = problem.tasks
     least = min_budget(tasks, period_ns, scheduler, linear, granularity_ns)
     details = {"period_ns": period_ns, "min_budget_ns": least, "supply": supply}
@@ -179,7 +183,7 @@ def _prm(problem: AnalysisProblem, test: str, scheduler: str, period_ns: int | N
     if budget is None:
         bounds = [TaskBound(t.name, None, "miss", f"not schedulable even with Θ = Π = {period_ns} ns") for t in tasks]
         return AnalysisResult(test, "not schedulable", tuple(bounds), f"no budget ≤ Π = {period_ns} ns suffices",
-                              exact=True, details=details)
+                              exact=exact, details=details)
     details["budget_ns"] = budget
     if scheduler == "FP":
         bounds = fp_component(tasks, period_ns, budget, linear)
@@ -191,7 +195,7 @@ def _prm(problem: AnalysisProblem, test: str, scheduler: str, period_ns: int | N
     reason = (f"schedulable under Γ(Π = {period_ns} ns, Θ = {budget} ns); least budget {least} ns ({supply} supply)"
               if verdict == SCHEDULABLE else
               f"not schedulable under Γ(Π = {period_ns} ns, Θ = {budget} ns); least budget {least} ns ({supply} supply)")
-    return AnalysisResult(test, verdict, tuple(bounds), reason, exact=not linear, details=details)
+    return AnalysisResult(test, verdict, tuple(bounds), reason, exact=exact, details=details)
 
 
 def prm_fp(problem: AnalysisProblem, period_ns: int | None = None, budget_ns: int | None = None,

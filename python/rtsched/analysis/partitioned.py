@@ -50,7 +50,7 @@ from typing import Sequence
 from rtsched.analysis.blocking import Blocking, blocking_term
 from rtsched.analysis.edf_uni import edf_qpa, qpa_group
 from rtsched.analysis.fp_uni import rta_tasks
-from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
+from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, refuse_clusters, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_div
 
 __all__ = ["pfp_mpcp", "pfp_fmlp_plus", "pedf", "partition_tasks", "Partitioning", "suspension_aware_rta"]
@@ -98,6 +98,9 @@ def _fmlp_wait(i: AnalysisTask, q: str, tasks: Sequence[AnalysisTask], glob: fro
 def _pfp_locking(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResult:
     if problem.scheduler not in ("P-FP", "FP"):
         return unsupported(test, problem.names(), f"{test} needs P-FP; the set uses {problem.scheduler}")
+    refused = refuse_clusters(test, problem)
+    if refused is not None:
+        return refused
     glob = problem.global_resources()
     for t in problem.tasks:
         for cs in _gcs(t, glob):
@@ -219,6 +222,9 @@ def pfp_fmlp_plus(problem: AnalysisProblem) -> AnalysisResult:
 
 
 def pedf(problem: AnalysisProblem) -> AnalysisResult:
+    refused = refuse_clusters("p-edf", problem)
+    if refused is not None:
+        return refused
     result = edf_qpa(problem)
     return replace(result, test="p-edf")
 

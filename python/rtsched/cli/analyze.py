@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         print()
         return status
     console = Console()
-    table = Table(title=f"{taskset.name}: {result.test} ({taskset.scheduler})")
+    table = Table(title=f"{taskset.name}: {result.test} ({taskset.platform.policy})")
     for col in ("task", "period", "deadline", "WCET", "blocking", "bound", "verdict"):
         table.add_column(col, justify="right" if col not in ("task", "verdict") else "left")
     style = {"ok": "green", "miss": "red", "unknown": "yellow"}
@@ -128,6 +128,5 @@ def run(args: argparse.Namespace) -> int:
     for note in result.details.get("notes", []):
         console.print(f"note: {note}")
     colour = "green" if result.schedulable else "red" if result.verdict == "not schedulable" else "yellow"
-    exact = "exact test" if result.exact else "sufficient test"
-    console.print(f"[{colour}]{result.verdict}[/] ({exact}): {result.reason}")
+    console.print(f"[{colour}]{result.verdict}[/] ({result.label} test): {result.reason}")
     return status

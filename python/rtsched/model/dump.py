@@ -36,7 +36,7 @@ def _resource(resource) -> dict:
 
 def taskset_to_dict(taskset: TaskSet) -> dict:
     """The user-format document of ``taskset`` (keys in the documented order)."""
-    platform: dict = {"scheduler": taskset.platform.scheduler}
+    platform: dict = {"scheduler": taskset.platform.policy}
     if taskset.platform.cpus is not None:
         platform["cpus"] = list(taskset.platform.cpus)
     if taskset.platform.is_partitioned and taskset.platform.partitions is not None:
