@@ -183,7 +183,7 @@ class AnalysisProblem:
         scheduled globally inside it (C-FP, C-EDF), which the uniprocessor
         tests do not cover.
         """
-        if self.is_global:
+        if self.is_global or not self.partition_cpus:
             return {}
         used = {t.partition for t in self.tasks if t.partition is not None}
         return {p: n for p, n in self.partition_cpus.items() if n > 1 and p in used}
@@ -229,6 +229,9 @@ class AnalysisProblem:
         """Resources used from more than one partition, and those under a global protocol
         (mpcp, fmlp+: their holders are boosted above every local priority even when one
         partition uses them)."""
+        if (not GLOBAL_PROTOCOLS.intersection(self.protocols.values())
+                and len({t.partition for t in self.tasks}) <= 1):
+            return frozenset()  # one partition, no global protocol (unlisted resources are pip)
         where: dict[str, set[str | None]] = {}
         for t in self.tasks:
             for r in t.resources():
