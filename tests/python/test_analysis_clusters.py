@@ -83,6 +83,7 @@ def test_an_overloaded_cluster_is_not_shown_schedulable():
     for scheduler, test in (("P-EDF", "c-edf"), ("P-FP", "c-fp")):
         result = run_test(test, AnalysisProblem(tasks, scheduler=scheduler, partition_cpus={"pair": 2}))
         assert result.verdict == "not schedulable" and result.label == "sufficient"
+        assert "U = 2.1000 > m = 2: infeasible" in result.reason  # certain, though the test is sufficient
 
 
 # What each registered test's verdict guarantees, on a set it fully applies to (independent tasks of

@@ -29,7 +29,15 @@ from dataclasses import replace
 from rtsched.analysis.edf_uni import edf_qpa
 from rtsched.analysis.fp_uni import fp_rta
 from rtsched.analysis.gedf import gedf_bcl, gedf_gfb, gedf_rta, gfp_rta
-from rtsched.analysis.results import SCHEDULABLE, UNDECIDED, AnalysisResult, TaskBound, unsupported, verdict_of
+from rtsched.analysis.results import (
+    NOT_SCHEDULABLE,
+    SCHEDULABLE,
+    UNDECIDED,
+    AnalysisResult,
+    TaskBound,
+    unsupported,
+    verdict_of,
+)
 from rtsched.analysis.tasks import AnalysisProblem
 
 __all__ = ["c_fp", "c_edf"]
@@ -81,8 +89,12 @@ def _clustered(problem: AnalysisProblem, test: str, edf: bool) -> AnalysisResult
         undecided = undecided or result.verdict == UNDECIDED
         where = f"{part} ({size} CPU{'s' if size > 1 else ''}, {result.test})" if part else result.test
         parts.append(f"{where}: {result.verdict}")
+        infeasible = ""
+        if size > 1 and result.verdict == NOT_SCHEDULABLE and sub.utilization() > size:
+            # a necessary condition fails: no scheduler meets every deadline, not only "not shown"
+            infeasible = f" (U = {float(sub.utilization()):.4f} > m = {size}: infeasible)"
         for b in result.tasks:
-            reason = b.reason if size == 1 else f"{result.test} at m = {size}: {b.reason}"
+            reason = b.reason if size == 1 else f"{result.test} at m = {size}: {b.reason}{infeasible}"
             bounds[b.name] = replace(b, reason=reason)
     ordered = tuple(bounds[n] for n in problem.names())
     verdict = verdict_of(ordered)
