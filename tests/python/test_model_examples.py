@@ -9,7 +9,7 @@ import yaml
 
 from rtsched.model import load_taskset, read_document, to_runner_input
 from rtsched.model import validate as v
-from rtsched.model.model import PROTOCOLS, SCHEDULERS
+from rtsched.model.model import CLUSTERED_SCHEDULERS, PROTOCOLS, SCHEDULERS
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
@@ -73,7 +73,7 @@ def test_schema_keys_match_the_validator():
 
 def test_schema_enums_match_the_validator():
     platform = schema_def("platform")["properties"]
-    assert set(platform["scheduler"]["enum"]) == set(SCHEDULERS) | set(v.FUTURE_SCHEDULERS)
+    assert set(platform["scheduler"]["enum"]) == set(SCHEDULERS) | set(CLUSTERED_SCHEDULERS) | set(v.FUTURE_SCHEDULERS)
     protocol = schema_def("resource")["properties"]["protocol"]["enum"]
     assert set(protocol) == set(PROTOCOLS) | set(v.FUTURE_PROTOCOLS)
     task = schema_def("task")["properties"]

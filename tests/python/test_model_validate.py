@@ -284,10 +284,10 @@ def test_sporadic():
 
 def test_scheduler_and_platform():
     doc = base(platform={"scheduler": "PFP"})
-    assert_error(doc, 'platform.scheduler: expected one of P-FP, G-FP, G-EDF, P-EDF, got "PFP" (did you mean "P-FP"?)')
+    assert_error(doc, 'platform.scheduler: expected one of P-FP, G-FP, G-EDF, P-EDF, C-FP, C-EDF, got "PFP" '
+                      '(did you mean "P-FP"?)')
     doc = base(platform={"scheduler": "C-EDF", "clusters": [[0, 1]]})
-    assert_error(doc, 'platform.scheduler: "C-EDF": not supported by the threads backend yet')
-    assert_error(doc, "platform.clusters: not supported by the threads backend yet")
+    assert_error(doc, "platform.clusters: write the clusters as partitions: a partition of several CPUs is a cluster")
     doc = base(platform={"scheduler": "P-FP", "cpus": [0, 0]})
     assert_error(doc, "platform.cpus[1]: CPU 0 is listed twice")
     doc = base(platform={"scheduler": "P-FP", "cpus": [-1]})

@@ -8,7 +8,8 @@
 One module per family: ``fp_uni`` (RTA, Liu–Layland, hyperbolic,
 limited preemption), ``blocking`` (PIP, PCP, SRP, immediate ceiling,
 non-preemptive sections), ``edf_uni`` (utilization, demand, QPA, SRP),
-``partitioned`` (MPCP, FMLP+, P-EDF, partitioning), ``gedf`` (GFB, BCL,
+``partitioned`` (MPCP, FMLP+, P-EDF, partitioning), ``cluster`` (C-FP,
+C-EDF: partitions of several CPUs), ``gedf`` (GFB, BCL,
 RTA, tardiness; global FP RTA), ``hierarchical`` (periodic resource
 model), ``picv_rpc`` (seed 004), ``overheads``, ``generators``. See
 docs/analysis.md.

@@ -40,6 +40,7 @@ from rtsched.analysis.matching import PrefixMatcher
 from rtsched.analysis.tasks import CEILING_PROTOCOLS, AnalysisTask
 
 _CEIL = CEILING_PROTOCOLS
+_UNIPROCESSOR = frozenset({"pip", "none", "np"}) | _CEIL
 
 __all__ = ["Blocking", "ceilings", "blocking_term", "blocking_context", "pip_blocking", "ceiling_blocking", "np_blocking"]
 
@@ -50,6 +51,9 @@ class Blocking:
 
     ns: int | None
     reason: str
+
+
+_NO_BLOCKING = Blocking(0, "no lower-priority section can block")
 
 
 def ceilings(tasks: Sequence[AnalysisTask]) -> dict[str, int]:
@@ -65,21 +69,27 @@ def ceilings(tasks: Sequence[AnalysisTask]) -> dict[str, int]:
 class _Context:
     """The sections of one processor's tasks, indexed once for every task's blocking term."""
 
-    __slots__ = ("ceil", "sections", "protos", "resources", "ceiling_sections", "_families")
+    __slots__ = ("ceil", "sections", "protos", "resources", "ceiling_sections", "_families", "foreign",
+                 "pip_only", "priorities", "_pip_terms")
 
     def __init__(self, tasks: Sequence[AnalysisTask], protocol_of: Callable[[str], str] | None,
                  ceil: dict[str, int] | None = None):
-        self.resources = {t.name: t.resources() for t in tasks}
-        if ceil is None:
-            ceil = {}
-            for t in tasks:
-                for r in self.resources[t.name]:
-                    if r not in ceil or t.priority > ceil[r]:
-                        ceil[r] = t.priority
-        self.ceil = ceil
-        proto_cache: dict[str, str] = {}
+        resources = self.resources = {}
+        priorities = self.priorities = {}
+        self._pip_terms: dict[str, Blocking] | None = None
+        computed: dict[str, int] = {}  # the ceilings when none are given
+        proto_of: dict[str, str] = {}
+        for t in tasks:
+            p = priorities[t.name] = t.priority
+            rs = resources[t.name] = t.resources()
+            for r in rs:
+                if computed.get(r, p) <= p:
+                    computed[r] = p
+                if protocol_of is not None and r not in proto_of:
+                    proto_of[r] = protocol_of(r)
+        self.ceil = ceil = computed if ceil is None else ceil
         # (owner priority, owner name, resource, length, section ceiling, protocol, nested resources)
-        self.sections = []
+        sections = self.sections = []
         for t in tasks:
             for cs in t.critical_sections:
                 if not cs.outermost:
@@ -87,24 +97,34 @@ class _Context:
                 c = ceil.get(cs.resource, 0)
                 for r in cs.nested:
                     c = max(c, ceil.get(r, 0))
-                if protocol_of is None:
-                    p = ""
-                else:
-                    p = proto_cache.get(cs.resource)
-                    if p is None:
-                        p = proto_cache[cs.resource] = protocol_of(cs.resource)
-                self.sections.append((t.priority, t.name, cs.resource, cs.length_ns, c, p, cs.nested))
-        self.protos = {s[5] for s in self.sections}
+                sections.append((t.priority, t.name, cs.resource, cs.length_ns, c, proto_of.get(cs.resource, ""),
+                                 cs.nested))
+        # every protocol in use: the sections' and (with protocol_of) every locked resource's
+        self.protos = {s[5] for s in sections} | set(proto_of.values())
         # ceiling-protocol sections alone, longest first: (owner priority, ceiling, length, owner, resource)
-        self.ceiling_sections = sorted(((s[0], s[4], s[3], s[1], s[2]) for s in self.sections if s[5] in _CEIL),
+        self.ceiling_sections = sorted(((s[0], s[4], s[3], s[1], s[2]) for s in sections if s[5] in _CEIL),
                                        key=lambda s: -s[2])
-        if protocol_of is not None:
-            for t in tasks:
-                for r in self.resources[t.name]:
-                    if r not in proto_cache:
-                        proto_cache[r] = protocol_of(r)
-                    self.protos.add(proto_cache[r])
-        self._families: dict[str, _Family] = {}
+        # a protocol no uniprocessor term covers (the first by name), and whether PIP is the only one
+        self.foreign = min(self.protos - _UNIPROCESSOR, default=None)
+        self.pip_only = self.protos == {"pip"}
+        self._families: dict[tuple[str, bool], _Family] = {}
+
+    def pip_term(self, task: AnalysisTask) -> Blocking:
+        """``blocking_term`` of a task of this processor when PIP is the only protocol and it adds nothing.
+
+        The terms of all the tasks are made in one pass on first use (the same matchings as ``_pip``).
+        """
+        terms = self._pip_terms
+        if terms is None:
+            terms = self._pip_terms = {}
+            fam = self.family("pip", False)
+            if not fam.nested:
+                terms.update(_pip_terms(fam, self.priorities))
+        b = terms.get(task.name)
+        if b is None or self.priorities[task.name] != task.priority:  # nested sections, or not one of these
+            b = _pip(task, self, "pip")
+            b = Blocking(b.ns, f"PIP {b.ns} ns: {b.reason}") if b.ns else _NO_BLOCKING
+        return b
 
     def family(self, protocol: str, direct_only: bool) -> _Family:
         """The sections under ``protocol``, arranged for matching (built on first use)."""
@@ -194,14 +214,55 @@ def _pip(task: AnalysisTask, ctx: _Context, protocol: str, direct_only: bool = F
     key = (bisect_left(fam.prios, prio), fam.mask(prio, own))
     b = fam.memo.get(key)
     if b is None:
-        total, chosen = fam.matcher.solve(*key)
-        if not total:
-            b = Blocking(0, "no lower-priority section can block")
-        else:
-            detail = ", ".join([f"{j}/{r}" for j, r in chosen])
-            b = Blocking(total, f"one section per lower task and per resource (matching: {detail})")
-        fam.memo[key] = b
+        b = fam.memo[key] = _matched(*fam.matcher.solve(*key))
     return b
+
+
+def _pip_terms(fam: _Family, priorities: dict[str, int]) -> dict[str, Blocking]:
+    """Every task's PIP term, as ``blocking_term`` gives it when PIP is the only protocol and adds nothing.
+
+    The same matchings as ``_pip`` (``PrefixMatcher.solve``'s tables, walked back the same way, so the
+    same sections are named), in one pass: the terms of all the tasks of a processor, which is where
+    the response-time analysis of a set with PIP spends its time (bench/analysis).
+    """
+    matcher = fam.matcher
+    tables, widths, rights = matcher.best, matcher.widths, matcher.rights
+    prios, neg_ceils = fam.prios, fam.neg_ceils
+    lefts = matcher.lefts
+    names: dict[tuple[int, int], str] = {}  # "owner/resource" of the edges named so far
+    memo: dict[tuple[int, int], Blocking] = {}
+    out: dict[str, Blocking] = {}
+    for name, prio in priorities.items():
+        k = bisect_left(prios, prio)
+        mask = (1 << bisect_right(neg_ceils, -prio)) - 1
+        b = memo.get((k, mask))
+        if b is None:
+            if tables is None or mask >> widths[k]:  # outside the tables: the general matching
+                b = _matched(*matcher.solve(k, mask))
+                b = Blocking(b.ns, f"PIP {b.ns} ns: {b.reason}") if b.ns else _NO_BLOCKING
+            elif not tables[k][mask]:
+                b = _NO_BLOCKING
+            else:
+                parts = []
+                for edge in matcher.walk(k, mask):
+                    label = names.get(edge)
+                    if label is None:
+                        label = names[edge] = f"{lefts[edge[0]][0]}/{rights[edge[1]]}"
+                    parts.append(label)
+                detail = ", ".join(parts)
+                b = Blocking(tables[k][mask], f"PIP {tables[k][mask]} ns: one section per lower task and per "
+                                              f"resource (matching: {detail})")
+            memo[(k, mask)] = b
+        out[name] = b
+    return out
+
+
+def _matched(total: int, chosen) -> Blocking:
+    """The PIP-style term of a matching of lower tasks × resources."""
+    if not total:
+        return _NO_BLOCKING
+    detail = ", ".join([f"{j}/{r}" for j, r in chosen])
+    return Blocking(total, f"one section per lower task and per resource (matching: {detail})")
 
 
 def _longest(task: AnalysisTask, ctx: _Context, accept, need_ceiling: bool) -> tuple[int, str]:
@@ -275,9 +336,10 @@ def blocking_term(task: AnalysisTask, tasks: Sequence[AnalysisTask], protocol_of
     extra = task.extra_blocking_ns
     if not protos:
         return Blocking(extra, "no shared resources" + (f"; {extra} ns given" if extra else ""))
-    unknown = protos - {"pip", "none", "np"} - _CEIL
-    if unknown:
-        return Blocking(None, f"protocol {sorted(unknown)[0]} is not a uniprocessor protocol")
+    if ctx.foreign is not None:
+        return Blocking(None, f"protocol {ctx.foreign} is not a uniprocessor protocol")
+    if ctx.pip_only and not extra:  # the common case, the same term as below
+        return ctx.pip_term(task)
     if "none" in protos:
         problem = _unbounded_inversion(task, tasks, protocol_of)
         if problem:

@@ -9,10 +9,14 @@
   Computing Systems* §7.8): for every absolute deadline t ≤ L,
   dbf(t) + B(t) ≤ t with B(t) the longest section of a task whose
   relative deadline exceeds t on a resource also locked by a task whose
-  deadline is ≤ t. L is the bound of Zhang & Burns (La) or the synchronous
-  busy period. Exact without resources.
+  deadline is ≤ t. L is min(L_a, L_b) of Zhang & Burns (L_a alone when the
+  busy-period iteration takes more than BUSY_PERIOD_STEPS steps; the
+  hyperperiod when U = 1 and it does): a true horizon, never a truncated
+  one. Exact without resources. More than MAX_DEMAND_POINTS deadlines below
+  L: verdict ``unknown``, with where it stopped.
 - :func:`edf_qpa` — Quick Processor-demand Analysis (Zhang & Burns 2009):
-  the same answer as the demand test without blocking, visiting few points.
+  the same answer as the demand test without blocking, visiting few points,
+  from the same horizon L.
   With resources it falls back to the exhaustive test (QPA's proof does not
   cover B(t)).
 
@@ -22,16 +26,29 @@ deadline when the set is schedulable.
 
 from __future__ import annotations
 
+import heapq
 from fractions import Fraction
+from math import lcm
 from typing import Sequence
 
-from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
+from rtsched.analysis.results import (
+    SCHEDULABLE,
+    UNDECIDED,
+    AnalysisResult,
+    TaskBound,
+    refuse_clusters,
+    unsupported,
+    verdict_of,
+)
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_div
 
-__all__ = ["dbf", "edf_utilization", "edf_demand", "edf_qpa", "MAX_DEMAND_POINTS", "srp_blocking_at"]
+__all__ = ["dbf", "edf_utilization", "edf_demand", "edf_qpa", "MAX_DEMAND_POINTS", "BUSY_PERIOD_STEPS",
+           "srp_blocking_at"]
 
-#: Deadlines the exhaustive demand test will visit before giving up.
+#: Deadlines the exhaustive demand test will visit before giving up (verdict unknown, never "ok").
 MAX_DEMAND_POINTS = 2_000_000
+#: Steps of the busy-period iteration before the horizon falls back to L_a (or the hyperperiod).
+BUSY_PERIOD_STEPS = 10_000
 
 
 def dbf(tasks: Sequence[AnalysisTask], t: int) -> int:
@@ -63,6 +80,9 @@ def srp_blocking_at(tasks: Sequence[AnalysisTask], t: int) -> int:
 def _check(problem: AnalysisProblem, test: str):
     if not problem.is_edf or problem.scheduler == "G-EDF":
         return None, unsupported(test, problem.names(), f"{test} needs EDF on one processor or P-EDF; the set uses {problem.scheduler}")
+    refused = refuse_clusters(test, problem)
+    if refused is not None:
+        return None, refused
     if problem.global_resources():
         return None, unsupported(test, problem.names(), "a resource is shared across partitions: no P-EDF locking analysis here")
     for t in problem.tasks:
@@ -81,12 +101,17 @@ def _finish(problem, test, per_part, exact, details) -> AnalysisResult:
         t = problem.task(name)
         if name in problem.unanalysable:
             bounds.append(TaskBound(name, None, "unknown", problem.unanalysable[name]))
+        elif ok is None:
+            bounds.append(TaskBound(name, None, "unknown", why))
         elif ok:
             bounds.append(TaskBound(name, t.deadline_ns, "ok", why + "; bound = deadline"))
         else:
             bounds.append(TaskBound(name, None, "miss", why))
     verdict = verdict_of(bounds)
+    if any(ok is None for ok, _ in per_part.values()) and not any(ok is False for ok, _ in per_part.values()):
+        verdict = UNDECIDED
     reasons = sorted({per_part[n][1] for n in problem.names()})
+    exact = exact and not any(t.suspension_ns for t in problem.tasks)  # sleeps counted as execution: safe, not tight
     return AnalysisResult(test=test, verdict=verdict, tasks=tuple(bounds), exact=exact,
                           reason="; ".join(reasons),
                           details=details)
@@ -97,7 +122,7 @@ def edf_utilization(problem: AnalysisProblem) -> AnalysisResult:
     groups, bad = _check(problem, test)
     if bad is not None:
         return bad
-    per: dict[str, tuple[bool, str]] = {}
+    per: dict[str, tuple[bool | None, str]] = {}
     details: dict[str, Fraction] = {}
     exact = True
     for part, tasks in groups.items():
@@ -152,36 +177,55 @@ def _deadlines_below(tasks: Sequence[AnalysisTask], x: int) -> int | None:
     return best
 
 
-def _horizon(tasks: Sequence[AnalysisTask], bmax: int) -> tuple[int | None, str]:
-    """An upper bound L on the deadlines to check; None when U > 1."""
+def _busy_period(tasks: Sequence[AnalysisTask]) -> int | None:
+    """The synchronous busy period L_b (least w > 0 with Σ ⌈w/T⌉C = w), or None if not reached
+    within BUSY_PERIOD_STEPS steps of its fixed-point iteration (the caller then uses another bound)."""
+    w = sum(t.exec_ns for t in tasks)
+    for _ in range(BUSY_PERIOD_STEPS):
+        new = sum(ceil_div(w, t.period_ns) * t.exec_ns for t in tasks)
+        if new == w:
+            return w
+        w = new
+    return None
+
+
+def _horizon(tasks: Sequence[AnalysisTask]) -> tuple[int | None, str]:
+    """L: if dbf(t) ≤ t at every absolute deadline t ≤ L, then at every t. None when U > 1.
+
+    Without blocking, any of these bounds is such an L (Zhang & Burns 2009):
+    L_a = max(D_max, Σ (T_i − D_i)·U_i / (1 − U)) when U < 1; the synchronous
+    busy period L_b (U ≤ 1); the hyperperiod H ≥ L_b when U = 1. rtsched takes
+    min(L_a, L_b), or L_a alone when the busy-period iteration (which may
+    need very many steps) has not converged within BUSY_PERIOD_STEPS, or H
+    when U = 1 and it has not: never a truncated iterate (issue 22, defect 3).
+    With SRP blocking, B(t) = 0 for t ≥ D_max, so max(L, D_max) is a horizon
+    for dbf(t) + B(t) ≤ t (the caller adds D_max through L_a or below).
+    """
     u = sum((Fraction(t.exec_ns, t.period_ns) for t in tasks), Fraction(0))
     dmax = max(t.deadline_ns for t in tasks)
     if u > 1:
         return None, f"U = {float(u):.4f} > 1"
-    # synchronous busy period (with one blocking section)
-    w = bmax + sum(t.exec_ns for t in tasks)
-    for _ in range(10_000_000):
-        new = bmax + sum(ceil_div(w, t.period_ns) * t.exec_ns for t in tasks)
-        if new == w:
-            break
-        w = new
-    lb = w
+    lb = _busy_period(tasks)
     if u < 1:
-        la = (sum((Fraction(t.period_ns - t.deadline_ns) * Fraction(t.exec_ns, t.period_ns) for t in tasks), Fraction(0))
-              + bmax) / (1 - u)
-        la_i = -(-la.numerator // la.denominator)
-        return min(max(la_i, dmax), lb), ""
-    return max(lb, dmax), ""
+        la = sum((Fraction((t.period_ns - t.deadline_ns) * t.exec_ns, t.period_ns) for t in tasks),
+                 Fraction(0)) / (1 - u)
+        la_i = max(dmax, -(-la.numerator // la.denominator))
+        if lb is None or la_i <= lb:
+            return la_i, f"L_a = {la_i} ns"
+        return max(lb, dmax), f"L_b = {lb} ns (busy period)"
+    if lb is not None:
+        return max(lb, dmax), f"L_b = {lb} ns (busy period)"
+    h = lcm(*(t.period_ns for t in tasks))
+    return max(h, dmax), f"U = 1: the hyperperiod {h} ns (the busy period took over {BUSY_PERIOD_STEPS} steps)"
 
 
-def _demand_group(tasks: Sequence[AnalysisTask], blocking: bool) -> tuple[bool, str, int]:
-    bmax = max((cs.length_ns for t in tasks for cs in t.critical_sections), default=0) if blocking else 0
-    L, why = _horizon(tasks, bmax)
+def _demand_group(tasks: Sequence[AnalysisTask], blocking: bool) -> tuple[bool | None, str, int]:
+    """The exhaustive demand test: (True: every deadline met, False: a miss, None: gave up; reason, points)."""
+    L, why_l = _horizon(tasks)
     if L is None:
-        return False, why, 0
+        return False, why_l, 0
     points = 0
     # enumerate absolute deadlines ≤ L in increasing order per task, merged
-    import heapq
     heap = [(t.deadline_ns, i) for i, t in enumerate(tasks) if t.deadline_ns <= L]
     heapq.heapify(heap)
     last = -1
@@ -195,11 +239,12 @@ def _demand_group(tasks: Sequence[AnalysisTask], blocking: bool) -> tuple[bool, 
         last = d
         points += 1
         if points > MAX_DEMAND_POINTS:
-            return False, f"more than {MAX_DEMAND_POINTS} deadlines to check below L = {L} ns: gave up", points
+            return None, (f"unknown: more than {MAX_DEMAND_POINTS} deadlines to check below the horizon "
+                          f"({why_l}); checked up to t = {d} ns without a miss"), points
         h = dbf(tasks, d) + (srp_blocking_at(tasks, d) if blocking else 0)
         if h > d:
             return False, f"demand {h} ns > {d} ns at t = {d} ns", points
-    return True, f"demand ≤ t at all {points} deadlines up to L = {L} ns", points
+    return True, f"demand ≤ t at all {points} deadlines up to {why_l}", points
 
 
 def edf_demand(problem: AnalysisProblem) -> AnalysisResult:
@@ -207,7 +252,7 @@ def edf_demand(problem: AnalysisProblem) -> AnalysisResult:
     groups, bad = _check(problem, test)
     if bad is not None:
         return bad
-    per: dict[str, tuple[bool, str]] = {}
+    per: dict[str, tuple[bool | None, str]] = {}
     exact = True
     for part, tasks in groups.items():
         blocking = any(t.critical_sections for t in tasks)
@@ -221,9 +266,9 @@ def edf_demand(problem: AnalysisProblem) -> AnalysisResult:
 
 def qpa_group(tasks: Sequence[AnalysisTask]) -> tuple[bool, str, int]:
     """Zhang & Burns' QPA on independent tasks: (schedulable, reason, points visited)."""
-    L, why = _horizon(tasks, 0)
+    L, why_l = _horizon(tasks)
     if L is None:
-        return False, why, 0
+        return False, why_l, 0
     dmin = min(t.deadline_ns for t in tasks)
     t = _deadlines_below(tasks, L + 1)  # deadlines ≤ L
     if t is None:
@@ -235,7 +280,7 @@ def qpa_group(tasks: Sequence[AnalysisTask]) -> tuple[bool, str, int]:
         if h > t:
             return False, f"demand {h} ns > {t} ns at t = {t} ns (QPA, {visits} points)", visits
         if h <= dmin:
-            return True, f"QPA: h(t) ≤ d_min after {visits} points (L = {L} ns)", visits
+            return True, f"QPA: h(t) ≤ d_min after {visits} points (horizon {why_l})", visits
         if h < t:
             t = h
         else:
@@ -250,7 +295,7 @@ def edf_qpa(problem: AnalysisProblem) -> AnalysisResult:
     groups, bad = _check(problem, test)
     if bad is not None:
         return bad
-    per: dict[str, tuple[bool, str]] = {}
+    per: dict[str, tuple[bool | None, str]] = {}
     exact = True
     for part, tasks in groups.items():
         if any(t.critical_sections for t in tasks):

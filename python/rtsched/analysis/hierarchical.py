@@ -20,6 +20,9 @@ comes after a blackout of 2(Π − Θ).
   ``granularity_ns``) for which the component is schedulable, by binary
   search (schedulability is monotone in Θ).
 
+Both tests assume constrained deadlines (D ≤ T) and no release jitter;
+``prm-fp`` / ``prm-edf`` refuse other sets (``unsupported``).
+
 Known answer (seed 000, Khalilzad et al., AdHierSched case study): the hard
 server S1, Π = 100 ms, FP tasks 31/200 and 31/400 ms. The linear bound
 needs Θ² ≥ 1550 ms² (τ_1 at t = 200), Θ = 39.37 ms — the paper's
@@ -75,7 +78,9 @@ def _supply(period: int, budget: int, t: int, linear: bool):
 
 
 def fp_component(tasks: Sequence[AnalysisTask], period: int, budget: int, linear: bool = False) -> list[TaskBound]:
-    """Per-task outcome of FP scheduling inside Γ(period, budget)."""
+    """Per-task outcome of FP scheduling inside Γ(period, budget) (constrained deadlines: ValueError else)."""
+    if any(t.deadline_ns > t.period_ns for t in tasks):
+        raise ValueError("fp_component assumes constrained deadlines (D ≤ T): it checks one job per task")
     out = []
     for task in tasks:
         hp = [j for j in tasks if j is not task and j.priority >= task.priority]
@@ -115,7 +120,7 @@ def edf_component(tasks: Sequence[AnalysisTask], period: int, budget: int, linea
     if u > alpha:
         return False, f"U = {float(u):.4f} > Θ/Π = {float(alpha):.4f}"
     if any(t.deadline_ns > t.period_ns for t in tasks):
-        return False, "arbitrary deadlines are not supported here"
+        raise ValueError("edf_component assumes constrained deadlines (D ≤ T)")
     if u < alpha:
         slack = sum((Fraction(t.exec_ns * (t.period_ns - t.deadline_ns), t.period_ns) for t in tasks), Fraction(0))
         horizon = ceil_fraction((slack + 2 * alpha * (period - budget)) / (alpha - u))
@@ -160,7 +165,17 @@ def _prm(problem: AnalysisProblem, test: str, scheduler: str, period_ns: int | N
         return unsupported(test, problem.names(), "supply must be 'exact' or 'linear'")
     if problem.resources():
         return unsupported(test, problem.names(), f"{test} assumes independent tasks")
+    for t in problem.tasks:
+        if t.deadline_ns > t.period_ns:
+            return unsupported(test, problem.names(),
+                               f"{test} assumes constrained deadlines (D ≤ T); {t.name} has D > T")
+        if t.jitter_ns:
+            return unsupported(test, problem.names(), f"{test}: release jitter is not supported ({t.name})")
     linear = supply == "linear"
+    # exact for the resource model (any supply pattern of Γ) with the exact sbf, tasks without sleeps
+    # (FP: of distinct priorities; equal ones run FIFO, where counting each other is not tight)
+    exact = (not linear and not any(t.suspension_ns for t in problem.tasks)
+             and (scheduler == "EDF" or len({t.priority for t in problem.tasks}) == len(problem.tasks)))
     tasks = problem.tasks
     least = min_budget(tasks, period_ns, scheduler, linear, granularity_ns)
     details = {"period_ns": period_ns, "min_budget_ns": least, "supply": supply}
@@ -168,7 +183,7 @@ def _prm(problem: AnalysisProblem, test: str, scheduler: str, period_ns: int | N
     if budget is None:
         bounds = [TaskBound(t.name, None, "miss", f"not schedulable even with Θ = Π = {period_ns} ns") for t in tasks]
         return AnalysisResult(test, "not schedulable", tuple(bounds), f"no budget ≤ Π = {period_ns} ns suffices",
-                              exact=True, details=details)
+                              exact=exact, details=details)
     details["budget_ns"] = budget
     if scheduler == "FP":
         bounds = fp_component(tasks, period_ns, budget, linear)
@@ -180,7 +195,7 @@ def _prm(problem: AnalysisProblem, test: str, scheduler: str, period_ns: int | N
     reason = (f"schedulable under Γ(Π = {period_ns} ns, Θ = {budget} ns); least budget {least} ns ({supply} supply)"
               if verdict == SCHEDULABLE else
               f"not schedulable under Γ(Π = {period_ns} ns, Θ = {budget} ns); least budget {least} ns ({supply} supply)")
-    return AnalysisResult(test, verdict, tuple(bounds), reason, exact=not linear, details=details)
+    return AnalysisResult(test, verdict, tuple(bounds), reason, exact=exact, details=details)
 
 
 def prm_fp(problem: AnalysisProblem, period_ns: int | None = None, budget_ns: int | None = None,

@@ -188,9 +188,9 @@ SUBSET_DP_RIGHTS = 8
 
 
 @lru_cache(maxsize=None)
-def _masks_holding(n: int) -> list[list[int]]:
-    """For each of n bits, the masks below 1 << n that hold it, ascending."""
-    return [[m for m in range(1 << n) if m >> r & 1] for r in range(n)]
+def _masks_holding(n: int) -> list[list[tuple[int, int]]]:
+    """For each of n bits r, the masks m below 1 << n that hold it, ascending, as (m, m without r)."""
+    return [[(m, m ^ (1 << r)) for m in range(1 << n) if m >> r & 1] for r in range(n)]
 
 
 class PrefixMatcher:
@@ -234,18 +234,16 @@ class PrefixMatcher:
             self.best = self._tables()
 
     def _tables(self) -> list[list[int]]:
-        with_r = _masks_holding(len(self.rights))
         prev = [0] * (1 << self.widths[0])
         tables = [prev]
         for (_, edges), width in zip(self.lefts, self.widths[1:]):
-            size = 1 << width
-            cur = prev[:size]
+            cur = prev[:1 << width]
+            with_r = _masks_holding(width)  # the masks below 1 << width that hold each bit
             for r, w in edges:
                 if r >= width:
                     continue
-                bit = 1 << r
-                for m in with_r[r][:size >> 1]:  # the masks below size that hold r
-                    v = prev[m ^ bit] + w
+                for m, without in with_r[r]:
+                    v = prev[without] + w
                     if v > cur[m]:
                         cur[m] = v
             tables.append(cur)
@@ -258,18 +256,25 @@ class PrefixMatcher:
         if tables is None or mask >> self.widths[k]:
             edges = {(label, self.rights[r]): w for label, es in self.lefts[:k] for r, w in es if mask >> r & 1}
             return max_weight_matching(edges)
-        total = value = tables[k][mask]
-        chosen = []
         lefts, rights = self.lefts, self.rights
+        return tables[k][mask], [(lefts[j][0], rights[r]) for j, r in self.walk(k, mask)]
+
+    def walk(self, k: int, mask: int) -> list[tuple[int, int]]:
+        """The matching ``solve`` names for (k, mask), as (left index, right index), highest left first.
+
+        Only for queries the tables cover (``best`` built, ``mask`` below ``1 << widths[k]``).
+        """
+        tables, lefts = self.best, self.lefts
+        value = tables[k][mask]
+        chosen = []
         while value:  # walk back: left k-1 is matched iff it raised the value of the mask
             k -= 1
             before = tables[k]
             if before[mask] != value:
-                label, edges = lefts[k]
-                for r, w in edges:
+                for r, w in lefts[k][1]:
                     if mask >> r & 1 and before[mask ^ (1 << r)] + w == value:
-                        chosen.append((label, rights[r]))
+                        chosen.append((k, r))
                         mask ^= 1 << r
                         value -= w
                         break
-        return total, chosen
+        return chosen

@@ -3,10 +3,11 @@
 A *global* resource is one locked from more than one partition. Local
 resources keep their uniprocessor protocol (``blocking``). Every task is a
 suspension-aware sporadic task: while it waits for a global resource it
-suspends, so (i) local higher-priority tasks that suspend are given their
-total remote waiting time as release jitter, and (ii) lower-priority local
-tasks may block it anew after each suspension (factor N_i + 1, N_i its
-number of global requests per job).
+suspends, so (i) local higher-priority tasks that suspend interfere with
+release jitter R_h − C_h (Chen et al. 2019; not their suspension time, which
+is unsafe: ``suspension_aware_rta``), and (ii) lower-priority local tasks
+may block it anew after each suspension (factor N_i + 1, N_i its number of
+global requests per job).
 
 - :func:`pfp_mpcp` — MPCP (Rajkumar 1990; the response-time form of
   Lakshmanan, de Niz, Rajkumar 2009, "Coordinated task scheduling,
@@ -46,13 +47,13 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Sequence
 
-from rtsched.analysis.blocking import Blocking, blocking_term, ceilings
+from rtsched.analysis.blocking import Blocking, blocking_term
 from rtsched.analysis.edf_uni import edf_qpa, qpa_group
 from rtsched.analysis.fp_uni import rta_tasks
-from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
+from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, refuse_clusters, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_div
 
-__all__ = ["pfp_mpcp", "pfp_fmlp_plus", "pedf", "partition_tasks", "Partitioning"]
+__all__ = ["pfp_mpcp", "pfp_fmlp_plus", "pedf", "partition_tasks", "Partitioning", "suspension_aware_rta"]
 
 
 def _gcs(t: AnalysisTask, glob: frozenset[str]):
@@ -97,6 +98,9 @@ def _fmlp_wait(i: AnalysisTask, q: str, tasks: Sequence[AnalysisTask], glob: fro
 def _pfp_locking(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResult:
     if problem.scheduler not in ("P-FP", "FP"):
         return unsupported(test, problem.names(), f"{test} needs P-FP; the set uses {problem.scheduler}")
+    refused = refuse_clusters(test, problem)
+    if refused is not None:
+        return refused
     glob = problem.global_resources()
     for t in problem.tasks:
         for cs in _gcs(t, glob):
@@ -122,7 +126,6 @@ def _pfp_locking(problem: AnalysisProblem, test: str, protocol: str) -> Analysis
     bounds: dict[str, TaskBound] = {}
     for part, local in problem.partitions().items():
         local_of = lambda r: problem.protocol(r) if problem.protocol(r) not in ("mpcp", "fmlp+") else "pcp"
-        ceil = ceilings(local)
         override: dict[str, Blocking] = {}
         for i in local:
             if i.name in unbounded:
@@ -148,9 +151,8 @@ def _pfp_locking(problem: AnalysisProblem, test: str, protocol: str) -> Analysis
             why = (f"remote {remote[i.name]} ns ({remote_reason[i.name] or 'no global requests'}), "
                    f"local boosted sections {boosted} ns, local resources {(n_i + 1)}×{lb.ns - li.extra_blocking_ns} ns")
             override[i.name] = Blocking(total, why)
-        jitter = {t.name: remote[t.name] for t in local}
-        for b in rta_tasks(local, local_of, blocking_override=override, jitter_extra=jitter,
-                            extra_on_own=False):
+        suspending = [t for t in local if _gcs(t, glob)]
+        for b in suspension_aware_rta(local, local_of, override, suspending):
             bounds[b.name] = b
     ordered = [TaskBound(n, None, "unknown", problem.unanalysable[n]) if n in problem.unanalysable else bounds[n]
                for n in problem.names()]
@@ -159,6 +161,56 @@ def _pfp_locking(problem: AnalysisProblem, test: str, protocol: str) -> Analysis
     return AnalysisResult(test, verdict, tuple(ordered),
                           "every bound is within its deadline" if verdict == SCHEDULABLE else f"{bad[0].name}: {bad[0].reason}",
                           exact=False, details={"global_resources": sorted(glob)})
+
+
+#: Rounds of the fixed point over the suspending tasks' bounds before settling for the current ones.
+MAX_JITTER_ROUNDS = 1_000
+
+
+def suspension_aware_rta(local: Sequence[AnalysisTask], protocol_of, override: dict[str, Blocking],
+                         suspending: Sequence[AnalysisTask]) -> list[TaskBound]:
+    """RTA of one processor's tasks where the tasks ``suspending`` self-suspend (remote waits).
+
+    A suspending higher-priority task h interferes as a task with release
+    jitter R_h − C_h (Chen et al., "Many suspensions, many problems",
+    Real-Time Systems 2019, the jitter-based analysis; C_h here is the
+    execution counted as interference, WCET plus sleeps): every job of h
+    executes C_h and completes within R_h of its release, whatever its
+    suspensions, so at most ⌈(t + R_h − C_h)/T_h⌉ of its jobs execute in a
+    window of length t. Its own waiting is in ``override`` (the blocking
+    term), so a task's own response counts its suspension as busy time.
+
+    The R_h depend on each other (equal priorities), so the bounds are a
+    fixed point reached from above: round 1 assumes R_h = D_h, every later
+    round uses the R_h of the round before. Each round's bounds R' = F(R)
+    satisfy F(R') ≤ R' (F is monotone and R' ≤ R), which is what makes
+    them bounds (the first job to exceed its bound would need a
+    higher-priority job to exceed its own earlier); a suspending task with
+    no bound within its deadline keeps R_h = D_h and every task below it is
+    reported ``unknown``.
+    """
+    jitter = {t.name: max(0, t.deadline_ns - t.exec_ns - t.jitter_ns) for t in suspending}
+    out: list[TaskBound] = []
+    for _ in range(MAX_JITTER_ROUNDS):
+        out = rta_tasks(local, protocol_of, blocking_override=override, jitter_extra=jitter, extra_on_own=False)
+        by_name = {b.name: b for b in out}
+        new = {t.name: (by_name[t.name].bound_ns - t.exec_ns - t.jitter_ns if by_name[t.name].verdict == "ok"
+                        else jitter[t.name]) for t in suspending}
+        if new == jitter:
+            break
+        jitter = new
+    failed = [t for t in suspending if next(b for b in out if b.name == t.name).verdict != "ok"]
+    if not failed:
+        return out
+    result = []
+    for task, b in zip(local, out):
+        above = [h.name for h in failed if h is not task and h.priority >= task.priority]
+        if above:
+            b = TaskBound(task.name, None, "unknown",
+                          f"{above[0]} (higher priority, self-suspending) has no bound within its deadline, "
+                          "so its interference is not bounded", b.blocking_ns)
+        result.append(b)
+    return result
 
 
 def pfp_mpcp(problem: AnalysisProblem) -> AnalysisResult:
@@ -170,6 +222,9 @@ def pfp_fmlp_plus(problem: AnalysisProblem) -> AnalysisResult:
 
 
 def pedf(problem: AnalysisProblem) -> AnalysisResult:
+    refused = refuse_clusters("p-edf", problem)
+    if refused is not None:
+        return refused
     result = edf_qpa(problem)
     return replace(result, test="p-edf")
 

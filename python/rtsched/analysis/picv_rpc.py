@@ -30,7 +30,7 @@ from typing import Sequence
 
 from rtsched.analysis.fp_uni import response_time
 from rtsched.analysis.matching import max_weight_matching
-from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
+from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, refuse_clusters, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask
 
 __all__ = ["rpc_blocking", "picv_rpc"]
@@ -68,6 +68,9 @@ def picv_rpc(problem: AnalysisProblem) -> AnalysisResult:
         return unsupported(test, problem.names(), f"{test} needs FP on one processor or P-FP; the set uses {problem.scheduler}")
     if problem.resources():
         return unsupported(test, problem.names(), f"{test} models RPCs only; mutex sections are not part of Eq. 1–5")
+    refused = refuse_clusters(test, problem)
+    if refused is not None:
+        return refused
     bounds: dict[str, TaskBound] = {}
     for _, tasks in problem.partitions().items():
         for t in tasks:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Callable
 
-from rtsched.analysis import edf_uni, fp_uni, gedf, hierarchical, partitioned, picv_rpc
+from rtsched.analysis import cluster, edf_uni, fp_uni, gedf, hierarchical, partitioned, picv_rpc
 from rtsched.analysis.overheads import apply_overheads, is_interference
 from rtsched.analysis.results import AnalysisResult
 from rtsched.analysis.tasks import AnalysisProblem, from_taskset
@@ -50,6 +50,8 @@ TESTS: dict[str, Test] = {
     "p-fp-mpcp": _named(partitioned.pfp_mpcp, "p-fp-mpcp"),
     "p-fp-fmlp+": _named(partitioned.pfp_fmlp_plus, "p-fp-fmlp+"),
     "p-edf": _named(partitioned.pedf, "p-edf"),
+    "c-fp": _named(cluster.c_fp, "c-fp"),
+    "c-edf": _named(cluster.c_edf, "c-edf"),
     "gedf-gfb": _named(gedf.gedf_gfb, "gedf-gfb"),
     "gedf-bcl": _named(gedf.gedf_bcl, "gedf-bcl"),
     "gedf-rta": _named(gedf.gedf_rta, "gedf-rta"),
@@ -61,7 +63,7 @@ TESTS: dict[str, Test] = {
 }
 
 DESCRIPTIONS: dict[str, str] = {
-    "fp-rta": "FP response-time analysis, jitter, blocking by each resource's protocol (exact)",
+    "fp-rta": "FP response-time analysis, jitter, blocking by each resource's protocol",
     "fp-rta-pip": "fp-rta with every resource under priority inheritance",
     "fp-rta-pcp": "fp-rta with every resource under the priority ceiling protocol",
     "fp-rta-srp": "fp-rta with every resource under the stack resource policy",
@@ -76,6 +78,8 @@ DESCRIPTIONS: dict[str, str] = {
     "p-fp-mpcp": "partitioned FP with MPCP blocking",
     "p-fp-fmlp+": "partitioned FP with FMLP+ blocking",
     "p-edf": "partitioned EDF, QPA per partition",
+    "c-fp": "clustered FP: fp-rta per one-CPU partition, global FP RTA at m = the size of the others",
+    "c-edf": "clustered EDF: QPA per one-CPU partition, G-EDF RTA / GFB / BCL at m = the size of the others",
     "gedf-gfb": "global EDF, Goossens-Funk-Baruah density bound",
     "gedf-bcl": "global EDF, Bertogna-Cirinei-Lipari test",
     "gedf-rta": "global EDF, Bertogna-Cirinei response-time analysis",
@@ -90,6 +94,8 @@ DESCRIPTIONS: dict[str, str] = {
 def default_test(problem: AnalysisProblem) -> str:
     """The test that fits the set's scheduler and protocols (what ``rtsched analyze`` runs)."""
     sched = problem.scheduler
+    if problem.clusters():
+        return "c-edf" if problem.is_edf else "c-fp"
     if sched in ("FP", "P-FP"):
         if any(t.rpcs for t in problem.tasks):
             return "picv-rpc"

@@ -11,14 +11,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["SCHEDULABLE", "NOT_SCHEDULABLE", "UNSUPPORTED", "TaskBound", "AnalysisResult"]
+__all__ = ["LABELS", "SCHEDULABLE", "NOT_SCHEDULABLE", "UNSUPPORTED", "UNDECIDED", "TaskBound", "AnalysisResult"]
 
-Verdict = Literal["schedulable", "not schedulable", "unsupported"]
+Verdict = Literal["schedulable", "not schedulable", "unsupported", "unknown"]
 TaskVerdict = Literal["ok", "miss", "unknown"]
+Label = Literal["exact", "sufficient", "necessary"]
+#: What a verdict guarantees (see AnalysisResult).
+LABELS: tuple[str, ...] = ("exact", "sufficient", "necessary")
 
 SCHEDULABLE: Verdict = "schedulable"
 NOT_SCHEDULABLE: Verdict = "not schedulable"
 UNSUPPORTED: Verdict = "unsupported"
+#: The test applies but gave up before deciding (a step budget); the reason says where it stopped.
+UNDECIDED: Verdict = "unknown"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +61,16 @@ class AnalysisResult:
     ``verdict`` is ``schedulable`` only when every task's deadline is proven
     met; ``not schedulable`` when the test fails (for a sufficient test this
     means "not shown schedulable"); ``unsupported`` when the test does not
-    apply to the set (then the reason says why and bounds are None).
+    apply to the set (then the reason says why and bounds are None);
+    ``unknown`` when it applies but gave up before deciding (a step
+    budget; the reason says where), never a silent "schedulable".
     ``exact`` tells whether the test is exact (necessary and sufficient) for
-    the model it assumes. ``details`` holds test-specific exact figures
+    the model it assumes; ``label`` says the same in words for what the
+    verdict guarantees: ``exact`` (both answers are certain), ``sufficient``
+    (a "schedulable" is proven, a "not schedulable" only means "not shown"),
+    ``necessary`` (a "not schedulable" is proven, a "schedulable" only means
+    "not ruled out"). Default: ``exact`` or ``sufficient`` from ``exact``.
+    ``details`` holds test-specific exact figures
     (Fractions, ints) such as the utilization or a minimum budget.
     """
 
@@ -68,6 +80,15 @@ class AnalysisResult:
     reason: str = ""
     exact: bool = False
     details: dict[str, Any] = field(default_factory=dict)
+    label: Label = ""  # type: ignore[assignment]  # filled from ``exact`` when not given
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            object.__setattr__(self, "label", "exact" if self.exact else "sufficient")
+        elif self.label not in LABELS:
+            raise ValueError(f"label must be one of {', '.join(LABELS)}, not {self.label!r}")
+        elif (self.label == "exact") != self.exact:
+            raise ValueError(f"label {self.label!r} contradicts exact={self.exact}")
 
     @property
     def schedulable(self) -> bool:
@@ -90,6 +111,7 @@ class AnalysisResult:
             "test": self.test,
             "verdict": self.verdict,
             "exact": self.exact,
+            "label": self.label,
             "reason": self.reason,
             "tasks": [t.to_dict() for t in self.tasks],
             "details": {k: _jsonable(v) for k, v in self.details.items()},
@@ -125,3 +147,21 @@ def unsupported(test: str, names: list[str] | tuple[str, ...], reason: str) -> A
         tasks=tuple(TaskBound(n, None, "unknown", reason) for n in names),
         reason=reason,
     )
+
+
+def refuse_clusters(test: str, problem) -> AnalysisResult | None:
+    """``unsupported`` when a partition of ``problem`` has several CPUs (a cluster), else None.
+
+    The uniprocessor and partitioned tests assume one processor per
+    partition; a cluster's tasks are scheduled globally inside it, which
+    ``c-fp`` / ``c-edf`` analyse (issue 13: a two-CPU partition was analysed
+    as one processor and the verdict labelled exact).
+    """
+    clusters = problem.clusters()
+    if not clusters:
+        return None
+    part, n = sorted(clusters.items())[0]
+    policy = "c-edf" if problem.is_edf else "c-fp"
+    return unsupported(test, problem.names(),
+                       f"partition {part} has {n} CPUs: its tasks are scheduled globally inside it "
+                       f"({policy.upper()}), and {test} assumes one processor per partition; use {policy}")

@@ -154,6 +154,8 @@ class AnalysisProblem:
     ``ceilings``: resource → a ceiling given by hand (a priority), which
     replaces the computed one (the highest priority of its users) in the
     fixed-priority blocking terms; resources not listed use the computed one.
+    ``partition_cpus``: partition → its number of CPUs (partitions not
+    listed have one); see ``clusters``.
     """
 
     tasks: tuple[AnalysisTask, ...]
@@ -164,11 +166,27 @@ class AnalysisProblem:
     unanalysable: Mapping[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     ceilings: Mapping[str, int] = field(default_factory=dict)
+    partition_cpus: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         names = [t.name for t in self.tasks]
         if len(set(names)) != len(names):
             raise ValueError("task names must be unique")
+        for part, n in self.partition_cpus.items():
+            if n < 1:
+                raise ValueError(f"partition {part}: {n} CPUs (at least 1)")
+
+    def clusters(self) -> dict[str, int]:
+        """Partitions of several CPUs that hold tasks → their CPU count (empty: one CPU each).
+
+        Under P-FP / P-EDF such a partition is a cluster: its tasks are
+        scheduled globally inside it (C-FP, C-EDF), which the uniprocessor
+        tests do not cover.
+        """
+        if self.is_global or not self.partition_cpus:
+            return {}
+        used = {t.partition for t in self.tasks if t.partition is not None}
+        return {p: n for p, n in self.partition_cpus.items() if n > 1 and p in used}
 
     @property
     def is_fp(self) -> bool:
@@ -211,6 +229,9 @@ class AnalysisProblem:
         """Resources used from more than one partition, and those under a global protocol
         (mpcp, fmlp+: their holders are boosted above every local priority even when one
         partition uses them)."""
+        if (not GLOBAL_PROTOCOLS.intersection(self.protocols.values())
+                and len({t.partition for t in self.tasks}) <= 1):
+            return frozenset()  # one partition, no global protocol (unlisted resources are pip)
         where: dict[str, set[str | None]] = {}
         for t in self.tasks:
             for r in t.resources():
@@ -301,6 +322,8 @@ def from_taskset(taskset, cpus: int | None = None) -> AnalysisProblem:
     - A task that waits on a condition variable is listed in
       ``unanalysable``: how long it waits depends on its signaller, which no
       test here bounds.
+    - Partitions: their CPU counts (``partition_cpus``); a partition of
+      several CPUs is a cluster (see ``AnalysisProblem.clusters``).
     ``cpus``: processors for global schedulers (default: the platform's CPUs,
     else the online ones).
     """
@@ -374,4 +397,6 @@ def from_taskset(taskset, cpus: int | None = None) -> AnalysisProblem:
         name=taskset.name,
         unanalysable=unanalysable,
         notes=tuple(notes),
+        partition_cpus={p.name: len(p.cpus) for p in (taskset.platform.partitions or ())}
+        if taskset.platform.is_partitioned else {},
     )

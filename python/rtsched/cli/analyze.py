@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         print()
         return status
     console = Console()
-    table = Table(title=f"{taskset.name}: {result.test} ({taskset.scheduler})")
+    table = Table(title=f"{taskset.name}: {result.test} ({taskset.platform.policy})")
     columns = ["task", "period", "deadline", "WCET", "blocking", "bound"] + (["ideal"] if ideal else []) + ["verdict"]
     if slack is not None:
         columns += ["cliff", "to deadline", "per-job overhead"]
@@ -157,6 +157,5 @@ def run(args: argparse.Namespace) -> int:
                       + ("—" if slack.critical_scaling_factor is None else
                          f"{float(slack.critical_scaling_factor):.3f}"), highlight=False)
     colour = "green" if result.schedulable else "red" if result.verdict == "not schedulable" else "yellow"
-    exact = "exact test" if result.exact else "sufficient test"
-    console.print(f"[{colour}]{result.verdict}[/] ({exact}): {result.reason}")
+    console.print(f"[{colour}]{result.verdict}[/] ({result.label} test): {result.reason}")
     return status

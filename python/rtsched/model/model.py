@@ -17,6 +17,7 @@ __all__ = [
     "FP_SCHEDULERS",
     "EDF_SCHEDULERS",
     "PARTITIONED_SCHEDULERS",
+    "CLUSTERED_SCHEDULERS",
     "PROTOCOLS",
     "ALL_CEILING_PROTOCOLS",
     "LOCAL_PROTOCOLS",
@@ -48,6 +49,9 @@ SCHEDULERS: tuple[str, ...] = ("P-FP", "G-FP", "G-EDF", "P-EDF")
 FP_SCHEDULERS = frozenset({"P-FP", "G-FP"})
 EDF_SCHEDULERS = frozenset({"G-EDF", "P-EDF"})
 PARTITIONED_SCHEDULERS = frozenset({"P-FP", "P-EDF"})
+#: Names of clustered scheduling a file may give: the same run as the partitioned scheduler, whose
+#: partitions of several CPUs are clusters (global scheduling inside each; docs/taskset.md).
+CLUSTERED_SCHEDULERS: dict[str, str] = {"C-FP": "P-FP", "C-EDF": "P-EDF"}
 
 #: Locking protocols implemented today (docs/taskset.md; docs/ceiling.md for the ceiling ones).
 PROTOCOLS: tuple[str, ...] = ("none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp+")
@@ -78,12 +82,23 @@ class Platform:
     the set is resolved for a run, not when it is loaded. ``partitions`` is
     None under a partitioned scheduler when the file leaves it out: one
     partition per CPU, named ``cpu0``, ``cpu1``, ... (see ``partitions_for``).
-    It is ``()`` under global schedulers.
+    It is ``()`` under global schedulers. ``clustered``: the file named the
+    scheduler ``C-FP`` or ``C-EDF`` (``CLUSTERED_SCHEDULERS``); ``scheduler``
+    is then ``P-FP`` / ``P-EDF``, which run the same way: a partition of
+    several CPUs is a cluster, scheduled globally inside.
     """
 
     scheduler: Scheduler
     cpus: tuple[int, ...] | None = None
     partitions: tuple[Partition, ...] | None = ()
+    clustered: bool = False
+
+    @property
+    def policy(self) -> str:
+        """The scheduler's name as the file gave it: ``C-FP`` / ``C-EDF`` when ``clustered``."""
+        if self.clustered:
+            return next(c for c, p in CLUSTERED_SCHEDULERS.items() if p == self.scheduler)
+        return self.scheduler
 
     @property
     def is_partitioned(self) -> bool:

@@ -21,6 +21,7 @@ from rtsched.model.durations import DurationError, format_duration, parse_durati
 from rtsched.model.model import (
     ACTIONS,
     ALL_CEILING_PROTOCOLS,
+    CLUSTERED_SCHEDULERS,
     EDF_SCHEDULERS,
     FP_SCHEDULERS,
     PARTITIONED_SCHEDULERS,
@@ -100,7 +101,7 @@ KINDS = ("periodic", "sporadic")
 POLICIES = ("fifo", "deadline", "other")
 
 #: Recognised names that are refused, with what to say (later issues implement some).
-FUTURE_SCHEDULERS = {"C-EDF": "not supported by the threads backend yet"}
+FUTURE_SCHEDULERS: dict[str, str] = {}
 FUTURE_PROTOCOLS = {
     "ceiling": 'write "ipcp" (immediate ceiling, the semantics of PTHREAD_PRIO_PROTECT)',
     "dpcp": "not implemented yet (a later issue adds it)",
@@ -318,12 +319,19 @@ class _Checker:
             return None
         self.keys(data, PLATFORM_KEYS, "platform", required=("scheduler",))
         scheduler = None
+        clustered = False
         if "scheduler" in data:
-            scheduler = self.enum(data["scheduler"], "platform.scheduler", SCHEDULERS, FUTURE_SCHEDULERS)
+            named = data["scheduler"]
+            if isinstance(named, str) and named in CLUSTERED_SCHEDULERS:
+                scheduler, clustered = CLUSTERED_SCHEDULERS[named], True
+            else:
+                scheduler = self.enum(named, "platform.scheduler", SCHEDULERS + tuple(CLUSTERED_SCHEDULERS),
+                                      FUTURE_SCHEDULERS)
         if "clusters" in data:
             self.error(
                 "platform.clusters",
-                "not supported by the threads backend yet (clusters are for C-EDF)",
+                "write the clusters as partitions: a partition of several CPUs is a cluster "
+                "(scheduler C-EDF or C-FP, the same run as P-EDF or P-FP)",
             )
         cpus = self.cpu_list(data["cpus"], "platform.cpus") if "cpus" in data else None
         partitions: tuple[Partition, ...] | None = ()
@@ -340,7 +348,7 @@ class _Checker:
             )
         if scheduler is None:
             return None
-        return Platform(scheduler=cast(Scheduler, scheduler), cpus=cpus, partitions=partitions)
+        return Platform(scheduler=cast(Scheduler, scheduler), cpus=cpus, partitions=partitions, clustered=clustered)
 
     def partitions(self, value: Any, cpus: tuple[int, ...] | None) -> tuple[Partition, ...] | None:
         items = self.list_of(value, "platform.partitions", nonempty=True)
