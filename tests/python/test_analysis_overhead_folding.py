@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rtsched.analysis import AnalysisProblem, AnalysisTask, Rpc, from_taskset, run_test
+from rtsched.analysis import AnalysisProblem, AnalysisTask, CriticalSection, Rpc, from_taskset, run_test
 from rtsched.analysis.overheads import (
     OS_INTERFERENCE,
     OverheadsError,
@@ -102,3 +102,27 @@ def test_missing_figures_are_named_in_notes():
 def test_bad_profiles_are_refused(bad, where):
     with pytest.raises(OverheadsError, match=where):
         overheads_from_json({"format": "rtsched-overheads/1", **bad}, source="p.json")
+
+
+def test_edf_with_the_profile_counts_release_latency_as_a_shorter_deadline():
+    problem = AnalysisProblem(scheduler="EDF", tasks=(
+        AnalysisTask("a", wcet_ns=5 * MS, period_ns=10 * MS, deadline_ns=10 * MS),
+        AnalysisTask("b", wcet_ns=4_930 * US, period_ns=10 * MS, deadline_ns=10 * MS),
+    ))
+    assert run_test("edf-qpa", problem).schedulable  # U = 0.993
+    result = run_test("edf-qpa", problem, overheads=overheads_from_json(PROFILE))
+    # C' = C + 23 us each; a job released up to 50 us late must finish by its deadline: demand
+    # by 9.95 ms is 5.023 + 4.953 = 9.976 ms.
+    assert result.verdict == "not schedulable"
+    assert "demand 9976000 ns > 9950000 ns" in result.reason
+    assert not result.exact
+
+
+def test_edf_jitter_that_cannot_be_met_or_with_resources_is_refused():
+    late = AnalysisProblem(scheduler="EDF", tasks=(
+        AnalysisTask("a", wcet_ns=1 * MS, period_ns=10 * MS, deadline_ns=2 * MS, jitter_ns=2 * MS),))
+    assert "not below its deadline" in run_test("edf-qpa", late).reason
+    shared = AnalysisProblem(scheduler="EDF", tasks=(
+        AnalysisTask("a", wcet_ns=1 * MS, period_ns=10 * MS, deadline_ns=10 * MS, jitter_ns=1 * MS,
+                     critical_sections=(CriticalSection("r", 1 * MS),)),))
+    assert run_test("edf-qpa", shared).verdict == "unsupported"

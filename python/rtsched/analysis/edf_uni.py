@@ -27,6 +27,7 @@ deadline when the set is schedulable.
 from __future__ import annotations
 
 import heapq
+from dataclasses import replace
 from fractions import Fraction
 from math import lcm
 from typing import Sequence
@@ -85,13 +86,32 @@ def _check(problem: AnalysisProblem, test: str):
         return None, refused
     if problem.global_resources():
         return None, unsupported(test, problem.names(), "a resource is shared across partitions: no P-EDF locking analysis here")
-    for t in problem.tasks:
-        if t.jitter_ns:
-            return None, unsupported(test, problem.names(), f"{t.name}: release jitter is not supported by {test}")
     for r in problem.resources():
         if problem.protocol(r) not in ("srp", "pip", "pcp", "ipcp", "np"):
             return None, unsupported(test, problem.names(), f"resource {r}: protocol {problem.protocol(r)} has no EDF analysis here")
-    return problem.partitions(), None
+    groups = problem.partitions()
+    for part, tasks in groups.items():
+        jittered = [t for t in tasks if t.jitter_ns]
+        if not jittered:
+            continue
+        if any(t.critical_sections for t in tasks):
+            return None, unsupported(test, problem.names(), f"{jittered[0].name}: release jitter with shared resources "
+                                     f"is not supported by {test} (SRP's blocking term assumes no jitter)")
+        late = next((t for t in jittered if t.jitter_ns >= t.deadline_ns), None)
+        if late is not None:
+            return None, unsupported(test, problem.names(), f"{late.name}: release jitter {late.jitter_ns} ns is not "
+                                     f"below its deadline {late.deadline_ns} ns")
+        groups[part] = tuple(without_jitter(t) for t in tasks)
+    return groups, None
+
+
+def without_jitter(t: AnalysisTask) -> AnalysisTask:
+    """A task with release jitter J as EDF's demand sees it: a job released up to J late must still
+    finish by its absolute deadline, so its demand in any window is that of deadline D − J and
+    period T with no jitter (Spuri's dbf with jitter: ⌊(t + J − D)/T⌋ + 1 jobs by t)."""
+    if not t.jitter_ns:
+        return t
+    return replace(t, deadline_ns=t.deadline_ns - t.jitter_ns, jitter_ns=0)
 
 
 def _finish(problem, test, per_part, exact, details) -> AnalysisResult:
@@ -111,7 +131,8 @@ def _finish(problem, test, per_part, exact, details) -> AnalysisResult:
     if any(ok is None for ok, _ in per_part.values()) and not any(ok is False for ok, _ in per_part.values()):
         verdict = UNDECIDED
     reasons = sorted({per_part[n][1] for n in problem.names()})
-    exact = exact and not any(t.suspension_ns for t in problem.tasks)  # sleeps counted as execution: safe, not tight
+    # sleeps counted as execution, and jitter as a shorter deadline: safe, not shown tight
+    exact = exact and not any(t.suspension_ns or t.jitter_ns for t in problem.tasks)
     return AnalysisResult(test=test, verdict=verdict, tasks=tuple(bounds), exact=exact,
                           reason="; ".join(reasons),
                           details=details)
