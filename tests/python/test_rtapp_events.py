@@ -59,10 +59,12 @@ def test_signal_and_wait_without_the_mutex_are_wrapped():
     assert sum("done with the condition's mutex held" in w for w in warnings) == 2
 
 
-def test_sync_is_lock_signal_wait_unlock():
-    doc = {"tasks": {"a": fifo(priority=20, sync={"ref": "c", "mutex": "m"}, timer=TIMER),
-                     "b": fifo(priority=10, sync={"ref": "c", "mutex": "m"}, timer=TIMER)}}
-    ts, _, _ = imported(doc)
+def test_sync_is_signal_then_wait_with_the_mutex_held():
+    text = ('{"tasks": {"a": {"policy": "SCHED_FIFO", "priority": 20, "lock": "m", "sync": {"ref": "c", "mutex": "m"},'
+            ' "unlock": "m", "timer": {"ref": "unique", "period": 1000}},'
+            ' "b": {"policy": "SCHED_FIFO", "lock": "m", "wait": {"ref": "c", "mutex": "m"}, "signal": "c",'
+            ' "unlock": "m", "timer": {"ref": "unique", "period": 1000}}}}')
+    ts, _, _ = imported(text)
     assert ts.task("a").body == (Lock("m"), Signal("c"), Wait("c"), Unlock("m"))
 
 

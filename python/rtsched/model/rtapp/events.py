@@ -136,8 +136,8 @@ def translate_event(kind: str, member: Member, path: str, *, thread: str, policy
         if kind == "wait":
             return [{"wait": cond}]
         names.signalled.setdefault(cond, member.where)
-        # rt-app: lock, signal, wait (releasing the mutex while blocked), unlock
-        return [{"lock": mutex}, {"signal": cond}, {"wait": cond}, {"unlock": mutex}]
+        # rt-app: signal, then wait (the thread holds the mutex, as for wait)
+        return [{"signal": cond}, {"wait": cond}]
     if kind in ("suspend", "resume"):
         # rt-app gives the name both a mutex and a condition: suspend waits on it, resume broadcasts it
         target = value if kind == "resume" or value else thread

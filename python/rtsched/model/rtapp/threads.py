@@ -239,6 +239,12 @@ def _phase_task(phase: _Phase, top: _Phase, name: str, thread_loop: int | None, 
     if not events:
         problems.error(where, phase.path, "no events (rt-app refuses a thread or phase without events too)")
         return None
+    body: list[dict] = []  # every event is translated first, so that every refused one is reported
+    for kind, m, mpath in events:
+        if kind != "timer":
+            actions = translate_event(kind, m, mpath, thread=top.name, policy=policy, names=names,
+                                      problems=problems)
+            body.extend(actions or [])
     timers = [e for e in events if e[0] == "timer"]
     if not timers:
         problems.error(where, phase.path,
@@ -255,13 +261,6 @@ def _phase_task(phase: _Phase, top: _Phase, name: str, thread_loop: int | None, 
         problems.error(tm, tpath, "only one timer per job, as its last event (it ends the job)")
     period_us, ref = _timer(timer_member, timer_path, problems)
 
-    body: list[dict] = []
-    for kind, m, mpath in events[:-1]:
-        if kind == "timer":
-            continue
-        actions = translate_event(kind, m, mpath, thread=top.name, policy=policy, names=names, problems=problems)
-        if actions:
-            body.extend(actions)
 
     loop: int | None = 1
     if phase.loop_member is not None:
