@@ -59,15 +59,6 @@ def test_signal_and_wait_without_the_mutex_are_wrapped():
     assert sum("done with the condition's mutex held" in w for w in warnings) == 2
 
 
-def test_sync_is_signal_then_wait_with_the_mutex_held():
-    text = ('{"tasks": {"a": {"policy": "SCHED_FIFO", "priority": 20, "lock": "m", "sync": {"ref": "c", "mutex": "m"},'
-            ' "unlock": "m", "timer": {"ref": "unique", "period": 1000}},'
-            ' "b": {"policy": "SCHED_FIFO", "lock": "m", "wait": {"ref": "c", "mutex": "m"}, "signal": "c",'
-            ' "unlock": "m", "timer": {"ref": "unique", "period": 1000}}}}')
-    ts, _, _ = imported(text)
-    assert ts.task("a").body == (Lock("m"), Signal("c"), Wait("c"), Unlock("m"))
-
-
 def test_suspend_and_resume_use_a_condition_named_after_the_thread():
     text = ('{"tasks": {"a": {"policy": "SCHED_FIFO", "priority": 20, "run": 10, "resume": "b",'
             ' "timer": {"ref": "ta", "period": 1000}},'
@@ -119,6 +110,7 @@ def test_yield_is_left_out_under_fifo_and_refused_under_deadline():
     ("mem0", 1000, "rtsched has no memory-write action"),
     ("iorun", 100, "rtsched has no I/O action"),
     ("fork", "other", "rtsched's task set is fixed when the run starts"),
+    ("sync", {"ref": "c", "mutex": "m"}, "rtsched's signals are counted, so the thread would take its own signal"),
 ])
 def test_refused_events_name_the_event_its_position_and_why(key, value, reason):
     text = text_of({"tasks": {"t": fifo(run=10, **{key: value}, timer=TIMER)}})

@@ -35,6 +35,9 @@ REFUSED_EVENTS = {
            "time the write takes",
     "iorun": "rtsched has no I/O action: replace it by a run of the time the write takes, or a sleep",
     "fork": "rtsched's task set is fixed when the run starts; threads created by fork are not supported",
+    "sync": "it signals a condition and then waits on the same one; rtsched's signals are counted, so the "
+            "thread would take its own signal and not wait: write the handover with two conditions (signal "
+            "one, wait on the other)",
 }
 SUPPORTED_EVENTS = frozenset(RT_APP_EVENTS) - set(REFUSED_EVENTS)
 
@@ -120,7 +123,7 @@ def translate_event(kind: str, member: Member, path: str, *, thread: str, policy
             return None
         names.signalled.setdefault(cond, member.where)
         return [{"signal" if kind == "signal" else "broadcast": cond}]
-    if kind in ("wait", "sync"):
+    if kind == "wait":
         if not isinstance(value, JObject):
             problems.error(member, path, f'expected {{"ref": condition, "mutex": mutex}}, got {describe(value)}')
             return None
@@ -133,11 +136,7 @@ def translate_event(kind: str, member: Member, path: str, *, thread: str, policy
             problems.error(member, f"{path}.mutex", f'condition "{cond}" is used with mutex "{clash}: an '
                            "rtsched condvar belongs to one mutex")
             return None
-        if kind == "wait":
-            return [{"wait": cond}]
-        names.signalled.setdefault(cond, member.where)
-        # rt-app: signal, then wait (the thread holds the mutex, as for wait)
-        return [{"signal": cond}, {"wait": cond}]
+        return [{"wait": cond}]
     if kind in ("suspend", "resume"):
         # rt-app gives the name both a mutex and a condition: suspend waits on it, resume broadcasts it
         target = value if kind == "resume" or value else thread
