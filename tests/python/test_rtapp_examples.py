@@ -54,6 +54,14 @@ def test_rtsched_json_is_not_taken_for_rt_app(tmp_path):
     assert load_taskset(path) == import_rtapp(EXAMPLES[0])[0]
 
 
+def test_a_syntax_error_in_an_rt_app_file_is_reported_by_the_rt_app_reader(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('{\n  /* comment */\n  "tasks": {\n    "t": {"run": 10 "sleep": 5}\n  }\n}\n')
+    result = rtsched("validate", str(path))
+    assert result.returncode == 1
+    assert f'{path}: 4:21: invalid JSON: expected "," or "}}" after the value of "run", found \'"\'' in result.stderr
+
+
 def test_validate_and_analyze_report_rt_app_errors_with_their_position(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text('{\n  "tasks": {\n    "t": {"policy": "SCHED_FIFO", "run": 10, "fork": "t",\n'

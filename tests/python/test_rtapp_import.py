@@ -184,10 +184,23 @@ def test_events_beside_phases_are_ignored_as_rt_app_does():
         in warnings
 
 
-def test_taskgroup_is_a_warning():
+def test_taskgroup_is_a_warning_for_sched_other_and_refused_for_real_time_as_rt_app_does():
     text = text_of({"tasks": {"rt": fifo(run=1, timer=TIMER), "bg": {"run": 1, "timer": TIMER, "taskgroup": "/tg1"}}})
     _, _, warnings = imported(text)
     assert any(w.startswith(f"{pos(text, 'taskgroup')}: tasks.bg.taskgroup: ignored: a cpu cgroup") for w in warnings)
+    text = text_of({"tasks": {"rt": fifo(run=1, timer=TIMER, taskgroup="/tg1")}})
+    assert errors(text) == [f"{pos(text, 'taskgroup')}: tasks.rt.taskgroup: a taskgroup with SCHED_FIFO: rt-app "
+                            "refuses it too (taskgroups are for SCHED_OTHER and SCHED_IDLE threads)"]
+
+
+def test_a_phase_policy_stays_for_later_phases_and_cpus_fall_back_to_the_thread():
+    doc = {"tasks": {"t": {"policy": "SCHED_FIFO", "priority": 5, "cpus": [1], "loop": 1, "phases": {
+        "a": {"loop": 2, "priority": 40, "cpus": [0], "run": 1, "timer": TIMER},
+        "b": {"loop": 2, "run": 2, "timer": TIMER}}}}}
+    ts, _, _ = imported(doc)
+    a, b = ts.tasks
+    assert (a.priority, a.partition) == (40, "cpu0")
+    assert (b.priority, b.partition) == (40, "cpu1")
 
 
 def test_bad_values():

@@ -15,6 +15,7 @@ error and warning starts with ``line:column`` of the key it is about.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from rtsched.model.model import TaskSet
@@ -35,15 +36,19 @@ def located(source: str, message: str, *, warning: bool = False) -> str:
     return f"{source}: {'warning: ' if warning else ''}{message}"
 
 
-def is_rtapp_text(text: str) -> bool:
-    """True when the text reads as an rt-app file: a JSON object whose ``tasks`` is an object.
+_TASKS_OBJECT = re.compile(r"""["']tasks["']\s*:\s*\{""")
 
-    (An rtsched task set's ``tasks`` is a list.)
+
+def is_rtapp_text(text: str) -> bool:
+    """True when the text is an rt-app file: a JSON object whose ``tasks`` is an object.
+
+    (An rtsched task set's ``tasks`` is a list.) Text with a syntax error counts as rt-app when it
+    has ``"tasks": {``, so that the error comes from the reader that accepts rt-app's syntax.
     """
     try:
         root = read_rtapp_json(text)
     except RtAppSyntaxError:
-        return False
+        return _TASKS_OBJECT.search(text) is not None
     if not isinstance(root, JObject):
         return False
     tasks = root.get("tasks")

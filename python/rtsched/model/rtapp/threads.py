@@ -43,8 +43,6 @@ DEFAULT_RT_PRIORITY = 10  # rt-app's priority for SCHED_FIFO / SCHED_RR threads 
 _SCHED_KEYS = ("policy", "priority", "dl-runtime", "dl-period", "dl-deadline", "cpus")
 _LEGACY_DL = {"period": "dl-period", "deadline": "dl-deadline"}  # rt-app still reads these on a thread
 _IGNORED = {
-    "taskgroup": "a cpu cgroup shares CPU time among SCHED_OTHER threads only (rt-app refuses it for other "
-                 "policies); rtsched does not measure SCHED_OTHER threads",
     "util_min": "a utilization clamp steers CPU frequency and placement; rtsched's compute is CPU time",
     "util_max": "a utilization clamp steers CPU frequency and placement; rtsched's compute is CPU time",
     "nodes_membind": "NUMA memory binding; rtsched's actions do not touch memory",
@@ -88,6 +86,7 @@ class _Phase:
         self.events: list[tuple[str, Member, str]] = []  # (kind, member, path)
         self.sched: dict[str, tuple[Any, Member, str]] = {}
         self.loop_member: Member | None = None
+        self.taskgroup: Member | None = None
 
 
 def _classify(obj: JObject, path: str, phase: _Phase, problems: Problems, *, thread_level: bool,
@@ -111,6 +110,9 @@ def _classify(obj: JObject, path: str, phase: _Phase, problems: Problems, *, thr
             phase.loop_member = m
         elif thread_level and m.key in _THREAD_ONLY:
             thread_props[m.key] = m
+        elif m.key == "taskgroup":
+            if m.value not in ("", None):
+                phase.taskgroup = m
         elif m.key == "dl-reclaim":
             if m.value is True:
                 problems.error(m, mpath, "SCHED_DEADLINE bandwidth reclaiming (SCHED_FLAG_RECLAIM) is not "
@@ -186,8 +188,17 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
 
     tasks: list[ThreadTask] = []
     offset_us = delay_us
+    # rt-app: a phase's policy, priority and dl-* stay in force for the phases after it; its cpus
+    # and taskgroup fall back to the thread's
+    sched = dict(top.sched)
     for phase in phases:
-        task = _phase_task(phase, top, tname if len(phases) == 1 else f"{tname}-{phase.name}",
+        if phase is not top:
+            sched = {**sched, **{k: v for k, v in phase.sched.items() if k != "cpus"}}
+            sched.pop("cpus", None)
+            cpus = phase.sched.get("cpus") or top.sched.get("cpus")
+            if cpus is not None:
+                sched["cpus"] = cpus
+        task = _phase_task(phase, top, dict(sched), tname if len(phases) == 1 else f"{tname}-{phase.name}",
                            thread_loop, offset_us, default_policy, names, problems, several=len(phases) > 1)
         if task is None:
             continue
@@ -220,10 +231,10 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
     return copies
 
 
-def _phase_task(phase: _Phase, top: _Phase, name: str, thread_loop: int | None, offset_us: int,
-                default_policy: str, names: Names, problems: Problems, *, several: bool) -> ThreadTask | None:
+def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, str]], name: str,
+                thread_loop: int | None, offset_us: int, default_policy: str, names: Names, problems: Problems,
+                *, several: bool) -> ThreadTask | None:
     where = phase.where
-    sched = {**top.sched, **phase.sched} if phase is not top else dict(top.sched)
     policy_name = default_policy
     if "policy" in sched:
         value, pm, ppath = sched["policy"]
@@ -234,6 +245,15 @@ def _phase_task(phase: _Phase, top: _Phase, name: str, thread_loop: int | None, 
     policy, note = POLICIES[policy_name]
     if note and "policy" in sched:
         problems.warn(sched["policy"][1], sched["policy"][2], note)
+    taskgroup = phase.taskgroup or top.taskgroup
+    if taskgroup is not None:
+        tgpath = f"{phase.path if phase.taskgroup else top.path}.taskgroup"
+        if policy != "other":
+            problems.error(taskgroup, tgpath, f"a taskgroup with {policy_name}: rt-app refuses it too (taskgroups "
+                           "are for SCHED_OTHER and SCHED_IDLE threads)")
+            return None
+        problems.warn(taskgroup, tgpath, "ignored: a cpu cgroup shares CPU time among SCHED_OTHER threads, "
+                      "which rtsched runs as background load and does not measure")
 
     events = phase.events
     if not events:
@@ -304,8 +324,7 @@ def _timer(member: Member, path: str, problems: Problems) -> tuple[int | None, s
     mode = value.get("mode")
     if mode is not None and mode.value not in ("relative", "absolute"):
         problems.error(mode, f"{path}.mode", f'expected "relative" or "absolute", got {describe(mode.value)}')
-    elif mode is None or mode.value == "relative":
-        pass  # docs/from-rtapp.md: rtsched releases like the absolute mode; they differ only after overruns
+    # either mode: rtsched releases as rt-app's absolute mode; they differ only after an overrun
     return pm.value, ref
 
 
