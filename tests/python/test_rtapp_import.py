@@ -70,6 +70,15 @@ def test_timer_shared_between_threads_is_an_error():
                             '"unique")']
     doc["tasks"]["b"]["timer"]["ref"] = "other"
     assert len(imported(doc)[0].tasks) == 2
+    doc["tasks"]["b"]["instance"] = 2
+    text = text_of(doc)
+    assert errors(text) == [f"{pos(text, 'b')}: tasks.b-1: timer \"other\" is shared with task \"b-0\": rtsched "
+                            'gives each task its own period; give each thread its own timer ref (or one starting '
+                            'with "unique")']
+    phases = {"tasks": {"t": {"policy": "SCHED_FIFO", "loop": 1, "phases": {
+        "p": {"loop": 2, "run": 1, "timer": {"ref": "tick", "period": 1000}},
+        "q": {"loop": 2, "run": 2, "timer": {"ref": "tick", "period": 1000}}}}}}
+    assert len(imported(phases)[0].tasks) == 2  # phases of one thread share their timer, as in rt-app
 
 
 def test_sched_deadline_parameters():
@@ -165,6 +174,12 @@ def test_phases_run_once_become_consecutive_tasks():
     assert (light.name, light.offset_ns, light.max_jobs, light.priority) == ("t-light", 100_000, 10, 10)
     assert (heavy.name, heavy.offset_ns, heavy.max_jobs, heavy.priority) == ("t-heavy", 300_100_000, 4, 30)
     assert any("phases become 2 tasks released one after the other" in w for w in warnings)
+    doc["tasks"]["t"]["phases"]["heavy"]["loop"] = -1  # the last phase may run for ever
+    assert imported(doc)[0].tasks[1].max_jobs is None
+    doc["tasks"]["t"]["phases"]["light"]["loop"] = -1
+    text = text_of(doc)
+    assert errors(text) == [f"{pos(text, 'loop', 1)}: tasks.t.phases.light.loop: a phase followed by others must "
+                            "have a finite loop"]
 
 
 def test_phases_repeated_are_refused():

@@ -83,16 +83,8 @@ class _Assembler:
 
     def legacy_resources(self, root: JObject) -> None:
         rm = root.get("resources")
-        if rm is None:
-            return
-        if not isinstance(rm.value, JObject):
+        if rm is not None:
             self.problems.warn(rm, "resources", "ignored: rt-app creates resources where events name them")
-            return
-        for m in rm.value:
-            rtype = m.value.get("type") if isinstance(m.value, JObject) else None
-            if rtype is not None and rtype.value == "mutex":
-                continue  # declared again by the lock events that use it
-        self.problems.warn(rm, "resources", "ignored: rt-app creates resources where events name them")
 
     # -- whole set ------------------------------------------------------------------------------
     def document(self, root: Any, name: str) -> tuple[dict | None, list[ThreadTask]]:
@@ -148,8 +140,9 @@ class _Assembler:
             if ref is None or ref.startswith("unique"):
                 continue  # rt-app gives each thread (and instance) its own "unique..." timer
             owner = owners.setdefault(ref, task)
-            same_thread = owner.where is task.where and "instance" not in task.extra
-            if owner is not task and not same_thread:
+            same_thread = (owner.extra["thread"], owner.extra["instance"]) == (task.extra["thread"],
+                                                                              task.extra["instance"])
+            if not same_thread:  # phases of one thread share their timers, as in rt-app
                 self.problems.error(task.where, f"tasks.{task.doc['name']}", f'timer "{ref}" is shared with task '
                                     f'"{owner.doc["name"]}": rtsched gives each task its own period; give each '
                                     'thread its own timer ref (or one starting with "unique")')

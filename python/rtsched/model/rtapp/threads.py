@@ -205,7 +205,7 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
         tasks.append(task)
         period_us = task.extra["period_us"]
         jobs = task.doc.get("max_jobs")
-        if len(phases) > 1:
+        if phase is not phases[-1]:
             if jobs is None:
                 problems.error(phase.loop_member or phase.where, f"{phase.path}.loop",
                                "a phase followed by others must have a finite loop")
@@ -298,7 +298,8 @@ def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, 
     if offset_us:
         doc["offset"] = format_duration(offset_us * 1000)
     task = ThreadTask(doc=doc, where=where if several else top.where, policy=policy,
-                      rr=policy_name == "SCHED_RR", timer_ref=ref, extra={"period_us": period_us or 0})
+                      rr=policy_name == "SCHED_RR", timer_ref=ref,
+                      extra={"period_us": period_us or 0, "thread": top.name, "instance": 0})
     _sched(task, sched, period_us, problems)
     if max_jobs is not None:
         doc["max_jobs"] = max_jobs
