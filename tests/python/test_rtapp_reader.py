@@ -1,8 +1,11 @@
 """The rt-app reader accepts json-c's non-strict syntax, keeps repeated keys and gives positions."""
 
+import json
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rtsched.model.rtapp.reader import JObject, RtAppSyntaxError, read_rtapp_json
 
@@ -65,3 +68,25 @@ def test_syntax_errors_have_line_and_column(text, line, column, message):
         read_rtapp_json(text)
     assert (info.value.line, info.value.column) == (line, column)
     assert message in info.value.message
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**62), 2**62) | st.text(max_size=8)
+    | st.floats(allow_nan=False, allow_infinity=False),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(json_values)
+@settings(max_examples=200, deadline=None)
+def test_any_strict_json_reads_as_python_json_reads_it(value):
+    text = json.dumps({"v": value})
+    assert read_rtapp_json(text).to_plain() == json.loads(text)
+
+
+@given(json_values)
+@settings(max_examples=100, deadline=None)
+def test_comments_and_indentation_change_nothing(value):
+    text = json.dumps({"v": value}, indent=1).replace("\n", " /* c */\n// line\n")
+    assert read_rtapp_json(text).to_plain() == {"v": value}

@@ -234,16 +234,25 @@ class _Reader:
                     out.append(_ESCAPES[e])
                     self.pos += 2
                 elif e == "u":
-                    digits = text[self.pos + 2:self.pos + 6]
-                    if len(digits) != 4 or any(d not in "0123456789abcdefABCDEF" for d in digits):
-                        raise self.fail("\\u must be followed by 4 hexadecimal digits")
-                    out.append(chr(int(digits, 16)))
+                    code = self.hex4(self.pos + 2)
                     self.pos += 6
+                    if 0xD800 <= code < 0xDC00 and text.startswith("\\u", self.pos):
+                        low = self.hex4(self.pos + 2)
+                        if 0xDC00 <= low < 0xE000:  # a surrogate pair: one character beyond U+FFFF
+                            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                            self.pos += 6
+                    out.append(chr(code))
                 else:
                     raise self.fail(f"unknown escape \\{e}")
             else:
                 out.append(c)
                 self.pos += 1
+
+    def hex4(self, at: int) -> int:
+        digits = self.text[at:at + 4]
+        if len(digits) != 4 or any(d not in "0123456789abcdefABCDEF" for d in digits):
+            raise self.fail("\\u must be followed by 4 hexadecimal digits", at - 2)
+        return int(digits, 16)
 
     def number(self) -> int | float:
         start = self.pos
