@@ -17,7 +17,7 @@ from typing import Any
 
 from rtsched.model.durations import format_duration
 from rtsched.model.rtapp.events import Names, Problems
-from rtsched.model.rtapp.reader import JObject, Member
+from rtsched.model.rtapp.reader import JObject
 from rtsched.model.rtapp.threads import POLICIES, ThreadTask, thread_tasks
 from rtsched.model.validate import MAX_NAME, NAME_PATTERN, TaskSetError, describe, taskset_from_dict
 
@@ -140,8 +140,7 @@ class _Assembler:
             if ref is None or ref.startswith("unique"):
                 continue  # rt-app gives each thread (and instance) its own "unique..." timer
             owner = owners.setdefault(ref, task)
-            same_thread = (owner.extra["thread"], owner.extra["instance"]) == (task.extra["thread"],
-                                                                              task.extra["instance"])
+            same_thread = (owner.thread, owner.instance) == (task.thread, task.instance)
             if not same_thread:  # phases of one thread share their timers, as in rt-app
                 self.problems.error(task.where, f"tasks.{task.doc['name']}", f'timer "{ref}" is shared with task '
                                     f'"{owner.doc["name"]}": rtsched gives each task its own period; give each '

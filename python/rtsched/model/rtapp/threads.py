@@ -19,7 +19,7 @@ from the thread, overridden by the phase, as in rt-app.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rtsched.model.durations import format_duration
@@ -56,12 +56,14 @@ class ThreadTask:
     """A task document being built, with where it came from and what the assembler needs."""
 
     doc: dict
-    where: Member
-    policy: str
-    rr: bool = False
-    cpus: tuple[list[int], str] | None = None
+    where: Member  # the thread's (or, for phases run in sequence, the phase's) key
+    thread: str  # the rt-app thread it comes from
+    policy: str  # rtsched's: fifo, deadline or other
+    period_us: int
+    instance: int = 0
+    rr: bool = False  # SCHED_RR in the file
+    cpus: tuple[list[int], str] | None = None  # (CPUs, where they were given)
     timer_ref: str | None = None
-    extra: dict = field(default_factory=dict)
 
 
 def _int(value: Any) -> bool:
@@ -203,7 +205,7 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
         if task is None:
             continue
         tasks.append(task)
-        period_us = task.extra["period_us"]
+        period_us = task.period_us
         jobs = task.doc.get("max_jobs")
         if phase is not phases[-1]:
             if jobs is None:
@@ -223,10 +225,8 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
     copies = []
     for task in tasks:
         for i in range(instances):
-            copy = ThreadTask(doc={**task.doc, "name": f"{task.doc['name']}-{i}",
-                                   "body": [dict(a) for a in task.doc["body"]]},
-                              where=task.where, policy=task.policy, rr=task.rr, cpus=task.cpus,
-                              timer_ref=task.timer_ref, extra={**task.extra, "instance": i})
+            copy = replace(task, doc={**task.doc, "name": f"{task.doc['name']}-{i}",
+                                      "body": [dict(a) for a in task.doc["body"]]}, instance=i)
             copies.append(copy)
     return copies
 
@@ -297,9 +297,8 @@ def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, 
     doc["period"] = format_duration(period_us * 1000) if period_us else None
     if offset_us:
         doc["offset"] = format_duration(offset_us * 1000)
-    task = ThreadTask(doc=doc, where=where if several else top.where, policy=policy,
-                      rr=policy_name == "SCHED_RR", timer_ref=ref,
-                      extra={"period_us": period_us or 0, "thread": top.name, "instance": 0})
+    task = ThreadTask(doc=doc, where=where if several else top.where, thread=top.name, policy=policy,
+                      period_us=period_us or 0, rr=policy_name == "SCHED_RR", timer_ref=ref)
     _sched(task, sched, period_us, problems)
     if max_jobs is not None:
         doc["max_jobs"] = max_jobs
