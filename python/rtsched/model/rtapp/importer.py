@@ -65,7 +65,7 @@ class _Assembler:
                 elif m.value > 0:
                     duration_ns = m.value * 1_000_000_000
             elif m.key == "default_policy":
-                if m.value not in POLICIES:
+                if not isinstance(m.value, str) or m.value not in POLICIES:
                     self.problems.error(m, path, f"unknown policy {describe(m.value)} (rt-app takes "
                                         f"{', '.join(POLICIES)})")
                 else:

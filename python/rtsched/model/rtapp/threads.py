@@ -238,7 +238,7 @@ def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, 
     policy_name = default_policy
     if "policy" in sched:
         value, pm, ppath = sched["policy"]
-        if value not in POLICIES:
+        if not isinstance(value, str) or value not in POLICIES:
             problems.error(pm, ppath, f"unknown policy {describe(value)} (rt-app takes {', '.join(POLICIES)})")
             return None
         policy_name = value
