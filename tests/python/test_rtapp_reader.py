@@ -90,3 +90,23 @@ def test_any_strict_json_reads_as_python_json_reads_it(value):
 def test_comments_and_indentation_change_nothing(value):
     text = json.dumps({"v": value}, indent=1).replace("\n", " /* c */\n// line\n")
     assert read_rtapp_json(text).to_plain() == {"v": value}
+
+
+ALPHABET = "{}[]\"\\':,/*-+.0123456789eEtrufalsnNI \n"
+
+
+def test_nesting_is_limited_as_json_c_limits_it():
+    read_rtapp_json("[" * 32 + "]" * 32)  # 32 levels are fine
+    with pytest.raises(RtAppSyntaxError) as info:
+        read_rtapp_json("[" * 33 + "]" * 33)
+    assert (info.value.line, info.value.column) == (1, 33)
+    assert "nested deeper than 32" in info.value.message
+
+
+@given(st.text(alphabet=ALPHABET, max_size=40))
+@settings(max_examples=500, deadline=None)
+def test_any_text_reads_or_gives_a_syntax_error(text):
+    try:
+        read_rtapp_json(text)
+    except RtAppSyntaxError as e:
+        assert e.line >= 1 and e.column >= 1

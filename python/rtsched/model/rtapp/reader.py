@@ -91,6 +91,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
+MAX_DEPTH = 32  # json-c's default nesting limit (JSON_TOKENER_DEFAULT_DEPTH)
 _LITERALS = {"true": True, "false": False, "null": None, "nan": math.nan, "infinity": math.inf}
 _ESCAPES = {'"': '"', "'": "'", "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
@@ -99,6 +100,7 @@ class _Reader:
     def __init__(self, text: str):
         self.text = text
         self.pos = 0
+        self.depth = 0
         # offsets of line starts, for positions
         self.line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
 
@@ -141,11 +143,14 @@ class _Reader:
     def value(self) -> Any:
         self.skip_blank()
         c = self.peek()
-        if c == "{":
-            return self.object()
-        if c == "[":
-            return self.array()
-        if c in "\"'":
+        if c in ("{", "["):
+            if self.depth == MAX_DEPTH:
+                raise self.fail(f"objects and arrays nested deeper than {MAX_DEPTH} (json-c's limit)")
+            self.depth += 1
+            result = self.object() if c == "{" else self.array()
+            self.depth -= 1
+            return result
+        if c in ('"', "'"):
             return self.string()
         if c == "-" or c.isdigit():
             if self.text[self.pos + 1:self.pos + 9].lower() == "infinity":
@@ -175,7 +180,7 @@ class _Reader:
             if c == "}":
                 self.pos += 1
                 return obj
-            if c not in "\"'" or not c:
+            if c not in ('"', "'"):
                 what = f"{c!r}" if c else "the end of the text"
                 raise self.fail(f"expected a quoted key or }} in the object opened at {line}:{column}, "
                                 f"found {what}")
