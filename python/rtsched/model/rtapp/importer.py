@@ -17,22 +17,22 @@ from typing import Any
 
 from rtsched.model.durations import format_duration
 from rtsched.model.rtapp.events import Names, Problems
-from rtsched.model.rtapp.reader import JObject
+from rtsched.model.rtapp.reader import JObject, Member
 from rtsched.model.rtapp.threads import POLICIES, ThreadTask, thread_tasks
 from rtsched.model.validate import MAX_NAME, NAME_PATTERN, TaskSetError, describe, taskset_from_dict
 
 __all__ = ["rtapp_document"]
 
-#: global keys that only shape rt-app's own logging, calibration or buffers: ignored with a warning
-_GLOBAL_IGNORED = {
-    "calibration": "rt-app's loop calibration; rtsched's compute is measured CPU time, so run and runtime "
-                   "both become compute",
-    "logdir": "rt-app's logs", "log_basename": "rt-app's logs", "log_size": "rt-app's logs",
-    "ftrace": "rt-app's trace markers; rtsched writes its own trace", "gnuplot": "rt-app's plots",
-    "lock_pages": "rtsched's runner decides how memory is locked",
-    "io_device": "used by iorun events only", "mem_buffer_size": "used by mem events only",
-    "cumulative_slack": "rt-app's slack log",
-}
+#: global keys that only shape rt-app's own logging, calibration or buffers: ignored, in one warning
+_GLOBAL_IGNORED = (
+    "calibration", "logdir", "log_basename", "log_size", "ftrace", "gnuplot", "lock_pages", "io_device",
+    "mem_buffer_size", "cumulative_slack",
+)
+_GLOBAL_IGNORED_WHY = (
+    "rt-app's own settings (calibration: rtsched's compute is measured CPU time, so run and runtime both "
+    "become compute; logs, ftrace and gnuplot: rtsched writes its own trace; lock_pages: the runner decides; "
+    "io_device, mem_buffer_size: only for the refused iorun and mem)"
+)
 _TOP_KEYS = ("tasks", "global", "resources")
 
 
@@ -57,6 +57,7 @@ class _Assembler:
         if not isinstance(gm.value, JObject):
             self.problems.error(gm, "global", f"expected an object, got {describe(gm.value)}")
             return duration_ns, default_policy, pi
+        ignored: list[Member] = []
         for m in gm.value:
             path = f"global.{m.key}"
             if m.key == "duration":
@@ -76,9 +77,12 @@ class _Assembler:
                 else:
                     pi = m.value
             elif m.key in _GLOBAL_IGNORED:
-                self.problems.warn(m, path, f"ignored: {_GLOBAL_IGNORED[m.key]}")
+                ignored.append(m)
             else:
                 self.problems.warn(m, path, f'unknown key "{m.key}" ignored, as rt-app ignores it')
+        if ignored:
+            keys = ", ".join(m.key for m in ignored)
+            self.problems.warn(ignored[0], "global", f"ignored {keys}: {_GLOBAL_IGNORED_WHY}")
         return duration_ns, default_policy, pi
 
     def legacy_resources(self, root: JObject) -> None:
