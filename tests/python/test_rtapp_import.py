@@ -185,13 +185,41 @@ def test_phases_run_once_become_consecutive_tasks():
                             "have a finite loop"]
 
 
-def test_phases_repeated_are_refused():
-    doc = {"tasks": {"t": {"policy": "SCHED_FIFO", "phases": {
-        "a": {"run": 1, "timer": TIMER}, "b": {"run": 2, "timer": TIMER}}}}}
-    text = text_of(doc)
-    assert errors(text) == [f"{pos(text, 'phases')}: tasks.t.phases: 2 phases repeated for ever: an rtsched task "
-                            "repeats one job body, so only a single phase, or phases run once in sequence (thread "
-                            "loop 1), can be imported"]
+def test_phases_repeated_become_one_task_per_iteration_at_the_cycle_period():
+    # rt-app's mp3 example: a tick that resumes the audio thread every 5th period of 6 ms
+    doc = {"tasks": {"tick": {"policy": "SCHED_FIFO", "priority": 50, "delay": 100, "phases": {
+        "p1": {"loop": 1, "run": 10, "timer": {"ref": "tick", "period": 6000}},
+        "p2": {"loop": 4, "run": 5, "timer": {"ref": "tick", "period": 6000}}}}}}
+    ts, _, warnings = imported(doc)
+    assert [(t.name, t.period_ns, t.deadline_ns, t.offset_ns, t.max_jobs) for t in ts.tasks] == [
+        ("tick-p1", 30_000_000, 6_000_000, 100_000, None),
+        ("tick-p2-0", 30_000_000, 6_000_000, 6_100_000, None),
+        ("tick-p2-1", 30_000_000, 6_000_000, 12_100_000, None),
+        ("tick-p2-2", 30_000_000, 6_000_000, 18_100_000, None),
+        ("tick-p2-3", 30_000_000, 6_000_000, 24_100_000, None),
+    ]
+    assert [t.body for t in ts.tasks] == [(Compute(10_000),)] + [(Compute(5_000),)] * 4
+    assert any("2 phases repeated for ever become 5 tasks, one per phase iteration" in w for w in warnings)
+    doc["tasks"]["tick"]["loop"] = 3
+    assert {t.max_jobs for t in imported(doc)[0].tasks} == {3}
+
+
+def test_phases_repeated_that_cannot_map_are_refused():
+    def refused(phases, policy="SCHED_FIFO"):
+        text = text_of({"tasks": {"t": {"policy": policy, "phases": phases}}})
+        (error,) = errors(text)
+        assert error.startswith(f"{pos(text, 'phases')}: tasks.t.phases: 2 phases repeated for ever")
+        return error
+
+    two = {"a": {"run": 1, "timer": {"ref": "x", "period": 1000}}, "b": {"run": 2, "timer": {"ref": "y", "period": 1000}}}
+    assert "with different timers (x, y)" in refused(two)
+    two["b"]["timer"]["ref"] = "x"
+    two["b"]["loop"] = -1
+    assert "every phase needs a finite loop" in refused(two)
+    two["b"]["loop"] = 64
+    assert "their 65 iterations would become 65 tasks (at most 64)" in refused(two)
+    two["b"]["loop"] = 2
+    assert "under SCHED_DEADLINE" in refused(two, "SCHED_DEADLINE")
 
 
 def test_events_beside_phases_are_ignored_as_rt_app_does():

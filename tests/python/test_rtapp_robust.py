@@ -30,12 +30,13 @@ def render(pairs, with_timer: bool) -> str:
 
 
 @given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), thread), min_size=1, max_size=3),
-       st.sampled_from(["SCHED_FIFO", "SCHED_OTHER", "SCHED_DEADLINE"]), st.booleans(), st.booleans())
+       st.sampled_from(["SCHED_FIFO", "SCHED_OTHER", "SCHED_DEADLINE"]), st.booleans(), st.booleans(),
+       st.sampled_from([1, 2, -1]))
 @settings(max_examples=400, deadline=None)
-def test_never_crashes(threads, default_policy, with_phases, with_timer):
+def test_never_crashes(threads, default_policy, with_phases, with_timer, thread_loop):
     if with_phases:
-        body = ", ".join(f'"{n}": {{"loop": 1, "phases": {{"p": {render(t, with_timer)}, "q": {render(t, with_timer)}}}}}'
-                         for n, t in threads)
+        body = ", ".join(f'"{n}": {{"loop": {thread_loop}, "phases": {{"p": {render(t, with_timer)}, '
+                         f'"q": {render(t, with_timer)}}}}}' for n, t in threads)
     else:
         body = ", ".join(f'"{n}": {render(t, with_timer)}' for n, t in threads)
     text = f'{{"global": {{"default_policy": "{default_policy}"}}, "tasks": {{{body}}}}}'

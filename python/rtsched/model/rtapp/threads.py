@@ -8,10 +8,13 @@ repeats one job body at one period, so (docs/from-rtapp.md):
   events before the timer are the job, the timer's period the task's
   period, ``phase loop x thread loop`` its ``max_jobs``;
 - several phases run once (thread ``loop`` 1), each ending with a timer and
-  with a finite ``loop``, become one task per phase, each released when
-  the phases before it have used their periods (the offsets add up);
-- anything else (no timer, a timer before other events, phases repeated)
-  is an error that says why.
+  (but the last) with a finite ``loop``, become one task per phase, each
+  released when the phases before it have used their periods (the offsets
+  add up);
+- several phases repeated, on one timer, become one task per phase
+  iteration at the cycle's period (``_repeat_cycle``);
+- anything else (no timer, a timer before other events) is an error that
+  says why.
 
 Scheduling properties (``policy``, ``priority``, ``dl-*``, ``cpus``) come
 from the thread, overridden by the phase, as in rt-app.
@@ -181,12 +184,7 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
         else:
             delay_us = dm.value
 
-    if len(phases) > 1 and thread_loop != 1:
-        loop_text = "for ever" if thread_loop is None else f"{thread_loop} times"
-        problems.error(props["phases"], f"{path}.phases",
-                       f"{len(phases)} phases repeated {loop_text}: an rtsched task repeats one job body, so "
-                       "only a single phase, or phases run once in sequence (thread loop 1), can be imported")
-        return []
+    repeated = len(phases) > 1 and thread_loop != 1
 
     tasks: list[ThreadTask] = []
     offset_us = delay_us
@@ -201,7 +199,8 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
             if cpus is not None:
                 sched["cpus"] = cpus
         task = _phase_task(phase, top, dict(sched), tname if len(phases) == 1 else f"{tname}-{phase.name}",
-                           thread_loop, offset_us, default_policy, names, problems, several=len(phases) > 1)
+                           1 if repeated else thread_loop, offset_us, default_policy, names, problems,
+                           several=len(phases) > 1)
         if task is None:
             continue
         tasks.append(task)
@@ -215,7 +214,9 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
             offset_us += jobs * period_us
     if len(problems.errors) > n_errors:
         return []
-    if len(phases) > 1:
+    if repeated:
+        tasks = _repeat_cycle(tasks, thread_loop, delay_us, props["phases"], f"{path}.phases", problems)
+    elif len(phases) > 1:
         problems.warn(props["phases"], f"{path}.phases",
                       f"phases become {len(tasks)} tasks released one after the other ("
                       + ", ".join(t.doc["name"] for t in tasks)
@@ -229,6 +230,63 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
                                       "body": [dict(a) for a in task.doc["body"]]}, instance=i)
             copies.append(copy)
     return copies
+
+
+MAX_CYCLE_TASKS = 64  # phase iterations a repeated cycle may become (one task each)
+
+
+def _repeat_cycle(phase_tasks: list[ThreadTask], thread_loop: int | None, delay_us: int, where: Member, path: str,
+                  problems: Problems) -> list[ThreadTask]:
+    """Phases repeated by the thread's loop -> one task per phase iteration, each at the cycle's period.
+
+    With one timer for all phases, rt-app releases iteration l of phase i at delay + c*C + P_i + l*T_i
+    in cycle c, where T_i is the phase's period, C = sum(L_i * T_i) the cycle and P_i the length of the
+    phases before it: exactly an rtsched task of period C, that offset and deadline T_i (its next
+    release). Under SCHED_FIFO the period of a thread does not change how it is scheduled, so the
+    split only costs the analysis some pessimism (it sees the iterations as concurrent tasks).
+    """
+    loops = [t.doc.get("max_jobs") for t in phase_tasks]
+    refs = {t.timer_ref for t in phase_tasks}
+    loop_text = "for ever" if thread_loop is None else f"{thread_loop} times"
+    why = f"{len(phase_tasks)} phases repeated {loop_text}"
+    if any(t.policy == "deadline" for t in phase_tasks):
+        problems.error(where, path, f"{why} under SCHED_DEADLINE: each phase iteration would need a reservation "
+                       "of its own at the cycle's period; only a single phase, or phases run once in sequence "
+                       "(thread loop 1), can be imported")
+        return []
+    if len(refs) != 1:
+        problems.error(where, path, f"{why} with different timers ({', '.join(sorted(map(str, refs)))}): rt-app "
+                       "restarts each timer in every cycle; give every phase the same timer ref")
+        return []
+    if None in loops:
+        problems.error(where, path, f"{why}: every phase needs a finite loop")
+        return []
+    count = sum(loops)  # type: ignore[arg-type]
+    if count > MAX_CYCLE_TASKS:
+        problems.error(where, path, f"{why}: their {count} iterations would become {count} tasks (at most "
+                       f"{MAX_CYCLE_TASKS})")
+        return []
+    cycle_us = sum(t.period_us * n for t, n in zip(phase_tasks, loops))  # type: ignore[misc]
+    tasks = []
+    start_us = delay_us
+    for task, n in zip(phase_tasks, loops):
+        for i in range(n):  # type: ignore[arg-type]
+            doc = {**task.doc, "name": task.doc["name"] if n == 1 else f"{task.doc['name']}-{i}",
+                   "period": format_duration(cycle_us * 1000),
+                   "deadline": format_duration(task.period_us * 1000),
+                   "body": [dict(a) for a in task.doc["body"]]}
+            doc.pop("offset", None)
+            if start_us + i * task.period_us:
+                doc["offset"] = format_duration((start_us + i * task.period_us) * 1000)
+            doc.pop("max_jobs", None)
+            if thread_loop is not None:
+                doc["max_jobs"] = thread_loop
+            tasks.append(replace(task, doc=doc, period_us=cycle_us))
+        start_us += n * task.period_us  # type: ignore[operator]
+    problems.warn(where, path, f"{why} become {len(tasks)} tasks, one per phase iteration, each of period "
+                  f"{format_duration(cycle_us * 1000)} (the cycle) with its place in the cycle as offset and "
+                  "its phase's period as deadline")
+    return tasks
 
 
 def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, str]], name: str,
