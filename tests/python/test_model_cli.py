@@ -84,7 +84,7 @@ def test_import_rtapp_unsupported_event(tmp_path):
                     ' "timer": {"ref": "t", "period": 1000}}}}')
     result = rtsched("import-rtapp", str(path))
     assert result.returncode == 1
-    assert f'{path}: tasks.thread0.iorun: unsupported rt-app event "iorun"' in result.stderr
+    assert f'{path}:1:60: tasks.thread0.iorun: rt-app event "iorun" is not supported' in result.stderr
 
 
 def test_import_rtapp_usage_and_missing_file(tmp_path):

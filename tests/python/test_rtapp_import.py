@@ -1,33 +1,17 @@
-"""rt-app JSON import: the subset that maps, and an explicit error for the rest."""
+"""rt-app threads, phases and global keys mapped onto rtsched tasks, and the errors for what does not map."""
 
-import json
 from pathlib import Path
 
-import pytest
+from rtapp_helpers import TIMER, errors, fifo, imported, pos, text_of
 
-from rtsched.model import Compute, Lock, Signal, Sleep, TaskSetError, Unlock, Wait, taskset_from_dict
-from rtsched.model.rtapp import event_kind, import_rtapp, loads_rtapp
+from rtsched.model import Compute, Lock, Signal, Unlock, Wait
+from rtsched.model.rtapp import import_rtapp
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def imported(doc, **kwargs):
-    data, notes = loads_rtapp(json.dumps(doc), **kwargs)
-    return taskset_from_dict(data), data, notes
-
-
-def errors(doc):
-    with pytest.raises(TaskSetError) as info:
-        loads_rtapp(json.dumps(doc) if not isinstance(doc, str) else doc)
-    return info.value.errors
-
-
-def fifo(**events):
-    return {"policy": "SCHED_FIFO", **events}
-
-
 def test_small_file_gives_the_expected_model():
-    ts, _, notes = import_rtapp(ROOT / "examples" / "rtapp" / "simple.json")
+    ts, _, warnings = import_rtapp(ROOT / "examples" / "rtapp" / "simple.json")
     assert ts.name == "simple"
     assert ts.duration_ns == 5_000_000_000
     assert ts.scheduler == "P-FP"
@@ -38,214 +22,248 @@ def test_small_file_gives_the_expected_model():
         "sensor", 10_000_000, 10_000_000, 20, "cpu0")
     assert sensor.body == (Compute(1_000_000), Lock("shared"), Compute(200_000), Signal("data_ready"),
                            Unlock("shared"))
-    assert sensor.wcet_ns == 1_200_000
-    assert filt.body == (Lock("shared"), Wait("data_ready"), Compute(500_000), Unlock("shared"),
-                         Sleep(1_000_000), Compute(1_000_000))
+    assert filt.body[:4] == (Lock("shared"), Wait("data_ready"), Compute(500_000), Unlock("shared"))
     assert filt.max_jobs is None  # loop -1
     assert (logger.partition, logger.priority, logger.period_ns) == ("cpu1", 5, 50_000_000)
-    assert any("global.calibration: ignored" in n for n in notes)
+    assert warnings == ["4:3: global: ignored calibration, logdir: rt-app's own settings (calibration: rtsched's "
+                        "compute is measured CPU time, so run and runtime both become compute; logs, ftrace and "
+                        "gnuplot: rtsched writes its own trace; lock_pages: the runner decides; io_device, "
+                        "mem_buffer_size: only for the refused iorun and mem)"]
 
 
-def test_unsupported_event_is_an_error_naming_it():
-    doc = {"tasks": {"thread0": fifo(run=100, iorun=10, timer={"ref": "t", "period": 1000})}}
-    assert errors(doc) == ['tasks.thread0.iorun: unsupported rt-app event "iorun"']
-
-
-def test_every_unsupported_thing_is_reported():
-    doc = {
-        "global": {"duration": 2, "frobnicate": 1},
-        "tasks": {
-            "thread0": fifo(iodev=1, mem0=10, sync={"ref": "c", "mutex": "m"}, barrier="b", fork="x",
-                            suspend="", resume="thread1", yield0="", util_min=10,
-                            run=10, timer={"ref": "t", "period": 1000}),
-        },
-        "extra": {},
-    }
-    found = errors(doc)
-    expected = [
-        'extra: unsupported rt-app key "extra"',
-        'global.frobnicate: unsupported rt-app key "frobnicate"',
-        'tasks.thread0.iodev: unsupported rt-app key "iodev"',
-        'tasks.thread0.mem0: unsupported rt-app event "mem"',
-        'tasks.thread0.sync: unsupported rt-app event "sync"',
-        'tasks.thread0.barrier: unsupported rt-app event "barrier"',
-        'tasks.thread0.fork: unsupported rt-app event "fork"',
-        'tasks.thread0.suspend: unsupported rt-app event "suspend"',
-        'tasks.thread0.resume: unsupported rt-app event "resume"',
-        'tasks.thread0.yield0: unsupported rt-app event "yield"',
-        'tasks.thread0.util_min: unsupported rt-app key "util_min"',
-    ]
-    assert sorted(found) == sorted(expected)
-
-
-def test_event_names_match_by_prefix_as_rt_app_does():
-    assert event_kind("run0") == "run"
-    assert event_kind("runtime2") == "runtime"
-    assert event_kind("sleep1") == "sleep"
-    assert event_kind("lockA") == "lock"
-    assert event_kind("unlock_b") == "unlock"
-    assert event_kind("broad3") == "broad"
-    assert event_kind("timer0") == "timer"
-    assert event_kind("priority") is None and event_kind("loop") is None
-
-
-def test_numbered_events_keep_their_order_and_units():
-    doc = {"tasks": {"t": fifo(run0=100, sleep0=50, runtime1=200, sleep1=25, run2=1,
-                                timer0={"ref": "x", "period": 5000})}}
-    ts, _, _ = imported(doc)
-    assert ts.tasks[0].body == (Compute(100_000), Sleep(50_000), Compute(200_000), Sleep(25_000), Compute(1_000))
-    assert ts.tasks[0].period_ns == 5_000_000
-
-
-def test_duplicate_keys_are_renamed_like_workgen():
+def test_repeated_keys_keep_their_order():
     text = ('{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 100, "sleep": 10, "run": 200, "sleep": 20,'
             ' "timer": {"ref": "x", "period": 1000}}}}')
-    data, _ = loads_rtapp(text)
+    ts, data, _ = imported(text)
     assert data["tasks"][0]["body"] == [{"compute": "100us"}, {"sleep": "10us"}, {"compute": "200us"},
                                         {"sleep": "20us"}]
 
 
-def test_a_task_without_a_timer_is_an_error():
-    doc = {"tasks": {"t": fifo(run=100, sleep=100)}}
-    assert errors(doc) == ["tasks.t: rtsched tasks are periodic or sporadic: add a timer event with a period "
-                           "as the task's last event (it ends each job)"]
+def test_comments_and_trailing_commas_in_a_whole_file():
+    text = """{
+    /* a workload */
+    "tasks" : {
+        "t" : { // one thread
+            "policy" : "SCHED_FIFO", "run" : 100,
+            "timer" : { "ref" : "unique", "period" : 1000 },
+        },
+    },
+}"""
+    ts, _, _ = imported(text)
+    assert ts.tasks[0].body == (Compute(100_000),)
 
 
-def test_the_timer_must_be_last_and_unique():
-    doc = {"tasks": {"t": fifo(timer0={"ref": "a", "period": 100}, run=10, timer1={"ref": "a", "period": 100})}}
-    assert errors(doc) == ["tasks.t.timer0: only one timer per task, as its last event (it ends the job)"]
+def test_unknown_keys_are_warnings_as_rt_app_ignores_them():
+    text = text_of({"global": {"frag": 1, "duration": 2},
+                    "tasks": {"t": fifo(run=1, util_min=100, prioirty=3, timer=TIMER)}, "extra": {}})
+    ts, _, warnings = imported(text)
+    assert f"{pos(text, 'frag')}: global.frag: unknown key \"frag\" ignored, as rt-app ignores it" in warnings
+    assert f"{pos(text, 'prioirty')}: tasks.t.prioirty: unknown key \"prioirty\" ignored, as rt-app ignores it" in warnings
+    assert f"{pos(text, 'extra')}: extra: unknown key \"extra\" ignored, as rt-app ignores it" in warnings
+    assert any(w.startswith(f"{pos(text, 'util_min')}: tasks.t.util_min: ignored: a utilization clamp")
+               for w in warnings)
 
 
-def test_a_timer_shared_between_tasks_is_an_error():
+def test_timer_shared_between_threads_is_an_error():
     doc = {"tasks": {"a": fifo(run=10, timer={"ref": "tick", "period": 1000}),
                      "b": fifo(run=10, timer={"ref": "tick", "period": 1000})}}
-    assert any('timer "tick" is shared with task "a"' in e for e in errors(doc))
-    doc = {"tasks": {"a": fifo(run=10, timer={"ref": "unique", "period": 1000}),
-                     "b": fifo(run=10, timer={"ref": "unique", "period": 1000})}}
+    text = text_of(doc)
+    assert errors(text) == [f"{pos(text, 'b')}: tasks.b: timer \"tick\" is shared with task \"a\": rtsched gives "
+                            'each task its own period; give each thread its own timer ref (or one starting with '
+                            '"unique")']
+    doc["tasks"]["b"]["timer"]["ref"] = "other"
     assert len(imported(doc)[0].tasks) == 2
+    doc["tasks"]["b"]["instance"] = 2
+    text = text_of(doc)
+    assert errors(text) == [f"{pos(text, 'b')}: tasks.b-1: timer \"other\" is shared with task \"b-0\": rtsched "
+                            'gives each task its own period; give each thread its own timer ref (or one starting '
+                            'with "unique")']
+    phases = {"tasks": {"t": {"policy": "SCHED_FIFO", "loop": 1, "phases": {
+        "p": {"loop": 2, "run": 1, "timer": {"ref": "tick", "period": 1000}},
+        "q": {"loop": 2, "run": 2, "timer": {"ref": "tick", "period": 1000}}}}}}
+    assert len(imported(phases)[0].tasks) == 2  # phases of one thread share their timer, as in rt-app
 
 
 def test_sched_deadline_parameters():
-    doc = {
-        "global": {"default_policy": "SCHED_DEADLINE"},
-        "tasks": {
-            "a": {"dl-runtime": 2000, "dl-period": 10000, "dl-deadline": 8000,
-                  "run": 1000, "timer": {"ref": "a", "period": 10000}},
-            "b": {"run": 500, "timer": {"ref": "b", "period": 20000}},
-        },
-    }
+    doc = {"global": {"default_policy": "SCHED_DEADLINE"}, "tasks": {
+        "a": {"dl-runtime": 2000, "dl-period": 10000, "dl-deadline": 8000, "run": 1000,
+              "timer": {"ref": "a", "period": 10000}},
+        "b": {"run": 500, "timer": {"ref": "b", "period": 20000}},
+    }}
     ts, _, _ = imported(doc)
     assert ts.scheduler == "G-EDF"
     a, b = ts.tasks
     assert (a.policy, a.budget_ns, a.deadline_ns, a.period_ns, a.wcet_ns) == (
         "deadline", 2_000_000, 8_000_000, 10_000_000, 1_000_000)
-    assert (b.budget_ns, b.deadline_ns, b.dl_runtime_ns) == (None, 20_000_000, 500_000)
+    assert (b.budget_ns, b.deadline_ns) == (None, 20_000_000)
     doc["tasks"]["a"]["dl-period"] = 12000
-    assert any("dl-period 12000us differs from the timer period 10000us" in e for e in errors(doc))
+    text = text_of(doc)
+    assert errors(text) == [f"{pos(text, 'dl-period')}: tasks.a.dl-period: dl-period 12000us differs from the timer "
+                            "period 10000us: an rtsched task's SCHED_DEADLINE period is its period"]
 
 
-def test_pinned_deadline_tasks_become_pedf():
+def test_dl_reclaim_is_refused():
+    text = text_of({"tasks": {"t": {"policy": "SCHED_DEADLINE", "run": 10, "timer": TIMER, "dl-runtime": 100,
+                                    "dl-period": 1000, "dl-reclaim": True}}})
+    assert errors(text) == [f"{pos(text, 'dl-reclaim')}: tasks.t.dl-reclaim: SCHED_DEADLINE bandwidth reclaiming "
+                            "(SCHED_FLAG_RECLAIM) is not supported: an rtsched job never runs beyond its runtime"]
+
+
+def test_pinned_threads_become_partitions_and_shared_cpus_global():
     doc = {"tasks": {
         "a": {"policy": "SCHED_DEADLINE", "cpus": [0], "run": 100, "timer": {"ref": "a", "period": 1000}},
         "b": {"policy": "SCHED_DEADLINE", "cpus": [1], "run": 100, "timer": {"ref": "b", "period": 1000}},
     }}
     ts, _, _ = imported(doc)
-    assert ts.scheduler == "P-EDF"
-    assert [t.partition for t in ts.tasks] == ["cpu0", "cpu1"]
-
-
-def test_affinity_mapping():
-    same = {"tasks": {"a": fifo(cpus=[0, 1], run=1, timer={"ref": "a", "period": 100}),
-                      "b": fifo(cpus=[1, 0], run=1, timer={"ref": "b", "period": 100})}}
+    assert ts.scheduler == "P-EDF" and [t.partition for t in ts.tasks] == ["cpu0", "cpu1"]
+    same = {"tasks": {"a": fifo(cpus=[0, 1], run=1, timer=TIMER), "b": fifo(cpus=[1, 0], run=1, timer=TIMER)}}
     ts, _, _ = imported(same)
     assert ts.scheduler == "G-FP" and ts.platform.cpus == (0, 1)
-    mixed = {"tasks": {"a": fifo(cpus=[0], run=1, timer={"ref": "a", "period": 100}),
-                       "b": fifo(run=1, timer={"ref": "b", "period": 100})}}
+    mixed = {"tasks": {"a": fifo(cpus=[0], run=1, timer=TIMER), "b": fifo(run=1, timer=TIMER)}}
     assert any("fit neither partitioned scheduling" in e for e in errors(mixed))
 
 
 def test_fifo_and_deadline_together_is_an_error():
-    doc = {"tasks": {"a": fifo(run=1, timer={"ref": "a", "period": 100}),
-                     "b": {"policy": "SCHED_DEADLINE", "run": 1, "timer": {"ref": "b", "period": 100}}}}
-    assert errors(doc) == ["tasks: SCHED_FIFO tasks (a) and SCHED_DEADLINE tasks (b) together: rtsched runs "
-                           "one scheduler per task set"]
+    doc = {"tasks": {"a": fifo(run=1, timer=TIMER), "b": {"policy": "SCHED_DEADLINE", "run": 1, "timer": TIMER}}}
+    assert errors(doc) == ["1:1: tasks: SCHED_FIFO/SCHED_RR threads (a) and SCHED_DEADLINE threads (b) together: "
+                           "rtsched runs one scheduler per task set"]
 
 
-def test_sched_other_tasks_are_background_and_rr_is_refused():
-    doc = {"tasks": {"rt": fifo(priority=50, run=10, timer={"ref": "a", "period": 1000}),
-                     "bg": {"run": 100, "timer": {"ref": "b", "period": 1000}}}}
+def test_policies_other_idle_rr():
+    doc = {"tasks": {"rt": fifo(priority=50, run=10, timer=TIMER),
+                     "bg": {"priority": -19, "run": 100, "timer": TIMER},
+                     "idle": {"policy": "SCHED_IDLE", "run": 100, "timer": TIMER},
+                     "rr": {"policy": "SCHED_RR", "priority": 40, "run": 10, "timer": TIMER}}}
+    ts, _, warnings = imported(doc)
+    assert ts.task("rt").priority == 50 and ts.task("rr").priority == 40
+    assert ts.task("bg").policy == "other" and ts.task("idle").policy == "other"
+    assert any("tasks.bg.priority: ignored: a SCHED_OTHER background task" in w for w in warnings)
+    doc["tasks"]["rr"]["priority"] = 50
+    text = text_of(doc)
+    assert errors(text) == [f"{pos(text, 'rr')}: tasks.rr: SCHED_RR at priority 50 beside \"rt\" of the same "
+                            "priority: rt-app time-slices them, rtsched's SCHED_FIFO does not; give them distinct "
+                            "priorities"]
+    only_other = {"tasks": {"bg": {"run": 100, "timer": TIMER}}}
+    assert errors(only_other)[0].startswith("1:1: tasks: no real-time thread")
+    ts, _, _ = imported(only_other, default_policy="SCHED_FIFO")
+    assert ts.tasks[0].priority == 10
+
+
+def test_default_priority_delay_loop_and_instances():
+    doc = {"tasks": {"t": fifo(instance=3, delay=1500, loop=20, run=100, timer=TIMER)}}
     ts, _, _ = imported(doc)
-    assert ts.task("rt").priority == 50
-    assert ts.task("bg").policy == "other" and ts.task("bg").priority is None
-    doc["tasks"]["rt"]["policy"] = "SCHED_RR"
-    assert any('tasks.rt.policy: unsupported policy "SCHED_RR"' in e for e in errors(doc))
-    only_other = {"tasks": {"bg": {"run": 100, "timer": {"ref": "b", "period": 1000}}}}
-    assert any("no real-time task" in e for e in errors(only_other))
+    assert [t.name for t in ts.tasks] == ["t-0", "t-1", "t-2"]
+    assert {(t.priority, t.offset_ns, t.max_jobs) for t in ts.tasks} == {(10, 1_500_000, 20)}
+    doc["tasks"]["t"]["instance"] = 0
+    doc["tasks"]["u"] = fifo(run=1, timer=TIMER)
+    ts, _, warnings = imported(doc)
+    assert [t.name for t in ts.tasks] == ["u"]
+    assert any("0 instances" in w for w in warnings)
 
 
-def test_fifo_default_priority_delay_and_loop():
-    doc = {"tasks": {"t": fifo(delay=1500, loop=20, run=100, timer={"ref": "t", "period": 1000})}}
-    ts, _, _ = imported(doc)
-    t = ts.tasks[0]
-    assert (t.priority, t.offset_ns, t.max_jobs) == (10, 1_500_000, 20)
-
-
-def test_single_phase_and_its_loop():
+def test_a_single_phase_and_its_loop():
     doc = {"tasks": {"t": {"policy": "SCHED_FIFO", "loop": 3, "phases": {
-        "p": {"loop": 5, "priority": 40, "run": 100, "timer": {"ref": "t", "period": 1000}}}}}}
+        "p": {"loop": 5, "priority": 40, "run": 100, "timer": TIMER}}}}}
     ts, _, _ = imported(doc)
-    assert (ts.tasks[0].max_jobs, ts.tasks[0].priority) == (15, 40)
-    doc["tasks"]["t"]["phases"]["q"] = {"run": 1, "timer": {"ref": "t", "period": 1000}}
-    assert errors(doc) == ["tasks.t.phases: only a single phase is supported (an rtsched job is one script), got 2"]
+    assert (ts.tasks[0].name, ts.tasks[0].max_jobs, ts.tasks[0].priority) == ("t", 15, 40)
 
 
-def test_locks_and_condvars():
-    doc = {
-        "global": {"pi_enabled": False},
-        "tasks": {
-            "prod": fifo(priority=20, run=100, signal="c", timer={"ref": "p", "period": 1000}),
-            "cons": fifo(priority=10, lock="m", wait={"ref": "c", "mutex": "m"}, run=50, unlock="m",
-                         broad="c", timer={"ref": "q", "period": 1000}),
-        },
-    }
-    ts, _, notes = imported(doc)
-    assert [(r.name, r.protocol) for r in ts.resources] == [("m", "none")]
-    assert ts.condvar("c").mutex == "m"
-    # rt-app signals without the mutex; rtsched needs it: the signals are wrapped
-    assert ts.task("prod").body == (Compute(100_000), Lock("m"), Signal("c"), Unlock("m"))
-    assert ts.task("cons").body[-3:] == (Lock("m"), ts.task("cons").body[-2], Unlock("m"))
-    assert sum("done with its mutex" in n for n in notes) == 2
+def test_phases_run_once_become_consecutive_tasks():
+    doc = {"tasks": {"t": {"policy": "SCHED_FIFO", "loop": 1, "delay": 100, "phases": {
+        "light": {"loop": 10, "run": 3000, "timer": {"ref": "unique", "period": 30000}},
+        "heavy": {"loop": 4, "priority": 30, "run": 27000, "timer": {"ref": "unique", "period": 30000}}}}}}
+    ts, _, warnings = imported(doc)
+    light, heavy = ts.tasks
+    assert (light.name, light.offset_ns, light.max_jobs, light.priority) == ("t-light", 100_000, 10, 10)
+    assert (heavy.name, heavy.offset_ns, heavy.max_jobs, heavy.priority) == ("t-heavy", 300_100_000, 4, 30)
+    assert any("phases become 2 tasks released one after the other" in w for w in warnings)
+    doc["tasks"]["t"]["phases"]["heavy"]["loop"] = -1  # the last phase may run for ever
+    assert imported(doc)[0].tasks[1].max_jobs is None
+    doc["tasks"]["t"]["phases"]["light"]["loop"] = -1
+    text = text_of(doc)
+    assert errors(text) == [f"{pos(text, 'loop', 1)}: tasks.t.phases.light.loop: a phase followed by others must "
+                            "have a finite loop"]
 
 
-def test_a_condition_with_two_mutexes_or_none_is_an_error():
-    doc = {"tasks": {
-        "a": fifo(lock="m", wait={"ref": "c", "mutex": "m"}, unlock="m", timer={"ref": "a", "period": 100}),
-        "b": fifo(lock="n", wait={"ref": "c", "mutex": "n"}, unlock="n", timer={"ref": "b", "period": 100}),
-    }}
-    assert any('condition "c" is used with mutex "m"' in e for e in errors(doc))
-    doc = {"tasks": {"a": fifo(run=1, signal="z", timer={"ref": "a", "period": 100})}}
-    assert any('condition "z" is signalled but never waited on' in e for e in errors(doc))
+def test_phases_repeated_become_one_task_per_iteration_at_the_cycle_period():
+    # rt-app's mp3 example: a tick that resumes the audio thread every 5th period of 6 ms
+    doc = {"tasks": {"tick": {"policy": "SCHED_FIFO", "priority": 50, "delay": 100, "phases": {
+        "p1": {"loop": 1, "run": 10, "timer": {"ref": "tick", "period": 6000}},
+        "p2": {"loop": 4, "run": 5, "timer": {"ref": "tick", "period": 6000}}}}}}
+    ts, _, warnings = imported(doc)
+    assert [(t.name, t.period_ns, t.deadline_ns, t.offset_ns, t.max_jobs) for t in ts.tasks] == [
+        ("tick-p1", 30_000_000, 6_000_000, 100_000, None),
+        ("tick-p2-0", 30_000_000, 6_000_000, 6_100_000, None),
+        ("tick-p2-1", 30_000_000, 6_000_000, 12_100_000, None),
+        ("tick-p2-2", 30_000_000, 6_000_000, 18_100_000, None),
+        ("tick-p2-3", 30_000_000, 6_000_000, 24_100_000, None),
+    ]
+    assert [t.body for t in ts.tasks] == [(Compute(10_000),)] + [(Compute(5_000),)] * 4
+    assert any("2 phases repeated for ever become 5 tasks, one per phase iteration" in w for w in warnings)
+    doc["tasks"]["tick"]["loop"] = 3
+    assert {t.max_jobs for t in imported(doc)[0].tasks} == {3}
+
+
+def test_phases_repeated_that_cannot_map_are_refused():
+    def refused(phases, policy="SCHED_FIFO"):
+        text = text_of({"tasks": {"t": {"policy": policy, "phases": phases}}})
+        (error,) = errors(text)
+        assert error.startswith(f"{pos(text, 'phases')}: tasks.t.phases: 2 phases repeated for ever")
+        return error
+
+    two = {"a": {"run": 1, "timer": {"ref": "x", "period": 1000}}, "b": {"run": 2, "timer": {"ref": "y", "period": 1000}}}
+    assert "with different timers (x, y)" in refused(two)
+    two["b"]["timer"]["ref"] = "x"
+    two["b"]["loop"] = -1
+    assert "every phase needs a finite loop" in refused(two)
+    two["b"]["loop"] = 64
+    assert "their 65 iterations would become 65 tasks (at most 64)" in refused(two)
+    two["b"]["loop"] = 2
+    assert "under SCHED_DEADLINE" in refused(two, "SCHED_DEADLINE")
+
+
+def test_events_beside_phases_are_ignored_as_rt_app_does():
+    text = text_of({"tasks": {"t": {"policy": "SCHED_FIFO", "run": 5, "phases": {"p": {"run": 1, "timer": TIMER}}}}})
+    ts, _, warnings = imported(text)
+    assert ts.tasks[0].body == (Compute(1000),)
+    assert f"{pos(text, 'run')}: tasks.t.run: event beside phases: ignored, as rt-app does (move it into a phase)" \
+        in warnings
+
+
+def test_taskgroup_is_a_warning_for_sched_other_and_refused_for_real_time_as_rt_app_does():
+    text = text_of({"tasks": {"rt": fifo(run=1, timer=TIMER), "bg": {"run": 1, "timer": TIMER, "taskgroup": "/tg1"}}})
+    _, _, warnings = imported(text)
+    assert any(w.startswith(f"{pos(text, 'taskgroup')}: tasks.bg.taskgroup: ignored: a cpu cgroup") for w in warnings)
+    text = text_of({"tasks": {"rt": fifo(run=1, timer=TIMER, taskgroup="/tg1")}})
+    assert errors(text) == [f"{pos(text, 'taskgroup')}: tasks.rt.taskgroup: a taskgroup with SCHED_FIFO: rt-app "
+                            "refuses it too (taskgroups are for SCHED_OTHER and SCHED_IDLE threads)"]
+
+
+def test_a_phase_policy_stays_for_later_phases_and_cpus_fall_back_to_the_thread():
+    doc = {"tasks": {"t": {"policy": "SCHED_FIFO", "priority": 5, "cpus": [1], "loop": 1, "phases": {
+        "a": {"loop": 2, "priority": 40, "cpus": [0], "run": 1, "timer": TIMER},
+        "b": {"loop": 2, "run": 2, "timer": TIMER}}}}}
+    ts, _, _ = imported(doc)
+    a, b = ts.tasks
+    assert (a.priority, a.partition) == (40, "cpu0")
+    assert (b.priority, b.partition) == (40, "cpu1")
 
 
 def test_bad_values():
-    doc = {"global": {"duration": "5"}, "tasks": {
-        "t": fifo(priority=200, run="100", sleep=-1, loop=0, timer={"ref": "t", "period": 0})}}
-    found = errors(doc)
-    assert 'global.duration: expected seconds (an integer > 0, or -1), got "5"' in found
-    assert "tasks.t.priority: SCHED_FIFO priority must be an integer in 1..99, got 200" in found
-    assert 'tasks.t.run: expected an integer of microseconds, got "100"' in found
-    assert "tasks.t.sleep: must be > 0 microseconds, got -1" in found
-    assert "tasks.t.loop: expected a loop count (> 0, or -1 for ever), got 0" in found
-    assert "tasks.t.timer.period: must be > 0 microseconds, got 0" in found
+    doc = {"global": {"duration": "5"}, "tasks": {"t": fifo(priority=200, loop=0, run=1, timer=TIMER)}}
+    text = text_of(doc)
+    assert sorted(errors(text)) == sorted([
+        f'{pos(text, "duration")}: global.duration: expected seconds (an integer > 0, or -1), got "5"',
+        f"{pos(text, 'priority')}: tasks.t.priority: a SCHED_FIFO priority is an integer in 1..99, got 200",
+        f"{pos(text, 'loop')}: tasks.t.loop: expected a loop count (> 0, or -1 for ever), got 0",
+    ])
 
 
 def test_json_syntax_error_has_line_and_column():
-    with pytest.raises(TaskSetError, match="line 2, column"):
-        loads_rtapp('{"tasks":\n ]')
+    assert errors('{"tasks":\n ]') == ["2:2: invalid JSON: unexpected ']' where a value was expected"]
 
 
-def test_invalid_result_is_reported_in_rtsched_terms():
-    doc = {"tasks": {"t": fifo(lock="m", run=1, timer={"ref": "t", "period": 100})}}
-    found = errors(doc)
-    assert found == ['the imported set is invalid: tasks[0].body: "m" (locked at tasks[0].body[0]) is still '
-                     "held at the end of the job: add unlock: m"]
+def test_invalid_result_is_reported_at_the_thread():
+    text = text_of({"tasks": {"t": fifo(lock="m", run=1, timer=TIMER)}})
+    assert errors(text) == [f'{pos(text, "t")}: tasks.t: the imported task is invalid: tasks[0].body: "m" (locked '
+                            "at tasks[0].body[0]) is still held at the end of the job: add unlock: m"]

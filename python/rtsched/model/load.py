@@ -11,6 +11,7 @@ gives equal models.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +117,27 @@ def loads_taskset(text: str, fmt: str | None = None, *, source: str = "<string>"
 
 
 def load_taskset(path: str | Path) -> TaskSet:
-    """Read, validate and build the TaskSet in ``path``; raise TaskSetError listing every problem."""
+    """Read, validate and build the TaskSet in ``path``; raise TaskSetError listing every problem.
+
+    An rt-app file (JSON whose ``tasks`` is an object, docs/from-rtapp.md) is imported; its
+    warnings go to standard error as ``PATH:LINE:COLUMN: warning: ...``.
+    """
+    path = Path(path)
+    if path.suffix.lower() == ".json" and _is_rtapp_file(path):
+        from rtsched.model.rtapp import import_rtapp, located
+
+        taskset, _, warnings = import_rtapp(path)
+        for warning in warnings:
+            print(located(str(path), warning, warning=True), file=sys.stderr)
+        return taskset
     data = read_document(path)
     return taskset_from_dict(data, source=str(path))
+
+
+def _is_rtapp_file(path: Path) -> bool:
+    from rtsched.model.rtapp import is_rtapp_text
+
+    try:
+        return is_rtapp_text(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return False  # read_document reports it

@@ -1,0 +1,83 @@
+"""Import rt-app workload files (github.com/scheduler-tools/rt-app) as rtsched task sets.
+
+    from rtsched.model.rtapp import import_rtapp, is_rtapp_text
+    taskset, document, warnings = import_rtapp("workload.json")
+
+- reader.py: the JSON syntax rt-app accepts (json-c's: comments, trailing
+  commas, single quotes; repeated keys kept in order), with positions;
+- events.py: rt-app's events and the actions each becomes;
+- threads.py: a thread and its phases -> tasks;
+- importer.py: the whole set (global keys, barriers, platform, validation).
+
+What maps, what is adapted and what is refused: docs/from-rtapp.md. Every
+error and warning starts with ``line:column`` of the key it is about.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import re
+from pathlib import Path
+
+from rtsched.model.model import TaskSet
+from rtsched.model.rtapp.events import RT_APP_EVENTS, event_kind
+from rtsched.model.rtapp.importer import rtapp_document
+from rtsched.model.rtapp.reader import JObject, RtAppSyntaxError, read_rtapp_json
+from rtsched.model.validate import TaskSetError, taskset_from_dict
+
+__all__ = ["RT_APP_EVENTS", "event_kind", "import_rtapp", "is_rtapp_text", "loads_rtapp", "located"]
+
+
+def located(source: str, message: str, *, warning: bool = False) -> str:
+    """``FILE:LINE:COLUMN: [warning: ]...`` for a message that starts with ``LINE:COLUMN: ``."""
+    head, sep, rest = message.partition(": ")
+    line, colon, column = head.partition(":")
+    if sep and colon and line.isdigit() and column.isdigit():
+        return f"{source}:{head}: {'warning: ' if warning else ''}{rest}"
+    return f"{source}: {'warning: ' if warning else ''}{message}"
+
+
+_TASKS_OBJECT = re.compile(r"""["']tasks["']\s*:\s*\{""")
+
+
+def is_rtapp_text(text: str) -> bool:
+    """True when the text is an rt-app file: a JSON object whose ``tasks`` is an object.
+
+    (An rtsched task set's ``tasks`` is a list.) Text with a syntax error counts as rt-app when it
+    has ``"tasks": {``, so that the error comes from the reader that accepts rt-app's syntax.
+    """
+    try:
+        root = read_rtapp_json(text)
+    except RtAppSyntaxError:
+        return _TASKS_OBJECT.search(text) is not None
+    if not isinstance(root, JObject):
+        return False
+    tasks = root.get("tasks")
+    return tasks is not None and isinstance(tasks.value, JObject)
+
+
+def loads_rtapp(text: str, *, name: str = "rtapp", source: str = "<string>",
+                default_policy: str | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The rtsched document for rt-app text, and warnings. Raises TaskSetError (each error with line:column).
+
+    ``default_policy`` replaces the file's ``global.default_policy`` when given.
+    """
+    try:
+        root = read_rtapp_json(text)
+    except RtAppSyntaxError as e:
+        raise TaskSetError([str(e)], source) from None
+    return rtapp_document(root, name=name, source=source, default_policy=default_policy)
+
+
+def import_rtapp(path: str | Path) -> tuple[TaskSet, dict[str, Any], list[str]]:
+    """Import an rt-app file: (model, rtsched document, warnings). Raises TaskSetError."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise TaskSetError([f"cannot read: {e.strerror or e}"], str(path)) from None
+    except UnicodeDecodeError as e:
+        raise TaskSetError([f"cannot read: not UTF-8 text (byte {e.start})"], str(path)) from None
+    doc, warnings = loads_rtapp(text, name=path.stem, source=str(path))
+    return taskset_from_dict(doc, source=str(path)), doc, warnings

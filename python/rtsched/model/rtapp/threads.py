@@ -1,0 +1,435 @@
+"""One rt-app thread object -> rtsched task documents (before the set is assembled).
+
+A thread is a list of phases (or its own events as one phase), each run
+``loop`` times, the whole repeated by the thread's ``loop``. An rtsched task
+repeats one job body at one period, so (docs/from-rtapp.md):
+
+- one phase whose last event is a timer becomes one periodic task: the
+  events before the timer are the job, the timer's period the task's
+  period, ``phase loop x thread loop`` its ``max_jobs``;
+- several phases run once (thread ``loop`` 1), each ending with a timer and
+  (but the last) with a finite ``loop``, become one task per phase, each
+  released when the phases before it have used their periods (the offsets
+  add up);
+- several phases repeated, on one timer, become one task per phase
+  iteration at the cycle's period (``_repeat_cycle``);
+- anything else (no timer, a timer before other events) is an error that
+  says why.
+
+Scheduling properties (``policy``, ``priority``, ``dl-*``, ``cpus``) come
+from the thread, overridden by the phase, as in rt-app.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from rtsched.model.durations import format_duration
+from rtsched.model.rtapp.events import Names, Problems, event_kind, translate_event
+from rtsched.model.rtapp.reader import JObject, Member
+from rtsched.model.validate import describe
+
+__all__ = ["POLICIES", "ThreadTask", "thread_tasks"]
+
+#: rt-app policy -> (rtsched policy, note when the mapping adapts it)
+POLICIES = {
+    "SCHED_FIFO": ("fifo", None),
+    "SCHED_RR": ("fifo", "SCHED_RR runs as SCHED_FIFO (they differ only between threads of equal priority, "
+                         "which is checked)"),
+    "SCHED_DEADLINE": ("deadline", None),
+    "SCHED_OTHER": ("other", None),
+    "SCHED_IDLE": ("other", "SCHED_IDLE runs as a SCHED_OTHER background task (rtsched does not measure it)"),
+}
+DEFAULT_RT_PRIORITY = 10  # rt-app's priority for SCHED_FIFO / SCHED_RR threads that give none
+
+_SCHED_KEYS = ("policy", "priority", "dl-runtime", "dl-period", "dl-deadline", "cpus")
+_LEGACY_DL = {"period": "dl-period", "deadline": "dl-deadline"}  # rt-app still reads these on a thread
+_IGNORED = {
+    "util_min": "a utilization clamp steers CPU frequency and placement; rtsched's compute is CPU time",
+    "util_max": "a utilization clamp steers CPU frequency and placement; rtsched's compute is CPU time",
+    "nodes_membind": "NUMA memory binding; rtsched's actions do not touch memory",
+    "membind_nodes": "NUMA memory binding; rtsched's actions do not touch memory",
+}
+_THREAD_ONLY = {"instance", "delay", "phases", "loop"}
+
+
+@dataclass
+class ThreadTask:
+    """A task document being built, with where it came from and what the assembler needs."""
+
+    doc: dict[str, Any]
+    where: Member  # the thread's (or, for phases run in sequence, the phase's) key
+    thread: str  # the rt-app thread it comes from
+    policy: str  # rtsched's: fifo, deadline or other
+    period_us: int
+    instance: int = 0
+    rr: bool = False  # SCHED_RR in the file
+    cpus: tuple[list[int], str] | None = None  # (CPUs, where they were given)
+    timer_ref: str | None = None
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _loop(member: Member, path: str, problems: Problems) -> int | None | bool:
+    """A loop count, None for -1 (for ever), False after an error."""
+    value = member.value
+    if not _int(value) or value == 0 or value < -1:
+        problems.error(member, path, f"expected a loop count (> 0, or -1 for ever), got {describe(value)}")
+        return False
+    return None if value == -1 else value
+
+
+class _Phase:
+    def __init__(self, name: str, obj: JObject, path: str, where: Member):
+        self.name = name
+        self.where = where
+        self.obj = obj
+        self.path = path
+        self.events: list[tuple[str, Member, str]] = []  # (kind, member, path)
+        self.sched: dict[str, tuple[Any, Member, str]] = {}
+        self.loop_member: Member | None = None
+        self.taskgroup: Member | None = None
+
+
+def _classify(obj: JObject, path: str, phase: _Phase, problems: Problems, *, thread_level: bool,
+              has_phases: bool) -> dict[str, Member]:
+    """Sort the members of a thread or phase object into events, properties and the ignored."""
+    thread_props: dict[str, Member] = {}
+    for m in obj:
+        mpath = f"{path}.{m.key}"
+        kind = event_kind(m.key)
+        if kind is not None:
+            if has_phases and thread_level:
+                problems.warn(m, mpath, "event beside phases: ignored, as rt-app does (move it into a phase)")
+            else:
+                phase.events.append((kind, m, mpath))
+        elif m.key in _SCHED_KEYS or (thread_level and m.key in _LEGACY_DL):
+            key = _LEGACY_DL.get(m.key, m.key) if thread_level else m.key
+            if key in phase.sched and key != m.key:
+                continue  # dl-period given: the legacy key is not read
+            phase.sched[key] = (m.value, m, mpath)
+        elif m.key == "loop" and not thread_level:
+            phase.loop_member = m
+        elif thread_level and m.key in _THREAD_ONLY:
+            thread_props[m.key] = m
+        elif m.key == "taskgroup":
+            if m.value not in ("", None):
+                phase.taskgroup = m
+        elif m.key == "dl-reclaim":
+            if m.value is True:
+                problems.error(m, mpath, "SCHED_DEADLINE bandwidth reclaiming (SCHED_FLAG_RECLAIM) is not "
+                               "supported: an rtsched job never runs beyond its runtime")
+        elif m.key in _IGNORED:
+            if m.value not in ("", None):
+                problems.warn(m, mpath, f"ignored: {_IGNORED[m.key]}")
+        else:
+            problems.warn(m, mpath, f'unknown key "{m.key}" ignored, as rt-app ignores it')
+    return thread_props
+
+
+def thread_tasks(member: Member, *, default_policy: str, names: Names, problems: Problems) -> list[ThreadTask]:
+    """The tasks of one thread object (empty after an error, which is reported)."""
+    tname = member.key
+    path = f"tasks.{tname}"
+    if not isinstance(member.value, JObject):
+        problems.error(member, path, f"expected an object, got {describe(member.value)}")
+        return []
+    n_errors = len(problems.errors)
+    top = _Phase(tname, member.value, path, member)
+    has_phases = member.value.get("phases") is not None
+    props = _classify(member.value, path, top, problems, thread_level=True, has_phases=has_phases)
+
+    phases: list[_Phase] = []
+    thread_loop: int | None = None
+    if has_phases:
+        pm = props["phases"]
+        if not isinstance(pm.value, JObject) or not len(pm.value):
+            problems.error(pm, f"{path}.phases", f"expected an object of phases, got {describe(pm.value)}")
+            return []
+        for phm in pm.value:
+            phpath = f"{path}.phases.{phm.key}"
+            if not isinstance(phm.value, JObject):
+                problems.error(phm, phpath, f"expected an object, got {describe(phm.value)}")
+                continue
+            phase = _Phase(phm.key, phm.value, phpath, phm)
+            _classify(phm.value, phpath, phase, problems, thread_level=False, has_phases=False)
+            phases.append(phase)
+        if "loop" in props:
+            loop = _loop(props["loop"], f"{path}.loop", problems)
+            thread_loop = None if loop is False else loop
+    else:
+        phases = [top]
+        # rt-app: a thread without phases runs its loop once per loop count, then stops
+        if "loop" in props:
+            top.loop_member = props["loop"]
+            thread_loop = 1
+
+    instances = 1
+    if "instance" in props:
+        im = props["instance"]
+        if not _int(im.value) or im.value < 0:
+            problems.error(im, f"{path}.instance", f"expected a thread count >= 0, got {describe(im.value)}")
+        else:
+            instances = im.value
+            if instances == 0:
+                problems.warn(im, f"{path}.instance", "0 instances: rt-app creates no thread, no task imported")
+    delay_us = 0
+    if "delay" in props:
+        dm = props["delay"]
+        if not _int(dm.value) or dm.value < 0:
+            problems.error(dm, f"{path}.delay", f"expected microseconds >= 0, got {describe(dm.value)}")
+        else:
+            delay_us = dm.value
+
+    repeated = len(phases) > 1 and thread_loop != 1
+
+    tasks: list[ThreadTask] = []
+    offset_us = delay_us
+    # rt-app: a phase's policy, priority and dl-* stay in force for the phases after it; its cpus
+    # and taskgroup fall back to the thread's
+    sched = dict(top.sched)
+    for phase in phases:
+        if phase is not top:
+            sched = {**sched, **{k: v for k, v in phase.sched.items() if k != "cpus"}}
+            sched.pop("cpus", None)
+            cpus = phase.sched.get("cpus") or top.sched.get("cpus")
+            if cpus is not None:
+                sched["cpus"] = cpus
+        task = _phase_task(phase, top, dict(sched), tname if len(phases) == 1 else f"{tname}-{phase.name}",
+                           1 if repeated else thread_loop, offset_us, default_policy, names, problems,
+                           several=len(phases) > 1)
+        if task is None:
+            continue
+        tasks.append(task)
+        period_us = task.period_us
+        jobs = task.doc.get("max_jobs")
+        if phase is not phases[-1]:
+            if jobs is None:
+                problems.error(phase.loop_member or phase.where, f"{phase.path}.loop",
+                               "a phase followed by others must have a finite loop")
+                return []
+            offset_us += jobs * period_us
+    if len(problems.errors) > n_errors:
+        return []
+    if repeated:
+        tasks = _repeat_cycle(tasks, thread_loop, delay_us, props["phases"], f"{path}.phases", problems)
+    elif len(phases) > 1:
+        problems.warn(props["phases"], f"{path}.phases",
+                      f"phases become {len(tasks)} tasks released one after the other ("
+                      + ", ".join(t.doc["name"] for t in tasks)
+                      + "); they do not overlap while every job ends within its period")
+    if instances == 1:
+        return tasks
+    copies = []
+    for task in tasks:
+        for i in range(instances):
+            copy = replace(task, doc={**task.doc, "name": f"{task.doc['name']}-{i}",
+                                      "body": [dict(a) for a in task.doc["body"]]}, instance=i)
+            copies.append(copy)
+    return copies
+
+
+MAX_CYCLE_TASKS = 64  # phase iterations a repeated cycle may become (one task each)
+
+
+def _repeat_cycle(phase_tasks: list[ThreadTask], thread_loop: int | None, delay_us: int, where: Member, path: str,
+                  problems: Problems) -> list[ThreadTask]:
+    """Phases repeated by the thread's loop -> one task per phase iteration, each at the cycle's period.
+
+    With one timer for all phases, rt-app releases iteration l of phase i at delay + c*C + P_i + l*T_i
+    in cycle c, where T_i is the phase's period, C = sum(L_i * T_i) the cycle and P_i the length of the
+    phases before it: exactly an rtsched task of period C, that offset and deadline T_i (its next
+    release). Under SCHED_FIFO the period of a thread does not change how it is scheduled, so the
+    split only costs the analysis some pessimism (it sees the iterations as concurrent tasks).
+    """
+    loops = [t.doc.get("max_jobs") for t in phase_tasks]
+    refs = {t.timer_ref for t in phase_tasks}
+    loop_text = "for ever" if thread_loop is None else f"{thread_loop} times"
+    why = f"{len(phase_tasks)} phases repeated {loop_text}"
+    if any(t.policy == "deadline" for t in phase_tasks):
+        problems.error(where, path, f"{why} under SCHED_DEADLINE: each phase iteration would need a reservation "
+                       "of its own at the cycle's period; only a single phase, or phases run once in sequence "
+                       "(thread loop 1), can be imported")
+        return []
+    if len(refs) != 1:
+        problems.error(where, path, f"{why} with different timers ({', '.join(sorted(map(str, refs)))}): rt-app "
+                       "restarts each timer in every cycle; give every phase the same timer ref")
+        return []
+    if None in loops:
+        problems.error(where, path, f"{why}: every phase needs a finite loop")
+        return []
+    counts = [n for n in loops if n is not None]  # every phase's loop is finite here (checked above)
+    count = sum(counts)
+    if count > MAX_CYCLE_TASKS:
+        problems.error(where, path, f"{why}: their {count} iterations would become {count} tasks (at most "
+                       f"{MAX_CYCLE_TASKS})")
+        return []
+    cycle_us = sum(t.period_us * n for t, n in zip(phase_tasks, counts))
+    tasks = []
+    start_us = delay_us
+    for task, n in zip(phase_tasks, loops):
+        for i in range(n):  # type: ignore[arg-type]
+            doc = {**task.doc, "name": task.doc["name"] if n == 1 else f"{task.doc['name']}-{i}",
+                   "period": format_duration(cycle_us * 1000),
+                   "deadline": format_duration(task.period_us * 1000),
+                   "body": [dict(a) for a in task.doc["body"]]}
+            doc.pop("offset", None)
+            if start_us + i * task.period_us:
+                doc["offset"] = format_duration((start_us + i * task.period_us) * 1000)
+            doc.pop("max_jobs", None)
+            if thread_loop is not None:
+                doc["max_jobs"] = thread_loop
+            tasks.append(replace(task, doc=doc, period_us=cycle_us))
+        start_us += n * task.period_us  # type: ignore[operator]
+    problems.warn(where, path, f"{why} become {len(tasks)} tasks, one per phase iteration, each of period "
+                  f"{format_duration(cycle_us * 1000)} (the cycle) with its place in the cycle as offset and "
+                  "its phase's period as deadline")
+    return tasks
+
+
+def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, str]], name: str,
+                thread_loop: int | None, offset_us: int, default_policy: str, names: Names, problems: Problems,
+                *, several: bool) -> ThreadTask | None:
+    where = phase.where
+    policy_name = default_policy
+    if "policy" in sched:
+        value, pm, ppath = sched["policy"]
+        if not isinstance(value, str) or value not in POLICIES:
+            problems.error(pm, ppath, f"unknown policy {describe(value)} (rt-app takes {', '.join(POLICIES)})")
+            return None
+        policy_name = value
+    policy, note = POLICIES[policy_name]
+    if note and "policy" in sched:
+        problems.warn(sched["policy"][1], sched["policy"][2], note)
+    taskgroup = phase.taskgroup or top.taskgroup
+    if taskgroup is not None:
+        tgpath = f"{phase.path if phase.taskgroup else top.path}.taskgroup"
+        if policy != "other":
+            problems.error(taskgroup, tgpath, f"a taskgroup with {policy_name}: rt-app refuses it too (taskgroups "
+                           "are for SCHED_OTHER and SCHED_IDLE threads)")
+            return None
+        problems.warn(taskgroup, tgpath, "ignored: a cpu cgroup shares CPU time among SCHED_OTHER threads, "
+                      "which rtsched runs as background load and does not measure")
+
+    events = phase.events
+    if not events:
+        problems.error(where, phase.path, "no events (rt-app refuses a thread or phase without events too)")
+        return None
+    body: list[dict[str, Any]] = []  # every event is translated first, so that every refused one is reported
+    for kind, m, mpath in events:
+        if kind != "timer":
+            actions = translate_event(kind, m, mpath, thread=top.name, policy=policy, names=names,
+                                      problems=problems)
+            body.extend(actions or [])
+    timers = [e for e in events if e[0] == "timer"]
+    if not timers:
+        problems.error(where, phase.path,
+                       "no timer: rtsched releases every task periodically, so the job must end with a timer "
+                       'event {"ref": ..., "period": ...}; a self-paced loop of run and sleep (the next job '
+                       "starting when the last one ends) is not supported")
+        return None
+    kind, timer_member, timer_path = events[-1]
+    if kind != "timer":
+        problems.error(timers[-1][1], timers[-1][2], "the timer must be the last event of the job (it ends "
+                       "the job; events after it would start the next one)")
+        return None
+    for _, tm, tpath in timers[:-1]:
+        problems.error(tm, tpath, "only one timer per job, as its last event (it ends the job)")
+    period_us, ref = _timer(timer_member, timer_path, problems)
+
+
+    loop: int | None = 1
+    if phase.loop_member is not None:
+        got = _loop(phase.loop_member, f"{phase.path}.loop" if phase is not top else f"{top.path}.loop", problems)
+        loop = None if got is False else got
+    if thread_loop is None or loop is None:
+        max_jobs = None
+    else:
+        max_jobs = thread_loop * loop
+
+    doc: dict[str, Any] = {"name": name}
+    if policy == "other":
+        doc["policy"] = "other"
+    doc["period"] = format_duration(period_us * 1000) if period_us else None
+    if offset_us:
+        doc["offset"] = format_duration(offset_us * 1000)
+    task = ThreadTask(doc=doc, where=where if several else top.where, thread=top.name, policy=policy,
+                      period_us=period_us or 0, rr=policy_name == "SCHED_RR", timer_ref=ref)
+    _sched(task, sched, period_us, problems)
+    if max_jobs is not None:
+        doc["max_jobs"] = max_jobs
+    doc["body"] = body
+    return task
+
+
+def _timer(member: Member, path: str, problems: Problems) -> tuple[int | None, str | None]:
+    value = member.value
+    if not isinstance(value, JObject):
+        problems.error(member, path, f'expected {{"ref": ..., "period": ...}}, got {describe(value)}')
+        return None, None
+    for m in value:
+        if m.key not in ("ref", "period", "mode"):
+            problems.warn(m, f"{path}.{m.key}", f'unknown timer key "{m.key}" ignored, as rt-app ignores it')
+    pm = value.get("period")
+    if pm is None or not _int(pm.value) or pm.value <= 0:
+        got = "none" if pm is None else describe(pm.value)
+        problems.error(pm or member, f"{path}.period", f"expected a period > 0 microseconds, got {got}")
+        return None, None
+    ref_member = value.get("ref")
+    ref = ref_member.value if ref_member is not None and isinstance(ref_member.value, str) else "unknown"
+    mode = value.get("mode")
+    if mode is not None and mode.value not in ("relative", "absolute"):
+        problems.error(mode, f"{path}.mode", f'expected "relative" or "absolute", got {describe(mode.value)}')
+    # either mode: rtsched releases as rt-app's absolute mode; they differ only after an overrun
+    return pm.value, ref
+
+
+def _sched(task: ThreadTask, sched: dict[str, tuple[Any, Member, str]], period_us: int | None,
+           problems: Problems) -> None:
+    doc = task.doc
+    dl = {k: sched[k] for k in ("dl-runtime", "dl-period", "dl-deadline") if k in sched}
+    if task.policy == "fifo":
+        priority = DEFAULT_RT_PRIORITY
+        if "priority" in sched:
+            value, m, mpath = sched["priority"]
+            if not _int(value) or not 1 <= value <= 99:
+                problems.error(m, mpath, f"a SCHED_FIFO priority is an integer in 1..99, got {describe(value)}")
+            else:
+                priority = value
+        doc["priority"] = priority
+        for _, m, mpath in dl.values():
+            problems.warn(m, mpath, "ignored: only for SCHED_DEADLINE")
+    elif task.policy == "deadline":
+        if "priority" in sched and sched["priority"][0] not in (0, None):
+            problems.warn(sched["priority"][1], sched["priority"][2], "ignored: SCHED_DEADLINE has no priority")
+        values: dict[str, int] = {}
+        for key, (value, m, mpath) in dl.items():
+            if not _int(value) or value < 0:
+                problems.error(m, mpath, f"expected microseconds >= 0, got {describe(value)}")
+            elif value:
+                values[key] = value
+        if "dl-period" in values and period_us is not None and values["dl-period"] != period_us:
+            _, m, mpath = dl["dl-period"]
+            problems.error(m, mpath, f"dl-period {values['dl-period']}us differs from the timer period "
+                           f"{period_us}us: an rtsched task's SCHED_DEADLINE period is its period")
+        if "dl-deadline" in values:
+            doc["deadline"] = format_duration(values["dl-deadline"] * 1000)
+        if "dl-runtime" in values:
+            doc["budget"] = format_duration(values["dl-runtime"] * 1000)
+            if "dl-period" not in values:
+                _, m, mpath = dl["dl-runtime"]
+                problems.warn(m, mpath, "no dl-period: rt-app would use the runtime as the period (a full "
+                              "CPU); rtsched uses the timer's period")
+    else:
+        for ignored in ("priority", *dl):
+            if ignored in sched:
+                problems.warn(sched[ignored][1], sched[ignored][2], "ignored: a SCHED_OTHER background task")
+    if "cpus" in sched:
+        value, m, mpath = sched["cpus"]
+        if not isinstance(value, list) or not value or not all(_int(c) and c >= 0 for c in value):
+            problems.error(m, mpath, f"expected a list of CPU numbers, got {describe(value)}")
+        else:
+            task.cpus = (sorted(set(value)), f"{m.where}: {mpath}")

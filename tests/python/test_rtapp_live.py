@@ -1,0 +1,52 @@
+"""``rtsched run`` on an rt-app file: a real 0.5 s run of examples/rtapp/rendezvous.json.
+
+Asserted are counts and what the events imply, never absolute times: the two
+barrier users complete as many jobs as each other, and ``left`` cannot end a
+job before ``right`` has computed its 3 ms ahead of the barrier; the consumer,
+suspended until the producer resumes it, completes as many jobs as the
+producer. Needs root and SCHED_FIFO; skips with the reason otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rtapp" / "rendezvous.json"
+
+
+def _rt_unavailable() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root (SCHED_FIFO)"
+    probe = subprocess.run(
+        [sys.executable, "-c", "import os; os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))"],
+        capture_output=True,
+    )
+    if probe.returncode != 0:
+        return "SCHED_FIFO refused here"
+    if not os.path.exists("/sys/devices/system/cpu/cpu1"):
+        return "needs 2 CPUs"
+    return None
+
+
+@pytest.mark.skipif(_rt_unavailable() is not None, reason=str(_rt_unavailable()))
+def test_run_an_rt_app_file_directly(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "rtsched.cli.main", "run", str(EXAMPLE), "--duration", "500ms", "--no-plots",
+         "--json", "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=90,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "tasks.right.yield: yield left out" in result.stderr  # the importer's warning, with its position
+    tasks = {t["task"]: t for t in json.loads(result.stdout)["tasks"]}
+    assert set(tasks) == {"left", "right", "producer", "consumer"}
+    assert tasks["left"]["jobs"] >= 10 and tasks["producer"]["jobs"] >= 5
+    assert abs(tasks["left"]["jobs"] - tasks["right"]["jobs"]) <= 1
+    assert tasks["left"]["response_min_ns"] >= 3_000_000  # right's run before the barrier, in CPU time
+    assert abs(tasks["consumer"]["jobs"] - tasks["producer"]["jobs"]) <= 1
+    assert tasks["consumer"]["response_min_ns"] >= 700_000  # the producer's run before its resume
