@@ -1,0 +1,114 @@
+"""Which registered tests the harness checks, on which sets, with which schedule semantics.
+
+A :class:`Subject` is one registered test with one family of sets (a test
+may have several: ``gedf-bcl/constrained`` and ``gedf-bcl/arbitrary``).
+``semantics`` tells the explorer what the test assumes where the set alone
+does not say (the partitioned tests impose MPCP or FMLP+ on the global
+resources). ``defect``: a known unsoundness that the search is expected to
+hit (the CI test marks it ``xfail(strict=True)`` until it is fixed).
+``check_deadlines`` is False for a test whose verdict is about bounded
+tardiness, not deadlines (only its bounds are then checked).
+
+Every name in the registry is either a subject here or in :data:`EXCLUDED`
+with the reason (a test checks that, so a new test cannot be forgotten).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from functools import partial
+from typing import Callable
+
+from rtsched.analysis.soundness.explorer import Semantics
+from rtsched.analysis.soundness.families import global_multi, partitioned_global, uniprocessor
+from rtsched.analysis.soundness.model import SystemModel
+
+__all__ = ["Subject", "SUBJECTS", "EXCLUDED", "subject"]
+
+DEFECT_1 = "issue 22 defect 1: MPCP/FMLP+ take a suspending task's interference with jitter = its suspension, not R − C"
+DEFECT_2 = "issue 22 defect 2: deadlines beyond the period accepted, infeasible sets called schedulable"
+EDF_PIP = ("new: EDF tests take SRP's single-section blocking B(t) for resources under pip, but under EDF with "
+           "inheritance a job can be blocked by one section of each of several later-deadline jobs")
+
+
+@dataclass(frozen=True)
+class Subject:
+    test: str
+    variant: str
+    make: Callable[[random.Random], SystemModel]
+    semantics: Semantics = Semantics()
+    options: Callable[[random.Random], dict] | None = None
+    supply: bool = False
+    check_deadlines: bool = True
+    defect: str | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.test}/{self.variant}"
+
+
+ALL_UNI = ("none", "pip", "pcp", "srp", "ipcp", "np")
+_uni = partial(uniprocessor, scheduler="FP")
+_edf = partial(uniprocessor, scheduler="EDF")
+
+
+def _forced(protocol: str):
+    return partial(_uni, protocols=(protocol,), nested=True, jitter=True, sleep=True)
+
+
+def _prm_options(supply: str):
+    return lambda rng: {"period_ns": rng.randint(2, 5), "supply": supply}
+
+
+SUBJECTS: tuple[Subject, ...] = (
+    Subject("fp-rta", "independent", partial(_uni, resources=0, deadlines="arbitrary", jitter=True, sleep=True)),
+    Subject("fp-rta", "locks", partial(_uni, protocols=ALL_UNI, nested=True, jitter=True, sleep=True)),
+    Subject("fp-rta", "partitioned", partial(_uni, protocols=ALL_UNI, partitions=2, jitter=True)),
+    *(Subject(f"fp-rta-{p}", "forced", _forced(p)) for p in ("pip", "pcp", "srp", "ipcp", "np")),
+    Subject("fp-ll", "rm", partial(_uni, protocols=("pip", "pcp"), deadlines="implicit", rm=True,
+                                   u_range=(0.5, 0.85))),
+    Subject("fp-hyperbolic", "rm", partial(_uni, protocols=("pip", "pcp"), deadlines="implicit", rm=True,
+                                           u_range=(0.5, 0.9))),
+    Subject("fp-lp", "intervals", partial(_uni, protocols=("pcp", "srp"), resources=1, np_share=0.6)),
+    Subject("edf-util", "independent", partial(_edf, resources=0, sleep=True)),
+    Subject("edf-util", "srp", partial(_edf, protocols=("srp", "np"))),
+    Subject("edf-dbf", "independent", partial(_edf, resources=0, sleep=True)),
+    Subject("edf-dbf", "srp", partial(_edf, protocols=("srp", "np", "ipcp", "pcp"), nested=True)),
+    Subject("edf-dbf", "pip", partial(_edf, protocols=("pip",)), defect=EDF_PIP),
+    Subject("edf-qpa", "independent", partial(_edf, resources=0, sleep=True)),
+    Subject("edf-qpa", "srp", partial(_edf, protocols=("srp", "np"))),
+    Subject("p-edf", "partitioned", partial(_edf, protocols=("srp",), partitions=2)),
+    Subject("p-fp-mpcp", "global", partial(partitioned_global, protocol="mpcp"), Semantics("mpcp"),
+            defect=DEFECT_1),
+    Subject("p-fp-fmlp+", "global", partial(partitioned_global, protocol="fmlp+"), Semantics("fmlp+"),
+            defect=DEFECT_1),
+    Subject("gedf-gfb", "constrained", partial(global_multi, sleep=True)),
+    Subject("gedf-gfb", "arbitrary", partial(global_multi, deadlines="arbitrary")),
+    Subject("gedf-bcl", "constrained", partial(global_multi, sleep=True)),
+    Subject("gedf-bcl", "arbitrary", partial(global_multi, deadlines="arbitrary", u_range=(1.5, 2.6)),
+            defect=DEFECT_2),
+    Subject("gedf-rta", "constrained", partial(global_multi, sleep=True)),
+    Subject("gedf-tardiness", "implicit", partial(global_multi, deadlines="implicit", u_range=(1.5, 2.0)),
+            check_deadlines=False),
+    Subject("gfp-rta", "constrained", partial(global_multi, scheduler="G-FP", sleep=True)),
+    Subject("gfp-rta", "arbitrary", partial(global_multi, scheduler="G-FP", deadlines="arbitrary",
+                                            u_range=(1.5, 2.6)), defect=DEFECT_2),
+    Subject("prm-fp", "exact", partial(_uni, resources=0, u_range=(0.2, 0.6)), options=_prm_options("exact"),
+            supply=True),
+    Subject("prm-fp", "linear", partial(_uni, resources=0, u_range=(0.2, 0.6)), options=_prm_options("linear"),
+            supply=True),
+    Subject("prm-edf", "exact", partial(_edf, resources=0, deadlines="implicit", u_range=(0.2, 0.6)),
+            options=_prm_options("exact"), supply=True),
+)
+
+EXCLUDED: dict[str, str] = {
+    "picv-rpc": "RPC servers over PI condition variables are not modelled by the explorer yet",
+}
+
+
+def subject(ident: str) -> Subject:
+    for s in SUBJECTS:
+        if s.id == ident:
+            return s
+    raise KeyError(f"unknown subject {ident!r}; known: {', '.join(s.id for s in SUBJECTS)}")
