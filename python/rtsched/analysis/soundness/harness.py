@@ -5,7 +5,7 @@ set misses a deadline, and that no job's response exceeds the bound the
 test reports for its task. :func:`judge` runs one scenario through the
 explorer and returns the first job that breaks either promise (a
 :class:`Violation`); :func:`search` draws sets from a subject's family,
-keeps those the test accepts, and tries scenarios on each (synchronous,
+keeps those the test accepts (until enough are), and tries scenarios on each (synchronous,
 every offset vector when there are few, then random ones) until one breaks
 a promise or the budget is spent. A set the test rejects is never explored
 (a sufficient test may reject schedulable sets; that is not unsound).
@@ -140,11 +140,13 @@ def check_set(subject: Subject, model: SystemModel, rng: random.Random, count: i
     return True, ran, None
 
 
-def search(subject: Subject, seed: int, sets: int, scenarios_per_set: int, offsets_limit: int = 0) -> SearchReport:
-    """Draw ``sets`` sets from the subject's family (seeded) and check every accepted one."""
+def search(subject: Subject, seed: int, sets: int, scenarios_per_set: int, offsets_limit: int = 0,
+           draws_per_set: int = 20) -> SearchReport:
+    """Draw sets from the subject's family (seeded) until ``sets`` are accepted (at most
+    ``draws_per_set`` × ``sets`` draws), and try ``scenarios_per_set`` scenarios on each."""
     rng = random.Random(f"{subject.id}:{seed}")
     report = SearchReport(subject.id, seed)
-    for _ in range(sets):
+    while report.accepted < sets and report.sets < draws_per_set * sets:
         model = subject.make(rng)
         report.sets += 1
         accepted, ran, cex = check_set(subject, model, rng, scenarios_per_set, offsets_limit)

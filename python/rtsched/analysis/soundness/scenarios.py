@@ -5,8 +5,8 @@
 - :func:`offset_scenarios` — every combination of first-release offsets in
   [0, T_i) with periodic releases and full bodies, when there are at most
   ``limit`` of them (exhaustive over offsets for small sets).
-- :func:`random_scenario` — sporadic releases (first offset in [0, T_i),
-  then gaps of T_i or, now and then, longer), release delays in
+- :func:`random_scenario` — sporadic releases (first release at 0, near 0
+  or anywhere in [0, T_i), then gaps of T_i or, now and then, longer), release delays in
   [0, J_i], bodies with some amounts shorter than the maxima (the tests are
   for upper bounds: less must never hurt them), a random tie-break order,
   and for a periodic resource a random supply (each server period's Θ ticks
@@ -69,7 +69,8 @@ def random_scenario(model: SystemModel, horizon: int, rng: random.Random,
     p_delay = rng.choice((0.0, 0.5, 1.0))
     jobs: list[Job] = []
     for task in model.tasks:
-        a = rng.randrange(task.period) if rng.random() < 0.7 else 0
+        style = rng.random()  # first release: synchronous, clustered near 0, or anywhere in a period
+        a = 0 if style < 0.3 else rng.randint(0, min(3, task.period - 1)) if style < 0.7 else rng.randrange(task.period)
         while a < horizon:
             delay = rng.randint(0, task.jitter) if rng.random() < p_delay else 0
             if rng.random() < 0.5 and rng.random() < p_delay:
