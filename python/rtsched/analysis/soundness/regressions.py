@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from rtsched.analysis.soundness.explorer import Semantics
 from rtsched.analysis.soundness.model import Job, Scenario, SystemModel, TaskModel
-from rtsched.analysis.soundness.subjects import DEFECT_1, DEFECT_2, EDF_NP, GLOBAL_RTA_DEMAND
+from rtsched.analysis.soundness.subjects import DEFECT_1, DEFECT_2, EDF_NP, GLOBAL_RTA_DEMAND, NESTED_NP
 
 __all__ = ["Regression", "REGRESSIONS", "periodic"]
 
@@ -89,6 +89,12 @@ _DEMAND_ABOVE_D = (
     TaskModel("o", 10, 10, (("exec", 1),)),
 )
 
+_NESTED_NP = SystemModel((
+    TaskModel("hi", 5, 5, (("exec", 1),), 2),
+    TaskModel("lo", 12, 12, (("lock", "a"), ("lock", "b"), ("exec", 2), ("unlock", "b"), ("unlock", "a"),
+                             ("exec", 3)), 1),
+), "FP", 1, {"a": "srp", "b": "np"})
+
 REGRESSIONS: tuple[Regression, ...] = (
     Regression("issue22-defect1-mpcp-suspension-jitter", "p-fp-mpcp", _MPCP, _issue22_witness(_MPCP),
                semantics=Semantics("mpcp"), defect=DEFECT_1,
@@ -119,4 +125,9 @@ REGRESSIONS: tuple[Regression, ...] = (
                periodic(SystemModel(_DEMAND_ABOVE_D, "G-EDF", 2), 8), defect=GLOBAL_RTA_DEMAND,
                note="as above under G-EDF: the first iterate 5 is not below the starting bound D = 4, so D "
                     "stays as the task's bound and the task counts as ok"),
+    Regression("fp-rta-np-section-nested-in-srp-section", "fp-rta", _NESTED_NP,
+               Scenario((Job("lo", 0, 0, _NESTED_NP.task("lo").body), Job("hi", 1, 0, (("exec", 1),))), ("hi", "lo")),
+               defect=NESTED_NP,
+               note="lo holds a (srp, ceiling 1: no blocking for hi) and inside it b (np) over [0, 2); hi arrives at 1, "
+                    "runs at 2: response 2 > the claimed bound 1 (blocking 0: the np section is not outermost)"),
 )

@@ -32,6 +32,9 @@ DEFECT_1 = "issue 22 defect 1: MPCP/FMLP+ take a suspending task's interference 
 DEFECT_2 = "issue 22 defect 2: deadlines beyond the period accepted, infeasible sets called schedulable"
 EDF_NP = ("new (soundness harness): the EDF tests (edf-util, edf-dbf, edf-qpa, p-edf) count a non-preemptive (np) "
           "section only against tasks that lock the same resource, but an np section blocks every task")
+NESTED_NP = ("new (soundness harness): FP blocking ignores a non-preemptive (np) section nested inside a section "
+             "on a resource under another protocol (only outermost sections enter the np term), yet it blocks "
+             "every higher-priority task")
 GLOBAL_RTA_DEMAND = ("new (soundness harness): gedf-rta and gfp-rta accept a task whose demand C + suspension "
                      "exceeds its deadline (the RTA's first iterate R = C is never compared with D)")
 
@@ -68,7 +71,9 @@ def _prm_options(supply: str):
 
 SUBJECTS: tuple[Subject, ...] = (
     Subject("fp-rta", "independent", partial(_uni, resources=0, deadlines="arbitrary", jitter=True, sleep=True)),
-    Subject("fp-rta", "locks", partial(_uni, protocols=ALL_UNI, nested=True, jitter=True, sleep=True)),
+    Subject("fp-rta", "locks", partial(_uni, protocols=ALL_UNI, nested=True, jitter=True, sleep=True),
+            also_known=NESTED_NP),
+    Subject("fp-rta", "nested-np", partial(_uni, protocols=("np", "srp", "pcp"), nested=True), defect=NESTED_NP),
     Subject("fp-rta", "partitioned", partial(_uni, protocols=ALL_UNI, partitions=2, jitter=True, u_range=(0.3, 0.8))),
     *(Subject(f"fp-rta-{p}", "forced", _forced(p)) for p in ("pip", "pcp", "srp", "ipcp", "np")),
     Subject("fp-ll", "rm", partial(_uni, protocols=("pip", "pcp"), deadlines="implicit", rm=True,
