@@ -137,10 +137,10 @@ class _Explorer:
             elif not self.fp:
                 p = _EDF_AS_SRP.get(p, p)
             self.protocol[r] = p
+        self.cpus: dict[str | None, list[str]] = {}  # group (partition; None: global or one CPU) → CPU labels
         if self.global_sched:
-            self.cpus = {None: [f"cpu{k}" for k in range(model.cpus)]}
+            self.cpus[None] = [f"cpu{k}" for k in range(model.cpus)]
         else:
-            self.cpus = {}
             for t in model.tasks:
                 self.cpus.setdefault(t.partition, [t.partition or "cpu0"])
         order = {name: k for k, name in enumerate(scenario.order)}
@@ -168,7 +168,7 @@ class _Explorer:
                                for r in self.global_res}
         self.holder: dict[str, _Job | None] = {r: None for r in self.protocol}
         self.queue: dict[str, list[_Job]] = {r: [] for r in self.global_res}
-        self.slots = {cpu: [] for cpus in self.cpus.values() for cpu in cpus}
+        self.slots: dict[str, list[str | None]] = {cpu: [] for cpus in self.cpus.values() for cpu in cpus}
         self.running: dict[str, _Job | None] = {cpu: None for cpu in self.slots}
 
     def _ceilings(self) -> dict[tuple, int]:
@@ -297,6 +297,7 @@ class _Explorer:
         blocked: dict[int, _Job] = {}
         for _ in range(len(live) + 2):
             blocked = {}
+            inherits: list[tuple[_Job, _Job]] = []  # (waiter, the job it lends its priority to)
             for j in live:
                 r = self._waiting_lock(j)
                 if r is None or j.queued or j.sleep_until > now:
@@ -304,11 +305,11 @@ class _Explorer:
                 b = self._blocker(j, r, eff, held_by_others)
                 if b is not None:
                     blocked[j.index] = b
+                    if self.protocol[r] != "none":
+                        inherits.append((j, b))
             changed = False
-            for j in live:
-                b = blocked.get(j.index)
-                r = self._waiting_lock(j)
-                if b is not None and self.protocol[r] != "none" and eff[j.index] > eff[b.index]:
+            for j, b in inherits:
+                if eff[j.index] > eff[b.index]:
                     eff[b.index] = eff[j.index]
                     changed = True
             if not changed:
@@ -358,7 +359,7 @@ class _Explorer:
         """Put the chosen jobs on the group's processors, each staying where it ran if it can."""
         cpus = self.cpus[group]
         free = [c for c in cpus if self.running[c] not in chosen]
-        placed = {self.running[c].index: c for c in cpus if self.running[c] in chosen}
+        placed = {job.index: c for c in cpus if (job := self.running[c]) is not None and job in chosen}
         for c in cpus:
             self.running[c] = None
         for j in chosen:

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 from rtsched.analysis.soundness.explorer import Semantics
 from rtsched.analysis.soundness.model import Job, Scenario, SystemModel, TaskModel
-from rtsched.analysis.soundness.subjects import DEFECT_1, DEFECT_2, EDF_NP, GLOBAL_RTA_DEMAND, NESTED_NP
+from rtsched.analysis.soundness.subjects import (
+    DEFECT_1, DEFECT_2, EDF_NP, EDF_UTIL_NESTED, GLOBAL_RTA_DEMAND, NESTED_NP)
 
 __all__ = ["Regression", "REGRESSIONS", "periodic"]
 
@@ -95,6 +96,12 @@ _NESTED_NP = SystemModel((
                              ("exec", 3)), 1),
 ), "FP", 1, {"a": "srp", "b": "np"})
 
+_EDF_NESTED = SystemModel((
+    TaskModel("short", 6, 3, _cs("b", 1)),
+    TaskModel("long", 12, 12, (("lock", "a"), ("exec", 1), ("lock", "b"), ("exec", 4), ("unlock", "b"),
+                               ("unlock", "a"))),
+), "EDF", 1, {"a": "srp", "b": "srp"})
+
 REGRESSIONS: tuple[Regression, ...] = (
     Regression("issue22-defect1-mpcp-suspension-jitter", "p-fp-mpcp", _MPCP, _issue22_witness(_MPCP),
                semantics=Semantics("mpcp"), defect=DEFECT_1,
@@ -130,4 +137,11 @@ REGRESSIONS: tuple[Regression, ...] = (
                defect=NESTED_NP,
                note="lo holds a (srp, ceiling 1: no blocking for hi) and inside it b (np) over [0, 2); hi arrives at 1, "
                     "runs at 2: response 2 > the claimed bound 1 (blocking 0: the np section is not outermost)"),
+    Regression("edf-util-srp-section-nested-in-another", "edf-util", _EDF_NESTED,
+               Scenario((Job("long", 0, 0, _EDF_NESTED.task("long").body), Job("short", 2, 0, _cs("b", 1))),
+                        ("short", "long")),
+               defect=EDF_UTIL_NESTED,
+               note="long holds b (inside a) over [1, 5); short (D = 3) arrives at 2 and may not start before 5: "
+                    "response 4; edf-util took B = 0 (b's section is not outermost, a is not short's resource). "
+                    "Found by the soak (edf-util/srp, seed 1032)"),
 )

@@ -35,6 +35,9 @@ EDF_NP = ("new (soundness harness): the EDF tests (edf-util, edf-dbf, edf-qpa, p
 NESTED_NP = ("new (soundness harness): FP blocking ignores a non-preemptive (np) section nested inside a section "
              "on a resource under another protocol (only outermost sections enter the np term), yet it blocks "
              "every higher-priority task")
+EDF_UTIL_NESTED = ("new (soundness harness): edf-util's SRP blocking term counts only outermost sections on "
+                   "resources a shorter-deadline task locks, so a section on such a resource nested inside "
+                   "another one is never counted")
 GLOBAL_RTA_DEMAND = ("new (soundness harness): gedf-rta and gfp-rta accept a task whose demand C + suspension "
                      "exceeds its deadline (the RTA's first iterate R = C is never compared with D)")
 
@@ -82,7 +85,8 @@ SUBJECTS: tuple[Subject, ...] = (
                                            u_range=(0.5, 0.9))),
     Subject("fp-lp", "intervals", partial(_uni, protocols=("pcp", "srp"), resources=1, np_share=0.6)),
     Subject("edf-util", "independent", partial(_edf, resources=0, sleep=True)),
-    Subject("edf-util", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True)),
+    Subject("edf-util", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True),
+            also_known=EDF_UTIL_NESTED),
     Subject("edf-util", "np", partial(_edf, protocols=("np", "srp")), defect=EDF_NP),
     Subject("edf-dbf", "independent", partial(_edf, resources=0, sleep=True)),
     Subject("edf-dbf", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True)),
