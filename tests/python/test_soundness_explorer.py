@@ -151,6 +151,24 @@ def test_mpcp_queues_by_priority_and_fmlp_plus_in_request_order():
         assert finish[first] == 4 and max(finish.values()) == 5
 
 
+def test_rpc_seed004_table_i_client1_waits_for_client2s_call():
+    """Seed 004 Table I in half-ms ticks: Client1 (20 + call 9, T 80, prio 90) calls the server while it
+    serves Client2's call (begun at 0): the server finishes it at Client1's priority, then serves
+    Client1: response 37 ticks, within the analysis's 38 (19 ms: the call waited for had begun)."""
+    m = SystemModel((
+        TaskModel("Client1", 80, 80, (("call", ("Server", 9)), ("exec", 20)), 90),
+        TaskModel("Client2", 100, 100, (("call", ("Server", 9)), ("exec", 20)), 80),
+        TaskModel("Annoyer", 120, 120, ex(20), 70),
+    ))
+    bounds = run_test("picv-rpc", m.problem()).bounds()
+    assert (bounds["Client1"], bounds["Client2"]) == (38, 58)
+    sc = Scenario(jobs(m, ("Client2", 0), ("Client1", 1), ("Annoyer", 1)), ("Client1", "Client2", "Annoyer"))
+    run = explore(m, sc, 120)
+    marks = {"Client1": "1", "Client2": "2", "Annoyer": "A"}
+    assert row(run, names=marks)[:39] == "2" * 9 + "1" * 29 + "2"  # the server: Client2's call, then Client1's
+    assert responses(run, sc)[:2] == [("Client2", 0, 58), ("Client1", 1, 37)]
+
+
 def test_periodic_resource_supply_blackout():
     """Γ(4, 2) supplied early in period 0 and late in period 1: a job arriving at 2 waits until 6."""
     m = SystemModel((TaskModel("t", 12, 12, ex(2)),))

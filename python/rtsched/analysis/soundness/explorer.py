@@ -36,6 +36,10 @@ resource):
   ceiling of every held resource (``ipcp`` under EDF is treated the same);
 - ``ipcp`` (fixed priority): a holder runs at the resource's ceiling;
 - ``np``: a holder is not preempted;
+- a call to a server (``picv-rpc``): the server takes requests by client
+  priority, one at a time, at the priority of the highest client it serves
+  or keeps waiting (see ``model.expand_calls``: the caller holding the
+  server under ``pip`` for the call's length);
 - a global resource (shared across partitions, or under ``mpcp`` /
   ``fmlp+``): a job that finds it taken suspends and queues (``mpcp``: by
   priority; ``fmlp+``: in request order); the holder runs boosted above
@@ -56,7 +60,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from rtsched.analysis.soundness.model import EXEC, LOCK, NP, SLEEP, UNLOCK, Scenario, SystemModel, TaskModel
+from rtsched.analysis.soundness.model import (
+    CALL, EXEC, LOCK, NP, SLEEP, UNLOCK, Scenario, SystemModel, TaskModel, expand_calls, server_lock)
 
 __all__ = ["Semantics", "Run", "explore"]
 
@@ -98,7 +103,7 @@ class _Job:
         self.index = index
         self.spec = spec
         self.task = task
-        self.body = spec.body
+        self.body = expand_calls(spec.body)
         self.group = group
         self.pc = 0
         self.left = 0
@@ -137,6 +142,16 @@ class _Explorer:
             elif not self.fp:
                 p = _EDF_AS_SRP.get(p, p)
             self.protocol[r] = p
+        callers: dict[str, set] = {}
+        for t in model.tasks:
+            for kind, value in t.body:
+                if kind == CALL:
+                    callers.setdefault(value[0], set()).add(t.partition)
+        for server, parts in callers.items():
+            if len(parts) > 1 or self.global_sched:
+                raise ValueError(f"server {server} is called from {len(parts)} partitions or under global "
+                                 "scheduling: the explorer serves calls on the caller's processor only")
+            self.protocol[server_lock(server)] = "pip"
         self.cpus: dict[str | None, list[str]] = {}  # group (partition; None: global or one CPU) → CPU labels
         if self.global_sched:
             self.cpus[None] = [f"cpu{k}" for k in range(model.cpus)]
@@ -177,7 +192,7 @@ class _Explorer:
         for t in self.model.tasks:
             group = None if self.global_sched else t.partition
             level = t.priority if self.fp else -t.deadline
-            for kind, r in t.body:
+            for kind, r in expand_calls(t.body):
                 if kind == LOCK:
                     key = (group, r)
                     out[key] = max(out.get(key, level), level)
@@ -286,9 +301,9 @@ class _Explorer:
         eff = {j.index: j.base for j in live}
         if self.fp:
             for j in live:
-                for r in j.held:
-                    if self.protocol[r] == "ipcp":
-                        eff[j.index] = max(eff[j.index], self.ceiling[(group, r)])
+                for res in j.held:
+                    if self.protocol[res] == "ipcp":
+                        eff[j.index] = max(eff[j.index], self.ceiling[(group, res)])
         held = [(r, h) for r, h in self.holder.items() if h is not None and h.group == group]
 
         def held_by_others(job):

@@ -17,9 +17,10 @@ from __future__ import annotations
 import random
 
 from rtsched.analysis.generators import uunifast
-from rtsched.analysis.soundness.model import EXEC, LOCK, NP, SLEEP, UNLOCK, SystemModel, TaskModel
+from rtsched.analysis.soundness.model import CALL, EXEC, LOCK, NP, SLEEP, UNLOCK, SystemModel, TaskModel
 
-__all__ = ["uniprocessor", "partitioned_global", "partitioned_suspension", "global_multi", "FAMILY_PERIODS"]
+__all__ = ["uniprocessor", "partitioned_global", "partitioned_suspension", "global_multi", "rpc_clients",
+           "FAMILY_PERIODS"]
 
 FAMILY_PERIODS = (2, 3, 4, 5, 6, 8, 10, 12)
 
@@ -205,3 +206,19 @@ def partitioned_suspension(rng: random.Random, *, protocol: str) -> SystemModel:
         tasks.append(TaskModel(f"t{4 + k}", period, period, ((LOCK, "q"), (EXEC, rng.randint(1, 2)), (UNLOCK, "q")),
                                1 + k, partition="p1"))
     return SystemModel(tuple(tasks), "P-FP", 2, {"q": protocol})
+
+
+def rpc_clients(rng: random.Random, *, servers: tuple[str, ...] = ("S1", "S2")) -> SystemModel:
+    """One processor, FP clients calling servers (``picv-rpc``): some tasks call 1–2 servers
+    (calls of 1–2 ticks between pieces of execution), the others are plain tasks."""
+    n = rng.randint(2, 4)
+    tasks = _tasks(rng, n, rng.uniform(0.3, 0.8), deadlines="constrained", jitter=False, sleep=False,
+                   resources=(), p_section=0.0, nested=False, np_share=0.0, rm=False)
+    out = []
+    for t in tasks:
+        body = list(t.body)
+        if rng.random() < 0.7:
+            for server in rng.sample(servers, rng.randint(1, len(servers))):
+                body.insert(rng.randint(0, len(body)), (CALL, (server, rng.randint(1, 2))))
+        out.append(TaskModel(t.name, t.period, t.deadline, tuple(body), t.priority, t.jitter, t.partition))
+    return SystemModel(tuple(out), "FP", 1, {})

@@ -23,7 +23,10 @@ Body operations, as ``(kind, value)`` pairs:
   (a limited-preemption interval, ``fp-lp``);
 - ``("sleep", n)``  — a self-suspension of n ticks;
 - ``("lock", r)`` / ``("unlock", r)`` — take / give back resource r
-  (properly nested).
+  (properly nested);
+- ``("call", (server, n))`` — a remote procedure call: n ticks of work by
+  ``server`` while the caller waits (``picv-rpc``; seed 004 §5). Outside any
+  critical section.
 """
 
 from __future__ import annotations
@@ -31,12 +34,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
-from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, CriticalSection
+from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, CriticalSection, Rpc
 
-__all__ = ["EXEC", "NP", "SLEEP", "LOCK", "UNLOCK", "Op", "TaskModel", "SystemModel", "Job", "Scenario",
-           "check_legal"]
+__all__ = ["EXEC", "NP", "SLEEP", "LOCK", "UNLOCK", "CALL", "Op", "TaskModel", "SystemModel", "Job", "Scenario",
+           "check_legal", "expand_calls", "server_lock"]
 
-EXEC, NP, SLEEP, LOCK, UNLOCK = "exec", "np", "sleep", "lock", "unlock"
+EXEC, NP, SLEEP, LOCK, UNLOCK, CALL = "exec", "np", "sleep", "lock", "unlock", "call"
 TIMED = (EXEC, NP, SLEEP)
 
 Op = tuple  # (kind, int ticks) or (kind, str resource)
@@ -87,6 +90,12 @@ class TaskModel:
                 if not held or held[-1] != value:
                     raise ValueError(f"{self.name}: unlock {value} is not the innermost lock held ({held})")
                 held.pop()
+            elif kind == CALL:
+                if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str)
+                        and isinstance(value[1], int) and value[1] >= 0):
+                    raise ValueError(f"{self.name}: {op} needs (server, ticks ≥ 0)")
+                if held:
+                    raise ValueError(f"{self.name}: a call inside a critical section ({held}) is not modelled")
             else:
                 raise ValueError(f"{self.name}: unknown operation {op}")
         if held:
@@ -107,7 +116,8 @@ class TaskModel:
         return AnalysisTask(
             name=self.name, wcet_ns=self.wcet, period_ns=self.period, deadline_ns=self.deadline,
             priority=self.priority, jitter_ns=self.jitter, suspension_ns=self.suspension,
-            critical_sections=_sections(self.body), partition=self.partition, np_segments_ns=nps)
+            critical_sections=_sections(self.body), partition=self.partition, np_segments_ns=nps,
+            rpcs=tuple(Rpc(v[0], v[1]) for k, v in self.body if k == CALL))
 
 
 @dataclass(frozen=True)
@@ -169,6 +179,29 @@ class Scenario:
         return offset >= self.supply_period - self.supply_budget
 
 
+def server_lock(server: str) -> str:
+    """The explorer's name for the serialisation of a server's requests (see expand_calls)."""
+    return f"rpc:{server}"
+
+
+def expand_calls(body: tuple[Op, ...]) -> tuple[Op, ...]:
+    """A body with each call written as what it does to the schedule.
+
+    A server serves one request at a time, takes waiting requests by client priority and
+    runs at the priority of the highest client it serves or keeps waiting (PI condition
+    variables, seed 004), below every client otherwise; the caller waits meanwhile. On the
+    caller's processor that is the caller holding a lock on the server under priority
+    inheritance for the call's length: ``lock rpc:S; exec n; unlock rpc:S``.
+    """
+    out: list[Op] = []
+    for kind, value in body:
+        if kind == CALL:
+            out += [(LOCK, server_lock(value[0])), (EXEC, value[1]), (UNLOCK, server_lock(value[0]))]
+        else:
+            out.append((kind, value))
+    return tuple(out)
+
+
 def check_legal(model: SystemModel, scenario: Scenario) -> str | None:
     """None when the scenario is a legal behaviour of the model, else why not."""
     last: dict[str, int] = {}
@@ -191,6 +224,8 @@ def check_legal(model: SystemModel, scenario: Scenario) -> str | None:
                 return f"{job.task}@{job.arrival}: operation {got} where the task has {top}"
             if got[0] in TIMED and not 0 <= got[1] <= top[1]:
                 return f"{job.task}@{job.arrival}: {got} exceeds the task's {top}"
+            if got[0] == CALL and (got[1][0] != top[1][0] or not 0 <= got[1][1] <= top[1][1]):
+                return f"{job.task}@{job.arrival}: {got} is not a shorter or equal {top}"
     if scenario.supply is not None:
         for k, ticks in enumerate(scenario.supply):
             if len(set(ticks)) != scenario.supply_budget or any(not 0 <= x < scenario.supply_period for x in ticks):

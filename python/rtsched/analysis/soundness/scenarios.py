@@ -23,7 +23,7 @@ import math
 import random
 from typing import Iterator
 
-from rtsched.analysis.soundness.model import TIMED, Job, Scenario, SystemModel, TaskModel
+from rtsched.analysis.soundness.model import CALL, TIMED, Job, Scenario, SystemModel, TaskModel
 
 __all__ = ["horizon_of", "synchronous", "offset_scenarios", "random_scenario"]
 
@@ -58,7 +58,14 @@ def offset_scenarios(model: SystemModel, horizon: int, limit: int) -> Iterator[S
 
 
 def _shorter(body, rng: random.Random, p: float):
-    return tuple((k, rng.randint(0, v)) if k in TIMED and v > 0 and rng.random() < p else (k, v) for k, v in body)
+    out = []
+    for k, v in body:
+        if k in TIMED and v > 0 and rng.random() < p:
+            v = rng.randint(0, v)
+        elif k == CALL and v[1] > 0 and rng.random() < p:
+            v = (v[0], rng.randint(0, v[1]))
+        out.append((k, v))
+    return tuple(out)
 
 
 def random_scenario(model: SystemModel, horizon: int, rng: random.Random,

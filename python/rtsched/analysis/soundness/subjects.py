@@ -23,7 +23,8 @@ from functools import partial
 from typing import Callable
 
 from rtsched.analysis.soundness.explorer import Semantics
-from rtsched.analysis.soundness.families import global_multi, partitioned_global, partitioned_suspension, uniprocessor
+from rtsched.analysis.soundness.families import (
+    global_multi, partitioned_global, partitioned_suspension, rpc_clients, uniprocessor)
 from rtsched.analysis.soundness.model import SystemModel
 
 __all__ = ["Subject", "SUBJECTS", "EXCLUDED", "subject"]
@@ -118,6 +119,7 @@ SUBJECTS: tuple[Subject, ...] = (
     Subject("gfp-rta", "suspension", partial(global_multi, scheduler="G-FP", sleep=True), defect=GLOBAL_RTA_DEMAND),
     Subject("gfp-rta", "arbitrary", partial(global_multi, scheduler="G-FP", deadlines="arbitrary",
                                             u_range=(1.5, 2.6)), defect=DEFECT_2),
+    Subject("picv-rpc", "clients", rpc_clients),
     Subject("prm-fp", "exact", partial(_uni, resources=0, u_range=(0.2, 0.6)), options=_prm_options("exact"),
             supply=True),
     Subject("prm-fp", "linear", partial(_uni, resources=0, u_range=(0.2, 0.6)), options=_prm_options("linear"),
@@ -126,9 +128,7 @@ SUBJECTS: tuple[Subject, ...] = (
             options=_prm_options("exact"), supply=True),
 )
 
-EXCLUDED: dict[str, str] = {
-    "picv-rpc": "RPC servers over PI condition variables are not modelled by the explorer yet",
-}
+EXCLUDED: dict[str, str] = {}
 
 
 def subject(ident: str) -> Subject:
