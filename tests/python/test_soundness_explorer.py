@@ -14,7 +14,7 @@ import random
 import pytest
 
 from rtsched.analysis.soundness.explorer import Semantics, explore
-from rtsched.analysis.soundness.harness import check_set, judge
+from rtsched.analysis.soundness.harness import judge
 from rtsched.analysis.soundness.model import Job, Scenario, SystemModel, TaskModel, check_legal
 from rtsched.analysis.soundness.scenarios import horizon_of, random_scenario, synchronous
 from rtsched.analysis.soundness.subjects import subject

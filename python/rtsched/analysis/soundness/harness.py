@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from rtsched.analysis.registry import run_test
-from rtsched.analysis.results import AnalysisResult
+from rtsched.analysis.results import SCHEDULABLE, UNSUPPORTED, AnalysisResult
 from rtsched.analysis.soundness.explorer import Run, Semantics, explore
 from rtsched.analysis.soundness.model import Scenario, SystemModel, check_legal
 from rtsched.analysis.soundness.scenarios import horizon_of, offset_scenarios, random_scenario, synchronous
@@ -66,6 +66,7 @@ class SearchReport:
     seed: int
     sets: int = 0
     accepted: int = 0
+    refused: int = 0  # sets the test called "unsupported" (outside its model)
     scenarios: int = 0
     counterexample: Counterexample | None = field(default=None, repr=False)
 
@@ -121,12 +122,12 @@ def scenarios_for(model: SystemModel, rng: random.Random, count: int, offsets_li
 
 
 def check_set(subject: Subject, model: SystemModel, rng: random.Random, count: int,
-              offsets_limit: int = 0) -> tuple[bool, int, Counterexample | None]:
-    """(accepted, scenarios run, counterexample) for one set."""
+              offsets_limit: int = 0) -> tuple[str, int, Counterexample | None]:
+    """(the test's verdict, scenarios run, counterexample) for one set."""
     options = subject.options(rng) if subject.options else {}
     result = analyse(subject.test, model, options)
     if not result.schedulable:
-        return False, 0, None
+        return result.verdict, 0, None
     supply = None
     if subject.supply:
         supply = (options["period_ns"], result.details["budget_ns"])
@@ -135,9 +136,9 @@ def check_set(subject: Subject, model: SystemModel, rng: random.Random, count: i
         ran += 1
         run, violation = judge(model, scenario, result, subject.semantics, subject.check_deadlines)
         if violation is not None:
-            return True, ran, Counterexample(subject.test, model, options, subject.semantics, result, scenario, run,
-                                             violation, subject.check_deadlines)
-    return True, ran, None
+            return result.verdict, ran, Counterexample(subject.test, model, options, subject.semantics, result,
+                                                       scenario, run, violation, subject.check_deadlines)
+    return result.verdict, ran, None
 
 
 def search(subject: Subject, seed: int, sets: int, scenarios_per_set: int, offsets_limit: int = 0,
@@ -149,8 +150,9 @@ def search(subject: Subject, seed: int, sets: int, scenarios_per_set: int, offse
     while report.accepted < sets and report.sets < draws_per_set * sets:
         model = subject.make(rng)
         report.sets += 1
-        accepted, ran, cex = check_set(subject, model, rng, scenarios_per_set, offsets_limit)
-        report.accepted += accepted
+        verdict, ran, cex = check_set(subject, model, rng, scenarios_per_set, offsets_limit)
+        report.accepted += verdict == SCHEDULABLE
+        report.refused += verdict == UNSUPPORTED
         report.scenarios += ran
         if cex is not None:
             report.counterexample = cex
