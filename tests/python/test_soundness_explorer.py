@@ -193,7 +193,8 @@ def test_scenarios_are_legal_and_illegal_ones_are_named():
 # ---- issue 22, defect 1: the witness, and the harness finds it -------------------------------------
 
 def issue22_defect1(protocol: str) -> SystemModel:
-    """CPU 0: τ1 (1/2, top), τ2 (1/5, all of it a section on global q), τ3 (1/5, lowest); CPU 1: τ4 holds q for 1."""
+    """CPU 0: τ1 (1/2, top), τ2 (1/5, all of it a section on global q), τ3 (1/5, lowest);
+    CPU 1: τ4 holds q for 1."""
     return SystemModel((
         TaskModel("t1", 2, 2, ex(1), 3, partition="p0"),
         TaskModel("t2", 5, 5, cs("q", 1), 2, partition="p0"),
@@ -244,3 +245,52 @@ def test_judge_reports_the_defect1_miss_when_the_test_accepts():
         pytest.skip("p-fp-mpcp no longer accepts the set (defect 1 fixed): nothing to judge")
     _, violation = judge(m, issue22_defect1_witness(m), result, Semantics("mpcp"))
     assert violation is not None and violation.task == "t3" and violation.finish - violation.arrival == 6
+
+
+# ---- the explorer reaches what exact tests say is reachable ---------------------------------------
+
+def test_explorer_reaches_every_exact_fp_rta_bound():
+    """Independent sporadic FP sets (constrained deadlines, distinct priorities): fp-rta is exact and
+    synchronous release the worst case, so the explorer's synchronous schedule must reach every task's bound, not just stay below."""
+    from rtsched.analysis.soundness.families import uniprocessor
+
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(60):
+        m = uniprocessor(rng, resources=0, u_range=(0.5, 1.0))
+        result = run_test("fp-rta", m.problem())
+        if not result.schedulable or len({t.priority for t in m.tasks}) < len(m.tasks):
+            continue  # (equal priorities: the RTA counts each as the other's interference, one tie-break cannot)
+        sc = synchronous(m, horizon_of(m))
+        run = explore(m, sc, horizon_of(m) + 2 * max(t.deadline for t in m.tasks))
+        worst: dict[str, int] = {}
+        for k, j in enumerate(sc.jobs):
+            r = run.response(sc, k)
+            if r is not None:
+                worst[j.task] = max(worst.get(j.task, 0), r)
+        assert worst == result.bounds(), (m, worst, result.bounds())
+        checked += 1
+    assert checked >= 15
+
+
+def test_explorer_shows_a_miss_for_every_set_exact_edf_rejects():
+    """Independent EDF sets with U ≤ 1: QPA is exact and synchronous release the worst case, so a set it
+    rejects must miss a deadline in the explorer's synchronous schedule, and a set it accepts must not."""
+    from rtsched.analysis.soundness.families import uniprocessor
+
+    rng = random.Random(6)
+    seen = {True: 0, False: 0}
+    for _ in range(80):
+        m = uniprocessor(rng, scheduler="EDF", resources=0, u_range=(0.7, 1.0))
+        problem = m.problem()
+        if problem.utilization() > 1:
+            continue
+        ok = run_test("edf-qpa", problem).schedulable
+        horizon = horizon_of(m, cap=200)
+        sc = synchronous(m, horizon)
+        run = explore(m, sc, horizon + max(t.deadline for t in m.tasks) + 1)
+        missed = any(run.finish[k] is None or run.finish[k] > j.arrival + m.task(j.task).deadline
+                     for k, j in enumerate(sc.jobs) if j.arrival + m.task(j.task).deadline <= run.end)
+        assert missed == (not ok), m
+        seen[ok] += 1
+    assert seen[True] >= 10 and seen[False] >= 5, seen

@@ -229,5 +229,6 @@ def check_legal(model: SystemModel, scenario: Scenario) -> str | None:
     if scenario.supply is not None:
         for k, ticks in enumerate(scenario.supply):
             if len(set(ticks)) != scenario.supply_budget or any(not 0 <= x < scenario.supply_period for x in ticks):
-                return f"supply period {k}: {ticks} is not {scenario.supply_budget} distinct ticks in [0, {scenario.supply_period})"
+                return (f"supply period {k}: {ticks} is not {scenario.supply_budget} distinct ticks "
+                        f"in [0, {scenario.supply_period})")
     return None

@@ -105,7 +105,8 @@ _EDF_NESTED = SystemModel((
 REGRESSIONS: tuple[Regression, ...] = (
     Regression("issue22-defect1-mpcp-suspension-jitter", "p-fp-mpcp", _MPCP, _issue22_witness(_MPCP),
                semantics=Semantics("mpcp"), defect=DEFECT_1,
-               note="issue 22's set: R3 = 4 claimed; τ2 waits for q at 1, runs at [2, 3) and again at 5: τ3 responds in 6 > 5"),
+               note="issue 22's set: R3 = 4 claimed; τ2 waits for q at 1, runs at [2, 3) and again at 5: "
+                    "τ3 responds in 6 > 5"),
     Regression("issue22-defect1-fmlp-suspension-jitter", "p-fp-fmlp+", _FMLP, _issue22_witness(_FMLP),
                semantics=Semantics("fmlp+"), defect=DEFECT_1,
                note="the same set and schedule under FMLP+ (one waiter: FIFO and priority order agree)"),
@@ -135,8 +136,8 @@ REGRESSIONS: tuple[Regression, ...] = (
     Regression("fp-rta-np-section-nested-in-srp-section", "fp-rta", _NESTED_NP,
                Scenario((Job("lo", 0, 0, _NESTED_NP.task("lo").body), Job("hi", 1, 0, (("exec", 1),))), ("hi", "lo")),
                defect=NESTED_NP,
-               note="lo holds a (srp, ceiling 1: no blocking for hi) and inside it b (np) over [0, 2); hi arrives at 1, "
-                    "runs at 2: response 2 > the claimed bound 1 (blocking 0: the np section is not outermost)"),
+               note="lo holds a (srp, ceiling 1: no blocking for hi) and inside it b (np) over [0, 2); "
+                    "hi arrives at 1, runs at 2: response 2 > the claimed bound 1 (blocking 0: the np section is not outermost)"),
     Regression("edf-util-srp-section-nested-in-another", "edf-util", _EDF_NESTED,
                Scenario((Job("long", 0, 0, _EDF_NESTED.task("long").body), Job("short", 2, 0, _cs("b", 1))),
                         ("short", "long")),

@@ -29,7 +29,8 @@ from rtsched.analysis.soundness.model import SystemModel
 
 __all__ = ["Subject", "SUBJECTS", "EXCLUDED", "subject"]
 
-DEFECT_1 = "issue 22 defect 1: MPCP/FMLP+ take a suspending task's interference with jitter = its suspension, not R − C"
+DEFECT_1 = ("issue 22 defect 1: MPCP/FMLP+ take a suspending task's interference with jitter = its suspension, "
+            "not R − C")
 DEFECT_2 = "issue 22 defect 2: deadlines beyond the period accepted, infeasible sets called schedulable"
 EDF_NP = ("new (soundness harness): the EDF tests (edf-util, edf-dbf, edf-qpa, p-edf) count a non-preemptive (np) "
           "section only against tasks that lock the same resource, but an np section blocks every task")
