@@ -251,7 +251,8 @@ def test_judge_reports_the_defect1_miss_when_the_test_accepts():
 
 def test_explorer_reaches_every_exact_fp_rta_bound():
     """Independent sporadic FP sets (constrained deadlines, distinct priorities): fp-rta is exact and
-    synchronous release the worst case, so the explorer's synchronous schedule must reach every task's bound, not just stay below."""
+    synchronous release the worst case, so the explorer's synchronous schedule must reach every task's
+    bound, not just stay below."""
     from rtsched.analysis.soundness.families import uniprocessor
 
     rng = random.Random(5)

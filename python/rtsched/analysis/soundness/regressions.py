@@ -137,7 +137,8 @@ REGRESSIONS: tuple[Regression, ...] = (
                Scenario((Job("lo", 0, 0, _NESTED_NP.task("lo").body), Job("hi", 1, 0, (("exec", 1),))), ("hi", "lo")),
                defect=NESTED_NP,
                note="lo holds a (srp, ceiling 1: no blocking for hi) and inside it b (np) over [0, 2); "
-                    "hi arrives at 1, runs at 2: response 2 > the claimed bound 1 (blocking 0: the np section is not outermost)"),
+                    "hi arrives at 1, runs at 2: response 2 > the claimed bound 1 (blocking 0: the np section "
+                    "is not outermost)"),
     Regression("edf-util-srp-section-nested-in-another", "edf-util", _EDF_NESTED,
                Scenario((Job("long", 0, 0, _EDF_NESTED.task("long").body), Job("short", 2, 0, _cs("b", 1))),
                         ("short", "long")),
