@@ -1,0 +1,139 @@
+"""Which registered tests the harness checks, on which sets, with which schedule semantics.
+
+A :class:`Subject` is one registered test with one family of sets (a test
+may have several: ``gedf-bcl/constrained`` and ``gedf-bcl/arbitrary``).
+``semantics`` tells the explorer what the test assumes where the set alone
+does not say (the partitioned tests impose MPCP or FMLP+ on the global
+resources). ``defect``: a known unsoundness that the search is expected to
+hit (the CI test marks it ``xfail(strict=True)`` until it is fixed); ``also_known``: a known
+defect that a longer search (the soak) may reach on this family, though the CI budget does not
+(the soak reports it without failing).
+``check_deadlines`` is False for a test whose verdict is about bounded
+tardiness, not deadlines (only its bounds are then checked).
+
+Every name in the registry is either a subject here or in :data:`EXCLUDED`
+with the reason (a test checks that, so a new test cannot be forgotten).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from functools import partial
+from typing import Callable
+
+from rtsched.analysis.soundness.explorer import Semantics
+from rtsched.analysis.soundness.families import (
+    global_multi, partitioned_global, partitioned_suspension, rpc_clients, uniprocessor)
+from rtsched.analysis.soundness.model import SystemModel
+
+__all__ = ["Subject", "SUBJECTS", "EXCLUDED", "subject"]
+
+DEFECT_1 = ("issue 22 defect 1: MPCP/FMLP+ take a suspending task's interference with jitter = its suspension, "
+            "not R − C")
+DEFECT_2 = "issue 22 defect 2: deadlines beyond the period accepted, infeasible sets called schedulable"
+EDF_NP = ("new (soundness harness): the EDF tests (edf-util, edf-dbf, edf-qpa, p-edf) count a non-preemptive (np) "
+          "section only against tasks that lock the same resource, but an np section blocks every task")
+NESTED_NP = ("new (soundness harness): FP blocking ignores a non-preemptive (np) section nested inside a section "
+             "on a resource under another protocol (only outermost sections enter the np term), yet it blocks "
+             "every higher-priority task")
+EDF_UTIL_NESTED = ("new (soundness harness): edf-util's SRP blocking term counts only outermost sections on "
+                   "resources a shorter-deadline task locks, so a section on such a resource nested inside "
+                   "another one is never counted")
+GLOBAL_RTA_DEMAND = ("new (soundness harness): gedf-rta and gfp-rta accept a task whose demand C + suspension "
+                     "exceeds its deadline (the RTA's first iterate R = C is never compared with D)")
+
+
+@dataclass(frozen=True)
+class Subject:
+    test: str
+    variant: str
+    make: Callable[[random.Random], SystemModel]
+    semantics: Semantics = Semantics()
+    options: Callable[[random.Random], dict] | None = None
+    supply: bool = False
+    check_deadlines: bool = True
+    defect: str | None = None
+    also_known: str | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.test}/{self.variant}"
+
+
+ALL_UNI = ("none", "pip", "pcp", "srp", "ipcp", "np")
+_uni = partial(uniprocessor, scheduler="FP")
+_edf = partial(uniprocessor, scheduler="EDF")
+
+
+def _forced(protocol: str):
+    return partial(_uni, protocols=(protocol,), nested=True, jitter=True, sleep=True)
+
+
+def _prm_options(supply: str):
+    return lambda rng: {"period_ns": rng.randint(2, 5), "supply": supply}
+
+
+SUBJECTS: tuple[Subject, ...] = (
+    Subject("fp-rta", "independent", partial(_uni, resources=0, deadlines="arbitrary", jitter=True, sleep=True)),
+    Subject("fp-rta", "locks", partial(_uni, protocols=ALL_UNI, nested=True, jitter=True, sleep=True),
+            also_known=NESTED_NP),
+    Subject("fp-rta", "nested-np", partial(_uni, protocols=("np", "srp", "pcp"), nested=True), defect=NESTED_NP),
+    Subject("fp-rta", "partitioned", partial(_uni, protocols=ALL_UNI, partitions=2, jitter=True, u_range=(0.3, 0.8))),
+    *(Subject(f"fp-rta-{p}", "forced", _forced(p)) for p in ("pip", "pcp", "srp", "ipcp", "np")),
+    Subject("fp-ll", "rm", partial(_uni, protocols=("pip", "pcp"), deadlines="implicit", rm=True,
+                                   u_range=(0.5, 0.85))),
+    Subject("fp-hyperbolic", "rm", partial(_uni, protocols=("pip", "pcp"), deadlines="implicit", rm=True,
+                                           u_range=(0.5, 0.9))),
+    Subject("fp-lp", "intervals", partial(_uni, protocols=("pcp", "srp"), resources=1, np_share=0.6)),
+    Subject("edf-util", "independent", partial(_edf, resources=0, sleep=True)),
+    Subject("edf-util", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True),
+            also_known=EDF_UTIL_NESTED),
+    Subject("edf-util", "np", partial(_edf, protocols=("np", "srp")), defect=EDF_NP),
+    Subject("edf-dbf", "independent", partial(_edf, resources=0, sleep=True)),
+    Subject("edf-dbf", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True)),
+    Subject("edf-dbf", "np", partial(_edf, protocols=("np", "srp")), defect=EDF_NP),
+    Subject("edf-dbf", "pip", partial(_edf, protocols=("pip",))),
+    Subject("edf-qpa", "independent", partial(_edf, resources=0, sleep=True)),
+    Subject("edf-qpa", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True)),
+    Subject("edf-qpa", "np", partial(_edf, protocols=("np", "srp")), defect=EDF_NP),
+    Subject("p-edf", "partitioned", partial(_edf, protocols=("srp",), partitions=2, u_range=(0.3, 0.9))),
+    Subject("p-edf", "np", partial(_edf, protocols=("np",), partitions=2, u_range=(0.3, 0.9)), defect=EDF_NP),
+    Subject("p-fp-mpcp", "global", partial(partitioned_global, protocol="mpcp"), Semantics("mpcp"),
+            also_known=DEFECT_1),
+    Subject("p-fp-mpcp", "suspension", partial(partitioned_suspension, protocol="mpcp"), Semantics("mpcp"),
+            defect=DEFECT_1),
+    Subject("p-fp-fmlp+", "global", partial(partitioned_global, protocol="fmlp+"), Semantics("fmlp+"),
+            also_known=DEFECT_1),
+    Subject("p-fp-fmlp+", "suspension", partial(partitioned_suspension, protocol="fmlp+"), Semantics("fmlp+"),
+            defect=DEFECT_1),
+    Subject("gedf-gfb", "constrained", partial(global_multi, sleep=True)),
+    Subject("gedf-gfb", "arbitrary", partial(global_multi, deadlines="arbitrary")),
+    Subject("gedf-bcl", "constrained", partial(global_multi, sleep=True)),
+    Subject("gedf-bcl", "arbitrary", partial(global_multi, deadlines="arbitrary", u_range=(1.5, 2.6)),
+            defect=DEFECT_2),
+    Subject("gedf-rta", "constrained", global_multi),
+    Subject("gedf-rta", "suspension", partial(global_multi, sleep=True), defect=GLOBAL_RTA_DEMAND),
+    Subject("gedf-tardiness", "implicit", partial(global_multi, deadlines="implicit", u_range=(1.5, 2.0)),
+            check_deadlines=False),
+    Subject("gfp-rta", "constrained", partial(global_multi, scheduler="G-FP")),
+    Subject("gfp-rta", "suspension", partial(global_multi, scheduler="G-FP", sleep=True), defect=GLOBAL_RTA_DEMAND),
+    Subject("gfp-rta", "arbitrary", partial(global_multi, scheduler="G-FP", deadlines="arbitrary",
+                                            u_range=(1.5, 2.6)), defect=DEFECT_2),
+    Subject("picv-rpc", "clients", rpc_clients),
+    Subject("prm-fp", "exact", partial(_uni, resources=0, u_range=(0.2, 0.6)), options=_prm_options("exact"),
+            supply=True),
+    Subject("prm-fp", "linear", partial(_uni, resources=0, u_range=(0.2, 0.6)), options=_prm_options("linear"),
+            supply=True),
+    Subject("prm-edf", "exact", partial(_edf, resources=0, deadlines="implicit", u_range=(0.2, 0.6)),
+            options=_prm_options("exact"), supply=True),
+)
+
+EXCLUDED: dict[str, str] = {}
+
+
+def subject(ident: str) -> Subject:
+    for s in SUBJECTS:
+        if s.id == ident:
+            return s
+    raise KeyError(f"unknown subject {ident!r}; known: {', '.join(s.id for s in SUBJECTS)}")
