@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from rtsched.analysis.soundness.explorer import Semantics
 from rtsched.analysis.soundness.model import Job, Scenario, SystemModel, TaskModel
 from rtsched.analysis.soundness.subjects import (
-    DEFECT_1, DEFECT_2, EDF_NP, EDF_UTIL_NESTED, GLOBAL_RTA_DEMAND, NESTED_NP)
+    EDF_NP, EDF_UTIL_NESTED, GLOBAL_RTA_DEMAND, NESTED_NP)
 
 __all__ = ["Regression", "REGRESSIONS", "periodic"]
 
@@ -104,19 +104,17 @@ _EDF_NESTED = SystemModel((
 
 REGRESSIONS: tuple[Regression, ...] = (
     Regression("issue22-defect1-mpcp-suspension-jitter", "p-fp-mpcp", _MPCP, _issue22_witness(_MPCP),
-               semantics=Semantics("mpcp"), defect=DEFECT_1,
-               note="issue 22's set: R3 = 4 claimed; τ2 waits for q at 1, runs at [2, 3) and again at 5: "
+               semantics=Semantics("mpcp"),
+               note="issue 22's set (fixed: the analysis no longer claims it): R3 = 4 was claimed; τ2 waits for q at 1, runs at [2, 3) and again at 5: "
                     "τ3 responds in 6 > 5"),
     Regression("issue22-defect1-fmlp-suspension-jitter", "p-fp-fmlp+", _FMLP, _issue22_witness(_FMLP),
-               semantics=Semantics("fmlp+"), defect=DEFECT_1,
+               semantics=Semantics("fmlp+"),
                note="the same set and schedule under FMLP+ (one waiter: FIFO and priority order agree)"),
     Regression("gedf-bcl-deadline-beyond-period", "gedf-bcl", _BCL_D_GT_T, periodic(_BCL_D_GT_T, 40),
-               defect=DEFECT_2,
-               note="U = 1.53 ≤ 2 but t1 (C = T = 2, D = 4) falls behind whenever an earlier-deadline job takes "
+               note="(fixed: D > T is refused) U = 1.53 ≤ 2 but t1 (C = T = 2, D = 4) falls behind whenever an earlier-deadline job takes "
                     "one of its ticks; the job arriving at 28 completes at 33 (response 5 > D = 4)"),
     Regression("gfp-rta-deadline-beyond-period", "gfp-rta", _GFP_D_GT_T, periodic(_GFP_D_GT_T, 40),
-               defect=DEFECT_2,
-               note="U = 2 on 2 CPUs, D > T: t1's claimed bound 5 is exceeded (the job arriving at 3 completes at 9)"),
+               note="(fixed: D > T is refused) U = 2 on 2 CPUs, D > T: t1's claimed bound 5 is exceeded (the job arriving at 3 completes at 9)"),
     Regression("edf-qpa-np-section-blocks-every-task", "edf-qpa", _EDF_NP,
                Scenario((Job("t2", 1, 0, _cs("b", 4)), Job("t1", 2, 0, _cs("a", 1))), ("t1", "t2")),
                defect=EDF_NP,
