@@ -28,7 +28,7 @@
 #include "internal/export.h"
 
 #define DOMAIN_MAGIC 0x4c4b444du /* "LKDM" */
-#define DOMAIN_VERSION 2u /* 2: partition guards are PI words */
+#define DOMAIN_VERSION 3u /* 2: partition guards are PI words; 3: FIFO-mutex scope */
 #define OPEN_WAIT_TRIES 100 /* x 10 ms: a creator still initialising it */
 
 struct open_domain {
@@ -49,6 +49,7 @@ static void domain_init(struct rts_lockdomain *d, uint32_t id, bool pshared)
 	d->version = DOMAIN_VERSION;
 	d->id = id;
 	d->pshared = pshared;
+	d->fifo.pshared = pshared;
 	atomic_store_explicit((_Atomic uint32_t *)&d->magic, DOMAIN_MAGIC, memory_order_release);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stress, generated from parameter tables (STYLE 16), for NONE and PIP:
+ * Stress, generated from parameter tables (STYLE 16), for NONE, PIP and FIFO:
  *  - mutual exclusion: threads x locks x operations, with lock / trylock /
  *    timedlock mixes; every lock guards a non-atomic counter and an "inside"
  *    flag: the flag is never found set on entry and each counter equals the
@@ -39,6 +39,10 @@ static const struct mutex_params mutex_table[] = {
 	{ "mutex_pip_3t_2l_trylock", RTS_PROTO_PIP, 3, 2, 48000, 80, 0, 10 },
 	{ "mutex_none_6t_1l_timed", RTS_PROTO_NONE, 6, 1, 24000, 0, 90, 100 },
 	{ "mutex_pip_6t_1l_timed", RTS_PROTO_PIP, 6, 1, 24000, 0, 90, 100 },
+	{ "mutex_fifo_4t_1l_lock", RTS_PROTO_FIFO, 4, 1, 48000, 0, 0, 20 },
+	{ "mutex_fifo_8t_4l_mix", RTS_PROTO_FIFO, 8, 4, 24000, 30, 30, 50 },
+	{ "mutex_fifo_3t_2l_trylock", RTS_PROTO_FIFO, 3, 2, 48000, 80, 0, 10 },
+	{ "mutex_fifo_6t_1l_timed", RTS_PROTO_FIFO, 6, 1, 24000, 0, 90, 100 },
 };
 
 struct queue_params {

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers of the FIFO-mutex tests: threads that queue on a mutex (or a
+ * condvar) one after another in a known order and log the order in which
+ * they got the mutex.
+ */
+#ifndef RTSCHED_TESTS_FIFO_FIXTURE_H
+#define RTSCHED_TESTS_FIFO_FIXTURE_H
+
+#include "rts_helpers.h"
+
+#define FIFO_MAX_THREADS 16
+
+enum queuer_kind {
+	QUEUE_LOCK,       /* rts_mutex_lock */
+	QUEUE_TIMEDLOCK,  /* rts_mutex_timedlock with the deadline */
+	QUEUE_COND,       /* lock, rts_cond_wait, unlock */
+	QUEUE_TIMEDWAIT,  /* lock, rts_cond_timedwait with the deadline, unlock */
+};
+
+struct fifo_log {
+	int order[FIFO_MAX_THREADS];
+	int n;
+};
+
+struct queuer {
+	int index;
+	enum queuer_kind kind;
+	rts_mutex_t *m;
+	rts_cond_t *c;
+	struct fifo_log *log;
+	struct timespec deadline;
+	pthread_t thread;
+	pid_t tid;
+	int ret;
+	int done;
+};
+
+static inline void *queuer_main(void *arg)
+{
+	struct queuer *q = arg;
+	H_STORE(&q->tid, h_gettid());
+	int ret;
+	switch (q->kind) {
+	case QUEUE_LOCK:
+		ret = rts_mutex_lock(q->m);
+		break;
+	case QUEUE_TIMEDLOCK:
+		ret = rts_mutex_timedlock(q->m, &q->deadline);
+		break;
+	default:
+		ret = rts_mutex_lock(q->m);
+		if (ret == 0)
+			ret = q->kind == QUEUE_COND ? rts_cond_wait(q->c, q->m)
+						    : rts_cond_timedwait(q->c, q->m, &q->deadline);
+		if (ret == ETIMEDOUT) { /* owns the mutex again, but is not part of the order */
+			rts_mutex_unlock(q->m);
+			H_STORE(&q->ret, ret);
+			H_STORE(&q->done, 1);
+			return NULL;
+		}
+		break;
+	}
+	H_STORE(&q->ret, ret);
+	if (ret == 0) {
+		q->log->order[q->log->n++] = q->index; /* under the mutex */
+		rts_mutex_unlock(q->m);
+	}
+	H_STORE(&q->done, 1);
+	return NULL;
+}
+
+/* Whether thread tid sleeps (state S in /proc: it is queued and asleep). */
+static inline bool queuer_asleep(struct queuer *q)
+{
+	pid_t tid = H_LOAD(&q->tid);
+	return tid != 0 && h_thread_state(tid) == 'S';
+}
+
+/* Start q and return once it sleeps (queued: nothing else is running then). */
+static inline void queuer_start(struct queuer *q, int index, enum queuer_kind kind, rts_mutex_t *m,
+				rts_cond_t *c, struct fifo_log *log)
+{
+	struct timespec deadline = q->deadline;
+	memset(q, 0, sizeof(*q));
+	*q = (struct queuer){ .index = index, .kind = kind, .m = m, .c = c, .log = log,
+			      .deadline = deadline };
+	h_thread_start(&q->thread, queuer_main, q, 0, -1);
+	WAIT_FOR(queuer_asleep(q) || H_LOAD(&q->done), 5000);
+}
+
+static inline void check_order(const struct fifo_log *log, const int *expected, int n)
+{
+	CHECK_EQ(log->n, n);
+	for (int i = 0; i < n; i++)
+		CHECK_MSG(log->order[i] == expected[i], "position %d: thread %d, expected %d", i,
+			  log->order[i], expected[i]);
+}
+
+static inline void fifo_mutex_init(rts_mutex_t *m)
+{
+	mutex_init_proto(m, RTS_PROTO_FIFO);
+}
+
+#endif
