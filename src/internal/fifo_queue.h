@@ -102,6 +102,14 @@ enum rts_fifo_left rts_fifo_cond_dequeue(const struct rts_fifo_mutex_ref *m,
 					 const struct rts_fifo_cond_ref *c,
 					 struct rts_fifo_record *r);
 
+/*
+ * Where the condvar's waiters said their mutex is ((char *)mutex - (char *)
+ * cond), read from its head's record, never from a user word: 0; ENOENT
+ * nobody waits; EINVAL Q' names no head of this condvar's queue.
+ */
+int rts_fifo_cond_peek(struct rts_fifo_scope *s, const struct rts_fifo_cond_ref *c,
+		       int64_t *mutex_offset);
+
 /* Whether the condvar has no waiter (Q' and the count are 0), under its lock. */
 bool rts_fifo_cond_idle(struct rts_fifo_scope *s, const struct rts_fifo_cond_ref *c);
 

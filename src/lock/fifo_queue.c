@@ -282,6 +282,18 @@ enum rts_fifo_left rts_fifo_cond_dequeue(const struct rts_fifo_mutex_ref *m,
 	return where;
 }
 
+int rts_fifo_cond_peek(struct rts_fifo_scope *s, const struct rts_fifo_cond_ref *c,
+		       int64_t *mutex_offset)
+{
+	int err;
+	rts_fifo_queue_lock(s, c->lock);
+	struct rts_fifo_record *h = valid_head(s, c->head, RTS_FIFO_HEAD_COND, c->key, &err);
+	if (h)
+		*mutex_offset = h->mutex_offset;
+	rts_fifo_queue_unlock(s, c->lock);
+	return h ? 0 : err ? err : ENOENT;
+}
+
 bool rts_fifo_cond_idle(struct rts_fifo_scope *s, const struct rts_fifo_cond_ref *c)
 {
 	rts_fifo_queue_lock(s, c->lock);

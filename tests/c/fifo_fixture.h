@@ -36,11 +36,20 @@ struct queuer {
 	int done;
 };
 
+/* A queuer cancelled (or made to exit) in a condvar wait leaves owning the mutex: let it go. */
+static inline void queuer_unlock(void *arg)
+{
+	struct queuer *q = arg;
+	H_STORE(&q->ret, mutex_owner(q->m) == h_gettid() ? ECANCELED : -1);
+	rts_mutex_unlock(q->m);
+}
+
 static inline void *queuer_main(void *arg)
 {
 	struct queuer *q = arg;
 	H_STORE(&q->tid, h_gettid());
 	int ret;
+	pthread_cleanup_push(queuer_unlock, q);
 	switch (q->kind) {
 	case QUEUE_LOCK:
 		ret = rts_mutex_lock(q->m);
@@ -53,13 +62,14 @@ static inline void *queuer_main(void *arg)
 		if (ret == 0)
 			ret = q->kind == QUEUE_COND ? rts_cond_wait(q->c, q->m)
 						    : rts_cond_timedwait(q->c, q->m, &q->deadline);
-		if (ret == ETIMEDOUT) { /* owns the mutex again, but is not part of the order */
-			rts_mutex_unlock(q->m);
-			H_STORE(&q->ret, ret);
-			H_STORE(&q->done, 1);
-			return NULL;
-		}
 		break;
+	}
+	pthread_cleanup_pop(0);
+	if (ret == ETIMEDOUT && q->kind == QUEUE_TIMEDWAIT) { /* owns the mutex again: not in the order */
+		rts_mutex_unlock(q->m);
+		H_STORE(&q->ret, ret);
+		H_STORE(&q->done, 1);
+		return NULL;
 	}
 	H_STORE(&q->ret, ret);
 	if (ret == 0) {

@@ -65,6 +65,10 @@ static const struct queue_params queue_table[] = {
 	{ "queue_pip_2p_5c_cap4_bcast", RTS_PROTO_PIP, 2, 5, 1500, 4, 1, 0 },
 	{ "queue_none_4p_4c_cap3_timed", RTS_PROTO_NONE, 4, 4, 1000, 3, 0, 200 },
 	{ "queue_pip_4p_4c_cap3_timed", RTS_PROTO_PIP, 4, 4, 1000, 3, 0, 200 },
+	{ "queue_fifo_1p_1c_cap1", RTS_PROTO_FIFO, 1, 1, 4000, 1, 0, 0 },
+	{ "queue_fifo_3p_3c_cap2", RTS_PROTO_FIFO, 3, 3, 1500, 2, 0, 0 },
+	{ "queue_fifo_2p_5c_cap4_bcast", RTS_PROTO_FIFO, 2, 5, 1500, 4, 1, 0 },
+	{ "queue_fifo_4p_4c_cap3_timed", RTS_PROTO_FIFO, 4, 4, 1000, 3, 0, 200 },
 };
 
 #define N_MUTEX ((int)H_NCASES(mutex_table))
