@@ -126,7 +126,8 @@ static inline uint16_t rts_fifo_lock_index(uint64_t key)
 void rts_fifo_queue_lock(struct rts_fifo_scope *s, uint16_t i);
 void rts_fifo_queue_unlock(struct rts_fifo_scope *s, uint16_t i);
 
-/* Test hook: queue locks taken in the scope of domain_id (0: the own). */
-uint64_t rts_fifo_scope_lock_count(uint32_t domain_id);
+/* Test hook: queue locks taken in the scope of domain (NULL: the process's own). */
+struct rts_lockdomain;
+uint64_t rts_fifo_scope_lock_count(const struct rts_lockdomain *domain);
 
 #endif

@@ -120,8 +120,8 @@ void rts_fifo_queue_unlock(struct rts_fifo_scope *s, uint16_t i)
 	rts_pi_unlock(&s->queue_locks[i], s->pshared);
 }
 
-uint64_t rts_fifo_scope_lock_count(uint32_t domain_id)
+uint64_t rts_fifo_scope_lock_count(const struct rts_lockdomain *domain)
 {
-	struct rts_fifo_scope *s = rts_fifo_scope_of(domain_id);
+	struct rts_fifo_scope *s = rts_fifo_scope_of(domain ? domain->id : 0);
 	return s ? atomic_load_explicit(&s->lock_acquisitions, memory_order_relaxed) : 0;
 }
