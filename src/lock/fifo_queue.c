@@ -36,6 +36,22 @@ static struct rts_fifo_record *rec(struct rts_fifo_scope *s, uint32_t slot)
 	return &s->records[slot - 1]; /* slot: from the library's own links */
 }
 
+/*
+ * The fields valid_head reads (head_of and the keys) are read and written
+ * with relaxed atomics: a wild Q may make a thread read a record that
+ * another queue lock guards, only to refuse it.
+ */
+static void set_head_of(struct rts_fifo_record *r, uint32_t head_kind)
+{
+	__atomic_store_n(&r->head_of, head_kind, __ATOMIC_RELAXED);
+}
+
+static void set_keys(struct rts_fifo_record *r, uint64_t mutex_key, uint64_t cond_key)
+{
+	__atomic_store_n(&r->mutex_key, mutex_key, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->cond_key, cond_key, __ATOMIC_RELAXED);
+}
+
 static bool waiting_state(uint32_t state, uint32_t head_kind)
 {
 	if (head_kind == RTS_FIFO_HEAD_COND)
@@ -57,8 +73,10 @@ static struct rts_fifo_record *valid_head(struct rts_fifo_scope *s, _Atomic uint
 	if (slot == 0)
 		return NULL;
 	struct rts_fifo_record *h = rts_fifo_record_at(s, slot);
-	uint64_t its_key = !h ? 0 : head_kind == RTS_FIFO_HEAD_COND ? h->cond_key : h->mutex_key;
-	if (!h || h->head_of != head_kind || its_key != key ||
+	uint64_t its_key = !h			      ? 0
+			   : head_kind == RTS_FIFO_HEAD_COND ? __atomic_load_n(&h->cond_key, __ATOMIC_RELAXED)
+							     : __atomic_load_n(&h->mutex_key, __ATOMIC_RELAXED);
+	if (!h || __atomic_load_n(&h->head_of, __ATOMIC_RELAXED) != head_kind || its_key != key ||
 	    !waiting_state(atomic_load_explicit(&h->state, memory_order_relaxed), head_kind)) {
 		*err = EINVAL;
 		return NULL;
@@ -77,7 +95,7 @@ static void append(struct rts_fifo_scope *s, _Atomic uint32_t *word, struct rts_
 		   struct rts_fifo_record *first, uint32_t head_kind)
 {
 	if (!h) {
-		first->head_of = head_kind;
+		set_head_of(first, head_kind);
 		atomic_store_explicit(word, rts_fifo_slot(s, first), memory_order_relaxed);
 		return;
 	}
@@ -86,7 +104,7 @@ static void append(struct rts_fifo_scope *s, _Atomic uint32_t *word, struct rts_
 	first->prev = rts_fifo_slot(s, tail);
 	last->next = rts_fifo_slot(s, h);
 	h->prev = rts_fifo_slot(s, last);
-	first->head_of = RTS_FIFO_HEAD_NONE;
+	set_head_of(first, RTS_FIFO_HEAD_NONE);
 }
 
 /* Take r out of its queue, whose word is `word`; true if the queue is now empty. */
@@ -100,11 +118,11 @@ static bool unlink_record(struct rts_fifo_scope *s, _Atomic uint32_t *word, stru
 		prev->next = r->next;
 		next->prev = r->prev;
 		if (r->head_of != RTS_FIFO_HEAD_NONE) {
-			next->head_of = r->head_of;
+			set_head_of(next, r->head_of);
 			atomic_store_explicit(word, r->next, memory_order_relaxed);
 		}
 	}
-	r->head_of = RTS_FIFO_HEAD_NONE;
+	set_head_of(r, RTS_FIFO_HEAD_NONE);
 	single(s, r);
 	return empty;
 }
@@ -118,7 +136,7 @@ int rts_fifo_mutex_enqueue(const struct rts_fifo_mutex_ref *m, struct rts_fifo_r
 	if (atomic_load_explicit(m->state, memory_order_relaxed) == expected) {
 		struct rts_fifo_record *h = valid_head(s, m->head, RTS_FIFO_HEAD_MUTEX, m->key, &err);
 		if (!err) {
-			r->mutex_key = m->key;
+			set_keys(r, m->key, 0);
 			r->mutex_lock = m->lock;
 			atomic_store_explicit(&r->state, RTS_FIFO_MUTEX_QUEUED, memory_order_relaxed);
 			single(s, r);
@@ -188,9 +206,8 @@ int rts_fifo_cond_enqueue(const struct rts_fifo_mutex_ref *m, const struct rts_f
 	rts_fifo_queue_lock(s, c->lock);
 	struct rts_fifo_record *h = valid_head(s, c->head, RTS_FIFO_HEAD_COND, c->key, &err);
 	if (!err) {
-		r->mutex_key = m->key;
+		set_keys(r, m->key, c->key);
 		r->mutex_lock = m->lock;
-		r->cond_key = c->key;
 		r->cond_lock = c->lock;
 		r->mutex_offset = c->mutex_offset;
 		atomic_store_explicit(&r->state, RTS_FIFO_COND_QUEUED, memory_order_relaxed);

@@ -103,7 +103,7 @@ struct rts_fifo_record *rts_fifo_self_record(struct rts_fifo_scope *s)
 	if (!r)
 		return NULL;
 	atomic_store_explicit(&r->state, RTS_FIFO_IDLE, memory_order_relaxed);
-	r->head_of = RTS_FIFO_HEAD_NONE;
+	__atomic_store_n(&r->head_of, RTS_FIFO_HEAD_NONE, __ATOMIC_RELAXED);
 	cache[free_entry] = (struct cached_record){ s, r };
 	pthread_setspecific(release_key, (void *)1); /* any non-NULL value: run the destructor */
 	return r;

@@ -75,7 +75,8 @@ static int bind_mutex(rts_cond_t *c, rts_mutex_t *m)
 		if (atomic_load_explicit(rts_cond_waiters(c), memory_order_relaxed) != 0)
 			return EINVAL; /* others wait with another mutex */
 		atomic_store_explicit(mutex_offset(c), offset, memory_order_relaxed);
-		__atomic_fetch_and(&c->s.flags, ~RTS_COND_F_FIFO, __ATOMIC_RELAXED); /* a FIFO wait sets it */
+		if (rts_cond_flags_load(c) & RTS_COND_F_FIFO) /* a FIFO wait sets it again */
+			__atomic_fetch_and(&c->s.flags, ~RTS_COND_F_FIFO, __ATOMIC_RELAXED);
 	}
 	return 0;
 }

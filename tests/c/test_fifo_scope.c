@@ -259,6 +259,8 @@ static void partition_child(struct shared *s, rts_lockdomain_t *d, int me)
 		s->counts[me][phase] = rts_fifo_scope_lock_count(NULL);
 		H_INC(&s->stop); /* done with this phase */
 	}
+	while (H_LOAD(&s->stop) < 6) /* both done: the domain's count is final */
+		h_sleep_us(200);
 	s->counts[me][0] = rts_fifo_scope_lock_count(d);
 	_exit(0);
 }
