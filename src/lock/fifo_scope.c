@@ -71,7 +71,7 @@ static struct rts_fifo_record *claim(struct rts_fifo_scope *s, uint32_t tid)
 	for (uint32_t i = 0; i < RTS_FIFO_RECORDS; i++) {
 		struct rts_fifo_record *r = &s->records[i];
 		uint32_t old = atomic_load_explicit(&r->tid, memory_order_relaxed);
-		if (atomic_load_explicit(&r->state, memory_order_relaxed) != RTS_FIFO_IDLE ||
+		if (old == 0 || atomic_load_explicit(&r->state, memory_order_relaxed) != RTS_FIFO_IDLE ||
 		    backend->task_exists(old))
 			continue;
 		if (atomic_compare_exchange_strong_explicit(&r->tid, &old, tid, memory_order_acquire,

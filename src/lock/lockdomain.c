@@ -4,6 +4,9 @@
  * POSIX shared memory, found by id from a small table of this process's open
  * domains.
  *
+ * A domain holds the ceiling protocols' partitions and the FIFO mutex's
+ * scope (internal/fifo_scope.h); close refuses (EBUSY) while either is in use.
+ *
  * Invariants: a table slot is written under table_lock and read without it
  * (acquire loads of the pointer, published after its id); a named domain's
  * magic is written last by its creator (release), so an opener that sees
@@ -232,6 +235,10 @@ static bool holds_entries(struct rts_lockdomain *d)
 {
 	for (int i = 0; i < RTS_LOCK_MAX_PARTITIONS; i++)
 		if (atomic_load_explicit(&d->partitions[i].top, memory_order_relaxed) != 0)
+			return true;
+	for (uint32_t i = 0; i < RTS_FIFO_RECORDS; i++) /* a FIFO waiter's record */
+		if (atomic_load_explicit(&d->fifo.records[i].state, memory_order_relaxed) !=
+		    RTS_FIFO_IDLE)
 			return true;
 	return false;
 }

@@ -96,6 +96,25 @@ static void test_shared_mutual_exclusion(void)
 	CHECK_OK(rts_lockdomain_unlink(name));
 }
 
+/* A domain cannot be closed while a thread waits on one of its FIFO mutexes. */
+static void test_domain_close_busy_while_waiting(void)
+{
+	char name[64];
+	rts_lockdomain_t *d = domain_open(name, sizeof(name));
+	struct shared *s = shared_map();
+	shared_fifo_init(&s->m, d);
+	struct fifo_log log = { 0 };
+	struct queuer q;
+	CHECK_OK(rts_mutex_lock(&s->m));
+	queuer_start(&q, 0, QUEUE_LOCK, &s->m, NULL, &log);
+	CHECK_ERR(EBUSY, rts_lockdomain_close(d));
+	CHECK_OK(rts_mutex_unlock(&s->m));
+	h_join(q.thread, 5000);
+	check_order(&log, (const int[]){ 0 }, 1);
+	CHECK_OK(rts_lockdomain_close(d));
+	CHECK_OK(rts_lockdomain_unlink(name));
+}
+
 /* ---- robustness ------------------------------------------------------------ */
 
 static const int allowed[] = { 0, EBUSY, ETIMEDOUT, EINVAL, EPERM, EDEADLK, ENOTRECOVERABLE, EAGAIN };
@@ -301,6 +320,7 @@ static void test_private_scopes_share_no_lock(void)
 
 static const struct h_case cases[] = {
 	H_CASE(test_shared_mutual_exclusion, 60000),
+	H_CASE(test_domain_close_busy_while_waiting, 20000),
 	H_CASE(test_garbage_from_child, 120000),
 	H_CASE(test_private_scopes_share_no_lock, 120000),
 };
