@@ -7,7 +7,15 @@
 #ifndef RTSCHED_TESTS_FIFO_FIXTURE_H
 #define RTSCHED_TESTS_FIFO_FIXTURE_H
 
+#include <rtsched/lockdomain.h>
+
 #include "rts_helpers.h"
+
+/* Library test hook: queue-lock acquisitions in the scope of domain (NULL: the process's own). */
+uint64_t rts_fifo_scope_lock_count(const rts_lockdomain_t *domain);
+
+/* The domain of the mutexes the queuers lock (NULL: process-private ones). */
+static rts_lockdomain_t *queuer_domain;
 
 #define FIFO_MAX_THREADS 16
 
@@ -87,7 +95,13 @@ static inline bool queuer_asleep(struct queuer *q)
 	return tid != 0 && h_thread_state(tid) == 'S';
 }
 
-/* Start q and return once it sleeps (queued: nothing else is running then). */
+/*
+ * Start q and return once it is queued. A mutex queuer (the mutex held by the
+ * caller, nothing else going on in the scope) takes the mutex's queue lock
+ * exactly once, to queue itself: once the scope's count has moved, anything
+ * that later takes that lock (the next queuer, the unlock) comes after it.
+ * A condvar queuer: the caller waits for the condvar's count; here, for sleep.
+ */
 static inline void queuer_start(struct queuer *q, int index, enum queuer_kind kind, rts_mutex_t *m,
 				rts_cond_t *c, struct fifo_log *log)
 {
@@ -95,8 +109,14 @@ static inline void queuer_start(struct queuer *q, int index, enum queuer_kind ki
 	memset(q, 0, sizeof(*q));
 	*q = (struct queuer){ .index = index, .kind = kind, .m = m, .c = c, .log = log,
 			      .deadline = deadline };
+	uint64_t locks_before = rts_fifo_scope_lock_count(queuer_domain);
 	h_thread_start(&q->thread, queuer_main, q, 0, -1);
-	WAIT_FOR(queuer_asleep(q) || H_LOAD(&q->done), 5000);
+	if (kind == QUEUE_LOCK || kind == QUEUE_TIMEDLOCK)
+		WAIT_FOR(rts_fifo_scope_lock_count(queuer_domain) > locks_before ||
+				 H_LOAD(&q->done),
+			 5000);
+	else
+		WAIT_FOR(queuer_asleep(q) || H_LOAD(&q->done), 5000);
 }
 
 static inline void check_order(const struct fifo_log *log, const int *expected, int n)

