@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Lock domains: where the ceiling protocols keep their per-partition state
- * (system ceilings, their holders, ceiling tokens, FMLP+ request clocks).
+ * (system ceilings, their holders, ceiling tokens, FMLP+ request clocks), and
+ * the scope of RTS_PROTO_FIFO mutexes and their condvars (wait-queue records
+ * and queue locks; docs/fifo-mutex.md). Process-shared FIFO mutexes need a
+ * named domain too.
  *
  * Process-private ceiling mutexes use the process's own domain and need
  * nothing from here. Ceiling mutexes shared between processes (mutex in
@@ -40,7 +43,10 @@ extern "C" {
  */
 #define RTS_LOCKDOMAIN_MAX_OPEN 16
 int rts_lockdomain_open(const char *name, int flags, mode_t mode, rts_lockdomain_t **domain);
-/* Unmap it from this process. EBUSY while any of its ceilings is held (by any process). */
+/*
+ * Unmap it from this process. EBUSY while any of its ceilings is held, or a
+ * thread waits on one of its RTS_PROTO_FIFO objects (by any process).
+ */
 int rts_lockdomain_close(rts_lockdomain_t *domain);
 /* Remove the name (processes that have it open keep using it). */
 int rts_lockdomain_unlink(const char *name);

@@ -11,6 +11,14 @@
  *   RTS_PROTO_PIP   priority inheritance through the kernel's PI futexes
  *                   (FUTEX_LOCK_PI2 / FUTEX_UNLOCK_PI on contention only).
  *
+ *   RTS_PROTO_FIFO  the deterministic fast user-space mutex (seed 000, Züpke;
+ *                   docs/fifo-mutex.md): strict FIFO hand-over to the oldest
+ *                   waiter (no barging), one CAS each way uncontended, wait
+ *                   queues in per-thread records of the mutex's scope (the
+ *                   process, or a lock domain for RTS_PROCESS_SHARED). Not
+ *                   robust; no priority change. With rts_cond, broadcast
+ *                   moves every waiter onto the mutex's queue in O(1).
+ *
  * Ceiling protocols for partitioned scheduling (seed 001; docs/ceiling.md).
  * A partition is one CPU. The library keeps, per partition, the system
  * ceiling (the highest ceiling of the locks held there) and plays the part
@@ -58,6 +66,7 @@ enum rts_protocol {
 	RTS_PROTO_IPCP = 4,
 	RTS_PROTO_MPCP = 5,
 	RTS_PROTO_FMLP = 6, /* FMLP+ */
+	RTS_PROTO_FIFO = 7,
 };
 
 enum rts_ceiling_variant {

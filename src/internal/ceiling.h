@@ -19,6 +19,7 @@
 
 #include "internal/backend.h"
 #include "internal/export.h"
+#include "internal/fifo_scope.h"
 #include "internal/futex.h"
 #include "internal/sched_self.h"
 #include "internal/tid.h"
@@ -98,6 +99,7 @@ struct rts_lockdomain {
 	uint32_t id;      /* nonzero for named domains; 0: the process's own */
 	uint32_t pshared; /* bool */
 	struct ceiling_partition partitions[RTS_LOCK_MAX_PARTITIONS];
+	struct rts_fifo_scope fifo; /* RTS_PROTO_FIFO's queues (internal/fifo_scope.h) */
 };
 
 extern _Atomic(struct rts_lockdomain *) rts_lockdomain_own;

@@ -18,6 +18,14 @@
 
 _Static_assert(sizeof(rts_cond_t) == 64, "rts_cond_t is part of the ABI: 64 bytes");
 
+/* Bit of rts_cond_t.s.flags: waiters use an RTS_PROTO_FIFO mutex (set by their wait). */
+#define RTS_COND_F_FIFO 0x00010000u
+
+static inline uint32_t rts_cond_flags_load(const rts_cond_t *c)
+{
+	return __atomic_load_n(&c->s.flags, __ATOMIC_RELAXED);
+}
+
 /* The RTS_COND_F_* bits of an attribute (NULL: the defaults); EINVAL if uninitialised. */
 int rts_condattr_flags(const rts_condattr_t *attr, uint32_t *flags);
 
@@ -28,7 +36,7 @@ static inline _Atomic uint32_t *rts_cond_waiters(rts_cond_t *c)
 
 static inline clockid_t rts_cond_clock(const rts_cond_t *c)
 {
-	return (c->s.flags & RTS_COND_F_REALTIME) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+	return (rts_cond_flags_load(c) & RTS_COND_F_REALTIME) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
 }
 
 /*
@@ -69,6 +77,15 @@ void rts_cond_registry_lock(void);
 void rts_cond_registry_unlock(void);
 bool rts_cond_registry_holds(const rts_cond_t *c, uint64_t incarnation); /* under the lock */
 void rts_cond_registry_leave(const rts_cond_t *c);                      /* under the lock */
+
+/*
+ * cond_fifo.c: with an RTS_PROTO_FIFO mutex (both pshared settings): seed
+ * 000's COND_WAIT / COND_REQUEUE. wake needs the caller to own the mutex
+ * (EPERM otherwise); destroy is EBUSY while a thread waits in the condvar's queue.
+ */
+int rts_cond_fifo_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *deadline);
+int rts_cond_fifo_wake(rts_cond_t *c, bool all);
+int rts_cond_fifo_destroy(rts_cond_t *c);
 
 int rts_cond_shared_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *deadline);
 int rts_cond_shared_wake(rts_cond_t *c, bool all);

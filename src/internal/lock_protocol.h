@@ -41,15 +41,19 @@ struct rts_lock_protocol {
 
 /*
  * The inline fast path (rts_mutex_lock / unlock): CAS 0 -> caller's TID and
- * back, for NONE and PIP mutexes that are not robust.
+ * back, for NONE, PIP and FIFO mutexes that are not robust (a FIFO mutex
+ * never is). For all three, 0 is the free word and the owner's TID alone the
+ * word of a held mutex that nobody waits for.
  */
+#define RTS_LOCK_FAST_PATH_PROTOCOLS \
+	((1u << RTS_PROTO_NONE) | (1u << RTS_PROTO_PIP) | (1u << RTS_PROTO_FIFO))
+
 static inline bool rts_lock_word_fast_path(uint32_t flags)
 {
-	return (flags & ((RTS_MUTEX_F_PROTO_MASK & ~(uint32_t)RTS_PROTO_PIP) | RTS_MUTEX_F_ROBUST)) ==
-	       0;
+	uint32_t kind = flags & (RTS_MUTEX_F_PROTO_MASK | RTS_MUTEX_F_ROBUST);
+	return kind < 32 && ((1u << kind) & RTS_LOCK_FAST_PATH_PROTOCOLS);
 }
-_Static_assert(RTS_PROTO_NONE == 0 && RTS_PROTO_PIP == 1,
-	       "the inline fast path tests the protocol numbers of NONE and PIP at once");
+_Static_assert(RTS_MUTEX_F_ROBUST >= 32, "a robust mutex never takes the inline fast path");
 
 /* The protocol in flags; for a number no protocol has (a mutex never
  * initialised), one whose every call returns EINVAL. */
@@ -62,5 +66,6 @@ extern const struct rts_lock_protocol rts_protocol_srp;
 extern const struct rts_lock_protocol rts_protocol_ipcp;
 extern const struct rts_lock_protocol rts_protocol_mpcp;
 extern const struct rts_lock_protocol rts_protocol_fmlp;
+extern const struct rts_lock_protocol rts_protocol_fifo;
 
 #endif

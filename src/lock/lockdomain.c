@@ -4,6 +4,9 @@
  * POSIX shared memory, found by id from a small table of this process's open
  * domains.
  *
+ * A domain holds the ceiling protocols' partitions and the FIFO mutex's
+ * scope (internal/fifo_scope.h); close refuses (EBUSY) while either is in use.
+ *
  * Invariants: a table slot is written under table_lock and read without it
  * (acquire loads of the pointer, published after its id); a named domain's
  * magic is written last by its creator (release), so an opener that sees
@@ -28,7 +31,7 @@
 #include "internal/export.h"
 
 #define DOMAIN_MAGIC 0x4c4b444du /* "LKDM" */
-#define DOMAIN_VERSION 2u /* 2: partition guards are PI words */
+#define DOMAIN_VERSION 3u /* 2: partition guards are PI words; 3: FIFO-mutex scope */
 #define OPEN_WAIT_TRIES 100 /* x 10 ms: a creator still initialising it */
 
 struct open_domain {
@@ -49,6 +52,7 @@ static void domain_init(struct rts_lockdomain *d, uint32_t id, bool pshared)
 	d->version = DOMAIN_VERSION;
 	d->id = id;
 	d->pshared = pshared;
+	d->fifo.pshared = pshared;
 	atomic_store_explicit((_Atomic uint32_t *)&d->magic, DOMAIN_MAGIC, memory_order_release);
 }
 
@@ -231,6 +235,10 @@ static bool holds_entries(struct rts_lockdomain *d)
 {
 	for (int i = 0; i < RTS_LOCK_MAX_PARTITIONS; i++)
 		if (atomic_load_explicit(&d->partitions[i].top, memory_order_relaxed) != 0)
+			return true;
+	for (uint32_t i = 0; i < RTS_FIFO_RECORDS; i++) /* a FIFO waiter's record */
+		if (atomic_load_explicit(&d->fifo.records[i].state, memory_order_relaxed) !=
+		    RTS_FIFO_IDLE)
 			return true;
 	return false;
 }

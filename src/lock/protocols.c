@@ -12,6 +12,7 @@ static const struct rts_lock_protocol *const protocols[] = {
 	[RTS_PROTO_IPCP] = &rts_protocol_ipcp,
 	[RTS_PROTO_MPCP] = &rts_protocol_mpcp,
 	[RTS_PROTO_FMLP] = &rts_protocol_fmlp,
+	[RTS_PROTO_FIFO] = &rts_protocol_fifo,
 };
 
 static int invalid_init(rts_mutex_t *m, uint32_t flags, const rts_mutexattr_t *attr)

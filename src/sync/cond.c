@@ -5,7 +5,9 @@
  * cond_private.c (a queue of per-thread waiter records: a woken waiter never
  * touches the condvar again, so it may be destroyed right after a wake) and
  * cond_shared.c (one futex word shared by processes). Both keep priority
- * inheritance across the wait with requeue-PI for PIP mutexes.
+ * inheritance across the wait with requeue-PI for PIP mutexes. With an
+ * RTS_PROTO_FIFO mutex (either pshared setting), cond_fifo.c: seed 000's
+ * condvar, whose broadcast moves its queue onto the mutex's in O(1).
  *
  * Once a condvar has had a helper (rts_cond_helper_add), every wait and wake
  * goes through the PI-CV path of picv.c instead.
@@ -25,7 +27,7 @@
 
 static bool cond_pshared(const rts_cond_t *c)
 {
-	return c->s.flags & RTS_COND_F_PSHARED;
+	return rts_cond_flags_load(c) & RTS_COND_F_PSHARED;
 }
 
 static _Atomic int64_t *mutex_offset(rts_cond_t *c)
@@ -52,6 +54,8 @@ RTS_EXPORT int rts_cond_destroy(rts_cond_t *c)
 		return EINVAL;
 	if (rts_picv_of(c))
 		return rts_picv_destroy(c);
+	if (rts_cond_flags_load(c) & RTS_COND_F_FIFO)
+		return rts_cond_fifo_destroy(c);
 	return cond_pshared(c) ? rts_cond_shared_destroy(c) : rts_cond_private_destroy(c);
 }
 
@@ -71,6 +75,8 @@ static int bind_mutex(rts_cond_t *c, rts_mutex_t *m)
 		if (atomic_load_explicit(rts_cond_waiters(c), memory_order_relaxed) != 0)
 			return EINVAL; /* others wait with another mutex */
 		atomic_store_explicit(mutex_offset(c), offset, memory_order_relaxed);
+		if (rts_cond_flags_load(c) & RTS_COND_F_FIFO) /* a FIFO wait sets it again */
+			__atomic_fetch_and(&c->s.flags, ~RTS_COND_F_FIFO, __ATOMIC_RELAXED);
 	}
 	return 0;
 }
@@ -93,6 +99,11 @@ static int wait_common(rts_cond_t *c, rts_mutex_t *m, const struct timespec *dea
 		}
 		return rts_picv_wait(c, picv, m, deadline);
 	}
+	bool fifo_waiters = rts_cond_flags_load(c) & RTS_COND_F_FIFO;
+	if (rts_mutex_protocol(rts_mutex_flags_load(m)) == RTS_PROTO_FIFO)
+		return rts_cond_fifo_wait(c, m, deadline);
+	if (fifo_waiters)
+		return EINVAL; /* the mutex was made anew with another protocol while threads wait */
 	return cond_pshared(c) ? rts_cond_shared_wait(c, m, deadline)
 			       : rts_cond_private_wait(c, m, deadline);
 }
@@ -116,6 +127,8 @@ static int wake_waiters(rts_cond_t *c, bool all)
 	struct rts_picv *picv = rts_picv_of(c);
 	if (picv)
 		return rts_picv_wake(picv, all);
+	if (rts_cond_flags_load(c) & RTS_COND_F_FIFO)
+		return rts_cond_fifo_wake(c, all);
 	return cond_pshared(c) ? rts_cond_shared_wake(c, all) : rts_cond_private_wake(c, all);
 }
 

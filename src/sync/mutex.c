@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rts_mutex: the public calls. Each checks its arguments, tries the inline
- * fast path of the futex-word protocols (NONE and PIP, not robust: one CAS
+ * fast path of the word protocols (NONE, PIP and FIFO, not robust: one CAS
  * of the word, no system call), and otherwise calls the mutex's protocol
  * (internal/lock_protocol.h). After an unlock it runs the PI-CV token
  * hand-overs parked on the mutex (internal/handover.h).

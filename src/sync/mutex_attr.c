@@ -54,7 +54,7 @@ static int get_bits(const rts_mutexattr_t *attr, uint32_t mask, uint32_t *value)
 
 RTS_EXPORT int rts_mutexattr_setprotocol(rts_mutexattr_t *attr, int protocol)
 {
-	if (protocol < RTS_PROTO_NONE || protocol > RTS_PROTO_FMLP)
+	if (protocol < RTS_PROTO_NONE || protocol > RTS_PROTO_FIFO)
 		return EINVAL;
 	return set_bits(attr, RTS_MUTEX_F_PROTO_MASK, (uint32_t)protocol);
 }

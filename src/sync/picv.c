@@ -658,7 +658,7 @@ RTS_EXPORT int rts_cond_helper_add(rts_cond_t *c, pid_t tid)
 {
 	if (!c || tid <= 0)
 		return EINVAL;
-	if (c->s.flags & RTS_COND_F_PSHARED)
+	if (rts_cond_flags_load(c) & RTS_COND_F_PSHARED)
 		return ENOTSUP;
 	if (!rts_backend()->task_exists((uint32_t)tid))
 		return ESRCH;

@@ -10,7 +10,7 @@
 
 static inline const char *proto_name(int proto)
 {
-	return proto == RTS_PROTO_PIP ? "PIP" : "NONE";
+	return proto == RTS_PROTO_PIP ? "PIP" : proto == RTS_PROTO_FIFO ? "FIFO" : "NONE";
 }
 
 /* Initialise m with the given protocol, pshared and robust settings. */

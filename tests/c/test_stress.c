@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stress, generated from parameter tables (STYLE 16), for NONE and PIP:
+ * Stress, generated from parameter tables (STYLE 16), for NONE, PIP and FIFO:
  *  - mutual exclusion: threads x locks x operations, with lock / trylock /
  *    timedlock mixes; every lock guards a non-atomic counter and an "inside"
  *    flag: the flag is never found set on entry and each counter equals the
@@ -39,6 +39,10 @@ static const struct mutex_params mutex_table[] = {
 	{ "mutex_pip_3t_2l_trylock", RTS_PROTO_PIP, 3, 2, 48000, 80, 0, 10 },
 	{ "mutex_none_6t_1l_timed", RTS_PROTO_NONE, 6, 1, 24000, 0, 90, 100 },
 	{ "mutex_pip_6t_1l_timed", RTS_PROTO_PIP, 6, 1, 24000, 0, 90, 100 },
+	{ "mutex_fifo_4t_1l_lock", RTS_PROTO_FIFO, 4, 1, 48000, 0, 0, 20 },
+	{ "mutex_fifo_8t_4l_mix", RTS_PROTO_FIFO, 8, 4, 24000, 30, 30, 50 },
+	{ "mutex_fifo_3t_2l_trylock", RTS_PROTO_FIFO, 3, 2, 48000, 80, 0, 10 },
+	{ "mutex_fifo_6t_1l_timed", RTS_PROTO_FIFO, 6, 1, 24000, 0, 90, 100 },
 };
 
 struct queue_params {
@@ -61,6 +65,10 @@ static const struct queue_params queue_table[] = {
 	{ "queue_pip_2p_5c_cap4_bcast", RTS_PROTO_PIP, 2, 5, 1500, 4, 1, 0 },
 	{ "queue_none_4p_4c_cap3_timed", RTS_PROTO_NONE, 4, 4, 1000, 3, 0, 200 },
 	{ "queue_pip_4p_4c_cap3_timed", RTS_PROTO_PIP, 4, 4, 1000, 3, 0, 200 },
+	{ "queue_fifo_1p_1c_cap1", RTS_PROTO_FIFO, 1, 1, 4000, 1, 0, 0 },
+	{ "queue_fifo_3p_3c_cap2", RTS_PROTO_FIFO, 3, 3, 1500, 2, 0, 0 },
+	{ "queue_fifo_2p_5c_cap4_bcast", RTS_PROTO_FIFO, 2, 5, 1500, 4, 1, 0 },
+	{ "queue_fifo_4p_4c_cap3_timed", RTS_PROTO_FIFO, 4, 4, 1000, 3, 0, 200 },
 };
 
 #define N_MUTEX ((int)H_NCASES(mutex_table))

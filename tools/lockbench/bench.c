@@ -944,6 +944,9 @@ static const struct {
 	  UNC_PAIR, LB_RTS_PIP, LB_GLIBC_PROTECT, 0 },
 	{ "uncontended_pair_rts-none_vs_glibc-none", "uncontended lock+unlock, rts NONE / glibc PRIO_NONE",
 	  UNC_PAIR, LB_RTS_NONE, LB_GLIBC_NONE, 0 },
+	/* Issue 17's target for seed 000's FIFO mutex. */
+	{ "uncontended_pair_rts-fifo_vs_glibc-none", "uncontended lock+unlock, rts FIFO / glibc PRIO_NONE",
+	  UNC_PAIR, LB_RTS_FIFO, LB_GLIBC_NONE, 1.2 },
 	/* The issue's targets for the ceiling protocols' deferred forms. */
 #define DEFERRED_TARGETS(name, label, subject)                                                          \
 	{ "uncontended_pair_" name "_vs_glibc-none", "uncontended lock+unlock, " label " / glibc PRIO_NONE", \
@@ -965,6 +968,8 @@ static const struct {
 	  COND_ROUND, LB_COND_RTS_PIP, LB_COND_GLIBC_NONE, 1.5 },
 	{ "condvar_round_cond-rts-none_vs_cond-glibc-none", "condvar round trip, rts_cond+NONE / pthread_cond+PRIO_NONE",
 	  COND_ROUND, LB_COND_RTS_NONE, LB_COND_GLIBC_NONE, 0 },
+	{ "condvar_round_cond-rts-fifo_vs_cond-glibc-none", "condvar round trip, rts_cond+FIFO / pthread_cond+PRIO_NONE",
+	  COND_ROUND, LB_COND_RTS_FIFO, LB_COND_GLIBC_NONE, 0 },
 	{ "condvar_round_cond-glibc-inherit_vs_cond-glibc-none", "condvar round trip, pthread_cond+PRIO_INHERIT / pthread_cond+PRIO_NONE",
 	  COND_ROUND, LB_COND_GLIBC_INHERIT, LB_COND_GLIBC_NONE, 0 },
 };
@@ -996,7 +1001,8 @@ size_t lb_syscall_targets(const struct lb_results *r, struct lb_syscall_target o
 {
 	size_t n = 0;
 	for (int s = 0; s < LB_NR_MUTEX_SUBJECTS; s++) {
-		if (!lb_mutex_ops(s)->deferred || !r->opts.selected[s])
+		/* the deferred ceiling forms and the FIFO mutex promise no system call */
+		if (!(lb_mutex_ops(s)->deferred || s == LB_RTS_FIFO) || !r->opts.selected[s])
 			continue;
 		const struct lb_uncontended *u = &r->unc[s];
 		struct lb_syscall_target *q = &out[n++];

@@ -15,6 +15,7 @@ static const struct {
 } subjects[LB_NR_SUBJECTS] = {
 	[LB_RTS_NONE] = { "rts-none", "rts NONE", "rts-NONE" },
 	[LB_RTS_PIP] = { "rts-pip", "rts PIP", "rts-PIP" },
+	[LB_RTS_FIFO] = { "rts-fifo", "rts FIFO", "rts-FIFO" },
 	[LB_RTS_PCP] = { "rts-pcp", "rts PCP", "PCP" },
 	[LB_RTS_SRP] = { "rts-srp", "rts SRP", "SRP" },
 	[LB_RTS_SRP_EAGER] = { "rts-srp-eager", "rts SRP eager", "SRP-E" },
@@ -29,6 +30,7 @@ static const struct {
 	[LB_GLIBC_PROTECT] = { "glibc-protect", "glibc PRIO_PROTECT", "g-PROTECT" },
 	[LB_COND_RTS_PIP] = { "cond-rts-pip", "rts_cond + rts PIP" },
 	[LB_COND_RTS_NONE] = { "cond-rts-none", "rts_cond + rts NONE" },
+	[LB_COND_RTS_FIFO] = { "cond-rts-fifo", "rts_cond + rts FIFO" },
 	[LB_COND_GLIBC_NONE] = { "cond-glibc-none", "pthread_cond + PRIO_NONE" },
 	[LB_COND_GLIBC_INHERIT] = { "cond-glibc-inherit", "pthread_cond + PRIO_INHERIT" },
 };

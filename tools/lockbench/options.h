@@ -22,6 +22,7 @@ int lb_fail(char *err, size_t err_size, const char *fmt, ...) __attribute__((for
 enum lb_subject {
 	LB_RTS_NONE,
 	LB_RTS_PIP,
+	LB_RTS_FIFO,       /* seed 000's FIFO mutex */
 	LB_RTS_PCP,        /* PCP has no eager form */
 	LB_RTS_SRP,
 	LB_RTS_SRP_EAGER,
@@ -37,6 +38,7 @@ enum lb_subject {
 	LB_NR_MUTEX_SUBJECTS,
 	LB_COND_RTS_PIP = LB_NR_MUTEX_SUBJECTS,
 	LB_COND_RTS_NONE,
+	LB_COND_RTS_FIFO,
 	LB_COND_GLIBC_NONE,
 	LB_COND_GLIBC_INHERIT,
 	LB_NR_SUBJECTS,

@@ -31,6 +31,12 @@ static int rtsched_pip_init(union lb_lock *l, const struct lb_lock_params *p)
 	return rtsched_init(l, RTS_PROTO_PIP);
 }
 
+static int rtsched_fifo_init(union lb_lock *l, const struct lb_lock_params *p)
+{
+	(void)p;
+	return rtsched_init(l, RTS_PROTO_FIFO);
+}
+
 /*
  * Ceiling protocols (<rtsched/mutex.h>, docs/ceiling.md): local ones (PCP,
  * SRP, IPCP) belong to the partition of their users and take the highest
@@ -215,7 +221,7 @@ LOOPS(glibc)
 #define MULTI LB_IN_MULTIPROCESSOR
 
 /*
- * The protocols table. rts NONE is in the loops only (the workload's plain
+ * The protocols table. rts NONE and FIFO are in the loops only (the workload's plain
  * futex baseline is glibc PRIO_NONE, as in the targets). The local ceiling
  * protocols run in the uniprocessor workload, the global ones in the
  * multiprocessor one, as in seed 001. The deferred forms of SRP, IPCP, MPCP
@@ -227,6 +233,7 @@ static const struct lb_mutex_ops mutex_ops[LB_NR_MUTEX_SUBJECTS] = {
 	[LB_RTS_NONE] = OPS(rtsched_none_init, rtsched, .handover = true, .eager = LB_RTS_NONE),
 	[LB_RTS_PIP] = OPS(rtsched_pip_init, rtsched, .classes = BOTH, .handover = true,
 			   .eager = LB_RTS_PIP),
+	[LB_RTS_FIFO] = OPS(rtsched_fifo_init, rtsched, .handover = true, .eager = LB_RTS_FIFO),
 	[LB_RTS_PCP] = OPS(pcp_init, rtsched, .classes = UNI, .handover = true, .deferred = true,
 			   .eager = LB_RTS_PCP),
 	[LB_RTS_SRP] = OPS(srp_init, rtsched, .classes = UNI, .job_start = rts_lock_gate,
@@ -309,6 +316,7 @@ static int glibc_cond_signal(union lb_cond *c)
 static const struct lb_cond_ops cond_ops[LB_NR_SUBJECTS - LB_NR_MUTEX_SUBJECTS] = {
 	[LB_COND_RTS_PIP - LB_NR_MUTEX_SUBJECTS] = RTS_COND_OPS(LB_RTS_PIP),
 	[LB_COND_RTS_NONE - LB_NR_MUTEX_SUBJECTS] = RTS_COND_OPS(LB_RTS_NONE),
+	[LB_COND_RTS_FIFO - LB_NR_MUTEX_SUBJECTS] = RTS_COND_OPS(LB_RTS_FIFO),
 	[LB_COND_GLIBC_NONE - LB_NR_MUTEX_SUBJECTS] = GLIBC_COND_OPS(LB_GLIBC_NONE),
 	[LB_COND_GLIBC_INHERIT - LB_NR_MUTEX_SUBJECTS] = GLIBC_COND_OPS(LB_GLIBC_INHERIT),
 };

@@ -13,9 +13,9 @@ import sys
 SKIP = 77
 DEFERRED = ["rts-pcp", "rts-srp", "rts-ipcp", "rts-mpcp", "rts-fmlp"]
 EAGER = ["rts-srp-eager", "rts-ipcp-eager", "rts-mpcp-eager", "rts-fmlp-eager"]
-HANDOVER = ["rts-none", "rts-pip", "rts-pcp", "glibc-none", "glibc-inherit", "glibc-protect"]
-MUTEXES = ["rts-none", "rts-pip", *DEFERRED, *EAGER, "glibc-none", "glibc-inherit", "glibc-protect"]
-CONDVARS = ["cond-rts-pip", "cond-rts-none", "cond-glibc-none", "cond-glibc-inherit"]
+HANDOVER = ["rts-none", "rts-pip", "rts-fifo", "rts-pcp", "glibc-none", "glibc-inherit", "glibc-protect"]
+MUTEXES = ["rts-none", "rts-pip", "rts-fifo", *DEFERRED, *EAGER, "glibc-none", "glibc-inherit", "glibc-protect"]
+CONDVARS = ["cond-rts-pip", "cond-rts-none", "cond-rts-fifo", "cond-glibc-none", "cond-glibc-inherit"]
 DIST_KEYS = {f"{stat}_{unit}" for stat in ("avg", "p50", "p99", "max", "min")
              for unit in ("cycles", "ns")} | {"samples"}
 # The classes of the periodic task workload and the subjects each must measure.
@@ -30,6 +30,7 @@ JOB_START = ["rts-srp", "rts-ipcp", "rts-mpcp", "rts-fmlp"]
 TARGETED = {
     "uncontended_pair_rts-pip_vs_glibc-inherit": 1.2,
     "condvar_round_cond-rts-pip_vs_cond-glibc-none": 1.5,
+    "uncontended_pair_rts-fifo_vs_glibc-none": 1.2,
 }
 
 
@@ -138,7 +139,7 @@ def main():
                 check_dist(f"contended.{name}.{op}", c[op])
             elif c[op] is not None:
                 fail(f"contended.{name}.{op}: figures without contended rounds")
-    for name in ("rts-none", "rts-pip", *DEFERRED, *EAGER):
+    for name in ("rts-none", "rts-pip", "rts-fifo", *DEFERRED, *EAGER):
         if name in skipped:
             fail(f"{name} skipped: {skipped[name]}")
     for name in CONDVARS:
@@ -150,7 +151,10 @@ def main():
         ratio = doc["ratios"].get(key)
         if ratio is None or ratio["target_max"] != target:
             fail(f"ratio {key}: {ratio!r}")
-        if not isinstance(ratio["value"], float) or not isinstance(ratio["met"], bool):
+        # a ratio of exactly 1 is written as the JSON number 1
+        value = ratio["value"]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not isinstance(ratio["met"], bool):
             fail(f"ratio {key} not measured: {ratio!r}")
         if ratio["met"] != (ratio["value"] <= target):
             fail(f"ratio {key}: 'met' disagrees with its value: {ratio!r}")
@@ -165,11 +169,11 @@ def main():
     if not check["ok"] or check["counted"] != check["getppid_calls"]:
         fail(f"the syscall counter is wrong: {check!r}")
     per_pair = sys_["per_pair"]
-    for name in ("rts-none", "rts-pip", *DEFERRED):
+    for name in ("rts-none", "rts-pip", "rts-fifo", *DEFERRED):
         if per_pair.get(name) != 0:
             fail(f"uncontended {name} made system calls: {per_pair.get(name)!r} per pair "
                  f"({sys_['counts'].get(name)!r})")
-    for name in DEFERRED:
+    for name in (*DEFERRED, "rts-fifo"):
         target = doc["syscall_targets"].get(name)
         if target is None or target["met"] is not True or target["per_pair"] != 0:
             fail(f"syscall target of {name}: {target!r}")
