@@ -224,6 +224,25 @@ def test_higher_priority_job_released_during_a_lower_job_starts_before_it_comple
     assert checked >= len(high) - 2 >= 5  # (nearly) every high job was released inside a low job
 
 
+def test_fifo_mutex_condvar_hands_every_signal_to_the_consumer_and_stops_cleanly(tmp_path):
+    """examples/fifo-producer-consumer.yaml: each producer job signals once under the FIFO mutex;
+    the consumer, waiting on the FIFO condvar, takes each signal (its jobs complete one per
+    producer job) and the end of the run wakes its last wait (the runner tries the mutex)."""
+    out = tmp_path / "out"
+    done = rtsched_run(str(EXAMPLES / "fifo-producer-consumer.yaml"), "--duration", "500ms", "--out", str(out),
+                       "--no-plots", "--json", timeout=60)
+    assert done.returncode == 0, done.stderr
+    runner = json.loads((out / "runner.json").read_text())
+    assert [r["protocol"] for r in runner["resources"]] == ["fifo"]
+    table = build_job_table(load_trace(out / "trace.rtst"))
+    by_name = {t.name: t.index for t in table.tasks}
+    producer, consumer = table.of_task(by_name["producer"]), table.of_task(by_name["consumer"])
+    assert len(producer) >= 40
+    assert len(producer) - 1 <= len(consumer) <= len(producer)  # one wake per signal, none lost
+    events = load_trace(out / "trace.rtst").events
+    assert (events["type"] == EV.COND_WAKE).sum() >= len(consumer)
+
+
 def test_overloaded_set_reports_misses_and_tardiness(tmp_path):
     out = tmp_path / "out"
     done = rtsched_run(str(EXAMPLES / "overload.yaml"), "--duration", "1s", "--out", str(out), "--no-plots", "--json")

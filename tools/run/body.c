@@ -34,7 +34,8 @@ static void trace(rts_task_t *task, uint16_t type, uint32_t arg0, int64_t arg1)
 
 static bool is_ceiling_protocol(enum rts_protocol protocol)
 {
-	return protocol != RTS_PROTO_NONE && protocol != RTS_PROTO_PIP;
+	return protocol == RTS_PROTO_PCP || protocol == RTS_PROTO_SRP || protocol == RTS_PROTO_IPCP ||
+	       protocol == RTS_PROTO_MPCP || protocol == RTS_PROTO_FMLP;
 }
 
 /* A resource's mutex with its protocol's attributes (docs/runner-input.md). */
@@ -89,23 +90,46 @@ void run_world_destroy(struct run_world *world)
 	memset(world, 0, sizeof(*world));
 }
 
+/*
+ * Wake every waiter of condvar i so that it sees the stop. A FIFO mutex's
+ * condvar may be signalled only by the mutex's holder (EPERM otherwise), so
+ * for it the mutex is tried, never waited for: its holder may itself wait
+ * for something the stop has not ended yet. The caller repeats until the
+ * tasks are joined (stop_and_join), so a busy mutex is only a later round.
+ */
+static void wake_for_stop(struct run_world *world, size_t i)
+{
+	uint32_t m = world->spec->condvars[i].mutex;
+	if (world->spec->resources[m].protocol != RTS_PROTO_FIFO) {
+		rts_cond_broadcast(&world->condvars[i].cond);
+		return;
+	}
+	if (rts_mutex_trylock(&world->mutexes[m]) == 0) {
+		rts_cond_broadcast(&world->condvars[i].cond);
+		rts_mutex_unlock(&world->mutexes[m]);
+	}
+}
+
 void run_world_stop(struct run_world *world)
 {
 	atomic_store(&world->stopping, true);
 	for (size_t i = 0; i < world->spec->n_condvars; i++)
-		rts_cond_broadcast(&world->condvars[i].cond);
+		wake_for_stop(world, i);
 	run_servers_shutdown(world->servers, world->spec->n_servers);
 }
 
 /*
- * Ceiling protocols have no timed lock (ENOTSUP): their requests wait without
- * a deadline. They still end when the run stops: a holder of a ceiling lock
- * never waits on a condition variable (the model refuses ceiling mutexes for
- * condvars), so it reaches its unlock, or gives its locks back on the way out.
+ * Ceiling protocols have no timed lock (ENOTSUP), and a FIFO mutex's waiter
+ * that timed out would queue again at the tail (losing its place): their
+ * requests wait without a deadline. They still end when the run stops: a
+ * holder of a ceiling lock never waits on a condition variable (the model
+ * refuses ceiling mutexes for condvars), and a holder of a FIFO mutex that
+ * waits on one returns from it at the stop (its waits poll for the stop), so
+ * each reaches its unlock, or gives its locks back on the way out.
  */
 static int lock_once(rts_mutex_t *mutex, enum rts_protocol protocol)
 {
-	if (is_ceiling_protocol(protocol))
+	if (is_ceiling_protocol(protocol) || protocol == RTS_PROTO_FIFO)
 		return rts_mutex_lock(mutex);
 	struct timespec deadline = monotonic_in(STOP_POLL_NS);
 	return rts_mutex_timedlock(mutex, &deadline);

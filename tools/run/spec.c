@@ -172,7 +172,7 @@ static const struct {
 } protocols[] = {
 	{ "none", RTS_PROTO_NONE }, { "pip", RTS_PROTO_PIP },   { "pcp", RTS_PROTO_PCP },
 	{ "srp", RTS_PROTO_SRP },   { "ipcp", RTS_PROTO_IPCP }, { "mpcp", RTS_PROTO_MPCP },
-	{ "fmlp+", RTS_PROTO_FMLP },
+	{ "fmlp+", RTS_PROTO_FMLP }, { "fifo", RTS_PROTO_FIFO },
 };
 
 static bool read_protocol(struct reader *r, json_t *json, const char *path,

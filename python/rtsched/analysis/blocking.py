@@ -41,6 +41,11 @@ from rtsched.analysis.tasks import CEILING_PROTOCOLS, AnalysisTask
 
 _CEIL = CEILING_PROTOCOLS
 _UNIPROCESSOR = frozenset({"pip", "none", "np"}) | _CEIL
+#: Why a protocol that is not analysed on one processor gives no blocking term.
+FOREIGN_PROTOCOLS = {
+    "fifo": "the FIFO mutex (no priority inheritance; waiters served in arrival order) has no blocking "
+            "analysis here yet",
+}
 
 __all__ = ["Blocking", "ceilings", "blocking_term", "blocking_context", "pip_blocking", "ceiling_blocking", "np_blocking"]
 
@@ -337,7 +342,7 @@ def blocking_term(task: AnalysisTask, tasks: Sequence[AnalysisTask], protocol_of
     if not protos:
         return Blocking(extra, "no shared resources" + (f"; {extra} ns given" if extra else ""))
     if ctx.foreign is not None:
-        return Blocking(None, f"protocol {ctx.foreign} is not a uniprocessor protocol")
+        return Blocking(None, FOREIGN_PROTOCOLS.get(ctx.foreign, f"protocol {ctx.foreign} is not a uniprocessor protocol"))
     if ctx.pip_only and not extra:  # the common case, the same term as below
         return ctx.pip_term(task)
     if "none" in protos:

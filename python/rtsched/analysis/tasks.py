@@ -34,7 +34,7 @@ __all__ = [
 #: resource policy; ``ipcp`` immediate ceiling (``PTHREAD_PRIO_PROTECT``);
 #: ``np`` non-preemptive critical sections; ``mpcp`` and ``fmlp+`` the
 #: multiprocessor protocols of partitioned FP.
-KNOWN_PROTOCOLS = ("none", "pip", "pcp", "srp", "ipcp", "np", "mpcp", "fmlp+")
+KNOWN_PROTOCOLS = ("none", "pip", "pcp", "srp", "ipcp", "np", "mpcp", "fmlp+", "fifo")
 CEILING_PROTOCOLS = frozenset({"pcp", "srp", "ipcp"})
 GLOBAL_PROTOCOLS = frozenset({"mpcp", "fmlp+"})
 

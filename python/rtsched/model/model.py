@@ -54,7 +54,7 @@ PARTITIONED_SCHEDULERS = frozenset({"P-FP", "P-EDF"})
 CLUSTERED_SCHEDULERS: dict[str, str] = {"C-FP": "P-FP", "C-EDF": "P-EDF"}
 
 #: Locking protocols implemented today (docs/taskset.md; docs/ceiling.md for the ceiling ones).
-PROTOCOLS: tuple[str, ...] = ("none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp+")
+PROTOCOLS: tuple[str, ...] = ("none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp+", "fifo")
 #: Local ceiling protocols: one partition (one CPU) uses the resource.
 LOCAL_PROTOCOLS = frozenset({"pcp", "srp", "ipcp"})
 #: Global protocols of partitioned fixed priority: users on any partition.
