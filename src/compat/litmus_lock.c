@@ -54,7 +54,8 @@ struct lock_slot {
 
 struct lock_table {
 	_Atomic uint32_t ready;
-	uint32_t reserved[15];
+	_Atomic uint32_t processes; /* attached; the last to leave (exit_litmus) unlinks the names */
+	uint32_t reserved[14];
 	rts_mutex_t guard;
 	struct lock_slot slots[LITMUS_LOCKS_PER_FILE];
 };
@@ -64,6 +65,8 @@ struct namespace {
 	ino_t ino;
 	struct lock_table *table;
 	rts_lockdomain_t *domain;
+	char shm_name[96];
+	char domain_name[96];
 };
 
 struct od {
@@ -185,6 +188,9 @@ static int namespace_get(dev_t dev, ino_t ino, struct namespace **out)
 		munmap(t, sizeof(*t));
 		return litmus_fail(err, "lock domain %s: %s", domain, strerror(err));
 	}
+	atomic_fetch_add_explicit(&t->processes, 1, memory_order_acq_rel);
+	snprintf(free_ns->shm_name, sizeof(free_ns->shm_name), "%s", shm);
+	snprintf(free_ns->domain_name, sizeof(free_ns->domain_name), "%s", domain);
 	free_ns->dev = dev;
 	free_ns->ino = ino;
 	free_ns->table = t;
@@ -429,6 +435,13 @@ void litmus_locks_close_all(void)
 		if (!namespaces[i].table)
 			continue;
 		rts_lockdomain_close(namespaces[i].domain);
+		/* The last process leaves no names behind (a process that attaches in
+		 * between keeps its mapping; the next opener then starts afresh). */
+		if (atomic_fetch_sub_explicit(&namespaces[i].table->processes, 1,
+					      memory_order_acq_rel) == 1) {
+			shm_unlink(namespaces[i].shm_name);
+			rts_lockdomain_unlink(namespaces[i].domain_name);
+		}
 		munmap(namespaces[i].table, sizeof(struct lock_table));
 		namespaces[i].table = NULL;
 	}
