@@ -37,6 +37,9 @@ enum litmus_plugin {
  * writes it (thread-local). Invariant: rt implies params valid for plugin,
  * job_no >= 1 and release_ns the nominal release of job job_no.
  */
+struct rts_trace;
+struct rts_trace_stream;
+
 struct litmus_thread {
 	bool rt;
 	enum litmus_plugin plugin;
@@ -45,6 +48,8 @@ struct litmus_thread {
 	int64_t release_ns;      /* of the current job */
 	int64_t job_cpu_start_ns; /* the thread's CPU time when the job began */
 	int level;               /* its level for lock ceilings (SCHED_FIFO priority, or EDF level) */
+	struct rts_trace *trace;        /* RTSCHED_LITMUS_TRACE: this task's session, else NULL */
+	struct rts_trace_stream *stream;
 	/* Restored by task_mode(BACKGROUND_TASK). */
 	int saved_policy;
 	struct sched_param saved_param;
@@ -79,6 +84,18 @@ void litmus_sleep_until_ns(int64_t when_ns);
 
 /* Release the next job of the real-time caller at release_ns, sleep until then, pass the lock gate. */
 void litmus_job_begin(struct litmus_thread *self, int64_t release_ns);
+
+/*
+ * Tracing (litmus_trace.c), with RTSCHED_LITMUS_TRACE=DIR: each real-time
+ * task writes DIR/litmus-PID-TID.rtst. Open: 0, or -1 via litmus_fail. The
+ * job hooks do nothing without a session.
+ */
+#define LITMUS_TRACE_COST_MARKER 0x4c54 /* MARKER arg0: arg1 is the task's exec_cost (ns) */
+int litmus_trace_open(struct litmus_thread *self);
+void litmus_trace_job_end(struct litmus_thread *self);     /* COMPLETE (+ DEADLINE_MISS) */
+void litmus_trace_job_release(struct litmus_thread *self); /* RELEASE at its nominal time */
+void litmus_trace_job_start(struct litmus_thread *self);   /* START */
+void litmus_trace_close(struct litmus_thread *self);       /* TASK_EXIT, then the file */
 
 /* Close every lock object of the process (exit_litmus). */
 void litmus_locks_close_all(void);

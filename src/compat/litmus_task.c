@@ -119,11 +119,30 @@ static int apply_edf(const struct rt_task *p, bool pinned, int *level)
 
 void litmus_job_begin(struct litmus_thread *self, int64_t release_ns)
 {
+	litmus_trace_job_end(self);
 	self->job_no++;
 	self->release_ns = release_ns;
+	litmus_trace_job_release(self);
 	litmus_sleep_until_ns(release_ns);
 	rts_lock_gate();
 	self->job_cpu_start_ns = litmus_thread_cpu_ns();
+	litmus_trace_job_start(self);
+}
+
+/* Back to the policy, cpuset and affinity saved by become_rt. */
+static void become_background_now(struct litmus_thread *self)
+{
+	if (self->saved_policy == SCHED_OTHER)
+		rts_sched_reset_self();
+	else
+		pthread_setschedparam(pthread_self(), self->saved_policy, &self->saved_param);
+	if (self->plugin == LITMUS_PLUGIN_PSN_EDF) {
+		char mount[200], why[64];
+		int version;
+		if (rts_cpuset_mount(mount, sizeof(mount), &version) == 0)
+			rts_cpuset_join_self(mount, why, sizeof(why));
+	}
+	sched_setaffinity(0, sizeof(self->saved_cpus), &self->saved_cpus);
 }
 
 static int become_rt(struct litmus_thread *self)
@@ -140,8 +159,20 @@ static int become_rt(struct litmus_thread *self)
 	if (p.release_policy == TASK_EARLY)
 		return litmus_fail(EINVAL, "TASK_EARLY: no stock-kernel scheduler releases jobs "
 					   "early; use TASK_PERIODIC or TASK_SPORADIC");
+	if (plugin == LITMUS_PLUGIN_CEDF)
+		return litmus_fail(ENOTSUP, "C-EDF: clusters are not mapped onto the kernel yet; use "
+					    "PSN-EDF (one CPU per cluster) or GSN-EDF");
+	if (plugin == LITMUS_PLUGIN_LINUX)
+		return litmus_fail(EINVAL, "task_mode(LITMUS_RT_TASK): the active plugin is Linux "
+					   "(none); set RTSCHED_LITMUS_PLUGIN or run litmus-setsched");
 	pthread_getschedparam(pthread_self(), &self->saved_policy, &self->saved_param);
 	sched_getaffinity(0, sizeof(self->saved_cpus), &self->saved_cpus);
+	self->params = p;
+	self->plugin = plugin;
+	self->job_no = 0;
+	/* Before the policy: its drain thread is created as SCHED_OTHER, on our CPUs. */
+	if (litmus_trace_open(self) != 0)
+		return -1;
 	int ret;
 	switch (plugin) {
 	case LITMUS_PLUGIN_PFP:
@@ -150,24 +181,18 @@ static int become_rt(struct litmus_thread *self)
 	case LITMUS_PLUGIN_PSN_EDF:
 		ret = apply_edf(&p, true, &self->level);
 		break;
-	case LITMUS_PLUGIN_GSN_EDF:
+	default: /* LITMUS_PLUGIN_GSN_EDF */
 		ret = apply_edf(&p, false, &self->level);
 		break;
-	case LITMUS_PLUGIN_CEDF:
-		return litmus_fail(ENOTSUP, "C-EDF: clusters are not mapped onto the kernel yet; use "
-					    "PSN-EDF (one CPU per cluster) or GSN-EDF");
-	default:
-		return litmus_fail(EINVAL, "task_mode(LITMUS_RT_TASK): the active plugin is Linux "
-					   "(none); set RTSCHED_LITMUS_PLUGIN or run litmus-setsched");
 	}
 	if (ret != 0) {
-		sched_setaffinity(0, sizeof(self->saved_cpus), &self->saved_cpus);
+		int err = errno;
+		litmus_trace_close(self);
+		become_background_now(self);
+		errno = err;
 		return -1;
 	}
 	self->rt = true;
-	self->plugin = plugin;
-	self->params = p;
-	self->job_no = 0;
 	litmus_job_begin(self, litmus_now_ns() + (int64_t)p.phase);
 	return 0;
 }
@@ -177,17 +202,8 @@ static int become_background(struct litmus_thread *self)
 	if (!self->rt)
 		return 0;
 	self->rt = false;
-	if (self->saved_policy == SCHED_OTHER)
-		rts_sched_reset_self();
-	else
-		pthread_setschedparam(pthread_self(), self->saved_policy, &self->saved_param);
-	if (self->plugin == LITMUS_PLUGIN_PSN_EDF) {
-		char mount[200], why[64];
-		int version;
-		if (rts_cpuset_mount(mount, sizeof(mount), &version) == 0)
-			rts_cpuset_join_self(mount, why, sizeof(why));
-	}
-	sched_setaffinity(0, sizeof(self->saved_cpus), &self->saved_cpus);
+	become_background_now(self);
+	litmus_trace_close(self); /* after: it waits for the SCHED_OTHER drain thread */
 	return 0;
 }
 

@@ -47,6 +47,12 @@
  *   Protocols a LITMUS plugin does not offer fail as LITMUS fails them
  *   (ENXIO: PSN-EDF offers FMLP and SRP, GSN-EDF FMLP, P-FP all four).
  *
+ *   Tracing: with RTSCHED_LITMUS_TRACE=DIR each real-time task writes an
+ *   rtsched trace DIR/litmus-PID-TID.rtst (release, start, completion of
+ *   every job); `python -m rtsched.litmus.jobstats DIR` turns them into
+ *   LITMUS^RT's st-job-stats CSV. A trace that cannot be written makes
+ *   task_mode fail (with the file and the reason).
+ *
  *   Not provided (a program using them does not build): non-preemptive
  *   sections (enter_np / exit_np / requested_to_preempt: no stock-kernel
  *   mechanism), the control page (get_ctrl_page), reservations,
