@@ -1,5 +1,5 @@
 #!/bin/sh
-# rtspin under each mapped plugin: every job on the partition asked for, job
+# rtspin under each mapped plugin (P-FP, PSN-EDF, GSN-EDF with an FMLP lock): every job on the partition asked for, job
 # numbers 1, 2, ... without a gap, and as many jobs as the duration holds
 # periods (bounds with margin, never times); then two rtspin -w released
 # together by release_ts. Exit 77 (skip) where the kernel refuses the policy.
@@ -17,13 +17,14 @@ cleanup() {
 trap cleanup EXIT
 cpu=$(($(nproc) - 1))
 
-# check_jobs FILE CPU MIN MAX: lines "rtspin/PID:JOB cpu=C", then the summary.
+# check_jobs FILE CPU MIN MAX: lines "rtspin/PID:JOB cpu=C", then the summary
+# (CPU "any": global scheduling, any CPU).
 check_jobs() {
 	awk -v cpu="$2" -v min="$3" -v max="$4" '
 		/^rtspin\/[0-9]+:[0-9]+ cpu=/ {
 			split($1, a, ":"); job = a[2]; sub("cpu=", "", $2)
 			if (job != n + 1) { print "job " job " after job " n; bad = 1 }
-			if ($2 != cpu) { print "job " job " on CPU " $2 ", not " cpu; bad = 1 }
+			if (cpu != "any" && $2 != cpu) { print "job " job " on CPU " $2 ", not " cpu; bad = 1 }
 			n = job
 		}
 		END {
@@ -48,6 +49,12 @@ for plugin in P-FP PSN-EDF; do
 	check_jobs "$tmp/out" "$cpu" 10 21
 done
 
+echo "== GSN-EDF: rtspin -v -X FMLP -L 0.5 2 10 0.2 (global SCHED_DEADLINE, a lock per job)"
+"$tools/litmus-setsched" GSN-EDF
+"$tools/rtspin" -v -X FMLP -L 0.5 -F "$tmp/locks" 2 10 0.2 >"$tmp/out"
+tail -1 "$tmp/out"
+check_jobs "$tmp/out" any 10 21
+
 "$tools/litmus-setsched" P-FP
 echo "== release_ts: two rtspin -w, released together"
 "$tools/rtspin" -w -v -p "$cpu" -q 11 1 10 0.1 >"$tmp/a" &
@@ -62,4 +69,4 @@ grep -qx "Released 2 real-time tasks." "$tmp/rel"
 for f in "$tmp/a" "$tmp/b"; do
 	head -1 "$f" | grep -q ':2 cpu=' || { echo "first job printed: $(head -1 "$f")"; exit 1; }
 done
-echo "rtspin under P-FP and PSN-EDF: ok"
+echo "rtspin under P-FP, PSN-EDF and GSN-EDF: ok"
