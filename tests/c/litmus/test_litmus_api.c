@@ -275,6 +275,118 @@ static void test_lock_partitions_and_owners(void)
 	unlink_namespace(path, fd);
 }
 
+/* A task of higher priority opens a held PCP lock: its ceiling cannot rise (EBUSY). */
+struct opener {
+	int fd, cpu, od;
+	_Atomic int od_busy_errno; /* errno of the open while the lock was held */
+	_Atomic int may_retry;
+};
+
+static void *late_opener(void *arg)
+{
+	struct opener *o = arg;
+	become_pfp_task(o->cpu, 20, ms2ns(10)); /* preempts the holder (priority 30) */
+	errno = 0;
+	o->od = open_pcp_sem(o->fd, 0, o->cpu);
+	H_STORE(&o->od_busy_errno, o->od < 0 ? errno : -1);
+	LCHECK_OK(task_mode(BACKGROUND_TASK));
+	while (!H_LOAD(&o->may_retry))
+		h_sleep_ms(1);
+	LCHECK_OK(task_mode(LITMUS_RT_TASK));
+	o->od = open_pcp_sem(o->fd, 0, o->cpu); /* not held now: the ceiling rises to 79 */
+	LCHECK_OK(o->od);
+	LCHECK_OK(litmus_lock(o->od));
+	LCHECK_OK(litmus_unlock(o->od));
+	LCHECK_OK(task_mode(BACKGROUND_TASK));
+	return NULL;
+}
+
+static void test_ceiling_rises_only_while_free(void)
+{
+	int rt_cpu;
+	char path[64];
+	h_require_rt(&rt_cpu, NULL);
+	use_plugin("P-FP");
+	int fd = make_namespace(path, sizeof(path));
+	become_pfp_task(rt_cpu, 30, ms2ns(10));
+	int od = open_pcp_sem(fd, 0, rt_cpu);
+	LCHECK_OK(od);
+	LCHECK_OK(litmus_lock(od));
+	struct opener o = { .fd = fd, .cpu = rt_cpu };
+	pthread_t t;
+	CHECK_OK(pthread_create(&t, NULL, late_opener, &o));
+	WAIT_FOR(H_LOAD(&o.od_busy_errno) != 0, 5000);
+	CHECK_EQ(H_LOAD(&o.od_busy_errno), EBUSY);
+	LCHECK_OK(litmus_unlock(od));
+	H_STORE(&o.may_retry, 1);
+	CHECK_OK(pthread_join(t, NULL));
+	/* The holder's level (69) stays below the raised ceiling: it still locks. */
+	LCHECK_OK(litmus_lock(od));
+	LCHECK_OK(litmus_unlock(od));
+	LCHECK_OK(task_mode(BACKGROUND_TASK));
+	exit_litmus();
+	unlink_namespace(path, fd);
+}
+
+/* GSN-EDF: the kernel's admission refuses a third task of utilisation 0.7 on two CPUs. */
+struct dl_task {
+	pthread_t thread;
+	int ret, err;
+	char why[320];
+	_Atomic int tried, done;
+};
+
+static void *dl_task_body(void *arg)
+{
+	struct dl_task *d = arg;
+	struct rt_task p;
+	init_rt_task_param(&p);
+	p.exec_cost = ms2ns(7);
+	p.period = ms2ns(10);
+	LCHECK_OK(set_rt_task_param(gettid(), &p));
+	d->ret = task_mode(LITMUS_RT_TASK);
+	d->err = errno;
+	snprintf(d->why, sizeof(d->why), "%s", litmus_last_error());
+	H_STORE(&d->tried, 1);
+	while (!H_LOAD(&d->done))
+		if (d->ret == 0)
+			LCHECK_OK(sleep_next_period()); /* sleeps: the reservation is not used */
+		else
+			h_sleep_ms(1);
+	LCHECK_OK(task_mode(BACKGROUND_TASK));
+	return NULL;
+}
+
+static void test_gsn_edf_admission_refused(void)
+{
+	h_require_rt(NULL, NULL);
+	if (sysconf(_SC_NPROCESSORS_ONLN) != 2)
+		SKIP("the utilisations are chosen for 2 CPUs");
+	use_plugin("GSN-EDF");
+	struct dl_task d[3];
+	memset(d, 0, sizeof(d));
+	int admitted = 0, refused = 0;
+	for (int i = 0; i < 3; i++) {
+		CHECK_OK(pthread_create(&d[i].thread, NULL, dl_task_body, &d[i]));
+		WAIT_FOR(H_LOAD(&d[i].tried), 5000);
+		if (d[i].ret == 0) {
+			admitted++;
+		} else {
+			refused++;
+			CHECK_EQ(d[i].err, EBUSY);
+			CHECK_MSG(strstr(d[i].why, "admission") != NULL, "refusal says: %s", d[i].why);
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		H_STORE(&d[i].done, 1);
+		CHECK_OK(pthread_join(d[i].thread, NULL));
+	}
+	if (d[0].ret != 0)
+		SKIP("the first SCHED_DEADLINE task was refused: %s", d[0].why);
+	CHECK_EQ(refused, 1); /* 0.7 + 0.7 fit in 2 x 95 %, a third does not */
+	CHECK_EQ(admitted, 2);
+}
+
 /* Two processes open lock (file, 0) and exclude each other. */
 static void test_fmlp_shared_between_processes(void)
 {
@@ -323,6 +435,8 @@ static const struct h_case cases[] = {
 	H_CASE(test_release_ts_releases_exactly_the_waiters, 10000),
 	H_CASE(test_lock_partitions_and_owners, 10000),
 	H_CASE(test_fmlp_shared_between_processes, 10000),
+	H_CASE(test_ceiling_rises_only_while_free, 10000),
+	H_CASE(test_gsn_edf_admission_refused, 10000),
 };
 
 int main(int argc, char **argv)
