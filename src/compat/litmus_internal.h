@@ -2,16 +2,17 @@
 /*
  * What the files of -llitmus share (<litmus.h> is the public side):
  *   litmus_state.c     the calling thread's real-time state, errors, params table
+ *   litmus_clock.c     clocks
  *   litmus_plugin.c    the active plugin, from the environment or its file
  *   litmus_params.c    rt_task validation and the sporadic_* helpers
+ *   litmus_trace.c     rtsched traces of the tasks (RTSCHED_LITMUS_TRACE)
  *   litmus_task.c      task_mode, jobs, sleep_next_period
  *   litmus_release.c   synchronous release (a shared-memory futex word)
  *   litmus_migration.c domains and CPUs
  *   litmus_lock.c      locks named by (file, id) on rtsched ceiling mutexes
  *   litmus_life.c      init_litmus / exit_litmus
- *   litmus_clock.c     clocks
- * Calls go down that list's dependency order: state <- plugin <- params <-
- * task <- release, lock <- life; no file calls back into one that uses it.
+ * Calls only go down: state, clock <- plugin, params, trace <- task,
+ * migration <- release, lock <- life; no file calls back into one that uses it.
  */
 #ifndef RTSCHED_COMPAT_LITMUS_INTERNAL_H
 #define RTSCHED_COMPAT_LITMUS_INTERNAL_H
