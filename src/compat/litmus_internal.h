@@ -11,8 +11,9 @@
  *   litmus_migration.c domains and CPUs
  *   litmus_lock.c      locks named by (file, id) on rtsched ceiling mutexes
  *   litmus_life.c      init_litmus / exit_litmus
- * Calls only go down: state, clock <- plugin, params, trace <- task,
- * migration <- release, lock <- life; no file calls back into one that uses it.
+ * Layers, each calling only the layers before it (no file calls back into
+ * one that uses it): {state, clock} {plugin, params, trace} {migration, task}
+ * {release, lock} {life}.
  */
 #ifndef RTSCHED_COMPAT_LITMUS_INTERNAL_H
 #define RTSCHED_COMPAT_LITMUS_INTERNAL_H
