@@ -1,8 +1,8 @@
 # A normal C install: libraries, headers, pkg-config files and a CMake package
-# (find_package(rtsched) gives rtsched::rtsched, rtsched::rtsched_static, rtsched::rtpi).
+# (find_package(rtsched) gives rtsched::rtsched, rtsched::rtsched_static, rtsched::rtpi, rtsched::litmus).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS rtsched rtsched_static rtpi EXPORT rtschedTargets
+install(TARGETS rtsched rtsched_static rtpi litmus EXPORT rtschedTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
@@ -18,6 +18,8 @@ install(FILES ${PROJECT_BINARY_DIR}/include/rtsched/version.h
 install(FILES include/rtsched/compat/rtpi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES include/rtsched/compat/rtpi/mutex.hpp include/rtsched/compat/rtpi/condition_variable.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rtpi)
+# Where liblitmus installs its header: <litmus.h>.
+install(FILES include/rtsched/compat/litmus.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 install(EXPORT rtschedTargets NAMESPACE rtsched::
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/rtsched)
@@ -32,7 +34,7 @@ install(FILES ${PROJECT_BINARY_DIR}/rtschedConfig.cmake
 
 # The .pc files locate the prefix from their own folder, so an installed tree can be moved.
 file(RELATIVE_PATH RTSCHED_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
-foreach(pc rtsched librtpi)
+foreach(pc rtsched librtpi liblitmus)
   configure_file(cmake/${pc}.pc.in ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endforeach()

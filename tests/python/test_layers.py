@@ -22,6 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"model", "trace", "analysis.results"},
     "measure": {"rtsched", "cpus", "native", "trace"},
     "run": {"model", "analysis", "trace", "report", "measure", "native", "cpus"},
+    "litmus": {"trace", "report"},
     "cli": {"rtsched", "model", "analysis", "trace", "report", "measure", "run", "native", "cpus"},
 }
 

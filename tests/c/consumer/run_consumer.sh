@@ -25,6 +25,7 @@ test -f "$prefix/include/rtsched/version.h"
 test -f "$prefix/include/rtpi.h"
 test -f "$prefix/include/rtpi/mutex.hpp"
 test -f "$prefix/include/rtpi/condition_variable.hpp"
+test -f "$prefix/include/litmus.h"
 test -f "$prefix/$libdir/cmake/rtsched/rtschedConfig.cmake"
 
 export LD_LIBRARY_PATH="$prefix/$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -36,6 +37,7 @@ cmake --build "$tmp/build"
 "$tmp/build/app"
 "$tmp/build/app_static"
 "$tmp/build/rtpi_app"
+test -x "$tmp/build/litmus_app" # built only: it runs as test_litmus_app (real-time)
 
 if command -v pkg-config >/dev/null 2>&1; then
 	export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
@@ -60,6 +62,11 @@ step "plain -lrtpi build"
 "$cc" "$src/rtpi_app.c" -o "$tmp/rtpi_plain" -I"$prefix/include" -L"$prefix/$libdir" -lrtpi \
 	-Wl,-rpath-link,"$prefix/$libdir" -pthread
 "$tmp/rtpi_plain"
+
+step "plain -llitmus build of a LITMUS^RT program (built only)"
+"$cc" "$src/litmus_app.c" -o "$tmp/litmus_plain" -I"$prefix/include" -L"$prefix/$libdir" -llitmus \
+	-Wl,-rpath-link,"$prefix/$libdir" -pthread
+test -x "$tmp/litmus_plain"
 
 if [ -n "$cxx" ]; then
 	step "plain -lrtpi build of a librtpi C++ program"

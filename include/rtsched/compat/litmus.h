@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * liblitmus (LITMUS^RT 2017 user API) built from rtsched, on a stock kernel.
+ * Installed as <litmus.h>; link with -llitmus. docs/from-litmus.md has the
+ * whole mapping; in short:
+ *
+ *   The active "plugin" is read at init_litmus()/task_mode() from the
+ *   environment variable RTSCHED_LITMUS_PLUGIN, else from the file
+ *   RTSCHED_LITMUS_PLUGIN_FILE (default /run/rtsched/litmus-plugin) that
+ *   `litmus-setsched` writes; neither: "Linux" (no real-time plugin).
+ *     P-FP     SCHED_FIFO, pinned to rt_task.cpu; LITMUS priority 1..97 maps
+ *              to SCHED_FIFO 98..2 (1 is the highest in LITMUS), and
+ *              LITMUS_LOWEST_PRIORITY (the default) to SCHED_FIFO 1; 98..510
+ *              are refused (EINVAL): SCHED_FIFO has no room to keep them apart.
+ *     PSN-EDF  SCHED_DEADLINE pinned to rt_task.cpu. The kernel admits a pinned
+ *              SCHED_DEADLINE thread only when its CPU is a root domain of its
+ *              own: `litmus-setsched PSN-EDF` makes one exclusive cpuset per
+ *              CPU; without them task_mode fails with EPERM and says so.
+ *     GSN-EDF  SCHED_DEADLINE over every online CPU (rt_task.cpu is ignored,
+ *              as LITMUS's GSN-EDF does).
+ *     C-EDF    refused (ENOTSUP): clusters are not mapped yet.
+ *   Under the EDF plugins the kernel's CBS always enforces exec_cost per
+ *   period (as PRECISE_ENFORCEMENT), whatever budget_policy says; a job that
+ *   stays within exec_cost sees no difference. P-FP cannot enforce budgets:
+ *   PRECISE_ENFORCEMENT and QUANTUM_ENFORCEMENT are refused there (EINVAL).
+ *
+ *   A real-time task is the calling thread: set_rt_task_param, then
+ *   task_mode(LITMUS_RT_TASK) releases its job 1 at once (plus phase);
+ *   sleep_next_period completes the job and sleeps (absolute CLOCK_MONOTONIC)
+ *   to the next release. Parameters may be set for another thread of this
+ *   process (by TID); other processes are refused (EPERM).
+ *
+ *   Synchronous release: wait_for_ts_release / release_ts /
+ *   get_nr_ts_release_waiters meet in a POSIX shared-memory object,
+ *   "/rtsched-litmus-ts" or "/" + RTSCHED_LITMUS_TS_NAME, so tasks in any
+ *   process of the machine are released together, as in LITMUS^RT.
+ *
+ *   Locks are named by (file, id) as in LITMUS: the file's device and inode
+ *   name a shared table of rtsched ceiling mutexes ("/rtsched-litmus-lk.*")
+ *   and an rtsched lock domain ("litmus.DEV.INO") shared by every process
+ *   that opens the same file. FMLP_SEM is rtsched's FMLP+, SRP_SEM SRP,
+ *   PCP_SEM PCP (partition = the CPU given), MPCP_SEM MPCP. Ceilings are
+ *   computed from the tasks that open a lock, as LITMUS does; so open every
+ *   lock before the first job locks it (an open that raises the ceiling of a
+ *   held lock fails with EBUSY). DPCP_SEM, DFLP_SEM and MPCP_VS_SEM are
+ *   refused (ENOTSUP): rtsched has no agent or virtual-spinning protocol.
+ *   Protocols a LITMUS plugin does not offer fail as LITMUS fails them
+ *   (ENXIO: PSN-EDF offers FMLP and SRP, GSN-EDF FMLP, P-FP all four).
+ *
+ *   Tracing: with RTSCHED_LITMUS_TRACE=DIR each real-time task writes an
+ *   rtsched trace DIR/litmus-PID-TID.rtst (release, start, completion of
+ *   every job); `python -m rtsched.litmus.jobstats DIR` turns them into
+ *   LITMUS^RT's st-job-stats CSV. A trace that cannot be written makes
+ *   task_mode fail (with the file and the reason).
+ *
+ *   Not provided (a program using them does not build): non-preemptive
+ *   sections (enter_np / exit_np / requested_to_preempt: no stock-kernel
+ *   mechanism), the control page (get_ctrl_page), reservations,
+ *   null_call, TASK_EARLY release (refused, EINVAL).
+ *
+ * Functions report failure as liblitmus does: -1 with errno set (or a
+ * negative value where liblitmus returns one). litmus_last_error() (an
+ * rtsched extension) explains the calling thread's last failure in words.
+ */
+#ifndef LITMUS_H
+#define LITMUS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The calling thread's TID (glibc's own since 2.30; declared here as liblitmus does). */
+#ifndef __cplusplus
+pid_t gettid(void);
+#endif
+
+/* ---- task parameters (LITMUS^RT's <litmus/rt_param.h>) ------------------ */
+
+typedef unsigned long long lt_t; /* nanoseconds */
+
+typedef enum {
+	RT_CLASS_HARD,
+	RT_CLASS_SOFT,
+	RT_CLASS_BEST_EFFORT
+} task_class_t;
+
+typedef enum {
+	NO_ENFORCEMENT,
+	QUANTUM_ENFORCEMENT,
+	PRECISE_ENFORCEMENT
+} budget_policy_t;
+
+typedef enum {
+	TASK_SPORADIC,
+	TASK_PERIODIC,
+	TASK_EARLY /* refused: no stock-kernel scheduler releases jobs early */
+} release_policy_t;
+
+/* Fixed priorities: 1 is the highest, as in LITMUS^RT (see P-FP above). */
+#define LITMUS_MAX_PRIORITY 512
+#define LITMUS_HIGHEST_PRIORITY 1
+#define LITMUS_LOWEST_PRIORITY (LITMUS_MAX_PRIORITY - 1)
+#define litmus_higher_fixed_prio(a, b) ((a) < (b))
+#define litmus_lower_fixed_prio(a, b) ((a) > (b))
+#define litmus_is_valid_fixed_prio(p) \
+	((p) >= LITMUS_HIGHEST_PRIORITY && (p) <= LITMUS_LOWEST_PRIORITY)
+
+struct rt_task {
+	lt_t exec_cost;
+	lt_t period;
+	lt_t relative_deadline; /* 0: the period */
+	lt_t phase;
+	unsigned int cpu;       /* partition (P-FP, PSN-EDF) */
+	unsigned int priority;  /* P-FP */
+	task_class_t cls;
+	budget_policy_t budget_policy;
+	release_policy_t release_policy;
+};
+
+/* Defaults: RT_CLASS_SOFT, NO_ENFORCEMENT, TASK_SPORADIC, LITMUS_LOWEST_PRIORITY, zeros. */
+void init_rt_task_param(struct rt_task *param);
+/*
+ * pid 0 or a TID of this process. EINVAL: NULL or bad values (exec_cost 0,
+ * period 0, exec_cost above the deadline or the period, unknown class or
+ * policy, a CPU that is not online, pid < 0); ESRCH: no such thread; EPERM:
+ * a thread of another process; EBUSY: the thread is already real-time.
+ */
+int set_rt_task_param(pid_t pid, struct rt_task *param);
+/* EINVAL: no parameters set for that thread. */
+int get_rt_task_param(pid_t pid, struct rt_task *param);
+
+/* The calling thread's parameters, defaults otherwise; times in ns. */
+int sporadic_global(lt_t e_ns, lt_t p_ns);
+int sporadic_partitioned(lt_t e_ns, lt_t p_ns, int partition);
+int sporadic_clustered(lt_t e_ns, lt_t p_ns, int cluster); /* cluster = partition (one CPU) */
+
+#define s2ns(s) ((s)*1000000000LL)
+#define s2us(s) ((s)*1000000LL)
+#define s2ms(s) ((s)*1000LL)
+#define ms2ns(ms) ((ms)*1000000LL)
+#define ms2us(ms) ((ms)*1000LL)
+#define us2ns(us) ((us)*1000LL)
+#define ns2s(ns) ((ns) / 1000000000LL)
+#define ns2ms(ns) ((ns) / 1000000LL)
+#define ns2us(ns) ((ns) / 1000LL)
+
+/* "hard", "soft", "be"; -1 otherwise. */
+task_class_t str2class(const char *str);
+
+/* ---- life cycle and jobs ------------------------------------------------ */
+
+/* Reads the plugin; EINVAL (with litmus_last_error) for an unknown plugin name. */
+int init_litmus(void);
+int init_rt_thread(void);
+/* Closes this process's locks and shared objects. */
+void exit_litmus(void);
+
+enum rt_task_mode_t {
+	BACKGROUND_TASK = 0,
+	LITMUS_RT_TASK = 1
+};
+/*
+ * LITMUS_RT_TASK: apply the plugin's policy to the calling thread (see the
+ * top of this file) and release job 1 now + phase. EINVAL: no parameters,
+ * the "Linux" plugin, a value the plugin refuses; ENOTSUP: C-EDF; EPERM /
+ * EBUSY: the kernel refused (privilege, root domain, admission), explained
+ * by litmus_last_error(). BACKGROUND_TASK: back to the policy and affinity
+ * the thread had before.
+ */
+int task_mode(int target_mode);
+
+/* Complete the job; sleep to the next release. EINVAL if not real-time. */
+int sleep_next_period(void);
+/* Sleep until job job_no is released (at once if it was). EINVAL if not real-time. */
+int wait_for_job_release(unsigned int job_no);
+/* The current job's number, 1 for the first. EPERM if not real-time. */
+int get_job_no(unsigned int *job_no);
+/* CPU time used by the current job and what is left of exec_cost (0 once overrun). */
+int get_current_budget(lt_t *expended, lt_t *remaining);
+
+/* ---- synchronous release ------------------------------------------------ */
+
+/*
+ * Complete the current job and wait for release_ts (from any process); the
+ * next job is released at the release time + phase. EPERM if not real-time.
+ */
+int wait_for_ts_release(void);
+/* Release every waiting task at now + *delay: returns how many, or -1 (EFAULT: NULL). */
+int release_ts(lt_t *delay);
+int get_nr_ts_release_waiters(void);
+
+/* ---- domains and migration (LITMUS^RT's migration.h) -------------------- */
+
+/* A domain is a CPU (P-FP, PSN-EDF) or, under GSN-EDF, 0 = every online CPU. */
+int be_migrate_thread_to_cpu(pid_t tid, int target_cpu);
+int be_migrate_thread_to_domain(pid_t tid, int domain);
+int be_migrate_to_cpu(int target_cpu);
+int be_migrate_to_domain(int domain);
+int num_online_cpus(void);
+int release_master(void); /* -1: no release master */
+int domain_to_first_cpu(int domain);
+int partition_to_cpu(int partition);
+int cluster_to_first_cpu(int cluster, int cluster_size); /* cluster_size 1 only */
+
+/* ---- locks -------------------------------------------------------------- */
+
+typedef enum {
+	FMLP_SEM = 0,
+	SRP_SEM = 1,
+	MPCP_SEM = 2,
+	MPCP_VS_SEM = 3, /* refused: ENOTSUP */
+	DPCP_SEM = 4,    /* refused: ENOTSUP */
+	PCP_SEM = 5,
+	DFLP_SEM = 6,    /* refused: ENOTSUP */
+} obj_type_t;
+
+/* "FMLP", "SRP", "MPCP", "MPCP-VS", "DPCP", "PCP", "DFLP"; -1 otherwise. */
+int lock_protocol_for_name(const char *name);
+const char *name_for_lock_protocol(int id);
+
+/*
+ * Open lock obj_id of the file fd: an object descriptor (>= 0) or -1.
+ * config: PCP, DPCP, DFLP: int * CPU. EBADF (fd), EINVAL (type, config),
+ * ENOTSUP (DPCP, DFLP, MPCP-VS), ENXIO (the plugin lacks the protocol),
+ * EPERM (SRP, PCP, MPCP: the caller is not a real-time task), EBUSY (the
+ * lock is held and this opener would raise its ceiling), ENOSPC (tables full).
+ */
+int od_openx(int fd, obj_type_t type, int obj_id, void *config);
+int od_close(int od);
+static inline int od_open(int fd, obj_type_t type, int obj_id)
+{
+	return od_openx(fd, type, obj_id, 0);
+}
+/* As od_openx on the file name_space (created if missing). */
+int litmus_open_lock(obj_type_t protocol, int lock_id, const char *name_space,
+		     void *config_param);
+/*
+ * 0 or -1: EPERM (not a real-time task, or PCP/SRP from another partition),
+ * EDEADLK (already held), EINVAL (unlock of a lock the caller does not hold,
+ * or a bad od).
+ */
+int litmus_lock(int od);
+int litmus_unlock(int od);
+
+static inline int open_fmlp_sem(int fd, int name)
+{
+	return od_open(fd, FMLP_SEM, name);
+}
+static inline int open_srp_sem(int fd, int name)
+{
+	return od_open(fd, SRP_SEM, name);
+}
+static inline int open_pcp_sem(int fd, int name, int cpu)
+{
+	return od_openx(fd, PCP_SEM, name, &cpu);
+}
+static inline int open_mpcp_sem(int fd, int name)
+{
+	return od_open(fd, MPCP_SEM, name);
+}
+static inline int open_dpcp_sem(int fd, int name, int cpu)
+{
+	return od_openx(fd, DPCP_SEM, name, &cpu);
+}
+static inline int open_dflp_sem(int fd, int name, int cpu)
+{
+	return od_openx(fd, DFLP_SEM, name, &cpu);
+}
+
+/* ---- clocks ------------------------------------------------------------- */
+
+lt_t litmus_clock(void);            /* CLOCK_MONOTONIC, ns */
+int lt_sleep(lt_t timeout);         /* relative, ns */
+void lt_sleep_until(lt_t wake_up_time);
+double cputime(void);               /* the thread's CPU time, s */
+double wctime(void);                /* CLOCK_REALTIME, s */
+double monotime(void);              /* CLOCK_MONOTONIC, s */
+
+/* ---- rtsched extension -------------------------------------------------- */
+
+/* Why the calling thread's last failing call failed ("" if none). */
+const char *litmus_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LITMUS_H */

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the files of -llitmus share (<litmus.h> is the public side):
+ *   litmus_state.c     the calling thread's real-time state, errors, params table
+ *   litmus_clock.c     clocks
+ *   litmus_plugin.c    the active plugin, from the environment or its file
+ *   litmus_params.c    rt_task validation and the sporadic_* helpers
+ *   litmus_trace.c     rtsched traces of the tasks (RTSCHED_LITMUS_TRACE)
+ *   litmus_task.c      task_mode, jobs, sleep_next_period
+ *   litmus_release.c   synchronous release (a shared-memory futex word)
+ *   litmus_migration.c domains and CPUs
+ *   litmus_lock.c      locks named by (file, id) on rtsched ceiling mutexes
+ *   litmus_life.c      init_litmus / exit_litmus
+ * Layers, each calling only the layers before it (no file calls back into
+ * one that uses it): {state, clock} {plugin, params, trace} {migration, task}
+ * {release, lock} {life}.
+ */
+#ifndef RTSCHED_COMPAT_LITMUS_INTERNAL_H
+#define RTSCHED_COMPAT_LITMUS_INTERNAL_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "litmus.h"
+
+#define LITMUS_EXPORT __attribute__((visibility("default")))
+
+enum litmus_plugin {
+	LITMUS_PLUGIN_LINUX = 0, /* no real-time plugin: task_mode refuses */
+	LITMUS_PLUGIN_PFP,
+	LITMUS_PLUGIN_PSN_EDF,
+	LITMUS_PLUGIN_GSN_EDF,
+	LITMUS_PLUGIN_CEDF,      /* recognised, refused (ENOTSUP) */
+};
+
+/*
+ * The calling thread as a LITMUS task. Only the thread itself reads or
+ * writes it (thread-local). Invariant: rt implies params valid for plugin,
+ * job_no >= 1 and release_ns the nominal release of job job_no.
+ */
+struct rts_trace;
+struct rts_trace_stream;
+
+struct litmus_thread {
+	bool rt;
+	enum litmus_plugin plugin;
+	struct rt_task params;
+	unsigned int job_no;
+	int64_t release_ns;      /* of the current job */
+	int64_t job_cpu_start_ns; /* the thread's CPU time when the job began */
+	int level;               /* its level for lock ceilings (SCHED_FIFO priority, or EDF level) */
+	struct rts_trace *trace;        /* RTSCHED_LITMUS_TRACE: this task's session, else NULL */
+	struct rts_trace_stream *stream;
+	/* Restored by task_mode(BACKGROUND_TASK). */
+	int saved_policy;
+	struct sched_param saved_param;
+	cpu_set_t saved_cpus;
+};
+
+struct litmus_thread *litmus_self(void);
+
+/* Set errno = err and the thread's message; returns -1 (the liblitmus failure value). */
+int litmus_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Clear the thread's message after a success. */
+void litmus_ok(void);
+
+/* Parameters stored per TID by set_rt_task_param (this process's threads). */
+int litmus_params_store(pid_t tid, const struct rt_task *params);
+bool litmus_params_load(pid_t tid, struct rt_task *params);
+void litmus_params_forget(pid_t tid);
+
+/* The plugin named by the environment or the plugin file; -1 and errno if unreadable. */
+int litmus_plugin_current(enum litmus_plugin *plugin);
+int litmus_plugin_parse(const char *name, enum litmus_plugin *plugin);
+const char *litmus_plugin_name(enum litmus_plugin plugin);
+
+/* Validate params as LITMUS's kernel does (0, or -1 via litmus_fail). */
+int litmus_params_check(const struct rt_task *params);
+
+/* CLOCK_MONOTONIC / thread CPU time, ns. */
+int64_t litmus_now_ns(void);
+int64_t litmus_thread_cpu_ns(void);
+/* Sleep to an absolute CLOCK_MONOTONIC time (restarting after signals). */
+void litmus_sleep_until_ns(int64_t when_ns);
+
+/* Release the next job of the real-time caller at release_ns, sleep until then, pass the lock gate. */
+void litmus_job_begin(struct litmus_thread *self, int64_t release_ns);
+
+/*
+ * Tracing (litmus_trace.c), with RTSCHED_LITMUS_TRACE=DIR: each real-time
+ * task writes DIR/litmus-PID-TID.rtst. Open: 0, or -1 via litmus_fail. The
+ * job hooks do nothing without a session.
+ */
+#define LITMUS_TRACE_COST_MARKER 0x4c54 /* MARKER arg0: arg1 is the task's exec_cost (ns) */
+int litmus_trace_open(struct litmus_thread *self);
+void litmus_trace_job_end(struct litmus_thread *self);     /* COMPLETE (+ DEADLINE_MISS) */
+void litmus_trace_job_release(struct litmus_thread *self); /* RELEASE at its nominal time */
+void litmus_trace_job_start(struct litmus_thread *self);   /* START */
+void litmus_trace_close(struct litmus_thread *self);       /* TASK_EXIT, then the file */
+
+/* Close every lock object of the process (exit_litmus). */
+void litmus_locks_close_all(void);
+
+#endif

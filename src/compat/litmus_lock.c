@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * LITMUS^RT locks, named by (file, id), on rtsched ceiling mutexes.
+ *
+ * A file (its device and inode: the "namespace") names:
+ *   - a shared table, POSIX shm "/rtsched-litmus-lk.DEV.INO": a guard mutex
+ *     (PIP, process-shared) and LITMUS_LOCKS_PER_FILE slots, each one lock id
+ *     with its protocol, partition, ceiling and rtsched mutex;
+ *   - an rtsched lock domain "litmus.DEV.INO", where the ceiling protocols
+ *     keep their per-partition state for every process using the file.
+ * The creator of the table (O_EXCL) initialises the guard and then sets
+ * `ready`; other openers wait for it. Slots change only under the guard.
+ *
+ * Ceilings are computed as LITMUS computes them, from the tasks that open
+ * the lock: the highest level of its openers (SCHED_FIFO priority under
+ * P-FP, the EDF level under PSN-EDF). An open that raises the ceiling
+ * re-initialises the mutex, which is only safe while nobody holds it or is
+ * about to lock it: EBUSY if it is held; opening every lock before the first
+ * job locks it (LITMUS's own rule for SRP) keeps the rest safe.
+ *
+ * Object descriptors are indexes into this process's table `ods`, written
+ * under ods_lock before the descriptor is returned and read without it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rtsched/lockdomain.h>
+#include <rtsched/mutex.h>
+
+#include "litmus_internal.h"
+
+#define LITMUS_LOCKS_PER_FILE 64
+#define LITMUS_NAMESPACES_MAX 16 /* files with open locks in one process */
+#define LITMUS_ODS_MAX 256
+#define LITMUS_READY_WAIT_MS 2000
+
+struct lock_slot {
+	uint32_t used;
+	int32_t id;
+	int32_t type;      /* obj_type_t */
+	int32_t partition; /* PCP, SRP: the CPU; -1 otherwise */
+	int32_t ceiling;
+	int32_t reserved[11];
+	rts_mutex_t mutex;
+};
+
+struct lock_table {
+	_Atomic uint32_t ready;
+	_Atomic uint32_t processes; /* attached; the last to leave (exit_litmus) unlinks the names */
+	uint32_t reserved[14];
+	rts_mutex_t guard;
+	struct lock_slot slots[LITMUS_LOCKS_PER_FILE];
+};
+
+struct namespace {
+	dev_t dev;
+	ino_t ino;
+	struct lock_table *table;
+	rts_lockdomain_t *domain;
+	char shm_name[96];
+	char domain_name[96];
+};
+
+struct od {
+	struct lock_slot *slot; /* NULL: free */
+	int type;
+};
+
+static pthread_mutex_t ods_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct namespace namespaces[LITMUS_NAMESPACES_MAX];
+static struct od ods[LITMUS_ODS_MAX];
+
+static const char *const protocol_names[] = {
+	[FMLP_SEM] = "FMLP", [SRP_SEM] = "SRP",	 [MPCP_SEM] = "MPCP", [MPCP_VS_SEM] = "MPCP-VS",
+	[DPCP_SEM] = "DPCP", [PCP_SEM] = "PCP", [DFLP_SEM] = "DFLP",
+};
+#define N_PROTOCOLS ((int)(sizeof(protocol_names) / sizeof(protocol_names[0])))
+
+LITMUS_EXPORT int lock_protocol_for_name(const char *name)
+{
+	for (int i = 0; name && i < N_PROTOCOLS; i++)
+		if (strcmp(name, protocol_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+LITMUS_EXPORT const char *name_for_lock_protocol(int id)
+{
+	return id >= 0 && id < N_PROTOCOLS ? protocol_names[id] : "UNKNOWN";
+}
+
+/* ---- tables and domains -------------------------------------------------- */
+
+static int table_create(int fd, struct lock_table **out)
+{
+	if (ftruncate(fd, sizeof(struct lock_table)) != 0)
+		return errno;
+	struct lock_table *t =
+		mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (t == MAP_FAILED)
+		return errno;
+	rts_mutexattr_t a;
+	rts_mutexattr_init(&a);
+	rts_mutexattr_setprotocol(&a, RTS_PROTO_PIP);
+	rts_mutexattr_setpshared(&a, RTS_PROCESS_SHARED);
+	int err = rts_mutex_init(&t->guard, &a);
+	rts_mutexattr_destroy(&a);
+	if (err) {
+		munmap(t, sizeof(*t));
+		return err;
+	}
+	atomic_store_explicit(&t->ready, 1, memory_order_release);
+	*out = t;
+	return 0;
+}
+
+static int table_attach(int fd, struct lock_table **out)
+{
+	struct stat st;
+	for (int waited_ms = 0;; waited_ms++) {
+		if (fstat(fd, &st) != 0)
+			return errno;
+		if ((size_t)st.st_size >= sizeof(struct lock_table))
+			break;
+		if (waited_ms == LITMUS_READY_WAIT_MS)
+			return EAGAIN;
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+	struct lock_table *t =
+		mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (t == MAP_FAILED)
+		return errno;
+	for (int waited_ms = 0; !atomic_load_explicit(&t->ready, memory_order_acquire);
+	     waited_ms++) {
+		if (waited_ms == LITMUS_READY_WAIT_MS) {
+			munmap(t, sizeof(*t));
+			return EAGAIN;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+	*out = t;
+	return 0;
+}
+
+/* The namespace of the file (dev, ino), mapped and its domain opened. Under ods_lock. */
+static int namespace_get(dev_t dev, ino_t ino, struct namespace **out)
+{
+	struct namespace *free_ns = NULL;
+	for (int i = 0; i < LITMUS_NAMESPACES_MAX; i++) {
+		if (namespaces[i].table && namespaces[i].dev == dev && namespaces[i].ino == ino) {
+			*out = &namespaces[i];
+			return 0;
+		}
+		if (!namespaces[i].table && !free_ns)
+			free_ns = &namespaces[i];
+	}
+	if (!free_ns)
+		return litmus_fail(ENOSPC, "locks of %d files are open in this process already",
+				   LITMUS_NAMESPACES_MAX);
+	char shm[96], domain[96];
+	snprintf(shm, sizeof(shm), "/rtsched-litmus-lk.%llx.%llx", (unsigned long long)dev,
+		 (unsigned long long)ino);
+	snprintf(domain, sizeof(domain), "litmus.%llx.%llx", (unsigned long long)dev,
+		 (unsigned long long)ino);
+	struct lock_table *t = NULL;
+	int err, fd = shm_open(shm, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		err = table_create(fd, &t);
+	} else if (errno == EEXIST && (fd = shm_open(shm, O_RDWR | O_CLOEXEC, 0)) >= 0) {
+		err = table_attach(fd, &t);
+	} else {
+		err = errno;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		return litmus_fail(err, "lock table %s: %s", shm, strerror(err));
+	err = rts_lockdomain_open(domain, RTS_LOCKDOMAIN_CREATE, 0, &free_ns->domain);
+	if (err) {
+		munmap(t, sizeof(*t));
+		return litmus_fail(err, "lock domain %s: %s", domain, strerror(err));
+	}
+	atomic_fetch_add_explicit(&t->processes, 1, memory_order_acq_rel);
+	snprintf(free_ns->shm_name, sizeof(free_ns->shm_name), "%s", shm);
+	snprintf(free_ns->domain_name, sizeof(free_ns->domain_name), "%s", domain);
+	free_ns->dev = dev;
+	free_ns->ino = ino;
+	free_ns->table = t;
+	*out = free_ns;
+	return 0;
+}
+
+/* ---- protocols ------------------------------------------------------------ */
+
+static const int rts_protocol_of[] = {
+	[FMLP_SEM] = RTS_PROTO_FMLP,
+	[SRP_SEM] = RTS_PROTO_SRP,
+	[MPCP_SEM] = RTS_PROTO_MPCP,
+	[PCP_SEM] = RTS_PROTO_PCP,
+};
+
+/* Does the plugin offer the protocol (LITMUS^RT's own matrix)? -1 via litmus_fail if not. */
+static int protocol_check(obj_type_t type, enum litmus_plugin plugin)
+{
+	if (type == DPCP_SEM || type == DFLP_SEM || type == MPCP_VS_SEM)
+		return litmus_fail(ENOTSUP, "%s: rtsched has no distributed (agent-based) or "
+					    "virtual-spinning protocol; use MPCP or FMLP",
+				   name_for_lock_protocol(type));
+	if ((int)type < 0 || (int)type >= N_PROTOCOLS)
+		return litmus_fail(EINVAL, "lock type %d is not a LITMUS protocol", (int)type);
+	bool offered = plugin == LITMUS_PLUGIN_PFP ||
+		       (plugin == LITMUS_PLUGIN_PSN_EDF && (type == FMLP_SEM || type == SRP_SEM)) ||
+		       (plugin == LITMUS_PLUGIN_GSN_EDF && type == FMLP_SEM);
+	if (!offered)
+		return litmus_fail(ENXIO, "%s: the %s plugin does not offer this protocol (P-FP: "
+					  "FMLP, SRP, PCP, MPCP; PSN-EDF: FMLP, SRP; GSN-EDF: FMLP)",
+				   name_for_lock_protocol(type), litmus_plugin_name(plugin));
+	return 0;
+}
+
+static int mutex_setup(struct namespace *ns, struct lock_slot *s, int ceiling)
+{
+	rts_mutexattr_t a;
+	rts_mutexattr_init(&a);
+	rts_mutexattr_setprotocol(&a, rts_protocol_of[s->type]);
+	rts_mutexattr_setpshared(&a, RTS_PROCESS_SHARED);
+	rts_mutexattr_setdomain(&a, ns->domain);
+	rts_mutexattr_setceiling(&a, ceiling);
+	if (s->partition >= 0)
+		rts_mutexattr_setpartition(&a, s->partition);
+	int err = rts_mutex_init(&s->mutex, &a);
+	rts_mutexattr_destroy(&a);
+	if (err)
+		return litmus_fail(err, "%s lock %d: rtsched refused its mutex (ceiling %d, "
+					"partition %d): %s",
+				   name_for_lock_protocol(s->type), s->id, ceiling, s->partition,
+				   strerror(err));
+	s->ceiling = ceiling;
+	return 0;
+}
+
+/* Find or make slot id for type; raise its ceiling to level. Under the table's guard. */
+static int slot_open(struct namespace *ns, obj_type_t type, int id, int partition, int level,
+		     struct lock_slot **out)
+{
+	struct lock_table *t = ns->table;
+	struct lock_slot *s = NULL, *free_slot = NULL;
+	for (int i = 0; i < LITMUS_LOCKS_PER_FILE && !s; i++) {
+		if (t->slots[i].used && t->slots[i].id == id)
+			s = &t->slots[i];
+		else if (!t->slots[i].used && !free_slot)
+			free_slot = &t->slots[i];
+	}
+	if (s) {
+		if (s->type != (int)type)
+			return litmus_fail(EINVAL, "lock %d of this file is a %s lock, not %s", id,
+					   name_for_lock_protocol(s->type),
+					   name_for_lock_protocol(type));
+		if (type == PCP_SEM && s->partition != partition)
+			return litmus_fail(EINVAL, "PCP lock %d belongs to CPU %d, not %d", id,
+					   s->partition, partition);
+		if (level > s->ceiling) {
+			if (atomic_load_explicit((_Atomic uint32_t *)&s->mutex.s.word,
+						 memory_order_acquire) != 0)
+				return litmus_fail(EBUSY, "lock %d is held: its ceiling cannot rise to "
+							  "%d now (open every lock before locking)",
+						   id, level);
+			rts_mutex_destroy(&s->mutex);
+			if (mutex_setup(ns, s, level) != 0)
+				return -1;
+		}
+		*out = s;
+		return 0;
+	}
+	if (!free_slot)
+		return litmus_fail(ENOSPC, "%d locks already in this file", LITMUS_LOCKS_PER_FILE);
+	s = free_slot;
+	s->id = id;
+	s->type = (int)type;
+	s->partition = partition;
+	if (mutex_setup(ns, s, level) != 0)
+		return -1;
+	s->used = 1;
+	*out = s;
+	return 0;
+}
+
+static int od_alloc(struct lock_slot *s, obj_type_t type)
+{
+	for (int i = 0; i < LITMUS_ODS_MAX; i++) {
+		if (!ods[i].slot) {
+			ods[i].slot = s;
+			ods[i].type = (int)type;
+			return i;
+		}
+	}
+	return litmus_fail(ENOSPC, "%d lock descriptors already open", LITMUS_ODS_MAX);
+}
+
+/* The partition and ceiling level the caller brings to a lock of type. */
+static int opener_view(obj_type_t type, void *config, int *partition, int *level)
+{
+	struct litmus_thread *self = litmus_self();
+	*partition = -1;
+	*level = 0;
+	if (type == FMLP_SEM)
+		return 0; /* FMLP+ (deferred) needs no ceiling; best-effort openers are fine */
+	if (!self->rt)
+		return litmus_fail(EPERM, "%s: only real-time tasks open this lock (its ceiling "
+					  "comes from its openers)",
+				   name_for_lock_protocol(type));
+	*level = self->level;
+	if (type == SRP_SEM)
+		*partition = (int)self->params.cpu;
+	if (type == PCP_SEM) {
+		if (!config)
+			return litmus_fail(EINVAL, "PCP: no CPU given");
+		*partition = *(int *)config;
+		if (*partition < 0 || *partition >= num_online_cpus())
+			return litmus_fail(EINVAL, "PCP: CPU %d is not online", *partition);
+	}
+	return 0;
+}
+
+LITMUS_EXPORT int od_openx(int fd, obj_type_t type, int obj_id, void *config)
+{
+	enum litmus_plugin plugin;
+	struct stat st;
+	int partition, level;
+	if (fstat(fd, &st) != 0)
+		return litmus_fail(EBADF, "od_open: fd %d is not an open file", fd);
+	if (litmus_plugin_current(&plugin) != 0 || protocol_check(type, plugin) != 0 ||
+	    opener_view(type, config, &partition, &level) != 0)
+		return -1;
+	struct namespace *ns = NULL;
+	struct lock_slot *s = NULL;
+	int od = -1;
+	pthread_mutex_lock(&ods_lock);
+	if (namespace_get(st.st_dev, st.st_ino, &ns) == 0) {
+		int err = rts_mutex_lock(&ns->table->guard);
+		if (err == 0) {
+			if (slot_open(ns, type, obj_id, partition, level, &s) == 0)
+				od = od_alloc(s, type);
+			rts_mutex_unlock(&ns->table->guard);
+		} else {
+			litmus_fail(err, "od_open: lock table guard: %s", strerror(err));
+		}
+	}
+	pthread_mutex_unlock(&ods_lock);
+	if (od >= 0)
+		litmus_ok();
+	return od;
+}
+
+LITMUS_EXPORT int litmus_open_lock(obj_type_t protocol, int lock_id, const char *name_space,
+				   void *config_param)
+{
+	if (!name_space)
+		return litmus_fail(EINVAL, "litmus_open_lock: NULL name space");
+	int fd = open(name_space, O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return litmus_fail(errno, "litmus_open_lock: %s: %s", name_space, strerror(errno));
+	int od = od_openx(fd, protocol, lock_id, config_param);
+	close(fd);
+	return od;
+}
+
+LITMUS_EXPORT int od_close(int od)
+{
+	int ret = 0;
+	pthread_mutex_lock(&ods_lock);
+	if (od < 0 || od >= LITMUS_ODS_MAX || !ods[od].slot)
+		ret = litmus_fail(EBADF, "od_close: %d is not an open lock descriptor", od);
+	else
+		ods[od].slot = NULL;
+	pthread_mutex_unlock(&ods_lock);
+	return ret;
+}
+
+static struct lock_slot *od_slot(int od, const char *fn)
+{
+	if (od < 0 || od >= LITMUS_ODS_MAX || !ods[od].slot) {
+		litmus_fail(EINVAL, "%s: %d is not an open lock descriptor", fn, od);
+		return NULL;
+	}
+	return ods[od].slot;
+}
+
+LITMUS_EXPORT int litmus_lock(int od)
+{
+	struct lock_slot *s = od_slot(od, "litmus_lock");
+	if (!s)
+		return -1;
+	if (!litmus_self()->rt)
+		return litmus_fail(EPERM, "litmus_lock: only real-time tasks lock (task_mode first)");
+	int err = rts_mutex_lock(&s->mutex);
+	if (err == EPERM)
+		return litmus_fail(EPERM, "litmus_lock: %s lock %d belongs to CPU %d; this task runs "
+					  "on another partition",
+				   name_for_lock_protocol(s->type), s->id, s->partition);
+	if (err)
+		return litmus_fail(err, "litmus_lock: %s lock %d: %s", name_for_lock_protocol(s->type),
+				   s->id, strerror(err));
+	return 0;
+}
+
+LITMUS_EXPORT int litmus_unlock(int od)
+{
+	struct lock_slot *s = od_slot(od, "litmus_unlock");
+	if (!s)
+		return -1;
+	int err = rts_mutex_unlock(&s->mutex);
+	if (err == EPERM)
+		return litmus_fail(EINVAL, "litmus_unlock: the caller does not hold %s lock %d",
+				   name_for_lock_protocol(s->type), s->id);
+	if (err)
+		return litmus_fail(err, "litmus_unlock: %s", strerror(err));
+	return 0;
+}
+
+void litmus_locks_close_all(void)
+{
+	pthread_mutex_lock(&ods_lock);
+	for (int i = 0; i < LITMUS_ODS_MAX; i++)
+		ods[i].slot = NULL;
+	for (int i = 0; i < LITMUS_NAMESPACES_MAX; i++) {
+		if (!namespaces[i].table)
+			continue;
+		rts_lockdomain_close(namespaces[i].domain);
+		/* The last process leaves no names behind (a process that attaches in
+		 * between keeps its mapping; the next opener then starts afresh). */
+		if (atomic_fetch_sub_explicit(&namespaces[i].table->processes, 1,
+					      memory_order_acq_rel) == 1) {
+			shm_unlink(namespaces[i].shm_name);
+			rts_lockdomain_unlink(namespaces[i].domain_name);
+		}
+		munmap(namespaces[i].table, sizeof(struct lock_table));
+		namespaces[i].table = NULL;
+	}
+	pthread_mutex_unlock(&ods_lock);
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Domains (LITMUS^RT's migration.h). Under the partitioned plugins a domain
+ * is one CPU; under GSN-EDF the only domain, 0, is every online CPU. There is
+ * no release master (LITMUS's dedicated interrupt CPU): release_master() is -1.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include "litmus_internal.h"
+
+LITMUS_EXPORT int num_online_cpus(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+LITMUS_EXPORT int release_master(void)
+{
+	return -1;
+}
+
+static int migrate(pid_t tid, const cpu_set_t *cpus, const char *fn)
+{
+	if (tid < 0)
+		return litmus_fail(EINVAL, "%s: tid %d", fn, (int)tid);
+	if (sched_setaffinity(tid, sizeof(*cpus), cpus) != 0)
+		return litmus_fail(errno, "%s: affinity refused for thread %d (%s)", fn, (int)tid,
+				   errno == ESRCH ? "no such thread" : "CPU outside the cpuset?");
+	litmus_ok();
+	return 0;
+}
+
+LITMUS_EXPORT int be_migrate_thread_to_cpu(pid_t tid, int target_cpu)
+{
+	if (target_cpu < 0 || target_cpu >= num_online_cpus())
+		return litmus_fail(EINVAL, "be_migrate_thread_to_cpu: CPU %d is not online",
+				   target_cpu);
+	cpu_set_t cpus;
+	CPU_ZERO(&cpus);
+	CPU_SET(target_cpu, &cpus);
+	return migrate(tid, &cpus, "be_migrate_thread_to_cpu");
+}
+
+static bool global_plugin(void)
+{
+	enum litmus_plugin plugin;
+	return litmus_plugin_current(&plugin) == 0 && plugin == LITMUS_PLUGIN_GSN_EDF;
+}
+
+LITMUS_EXPORT int be_migrate_thread_to_domain(pid_t tid, int domain)
+{
+	if (!global_plugin())
+		return be_migrate_thread_to_cpu(tid, domain);
+	if (domain != 0)
+		return litmus_fail(EINVAL, "GSN-EDF has one domain, 0 (got %d)", domain);
+	cpu_set_t cpus;
+	CPU_ZERO(&cpus);
+	for (int c = 0; c < num_online_cpus(); c++)
+		CPU_SET(c, &cpus);
+	return migrate(tid, &cpus, "be_migrate_thread_to_domain");
+}
+
+LITMUS_EXPORT int be_migrate_to_cpu(int target_cpu)
+{
+	return be_migrate_thread_to_cpu(0, target_cpu);
+}
+
+LITMUS_EXPORT int be_migrate_to_domain(int domain)
+{
+	return be_migrate_thread_to_domain(0, domain);
+}
+
+LITMUS_EXPORT int domain_to_first_cpu(int domain)
+{
+	if (domain < 0 || domain >= num_online_cpus() || (domain != 0 && global_plugin()))
+		return litmus_fail(EINVAL, "domain %d does not exist", domain);
+	return domain;
+}
+
+LITMUS_EXPORT int partition_to_cpu(int partition)
+{
+	return domain_to_first_cpu(partition);
+}
+
+LITMUS_EXPORT int cluster_to_first_cpu(int cluster, int cluster_size)
+{
+	if (cluster_size != 1)
+		return litmus_fail(ENOTSUP, "clusters of %d CPUs: only one-CPU clusters are mapped",
+				   cluster_size);
+	return domain_to_first_cpu(cluster);
+}

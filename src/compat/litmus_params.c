@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/* rt_task parameters: defaults, validation (LITMUS^RT's admission rules), the helpers. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "litmus_internal.h"
+
+LITMUS_EXPORT void init_rt_task_param(struct rt_task *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->cls = RT_CLASS_SOFT;
+	p->budget_policy = NO_ENFORCEMENT;
+	p->release_policy = TASK_SPORADIC;
+	p->priority = LITMUS_LOWEST_PRIORITY;
+}
+
+static bool cpu_online(unsigned int cpu)
+{
+	char path[64];
+	if (cpu >= CPU_SETSIZE)
+		return false;
+	if (cpu == 0)
+		return true; /* CPU 0 has no "online" file on most machines */
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return access(path, F_OK) != 0 && cpu < (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	int online = 0;
+	if (fscanf(f, "%d", &online) != 1)
+		online = 0;
+	fclose(f);
+	return online == 1;
+}
+
+int litmus_params_check(const struct rt_task *p)
+{
+	lt_t deadline = p->relative_deadline ? p->relative_deadline : p->period;
+	if (p->exec_cost == 0)
+		return litmus_fail(EINVAL, "rt_task: exec_cost is 0");
+	if (p->period == 0)
+		return litmus_fail(EINVAL, "rt_task: period is 0");
+	if (p->exec_cost > deadline || p->exec_cost > p->period)
+		return litmus_fail(EINVAL, "rt_task: exec_cost %llu ns exceeds the %s (%llu ns)",
+				   p->exec_cost, p->exec_cost > p->period ? "period" : "deadline",
+				   p->exec_cost > p->period ? p->period : deadline);
+	if ((unsigned)p->cls > RT_CLASS_BEST_EFFORT)
+		return litmus_fail(EINVAL, "rt_task: unknown class %d", (int)p->cls);
+	if ((unsigned)p->budget_policy > PRECISE_ENFORCEMENT)
+		return litmus_fail(EINVAL, "rt_task: unknown budget policy %d", (int)p->budget_policy);
+	if ((unsigned)p->release_policy > TASK_EARLY)
+		return litmus_fail(EINVAL, "rt_task: unknown release policy %d",
+				   (int)p->release_policy);
+	if (!cpu_online(p->cpu))
+		return litmus_fail(EINVAL, "rt_task: CPU %d is not an online CPU", (int)p->cpu);
+	return 0;
+}
+
+static bool own_thread(pid_t tid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)tid);
+	return access(path, F_OK) == 0;
+}
+
+/* The TID param names: 0 is the caller. -1 via litmus_fail if it is not ours. */
+static int resolve_tid(pid_t pid, const char *fn, pid_t *tid)
+{
+	if (pid < 0)
+		return litmus_fail(EINVAL, "%s: pid %d", fn, (int)pid);
+	*tid = pid == 0 ? gettid() : pid;
+	if (own_thread(*tid))
+		return 0;
+	if (kill(*tid, 0) == 0 || errno == EPERM)
+		return litmus_fail(EPERM, "%s: %d is not a thread of this process (rtsched's "
+					  "liblitmus keeps parameters per process)",
+				   fn, (int)pid);
+	return litmus_fail(ESRCH, "%s: no thread %d", fn, (int)pid);
+}
+
+LITMUS_EXPORT int set_rt_task_param(pid_t pid, struct rt_task *param)
+{
+	pid_t tid;
+	if (!param)
+		return litmus_fail(EINVAL, "set_rt_task_param: NULL parameters");
+	if (resolve_tid(pid, "set_rt_task_param", &tid) != 0 || litmus_params_check(param) != 0)
+		return -1;
+	if (tid == gettid() && litmus_self()->rt)
+		return litmus_fail(EBUSY, "set_rt_task_param: the thread is a real-time task; "
+					  "task_mode(BACKGROUND_TASK) first");
+	if (litmus_params_store(tid, param) != 0)
+		return -1;
+	litmus_ok();
+	return 0;
+}
+
+LITMUS_EXPORT int get_rt_task_param(pid_t pid, struct rt_task *param)
+{
+	pid_t tid;
+	if (!param)
+		return litmus_fail(EINVAL, "get_rt_task_param: NULL parameters");
+	if (resolve_tid(pid, "get_rt_task_param", &tid) != 0)
+		return -1;
+	if (!litmus_params_load(tid, param))
+		return litmus_fail(EINVAL, "get_rt_task_param: thread %d has no parameters",
+				   (int)tid);
+	litmus_ok();
+	return 0;
+}
+
+static int sporadic(lt_t e_ns, lt_t p_ns, int cpu)
+{
+	struct rt_task p;
+	init_rt_task_param(&p);
+	p.exec_cost = e_ns;
+	p.period = p_ns;
+	p.relative_deadline = p_ns;
+	if (cpu < 0)
+		return litmus_fail(EINVAL, "partition %d", cpu);
+	p.cpu = (unsigned)cpu;
+	return set_rt_task_param(gettid(), &p);
+}
+
+LITMUS_EXPORT int sporadic_global(lt_t e_ns, lt_t p_ns)
+{
+	return sporadic(e_ns, p_ns, 0);
+}
+
+LITMUS_EXPORT int sporadic_partitioned(lt_t e_ns, lt_t p_ns, int partition)
+{
+	return sporadic(e_ns, p_ns, partition);
+}
+
+LITMUS_EXPORT int sporadic_clustered(lt_t e_ns, lt_t p_ns, int cluster)
+{
+	return sporadic(e_ns, p_ns, cluster);
+}
+
+LITMUS_EXPORT task_class_t str2class(const char *str)
+{
+	if (str && strcmp(str, "hard") == 0)
+		return RT_CLASS_HARD;
+	if (str && strcmp(str, "soft") == 0)
+		return RT_CLASS_SOFT;
+	if (str && strcmp(str, "be") == 0)
+		return RT_CLASS_BEST_EFFORT;
+	return (task_class_t)-1;
+}

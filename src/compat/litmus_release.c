@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Synchronous release of a task system, across processes: one POSIX
+ * shared-memory object ("/rtsched-litmus-ts", or "/" RTSCHED_LITMUS_TS_NAME)
+ * holding a futex word and the release times.
+ *
+ * The word: bits 31..16 the release generation, bits 15..0 the number of
+ * tasks waiting for the next release. Both change in one CAS, so:
+ *   a waiter adds itself to the count of generation g and waits for the
+ *   generation to leave g; release_ts swaps (g, n) for (g + 1, 0) and returns
+ *   n. A waiter is therefore released by exactly the release_ts whose CAS
+ *   moved its generation, and that call counted it: release_ts releases
+ *   exactly the tasks that were waiting (none who came after).
+ * The release time of generation g + 1 is written in its slot before the
+ * CAS publishes it (release order), and read after the waiter has seen the
+ * new generation (acquire). A slot is reused LITMUS_TS_SLOTS generations
+ * later; a waiter that sleeps through that many releases reads a later time.
+ *
+ * Zero-filled memory (a new object) is the state "generation 0, nobody waiting".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal/futex.h"
+#include "litmus_internal.h"
+
+#define LITMUS_TS_SLOTS 16
+#define LITMUS_TS_WAITERS_MASK 0xffffu
+#define LITMUS_TS_GEN_SHIFT 16
+
+struct litmus_ts {
+	rts_futex_word word;
+	uint32_t reserved;
+	_Atomic int64_t release_ns[LITMUS_TS_SLOTS];
+};
+
+static pthread_once_t ts_once = PTHREAD_ONCE_INIT;
+static struct litmus_ts *ts_shared;
+static int ts_error;
+static char ts_name[128];
+
+static void ts_map(void)
+{
+	const char *env = getenv("RTSCHED_LITMUS_TS_NAME");
+	snprintf(ts_name, sizeof(ts_name), "/%s", env && *env ? env : "rtsched-litmus-ts");
+	int fd = shm_open(ts_name, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		ts_error = errno;
+		return;
+	}
+	struct stat st;
+	/* Every opener sets the same size: racing ftruncates agree. */
+	if (fstat(fd, &st) != 0 ||
+	    ((size_t)st.st_size < sizeof(struct litmus_ts) &&
+	     ftruncate(fd, sizeof(struct litmus_ts)) != 0)) {
+		ts_error = errno;
+		close(fd);
+		return;
+	}
+	void *p = mmap(NULL, sizeof(struct litmus_ts), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ts_error = p == MAP_FAILED ? errno : 0;
+	close(fd);
+	if (p != MAP_FAILED)
+		ts_shared = p;
+}
+
+static struct litmus_ts *ts_get(const char *fn)
+{
+	pthread_once(&ts_once, ts_map);
+	if (!ts_shared)
+		litmus_fail(ts_error, "%s: shared object %s: %s", fn, ts_name, strerror(ts_error));
+	return ts_shared;
+}
+
+LITMUS_EXPORT int wait_for_ts_release(void)
+{
+	struct litmus_thread *self = litmus_self();
+	if (!self->rt)
+		return litmus_fail(EPERM, "wait_for_ts_release: not a real-time task "
+					  "(task_mode(LITMUS_RT_TASK) first)");
+	struct litmus_ts *ts = ts_get("wait_for_ts_release");
+	if (!ts)
+		return -1;
+	uint32_t v = atomic_load_explicit(&ts->word, memory_order_relaxed);
+	do {
+		if ((v & LITMUS_TS_WAITERS_MASK) == LITMUS_TS_WAITERS_MASK)
+			return litmus_fail(EAGAIN, "wait_for_ts_release: %u tasks already wait",
+					   LITMUS_TS_WAITERS_MASK);
+	} while (!atomic_compare_exchange_weak_explicit(&ts->word, &v, v + 1, memory_order_acq_rel,
+							 memory_order_relaxed));
+	uint32_t gen = v >> LITMUS_TS_GEN_SHIFT;
+	for (;;) {
+		uint32_t now = atomic_load_explicit(&ts->word, memory_order_acquire);
+		if (now >> LITMUS_TS_GEN_SHIFT != gen)
+			break;
+		rts_futex_wait_until(&ts->word, now, NULL, CLOCK_MONOTONIC, true);
+	}
+	uint32_t released = (gen + 1) & LITMUS_TS_WAITERS_MASK;
+	int64_t t = atomic_load_explicit(&ts->release_ns[released % LITMUS_TS_SLOTS],
+					 memory_order_acquire);
+	litmus_job_begin(self, t + (int64_t)self->params.phase);
+	litmus_ok();
+	return 0;
+}
+
+LITMUS_EXPORT int release_ts(lt_t *delay)
+{
+	if (!delay)
+		return litmus_fail(EFAULT, "release_ts: NULL delay");
+	struct litmus_ts *ts = ts_get("release_ts");
+	if (!ts)
+		return -1;
+	int64_t when = litmus_now_ns() + (int64_t)*delay;
+	uint32_t v = atomic_load_explicit(&ts->word, memory_order_relaxed), next;
+	do {
+		uint32_t gen = ((v >> LITMUS_TS_GEN_SHIFT) + 1) & LITMUS_TS_WAITERS_MASK;
+		atomic_store_explicit(&ts->release_ns[gen % LITMUS_TS_SLOTS], when,
+				      memory_order_relaxed);
+		next = gen << LITMUS_TS_GEN_SHIFT;
+	} while (!atomic_compare_exchange_weak_explicit(&ts->word, &v, next, memory_order_release,
+							 memory_order_relaxed));
+	rts_futex_wake(&ts->word, INT_MAX, true);
+	litmus_ok();
+	return (int)(v & LITMUS_TS_WAITERS_MASK);
+}
+
+LITMUS_EXPORT int get_nr_ts_release_waiters(void)
+{
+	struct litmus_ts *ts = ts_get("get_nr_ts_release_waiters");
+	if (!ts)
+		return -1;
+	return (int)(atomic_load_explicit(&ts->word, memory_order_acquire) &
+		     LITMUS_TS_WAITERS_MASK);
+}

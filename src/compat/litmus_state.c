@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* The calling thread's LITMUS state, its last error, and the per-TID parameter table. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "litmus_internal.h"
+
+#define LITMUS_ERROR_MAX 320
+#define LITMUS_PARAMS_MAX 256 /* threads of one process with parameters at once */
+
+static _Thread_local struct litmus_thread self_state;
+static _Thread_local char last_error[LITMUS_ERROR_MAX];
+
+struct litmus_thread *litmus_self(void)
+{
+	return &self_state;
+}
+
+int litmus_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	errno = err;
+	return -1;
+}
+
+void litmus_ok(void)
+{
+	last_error[0] = '\0';
+}
+
+LITMUS_EXPORT const char *litmus_last_error(void)
+{
+	return last_error;
+}
+
+/* Slot i is free when tid[i] == 0. Guarded by table_lock (never on a job's path). */
+static struct {
+	pthread_mutex_t lock;
+	pid_t tid[LITMUS_PARAMS_MAX];
+	struct rt_task params[LITMUS_PARAMS_MAX];
+} table = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+int litmus_params_store(pid_t tid, const struct rt_task *params)
+{
+	int free_slot = -1, slot = -1;
+	pthread_mutex_lock(&table.lock);
+	for (int i = 0; i < LITMUS_PARAMS_MAX && slot < 0; i++) {
+		if (table.tid[i] == tid)
+			slot = i;
+		else if (table.tid[i] == 0 && free_slot < 0)
+			free_slot = i;
+	}
+	if (slot < 0)
+		slot = free_slot;
+	if (slot >= 0) {
+		table.tid[slot] = tid;
+		table.params[slot] = *params;
+	}
+	pthread_mutex_unlock(&table.lock);
+	if (slot < 0)
+		return litmus_fail(ENOMEM, "set_rt_task_param: parameters of %d threads are "
+					   "already stored in this process",
+				   LITMUS_PARAMS_MAX);
+	return 0;
+}
+
+bool litmus_params_load(pid_t tid, struct rt_task *params)
+{
+	bool found = false;
+	pthread_mutex_lock(&table.lock);
+	for (int i = 0; i < LITMUS_PARAMS_MAX && !found; i++) {
+		if (table.tid[i] == tid) {
+			*params = table.params[i];
+			found = true;
+		}
+	}
+	pthread_mutex_unlock(&table.lock);
+	return found;
+}
+
+void litmus_params_forget(pid_t tid)
+{
+	pthread_mutex_lock(&table.lock);
+	for (int i = 0; i < LITMUS_PARAMS_MAX; i++)
+		if (table.tid[i] == tid)
+			table.tid[i] = 0;
+	pthread_mutex_unlock(&table.lock);
+}

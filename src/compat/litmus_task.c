@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * task_mode and jobs. The calling thread becomes a real-time task under the
+ * active plugin's policy (litmus.h's table); its jobs are released at
+ * absolute CLOCK_MONOTONIC times:
+ *   job 1 at task_mode + phase (or at the synchronous release + phase);
+ *   job k+1 at release(k) + period (TASK_PERIODIC: even if that is already
+ *   past, so a late task catches up), or at max(release(k) + period, now)
+ *   (TASK_SPORADIC: a late completion delays the next release).
+ * Each job starts only after rts_lock_gate (SRP and the deferred ceiling
+ * protocols block a job's start while a ceiling at its level is held).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rtsched/mutex.h>
+#include <rtsched/sched.h>
+
+#include "litmus_cpusets.h"
+#include "litmus_internal.h"
+
+/* P-FP: LITMUS priority (1 highest) to SCHED_FIFO; 0 if it has no place. */
+static int fifo_priority(unsigned int litmus_priority)
+{
+	if (litmus_priority == LITMUS_LOWEST_PRIORITY)
+		return 1;
+	if (litmus_priority >= 1 && litmus_priority <= 97)
+		return 99 - (int)litmus_priority;
+	return 0;
+}
+
+/* EDF: an SRP preemption level from the relative deadline (shorter: higher). */
+static int edf_level(const struct rt_task *p)
+{
+	lt_t deadline_us = (p->relative_deadline ? p->relative_deadline : p->period) / 1000;
+	return deadline_us >= RTS_LOCK_MAX_LEVEL - 1 ? 1 : RTS_LOCK_MAX_LEVEL - (int)deadline_us;
+}
+
+static int kernel_refused(int err, const char *why)
+{
+	return litmus_fail(err, "task_mode(LITMUS_RT_TASK): %s", why);
+}
+
+static int apply_pfp(const struct rt_task *p, int *level)
+{
+	char why[256];
+	int prio = fifo_priority(p->priority);
+	if (prio == 0)
+		return litmus_fail(EINVAL, "P-FP: priority %u has no SCHED_FIFO level (use 1..97, "
+					   "or LITMUS_LOWEST_PRIORITY)",
+				   p->priority);
+	if (p->budget_policy != NO_ENFORCEMENT)
+		return litmus_fail(EINVAL, "P-FP: SCHED_FIFO cannot enforce budgets; use "
+					   "NO_ENFORCEMENT (or an EDF plugin, whose CBS enforces them)");
+	cpu_set_t cpus;
+	CPU_ZERO(&cpus);
+	CPU_SET(p->cpu, &cpus);
+	struct rts_sched_params sp = { .policy = RTS_POLICY_FIFO, .priority = prio };
+	int err = rts_affinity_set_self(&cpus, why, sizeof(why));
+	if (!err)
+		err = rts_sched_apply_self(&sp, why, sizeof(why));
+	if (err)
+		return kernel_refused(err, why);
+	rts_lock_set_self_level(0);
+	*level = prio;
+	return 0;
+}
+
+/* PSN-EDF: join CPU p->cpu's exclusive cpuset if litmus-setsched made it. */
+static int join_partition_cpuset(unsigned int cpu)
+{
+	char mount[200], dir[256], why[256];
+	int version;
+	if (rts_cpuset_mount(mount, sizeof(mount), &version) != 0)
+		return 0;
+	litmus_cpuset_dir(mount, version, (int)cpu, dir, sizeof(dir));
+	if (access(dir, F_OK) != 0)
+		return 0;
+	int err = rts_cpuset_join_self(dir, why, sizeof(why));
+	return err ? kernel_refused(err, why) : 0;
+}
+
+static int apply_edf(const struct rt_task *p, bool pinned, int *level)
+{
+	char why[256];
+	cpu_set_t cpus;
+	CPU_ZERO(&cpus);
+	if (pinned) {
+		if (join_partition_cpuset(p->cpu) != 0)
+			return -1;
+		CPU_SET(p->cpu, &cpus);
+	} else {
+		for (long c = 0, n = sysconf(_SC_NPROCESSORS_ONLN); c < n; c++)
+			CPU_SET(c, &cpus);
+	}
+	lt_t deadline = p->relative_deadline ? p->relative_deadline : p->period;
+	struct rts_sched_params sp = { .policy = RTS_POLICY_DEADLINE,
+				       .dl_runtime_ns = p->exec_cost,
+				       .dl_deadline_ns = deadline,
+				       .dl_period_ns = p->period };
+	int err = rts_affinity_set_self(&cpus, why, sizeof(why));
+	if (!err)
+		err = rts_sched_apply_self(&sp, why, sizeof(why));
+	if (err == EPERM && pinned)
+		return litmus_fail(EPERM, "PSN-EDF: the kernel admits SCHED_DEADLINE pinned to CPU "
+					  "%u only when that CPU is a root domain of its own; run "
+					  "`litmus-setsched PSN-EDF` (as root) to make one exclusive "
+					  "cpuset per CPU (%s)",
+				   p->cpu, why);
+	if (err)
+		return kernel_refused(err, why);
+	*level = edf_level(p);
+	rts_lock_set_self_level(*level);
+	return 0;
+}
+
+void litmus_job_begin(struct litmus_thread *self, int64_t release_ns)
+{
+	litmus_trace_job_end(self);
+	self->job_no++;
+	self->release_ns = release_ns;
+	litmus_trace_job_release(self);
+	litmus_sleep_until_ns(release_ns);
+	rts_lock_gate();
+	self->job_cpu_start_ns = litmus_thread_cpu_ns();
+	litmus_trace_job_start(self);
+}
+
+/* Back to the policy, cpuset and affinity saved by become_rt. */
+static void become_background_now(struct litmus_thread *self)
+{
+	if (self->saved_policy == SCHED_OTHER)
+		rts_sched_reset_self();
+	else
+		pthread_setschedparam(pthread_self(), self->saved_policy, &self->saved_param);
+	if (self->plugin == LITMUS_PLUGIN_PSN_EDF) {
+		char mount[200], why[64];
+		int version;
+		if (rts_cpuset_mount(mount, sizeof(mount), &version) == 0)
+			rts_cpuset_join_self(mount, why, sizeof(why));
+	}
+	sched_setaffinity(0, sizeof(self->saved_cpus), &self->saved_cpus);
+}
+
+static int become_rt(struct litmus_thread *self)
+{
+	struct rt_task p;
+	enum litmus_plugin plugin;
+	if (self->rt)
+		return litmus_fail(EINVAL, "task_mode(LITMUS_RT_TASK): already a real-time task");
+	if (!litmus_params_load(gettid(), &p))
+		return litmus_fail(EINVAL, "task_mode(LITMUS_RT_TASK): no parameters; call "
+					   "set_rt_task_param or sporadic_* first");
+	if (litmus_plugin_current(&plugin) != 0)
+		return -1;
+	if (p.release_policy == TASK_EARLY)
+		return litmus_fail(EINVAL, "TASK_EARLY: no stock-kernel scheduler releases jobs "
+					   "early; use TASK_PERIODIC or TASK_SPORADIC");
+	if (plugin == LITMUS_PLUGIN_CEDF)
+		return litmus_fail(ENOTSUP, "C-EDF: clusters are not mapped onto the kernel yet; use "
+					    "PSN-EDF (one CPU per cluster) or GSN-EDF");
+	if (plugin == LITMUS_PLUGIN_LINUX)
+		return litmus_fail(EINVAL, "task_mode(LITMUS_RT_TASK): the active plugin is Linux "
+					   "(none); set RTSCHED_LITMUS_PLUGIN or run litmus-setsched");
+	pthread_getschedparam(pthread_self(), &self->saved_policy, &self->saved_param);
+	sched_getaffinity(0, sizeof(self->saved_cpus), &self->saved_cpus);
+	self->params = p;
+	self->plugin = plugin;
+	self->job_no = 0;
+	/* Before the policy: its drain thread is created as SCHED_OTHER, on our CPUs. */
+	if (litmus_trace_open(self) != 0)
+		return -1;
+	int ret;
+	switch (plugin) {
+	case LITMUS_PLUGIN_PFP:
+		ret = apply_pfp(&p, &self->level);
+		break;
+	case LITMUS_PLUGIN_PSN_EDF:
+		ret = apply_edf(&p, true, &self->level);
+		break;
+	default: /* LITMUS_PLUGIN_GSN_EDF */
+		ret = apply_edf(&p, false, &self->level);
+		break;
+	}
+	if (ret != 0) {
+		int err = errno;
+		litmus_trace_close(self);
+		become_background_now(self);
+		errno = err;
+		return -1;
+	}
+	self->rt = true;
+	litmus_job_begin(self, litmus_now_ns() + (int64_t)p.phase);
+	return 0;
+}
+
+static int become_background(struct litmus_thread *self)
+{
+	if (!self->rt)
+		return 0;
+	self->rt = false;
+	become_background_now(self);
+	litmus_trace_close(self); /* after: it waits for the SCHED_OTHER drain thread */
+	return 0;
+}
+
+LITMUS_EXPORT int task_mode(int target_mode)
+{
+	struct litmus_thread *self = litmus_self();
+	int ret;
+	if (target_mode == LITMUS_RT_TASK)
+		ret = become_rt(self);
+	else if (target_mode == BACKGROUND_TASK)
+		ret = become_background(self);
+	else
+		return litmus_fail(EINVAL, "task_mode: mode %d (LITMUS_RT_TASK or BACKGROUND_TASK)",
+				   target_mode);
+	if (ret == 0)
+		litmus_ok();
+	return ret;
+}
+
+static int64_t next_release_ns(const struct litmus_thread *self)
+{
+	int64_t next = self->release_ns + (int64_t)self->params.period;
+	if (self->params.release_policy == TASK_SPORADIC) {
+		int64_t now = litmus_now_ns();
+		if (now > next)
+			next = now;
+	}
+	return next;
+}
+
+LITMUS_EXPORT int sleep_next_period(void)
+{
+	struct litmus_thread *self = litmus_self();
+	if (!self->rt)
+		return litmus_fail(EINVAL, "sleep_next_period: not a real-time task");
+	litmus_job_begin(self, next_release_ns(self));
+	return 0;
+}
+
+LITMUS_EXPORT int wait_for_job_release(unsigned int job_no)
+{
+	struct litmus_thread *self = litmus_self();
+	if (!self->rt)
+		return litmus_fail(EINVAL, "wait_for_job_release: not a real-time task");
+	while (self->job_no < job_no)
+		litmus_job_begin(self, next_release_ns(self));
+	return 0;
+}
+
+LITMUS_EXPORT int get_job_no(unsigned int *job_no)
+{
+	struct litmus_thread *self = litmus_self();
+	if (!self->rt)
+		return litmus_fail(EPERM, "get_job_no: not a real-time task");
+	if (!job_no)
+		return litmus_fail(EFAULT, "get_job_no: NULL");
+	*job_no = self->job_no;
+	return 0;
+}
+
+LITMUS_EXPORT int get_current_budget(lt_t *expended, lt_t *remaining)
+{
+	struct litmus_thread *self = litmus_self();
+	if (!self->rt)
+		return litmus_fail(EPERM, "get_current_budget: not a real-time task");
+	int64_t used = litmus_thread_cpu_ns() - self->job_cpu_start_ns;
+	if (expended)
+		*expended = (lt_t)used;
+	if (remaining)
+		*remaining = (lt_t)used >= self->params.exec_cost ? 0
+								  : self->params.exec_cost - (lt_t)used;
+	return 0;
+}

@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The liblitmus API on rtsched, checked the way liblitmus's own tests/ check
+ * LITMUS^RT: exact error numbers for bad parameters and misuse, job numbers
+ * and the partition a task runs on, synchronous release of exactly the
+ * waiting tasks, lock protocol errors (wrong partition, wrong plugin,
+ * best-effort callers). Orders and counts only, never times.
+ */
+#include "litmus_helpers.h"
+
+/* ---- parameters ----------------------------------------------------------- */
+
+static void test_params_invalid(void)
+{
+	struct rt_task p;
+	init_rt_task_param(&p);
+	CHECK_EQ(p.priority, LITMUS_LOWEST_PRIORITY);
+	CHECK_EQ(p.cls, RT_CLASS_SOFT);
+	LCHECK_FAILS(EINVAL, set_rt_task_param(gettid(), NULL));
+	p.period = 100;
+	p.exec_cost = 110; /* over-utilised */
+	LCHECK_FAILS(EINVAL, set_rt_task_param(gettid(), &p));
+	p.exec_cost = 90;
+	p.relative_deadline = 50; /* exec_cost above the deadline */
+	LCHECK_FAILS(EINVAL, set_rt_task_param(gettid(), &p));
+	p.relative_deadline = 0;
+	p.cpu = (unsigned)-1;
+	LCHECK_FAILS(EINVAL, set_rt_task_param(gettid(), &p));
+	p.cpu = 0;
+	p.period = 0;
+	LCHECK_FAILS(EINVAL, set_rt_task_param(gettid(), &p));
+	p.period = 100;
+	p.cls = (task_class_t)7;
+	LCHECK_FAILS(EINVAL, set_rt_task_param(gettid(), &p));
+	p.cls = RT_CLASS_HARD;
+	LCHECK_FAILS(EINVAL, set_rt_task_param(-1, &p));
+	LCHECK_FAILS(EPERM, set_rt_task_param(1, &p)); /* init: another process */
+	LCHECK_FAILS(EINVAL, get_rt_task_param(gettid(), &p)); /* none stored yet */
+	LCHECK_OK(set_rt_task_param(gettid(), &p));
+	struct rt_task back;
+	LCHECK_OK(get_rt_task_param(0, &back));
+	CHECK(memcmp(&back, &p, sizeof(p)) == 0);
+	LCHECK_OK(sporadic_partitioned(ms2ns(1), ms2ns(10), 0));
+	LCHECK_OK(get_rt_task_param(gettid(), &back));
+	CHECK_EQ(back.exec_cost, 1000000);
+	CHECK_EQ(back.period, 10000000);
+	CHECK_EQ(str2class("hard"), RT_CLASS_HARD);
+	CHECK_EQ((int)str2class("firm"), -1);
+}
+
+static void test_job_control_non_rt(void)
+{
+	unsigned job;
+	LCHECK_FAILS(EINVAL, sleep_next_period());
+	LCHECK_FAILS(EINVAL, wait_for_job_release(0));
+	LCHECK_FAILS(EPERM, get_job_no(&job));
+	LCHECK_FAILS(EPERM, wait_for_ts_release());
+	LCHECK_FAILS(EINVAL, task_mode(7));
+	LCHECK_OK(task_mode(BACKGROUND_TASK)); /* already background: nothing to do */
+}
+
+static void test_plugins_refused(void)
+{
+	LCHECK_OK(sporadic_partitioned(ms2ns(1), ms2ns(10), 0));
+	use_plugin("Linux");
+	LCHECK_FAILS(EINVAL, task_mode(LITMUS_RT_TASK));
+	use_plugin("C-EDF");
+	LCHECK_FAILS(ENOTSUP, task_mode(LITMUS_RT_TASK));
+	use_plugin("PFP");
+	LCHECK_FAILS(EINVAL, init_litmus());
+	/* The file litmus-setsched writes, when the environment names none. */
+	CHECK_SYS(unsetenv("RTSCHED_LITMUS_PLUGIN"));
+	char path[] = "/tmp/rtsched-litmus-plugin.XXXXXX";
+	int fd = mkstemp(path);
+	CHECK_SYS(fd);
+	CHECK_EQ(write(fd, "Nonsense\n", 9), 9);
+	CHECK_SYS(setenv("RTSCHED_LITMUS_PLUGIN_FILE", path, 1));
+	LCHECK_FAILS(EINVAL, init_litmus());
+	CHECK(strstr(litmus_last_error(), path) != NULL);
+	CHECK_SYS(ftruncate(fd, 0));
+	CHECK_EQ(pwrite(fd, "Linux\n", 6, 0), 6);
+	LCHECK_OK(init_litmus());
+	LCHECK_FAILS(EINVAL, task_mode(LITMUS_RT_TASK));
+	close(fd);
+	unlink(path);
+}
+
+static void test_lock_errors_best_effort(void)
+{
+	char path[64];
+	int fd = make_namespace(path, sizeof(path));
+	use_plugin("P-FP");
+	LCHECK_FAILS(ENOTSUP, open_dpcp_sem(fd, 0, 0));
+	LCHECK_FAILS(ENOTSUP, open_dflp_sem(fd, 0, 0));
+	LCHECK_FAILS(EBADF, open_fmlp_sem(-1, 0));
+	/* Best-effort tasks may not open ceiling locks (their ceilings come from openers)... */
+	LCHECK_FAILS(EPERM, open_srp_sem(fd, 0));
+	LCHECK_FAILS(EPERM, open_pcp_sem(fd, 1, 0));
+	/* ... may open an FMLP lock, but not lock it. */
+	int od = open_fmlp_sem(fd, 2);
+	LCHECK_OK(od);
+	LCHECK_FAILS(EPERM, litmus_lock(od));
+	LCHECK_FAILS(EINVAL, litmus_unlock(od));
+	LCHECK_OK(od_close(od));
+	LCHECK_FAILS(EBADF, od_close(od));
+	LCHECK_FAILS(EINVAL, litmus_lock(od));
+	/* Protocols a plugin lacks fail as under LITMUS^RT. */
+	use_plugin("GSN-EDF");
+	LCHECK_FAILS(ENXIO, open_srp_sem(fd, 3));
+	use_plugin("PSN-EDF");
+	LCHECK_FAILS(ENXIO, open_pcp_sem(fd, 3, 0));
+	LCHECK_FAILS(ENXIO, open_mpcp_sem(fd, 3));
+	CHECK_EQ(lock_protocol_for_name("MPCP"), MPCP_SEM);
+	CHECK_EQ(lock_protocol_for_name("nope"), -1);
+	CHECK(strcmp(name_for_lock_protocol(PCP_SEM), "PCP") == 0);
+	exit_litmus();
+	unlink_namespace(path, fd);
+}
+
+/* ---- jobs under P-FP ------------------------------------------------------- */
+
+static void test_jobs_advance_on_partition(void)
+{
+	int rt_cpu;
+	h_require_rt(&rt_cpu, NULL);
+	use_plugin("P-FP");
+	LCHECK_OK(init_litmus());
+	struct rt_task p;
+	init_rt_task_param(&p);
+	p.exec_cost = us2ns(100);
+	p.period = ms2ns(1);
+	p.cpu = (unsigned)rt_cpu;
+	p.priority = 200; /* no SCHED_FIFO level for it */
+	LCHECK_OK(set_rt_task_param(gettid(), &p));
+	LCHECK_FAILS(EINVAL, task_mode(LITMUS_RT_TASK));
+	p.priority = 10;
+	p.budget_policy = PRECISE_ENFORCEMENT; /* SCHED_FIFO cannot enforce it */
+	LCHECK_OK(set_rt_task_param(gettid(), &p));
+	LCHECK_FAILS(EINVAL, task_mode(LITMUS_RT_TASK));
+	p.budget_policy = NO_ENFORCEMENT;
+	p.release_policy = TASK_PERIODIC;
+	LCHECK_OK(set_rt_task_param(gettid(), &p));
+	LCHECK_OK(task_mode(LITMUS_RT_TASK));
+	LCHECK_FAILS(EBUSY, set_rt_task_param(gettid(), &p));
+	CHECK_EQ(h_thread_prio(gettid()), h_fifo_prio_field(89)); /* 99 - 10 */
+	unsigned job = 0;
+	LCHECK_OK(get_job_no(&job));
+	CHECK_EQ(job, 1);
+	for (unsigned k = 2; k <= 6; k++) {
+		LCHECK_OK(sleep_next_period());
+		LCHECK_OK(get_job_no(&job));
+		CHECK_EQ(job, k);
+		CHECK_EQ(sched_getcpu(), rt_cpu);
+	}
+	LCHECK_OK(wait_for_job_release(10));
+	LCHECK_OK(get_job_no(&job));
+	CHECK_EQ(job, 10);
+	LCHECK_OK(wait_for_job_release(3)); /* released long ago: returns at once */
+	LCHECK_OK(get_job_no(&job));
+	CHECK_EQ(job, 10);
+	lt_t used, left;
+	LCHECK_OK(get_current_budget(&used, &left));
+	CHECK_LE(left, p.exec_cost);
+	LCHECK_OK(task_mode(BACKGROUND_TASK));
+	CHECK_EQ(sched_getscheduler(0), SCHED_OTHER);
+	LCHECK_FAILS(EPERM, get_job_no(&job));
+	exit_litmus();
+}
+
+/* ---- synchronous release ---------------------------------------------------- */
+
+struct waiter {
+	pthread_t thread;
+	int cpu;
+	unsigned prio;
+	_Atomic int released; /* 1 once wait_for_ts_release returned */
+	unsigned job_after;
+};
+
+static void *ts_waiter(void *arg)
+{
+	struct waiter *w = arg;
+	become_pfp_task(w->cpu, w->prio, ms2ns(5));
+	LCHECK_OK(wait_for_ts_release());
+	LCHECK_OK(get_job_no(&w->job_after));
+	H_STORE(&w->released, 1);
+	LCHECK_OK(task_mode(BACKGROUND_TASK));
+	return NULL;
+}
+
+static void test_release_ts_releases_exactly_the_waiters(void)
+{
+	int rt_cpu;
+	char ts[96];
+	h_require_rt(&rt_cpu, NULL);
+	use_plugin("P-FP");
+	use_private_ts(ts, sizeof(ts));
+	CHECK_EQ(get_nr_ts_release_waiters(), 0);
+	struct waiter w[3] = { { .cpu = rt_cpu, .prio = 20 },
+			       { .cpu = rt_cpu, .prio = 21 },
+			       { .cpu = rt_cpu, .prio = 22 } };
+	for (int i = 0; i < 2; i++)
+		CHECK_OK(pthread_create(&w[i].thread, NULL, ts_waiter, &w[i]));
+	WAIT_FOR(get_nr_ts_release_waiters() == 2, 5000);
+	lt_t delay = ms2ns(1);
+	CHECK_EQ(release_ts(&delay), 2);
+	CHECK_EQ(get_nr_ts_release_waiters(), 0);
+	for (int i = 0; i < 2; i++) {
+		CHECK_OK(pthread_join(w[i].thread, NULL));
+		CHECK_EQ(H_LOAD(&w[i].released), 1);
+		CHECK_EQ(w[i].job_after, 2); /* job 1 at task_mode, job 2 at the release */
+	}
+	/* A task that starts waiting after a release waits for the next one. */
+	CHECK_OK(pthread_create(&w[2].thread, NULL, ts_waiter, &w[2]));
+	WAIT_FOR(get_nr_ts_release_waiters() == 1, 5000);
+	h_sleep_ms(5);
+	CHECK_EQ(H_LOAD(&w[2].released), 0);
+	CHECK_EQ(release_ts(&delay), 1);
+	CHECK_OK(pthread_join(w[2].thread, NULL));
+	CHECK_EQ(H_LOAD(&w[2].released), 1);
+	CHECK_EQ(release_ts(&delay), 0); /* nobody waits */
+	LCHECK_FAILS(EFAULT, release_ts(NULL));
+	unlink_ts(ts);
+}
+
+/* ---- locks under P-FP -------------------------------------------------------- */
+
+static void test_lock_partitions_and_owners(void)
+{
+	int rt_cpu, free_cpu;
+	char path[64];
+	h_require_rt(&rt_cpu, &free_cpu);
+	use_plugin("P-FP");
+	int fd = make_namespace(path, sizeof(path));
+	become_pfp_task(rt_cpu, 30, ms2ns(10));
+	int here = open_pcp_sem(fd, 0, rt_cpu);
+	int there = open_pcp_sem(fd, 1, free_cpu);
+	int srp = open_srp_sem(fd, 2);
+	int mpcp = open_mpcp_sem(fd, 3);
+	int fmlp = open_fmlp_sem(fd, 4);
+	LCHECK_OK(here);
+	LCHECK_OK(there);
+	LCHECK_OK(srp);
+	LCHECK_OK(mpcp);
+	LCHECK_OK(fmlp);
+	/* A local (PCP) lock of another partition. */
+	LCHECK_FAILS(EPERM, litmus_lock(there));
+	/* Same id, other protocol or other CPU: refused. */
+	LCHECK_FAILS(EINVAL, open_srp_sem(fd, 0));
+	LCHECK_FAILS(EINVAL, open_pcp_sem(fd, 0, free_cpu));
+	int ods[] = { here, srp, mpcp, fmlp };
+	for (size_t i = 0; i < sizeof(ods) / sizeof(ods[0]); i++) {
+		for (int round = 0; round < 3; round++) {
+			LCHECK_OK(litmus_lock(ods[i]));
+			LCHECK_OK(litmus_unlock(ods[i]));
+		}
+		/* Tasks may not unlock resources they do not hold. */
+		LCHECK_FAILS(EINVAL, litmus_unlock(ods[i]));
+	}
+	/* Nested, in ceiling order. */
+	LCHECK_OK(litmus_lock(fmlp));
+	LCHECK_OK(litmus_lock(here));
+	LCHECK_OK(litmus_unlock(here));
+	LCHECK_OK(litmus_unlock(fmlp));
+	/* A second descriptor of the same lock is the same lock. */
+	int again = open_fmlp_sem(fd, 4);
+	LCHECK_OK(again);
+	LCHECK_OK(litmus_lock(fmlp));
+	LCHECK_FAILS(EDEADLK, litmus_lock(again));
+	LCHECK_OK(litmus_unlock(again));
+	for (size_t i = 0; i < sizeof(ods) / sizeof(ods[0]); i++)
+		LCHECK_OK(od_close(ods[i]));
+	LCHECK_OK(task_mode(BACKGROUND_TASK));
+	exit_litmus();
+	unlink_namespace(path, fd);
+}
+
+/* A task of higher priority opens a held PCP lock: its ceiling cannot rise (EBUSY). */
+struct opener {
+	int fd, cpu, od;
+	_Atomic int od_busy_errno; /* errno of the open while the lock was held */
+	_Atomic int may_retry;
+};
+
+static void *late_opener(void *arg)
+{
+	struct opener *o = arg;
+	become_pfp_task(o->cpu, 20, ms2ns(10)); /* preempts the holder (priority 30) */
+	errno = 0;
+	o->od = open_pcp_sem(o->fd, 0, o->cpu);
+	H_STORE(&o->od_busy_errno, o->od < 0 ? errno : -1);
+	LCHECK_OK(task_mode(BACKGROUND_TASK));
+	while (!H_LOAD(&o->may_retry))
+		h_sleep_ms(1);
+	LCHECK_OK(task_mode(LITMUS_RT_TASK));
+	o->od = open_pcp_sem(o->fd, 0, o->cpu); /* not held now: the ceiling rises to 79 */
+	LCHECK_OK(o->od);
+	LCHECK_OK(litmus_lock(o->od));
+	LCHECK_OK(litmus_unlock(o->od));
+	LCHECK_OK(task_mode(BACKGROUND_TASK));
+	return NULL;
+}
+
+static void test_ceiling_rises_only_while_free(void)
+{
+	int rt_cpu;
+	char path[64];
+	h_require_rt(&rt_cpu, NULL);
+	use_plugin("P-FP");
+	int fd = make_namespace(path, sizeof(path));
+	become_pfp_task(rt_cpu, 30, ms2ns(10));
+	int od = open_pcp_sem(fd, 0, rt_cpu);
+	LCHECK_OK(od);
+	LCHECK_OK(litmus_lock(od));
+	struct opener o = { .fd = fd, .cpu = rt_cpu };
+	pthread_t t;
+	CHECK_OK(pthread_create(&t, NULL, late_opener, &o));
+	WAIT_FOR(H_LOAD(&o.od_busy_errno) != 0, 5000);
+	CHECK_EQ(H_LOAD(&o.od_busy_errno), EBUSY);
+	LCHECK_OK(litmus_unlock(od));
+	H_STORE(&o.may_retry, 1);
+	CHECK_OK(pthread_join(t, NULL));
+	/* The holder's level (69) stays below the raised ceiling: it still locks. */
+	LCHECK_OK(litmus_lock(od));
+	LCHECK_OK(litmus_unlock(od));
+	LCHECK_OK(task_mode(BACKGROUND_TASK));
+	exit_litmus();
+	unlink_namespace(path, fd);
+}
+
+/* GSN-EDF: the kernel's admission refuses a third task of utilisation 0.7 on two CPUs. */
+struct dl_task {
+	pthread_t thread;
+	int ret, err;
+	char why[320];
+	_Atomic int tried, done;
+};
+
+static void *dl_task_body(void *arg)
+{
+	struct dl_task *d = arg;
+	struct rt_task p;
+	init_rt_task_param(&p);
+	p.exec_cost = ms2ns(7);
+	p.period = ms2ns(10);
+	LCHECK_OK(set_rt_task_param(gettid(), &p));
+	d->ret = task_mode(LITMUS_RT_TASK);
+	d->err = errno;
+	snprintf(d->why, sizeof(d->why), "%s", litmus_last_error());
+	H_STORE(&d->tried, 1);
+	while (!H_LOAD(&d->done))
+		if (d->ret == 0)
+			LCHECK_OK(sleep_next_period()); /* sleeps: the reservation is not used */
+		else
+			h_sleep_ms(1);
+	LCHECK_OK(task_mode(BACKGROUND_TASK));
+	return NULL;
+}
+
+static void test_gsn_edf_admission_refused(void)
+{
+	h_require_rt(NULL, NULL);
+	if (sysconf(_SC_NPROCESSORS_ONLN) != 2)
+		SKIP("the utilisations are chosen for 2 CPUs");
+	use_plugin("GSN-EDF");
+	struct dl_task d[3];
+	memset(d, 0, sizeof(d));
+	int admitted = 0, refused = 0;
+	for (int i = 0; i < 3; i++) {
+		CHECK_OK(pthread_create(&d[i].thread, NULL, dl_task_body, &d[i]));
+		WAIT_FOR(H_LOAD(&d[i].tried), 5000);
+		if (d[i].ret == 0) {
+			admitted++;
+		} else {
+			refused++;
+			CHECK_EQ(d[i].err, EBUSY);
+			CHECK_MSG(strstr(d[i].why, "admission") != NULL, "refusal says: %s", d[i].why);
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		H_STORE(&d[i].done, 1);
+		CHECK_OK(pthread_join(d[i].thread, NULL));
+	}
+	if (d[0].ret != 0)
+		SKIP("the first SCHED_DEADLINE task was refused: %s", d[0].why);
+	CHECK_EQ(refused, 1); /* 0.7 + 0.7 fit in 2 x 95 %, a third does not */
+	CHECK_EQ(admitted, 2);
+}
+
+/* Two processes open lock (file, 0) and exclude each other. */
+static void test_fmlp_shared_between_processes(void)
+{
+	int rt_cpu;
+	char path[64];
+	h_require_rt(&rt_cpu, NULL);
+	use_plugin("P-FP");
+	int fd = make_namespace(path, sizeof(path));
+	int *inside = mmap(NULL, sizeof(int) * 2, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			   -1, 0);
+	CHECK(inside != MAP_FAILED);
+	pid_t child = fork();
+	CHECK_SYS(child);
+	int od = -1;
+	become_pfp_task(rt_cpu, child == 0 ? 40 : 41, ms2ns(10));
+	od = open_fmlp_sem(fd, 0);
+	LCHECK_OK(od);
+	for (int i = 0; i < 200; i++) {
+		LCHECK_OK(litmus_lock(od));
+		CHECK_EQ(__atomic_add_fetch(&inside[0], 1, __ATOMIC_ACQ_REL), 1);
+		if (i % 20 == 0)
+			sched_yield();
+		__atomic_add_fetch(&inside[1], 1, __ATOMIC_ACQ_REL);
+		CHECK_EQ(__atomic_sub_fetch(&inside[0], 1, __ATOMIC_ACQ_REL), 0);
+		LCHECK_OK(litmus_unlock(od));
+		if (i % 50 == 0)
+			LCHECK_OK(sleep_next_period());
+	}
+	LCHECK_OK(task_mode(BACKGROUND_TASK));
+	exit_litmus();
+	if (child == 0)
+		_exit(0);
+	int status;
+	CHECK_SYS(waitpid(child, &status, 0));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_EQ(H_LOAD(&inside[1]), 400);
+	unlink_namespace(path, fd);
+}
+
+static const struct h_case cases[] = {
+	H_CASE(test_params_invalid, 5000),
+	H_CASE(test_job_control_non_rt, 5000),
+	H_CASE(test_plugins_refused, 5000),
+	H_CASE(test_lock_errors_best_effort, 5000),
+	H_CASE(test_jobs_advance_on_partition, 10000),
+	H_CASE(test_release_ts_releases_exactly_the_waiters, 10000),
+	H_CASE(test_lock_partitions_and_owners, 10000),
+	H_CASE(test_fmlp_shared_between_processes, 10000),
+	H_CASE(test_ceiling_rises_only_while_free, 10000),
+	H_CASE(test_gsn_edf_admission_refused, 10000),
+};
+
+int main(int argc, char **argv)
+{
+	return h_main(argc, argv, cases, H_NCASES(cases));
+}
