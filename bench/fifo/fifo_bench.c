@@ -39,23 +39,17 @@
 
 #include "subjects.h"
 #include "syscount.h"
+#include "clock_ns.h"
 
 #define MAX_WAITERS 1000
 #define HANDOVER_THREADS 8
 #define HANDOVER_SAMPLES 200000 /* per thread, at most */
 #define SPIN_NS 1000
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void spin_ns(int64_t ns)
 {
-	int64_t until = now_ns() + ns;
-	while (now_ns() < until)
+	int64_t until = clock_ns(CLOCK_MONOTONIC) + ns;
+	while (clock_ns(CLOCK_MONOTONIC) < until)
 		;
 }
 
@@ -101,7 +95,7 @@ static void *waiter_main(void *arg)
 		b->ready++;
 		while (!err && b->gen == my_gen && !b->stop)
 			err = fb_wait(&b->pair);
-		int64_t t = now_ns();
+		int64_t t = clock_ns(CLOCK_MONOTONIC);
 		getrusage(RUSAGE_THREAD, &after);
 		b->sleeps += after.ru_nvcsw - before.ru_nvcsw;
 		if (t > b->last_acquired_ns)
@@ -161,9 +155,9 @@ static struct bcast_result run_broadcast(enum fb_subject s, int n, int rounds,
 		b.gen++;
 		if (counted)
 			lb_syscount_start(sc);
-		int64_t t0 = now_ns();
+		int64_t t0 = clock_ns(CLOCK_MONOTONIC);
 		err = fb_broadcast(&b.pair);
-		int64_t t1 = now_ns();
+		int64_t t1 = clock_ns(CLOCK_MONOTONIC);
 		if (counted)
 			syscalls += (double)lb_syscount_stop(sc);
 		if (err)
@@ -210,18 +204,18 @@ static void *ho_main(void *arg)
 	struct ho_thread *t = arg;
 	struct handover *h = t->h;
 	while (!atomic_load_explicit(&h->stop, memory_order_relaxed)) {
-		int64_t requested = now_ns();
+		int64_t requested = clock_ns(CLOCK_MONOTONIC);
 		int err = fb_lock(&h->pair);
 		if (err)
 			die("lock", err);
-		int64_t acquired = now_ns();
+		int64_t acquired = clock_ns(CLOCK_MONOTONIC);
 		if (t->n_acquire < HANDOVER_SAMPLES)
 			t->acquire_ns[t->n_acquire++] = acquired - requested;
 		if (requested < h->last_release_ns && t->n_handover < HANDOVER_SAMPLES)
 			t->handover_ns[t->n_handover++] = acquired - h->last_release_ns;
 		t->acquisitions++;
 		spin_ns(SPIN_NS);
-		h->last_release_ns = now_ns();
+		h->last_release_ns = clock_ns(CLOCK_MONOTONIC);
 		fb_unlock(&h->pair);
 		spin_ns(SPIN_NS);
 	}

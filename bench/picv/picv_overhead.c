@@ -51,7 +51,8 @@
 #include <rtsched/cond.h>
 #include <rtsched/mutex.h>
 
-#include "pinned.h"
+#include "clock_ns.h"
+#include "pinned_thread.h"
 #include "syscall_floor.h"
 
 #define MAX_HELPERS 64
@@ -151,10 +152,10 @@ static void *caller_main(void *arg)
 {
 	struct rig *r = arg;
 	int err = calls(r, WARMUP_CALLS);
-	int64_t start = mono_ns();
+	int64_t start = clock_ns(CLOCK_MONOTONIC);
 	if (!err)
 		err = calls(r, r->calls);
-	int64_t end = mono_ns();
+	int64_t end = clock_ns(CLOCK_MONOTONIC);
 	note_error(r, "the caller's signal or wait", err);
 	r->ns_per_call = (double)(end - start) / (double)r->calls;
 	return NULL;
@@ -176,8 +177,8 @@ static int run_config(struct rig *r)
 	for (; started < r->n_helpers && !err; started++) {
 		args[started] = (struct helper_arg){ r, &r->helper_tid[started] };
 		err = note_error(r, "starting a helper thread on the CPU",
-				 start_pinned_thread(&r->helper[started], helper_main, &args[started],
-					      HELPER_PRIO, r->fifo, r->cpu));
+				 pinned_thread_start(&r->helper[started], helper_main, &args[started],
+						     r->fifo ? HELPER_PRIO : 0, r->cpu));
 		if (err)
 			break;
 	}
@@ -190,7 +191,7 @@ static int run_config(struct rig *r)
 	if (!err) {
 		pthread_t caller;
 		err = note_error(r, "starting the caller thread on the CPU",
-				 start_pinned_thread(&caller, caller_main, r, CALLER_PRIO, r->fifo, r->cpu));
+				 pinned_thread_start(&caller, caller_main, r, r->fifo ? CALLER_PRIO : 0, r->cpu));
 		if (!err)
 			pthread_join(caller, NULL);
 	}

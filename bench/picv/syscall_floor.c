@@ -2,7 +2,8 @@
 #define _GNU_SOURCE
 #include "syscall_floor.h"
 
-#include "pinned.h"
+#include "clock_ns.h"
+#include "pinned_thread.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -50,16 +51,16 @@ static void *measurer_main(void *arg)
 	struct kernel_sched_attr base = { .size = sizeof(base),
 					  .sched_policy = f->fifo ? SCHED_FIFO : SCHED_OTHER,
 					  .sched_priority = f->fifo ? (uint32_t)f->helper_prio : 0 };
-	int64_t t0 = mono_ns();
+	int64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	for (int i = 0; i < f->calls; i++)
 		if (syscall(SYS_sched_getattr, tid, &now, sizeof(now), 0) != 0)
 			f->err = errno;
-	int64_t t1 = mono_ns();
+	int64_t t1 = clock_ns(CLOCK_MONOTONIC);
 	for (int i = 0; i < f->calls && f->fifo; i++)
 		if (syscall(SYS_sched_setattr, tid, &raised, 0) != 0 ||
 		    syscall(SYS_sched_setattr, tid, &base, 0) != 0)
 			f->err = errno;
-	int64_t t2 = mono_ns();
+	int64_t t2 = clock_ns(CLOCK_MONOTONIC);
 	f->result.getattr_ns = (double)(t1 - t0) / f->calls;
 	f->result.setattr_ns = f->fifo ? (double)(t2 - t1) / (2.0 * f->calls) : 0;
 	return NULL;
@@ -71,13 +72,13 @@ int measure_syscall_floor(int cpu, bool fifo, int measurer_prio, int helper_prio
 	struct floor_run f = { .cpu = cpu, .measurer_prio = measurer_prio,
 			       .helper_prio = helper_prio, .calls = calls, .fifo = fifo };
 	pthread_t sleeper, measurer;
-	int err = start_pinned_thread(&sleeper, sleeper_main, &f, helper_prio, fifo, cpu);
+	int err = pinned_thread_start(&sleeper, sleeper_main, &f, fifo ? helper_prio : 0, cpu);
 	if (err)
 		return err;
 	struct timespec ms = { .tv_nsec = 1000000 };
 	while (atomic_load(&f.sleeper_tid) == 0)
 		nanosleep(&ms, NULL);
-	err = start_pinned_thread(&measurer, measurer_main, &f, measurer_prio, fifo, cpu);
+	err = pinned_thread_start(&measurer, measurer_main, &f, fifo ? measurer_prio : 0, cpu);
 	if (!err)
 		pthread_join(measurer, NULL);
 	atomic_store(&f.release, 1);

@@ -40,6 +40,7 @@
 
 #include <rtsched/mutex.h>
 #include <rtsched/trace.h>
+#include "clock_ns.h"
 
 #if !defined(__x86_64__) && !defined(__i386__)
 #error "rtsched-tracebench reads the x86 time-stamp counter (rdtscp)"
@@ -61,23 +62,16 @@ static inline __attribute__((always_inline)) uint64_t tsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static double tsc_hz;
 
 static void calibrate_tsc(void)
 {
-	int64_t t0 = mono_ns();
+	int64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	uint64_t c0 = tsc();
-	while (mono_ns() - t0 < 200000000)
+	while (clock_ns(CLOCK_MONOTONIC) - t0 < 200000000)
 		;
 	uint64_t c1 = tsc();
-	int64_t t1 = mono_ns();
+	int64_t t1 = clock_ns(CLOCK_MONOTONIC);
 	tsc_hz = (double)(c1 - c0) * 1e9 / (double)(t1 - t0);
 }
 
@@ -192,10 +186,10 @@ static double batch_cost(long n, void (*fn)(struct rts_trace_stream *), struct r
 		die("malloc", ENOMEM);
 	double sum = 0;
 	for (long b = 0; b < batches; b++) {
-		int64_t t0 = mono_ns();
+		int64_t t0 = clock_ns(CLOCK_MONOTONIC);
 		for (int i = 0; i < BATCH; i++)
 			fn(s);
-		per[b] = (double)(mono_ns() - t0) / BATCH;
+		per[b] = (double)(clock_ns(CLOCK_MONOTONIC) - t0) / BATCH;
 		sum += per[b];
 	}
 	qsort(per, (size_t)batches, sizeof(double), cmp_double);
@@ -393,14 +387,14 @@ static void measure_lock(const struct options *o, struct lock_result *r)
 	for (int rep = 0; rep < o->reps; rep++) {
 		for (int k = 0; k < V_COUNT; k++) {
 			int v = (rep + k) % V_COUNT; /* rotate the order: no variant always first */
-			int64_t t0 = mono_ns();
+			int64_t t0 = clock_ns(CLOCK_MONOTONIC);
 			switch (v) {
 			case V_BASE: loop_base(&m, o->iterations); break;
 			case V_OFF: loop_off(&m, o->iterations); break;
 			case V_OFF_CALL: loop_off_call(&m, o->iterations); break;
 			default: loop_on(&m, o->iterations, s); break;
 			}
-			per[v][rep] = (double)(mono_ns() - t0) / (double)o->iterations;
+			per[v][rep] = (double)(clock_ns(CLOCK_MONOTONIC) - t0) / (double)o->iterations;
 		}
 	}
 	r->lost = rts_trace_lost_events(t);

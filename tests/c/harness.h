@@ -43,6 +43,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../tools/common/clock_ns.h"
+#include "../../tools/common/pinned_thread.h"
+
 #define H_SKIP_CODE 77
 
 #if defined(__SANITIZE_THREAD__)
@@ -158,40 +161,22 @@ static inline bool h_verbose(void)
 
 /* ---- time --------------------------------------------------------------- */
 
-static inline int64_t h_now_ns(clockid_t clock)
-{
-	struct timespec ts;
-	clock_gettime(clock, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static inline struct timespec h_ts_from_ns(int64_t ns)
-{
-	struct timespec ts = { .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
-	return ts;
-}
-
-static inline int64_t h_ts_to_ns(const struct timespec *ts)
-{
-	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
-}
-
 /* An absolute deadline ms milliseconds from now on clock. */
 static inline struct timespec h_deadline_ms(clockid_t clock, int64_t ms)
 {
-	return h_ts_from_ns(h_now_ns(clock) + ms * 1000000);
+	return ns_timespec(clock_ns(clock) + ms * 1000000);
 }
 
 static inline void h_sleep_ms(int64_t ms)
 {
-	struct timespec ts = h_ts_from_ns(ms * 1000000);
+	struct timespec ts = ns_timespec(ms * 1000000);
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
 }
 
 static inline void h_sleep_us(int64_t us)
 {
-	struct timespec ts = h_ts_from_ns(us * 1000);
+	struct timespec ts = ns_timespec(us * 1000);
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
 }
@@ -209,10 +194,10 @@ static inline void h_sleep_us(int64_t us)
  */
 #define WAIT_FOR(cond, timeout_ms)                                                        \
 	do {                                                                              \
-		int64_t h_until_ = h_now_ns(CLOCK_MONOTONIC) +                            \
+		int64_t h_until_ = clock_ns(CLOCK_MONOTONIC) +                            \
 				   (int64_t)(timeout_ms) * H_SLOW * 1000000;              \
 		while (!(cond)) {                                                         \
-			if (h_now_ns(CLOCK_MONOTONIC) > h_until_)                         \
+			if (clock_ns(CLOCK_MONOTONIC) > h_until_)                         \
 				FAIL("timed out after %d ms waiting for %s",              \
 				     (int)(timeout_ms) * H_SLOW, #cond);                  \
 			h_sleep_us(500);                                                  \
@@ -381,26 +366,11 @@ static inline void h_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, 
 	fn = h_thread_run_then_relax;
 	arg = body;
 #endif
-	pthread_attr_t attr;
-	CHECK_OK(pthread_attr_init(&attr));
-	if (prio > 0) {
-		struct sched_param sp = { .sched_priority = prio };
-		CHECK_OK(pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED));
-		CHECK_OK(pthread_attr_setschedpolicy(&attr, SCHED_FIFO));
-		CHECK_OK(pthread_attr_setschedparam(&attr, &sp));
-	}
-	if (cpu >= 0) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		CHECK_OK(pthread_attr_setaffinity_np(&attr, sizeof(set), &set));
-	}
-	int ret = pthread_create(t, &attr, fn, arg);
+	int ret = pinned_thread_start(t, fn, arg, prio, cpu);
 	if (ret == EPERM)
 		SKIP("SCHED_FIFO thread refused (EPERM)");
 	if (ret)
-		FAIL("pthread_create: %s", h_errname(ret));
-	pthread_attr_destroy(&attr);
+		FAIL("pthread_create (SCHED_FIFO %d, CPU %d): %s", prio, cpu, h_errname(ret));
 }
 
 /* Join with a deadline: a thread that does not finish fails the case. */
@@ -418,10 +388,10 @@ static inline void h_join_at(const char *file, int line, pthread_t t, int timeou
 /* Burn CPU for cpu_ms of this thread's CPU time, bounded by wall_ms of wall time. */
 static inline void h_burn_cpu_ms(int cpu_ms, int wall_ms)
 {
-	int64_t cpu_end = h_now_ns(CLOCK_THREAD_CPUTIME_ID) + (int64_t)cpu_ms * 1000000;
-	int64_t wall_end = h_now_ns(CLOCK_MONOTONIC) + (int64_t)wall_ms * 1000000;
+	int64_t cpu_end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + (int64_t)cpu_ms * 1000000;
+	int64_t wall_end = clock_ns(CLOCK_MONOTONIC) + (int64_t)wall_ms * 1000000;
 	volatile unsigned x = 0;
-	while (h_now_ns(CLOCK_THREAD_CPUTIME_ID) < cpu_end && h_now_ns(CLOCK_MONOTONIC) < wall_end)
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < cpu_end && clock_ns(CLOCK_MONOTONIC) < wall_end)
 		for (int i = 0; i < 1000; i++)
 			x += (unsigned)i;
 }
@@ -444,7 +414,7 @@ static inline int h_run_case(const struct h_case *c)
 {
 	fflush(stdout);
 	fflush(stderr);
-	int64_t start = h_now_ns(CLOCK_MONOTONIC);
+	int64_t start = clock_ns(CLOCK_MONOTONIC);
 	pid_t pid = fork();
 	if (pid < 0) {
 		perror("fork");
@@ -471,7 +441,7 @@ static inline int h_run_case(const struct h_case *c)
 			perror("waitpid");
 			return 1;
 		}
-		if (h_now_ns(CLOCK_MONOTONIC) - start > timeout_ns) {
+		if (clock_ns(CLOCK_MONOTONIC) - start > timeout_ns) {
 			timed_out = true;
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
@@ -481,7 +451,7 @@ static inline int h_run_case(const struct h_case *c)
 		h_sleep_ms(2);
 	}
 	kill(-pid, SIGKILL); /* grandchildren a case left behind */
-	int ms = (int)((h_now_ns(CLOCK_MONOTONIC) - start) / 1000000);
+	int ms = (int)((clock_ns(CLOCK_MONOTONIC) - start) / 1000000);
 	if (timed_out) {
 		printf("FAIL %s: TIMEOUT after %d ms (hung; process group killed)\n", c->name, ms);
 		return 1;

@@ -72,8 +72,8 @@ static inline void *holder_main(void *arg)
 	H_STORE(&h->tid, h_gettid());
 	h->lock_ret = rts_mutex_lock(h->m);
 	H_STORE(&h->held, 1);
-	int64_t give_up = h_now_ns(CLOCK_MONOTONIC) + 20LL * 1000000000;
-	while (!H_LOAD(&h->release) && h_now_ns(CLOCK_MONOTONIC) < give_up)
+	int64_t give_up = clock_ns(CLOCK_MONOTONIC) + 20LL * 1000000000;
+	while (!H_LOAD(&h->release) && clock_ns(CLOCK_MONOTONIC) < give_up)
 		h_sleep_us(500);
 	h->unlock_ret = rts_mutex_unlock(h->m);
 	return NULL;

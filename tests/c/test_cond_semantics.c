@@ -175,7 +175,7 @@ static void timedwait_timeout(int proto, clockid_t clock)
 	CHECK_OK(rts_mutex_lock(&m));
 	struct timespec dl = h_deadline_ms(clock, 50);
 	CHECK_ERR(ETIMEDOUT, rts_cond_timedwait(&c, &m, &dl));
-	CHECK_GE(h_now_ns(clock), h_ts_to_ns(&dl));
+	CHECK_GE(clock_ns(clock), timespec_ns(&dl));
 	CHECK_EQ(mutex_owner(&m), h_gettid());
 	CHECK_ERR(EBUSY, trylock_elsewhere(&m));
 	CHECK_EQ(cond_waiters(&c), 0);
@@ -301,7 +301,7 @@ static void signalled_timedwait(int proto)
 	CHECK_OK(rts_mutex_unlock(&w->m));
 	h_join(t, 3000);
 	CHECK_OK(w->ret);
-	CHECK_LT(h_now_ns(CLOCK_MONOTONIC), h_ts_to_ns(&w->deadline));
+	CHECK_LT(clock_ns(CLOCK_MONOTONIC), timespec_ns(&w->deadline));
 	free(w);
 }
 

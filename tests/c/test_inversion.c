@@ -49,8 +49,8 @@ static void low_hold_until_told(struct shared *s)
 {
 	H_STORE(&s->low_holding, 1);
 	/* Sleep-poll: when the flag is set, low needs the CPU to notice it. */
-	int64_t give_up = h_now_ns(CLOCK_MONOTONIC) + 5LL * 1000000000;
-	while (!H_LOAD(&s->low_release) && h_now_ns(CLOCK_MONOTONIC) < give_up)
+	int64_t give_up = clock_ns(CLOCK_MONOTONIC) + 5LL * 1000000000;
+	while (!H_LOAD(&s->low_release) && clock_ns(CLOCK_MONOTONIC) < give_up)
 		h_sleep_us(200);
 	if (rts_mutex_unlock(&s->m))
 		H_INC(&s->errors);

@@ -448,9 +448,9 @@ static void test_stress(int row)
 		h_thread_start(&tp[i], stress_producer, &wp[i], 0, -1);
 	}
 	for (int i = 0; i < p->producers; i++) {
-		int64_t give_up = h_now_ns(CLOCK_MONOTONIC) + 30000LL * 1000000 * H_SLOW;
+		int64_t give_up = clock_ns(CLOCK_MONOTONIC) + 30000LL * 1000000 * H_SLOW;
 		while (pthread_tryjoin_np(tp[i], NULL) == EBUSY) {
-			CHECK_MSG(h_now_ns(CLOCK_MONOTONIC) < give_up, "producer %d hangs; %d errors, first: %s %s",
+			CHECK_MSG(clock_ns(CLOCK_MONOTONIC) < give_up, "producer %d hangs; %d errors, first: %s %s",
 				  i, atomic_load(&s->errors), atomic_load(&s->first_error_op) ?: "-",
 				  h_errname(atomic_load(&s->first_error)));
 			h_sleep_ms(1);

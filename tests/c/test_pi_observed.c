@@ -38,8 +38,8 @@ struct shared {
 
 static void sleep_until_flag(int *flag)
 {
-	int64_t give_up = h_now_ns(CLOCK_MONOTONIC) + 10LL * 1000000000;
-	while (!H_LOAD(flag) && h_now_ns(CLOCK_MONOTONIC) < give_up)
+	int64_t give_up = clock_ns(CLOCK_MONOTONIC) + 10LL * 1000000000;
+	while (!H_LOAD(flag) && clock_ns(CLOCK_MONOTONIC) < give_up)
 		h_sleep_us(500);
 }
 

@@ -195,9 +195,9 @@ static void run_stress(int row)
 		      &producers[i].thread);
 	}
 
-	int64_t give_up = h_now_ns(CLOCK_MONOTONIC) + 30LL * 1000000000 * H_SLOW;
+	int64_t give_up = clock_ns(CLOCK_MONOTONIC) + 30LL * 1000000000 * H_SLOW;
 	while (atomic_load(&buf.producers_done) < p->producers) {
-		CHECK_MSG(h_now_ns(CLOCK_MONOTONIC) < give_up, "no progress: %d of %d producers done",
+		CHECK_MSG(clock_ns(CLOCK_MONOTONIC) < give_up, "no progress: %d of %d producers done",
 			  atomic_load(&buf.producers_done), p->producers);
 		if (p->idle_helpers) {
 			int i = (int)(next_random(&random) % (uint32_t)p->idle_helpers);

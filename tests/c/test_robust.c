@@ -141,8 +141,8 @@ static void *owner_dies_when_told(void *p)
 	struct blocked *b = p;
 	int ret = rts_mutex_lock(&b->m);
 	H_STORE(&b->owner_locked, ret == 0 ? 1 : -1);
-	int64_t give_up = h_now_ns(CLOCK_MONOTONIC) + 10LL * 1000000000;
-	while (!H_LOAD(&b->owner_release) && h_now_ns(CLOCK_MONOTONIC) < give_up)
+	int64_t give_up = clock_ns(CLOCK_MONOTONIC) + 10LL * 1000000000;
+	while (!H_LOAD(&b->owner_release) && clock_ns(CLOCK_MONOTONIC) < give_up)
 		h_sleep_us(500);
 	return NULL; /* exits holding b->m */
 }
@@ -217,8 +217,8 @@ struct killer {
 static void *kill_when_blocked(void *p)
 {
 	struct killer *k = p;
-	int64_t give_up = h_now_ns(CLOCK_MONOTONIC) + 5LL * 1000000000;
-	while (h_thread_state(k->watch_tid) != 'S' && h_now_ns(CLOCK_MONOTONIC) < give_up)
+	int64_t give_up = clock_ns(CLOCK_MONOTONIC) + 5LL * 1000000000;
+	while (h_thread_state(k->watch_tid) != 'S' && clock_ns(CLOCK_MONOTONIC) < give_up)
 		h_sleep_us(500);
 	h_sleep_ms(5);
 	kill(k->victim, SIGKILL);

@@ -162,7 +162,7 @@ static void *mutex_worker_main(void *arg)
 	uint32_t x = rng_seed(run->seed, w->id);
 	int ops = SCALE(p->ops);
 	for (int i = 0; i < ops; i++) {
-		if ((i & 63) == 0 && h_now_ns(CLOCK_MONOTONIC) > run->deadline_ns) {
+		if ((i & 63) == 0 && clock_ns(CLOCK_MONOTONIC) > run->deadline_ns) {
 			H_STORE(&run->late, 1);
 			return NULL;
 		}
@@ -179,7 +179,7 @@ static void *mutex_worker_main(void *arg)
 		} else if (r < p->pct_trylock + p->pct_timedlock) {
 			uint32_t kind = rng_next(&x) % 4;
 			struct timespec dl = kind == 0 ? h_deadline_ms(CLOCK_MONOTONIC, -1)
-							: h_ts_from_ns(h_now_ns(CLOCK_MONOTONIC) +
+							: ns_timespec(clock_ns(CLOCK_MONOTONIC) +
 								       (int64_t)(kind * 50000));
 			ret = rts_mutex_timedlock(&g->m, &dl);
 			if (ret == ETIMEDOUT) {
@@ -220,7 +220,7 @@ static void run_mutex_once(const struct mutex_params *p, unsigned seed)
 	memset(run.locks, 0, sizeof(struct guarded) * (size_t)p->locks);
 	for (int k = 0; k < p->locks; k++)
 		mutex_init_proto(&run.locks[k].m, p->proto);
-	run.deadline_ns = h_now_ns(CLOCK_MONOTONIC) + 20LL * 1000000000 * H_SLOW;
+	run.deadline_ns = clock_ns(CLOCK_MONOTONIC) + 20LL * 1000000000 * H_SLOW;
 	struct mutex_worker *w = calloc((size_t)p->threads, sizeof(*w));
 	pthread_t *t = calloc((size_t)p->threads, sizeof(*t));
 	CHECK(w != NULL && t != NULL);
@@ -331,11 +331,11 @@ static void *consumer_main(void *arg)
 		}
 		while (q->count == 0 && q->consumed < q->total) {
 			if (p->short_wait_us) {
-				struct timespec dl = h_ts_from_ns(h_now_ns(CLOCK_MONOTONIC) +
+				struct timespec dl = ns_timespec(clock_ns(CLOCK_MONOTONIC) +
 								  p->short_wait_us * 1000LL);
 				ret = rts_cond_timedwait(&q->not_empty, &q->m, &dl);
 				if (ret == ETIMEDOUT &&
-				    h_now_ns(CLOCK_MONOTONIC) < h_ts_to_ns(&q->deadline))
+				    clock_ns(CLOCK_MONOTONIC) < timespec_ns(&q->deadline))
 					ret = 0;
 			} else {
 				ret = rts_cond_timedwait(&q->not_empty, &q->m, &q->deadline);
@@ -430,7 +430,7 @@ static void run_queue_once(const struct queue_params *p, unsigned seed)
 
 static void run_case(int index)
 {
-	int64_t soak_end = soak_s ? h_now_ns(CLOCK_MONOTONIC) +
+	int64_t soak_end = soak_s ? clock_ns(CLOCK_MONOTONIC) +
 					    (int64_t)soak_s * 1000000000 / (N_MUTEX + N_QUEUE)
 				  : 0;
 	unsigned round = 0;
@@ -443,7 +443,7 @@ static void run_case(int index)
 				run_queue_once(&queue_table[index - N_MUTEX], seed);
 		}
 		round++;
-	} while (soak_s && h_now_ns(CLOCK_MONOTONIC) < soak_end);
+	} while (soak_s && clock_ns(CLOCK_MONOTONIC) < soak_end);
 	if (soak_s)
 		printf("  %d soak rounds x %d seeds\n", round, nseeds);
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "measures.h"
+#include "clock_ns.h"
 #include "pinned.h"
+#include "pinned_thread.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -48,12 +50,12 @@ static void *pong_main(void *arg)
 
 static uint64_t round_trip_ns(struct pingpong *pp)
 {
-	uint64_t t0 = cal_now_ns();
+	uint64_t t0 = (uint64_t)clock_ns(CLOCK_MONOTONIC);
 	atomic_store(&pp->turn, PONG);
 	futex_wake(&pp->turn);
 	while (atomic_load(&pp->turn) == PONG)
 		futex_wait(&pp->turn, PONG);
-	return cal_now_ns() - t0;
+	return (uint64_t)clock_ns(CLOCK_MONOTONIC) - t0;
 }
 
 int cal_context_switch(const struct cal_options *o, struct cal_samples *switch_ns,
@@ -61,7 +63,7 @@ int cal_context_switch(const struct cal_options *o, struct cal_samples *switch_n
 {
 	struct pingpong pp = {.turn = PING};
 	pthread_t pong;
-	int err = cal_start_fifo_thread(&pong, pong_main, &pp, o->priority, o->cpu);
+	int err = pinned_thread_start(&pong, pong_main, &pp, o->priority, o->cpu);
 	if (err) {
 		snprintf(why, why_len, "starting the partner thread (SCHED_FIFO %d, CPU %d)", o->priority, o->cpu);
 		return err;

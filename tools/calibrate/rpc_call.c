@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "measures.h"
+#include "clock_ns.h"
 #include "pinned.h"
+#include "pinned_thread.h"
 
 #include <rtsched/rpc.h>
 
@@ -23,8 +25,8 @@ static void *server_main(void *arg)
 		rts_rpc_request_t *req;
 		if ((err = rts_rpc_receive(&rig->server, &req)))
 			break;
-		uint64_t start = cal_now_ns();
-		atomic_store(&rig->service_ns, cal_now_ns() - start); /* zero service: only the clock */
+		uint64_t start = (uint64_t)clock_ns(CLOCK_MONOTONIC);
+		atomic_store(&rig->service_ns, (uint64_t)clock_ns(CLOCK_MONOTONIC) - start); /* zero service: only the clock */
 		err = rts_rpc_reply(&rig->server, req, NULL);
 	}
 	atomic_store(&rig->server_err, err == ESHUTDOWN ? 0 : err);
@@ -38,8 +40,8 @@ static uint64_t cpu_clock_pair_ns(void)
 	if (cal_samples_init(&pairs, 1001))
 		return 0;
 	for (int i = 0; i < 1001; i++) {
-		uint64_t a = cal_thread_cpu_ns();
-		cal_samples_add(&pairs, cal_thread_cpu_ns() - a);
+		uint64_t a = (uint64_t)clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		cal_samples_add(&pairs, (uint64_t)clock_ns(CLOCK_THREAD_CPUTIME_ID) - a);
 	}
 	uint64_t median = cal_samples_median(&pairs);
 	cal_samples_free(&pairs);
@@ -50,11 +52,11 @@ static uint64_t cpu_clock_pair_ns(void)
 static int one_call(struct rpc_rig *rig, uint64_t clock_pair_ns, struct cal_samples *round_trip_ns,
 		    struct cal_samples *client_cpu_ns)
 {
-	uint64_t cpu0 = cal_thread_cpu_ns();
-	uint64_t t0 = cal_now_ns();
+	uint64_t cpu0 = (uint64_t)clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t t0 = (uint64_t)clock_ns(CLOCK_MONOTONIC);
 	int err = rts_rpc_call(&rig->server, NULL, NULL);
-	uint64_t t1 = cal_now_ns();
-	uint64_t cpu1 = cal_thread_cpu_ns();
+	uint64_t t1 = (uint64_t)clock_ns(CLOCK_MONOTONIC);
+	uint64_t cpu1 = (uint64_t)clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (err || !round_trip_ns)
 		return err;
 	uint64_t wall = t1 - t0, service = atomic_load(&rig->service_ns);
@@ -78,7 +80,7 @@ int cal_rpc_call(const struct cal_options *o, struct cal_samples *round_trip_ns,
 		return err;
 	}
 	pthread_t server;
-	if ((err = cal_start_fifo_thread(&server, server_main, &rig, o->priority - 1, o->cpu))) {
+	if ((err = pinned_thread_start(&server, server_main, &rig, o->priority - 1, o->cpu))) {
 		snprintf(why, why_len, "starting the server thread (SCHED_FIFO %d, CPU %d)", o->priority - 1, o->cpu);
 		rts_rpc_server_destroy(&rig.server);
 		return err;

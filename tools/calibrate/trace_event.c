@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "measures.h"
+#include "clock_ns.h"
 #include "pinned.h"
+#include "pinned_thread.h"
 
 #include <rtsched/trace.h>
 
@@ -16,8 +18,8 @@ static uint64_t clock_pair_ns(void)
 	if (cal_samples_init(&pairs, 10001))
 		return 0;
 	for (int i = 0; i < 10001; i++) {
-		uint64_t a = cal_now_ns();
-		cal_samples_add(&pairs, cal_now_ns() - a);
+		uint64_t a = (uint64_t)clock_ns(CLOCK_MONOTONIC);
+		cal_samples_add(&pairs, (uint64_t)clock_ns(CLOCK_MONOTONIC) - a);
 	}
 	uint64_t median = cal_samples_median(&pairs);
 	cal_samples_free(&pairs);
@@ -63,9 +65,9 @@ int cal_trace_event(const struct cal_options *o, struct cal_samples *event_ns, u
 		rts_trace_event(stream, RTS_EV_MARKER, i, 0, 0);
 	cal_pause_ns(20000000); /* drained once */
 	for (uint32_t i = 0; event_ns->n < event_ns->capacity; i++) {
-		uint64_t t0 = cal_now_ns();
+		uint64_t t0 = (uint64_t)clock_ns(CLOCK_MONOTONIC);
 		rts_trace_event(stream, RTS_EV_MARKER, i, 1, 2);
-		uint64_t t = cal_now_ns() - t0;
+		uint64_t t = (uint64_t)clock_ns(CLOCK_MONOTONIC) - t0;
 		cal_samples_add(event_ns, t > pair ? t - pair : 0);
 		if (i % 65536 == 65535)
 			cal_pause_ns(CAL_PAUSE_NS); /* RT throttling */

@@ -5,6 +5,7 @@
 #include "jsonw.h"
 
 #include <unistd.h>
+#include "clock_ns.h"
 
 void lat_view_json(FILE *out, const struct lat_run *run)
 {
@@ -143,7 +144,7 @@ void lat_view_progress(const struct lat_run *run, void *arg)
 		if (m > max_ns)
 			max_ns = m;
 	}
-	fprintf(stderr, "progress %llu %llu %llu\n", (unsigned long long)(lat_now_ns() - run->start_ns),
+	fprintf(stderr, "progress %llu %llu %llu\n", (unsigned long long)((uint64_t)clock_ns(CLOCK_MONOTONIC) - run->start_ns),
 		(unsigned long long)samples, (unsigned long long)max_ns);
 	fflush(stderr);
 }

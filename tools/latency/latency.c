@@ -13,8 +13,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock_ns.h"
 
-#define NSEC_PER_SEC 1000000000ull
 #define THREAD_STACK_SIZE (256u * 1024u)
 
 static atomic_bool stop_requested;
@@ -27,18 +27,6 @@ void lat_request_stop(void)
 static bool stopping(void)
 {
 	return atomic_load_explicit(&stop_requested, memory_order_relaxed);
-}
-
-uint64_t lat_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
-static struct timespec to_timespec(uint64_t ns)
-{
-	return (struct timespec){.tv_sec = (time_t)(ns / NSEC_PER_SEC), .tv_nsec = (long)(ns % NSEC_PER_SEC)};
 }
 
 /* Shared by the threads of one run. */
@@ -137,18 +125,18 @@ ready:
 	if (atomic_load_explicit(&shared.setup_failed, memory_order_relaxed))
 		goto out;
 
-	uint64_t next = lat_now_ns() + t->interval_ns;
+	uint64_t next = (uint64_t)clock_ns(CLOCK_MONOTONIC) + t->interval_ns;
 	while (!stopping()) {
 		if (shared.end_ns && next > shared.end_ns)
 			break;
-		struct timespec ts = to_timespec(next);
+		struct timespec ts = ns_timespec((int64_t)next);
 		e = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 		if (e && e != EINTR) {
 			t->error = e;
 			t->error_what = "clock_nanosleep";
 			break;
 		}
-		uint64_t now = lat_now_ns();
+		uint64_t now = (uint64_t)clock_ns(CLOCK_MONOTONIC);
 		if (e == EINTR && now < next)
 			continue;
 		uint64_t latency = now - next;
@@ -237,7 +225,7 @@ int lat_run(const struct lat_options *opts, struct lat_run *run,
 		struct timespec pause = {.tv_nsec = 200000};
 		nanosleep(&pause, NULL);
 	}
-	run->start_ns = lat_now_ns();
+	run->start_ns = (uint64_t)clock_ns(CLOCK_MONOTONIC);
 	if (opts->duration_s > 0)
 		shared.end_ns = run->start_ns + (uint64_t)(opts->duration_s * 1e9);
 	atomic_store(&shared.go, true);
@@ -258,17 +246,17 @@ int lat_run(const struct lat_options *opts, struct lat_run *run,
 		if (progress && !atomic_load(&shared.setup_failed))
 			progress(run, arg);
 		wake += period_ns;
-		uint64_t now = lat_now_ns();
+		uint64_t now = (uint64_t)clock_ns(CLOCK_MONOTONIC);
 		if (wake < now)
 			wake = now + period_ns;
 		if (shared.end_ns && wake > shared.end_ns + period_ns)
 			wake = shared.end_ns + period_ns;
-		struct timespec ts = to_timespec(wake);
+		struct timespec ts = ns_timespec((int64_t)wake);
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL); /* EINTR: a stop request */
 	}
 	for (int i = 0; i < run->nthreads; i++)
 		pthread_join(handles[i], NULL);
-	run->elapsed_ns = lat_now_ns() - run->start_ns;
+	run->elapsed_ns = (uint64_t)clock_ns(CLOCK_MONOTONIC) - run->start_ns;
 	if (run->mlocked)
 		munlockall();
 

@@ -58,6 +58,5 @@ int lat_run(const struct lat_options *opts, struct lat_run *run,
 	    void (*progress)(const struct lat_run *run, void *arg), void *arg);
 void lat_run_free(struct lat_run *run);
 
-uint64_t lat_now_ns(void);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <cpuid.h>
 #include <time.h>
+#include "clock_ns.h"
 
 bool lb_tsc_usable(const char **why_not)
 {
@@ -24,13 +25,6 @@ bool lb_tsc_usable(const char **why_not)
 	return true;
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* A (CLOCK_MONOTONIC ns, TSC) pair read as close together as possible. */
 static void paired_read(int64_t *ns, uint64_t *tsc)
 {
@@ -38,9 +32,9 @@ static void paired_read(int64_t *ns, uint64_t *tsc)
 	*ns = 0;
 	*tsc = 0;
 	for (int i = 0; i < 16; i++) {
-		int64_t before = mono_ns();
+		int64_t before = clock_ns(CLOCK_MONOTONIC);
 		uint64_t t = lb_tsc();
-		int64_t after = mono_ns();
+		int64_t after = clock_ns(CLOCK_MONOTONIC);
 		if (after - before < best_gap) {
 			best_gap = after - before;
 			*ns = before + (after - before) / 2;

@@ -56,6 +56,7 @@
 #include "oncpu.h"
 #include "threads.h"
 #include "tsc.h"
+#include "clock_ns.h"
 
 #define WARMUP_MS        20  /* released before measure_from_ns: not measured */
 #define START_MARGIN_MS  30  /* time to start every thread before the first release */
@@ -189,17 +190,9 @@ struct wl_thread {
 	char msg[200];
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void sleep_until(uint64_t ns)
 {
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
-			       .tv_nsec = (long)(ns % 1000000000u) };
+	struct timespec ts = ns_timespec((int64_t)ns);
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
 }
@@ -361,7 +354,7 @@ static void *task_main(void *arg)
 			if (record)
 				t->jobs++;
 			next += t->task.period_ns;
-			uint64_t now = mono_ns();
+			uint64_t now = (uint64_t)clock_ns(CLOCK_MONOTONIC);
 			while (next < now) { /* a late job: its missed releases are skipped */
 				next += t->task.period_ns;
 				if (record)
@@ -442,7 +435,7 @@ int lb_wl_run(const struct lb_wl_env *env, enum lb_subject s, const struct lb_wl
 		snprintf(skipped, skipped_size, "init failed: %s", strerror(tret));
 		goto out;
 	}
-	r->start_ns = mono_ns() + START_MARGIN_MS * 1000000u;
+	r->start_ns = (uint64_t)clock_ns(CLOCK_MONOTONIC) + START_MARGIN_MS * 1000000u;
 	r->measure_from_ns = r->start_ns + WARMUP_MS * 1000000u;
 	r->end_ns = r->measure_from_ns + (uint64_t)duration_ms * 1000000u;
 	int started = 0;

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock_ns.h"
 
 static atomic_bool stop_requested;
 
@@ -20,13 +21,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	atomic_store(&stop_requested, true);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void sleep_ms(double ms)
@@ -39,9 +33,9 @@ static volatile uint64_t sink;
 
 static uint64_t time_loop(uint64_t n)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = (uint64_t)clock_ns(CLOCK_MONOTONIC);
 	sink = ovh_loop(n);
-	return now_ns() - t0;
+	return (uint64_t)clock_ns(CLOCK_MONOTONIC) - t0;
 }
 
 /*

@@ -9,14 +9,15 @@
 
 #include "body.h"
 #include "busy.h"
+#include "clock_ns.h"
 
 /* Blocking actions wake up this often to notice the end of the run. */
 #define STOP_POLL_NS (100 * 1000 * 1000)
 
 static struct timespec monotonic_in(int64_t ns)
 {
-	int64_t at = run_clock_ns(CLOCK_MONOTONIC) + ns;
-	struct timespec ts = { .tv_sec = at / 1000000000, .tv_nsec = at % 1000000000 };
+	int64_t at = clock_ns(CLOCK_MONOTONIC) + ns;
+	struct timespec ts = ns_timespec(at);
 	return ts;
 }
 

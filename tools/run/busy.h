@@ -4,9 +4,6 @@
 #define RTSCHED_RUN_BUSY_H
 
 #include <stdint.h>
-#include <time.h>
-
-int64_t run_clock_ns(clockid_t clock);
 
 /* Busy until the thread has used `ns` more CPU time: preemption does not shorten it. */
 void run_busy_ns(int64_t ns);

@@ -25,6 +25,7 @@
 #include "body.h"
 #include "cpusets.h"
 #include "spec.h"
+#include "clock_ns.h"
 
 enum exit_code {
 	EXIT_OK = 0,
@@ -69,13 +70,6 @@ static int parse_options(int argc, char **argv, struct options *options)
 	return 0;
 }
 
-static int64_t monotonic_ns(void)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-}
-
 static sigset_t stop_signals(void)
 {
 	sigset_t signals;
@@ -91,10 +85,10 @@ static int wait_for_end(int64_t end_ns)
 {
 	sigset_t signals = stop_signals();
 	for (;;) {
-		int64_t left = end_ns - monotonic_ns();
+		int64_t left = end_ns - clock_ns(CLOCK_MONOTONIC);
 		if (left <= 0)
 			return 0;
-		struct timespec timeout = { .tv_sec = left / 1000000000, .tv_nsec = left % 1000000000 };
+		struct timespec timeout = ns_timespec(left);
 		int signo = sigtimedwait(&signals, NULL, &timeout);
 		if (signo > 0)
 			return signo;
@@ -250,7 +244,7 @@ static int execute(struct run *run, const struct options *options)
 			      sizeof(run->error)) != 0)
 		return EXIT_SETUP_FAILED;
 
-	int64_t t0 = monotonic_ns() + spec->release_delay_ns;
+	int64_t t0 = clock_ns(CLOCK_MONOTONIC) + spec->release_delay_ns;
 	if (run->trace && rts_trace_start(run->trace, t0, spec->duration_ns) != 0)
 		return EXIT_SETUP_FAILED;
 	rts_taskset_release(run->set, t0);

@@ -8,6 +8,7 @@
 
 #include "busy.h"
 #include "servers.h"
+#include "clock_ns.h"
 
 /* Hand-over between run_servers_start and a starting server thread. */
 struct server_start {
@@ -26,10 +27,10 @@ static void serve(struct run_server_state *server)
 		const struct run_call *call = request->arg;
 		rts_trace(server->stream, RTS_EV_RPC_SERVE_START, call->job, call->client,
 			  call->service_ns);
-		int64_t began_ns = run_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		int64_t began_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		run_busy_ns(call->service_ns);
 		rts_trace(server->stream, RTS_EV_RPC_SERVE_END, call->job, call->client,
-			  run_clock_ns(CLOCK_THREAD_CPUTIME_ID) - began_ns);
+			  clock_ns(CLOCK_THREAD_CPUTIME_ID) - began_ns);
 		rts_rpc_reply(&server->rpc, request, NULL);
 	}
 }

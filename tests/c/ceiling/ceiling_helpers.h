@@ -189,8 +189,8 @@ static inline int ev_find(const struct ev_log *log, char who, int what, int res)
  */
 static inline void spin_until(const int *flag)
 {
-	int64_t give_up = h_now_ns(CLOCK_MONOTONIC) + (int64_t)GIVE_UP_MS * H_SLOW * 1000000;
-	while (!H_LOAD(flag) && h_now_ns(CLOCK_MONOTONIC) < give_up)
+	int64_t give_up = clock_ns(CLOCK_MONOTONIC) + (int64_t)GIVE_UP_MS * H_SLOW * 1000000;
+	while (!H_LOAD(flag) && clock_ns(CLOCK_MONOTONIC) < give_up)
 		for (volatile int i = 0; i < 200; i++)
 			;
 }
@@ -198,8 +198,8 @@ static inline void spin_until(const int *flag)
 /* Sleep in 0.5 ms steps until *flag is set (bounded likewise). */
 static inline void sleep_until(const int *flag)
 {
-	int64_t give_up = h_now_ns(CLOCK_MONOTONIC) + (int64_t)GIVE_UP_MS * H_SLOW * 1000000;
-	while (!H_LOAD(flag) && h_now_ns(CLOCK_MONOTONIC) < give_up)
+	int64_t give_up = clock_ns(CLOCK_MONOTONIC) + (int64_t)GIVE_UP_MS * H_SLOW * 1000000;
+	while (!H_LOAD(flag) && clock_ns(CLOCK_MONOTONIC) < give_up)
 		h_sleep_us(500);
 }
 

@@ -106,7 +106,7 @@ static void test_srp_job_next_waits_for_ceiling(void)
 	rts_task_t *lt, *ht;
 	CHECK_OK(rts_task_create(set, &low, low_job, r, &lt));
 	CHECK_OK(rts_task_create(set, &high, high_job, r, &ht));
-	CHECK_OK(rts_taskset_release(set, h_now_ns(CLOCK_MONOTONIC) + 5000000));
+	CHECK_OK(rts_taskset_release(set, clock_ns(CLOCK_MONOTONIC) + 5000000));
 	WAIT_FOR(H_LOAD(&r->low_locked), 2000);
 	pid_t ltid = H_LOAD(&r->low_tid);
 	/* High's release comes while low holds S: high's rts_job_next blocks in the

@@ -26,8 +26,8 @@ struct record {
 
 static void burn_cpu(int64_t ns)
 {
-	int64_t end = h_now_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
-	while (h_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+	int64_t end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
 		;
 }
 
@@ -69,7 +69,7 @@ static struct rts_task_params fifo_params(const char *name, int cpu, int priorit
 
 static int64_t soon(void)
 {
-	return h_now_ns(CLOCK_MONOTONIC) + 20 * MS;
+	return clock_ns(CLOCK_MONOTONIC) + 20 * MS;
 }
 
 static void test_bad_params_are_explained(void)
