@@ -69,10 +69,17 @@ static int64_t next_release(rts_task_t *task)
 	return task->job.release_ns + gap;
 }
 
+/* The calling task's CPU time: its backend's count, or its kernel thread's. */
+static int64_t task_cputime_ns(void)
+{
+	const struct rts_backend *backend = rts_backend();
+	return backend->cputime_ns ? backend->cputime_ns() : rts_thread_cputime_ns();
+}
+
 static void complete_job(rts_task_t *task)
 {
 	int64_t now = rts_monotonic_now_ns();
-	int64_t cpu_ns = rts_thread_cputime_ns() - task->job_cputime_start_ns;
+	int64_t cpu_ns = task_cputime_ns() - task->job_cputime_start_ns;
 	struct rts_task_stats *stats = &task->stats;
 	int64_t response = now - task->job.release_ns;
 	trace(task, now, RTS_EV_COMPLETE, 0, cpu_ns);
@@ -141,7 +148,7 @@ RTS_EXPORT int rts_job_next(rts_task_t *task, struct rts_job *job)
 		task->stats.max_release_latency_ns = start - release;
 	task->in_job = true;
 	rts_budget_arm(task);
-	task->job_cputime_start_ns = rts_thread_cputime_ns();
+	task->job_cputime_start_ns = task_cputime_ns();
 	if (job)
 		*job = task->job;
 	return 0;
@@ -197,10 +204,15 @@ void *rts_task_thread_main(void *arg)
 	if (err)
 		return NULL;
 
+	rts_task_run_jobs(task);
+	return NULL;
+}
+
+void rts_task_run_jobs(rts_task_t *task)
+{
 	wait_for_release(task->set);
 	struct rts_job job;
 	while (rts_job_next(task, &job) == 0)
 		task->job_fn(task, &job, task->job_arg);
 	trace(task, rts_monotonic_now_ns(), RTS_EV_TASK_EXIT, 0, task->stats.jobs_completed);
-	return NULL;
 }

@@ -519,6 +519,18 @@ void rts_trace_set_current_job(uint32_t job)
 	current_job = job;
 }
 
+void rts_trace_thread_state_save(struct rts_trace_thread_state *state)
+{
+	state->stream = current_stream;
+	state->job = current_job;
+}
+
+void rts_trace_thread_state_load(const struct rts_trace_thread_state *state)
+{
+	current_stream = state->stream;
+	current_job = state->job;
+}
+
 void rts_trace_emit_lib(uint16_t type, uint32_t arg0, int64_t arg1)
 {
 	struct rts_trace_stream *s = current_stream;
