@@ -131,7 +131,19 @@ void rts_ult_exit(void)
 	__builtin_trap(); /* an ended ULT is never resumed */
 }
 
-/* The signal: reschedule now (in a ULT) or at the next look (in the scheduler). */
+/* A preemption that had to wait for the end of a trace record (internal/trace.h). */
+static void preempt_after_record(void)
+{
+	struct rts_ult_worker *w = rts_ult_worker_self();
+	if (w && w->current && !atomic_load_explicit(&w->in_scheduler, memory_order_relaxed))
+		switch_out(RTS_ULT_PREEMPTED, 0);
+}
+
+/*
+ * The signal: reschedule now (in a ULT), or at the next look (in the
+ * scheduler), or when the ULT's trace record is done (its scheduler records
+ * into the same stream).
+ */
 static void on_ult_signal(int signo)
 {
 	(void)signo;
@@ -141,6 +153,10 @@ static void on_ult_signal(int signo)
 	atomic_fetch_add_explicit(&w->wake_word, 1, memory_order_relaxed);
 	if (atomic_load_explicit(&w->in_scheduler, memory_order_relaxed)) {
 		atomic_store_explicit(&w->resched_pending, 1, memory_order_relaxed);
+		return;
+	}
+	if (rts_trace_in_record) {
+		rts_trace_after_record = preempt_after_record;
 		return;
 	}
 	switch_out(RTS_ULT_PREEMPTED, 0);
