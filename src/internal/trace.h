@@ -3,7 +3,6 @@
 #ifndef RTS_INTERNAL_TRACE_H
 #define RTS_INTERNAL_TRACE_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,18 +59,6 @@ struct rts_trace_thread_state {
 };
 void rts_trace_thread_state_save(struct rts_trace_thread_state *state);
 void rts_trace_thread_state_load(const struct rts_trace_thread_state *state);
-
-/*
- * A record is one step of a stream's single producer. A user-level
- * scheduler records into a thread's stream while that thread is switched
- * out (the ult backend's PREEMPT), so it must never switch the thread out in
- * the middle of a record: rts_trace_in_record is nonzero while the calling
- * thread records, and a scheduler's signal handler that finds it set leaves
- * its work in rts_trace_after_record, which the record runs (once) when it
- * is done.
- */
-extern __thread volatile sig_atomic_t rts_trace_in_record __attribute__((tls_model("initial-exec")));
-extern __thread void (*volatile rts_trace_after_record)(void) __attribute__((tls_model("initial-exec")));
 
 /* The name of an event type ("RELEASE", ...) or NULL if not one of rtsched's. */
 const char *rts_trace_type_name(uint16_t type);

@@ -37,6 +37,7 @@
 
 #include <rtsched/trace.h>
 
+#include "internal/no_switch.h"
 #include "internal/backend.h"
 #include "internal/export.h"
 #include "internal/tid.h"
@@ -468,17 +469,6 @@ static inline __attribute__((always_inline)) int64_t now_ns(void)
 	return rts_timespec_to_ns(&ts);
 }
 
-__thread volatile sig_atomic_t rts_trace_in_record __attribute__((tls_model("initial-exec")));
-__thread void (*volatile rts_trace_after_record)(void) __attribute__((tls_model("initial-exec")));
-
-static __attribute__((noinline)) void run_after_record(void)
-{
-	void (*after)(void) = rts_trace_after_record;
-	rts_trace_after_record = NULL;
-	if (after)
-		after();
-}
-
 /* stamp_now: the time is now, read after the slot is reserved so that a
  * dropped event does not pay for the clock; otherwise time_ns. */
 static inline __attribute__((always_inline)) void record(struct rts_trace_stream *s,
@@ -486,8 +476,7 @@ static inline __attribute__((always_inline)) void record(struct rts_trace_stream
 							 uint16_t type, uint32_t job, uint32_t arg0,
 							 int64_t arg1)
 {
-	rts_trace_in_record = 1; /* internal/trace.h: no user-level switch from here */
-	atomic_signal_fence(memory_order_seq_cst);
+	rts_no_switch_enter(); /* one producer step (internal/no_switch.h) */
 	struct rts_trace_event_rec *ev = rts_ring_reserve(&s->ring);
 	if (rts_likely(ev)) { /* else full: counted in ring.lost */
 		ev->time_ns = stamp_now ? now_ns() : time_ns;
@@ -501,10 +490,7 @@ static inline __attribute__((always_inline)) void record(struct rts_trace_stream
 			rts_trace_marker_write(s, ev);
 		rts_ring_publish(&s->ring);
 	}
-	atomic_signal_fence(memory_order_seq_cst);
-	rts_trace_in_record = 0;
-	if (rts_unlikely(rts_trace_after_record != NULL))
-		run_after_record();
+	rts_no_switch_exit();
 }
 
 RTS_EXPORT void rts_trace_event(struct rts_trace_stream *stream, uint16_t type, uint32_t job,

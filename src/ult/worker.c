@@ -27,6 +27,7 @@
 #include <rtsched/trace.h>
 
 #include "internal/backend.h"
+#include "internal/no_switch.h"
 #include "internal/task.h"
 #include "internal/timespec.h"
 #include "internal/ult.h"
@@ -131,8 +132,8 @@ void rts_ult_exit(void)
 	__builtin_trap(); /* an ended ULT is never resumed */
 }
 
-/* A preemption that had to wait for the end of a trace record (internal/trace.h). */
-static void preempt_after_record(void)
+/* A preemption that had to wait for the end of a section (internal/no_switch.h). */
+static void preempt_after_section(void)
 {
 	struct rts_ult_worker *w = rts_ult_worker_self();
 	if (w && w->current && !atomic_load_explicit(&w->in_scheduler, memory_order_relaxed))
@@ -141,8 +142,8 @@ static void preempt_after_record(void)
 
 /*
  * The signal: reschedule now (in a ULT), or at the next look (in the
- * scheduler), or when the ULT's trace record is done (its scheduler records
- * into the same stream).
+ * scheduler), or when the ULT leaves a section it must not be switched out
+ * of (internal/no_switch.h).
  */
 static void on_ult_signal(int signo)
 {
@@ -155,8 +156,8 @@ static void on_ult_signal(int signo)
 		atomic_store_explicit(&w->resched_pending, 1, memory_order_relaxed);
 		return;
 	}
-	if (rts_trace_in_record) {
-		rts_trace_after_record = preempt_after_record;
+	if (rts_no_switch_depth) {
+		rts_no_switch_deferred = preempt_after_section;
 		return;
 	}
 	switch_out(RTS_ULT_PREEMPTED, 0);
@@ -273,11 +274,12 @@ static void schedule_loop(struct rts_ult_worker *w)
 	for (;;) {
 		uint32_t seen = atomic_load_explicit(&w->wake_word, memory_order_acquire);
 		atomic_store_explicit(&w->resched_pending, 0, memory_order_relaxed);
+		pthread_mutex_lock(&c->lock);
+		/* Read under the lock: the events two workers record for one ULT
+		 * (PREEMPT here, MIGRATE and RESUME there) are in time order. */
 		int64_t now = now_ns();
 		if (prev)
 			prev->run_ns += now - prev->switched_in_ns;
-
-		pthread_mutex_lock(&c->lock);
 		w->kicked = false;
 		struct rts_ult *finished = prev && prev->request == RTS_ULT_EXIT ? prev : NULL;
 		if (prev)
@@ -285,7 +287,7 @@ static void schedule_loop(struct rts_ult_worker *w)
 		w->current = NULL;
 		rts_ult_release_due(c, now);
 		struct rts_ult *next = rts_ult_ready_pop(c);
-		if (prev && prev->request == RTS_ULT_PREEMPTED && next != prev) {
+		if (prev && prev->request == RTS_ULT_PREEMPTED && next != prev && prev->task->in_job) {
 			trace_ult(prev, now, RTS_EV_PREEMPT, (uint32_t)w->cpu, 0); /* before another worker may resume it */
 			prev->preempted = true;
 		}
@@ -304,8 +306,9 @@ static void schedule_loop(struct rts_ult_worker *w)
 		}
 		prev = NULL;
 		if (next) {
-			trace_switch_in(w, next, now);
-			next->switched_in_ns = now;
+			int64_t in_ns = now_ns(); /* after prev's PREEMPT, stamped under the lock */
+			trace_switch_in(w, next, in_ns);
+			next->switched_in_ns = in_ns;
 			rts_trace_thread_state_load(&next->trace);
 			rts_ult_context_switch(&w->sched_context, &next->context);
 			rts_trace_thread_state_load(&no_trace);

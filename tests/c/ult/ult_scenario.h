@@ -20,23 +20,26 @@
 #include "internal/trace_format.h"
 
 #define MS (1000 * 1000LL)
-#define SC_MAX_TASKS 8
-#define SC_MAX_EVENTS 8192
+#define SC_MAX_TASKS 16
+#define SC_MAX_EVENTS 65536
 
 struct sc_task {
 	const char *name;
 	int cpu;             /* -1: no affinity given */
 	int64_t offset_ms, period_ms, deadline_ms, busy_us;
-	int jobs;
+	int jobs;            /* 0: until the set is stopped */
 	int priority;        /* FP forms: the SCHED_FIFO priority */
+	int64_t sporadic_extra_us; /* > 0: sporadic, gaps of period + [0, this] */
 	/* Filled by the run. */
 	atomic_uint cpus_seen; /* bit per CPU a job body ran on */
+	atomic_int jobs_run;
 	struct rts_task_stats stats;
 };
 
 struct sc_event {
 	struct rts_trace_event_rec rec;
-	int task; /* its stream: the task's index */
+	int task;     /* its stream: the task's index */
+	uint32_t seq; /* its place in the file: a stream's events are in recording order */
 };
 
 struct sc_run {
@@ -59,6 +62,7 @@ static void sc_job(rts_task_t *task, const struct rts_job *job, void *arg)
 	if (cpu >= 0 && cpu < 32)
 		atomic_fetch_or(&t->cpus_seen, 1u << cpu);
 	sc_busy_wall_us(t->busy_us);
+	atomic_fetch_add(&t->jobs_run, 1);
 }
 
 static int sc_by_time(const void *a, const void *b)
@@ -66,7 +70,7 @@ static int sc_by_time(const void *a, const void *b)
 	const struct sc_event *x = a, *y = b;
 	if (x->rec.time_ns != y->rec.time_ns)
 		return x->rec.time_ns < y->rec.time_ns ? -1 : 1;
-	return x < y ? -1 : x > y; /* equal times: file order (each stream's own order) */
+	return x->seq < y->seq ? -1 : x->seq > y->seq; /* equal times: file order */
 }
 
 static void sc_read(const char *path, struct sc_run *run)
@@ -87,6 +91,7 @@ static void sc_read(const char *path, struct sc_run *run)
 		for (uint32_t i = 0; i < ch.n_events; i++, run->n++) {
 			CHECK_EQ(fread(&run->ev[run->n].rec, sizeof(run->ev[0].rec), 1, f), 1);
 			run->ev[run->n].task = (int)ch.stream_id;
+			run->ev[run->n].seq = (uint32_t)run->n;
 		}
 	}
 	fclose(f);
@@ -111,9 +116,11 @@ static void sc_dump(const struct sc_run *run, const struct sc_task *tasks)
 
 /*
  * Run tasks[0..n) on backend `form`; skips without real-time privilege.
- * Returns when every task has done its jobs; run holds the trace.
+ * Returns when every task has done its jobs (stop_after_ms > 0: when the set,
+ * stopped that long after its release, has ended); run holds the trace.
  */
-static void sc_run_set(const char *form, struct sc_task *tasks, int n, struct sc_run *run)
+static void sc_run_set_until(const char *form, struct sc_task *tasks, int n, int64_t stop_after_ms,
+			     struct sc_run *run)
 {
 	char path[256];
 	const char *dir = getenv("TMPDIR");
@@ -136,7 +143,9 @@ static void sc_run_set(const char *form, struct sc_task *tasks, int n, struct sc
 			CPU_SET(t->cpu, &cpus[i]);
 		struct rts_task_params p = {
 			.name = t->name,
-			.kind = RTS_TASK_PERIODIC,
+			.kind = t->sporadic_extra_us ? RTS_TASK_SPORADIC : RTS_TASK_PERIODIC,
+			.sporadic_max_extra_ns = t->sporadic_extra_us * 1000,
+			.seed = (uint64_t)i + 1,
 			.period_ns = t->period_ms * MS,
 			.deadline_ns = t->deadline_ms * MS,
 			.offset_ns = t->offset_ms * MS,
@@ -154,6 +163,10 @@ static void sc_run_set(const char *form, struct sc_task *tasks, int n, struct sc
 	int64_t t0 = h_now_ns(CLOCK_MONOTONIC) + 20 * MS;
 	CHECK_OK(rts_trace_start(trace, t0, 0));
 	CHECK_OK(rts_taskset_release(set, t0));
+	if (stop_after_ms > 0) {
+		h_sleep_ms(20 + stop_after_ms);
+		CHECK_OK(rts_taskset_stop(set));
+	}
 	CHECK_OK(rts_taskset_join(set));
 	for (int i = 0; i < n; i++)
 		CHECK_OK(rts_task_stats(made[i], &tasks[i].stats));
@@ -163,6 +176,11 @@ static void sc_run_set(const char *form, struct sc_task *tasks, int n, struct sc
 	unlink(path);
 	if (h_verbose())
 		sc_dump(run, tasks);
+}
+
+__attribute__((unused)) static void sc_run_set(const char *form, struct sc_task *tasks, int n, struct sc_run *run)
+{
+	sc_run_set_until(form, tasks, n, 0, run);
 }
 
 /* Index of the first event at or after `from` of task with type (job 0: any); -1 if none. */
@@ -184,7 +202,7 @@ static size_t sc_count(const struct sc_run *run, int task, uint16_t type)
 }
 
 /* Index of an event that must be there. */
-static size_t sc_must_find(const struct sc_run *run, const struct sc_task *tasks, size_t from,
+__attribute__((unused)) static size_t sc_must_find(const struct sc_run *run, const struct sc_task *tasks, size_t from,
 			   int task, uint16_t type, uint32_t job)
 {
 	ssize_t i = sc_find(run, from, task, type, job);
