@@ -14,6 +14,12 @@
  *    already due: the worker's scheduler files it, releases it, chooses it
  *    and switches back. One decision and two switches; the figure is per
  *    call (per decision).
+ *  - release latency: one periodic task (`--period-us`, `--jobs`) on the
+ *    CPU under the threads backend (SCHED_FIFO 80, its own kernel thread,
+ *    clock_nanosleep) and under ult:pedf (release timer, signal, the idle
+ *    worker's futex wait ends, the scheduler switches to it), in `--reps`
+ *    alternating rounds: the median of the rounds' mean job start - nominal
+ *    release, the maximum over all rounds, and their ratios.
  *
  * Each is measured `--reps` times; the median per switch is reported, with
  * ratios to the kernel switch. Exit status 0 measured, 1 a measurement
@@ -42,6 +48,8 @@
 struct options {
 	long switches;
 	int reps;
+	long period_us;
+	long jobs;
 	int cpu;
 	bool json;
 };
@@ -237,16 +245,69 @@ static int measure_ult_schedule(const struct options *o, double *ns, char *why, 
 	return err ? err : r.err;
 }
 
+/* ---- release latency: threads backend against ult:pedf ---- */
+
+struct latency_run {
+	long jobs_seen;
+	double sum_ns;
+	int64_t max_ns;
+};
+
+static void latency_job(rts_task_t *task, const struct rts_job *job, void *arg)
+{
+	(void)task;
+	struct latency_run *r = arg;
+	int64_t latency = job->start_ns - job->release_ns;
+	if (job->number > 1) { /* the first release is the synchronous one: warm-up */
+		r->jobs_seen++;
+		r->sum_ns += (double)latency;
+		if (latency > r->max_ns)
+			r->max_ns = latency;
+	}
+}
+
+static int measure_release(const struct options *o, const char *backend, struct latency_run *r,
+			   char *why, size_t why_len)
+{
+	memset(r, 0, sizeof(*r));
+	rts_taskset_t *set;
+	int err = rts_taskset_create(&set, NULL);
+	if (err)
+		return err;
+	cpu_set_t cpus;
+	CPU_ZERO(&cpus);
+	CPU_SET(o->cpu, &cpus);
+	const struct rts_task_params p = {.name = "latency", .kind = RTS_TASK_PERIODIC,
+					  .period_ns = o->period_us * 1000,
+					  .deadline_ns = o->period_us * 1000,
+					  .max_jobs = (uint32_t)o->jobs + 1, .policy = RTS_POLICY_FIFO,
+					  .priority = 80, .cpus = &cpus};
+	err = rts_taskset_set_backend(set, backend);
+	if (!err)
+		err = rts_task_create(set, &p, latency_job, r, NULL);
+	if (!err)
+		err = rts_taskset_release(set, mono_ns() + 2000000);
+	if (!err)
+		err = rts_taskset_join(set);
+	if (err)
+		snprintf(why, why_len, "%s", rts_taskset_error(set));
+	rts_taskset_destroy(set);
+	return err;
+}
+
 /* ---- the command ---- */
 
 static int usage(const char *arg)
 {
 	if (arg)
 		fprintf(stderr, "rtsched-ult-switch: bad argument \"%s\"\n", arg);
-	fprintf(stderr, "usage: rtsched-ult-switch [--switches N] [--reps N] [--cpu N] [--json]\n"
+	fprintf(stderr, "usage: rtsched-ult-switch [--switches N] [--reps N] [--cpu N]\n"
+			"                          [--period-us N] [--jobs N] [--json]\n"
 			"  --switches N  switches per measurement (default 200000, at least 2)\n"
 			"  --reps N      measurements of each kind, the median kept (default 7, 1..%d)\n"
-			"  --cpu N       the CPU (default: the last one this process may use)\n",
+			"  --cpu N       the CPU (default: the last one this process may use)\n"
+			"  --period-us N release latency: the task's period (default 2000, >= 200)\n"
+			"  --jobs N      release latency: jobs per run and backend (default 200)\n",
 		MAX_REPS);
 	return 2;
 }
@@ -266,7 +327,8 @@ static int parse(int argc, char **argv, struct options *o)
 {
 	cpu_set_t set;
 	sched_getaffinity(0, sizeof(set), &set);
-	*o = (struct options){.switches = 200000, .reps = 7, .cpu = -1};
+	*o = (struct options){.switches = 200000, .reps = 7, .cpu = -1, .period_us = 2000,
+			      .jobs = 200};
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
 		if (CPU_ISSET(cpu, &set))
 			o->cpu = cpu;
@@ -277,6 +339,12 @@ static int parse(int argc, char **argv, struct options *o)
 		else if (strcmp(argv[i], "--switches") == 0 && i + 1 < argc &&
 			 parse_long(argv[i + 1], 2, 1000000000, &v))
 			o->switches = v, i++;
+		else if (strcmp(argv[i], "--period-us") == 0 && i + 1 < argc &&
+			 parse_long(argv[i + 1], 200, 1000000, &v))
+			o->period_us = v, i++;
+		else if (strcmp(argv[i], "--jobs") == 0 && i + 1 < argc &&
+			 parse_long(argv[i + 1], 1, 1000000, &v))
+			o->jobs = v, i++;
 		else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc &&
 			 parse_long(argv[i + 1], 1, MAX_REPS, &v))
 			o->reps = (int)v, i++;
@@ -315,11 +383,36 @@ int main(int argc, char **argv)
 		}
 	}
 	double k = median(kernel, o.reps), s = median(sw, o.reps), d = median(sched, o.reps);
+	struct latency_run threads = {0}, ult = {0};
+	double threads_means[MAX_REPS], ult_means[MAX_REPS];
+	for (int r = 0; r < o.reps; r++) {
+		struct latency_run t, u;
+		int err = measure_release(&o, "threads", &t, why, sizeof(why));
+		if (!err)
+			err = measure_release(&o, "ult:pedf", &u, why, sizeof(why));
+		if (err || !t.jobs_seen || !u.jobs_seen) {
+			fprintf(stderr, "rtsched-ult-switch: the release latency run failed: %s: %s\n",
+				strerror(err ? err : EIO), *why ? why : "no job measured");
+			return 1;
+		}
+		threads_means[r] = t.sum_ns / (double)t.jobs_seen;
+		ult_means[r] = u.sum_ns / (double)u.jobs_seen;
+		threads.max_ns = t.max_ns > threads.max_ns ? t.max_ns : threads.max_ns;
+		ult.max_ns = u.max_ns > ult.max_ns ? u.max_ns : ult.max_ns;
+	}
+	double threads_mean = median(threads_means, o.reps);
+	double ult_mean = median(ult_means, o.reps);
 	if (o.json) {
 		printf("{\"cpu\": %d, \"switches\": %ld, \"reps\": %d, \"kernel_switch_ns\": %.1f, "
 		       "\"ult_switch_ns\": %.2f, \"ult_schedule_ns\": %.1f, "
-		       "\"ult_switch_ratio\": %.4f, \"ult_schedule_ratio\": %.4f}\n",
-		       o.cpu, o.switches, o.reps, k, s, d, s / k, d / k);
+		       "\"ult_switch_ratio\": %.4f, \"ult_schedule_ratio\": %.4f, "
+		       "\"period_us\": %ld, \"jobs\": %ld, "
+		       "\"threads_release_mean_ns\": %.0f, \"threads_release_max_ns\": %lld, "
+		       "\"ult_release_mean_ns\": %.0f, \"ult_release_max_ns\": %lld, "
+		       "\"ult_release_mean_ratio\": %.3f, \"ult_release_max_ratio\": %.3f}\n",
+		       o.cpu, o.switches, o.reps, k, s, d, s / k, d / k, o.period_us, o.jobs,
+		       threads_mean, (long long)threads.max_ns, ult_mean, (long long)ult.max_ns,
+		       ult_mean / threads_mean, (double)ult.max_ns / (double)threads.max_ns);
 		return 0;
 	}
 	printf("ult backend switch costs, CPU %d, %ld switches x %d runs (median)\n", o.cpu,
@@ -329,5 +422,13 @@ int main(int argc, char **argv)
 	       s, s / k);
 	printf("  %-44s %9.1f ns  %.3fx  (target <= 0.5x)\n",
 	       "ult: scheduling decision + 2 switches", d, d / k);
+	printf("release latency (job start - nominal release), period %ld us, %ld jobs x %d "
+	       "alternating runs (median of means; max of all)\n",
+	       o.period_us, o.jobs, o.reps);
+	printf("  %-44s %9.0f ns mean %9lld ns max  1.000x\n", "threads backend (SCHED_FIFO 80)",
+	       threads_mean, (long long)threads.max_ns);
+	printf("  %-44s %9.0f ns mean %9lld ns max  %.3fx mean, %.3fx max  (target <= 1.2x)\n",
+	       "ult:pedf (timer, signal, futex, switch)", ult_mean, (long long)ult.max_ns,
+	       ult_mean / threads_mean, (double)ult.max_ns / (double)threads.max_ns);
 	return 0;
 }
