@@ -90,9 +90,13 @@ typedef void (*rts_job_fn)(rts_task_t *task, const struct rts_job *job, void *ar
 int rts_taskset_create(rts_taskset_t **set, struct rts_trace *trace);
 /*
  * The execution backend that runs the set's tasks, by name: "threads" (the
- * default: each task a kernel thread under SCHED_FIFO or SCHED_DEADLINE).
- * Before the first rts_task_create: EBUSY after it; ENOENT for a name no
- * backend has; EINVAL for NULL.
+ * default: each task a kernel thread under SCHED_FIFO or SCHED_DEADLINE), or
+ * "ult" and its forms "ult:gedf", "ult:pedf", "ult:cedf:C", "ult:gfp",
+ * "ult:pfp", "ult:cfp:C" (tasks as user-level threads scheduled by the
+ * library on pinned SCHED_FIFO workers, docs/ult.md). Before the first
+ * rts_task_create: EBUSY after it; ENOENT for a name no backend has; EINVAL
+ * for NULL or an ult form that is wrong or does not fit the CPUs (explained
+ * by rts_taskset_error; the set then has the threads backend).
  */
 int rts_taskset_set_backend(rts_taskset_t *set, const char *name);
 /*

@@ -72,7 +72,11 @@ enum rts_trace_event_type {
 	RTS_EV_RPC_SERVE_START = 20, /* arg0: client task; arg1: requested service (ns) */
 	RTS_EV_RPC_SERVE_END = 21,   /* arg0: client task; arg1: CPU time served (ns) */
 	RTS_EV_RPC_REPLY = 22,       /* arg0: server; the client has its reply */
-	RTS_EV_RESERVED_FIRST = 23,
+	/* The ult backend, which sees every switch (docs/ult.md): */
+	RTS_EV_PREEMPT = 23,         /* arg0: CPU it leaves; another job takes the CPU */
+	RTS_EV_RESUME = 24,          /* arg0: CPU it resumes on, after a PREEMPT */
+	RTS_EV_MIGRATE = 25,         /* arg0: CPU it last ran on; arg1: CPU it runs on now */
+	RTS_EV_RESERVED_FIRST = 26,
 	RTS_EV_USER_FIRST = 64,
 };
 

@@ -88,6 +88,26 @@ struct rts_backend {
 	void (*job_released)(void);
 	void (*job_completed)(void);
 
+	/*
+	 * How tasks run, for a backend that does not make a kernel thread per
+	 * task (all NULL for the threads backend):
+	 *  - configure: the backend is chosen for `set` under `name` (its full
+	 *    name, options included, "ult:cedf:2"); it makes set->backend_state
+	 *    or says in `why` what is wrong with the name.
+	 *  - task_start: run the task, validated and with its trace stream, the
+	 *    backend's way; the task's body is rts_task_run_jobs(task).
+	 *  - task_join: return once the task ended; while the set stops, end its
+	 *    release sleeps (interrupt).
+	 *  - set_destroy: every task has been joined; free set->backend_state.
+	 *  - cputime_ns: the calling task's CPU time (NULL: the kernel thread's
+	 *    CLOCK_THREAD_CPUTIME_ID), for the job's CPU time in COMPLETE.
+	 */
+	int (*configure)(rts_taskset_t *set, const char *name, char *why, size_t why_len);
+	int (*task_start)(rts_task_t *task, char *why, size_t why_len);
+	void (*task_join)(rts_task_t *task);
+	void (*set_destroy)(rts_taskset_t *set);
+	int64_t (*cputime_ns)(void);
+
 	/* The calling task's identity (see above). */
 	uint32_t (*self_id)(void);
 	/* Whether task `id` exists. */
@@ -102,6 +122,7 @@ struct rts_backend {
 };
 
 extern const struct rts_backend rts_backend_threads;
+extern const struct rts_backend rts_backend_ult; /* ult/backend_ult.c, docs/ult.md */
 
 /* The calling thread's backend; NULL means the threads backend (internal/backend.h). */
 extern __thread const struct rts_backend *rts_backend_of_thread __attribute__((tls_model("initial-exec")));
@@ -137,7 +158,8 @@ static inline int rts_task_queue_priority(uint32_t id)
 	}
 }
 
-/* The backend called `name` ("threads"), or NULL. */
+/* The backend called `name` ("threads", "ult"), or whose name `name` starts
+ * with, followed by ':' and its options ("ult:pedf"); NULL if none. */
 const struct rts_backend *rts_backend_by_name(const char *name);
 
 /*

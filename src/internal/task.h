@@ -63,6 +63,7 @@ struct rts_task {
 struct rts_taskset {
 	struct rts_trace *trace;
 	const struct rts_backend *backend; /* NULL: the threads backend */
+	void *backend_state;               /* the backend's (configure / set_destroy) */
 	rts_task_t **tasks;
 	size_t n_tasks;
 	size_t capacity;
@@ -87,6 +88,9 @@ rts_taskset_set_error(rts_taskset_t *set, const char *format, ...)
 
 /* Thread body of a task made by rts_task_create. */
 void *rts_task_thread_main(void *task);
+/* The task's life after its set-up: wait for the release, run its jobs, trace
+ * its exit. rts_task_thread_main's end, and a backend's task_start's body. */
+void rts_task_run_jobs(rts_task_t *task);
 
 /* Budget overruns: the CPU-time timer and SCHED_FLAG_DL_OVERRUN both raise SIGXCPU. */
 int rts_budget_install_handler(void);

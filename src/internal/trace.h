@@ -48,6 +48,18 @@ void rts_trace_marker_write(const struct rts_trace_stream *stream,
 void rts_trace_emit_lib(uint16_t type, uint32_t arg0, int64_t arg1);
 void rts_trace_set_current_job(uint32_t job);
 
+/*
+ * The calling thread's current stream and job, as one value: a user-level
+ * thread carries it from one kernel thread to the next (the ult backend
+ * saves it when the thread switches out and loads it where it resumes).
+ */
+struct rts_trace_thread_state {
+	struct rts_trace_stream *stream;
+	uint32_t job;
+};
+void rts_trace_thread_state_save(struct rts_trace_thread_state *state);
+void rts_trace_thread_state_load(const struct rts_trace_thread_state *state);
+
 /* The name of an event type ("RELEASE", ...) or NULL if not one of rtsched's. */
 const char *rts_trace_type_name(uint16_t type);
 

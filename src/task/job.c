@@ -22,6 +22,7 @@
 #include "internal/export.h"
 #include "internal/backend.h"
 #include "internal/ceiling_mutex.h"
+#include "internal/no_switch.h"
 #include "internal/trace.h"
 #include "internal/task.h"
 #include "internal/wake_signal.h"
@@ -69,13 +70,24 @@ static int64_t next_release(rts_task_t *task)
 	return task->job.release_ns + gap;
 }
 
+/* The calling task's CPU time: its backend's count, or its kernel thread's. */
+static int64_t task_cputime_ns(void)
+{
+	const struct rts_backend *backend = rts_backend();
+	return backend->cputime_ns ? backend->cputime_ns() : rts_thread_cputime_ns();
+}
+
 static void complete_job(rts_task_t *task)
 {
+	/* The completion time, COMPLETE and the end of in_job at once (internal/no_switch.h). */
+	rts_no_switch_enter();
 	int64_t now = rts_monotonic_now_ns();
-	int64_t cpu_ns = rts_thread_cputime_ns() - task->job_cputime_start_ns;
+	int64_t cpu_ns = task_cputime_ns() - task->job_cputime_start_ns;
+	trace(task, now, RTS_EV_COMPLETE, 0, cpu_ns);
+	task->in_job = false;
+	rts_no_switch_exit();
 	struct rts_task_stats *stats = &task->stats;
 	int64_t response = now - task->job.release_ns;
-	trace(task, now, RTS_EV_COMPLETE, 0, cpu_ns);
 	stats->jobs_completed++;
 	if (response > stats->max_response_ns)
 		stats->max_response_ns = response;
@@ -90,7 +102,6 @@ static void complete_job(rts_task_t *task)
 		trace(task, now, RTS_EV_BUDGET_OVERRUN, 0, task->params.budget_ns);
 		stats->budget_overruns++;
 	}
-	task->in_job = false;
 	if (rts_backend()->job_completed)
 		rts_backend()->job_completed();
 }
@@ -130,18 +141,22 @@ RTS_EXPORT int rts_job_next(rts_task_t *task, struct rts_job *job)
 	if (rts_backend()->job_released)
 		rts_backend()->job_released();
 	rts_ceiling_job_start(); /* SRP, IPCP, MPCP, FMLP+: may wait for a holder on this CPU */
+	/* The start time, START and in_job at once (internal/no_switch.h): a
+	 * user-level scheduler traces a PREEMPT only inside a job, after START. */
+	rts_no_switch_enter();
 	int64_t start = rts_monotonic_now_ns();
+	task->job_cputime_start_ns = task_cputime_ns();
 	task->job.number++;
 	task->job.release_ns = release;
 	task->job.deadline_ns = release + task->params.deadline_ns;
 	task->job.start_ns = start;
 	trace(task, release, RTS_EV_RELEASE, 0, task->job.deadline_ns);
 	trace(task, start, RTS_EV_START, 0, 0);
+	task->in_job = true;
+	rts_no_switch_exit();
 	if (start - release > task->stats.max_release_latency_ns)
 		task->stats.max_release_latency_ns = start - release;
-	task->in_job = true;
 	rts_budget_arm(task);
-	task->job_cputime_start_ns = rts_thread_cputime_ns();
 	if (job)
 		*job = task->job;
 	return 0;
@@ -197,10 +212,15 @@ void *rts_task_thread_main(void *arg)
 	if (err)
 		return NULL;
 
+	rts_task_run_jobs(task);
+	return NULL;
+}
+
+void rts_task_run_jobs(rts_task_t *task)
+{
 	wait_for_release(task->set);
 	struct rts_job job;
 	while (rts_job_next(task, &job) == 0)
 		task->job_fn(task, &job, task->job_arg);
 	trace(task, rts_monotonic_now_ns(), RTS_EV_TASK_EXIT, 0, task->stats.jobs_completed);
-	return NULL;
 }

@@ -41,13 +41,26 @@ RTS_EXPORT int rts_taskset_set_backend(rts_taskset_t *set, const char *name)
 		return EINVAL;
 	const struct rts_backend *backend = rts_backend_by_name(name);
 	if (!backend) {
-		rts_taskset_set_error(set, "no execution backend called \"%s\" (there is \"threads\")",
+		rts_taskset_set_error(set,
+				      "no execution backend called \"%s\" (there are \"threads\" and "
+				      "\"ult\", docs/ult.md)",
 				      name);
 		return ENOENT;
 	}
 	if (set->n_tasks) {
 		rts_taskset_set_error(set, "the backend is chosen before the first task is made");
 		return EBUSY;
+	}
+	if (set->backend && set->backend->set_destroy) /* chosen before: its state goes */
+		set->backend->set_destroy(set);
+	set->backend = NULL; /* the threads backend if what follows fails */
+	if (backend->configure) {
+		char why[RTS_ERROR_MAX] = "";
+		int err = backend->configure(set, name, why, sizeof(why));
+		if (err) {
+			rts_taskset_set_error(set, "%s", why);
+			return err;
+		}
 	}
 	set->backend = backend == &rts_backend_threads ? NULL : backend;
 	return 0;
@@ -175,6 +188,20 @@ RTS_EXPORT int rts_task_create(rts_taskset_t *set, const struct rts_task_params 
 		free(task);
 		return err;
 	}
+	if (set->backend && set->backend->task_start) {
+		char why[RTS_ERROR_MAX] = "";
+		err = set->backend->task_start(task, why, sizeof(why));
+		if (err) {
+			rts_taskset_set_error(set, "%s", why);
+			set->n_tasks--;
+			free(task);
+			return err;
+		}
+		task->thread_started = true; /* started the backend's way: task_join ends it */
+		if (out)
+			*out = task;
+		return 0;
+	}
 	err = pthread_create(&task->thread, NULL, rts_task_thread_main, task);
 	if (err) {
 		rts_taskset_set_error(set, "task %s: cannot create its thread: %s", task->name,
@@ -229,6 +256,12 @@ static void join_task(rts_task_t *task)
 {
 	if (!task->thread_started || task->thread_joined)
 		return;
+	const struct rts_backend *backend = task->set->backend;
+	if (backend && backend->task_join) {
+		backend->task_join(task);
+		task->thread_joined = true;
+		return;
+	}
 	for (;;) {
 		if (atomic_load(&task->set->stopping))
 			pthread_kill(task->thread, RTS_WAKE_SIGNAL);
@@ -260,6 +293,8 @@ RTS_EXPORT void rts_taskset_destroy(rts_taskset_t *set)
 		return;
 	rts_taskset_stop(set);
 	rts_taskset_join(set);
+	if (set->backend && set->backend->set_destroy)
+		set->backend->set_destroy(set);
 	for (size_t i = 0; i < set->n_tasks; i++) {
 		if (set->tasks[i]->has_budget_timer)
 			timer_delete(set->tasks[i]->budget_timer);

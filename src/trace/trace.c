@@ -37,6 +37,7 @@
 
 #include <rtsched/trace.h>
 
+#include "internal/no_switch.h"
 #include "internal/backend.h"
 #include "internal/export.h"
 #include "internal/tid.h"
@@ -475,19 +476,21 @@ static inline __attribute__((always_inline)) void record(struct rts_trace_stream
 							 uint16_t type, uint32_t job, uint32_t arg0,
 							 int64_t arg1)
 {
+	rts_no_switch_enter(); /* one producer step (internal/no_switch.h) */
 	struct rts_trace_event_rec *ev = rts_ring_reserve(&s->ring);
-	if (rts_unlikely(!ev))
-		return; /* full: counted in ring.lost */
-	ev->time_ns = stamp_now ? now_ns() : time_ns;
-	ev->type = type;
-	ev->cpu = current_cpu();
-	ev->job = job;
-	ev->arg0 = arg0;
-	ev->reserved = 0;
-	ev->arg1 = arg1;
-	if (rts_unlikely(s->marker_fd >= 0))
-		rts_trace_marker_write(s, ev);
-	rts_ring_publish(&s->ring);
+	if (rts_likely(ev)) { /* else full: counted in ring.lost */
+		ev->time_ns = stamp_now ? now_ns() : time_ns;
+		ev->type = type;
+		ev->cpu = current_cpu();
+		ev->job = job;
+		ev->arg0 = arg0;
+		ev->reserved = 0;
+		ev->arg1 = arg1;
+		if (rts_unlikely(s->marker_fd >= 0))
+			rts_trace_marker_write(s, ev);
+		rts_ring_publish(&s->ring);
+	}
+	rts_no_switch_exit();
 }
 
 RTS_EXPORT void rts_trace_event(struct rts_trace_stream *stream, uint16_t type, uint32_t job,
@@ -517,6 +520,18 @@ RTS_EXPORT void rts_trace_emit(uint16_t type, uint32_t job, uint32_t arg0, int64
 void rts_trace_set_current_job(uint32_t job)
 {
 	current_job = job;
+}
+
+void rts_trace_thread_state_save(struct rts_trace_thread_state *state)
+{
+	state->stream = current_stream;
+	state->job = current_job;
+}
+
+void rts_trace_thread_state_load(const struct rts_trace_thread_state *state)
+{
+	current_stream = state->stream;
+	current_job = state->job;
 }
 
 void rts_trace_emit_lib(uint16_t type, uint32_t arg0, int64_t arg1)

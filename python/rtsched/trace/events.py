@@ -31,6 +31,9 @@ class EventType(IntEnum):
     RPC_SERVE_START = 20  # server: job: the caller's job; arg0: caller task; arg1: service (ns)
     RPC_SERVE_END = 21  # server: job: the caller's job; arg0: caller task; arg1: CPU time used (ns)
     RPC_REPLY = 22  # client: arg0: server; the reply arrived
+    PREEMPT = 23  # ult backend: arg0: the CPU the job leaves to another job
+    RESUME = 24  # ult backend: arg0: the CPU it resumes on, after a PREEMPT
+    MIGRATE = 25  # ult backend: arg0: CPU it last ran on; arg1: CPU it runs on now
 
 
 class BlockCause(IntEnum):
@@ -41,7 +44,7 @@ class BlockCause(IntEnum):
     GATE = 3  # job start held back by a ceiling or a boosted holder
 
 
-RESERVED_FIRST = 23
+RESERVED_FIRST = 26
 USER_FIRST = 64
 
 # Module-level names, as in C: EV_RELEASE, EV_START, ...
@@ -67,6 +70,9 @@ EV_RPC_CALL = EventType.RPC_CALL
 EV_RPC_SERVE_START = EventType.RPC_SERVE_START
 EV_RPC_SERVE_END = EventType.RPC_SERVE_END
 EV_RPC_REPLY = EventType.RPC_REPLY
+EV_PREEMPT = EventType.PREEMPT
+EV_RESUME = EventType.RESUME
+EV_MIGRATE = EventType.MIGRATE
 
 
 def event_name(value: int) -> str:

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ult backend (docs/ult.md): a task set's tasks run as user-level
+ * threads scheduled by the library (C-EDF, G-EDF, P-EDF and FP) on pinned
+ * SCHED_FIFO workers. Chosen with rts_taskset_set_backend(set, "ult") or
+ * one of its forms ("ult:pedf", "ult:cedf:2", "ult:gfp", ...).
+ *
+ * What this first step covers: the task runtime (releases, jobs, completion,
+ * deadline misses, its trace, plus PREEMPT / RESUME / MIGRATE), identity,
+ * current CPU, interrupt, attributes read. Not yet: the lock and condition
+ * variable operations (block, wake, pi_*, cond_*) and set_attr answer
+ * -ENOSYS; CPU-time budgets and cpusets are refused at task creation.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal/backend.h"
+#include "internal/task.h"
+#include "internal/trace.h"
+#include "internal/timespec.h"
+#include "internal/ult.h"
+
+static int ult_configure(rts_taskset_t *set, const char *name, char *why, size_t why_len)
+{
+	struct rts_ult_spec spec;
+	int err = rts_ult_spec_parse(name, &spec, why, why_len);
+	if (err)
+		return err;
+	struct rts_ult_runtime *rt;
+	err = rts_ult_runtime_create(&rt, &spec, &rts_backend_ult, &set->released, why, why_len);
+	if (!err)
+		set->backend_state = rt;
+	return err;
+}
+
+/* What a ULT task cannot have yet; 0 or EINVAL with why. */
+static int ult_task_admit(const struct rts_task_params *p, char *why, size_t why_len)
+{
+	if (p->budget_ns > 0) {
+		snprintf(why, why_len,
+			 "task %s: the ult backend does not monitor CPU-time budgets yet (budget 0)",
+			 p->name);
+		return EINVAL;
+	}
+	if (p->cpuset) {
+		snprintf(why, why_len,
+			 "task %s: under the ult backend a task cannot join a cpuset of its own (its "
+			 "workers run where the process runs)",
+			 p->name);
+		return EINVAL;
+	}
+	return 0;
+}
+
+static void ult_body(rts_task_t *task)
+{
+	rts_task_run_jobs(task);
+}
+
+static int ult_task_start(rts_task_t *task, char *why, size_t why_len)
+{
+	struct rts_ult_runtime *rt = task->set->backend_state;
+	int err = ult_task_admit(&task->params, why, why_len);
+	if (!err)
+		err = rts_ult_runtime_check(rt, task, why, why_len);
+	if (!err)
+		err = rts_ult_runtime_start(rt, why, why_len);
+	struct rts_ult *u = NULL;
+	if (!err)
+		err = rts_ult_runtime_add(rt, task, ult_body, &u, why, why_len);
+	if (err)
+		return err;
+	if (task->stream)
+		atomic_store_explicit(&task->stream->tid, u->id, memory_order_relaxed);
+	return 0;
+}
+
+static void ult_task_join(rts_task_t *task)
+{
+	struct rts_ult *u = rts_ult_runtime_find_task(task->set->backend_state, task);
+	if (!u)
+		return;
+	while (atomic_load_explicit(&u->done, memory_order_acquire) == 0) {
+		if (atomic_load(&task->set->stopping))
+			rts_ult_interrupt(u);
+		struct timespec limit;
+		clock_gettime(CLOCK_MONOTONIC, &limit);
+		limit = rts_ns_to_timespec(rts_timespec_to_ns(&limit) + 20 * 1000 * 1000);
+		rts_futex_wait_until(&u->done, 0, &limit, CLOCK_MONOTONIC, false);
+	}
+}
+
+static void ult_set_destroy(rts_taskset_t *set)
+{
+	rts_ult_runtime_destroy(set->backend_state);
+	set->backend_state = NULL;
+}
+
+static int ult_sleep_until(int64_t time_ns)
+{
+	return rts_ult_sleep_until(time_ns);
+}
+
+static uint32_t ult_self_id(void)
+{
+	struct rts_ult *u = rts_ult_self();
+	return u ? u->id : 0;
+}
+
+static bool ult_task_exists(uint32_t id)
+{
+	struct rts_ult *self = rts_ult_self();
+	if (!self)
+		return false;
+	struct rts_ult *u = rts_ult_runtime_find_id(self->cluster->runtime, id);
+	return u && atomic_load_explicit(&u->done, memory_order_acquire) == 0;
+}
+
+static int ult_interrupt(uint32_t id)
+{
+	struct rts_ult *self = rts_ult_self();
+	struct rts_ult *u = self ? rts_ult_runtime_find_id(self->cluster->runtime, id) : NULL;
+	if (!u)
+		return -ESRCH;
+	rts_ult_interrupt(u);
+	return 0;
+}
+
+/* EDF tasks read as SCHED_DEADLINE (deadline and period theirs), FP tasks as SCHED_FIFO. */
+static int ult_get_attr(uint32_t id, struct rts_sched_attr *attr)
+{
+	struct rts_ult *u = rts_ult_self();
+	if (u && id != 0)
+		u = rts_ult_runtime_find_id(u->cluster->runtime, id);
+	if (!u)
+		return -ESRCH;
+	const struct rts_task_params *p = &u->task->params;
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	if (u->cluster->runtime->spec.policy == RTS_ULT_FP) {
+		attr->sched_policy = SCHED_FIFO;
+		attr->sched_priority = (uint32_t)p->priority;
+	} else {
+		attr->sched_policy = SCHED_DEADLINE;
+		attr->sched_deadline = (uint64_t)p->deadline_ns;
+		attr->sched_period = (uint64_t)p->period_ns;
+	}
+	return 0;
+}
+
+static int ult_current_cpu(void)
+{
+	struct rts_ult_worker *w = rts_ult_worker_self();
+	return w ? w->cpu : -1;
+}
+
+static int64_t ult_cputime_ns(void)
+{
+	return rts_ult_self_run_ns();
+}
+
+/* ---- not in this step: locks and condition variables (docs/ult.md) ---- */
+
+static int ult_block(rts_futex_word *word, uint32_t expected, const struct timespec *deadline,
+		     clockid_t clock, bool pshared)
+{
+	(void)word, (void)expected, (void)deadline, (void)clock, (void)pshared;
+	return -ENOSYS;
+}
+
+static int ult_wake(rts_futex_word *word, int count, bool pshared)
+{
+	(void)word, (void)count, (void)pshared;
+	return -ENOSYS;
+}
+
+static int ult_pi_block(rts_futex_word *word, const struct timespec *deadline_mono, bool pshared)
+{
+	(void)word, (void)deadline_mono, (void)pshared;
+	return -ENOSYS;
+}
+
+static int ult_pi_wake(rts_futex_word *word, bool pshared)
+{
+	(void)word, (void)pshared;
+	return -ENOSYS;
+}
+
+static int ult_cond_block(rts_futex_word *cond, uint32_t expected, const struct timespec *deadline,
+			  clockid_t clock, rts_futex_word *mutex, bool pshared)
+{
+	(void)cond, (void)expected, (void)deadline, (void)clock, (void)mutex, (void)pshared;
+	return -ENOSYS;
+}
+
+static int ult_cond_requeue(rts_futex_word *cond, uint32_t expected, int nr_requeue,
+			    rts_futex_word *mutex, bool pshared)
+{
+	(void)cond, (void)expected, (void)nr_requeue, (void)mutex, (void)pshared;
+	return -ENOSYS;
+}
+
+static int ult_set_attr(uint32_t id, const struct rts_sched_attr *attr)
+{
+	(void)id, (void)attr;
+	return -ENOSYS;
+}
+
+const struct rts_backend rts_backend_ult = {
+	.name = "ult",
+	.block = ult_block,
+	.wake = ult_wake,
+	.pi_block = ult_pi_block,
+	.pi_wake = ult_pi_wake,
+	.cond_block = ult_cond_block,
+	.cond_requeue = ult_cond_requeue,
+	.task_admit = ult_task_admit,
+	.sleep_until = ult_sleep_until,
+	.configure = ult_configure,
+	.task_start = ult_task_start,
+	.task_join = ult_task_join,
+	.set_destroy = ult_set_destroy,
+	.cputime_ns = ult_cputime_ns,
+	.self_id = ult_self_id,
+	.task_exists = ult_task_exists,
+	.interrupt = ult_interrupt,
+	.get_attr = ult_get_attr,
+	.set_attr = ult_set_attr,
+	.current_cpu = ult_current_cpu,
+};

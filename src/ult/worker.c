@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ult backend's workers (internal/ult.h has the state, the locking
+ * order and the signal rules; docs/ult.md the design).
+ *
+ * A worker is a kernel thread pinned to one CPU under SCHED_FIFO. Its own
+ * stack runs the scheduler loop; ULTs run on theirs. A ULT gives the CPU
+ * back by switching to its worker's scheduler (to sleep, to end, or from the
+ * signal handler when preempted); the scheduler then, under the cluster
+ * lock, files the ULT where its request says, releases the due jobs, takes
+ * the highest-priority ready ULT, tells the other workers of the cluster
+ * what they must run instead (futex wake if idle, tgkill if busy with a
+ * lower-priority ULT), unlocks, and switches to its choice. A ULT is filed
+ * only after its registers are saved, so no other worker can resume it half
+ * saved, and the lock is never held across a switch.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <rtsched/sched.h>
+#include <rtsched/trace.h>
+
+#include "internal/backend.h"
+#include "internal/no_switch.h"
+#include "internal/task.h"
+#include "internal/timespec.h"
+#include "internal/ult.h"
+
+static __thread struct rts_ult_worker *self_worker __attribute__((tls_model("initial-exec")));
+
+/*
+ * Read afresh on every call: a ULT that switched out may resume on another
+ * worker, so nothing derived from TLS before a switch is valid after it.
+ * noinline and the asm keep the compiler from reusing an earlier answer.
+ */
+__attribute__((noinline)) struct rts_ult_worker *rts_ult_worker_self(void)
+{
+	__asm__ volatile("" ::: "memory");
+	return self_worker;
+}
+
+struct rts_ult *rts_ult_self(void)
+{
+	struct rts_ult_worker *w = rts_ult_worker_self();
+	return w ? w->current : NULL;
+}
+
+/* errno is the kernel thread's: a ULT's own value travels with it. */
+__attribute__((noinline)) static int errno_get(void)
+{
+	__asm__ volatile("" ::: "memory");
+	return errno;
+}
+
+__attribute__((noinline)) static void errno_set(int value)
+{
+	__asm__ volatile("" ::: "memory");
+	errno = value;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return rts_timespec_to_ns(&now);
+}
+
+int64_t rts_ult_self_run_ns(void)
+{
+	struct rts_ult *u = rts_ult_self();
+	return u ? u->run_ns + (now_ns() - u->switched_in_ns) : 0;
+}
+
+/* ---- the ULT's side ------------------------------------------------------ */
+
+/*
+ * Switch the calling ULT to its worker's scheduler with `request`; return
+ * when it runs again. in_scheduler is set first, so that a signal arriving
+ * from here on only marks a rescheduling. On return (maybe on another
+ * worker) the ULT's errno is back and in_scheduler is clear; a signal that
+ * came while the switch was in flight sends it round once more.
+ */
+static void switch_out(enum rts_ult_request request, int64_t wake_ns)
+{
+	for (;;) {
+		struct rts_ult_worker *w = rts_ult_worker_self();
+		atomic_store_explicit(&w->in_scheduler, 1, memory_order_relaxed);
+		struct rts_ult *u = w->current;
+		u->request = request;
+		u->wake_ns_requested = wake_ns;
+		u->saved_errno = errno_get();
+		rts_trace_thread_state_save(&u->trace);
+		rts_ult_context_switch(&u->context, &w->sched_context);
+
+		w = rts_ult_worker_self(); /* resumed: maybe another worker */
+		errno_set(u->saved_errno);
+		atomic_store_explicit(&w->in_scheduler, 0, memory_order_relaxed);
+		if (!atomic_load_explicit(&w->resched_pending, memory_order_relaxed))
+			return;
+		request = RTS_ULT_PREEMPTED;
+	}
+}
+
+/* Every ULT starts here, on its own stack, switched to by a scheduler. */
+void rts_ult_start(void *arg)
+{
+	struct rts_ult *u = arg;
+	struct rts_ult_worker *w = rts_ult_worker_self();
+	atomic_store_explicit(&w->in_scheduler, 0, memory_order_relaxed);
+	if (atomic_load_explicit(&w->resched_pending, memory_order_relaxed))
+		switch_out(RTS_ULT_PREEMPTED, 0);
+	u->body(u->task);
+	rts_ult_exit();
+}
+
+int rts_ult_sleep_until(int64_t time_ns)
+{
+	switch_out(RTS_ULT_SLEEP, time_ns);
+	struct rts_ult *u = rts_ult_self();
+	return u->sleep_result;
+}
+
+void rts_ult_exit(void)
+{
+	switch_out(RTS_ULT_EXIT, 0);
+	__builtin_trap(); /* an ended ULT is never resumed */
+}
+
+/* A preemption that had to wait for the end of a section (internal/no_switch.h). */
+static void preempt_after_section(void)
+{
+	struct rts_ult_worker *w = rts_ult_worker_self();
+	if (w && w->current && !atomic_load_explicit(&w->in_scheduler, memory_order_relaxed))
+		switch_out(RTS_ULT_PREEMPTED, 0);
+}
+
+/*
+ * The signal: reschedule now (in a ULT), or at the next look (in the
+ * scheduler), or when the ULT leaves a section it must not be switched out
+ * of (internal/no_switch.h).
+ */
+static void on_ult_signal(int signo)
+{
+	(void)signo;
+	struct rts_ult_worker *w = rts_ult_worker_self();
+	if (!w)
+		return;
+	atomic_fetch_add_explicit(&w->wake_word, 1, memory_order_relaxed);
+	if (atomic_load_explicit(&w->in_scheduler, memory_order_relaxed)) {
+		atomic_store_explicit(&w->resched_pending, 1, memory_order_relaxed);
+		return;
+	}
+	if (rts_no_switch_depth) {
+		rts_no_switch_deferred = preempt_after_section;
+		return;
+	}
+	switch_out(RTS_ULT_PREEMPTED, 0);
+}
+
+/* ---- the scheduler's side ------------------------------------------------ */
+
+static void trace_ult(struct rts_ult *u, int64_t time_ns, uint16_t type, uint32_t arg0, int64_t arg1)
+{
+	if (u->task->stream)
+		rts_trace_event_at(u->task->stream, time_ns, type, u->task->job.number, arg0, arg1);
+}
+
+/* The release timer at the earliest sleeper's wake time (disarmed if none). Under the lock. */
+static void arm_release_timer(struct rts_ult_cluster *c)
+{
+	int64_t want_ns = c->releases ? c->releases->wake_ns : 0;
+	if (!c->has_timer || want_ns == c->timer_armed_ns)
+		return;
+	struct itimerspec when = {0};
+	if (want_ns)
+		when.it_value = rts_ns_to_timespec(want_ns);
+	if (timer_settime(c->release_timer, TIMER_ABSTIME, &when, NULL) == 0)
+		c->timer_armed_ns = want_ns;
+}
+
+static void kick(struct rts_ult_worker *w)
+{
+	w->kicked = true;
+	if (!w->current) {
+		atomic_fetch_add_explicit(&w->wake_word, 1, memory_order_release);
+		rts_futex_wake(&w->wake_word, 1, false);
+	} else {
+		syscall(SYS_tgkill, getpid(), atomic_load(&w->tid), RTS_ULT_SIGNAL);
+	}
+}
+
+/*
+ * Tell other workers of the cluster to run the ready ULTs that belong on a
+ * CPU: for each ready ULT in priority order, an idle worker, else the
+ * worker running the lowest-priority ULT if that is below it. A worker
+ * already told is not counted twice. Under the lock; `self` (NULL: none) is
+ * choosing on its own.
+ */
+static void kick_workers(struct rts_ult_cluster *c, const struct rts_ult_worker *self)
+{
+	for (struct rts_ult *u = c->ready; u; u = u->next) {
+		struct rts_ult_worker *target = NULL;
+		for (int i = 0; i < c->n_workers; i++) {
+			struct rts_ult_worker *w = &c->workers[i];
+			if (w == self || w->kicked)
+				continue;
+			if (!w->current) {
+				target = w;
+				break;
+			}
+			if (!rts_ult_before(u->key, u->id, w->current_key, w->current->id))
+				continue;
+			if (!target || rts_ult_before(target->current_key, target->current->id,
+						      w->current_key, w->current->id))
+				target = w;
+		}
+		if (!target)
+			return; /* the rest are lower still */
+		kick(target);
+	}
+}
+
+/* File the ULT that just switched out as its request says. Under the lock. */
+static void file_previous(struct rts_ult_cluster *c, struct rts_ult *prev)
+{
+	switch (prev->request) {
+	case RTS_ULT_PREEMPTED:
+		rts_ult_ready_insert(c, prev);
+		break;
+	case RTS_ULT_SLEEP:
+		prev->wake_ns = prev->wake_ns_requested;
+		if (prev->interrupt_pending) {
+			prev->interrupt_pending = false;
+			prev->sleep_result = -EINTR;
+			rts_ult_ready_insert(c, prev);
+		} else {
+			rts_ult_release_insert(c, prev);
+		}
+		break;
+	case RTS_ULT_EXIT:
+		prev->state = RTS_ULT_DONE;
+		break;
+	}
+}
+
+/*
+ * The events of a ULT switched in: MIGRATE when a job goes on on another CPU
+ * than it last ran on (a task whose next job starts elsewhere shows that in
+ * its START), then RESUME after a PREEMPT.
+ */
+static void trace_switch_in(struct rts_ult_worker *w, struct rts_ult *u, int64_t time_ns)
+{
+	if (u->task->in_job && u->last_cpu >= 0 && u->last_cpu != w->cpu)
+		trace_ult(u, time_ns, RTS_EV_MIGRATE, (uint32_t)u->last_cpu, w->cpu);
+	u->last_cpu = w->cpu;
+	if (u->preempted) {
+		trace_ult(u, time_ns, RTS_EV_RESUME, (uint32_t)w->cpu, 0);
+		u->preempted = false;
+	}
+}
+
+static void schedule_loop(struct rts_ult_worker *w)
+{
+	struct rts_ult_cluster *c = w->cluster;
+	struct rts_ult_runtime *rt = c->runtime;
+	const struct rts_trace_thread_state no_trace = {0};
+	struct rts_ult *prev = NULL;
+	for (;;) {
+		uint32_t seen = atomic_load_explicit(&w->wake_word, memory_order_acquire);
+		atomic_store_explicit(&w->resched_pending, 0, memory_order_relaxed);
+		pthread_mutex_lock(&c->lock);
+		/* Read under the lock: the events two workers record for one ULT
+		 * (PREEMPT here, MIGRATE and RESUME there) are in time order. */
+		int64_t now = now_ns();
+		if (prev)
+			prev->run_ns += now - prev->switched_in_ns;
+		w->kicked = false;
+		struct rts_ult *finished = prev && prev->request == RTS_ULT_EXIT ? prev : NULL;
+		if (prev)
+			file_previous(c, prev);
+		w->current = NULL;
+		rts_ult_release_due(c, now);
+		struct rts_ult *next = rts_ult_ready_pop(c);
+		if (prev && prev->request == RTS_ULT_PREEMPTED && next != prev && prev->task->in_job) {
+			trace_ult(prev, now, RTS_EV_PREEMPT, (uint32_t)w->cpu, 0); /* before another worker may resume it */
+			prev->preempted = true;
+		}
+		if (next) {
+			next->state = RTS_ULT_RUNNING;
+			w->current = next;
+			w->current_key = next->key;
+		}
+		kick_workers(c, w);
+		arm_release_timer(c);
+		pthread_mutex_unlock(&c->lock);
+
+		if (finished) {
+			atomic_store_explicit(&finished->done, 1, memory_order_release);
+			rts_futex_wake(&finished->done, INT_MAX, false);
+		}
+		prev = NULL;
+		if (next) {
+			int64_t in_ns = now_ns(); /* after prev's PREEMPT, stamped under the lock */
+			trace_switch_in(w, next, in_ns);
+			next->switched_in_ns = in_ns;
+			rts_trace_thread_state_load(&next->trace);
+			rts_ult_context_switch(&w->sched_context, &next->context);
+			rts_trace_thread_state_load(&no_trace);
+			prev = next;
+			continue;
+		}
+		if (atomic_load(&rt->shutting_down))
+			return;
+		rts_futex_wait_until(&w->wake_word, seen, NULL, CLOCK_MONOTONIC, false);
+	}
+}
+
+/* ---- start and stop ------------------------------------------------------- */
+
+static int create_release_timer(struct rts_ult_cluster *c, pid_t tid)
+{
+	struct sigevent event = {0};
+	event.sigev_notify = SIGEV_THREAD_ID;
+	event.sigev_signo = RTS_ULT_SIGNAL;
+	event._sigev_un._tid = tid; /* sigev_notify_thread_id: glibc 2.36 headers lack the name */
+	if (timer_create(CLOCK_MONOTONIC, &event, &c->release_timer) != 0)
+		return errno;
+	c->has_timer = true;
+	return 0;
+}
+
+/* Pin, SCHED_FIFO, its context, the cluster's timer (first worker); 0 or an error with why. */
+static int set_up_worker(struct rts_ult_worker *w, char *why, size_t why_len)
+{
+	cpu_set_t cpus;
+	CPU_ZERO(&cpus);
+	CPU_SET(w->cpu, &cpus);
+	const struct rts_sched_params fifo = {.policy = RTS_POLICY_FIFO,
+					      .priority = RTS_ULT_WORKER_PRIORITY};
+	char reason[400];
+	int err = rts_affinity_set_self(&cpus, reason, sizeof(reason));
+	if (!err)
+		err = rts_sched_apply_self(&fifo, reason, sizeof(reason));
+	if (err) {
+		snprintf(why, why_len, "ult backend: the worker for CPU %d: %s", w->cpu, reason);
+		return err;
+	}
+	err = -rts_ult_context_of_thread(&w->sched_context);
+	if (!err && w == &w->cluster->workers[0])
+		err = create_release_timer(w->cluster, atomic_load(&w->tid));
+	if (err)
+		snprintf(why, why_len, "ult backend: the worker for CPU %d: %s", w->cpu,
+			 strerror(err));
+	return err;
+}
+
+static void wait_for_release(struct rts_ult_runtime *rt)
+{
+	while (atomic_load_explicit(rt->released, memory_order_acquire) == 0 &&
+	       !atomic_load(&rt->shutting_down)) {
+		/* The set's release wakes us; the runtime stopping before any
+		 * release is seen within 20 ms. */
+		struct timespec limit = rts_ns_to_timespec(now_ns() + 20 * 1000 * 1000);
+		rts_futex_wait_until(rt->released, 0, &limit, CLOCK_MONOTONIC, false);
+	}
+}
+
+struct worker_start {
+	struct rts_ult_worker *worker;
+	char *why;
+	size_t why_len;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker_start *start = arg;
+	struct rts_ult_worker *w = start->worker;
+	struct rts_ult_runtime *rt = w->cluster->runtime;
+	self_worker = w;
+	atomic_store_explicit(&w->in_scheduler, 1, memory_order_relaxed);
+	atomic_store(&w->tid, gettid());
+	rts_backend_of_thread = rt->backend;
+	sigset_t signals;
+	sigemptyset(&signals);
+	sigaddset(&signals, RTS_ULT_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &signals, NULL);
+
+	int err = set_up_worker(w, start->why, start->why_len);
+	w->start_error = err;
+	atomic_store_explicit(&w->started, err ? 2 : 1, memory_order_release);
+	rts_futex_wake(&w->started, 1, false);
+	if (err)
+		return NULL; /* `start` is gone from here on */
+	wait_for_release(rt);
+	schedule_loop(w);
+	return NULL;
+}
+
+static pthread_once_t handler_once = PTHREAD_ONCE_INIT;
+static int handler_error;
+
+static void install_handler(void)
+{
+	/* SA_NODEFER: a ULT switched out from the handler leaves the signal
+	 * unblocked for whatever the worker runs next. No SA_RESTART: an idle
+	 * worker's futex wait ends. */
+	struct sigaction action = {.sa_handler = on_ult_signal, .sa_flags = SA_NODEFER};
+	sigemptyset(&action.sa_mask);
+	handler_error = sigaction(RTS_ULT_SIGNAL, &action, NULL) == 0 ? 0 : errno;
+}
+
+int rts_ult_worker_start(struct rts_ult_worker *w, char *why, size_t why_len)
+{
+	pthread_once(&handler_once, install_handler);
+	if (handler_error) {
+		snprintf(why, why_len, "ult backend: cannot install the handler of signal %d: %s",
+			 RTS_ULT_SIGNAL, strerror(handler_error));
+		return handler_error;
+	}
+	struct worker_start start = {.worker = w, .why = why, .why_len = why_len};
+	int err = pthread_create(&w->thread, NULL, worker_main, &start);
+	if (err) {
+		snprintf(why, why_len, "ult backend: cannot create the worker for CPU %d: %s", w->cpu,
+			 strerror(err));
+		return err;
+	}
+	w->thread_started = true;
+	while (atomic_load_explicit(&w->started, memory_order_acquire) == 0)
+		rts_futex_wait_until(&w->started, 0, NULL, CLOCK_MONOTONIC, false);
+	return w->start_error;
+}
+
+void rts_ult_workers_stop(struct rts_ult_runtime *rt)
+{
+	atomic_store(&rt->shutting_down, true);
+	for (int k = 0; k < rt->n_clusters; k++) {
+		struct rts_ult_cluster *c = &rt->clusters[k];
+		for (int i = 0; i < c->n_workers; i++) {
+			struct rts_ult_worker *w = &c->workers[i];
+			if (!w->thread_started)
+				continue;
+			atomic_fetch_add(&w->wake_word, 1);
+			rts_futex_wake(&w->wake_word, 1, false);
+			pthread_join(w->thread, NULL);
+			w->thread_started = false;
+		}
+	}
+}
+
+/* ---- interrupting a ULT from anywhere ---------------------------------- */
+
+void rts_ult_interrupt(struct rts_ult *u)
+{
+	struct rts_ult_cluster *c = u->cluster;
+	struct rts_ult_worker *w = rts_ult_worker_self();
+	struct rts_ult *self = w ? w->current : NULL;
+	if (self) /* a ULT takes the lock only as the scheduler would: a signal now only marks */
+		atomic_store_explicit(&w->in_scheduler, 1, memory_order_relaxed);
+	pthread_mutex_lock(&c->lock);
+	if (u->state == RTS_ULT_SLEEPING) {
+		rts_ult_release_remove(c, u);
+		u->sleep_result = -EINTR;
+		rts_ult_ready_insert(c, u);
+		kick_workers(c, NULL);
+		arm_release_timer(c);
+	} else if (u->state != RTS_ULT_DONE) {
+		u->interrupt_pending = true;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (self) {
+		w = rts_ult_worker_self();
+		atomic_store_explicit(&w->in_scheduler, 0, memory_order_relaxed);
+		if (atomic_load_explicit(&w->resched_pending, memory_order_relaxed))
+			switch_out(RTS_ULT_PREEMPTED, 0);
+	}
+}

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scenarios for the ult backend's tests: a task set on a named ult form,
+ * each task a row (CPU, offset, period, deadline, busy time, jobs), run
+ * until every task has done its jobs, with its trace read back per stream
+ * (stream i is task i) and merged in time order.
+ *
+ * Jobs are busy for a wall-clock time from their start: a job that is
+ * preempted still ends at start + busy, so timings in a scenario need only
+ * be far apart (milliseconds), never exact.
+ */
+#ifndef RTSCHED_TESTS_ULT_SCENARIO_H
+#define RTSCHED_TESTS_ULT_SCENARIO_H
+
+#include <rtsched/task.h>
+#include <rtsched/trace.h>
+
+#include "harness.h"
+#include "internal/trace.h"
+#include "internal/trace_format.h"
+
+#define MS (1000 * 1000LL)
+#define SC_MAX_TASKS 16
+#define SC_MAX_EVENTS 65536
+
+struct sc_task {
+	const char *name;
+	int cpu;             /* -1: no affinity given */
+	int64_t offset_ms, period_ms, deadline_ms, busy_us;
+	int jobs;            /* 0: until the set is stopped */
+	int priority;        /* FP forms: the SCHED_FIFO priority */
+	int64_t sporadic_extra_us; /* > 0: sporadic, gaps of period + [0, this] */
+	/* Filled by the run. */
+	atomic_uint cpus_seen; /* bit per CPU a job body ran on */
+	atomic_int jobs_run;
+	struct rts_task_stats stats;
+};
+
+struct sc_event {
+	struct rts_trace_event_rec rec;
+	int task;     /* its stream: the task's index */
+	uint32_t seq; /* its place in the file: a stream's events are in recording order */
+};
+
+struct sc_run {
+	size_t n;
+	struct sc_event ev[SC_MAX_EVENTS];
+};
+
+static void sc_busy_wall_us(int64_t us)
+{
+	int64_t end = clock_ns(CLOCK_MONOTONIC) + us * 1000;
+	while (clock_ns(CLOCK_MONOTONIC) < end)
+		;
+}
+
+static void sc_job(rts_task_t *task, const struct rts_job *job, void *arg)
+{
+	(void)task, (void)job;
+	struct sc_task *t = arg;
+	int cpu = sched_getcpu();
+	if (cpu >= 0 && cpu < 32)
+		atomic_fetch_or(&t->cpus_seen, 1u << cpu);
+	sc_busy_wall_us(t->busy_us);
+	atomic_fetch_add(&t->jobs_run, 1);
+}
+
+static int sc_by_time(const void *a, const void *b)
+{
+	const struct sc_event *x = a, *y = b;
+	if (x->rec.time_ns != y->rec.time_ns)
+		return x->rec.time_ns < y->rec.time_ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq; /* equal times: file order */
+}
+
+static void sc_read(const char *path, struct sc_run *run)
+{
+	FILE *f = fopen(path, "rb");
+	CHECK_MSG(f, "cannot open %s: %s", path, strerror(errno));
+	struct rts_trace_file_header h;
+	CHECK_EQ(fread(&h, sizeof(h), 1, f), 1);
+	CHECK(memcmp(h.magic, RTS_TRACE_MAGIC, 8) == 0);
+	CHECK_LE(h.n_streams, SC_MAX_TASKS);
+	CHECK_EQ(fseek(f, (long)(h.header_size + h.n_streams * h.stream_record_size), SEEK_SET), 0);
+	run->n = 0;
+	struct rts_trace_chunk_header ch;
+	while (fread(&ch, sizeof(ch), 1, f) == 1) {
+		CHECK_EQ(ch.magic, RTS_TRACE_CHUNK_MAGIC);
+		CHECK_EQ(ch.lost_total, 0);
+		CHECK_LE(run->n + ch.n_events, SC_MAX_EVENTS);
+		for (uint32_t i = 0; i < ch.n_events; i++, run->n++) {
+			CHECK_EQ(fread(&run->ev[run->n].rec, sizeof(run->ev[0].rec), 1, f), 1);
+			run->ev[run->n].task = (int)ch.stream_id;
+			run->ev[run->n].seq = (uint32_t)run->n;
+		}
+	}
+	fclose(f);
+	qsort(run->ev, run->n, sizeof(run->ev[0]), sc_by_time);
+}
+
+static const char *sc_type_name(uint16_t type)
+{
+	const char *name = rts_trace_type_name(type);
+	return name ? name : "?";
+}
+
+static void sc_dump(const struct sc_run *run, const struct sc_task *tasks)
+{
+	for (size_t i = 0; i < run->n; i++) {
+		const struct rts_trace_event_rec *r = &run->ev[i].rec;
+		fprintf(stderr, "  %3zu %-4s %-14s job %u cpu %u arg0 %u arg1 %lld t %lld\n", i,
+			tasks[run->ev[i].task].name, sc_type_name(r->type), r->job, r->cpu,
+			r->arg0, (long long)r->arg1, (long long)r->time_ns);
+	}
+}
+
+/*
+ * Run tasks[0..n) on backend `form`; skips without real-time privilege.
+ * Returns when every task has done its jobs (stop_after_ms > 0: when the set,
+ * stopped that long after its release, has ended); run holds the trace.
+ */
+static void sc_run_set_until(const char *form, struct sc_task *tasks, int n, int64_t stop_after_ms,
+			     struct sc_run *run)
+{
+	char path[256];
+	const char *dir = getenv("TMPDIR");
+	snprintf(path, sizeof(path), "%s/rtsched-ult-%d.rtst", dir && *dir ? dir : "/tmp",
+		 (int)getpid());
+	char why[256] = "";
+	struct rts_trace_config config = {.path = path, .name = form, .error_buf = why,
+					  .error_buf_size = sizeof(why)};
+	struct rts_trace *trace;
+	CHECK_MSG(rts_trace_open(&trace, &config) == 0, "rts_trace_open: %s", why);
+	rts_taskset_t *set;
+	CHECK_OK(rts_taskset_create(&set, trace));
+	CHECK_MSG(rts_taskset_set_backend(set, form) == 0, "%s", rts_taskset_error(set));
+	static cpu_set_t cpus[SC_MAX_TASKS];
+	rts_task_t *made[SC_MAX_TASKS];
+	for (int i = 0; i < n; i++) {
+		struct sc_task *t = &tasks[i];
+		CPU_ZERO(&cpus[i]);
+		if (t->cpu >= 0)
+			CPU_SET(t->cpu, &cpus[i]);
+		struct rts_task_params p = {
+			.name = t->name,
+			.kind = t->sporadic_extra_us ? RTS_TASK_SPORADIC : RTS_TASK_PERIODIC,
+			.sporadic_max_extra_ns = t->sporadic_extra_us * 1000,
+			.seed = (uint64_t)i + 1,
+			.period_ns = t->period_ms * MS,
+			.deadline_ns = t->deadline_ms * MS,
+			.offset_ns = t->offset_ms * MS,
+			.max_jobs = (uint32_t)t->jobs,
+			.policy = t->priority ? RTS_POLICY_FIFO : RTS_POLICY_OTHER,
+			.priority = t->priority,
+			.cpus = t->cpu >= 0 ? &cpus[i] : NULL,
+			.trace_task_id = i,
+		};
+		int err = rts_task_create(set, &p, sc_job, t, &made[i]);
+		if (err == EPERM)
+			SKIP("%s", rts_taskset_error(set));
+		CHECK_MSG(err == 0, "task %s: %s: %s", t->name, h_errname(err), rts_taskset_error(set));
+	}
+	int64_t t0 = clock_ns(CLOCK_MONOTONIC) + 20 * MS;
+	CHECK_OK(rts_trace_start(trace, t0, 0));
+	CHECK_OK(rts_taskset_release(set, t0));
+	if (stop_after_ms > 0) {
+		h_sleep_ms(20 + stop_after_ms);
+		CHECK_OK(rts_taskset_stop(set));
+	}
+	CHECK_OK(rts_taskset_join(set));
+	for (int i = 0; i < n; i++)
+		CHECK_OK(rts_task_stats(made[i], &tasks[i].stats));
+	rts_taskset_destroy(set);
+	CHECK_MSG(rts_trace_close(trace) == 0, "rts_trace_close: %s", why);
+	sc_read(path, run);
+	unlink(path);
+	if (h_verbose())
+		sc_dump(run, tasks);
+}
+
+__attribute__((unused)) static void sc_run_set(const char *form, struct sc_task *tasks, int n, struct sc_run *run)
+{
+	sc_run_set_until(form, tasks, n, 0, run);
+}
+
+/* Index of the first event at or after `from` of task with type (job 0: any); -1 if none. */
+static ssize_t sc_find(const struct sc_run *run, size_t from, int task, uint16_t type, uint32_t job)
+{
+	for (size_t i = from; i < run->n; i++)
+		if (run->ev[i].task == task && run->ev[i].rec.type == type &&
+		    (job == 0 || run->ev[i].rec.job == job))
+			return (ssize_t)i;
+	return -1;
+}
+
+static size_t sc_count(const struct sc_run *run, int task, uint16_t type)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < run->n; i++)
+		n += run->ev[i].task == task && run->ev[i].rec.type == type;
+	return n;
+}
+
+/* Index of an event that must be there. */
+__attribute__((unused)) static size_t sc_must_find(const struct sc_run *run, const struct sc_task *tasks, size_t from,
+			   int task, uint16_t type, uint32_t job)
+{
+	ssize_t i = sc_find(run, from, task, type, job);
+	if (i < 0) {
+		sc_dump(run, tasks);
+		CHECK_MSG(false, "no %s of task %s job %u after event %zu", sc_type_name(type),
+			  tasks[task].name, job, from);
+	}
+	return (size_t)i;
+}
+
+#endif
