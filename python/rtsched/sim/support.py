@@ -1,0 +1,46 @@
+"""What the simulator does not simulate yet, refused by name before anything runs."""
+
+from __future__ import annotations
+
+from rtsched.model import Broadcast, Call, Signal, TaskSet, Wait
+
+__all__ = ["SimUnsupported", "unsupported_features", "check_supported"]
+
+#: Protocols the simulator models (uniprocessor ceiling protocols per one-CPU partition).
+SIMULATED_PROTOCOLS = frozenset({"none", "pip", "pcp", "srp", "ipcp"})
+
+
+class SimUnsupported(ValueError):
+    """The set uses something the simulator does not model; the message lists each use with its path."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def unsupported_features(taskset: TaskSet) -> list[str]:
+    """Each use of a feature that is not simulated, with its path in the task-set file."""
+    problems: list[str] = []
+    for i, r in enumerate(taskset.resources):
+        if r.protocol not in SIMULATED_PROTOCOLS:
+            problems.append(f'resources[{i}]: protocol "{r.protocol}" of "{r.name}" is not simulated yet '
+                            f"(simulated: {', '.join(sorted(SIMULATED_PROTOCOLS))})")
+    for i, s in enumerate(taskset.servers):
+        problems.append(f'servers[{i}]: RPC server "{s.name}" is not simulated yet')
+    for i, t in enumerate(taskset.tasks):
+        if t.is_background:
+            problems.append(f'tasks[{i}]: task "{t.name}" has policy other (background load), '
+                            "which is not simulated")
+        for j, a in enumerate(t.body):
+            if isinstance(a, (Wait, Signal, Broadcast)):
+                problems.append(f"tasks[{i}].body[{j}]: {a.op} (condition variables) is not simulated yet")
+            elif isinstance(a, Call):
+                problems.append(f"tasks[{i}].body[{j}]: call (RPC) is not simulated yet")
+    return problems
+
+
+def check_supported(taskset: TaskSet) -> None:
+    """Raise SimUnsupported when the set uses a feature the simulator does not model."""
+    problems = unsupported_features(taskset)
+    if problems:
+        raise SimUnsupported(problems)

@@ -1,0 +1,102 @@
+"""The state of one simulated task thread, and the compiled form of a job body.
+
+A thread runs its task's jobs one after another, as the C runner's threads
+do: a job released while the previous one still runs waits in ``pending``
+and starts when that one completes (its response counts from its nominal
+release). Priorities are integer *keys*, smaller is more urgent: ``-priority``
+under fixed priority, the absolute deadline (ns) under EDF.
+
+Invariants: ``key`` = min(base_key, eager ceiling keys, donors' keys);
+``blocked_on`` is set exactly when ``state`` is BLOCKED; a RUNNING thread has
+``cpu`` set and its CPU's slot in its domain points back to it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from rtsched.model import Compute, Lock, Sleep, Task, Unlock
+
+__all__ = [
+    "IDLE", "READY", "RUNNING", "BLOCKED", "SLEEPING", "FINISHED",
+    "OP_COMPUTE", "OP_SLEEP", "OP_LOCK", "OP_UNLOCK", "compile_body", "SimThread",
+]
+
+IDLE, READY, RUNNING, BLOCKED, SLEEPING, FINISHED = range(6)
+OP_COMPUTE, OP_SLEEP, OP_LOCK, OP_UNLOCK = range(4)
+
+#: The first thread id of the simulated threads (the trace's stream tids are TID_BASE + index).
+TID_BASE = 10000
+
+
+def compile_body(task: Task, lock_index: dict[str, int]) -> tuple[tuple[int, int], ...]:
+    """The body as (op, argument) pairs: ns for compute and sleep, the lock's index for lock and unlock."""
+    ops: list[tuple[int, int]] = []
+    for action in task.body:
+        if isinstance(action, Compute):
+            ops.append((OP_COMPUTE, action.ns))
+        elif isinstance(action, Sleep):
+            ops.append((OP_SLEEP, action.ns))
+        elif isinstance(action, Lock):
+            ops.append((OP_LOCK, lock_index[action.resource]))
+        elif isinstance(action, Unlock):
+            ops.append((OP_UNLOCK, lock_index[action.resource]))
+        else:  # support.check_supported refuses the others first
+            raise ValueError(f'task "{task.name}": action {action.op} is not simulated')
+    return tuple(ops)
+
+
+class SimThread:
+    __slots__ = (
+        "index", "name", "tid", "task", "domain", "partition", "ops", "level", "is_edf",
+        "period_ns", "deadline_ns", "max_jobs", "gaps", "exec_times",
+        "state", "base_key", "key", "seq", "queued", "cpu", "run_since", "version", "remaining",
+        "pc", "job", "job_release", "job_deadline", "job_cpu_ns", "pending", "released",
+        "donors", "blocked_on", "donating", "eager_keys", "held", "granted", "retrying",
+        "events",
+    )
+
+    def __init__(self, index: int, task: Task, domain: Any, ops: tuple[tuple[int, int], ...], level: int,
+                 is_edf: bool, gaps: Any, exec_times: Any) -> None:
+        self.index = index
+        self.name = task.name
+        self.tid = TID_BASE + index
+        self.task = task
+        self.domain = domain
+        self.partition = task.partition
+        self.ops = ops
+        self.level = level
+        self.is_edf = is_edf
+        self.period_ns = task.period_ns
+        self.deadline_ns = task.deadline_ns
+        self.max_jobs = task.max_jobs or 0
+        self.gaps = gaps
+        self.exec_times = exec_times
+        self.state = IDLE
+        self.base_key = 0 if is_edf else -(task.priority or 0)
+        self.key = self.base_key
+        self.seq = 0
+        self.queued = 0          # version of the thread's live entry in its domain's ready heap
+        self.cpu: int | None = None
+        self.run_since = 0
+        self.version = 0         # bumped whenever a pending DONE or WAKE event becomes stale
+        self.remaining = 0       # CPU time left in the current compute stretch (ns)
+        self.pc = -1             # next op; -1: the job has not started
+        self.job = 0             # number of the last started job
+        self.job_release = 0
+        self.job_deadline = 0
+        self.job_cpu_ns = 0
+        self.pending: deque[int] = deque()   # nominal releases of jobs released but not begun
+        self.released = 0
+        self.donors: list[SimThread] = []
+        self.blocked_on: SimThread | None = None
+        self.donating = False
+        self.eager_keys: list[int] = []
+        self.held: list[Any] = []
+        self.granted: Any = None  # a lock handed over while blocked, to record on resuming
+        self.retrying = False     # blocked on a lock request (or a job start), retried when woken
+        self.events: list[tuple[int, int, int | None, int, int, int, int]] = []  # (time, type, cpu, job, arg0, 0, arg1)
+
+    def own_key(self) -> int:
+        return min(self.eager_keys) if self.eager_keys and min(self.eager_keys) < self.base_key else self.base_key
