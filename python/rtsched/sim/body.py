@@ -69,6 +69,7 @@ def advance(engine: Engine, t: SimThread, now: int) -> None:
             lock = engine.locks[arg]
             if t.granted is lock:  # handed over while it was blocked
                 t.granted = None
+                t.retrying = False
                 events.append((now, _ACQUIRE, t.cpu, t.job, arg, 0, 0))
                 t.remaining += engine.overheads.lock_cost_ns(lock.protocol, True)
                 t.pc = pc + 1

@@ -187,11 +187,12 @@ class Engine:
 
     # --- blocking and inheritance -------------------------------------------------------------
 
-    def block(self, t: SimThread, holder: SimThread, cause: int, donate: bool, now: int) -> None:
+    def block(self, t: SimThread, holder: SimThread, cause: int, donate: bool, record: bool, now: int) -> None:
         """``t`` waits for ``holder`` (for a lock, a ceiling, or at the gate of its next job), lending
-        it its key when ``donate``; records LOCK_BLOCKED with the cause and the holder's TID."""
-        job = t.job + 1 if cause == BlockCause.GATE else t.job
-        t.events.append((now, _BLOCKED, t.cpu, job, int(cause), 0, holder.tid))  # type: ignore[arg-type]
+        it its key when ``donate``; when ``record``, records LOCK_BLOCKED (cause, holder's TID)."""
+        if record:
+            job = t.job + 1 if cause == BlockCause.GATE else t.job
+            t.events.append((now, _BLOCKED, t.cpu, job, int(cause), 0, holder.tid))
         self.leave_cpu(t, now, BLOCKED)
         t.blocked_on = holder
         t.donating = donate

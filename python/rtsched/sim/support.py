@@ -6,8 +6,8 @@ from rtsched.model import Broadcast, Call, Signal, TaskSet, Wait
 
 __all__ = ["SimUnsupported", "unsupported_features", "check_supported"]
 
-#: Protocols the simulator models (uniprocessor ceiling protocols per one-CPU partition).
-SIMULATED_PROTOCOLS = frozenset({"none", "pip", "pcp", "srp", "ipcp"})
+#: Protocols the simulator models: every protocol of the model today.
+SIMULATED_PROTOCOLS = frozenset({"none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp+"})
 
 
 class SimUnsupported(ValueError):
