@@ -75,8 +75,9 @@ def test_unsupported_features_are_refused_by_name(tmp_path, capsys):
     with pytest.raises(SimUnsupported) as refused:
         simulate(load_taskset(EXAMPLES / "picv-rpc.yaml"))
     assert any("call (RPC) is not simulated" in p for p in refused.value.problems)
-    assert main(["sim", str(EXAMPLES / "locks.yaml"), "--ideal", "--out", str(tmp_path)]) == 1
-    assert "tasks[0].body[3]: signal (condition variables) is not simulated yet" in capsys.readouterr().err
+    assert main(["sim", str(EXAMPLES / "picv-rpc.yaml"), "--ideal", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert 'servers[0]: RPC server "Server" is not simulated yet' in err and "call (RPC)" in err
 
 
 def test_jobs_running_at_the_end_are_censored():

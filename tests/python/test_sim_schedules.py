@@ -243,3 +243,42 @@ def test_a_global_lock_holder_gates_local_job_starts(tmp_path):
     assert [e[:2] for e in local[:3]] == [("LOCK_BLOCKED", 2 * MS), ("RELEASE", 2 * MS), ("START", 3 * MS + 1000)]
     assert (local[0][4], local[0][5]) == (BlockCause.GATE, tid_of(trace, "holder"))
     assert first_job(trace, "local")["COMPLETE"] == 4 * MS + 1000
+
+
+def test_a_signal_wakes_the_waiter_which_takes_the_mutex_at_the_signallers_unlock(tmp_path):
+    data = {"name": "cv", "platform": {"scheduler": "P-FP", "cpus": [0, 1]},
+            "resources": [{"name": "m", "protocol": "pip"}], "condvars": [{"name": "c", "mutex": "m"}],
+            "tasks": [
+                {"name": "consumer", "period": "50ms", "priority": 20, "partition": "cpu1",
+                 "body": [{"lock": "m"}, {"wait": "c"}, {"compute": "1ms"}, {"unlock": "m"}]},
+                {"name": "producer", "period": "50ms", "offset": "1ms", "priority": 10, "partition": "cpu0",
+                 "body": [{"lock": "m"}, {"compute": "1ms"}, {"signal": "c"}, {"compute": "1ms"}, {"unlock": "m"}]},
+            ]}
+    trace, _ = sim_trace(tmp_path, data, 20 * MS, cpus=(0, 1))
+    assert [e[:2] for e in events(trace, "consumer")] == [
+        ("RELEASE", 0), ("START", 0), ("LOCK_REQUEST", 0), ("LOCK_ACQUIRE", 0), ("COND_WAIT", 0),
+        ("COND_WAKE", 3 * MS), ("LOCK_RELEASE", 4 * MS), ("COMPLETE", 4 * MS),
+    ]
+    assert ("COND_SIGNAL", 2 * MS) in [e[:2] for e in events(trace, "producer")]
+
+
+def _two_waiters(wake: str) -> dict:
+    waiter = [{"lock": "m"}, {"wait": "c"}, {"compute": "1ms"}, {"unlock": "m"}]
+    return _fp([
+        {"name": "w1", "period": "50ms", "priority": 20, "body": waiter},
+        {"name": "w2", "period": "50ms", "priority": 10, "body": waiter},
+        {"name": "b", "period": "50ms", "offset": "1ms", "priority": 5, "wcet": "1us",
+         "body": [{"lock": "m"}, {wake: "c"}, {"unlock": "m"}]},
+    ], resources=[{"name": "m", "protocol": "pip"}]) | {"condvars": [{"name": "c", "mutex": "m"}]}
+
+
+def test_broadcast_wakes_every_waiter_in_priority_order(tmp_path):
+    trace, _ = sim_trace(tmp_path, _two_waiters("broadcast"), 20 * MS)
+    assert [e[1] for e in events(trace, "w1", EV.COND_WAKE, EV.COMPLETE)] == [1 * MS, 2 * MS]
+    assert [e[1] for e in events(trace, "w2", EV.COND_WAKE, EV.COMPLETE)] == [2 * MS, 3 * MS]
+
+
+def test_signal_wakes_one_waiter_and_the_other_keeps_waiting(tmp_path):
+    trace, _ = sim_trace(tmp_path, _two_waiters("signal"), 20 * MS)
+    assert [e[1] for e in events(trace, "w1", EV.COND_WAKE, EV.COMPLETE)] == [1 * MS, 2 * MS]
+    assert events(trace, "w2", EV.COND_WAKE, EV.COMPLETE) == []

@@ -30,7 +30,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "sim",
         help="simulate a task set (discrete events, integer ns) and report it like `rtsched run`",
         description="Validates FILE as `rtsched run` does, simulates its schedule (P-FP, G-FP, P-EDF, G-EDF; "
-        "locks none, pip, pcp, srp, ipcp) deterministically and writes DIR/: trace.rtst (the runner's format), "
+        "locks none, pip, pcp, srp, ipcp, mpcp, fmlp+; condition variables) deterministically and writes DIR/: trace.rtst (the runner's format), "
         "jobs.csv, trace.perfetto.json, response-cdf.png, schedule.png, summary.json. The overheads of "
         "--overheads (or this machine's profile; none with --ideal) are charged in the simulation and "
         "folded into the bounds. See docs/sim.md.",

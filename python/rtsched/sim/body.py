@@ -5,7 +5,8 @@ unlock, sleep, completion) until the thread needs CPU time (it schedules the
 end of that stretch), blocks, sleeps, or has no job left. It records the
 trace events the C runner's threads record, in the same order: a gated job's
 LOCK_BLOCKED, then RELEASE (at the nominal release) and START; LOCK_REQUEST,
-LOCK_BLOCKED, LOCK_ACQUIRE; LOCK_RELEASE; SLEEP; COMPLETE and DEADLINE_MISS.
+LOCK_BLOCKED, LOCK_ACQUIRE; LOCK_RELEASE; COND_WAIT, COND_WAKE, COND_SIGNAL,
+COND_BROADCAST; SLEEP; COMPLETE and DEADLINE_MISS.
 """
 
 from __future__ import annotations
@@ -14,8 +15,11 @@ from typing import TYPE_CHECKING
 
 from rtsched.trace import EventType as EV
 from rtsched.sim.eventq import DONE, WAKE
+from rtsched.sim.condvars import wake_waiters
 from rtsched.sim.protocols import gate_holder, try_lock, unlock, wait_at_gate
-from rtsched.sim.threads import FINISHED, IDLE, OP_COMPUTE, OP_LOCK, OP_SLEEP, SLEEPING, SimThread
+from rtsched.sim.threads import (FINISHED, IDLE, OP_COMPUTE, OP_LOCK, OP_SIGNAL, OP_SLEEP, OP_UNLOCK, OP_WAIT, SLEEPING,
+                                 WAITING,
+                                 SimThread)
 
 if TYPE_CHECKING:
     from rtsched.sim.engine import Engine
@@ -25,6 +29,8 @@ __all__ = ["advance"]
 _RELEASE, _START, _COMPLETE, _MISS = int(EV.RELEASE), int(EV.START), int(EV.COMPLETE), int(EV.DEADLINE_MISS)
 _REQUEST, _ACQUIRE, _UNLOCKED, _SLEEP = (int(EV.LOCK_REQUEST), int(EV.LOCK_ACQUIRE), int(EV.LOCK_RELEASE),
                                           int(EV.SLEEP))
+_COND_WAIT, _COND_WAKE, _SIGNAL, _BROADCAST = (int(EV.COND_WAIT), int(EV.COND_WAKE), int(EV.COND_SIGNAL),
+                                               int(EV.COND_BROADCAST))
 
 
 def advance(engine: Engine, t: SimThread, now: int) -> None:
@@ -90,9 +96,35 @@ def advance(engine: Engine, t: SimThread, now: int) -> None:
             engine.leave_cpu(t, now, SLEEPING)
             engine.queue.push(now + arg, WAKE, t, t.version)
             return
-        else:  # OP_UNLOCK
+        elif op == OP_UNLOCK:
             lock = engine.locks[arg]
             contended = unlock(t, lock, engine.partitions, engine, now)
             events.append((now, _UNLOCKED, t.cpu, t.job, arg, 0, 0))
             t.remaining += engine.overheads.unlock_cost_ns(lock.protocol, contended)
+            t.pc = pc + 1
+        elif op == OP_WAIT:
+            cv = engine.condvars[arg]
+            if t.in_wait:  # woken, the mutex taken again (perhaps handed over)
+                t.granted = None
+            else:
+                events.append((now, _COND_WAIT, t.cpu, t.job, arg, 0, 0))
+                cv.waiting += 1
+                t.in_wait = True
+            if cv.pending:
+                cv.pending -= 1
+                cv.waiting -= 1
+                t.in_wait = False
+                events.append((now, _COND_WAKE, t.cpu, t.job, arg, 0, 0))
+                t.pc = pc + 1
+                continue
+            unlock(t, cv.mutex, engine.partitions, engine, now)
+            cv.waiters.append(t)
+            engine.leave_cpu(t, now, WAITING)
+            return
+        else:  # OP_SIGNAL, OP_BROADCAST
+            cv = engine.condvars[arg]
+            everyone = op != OP_SIGNAL
+            events.append((now, _BROADCAST if everyone else _SIGNAL, t.cpu, t.job, arg, 0, 0))
+            cv.pending += cv.waiting if everyone else 1
+            wake_waiters(cv, everyone, engine.partitions, engine, now)
             t.pc = pc + 1

@@ -22,6 +22,7 @@ from rtsched.model.placement import Placement
 from rtsched.trace import BlockCause
 from rtsched.trace import EventType as EV
 from rtsched.sim.body import advance
+from rtsched.sim.condvars import SimCondVar
 from rtsched.sim.dispatch import Domain, dispatch
 from rtsched.sim.draws import ExecutionTimes, SporadicGaps
 from rtsched.sim.eventq import DONE, READY as READY_EVENT, RELEASE, WAKE, EventQueue
@@ -50,6 +51,8 @@ class Engine:
         settings = lock_settings(taskset)
         self.locks = [SimLock(i, r.name, r.protocol, settings.get(r.name)) for i, r in enumerate(taskset.resources)]
         self.gated = any(lock.protocol in GATE_PROTOCOLS for lock in self.locks)
+        mutex = {lock.name: lock for lock in self.locks}
+        self.condvars = [SimCondVar(i, c.name, mutex[c.mutex]) for i, c in enumerate(taskset.condvars)]
         self.partitions = Partitions()
         self.domains = self._domains(taskset, placement)
         self.threads = self._threads(taskset, options)
@@ -65,12 +68,13 @@ class Engine:
     def _threads(self, taskset: TaskSet, options: SimOptions) -> list[SimThread]:
         levels = lock_levels(taskset)
         lock_index = {lock.name: lock.index for lock in self.locks}
+        condvar_index = {cv.name: cv.index for cv in self.condvars}
         threads = []
         for i, task in enumerate(taskset.tasks):
             domain = self.domains[task.partition if taskset.platform.is_partitioned else None]
             sporadic = task.sporadic if task.kind == "sporadic" else None
             gaps = SporadicGaps(sporadic.seed, sporadic.max_extra_ns) if sporadic and sporadic.max_extra_ns else None
-            thread = SimThread(i, task, domain, compile_body(task, lock_index), levels.get(task.name, 0),
+            thread = SimThread(i, task, domain, compile_body(task, lock_index, condvar_index), levels.get(task.name, 0),
                                taskset.platform.is_edf, gaps, ExecutionTimes(options.seed, i, options.exec_low_ppm))
             threads.append(thread)
             if task.offset_ns < self.end_ns:
@@ -99,7 +103,7 @@ class Engine:
                     self._job_ready(t, arg)
                 elif kind == WAKE:
                     if arg == t.version and t.state == SLEEPING:
-                        self._make_ready(t)
+                        self.make_ready(t)
             self._settle(now)
 
     def _settle(self, now: int) -> None:
@@ -135,7 +139,7 @@ class Engine:
         t.pending.append(nominal)
         if t.state == IDLE:
             self.begin_job(t)
-            self._make_ready(t)
+            self.make_ready(t)
 
     def begin_job(self, t: SimThread) -> None:
         """Make the oldest pending job ``t``'s current one (not started: ``pc`` -1)."""
@@ -150,7 +154,7 @@ class Engine:
 
     # --- CPUs ---------------------------------------------------------------------------------
 
-    def _make_ready(self, t: SimThread) -> None:
+    def make_ready(self, t: SimThread) -> None:
         t.state = READY
         self._seq += 1
         t.seq = self._seq
@@ -193,7 +197,10 @@ class Engine:
         if record:
             job = t.job + 1 if cause == BlockCause.GATE else t.job
             t.events.append((now, _BLOCKED, t.cpu, job, int(cause), 0, holder.tid))
-        self.leave_cpu(t, now, BLOCKED)
+        if t.state == RUNNING:
+            self.leave_cpu(t, now, BLOCKED)
+        else:  # woken from a condition variable, it waits for the mutex's owner
+            t.state = BLOCKED
         t.blocked_on = holder
         t.donating = donate
         if donate:
@@ -207,7 +214,7 @@ class Engine:
         if t.donating:
             holder.donors.remove(t)
             self.update_key(holder)
-        self._make_ready(t)
+        self.make_ready(t)
 
     def retarget(self, t: SimThread, holder: SimThread) -> None:
         """``t`` stays blocked, now on ``holder`` (a lock changed hands)."""

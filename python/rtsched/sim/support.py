@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rtsched.model import Broadcast, Call, Signal, TaskSet, Wait
+from rtsched.model import Call, TaskSet
 
 __all__ = ["SimUnsupported", "unsupported_features", "check_supported"]
 
@@ -32,9 +32,7 @@ def unsupported_features(taskset: TaskSet) -> list[str]:
             problems.append(f'tasks[{i}]: task "{t.name}" has policy other (background load), '
                             "which is not simulated")
         for j, a in enumerate(t.body):
-            if isinstance(a, (Wait, Signal, Broadcast)):
-                problems.append(f"tasks[{i}].body[{j}]: {a.op} (condition variables) is not simulated yet")
-            elif isinstance(a, Call):
+            if isinstance(a, Call):
                 problems.append(f"tasks[{i}].body[{j}]: call (RPC) is not simulated yet")
     return problems
 

@@ -16,22 +16,25 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from rtsched.model import Compute, Lock, Sleep, Task, Unlock
+from rtsched.model import Broadcast, Compute, Lock, Signal, Sleep, Task, Unlock, Wait
 
 __all__ = [
-    "IDLE", "READY", "RUNNING", "BLOCKED", "SLEEPING", "FINISHED",
-    "OP_COMPUTE", "OP_SLEEP", "OP_LOCK", "OP_UNLOCK", "compile_body", "SimThread",
+    "IDLE", "READY", "RUNNING", "BLOCKED", "SLEEPING", "FINISHED", "WAITING",
+    "OP_COMPUTE", "OP_SLEEP", "OP_LOCK", "OP_UNLOCK", "OP_WAIT", "OP_SIGNAL", "OP_BROADCAST",
+    "compile_body", "SimThread",
 ]
 
-IDLE, READY, RUNNING, BLOCKED, SLEEPING, FINISHED = range(6)
-OP_COMPUTE, OP_SLEEP, OP_LOCK, OP_UNLOCK = range(4)
+#: WAITING: on a condition variable, its mutex given back (not blocked on a thread).
+IDLE, READY, RUNNING, BLOCKED, SLEEPING, FINISHED, WAITING = range(7)
+OP_COMPUTE, OP_SLEEP, OP_LOCK, OP_UNLOCK, OP_WAIT, OP_SIGNAL, OP_BROADCAST = range(7)
 
 #: The first thread id of the simulated threads (the trace's stream tids are TID_BASE + index).
 TID_BASE = 10000
 
 
-def compile_body(task: Task, lock_index: dict[str, int]) -> tuple[tuple[int, int], ...]:
-    """The body as (op, argument) pairs: ns for compute and sleep, the lock's index for lock and unlock."""
+def compile_body(task: Task, lock_index: dict[str, int], condvar_index: dict[str, int]) -> tuple[tuple[int, int], ...]:
+    """The body as (op, argument) pairs: ns for compute and sleep, the lock's index for lock and
+    unlock, the condition variable's for wait, signal and broadcast."""
     ops: list[tuple[int, int]] = []
     for action in task.body:
         if isinstance(action, Compute):
@@ -42,6 +45,12 @@ def compile_body(task: Task, lock_index: dict[str, int]) -> tuple[tuple[int, int
             ops.append((OP_LOCK, lock_index[action.resource]))
         elif isinstance(action, Unlock):
             ops.append((OP_UNLOCK, lock_index[action.resource]))
+        elif isinstance(action, Wait):
+            ops.append((OP_WAIT, condvar_index[action.condvar]))
+        elif isinstance(action, Signal):
+            ops.append((OP_SIGNAL, condvar_index[action.condvar]))
+        elif isinstance(action, Broadcast):
+            ops.append((OP_BROADCAST, condvar_index[action.condvar]))
         else:  # support.check_supported refuses the others first
             raise ValueError(f'task "{task.name}": action {action.op} is not simulated')
     return tuple(ops)
@@ -53,7 +62,7 @@ class SimThread:
         "period_ns", "deadline_ns", "max_jobs", "gaps", "exec_times",
         "state", "base_key", "key", "seq", "queued", "cpu", "run_since", "version", "remaining",
         "pc", "job", "job_release", "job_deadline", "job_cpu_ns", "pending", "released",
-        "donors", "blocked_on", "donating", "eager_keys", "held", "granted", "retrying",
+        "donors", "blocked_on", "donating", "eager_keys", "held", "granted", "retrying", "in_wait",
         "events",
     )
 
@@ -96,6 +105,7 @@ class SimThread:
         self.held: list[Any] = []
         self.granted: Any = None  # a lock handed over while blocked, to record on resuming
         self.retrying = False     # blocked on a lock request (or a job start), retried when woken
+        self.in_wait = False      # between its COND_WAIT and its COND_WAKE
         self.events: list[tuple[int, int, int | None, int, int, int, int]] = []  # (time, type, cpu, job, arg0, 0, arg1)
 
     def own_key(self) -> int:
