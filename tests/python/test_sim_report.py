@@ -72,12 +72,25 @@ def test_bad_input_gets_the_runners_message(tmp_path, capsys):
 
 
 def test_unsupported_features_are_refused_by_name(tmp_path, capsys):
+    data = {"name": "bg", "platform": {"scheduler": "P-FP", "cpus": [0]},
+            "servers": [{"name": "s", "priority": 5, "partition": "cpu0", "duration": "1ms", "queue": 1}],
+            "tasks": [
+                {"name": "a", "period": "10ms", "priority": 10, "partition": "cpu0", "body": [{"call": "s"}],
+                 "wcet": "1ms"},
+                {"name": "b", "period": "10ms", "priority": 9, "partition": "cpu0", "body": [{"call": "s"}],
+                 "wcet": "1ms"},
+                {"name": "load", "period": "10ms", "policy": "other", "body": [{"compute": "1ms"}]}]}
     with pytest.raises(SimUnsupported) as refused:
-        simulate(load_taskset(EXAMPLES / "picv-rpc.yaml"))
-    assert any("call (RPC) is not simulated" in p for p in refused.value.problems)
-    assert main(["sim", str(EXAMPLES / "picv-rpc.yaml"), "--ideal", "--out", str(tmp_path)]) == 1
-    err = capsys.readouterr().err
-    assert 'servers[0]: RPC server "Server" is not simulated yet' in err and "call (RPC)" in err
+        simulate(taskset_from_dict(data))
+    assert refused.value.problems == [
+        'servers[0].queue: 1 is below the 2 tasks that call "s": waiting for room in a full queue is not '
+        "simulated yet",
+        'tasks[2]: task "load" has policy other (background load), which is not simulated',
+    ]
+    path = tmp_path / "bg.json"
+    path.write_text(json.dumps(data))
+    assert main(["sim", str(path), "--ideal", "--out", str(tmp_path / "out")]) == 1
+    assert "tasks[2]: task \"load\" has policy other" in capsys.readouterr().err
 
 
 def test_jobs_running_at_the_end_are_censored():
@@ -85,3 +98,21 @@ def test_jobs_running_at_the_end_are_censored():
         {"name": "t", "period": "10ms", "priority": 1, "partition": "cpu0", "body": [{"compute": "4ms"}]}]})
     run = simulate(taskset, SimOptions(duration_ns=22 * MS))
     assert run.jobs_completed == 2  # the third job runs 20..24 ms, past the end
+
+
+@pytest.mark.parametrize("low", [None, 500_000])
+def test_the_picv_rpc_bounds_hold_in_simulation(tmp_path, low):
+    taskset = load_taskset(EXAMPLES / "picv-rpc.yaml")
+    analysis = bounds_for(taskset)
+    assert analysis.test == "picv-rpc" and analysis.schedulable
+    result = simulate_to_dir(taskset, SimOptions(duration_ns=60_000_000_000, exec_low_ppm=low), analysis, tmp_path,
+                             plots=False)
+    assert not result.report.bounds_exceeded and result.report.deadline_misses == 0
+    assert result.report.servers[0].calls_served == sum(s.jobs for s in result.stats if s.task != "Annoyer")
+
+
+def test_the_command_says_picv_is_off(tmp_path, capsys):
+    assert main(["sim", str(EXAMPLES / "picv-rpc.yaml"), "--no-picv", "--ideal", "--no-plots", "--duration", "1s",
+                 "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "PI-CV off" in out and "the RPC bounds assume PI-CV" in out

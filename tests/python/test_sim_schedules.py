@@ -282,3 +282,34 @@ def test_signal_wakes_one_waiter_and_the_other_keeps_waiting(tmp_path):
     trace, _ = sim_trace(tmp_path, _two_waiters("signal"), 20 * MS)
     assert [e[1] for e in events(trace, "w1", EV.COND_WAKE, EV.COMPLETE)] == [1 * MS, 2 * MS]
     assert events(trace, "w2", EV.COND_WAKE, EV.COMPLETE) == []
+
+
+def _picv_example(tmp_path, picv: bool):
+    from rtsched.model import load_taskset
+    from rtsched.sim import SimOptions, simulate
+    from rtsched.trace import read_trace
+
+    from test_sim_report import EXAMPLES
+
+    run = simulate(load_taskset(EXAMPLES / "picv-rpc.yaml"), SimOptions(duration_ns=100 * MS, picv=picv),
+                   tmp_path / "picv.rtst")
+    return read_trace(run.trace_path)
+
+
+def test_rpc_call_is_served_at_the_callers_priority_with_picv(tmp_path):
+    # Client1 (90) calls the server (50) at 10 ms; lent 90, the server serves it before
+    # Client2 (80) and Annoyer (70) run: the reply comes at 14.5 ms
+    trace = _picv_example(tmp_path, picv=True)
+    service = 4_500_000
+    assert events(trace, "Client1", EV.RPC_CALL, EV.RPC_REPLY, EV.COMPLETE)[:3] == [
+        ("RPC_CALL", 10 * MS, 1, 1, 0, service), ("RPC_REPLY", 14 * MS + 500_000, 1, 1, 0, 0),
+        ("COMPLETE", 14 * MS + 500_000, 1, 1, 0, 10 * MS)]
+    assert events(trace, "Server")[:2] == [
+        ("RPC_SERVE_START", 10 * MS, 1, 1, 0, service), ("RPC_SERVE_END", 14 * MS + 500_000, 1, 1, 0, service)]
+    assert next(s["task_id"] for s in trace.streams if s["name"] == "Server") == -1
+
+
+def test_without_picv_middle_priorities_delay_the_call(tmp_path):
+    # the server keeps its own priority 50: Client2 (10..20 ms) and Annoyer (20..30 ms) run first
+    trace = _picv_example(tmp_path, picv=False)
+    assert first_job(trace, "Client1")["COMPLETE"] == 34 * MS + 500_000

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,7 +31,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "sim",
         help="simulate a task set (discrete events, integer ns) and report it like `rtsched run`",
         description="Validates FILE as `rtsched run` does, simulates its schedule (P-FP, G-FP, P-EDF, G-EDF; "
-        "locks none, pip, pcp, srp, ipcp, mpcp, fmlp+; condition variables) deterministically and writes DIR/: trace.rtst (the runner's format), "
+        "locks none, pip, pcp, srp, ipcp, mpcp, fmlp+; condition variables; RPC servers with or without PI-CV) "
+        "deterministically and writes DIR/: trace.rtst (the runner's format), "
         "jobs.csv, trace.perfetto.json, response-cdf.png, schedule.png, summary.json. The overheads of "
         "--overheads (or this machine's profile; none with --ideal) are charged in the simulation and "
         "folded into the bounds. See docs/sim.md.",
@@ -51,6 +53,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="window of the schedule chart (default 0ms:200ms)")
     parser.add_argument("--no-plots", action="store_true", help="do not draw the PNG plots")
     parser.add_argument("--fail-on-miss", action="store_true", help="exit 1 when any deadline was missed")
+    parser.add_argument("--no-picv", action="store_true",
+                        help="sets with servers: callers do not lend the server their priority while they wait")
     add_overhead_options(parser)
     parser.set_defaults(handler=sim)
 
@@ -84,6 +88,7 @@ def _options(args: argparse.Namespace, overheads: Overheads | None) -> SimOption
         release_jitter_ns=positive("--release-jitter", args.release_jitter) or 0,
         overheads=SimOverheads.from_overheads(overheads) if overheads is not None else SimOverheads(),
         cpus=cpus,
+        picv=not args.no_picv,
     )
 
 
@@ -91,6 +96,7 @@ def sim(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from rtsched.analysis import bounds_for
+    from rtsched.analysis.results import unsupported
     from rtsched.cli.run import _parse_window, print_table
     from rtsched.cpus import CpuListError
     from rtsched.model import TaskSetError, load_taskset
@@ -112,8 +118,15 @@ def sim(args: argparse.Namespace) -> int:
     except (ValueError, CpuListError) as e:
         print(f"rtsched sim: {e}", file=sys.stderr)
         return Exit.FAILED
+    if args.no_picv and not taskset.servers:
+        print(f"rtsched sim: --no-picv: {args.file} has no servers, so PI-CV changes nothing", file=sys.stderr)
+        return Exit.FAILED
     ideal = bounds_for(taskset)
     analysis = bounds_for(taskset, overheads=counted.overheads) if counted.overheads else ideal
+    if args.no_picv:  # as `rtsched run --no-picv`: the RPC bounds do not hold without it
+        ideal = analysis = unsupported(analysis.test, [t.name for t in analysis.tasks],
+                                       "the RPC bounds assume PI-CV (callers lend the server their priority); "
+                                       "this simulation has it off")
     out_dir = args.out if args.out is not None else Path("out") / f"{taskset.name}-sim"
     try:
         result = simulate_to_dir(
@@ -123,6 +136,7 @@ def sim(args: argparse.Namespace) -> int:
             overhead_sources=counted.overheads.sources if counted.overheads else (),
             plots=not args.no_plots, plot_window_ns=window,
         )
+        result = replace(result, picv=options.picv)
     except SimUnsupported as e:
         for problem in e.problems:
             print(f"{args.file}: {problem}", file=sys.stderr)

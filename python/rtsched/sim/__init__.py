@@ -9,7 +9,7 @@ reports a real one:
 
 Parts, one concern each: ``eventq`` (the event queue), ``dispatch``
 (domains and the scheduling policy), ``protocols`` (lock protocols),
-``condvars`` (condition variables),
+``condvars`` (condition variables), ``rpc`` (servers and calls),
 ``body`` (the job-body interpreter), ``engine`` (time, releases, blocking),
 ``trace_writer``, ``draws`` (seeded draws), ``options``, ``support`` (what is
 refused), ``simulate`` (one run), ``session`` (a run and its report).

@@ -6,7 +6,8 @@ end of that stretch), blocks, sleeps, or has no job left. It records the
 trace events the C runner's threads record, in the same order: a gated job's
 LOCK_BLOCKED, then RELEASE (at the nominal release) and START; LOCK_REQUEST,
 LOCK_BLOCKED, LOCK_ACQUIRE; LOCK_RELEASE; COND_WAIT, COND_WAKE, COND_SIGNAL,
-COND_BROADCAST; SLEEP; COMPLETE and DEADLINE_MISS.
+COND_BROADCAST; RPC_CALL, RPC_REPLY (and a server's RPC_SERVE_START,
+RPC_SERVE_END); SLEEP; COMPLETE and DEADLINE_MISS.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from typing import TYPE_CHECKING
 from rtsched.trace import EventType as EV
 from rtsched.sim.eventq import DONE, WAKE
 from rtsched.sim.condvars import wake_waiters
+from rtsched.sim.rpc import call, serve
 from rtsched.sim.protocols import gate_holder, try_lock, unlock, wait_at_gate
-from rtsched.sim.threads import (FINISHED, IDLE, OP_COMPUTE, OP_LOCK, OP_SIGNAL, OP_SLEEP, OP_UNLOCK, OP_WAIT, SLEEPING,
+from rtsched.sim.threads import (FINISHED, IDLE, OP_CALL, OP_COMPUTE, OP_LOCK, OP_SIGNAL, OP_SLEEP, OP_UNLOCK, OP_WAIT, SLEEPING,
                                  WAITING,
                                  SimThread)
 
@@ -29,6 +31,7 @@ __all__ = ["advance"]
 _RELEASE, _START, _COMPLETE, _MISS = int(EV.RELEASE), int(EV.START), int(EV.COMPLETE), int(EV.DEADLINE_MISS)
 _REQUEST, _ACQUIRE, _UNLOCKED, _SLEEP = (int(EV.LOCK_REQUEST), int(EV.LOCK_ACQUIRE), int(EV.LOCK_RELEASE),
                                           int(EV.SLEEP))
+_REPLY = int(EV.RPC_REPLY)
 _COND_WAIT, _COND_WAKE, _SIGNAL, _BROADCAST = (int(EV.COND_WAIT), int(EV.COND_WAKE), int(EV.COND_SIGNAL),
                                                int(EV.COND_BROADCAST))
 
@@ -42,6 +45,11 @@ def advance(engine: Engine, t: SimThread, now: int) -> None:
         if t.remaining > 0:
             t.version += 1
             engine.queue.push(now + t.remaining, DONE, t, t.version)
+            return
+        if t.is_server:
+            serve(t, engine, now)
+            if t.remaining > 0:
+                continue
             return
         pc = t.pc
         if pc < 0:  # the job's start: the gate, then RELEASE and START
@@ -120,6 +128,15 @@ def advance(engine: Engine, t: SimThread, now: int) -> None:
             unlock(t, cv.mutex, engine.partitions, engine, now)
             cv.waiters.append(t)
             engine.leave_cpu(t, now, WAITING)
+            return
+        elif op == OP_CALL:
+            if t.in_call:  # the reply came
+                t.in_call = False
+                events.append((now, _REPLY, t.cpu, t.job, t.calls[arg][0] - engine.first_server, 0, 0))
+                t.pc = pc + 1
+                continue
+            server_thread, service = t.calls[arg]
+            call(t, engine.threads[server_thread], server_thread - engine.first_server, service, engine, now)
             return
         else:  # OP_SIGNAL, OP_BROADCAST
             cv = engine.condvars[arg]

@@ -44,6 +44,7 @@ class Engine:
         self.overheads = options.overheads
         self.queue = EventQueue()
         self.jobs_completed = 0
+        self.picv = options.picv
         self._jitter_ns = options.release_jitter_ns
         self._jitter = random.Random(options.seed * 7919 + 1) if options.release_jitter_ns else None
         self._seq = 0
@@ -56,6 +57,7 @@ class Engine:
         self.partitions = Partitions()
         self.domains = self._domains(taskset, placement)
         self.threads = self._threads(taskset, options)
+        self.first_server = len(taskset.tasks)  # thread index of server 0
 
     # --- set-up -------------------------------------------------------------------------------
 
@@ -66,19 +68,28 @@ class Engine:
         return {p.name: Domain(p.name, p.cpus) for p in placement.partitions}
 
     def _threads(self, taskset: TaskSet, options: SimOptions) -> list[SimThread]:
+        """A thread per task (streams 0..n-1), then one per RPC server (task_id -1), as the runner's."""
         levels = lock_levels(taskset)
         lock_index = {lock.name: lock.index for lock in self.locks}
         condvar_index = {cv.name: cv.index for cv in self.condvars}
+        server_index = {s.name: len(taskset.tasks) + j for j, s in enumerate(taskset.servers)}
+        partitioned, is_edf = taskset.platform.is_partitioned, taskset.platform.is_edf
         threads = []
         for i, task in enumerate(taskset.tasks):
-            domain = self.domains[task.partition if taskset.platform.is_partitioned else None]
             sporadic = task.sporadic if task.kind == "sporadic" else None
             gaps = SporadicGaps(sporadic.seed, sporadic.max_extra_ns) if sporadic and sporadic.max_extra_ns else None
-            thread = SimThread(i, task, domain, compile_body(task, lock_index, condvar_index), levels.get(task.name, 0),
-                               taskset.platform.is_edf, gaps, ExecutionTimes(options.seed, i, options.exec_low_ppm))
+            ops, calls = compile_body(task, lock_index, condvar_index, server_index)
+            thread = SimThread(i, task.name, self.domains[task.partition if partitioned else None], task.partition,
+                               task.priority, is_edf, task=task, ops=ops, calls=calls,
+                               level=levels.get(task.name, 0), gaps=gaps,
+                               exec_times=ExecutionTimes(options.seed, i, options.exec_low_ppm))
             threads.append(thread)
             if task.offset_ns < self.end_ns:
                 self.queue.push(task.offset_ns, RELEASE, thread, task.offset_ns)
+        for j, server in enumerate(taskset.servers):
+            domain = self.domains[server.partition if partitioned else None]
+            threads.append(SimThread(len(taskset.tasks) + j, server.name, domain, server.partition, server.priority,
+                                     False))
         return threads
 
     # --- the loop -----------------------------------------------------------------------------

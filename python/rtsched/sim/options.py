@@ -64,6 +64,7 @@ class SimOptions:
     ``release_jitter_ns``: each job becomes runnable a uniform [0, jitter] after its release
     (on top of the release latency), drawn from ``seed``.
     ``cpus``: the CPUs when the set names none (default: this machine's online CPUs, as the runner).
+    ``picv``: RPC callers lend the server their key while they wait (False: they do not, to compare).
     """
 
     duration_ns: int | None = None
@@ -72,3 +73,4 @@ class SimOptions:
     release_jitter_ns: int = 0
     overheads: SimOverheads = field(default_factory=SimOverheads)
     cpus: tuple[int, ...] | None = None
+    picv: bool = True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rtsched.model import Call, TaskSet
+from rtsched.model import TaskSet
 
 __all__ = ["SimUnsupported", "unsupported_features", "check_supported"]
 
@@ -26,14 +26,14 @@ def unsupported_features(taskset: TaskSet) -> list[str]:
             problems.append(f'resources[{i}]: protocol "{r.protocol}" of "{r.name}" is not simulated yet '
                             f"(simulated: {', '.join(sorted(SIMULATED_PROTOCOLS))})")
     for i, s in enumerate(taskset.servers):
-        problems.append(f'servers[{i}]: RPC server "{s.name}" is not simulated yet')
+        callers = len(taskset.callers_of(s.name))
+        if s.queue_capacity is not None and s.queue_capacity < callers:
+            problems.append(f'servers[{i}].queue: {s.queue_capacity} is below the {callers} tasks that call '
+                            f'"{s.name}": waiting for room in a full queue is not simulated yet')
     for i, t in enumerate(taskset.tasks):
         if t.is_background:
             problems.append(f'tasks[{i}]: task "{t.name}" has policy other (background load), '
                             "which is not simulated")
-        for j, a in enumerate(t.body):
-            if isinstance(a, Call):
-                problems.append(f"tasks[{i}].body[{j}]: call (RPC) is not simulated yet")
     return problems
 
 

@@ -16,26 +16,29 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from rtsched.model import Broadcast, Compute, Lock, Signal, Sleep, Task, Unlock, Wait
+from rtsched.model import Broadcast, Call, Compute, Lock, Signal, Sleep, Task, Unlock, Wait
 
 __all__ = [
     "IDLE", "READY", "RUNNING", "BLOCKED", "SLEEPING", "FINISHED", "WAITING",
-    "OP_COMPUTE", "OP_SLEEP", "OP_LOCK", "OP_UNLOCK", "OP_WAIT", "OP_SIGNAL", "OP_BROADCAST",
+    "OP_COMPUTE", "OP_SLEEP", "OP_LOCK", "OP_UNLOCK", "OP_WAIT", "OP_SIGNAL", "OP_BROADCAST", "OP_CALL",
     "compile_body", "SimThread",
 ]
 
 #: WAITING: on a condition variable, its mutex given back (not blocked on a thread).
 IDLE, READY, RUNNING, BLOCKED, SLEEPING, FINISHED, WAITING = range(7)
-OP_COMPUTE, OP_SLEEP, OP_LOCK, OP_UNLOCK, OP_WAIT, OP_SIGNAL, OP_BROADCAST = range(7)
+OP_COMPUTE, OP_SLEEP, OP_LOCK, OP_UNLOCK, OP_WAIT, OP_SIGNAL, OP_BROADCAST, OP_CALL = range(8)
 
 #: The first thread id of the simulated threads (the trace's stream tids are TID_BASE + index).
 TID_BASE = 10000
 
 
-def compile_body(task: Task, lock_index: dict[str, int], condvar_index: dict[str, int]) -> tuple[tuple[int, int], ...]:
+def compile_body(task: Task, lock_index: dict[str, int], condvar_index: dict[str, int],
+                 server_index: dict[str, int]) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
     """The body as (op, argument) pairs: ns for compute and sleep, the lock's index for lock and
-    unlock, the condition variable's for wait, signal and broadcast."""
+    unlock, the condition variable's for wait, signal and broadcast, the call's for call; and the
+    calls as (server thread index, service ns)."""
     ops: list[tuple[int, int]] = []
+    calls: list[tuple[int, int]] = []
     for action in task.body:
         if isinstance(action, Compute):
             ops.append((OP_COMPUTE, action.ns))
@@ -51,39 +54,48 @@ def compile_body(task: Task, lock_index: dict[str, int], condvar_index: dict[str
             ops.append((OP_SIGNAL, condvar_index[action.condvar]))
         elif isinstance(action, Broadcast):
             ops.append((OP_BROADCAST, condvar_index[action.condvar]))
-        else:  # support.check_supported refuses the others first
+        elif isinstance(action, Call):
+            ops.append((OP_CALL, len(calls)))
+            calls.append((server_index[action.server], action.ns))
+        else:
             raise ValueError(f'task "{task.name}": action {action.op} is not simulated')
-    return tuple(ops)
+    return tuple(ops), tuple(calls)
 
 
 class SimThread:
     __slots__ = (
-        "index", "name", "tid", "task", "domain", "partition", "ops", "level", "is_edf",
+        "index", "task_id", "name", "tid", "domain", "partition", "ops", "calls", "level", "is_edf", "is_server",
         "period_ns", "deadline_ns", "max_jobs", "gaps", "exec_times",
         "state", "base_key", "key", "seq", "queued", "cpu", "run_since", "version", "remaining",
         "pc", "job", "job_release", "job_deadline", "job_cpu_ns", "pending", "released",
         "donors", "blocked_on", "donating", "eager_keys", "held", "granted", "retrying", "in_wait",
-        "events",
+        "in_call", "requests", "serving", "events",
     )
 
-    def __init__(self, index: int, task: Task, domain: Any, ops: tuple[tuple[int, int], ...], level: int,
-                 is_edf: bool, gaps: Any, exec_times: Any) -> None:
+    def __init__(self, index: int, name: str, domain: Any, partition: str | None, priority: int | None,
+                 is_edf: bool, *, task: Task | None = None, ops: tuple[tuple[int, int], ...] = (),
+                 calls: tuple[tuple[int, int], ...] = (), level: int = 0, gaps: Any = None,
+                 exec_times: Any = None) -> None:
+        """A task's thread (``task`` given: its index in the set) or an RPC server's (``task`` None:
+        ``index`` is the stream's, after the tasks')."""
         self.index = index
-        self.name = task.name
+        self.task_id = index if task is not None else -1
+        self.name = name
         self.tid = TID_BASE + index
-        self.task = task
         self.domain = domain
-        self.partition = task.partition
+        self.partition = partition
         self.ops = ops
+        self.calls = calls        # (server thread index, service ns) of each call, by OP_CALL's argument
         self.level = level
         self.is_edf = is_edf
-        self.period_ns = task.period_ns
-        self.deadline_ns = task.deadline_ns
-        self.max_jobs = task.max_jobs or 0
+        self.is_server = task is None
+        self.period_ns = task.period_ns if task is not None else 0
+        self.deadline_ns = task.deadline_ns if task is not None else 0
+        self.max_jobs = (task.max_jobs or 0) if task is not None else 0
         self.gaps = gaps
         self.exec_times = exec_times
         self.state = IDLE
-        self.base_key = 0 if is_edf else -(task.priority or 0)
+        self.base_key = 0 if is_edf else -(priority or 0)
         self.key = self.base_key
         self.seq = 0
         self.queued = 0          # version of the thread's live entry in its domain's ready heap
@@ -106,6 +118,9 @@ class SimThread:
         self.granted: Any = None  # a lock handed over while blocked, to record on resuming
         self.retrying = False     # blocked on a lock request (or a job start), retried when woken
         self.in_wait = False      # between its COND_WAIT and its COND_WAKE
+        self.in_call = False      # between its RPC_CALL and its RPC_REPLY
+        self.requests: list[tuple[SimThread, int]] = []  # a server's queue: (client, service ns)
+        self.serving: tuple[SimThread, int] | None = None  # a server's request in service
         self.events: list[tuple[int, int, int | None, int, int, int, int]] = []  # (time, type, cpu, job, arg0, 0, arg1)
 
     def own_key(self) -> int:

@@ -1,7 +1,7 @@
 """Write a simulated schedule as a trace file (docs/trace-format.md, version 1).
 
 One stream per task (task_id = its index in the set, tid = ``TID_BASE`` +
-index), each stream's events in one chunk in the order the thread recorded
+index), then one per RPC server (task_id -1, its name), each stream's events in one chunk in the order the thread recorded
 them, no event lost. The clock field says CLOCK_MONOTONIC like the runner's
 traces; the times are simulated nanoseconds from t0 = 0.
 """
@@ -50,7 +50,7 @@ def write_sim_trace(path: str | Path, name: str, duration_ns: int, threads: Sequ
     header[48:48 + 63] = _name(name, 63).ljust(63, b"\0")
     parts = [bytes(header)]
     for i, t in enumerate(threads):
-        parts.append(struct.pack("<IiIIqq32s", i, t.index, t.tid, len(t.events), t.period_ns, t.deadline_ns,
+        parts.append(struct.pack("<IiIIqq32s", i, t.task_id, t.tid, len(t.events), t.period_ns, t.deadline_ns,
                                  _name(t.name, _NAME_MAX)))
     for i, t in enumerate(threads):
         parts.append(struct.pack("<4IQQ", _CHUNK_MAGIC, i, len(t.events), 0, 0, 0))
