@@ -12,6 +12,7 @@ RPC_SERVE_END); SLEEP; COMPLETE and DEADLINE_MISS.
 
 from __future__ import annotations
 
+from heapq import heappush
 from typing import TYPE_CHECKING
 
 from rtsched.trace import EventType as EV
@@ -41,10 +42,11 @@ def advance(engine: Engine, t: SimThread, now: int) -> None:
     ops = t.ops
     n_ops = len(ops)
     events = t.events
+    queue = engine.queue
     while True:
         if t.remaining > 0:
             t.version += 1
-            engine.queue.push(now + t.remaining, DONE, t, t.version)
+            heappush(queue.heap, (now + t.remaining, next(queue.seq), DONE, t, t.version))
             return
         if t.is_server:
             serve(t, engine, now)

@@ -24,24 +24,36 @@ __all__ = ["Domain", "dispatch"]
 
 
 class Domain:
-    __slots__ = ("name", "cpus", "heap", "running", "last_thread", "dirty")
+    """``dirty``: the domain is in ``dirty_list`` (the engine's domains to dispatch at this instant)."""
 
-    def __init__(self, name: str, cpus: tuple[int, ...]) -> None:
+    __slots__ = ("name", "cpus", "heap", "running", "last_thread", "dirty", "dirty_list")
+
+    def __init__(self, name: str, cpus: tuple[int, ...], dirty_list: list[Domain]) -> None:
         self.name = name
         self.cpus = cpus
         self.heap: list[tuple[int, int, int, SimThread]] = []
         self.running: dict[int, SimThread | None] = {cpu: None for cpu in cpus}
         self.last_thread: dict[int, SimThread | None] = {cpu: None for cpu in cpus}
         self.dirty = False
+        self.dirty_list = dirty_list
+
+    def mark_dirty(self) -> None:
+        if not self.dirty:
+            self.dirty = True
+            self.dirty_list.append(self)
 
     def push(self, thread: SimThread) -> None:
         """Queue a READY thread (again, after its key changed: the older entry goes stale)."""
         thread.queued += 1
         heapq.heappush(self.heap, (thread.key, thread.seq, thread.queued, thread))
-        self.dirty = True
+        if not self.dirty:
+            self.dirty = True
+            self.dirty_list.append(self)
 
     def _idle_cpu(self, thread: SimThread) -> int | None:
         running = self.running
+        if len(running) == 1:
+            return self.cpus[0] if running[self.cpus[0]] is None else None
         if thread.cpu is not None and running.get(thread.cpu, 0) is None:
             return thread.cpu  # stay where it last ran
         for cpu in self.cpus:
@@ -50,6 +62,8 @@ class Domain:
         return None
 
     def _worst_running(self) -> SimThread | None:
+        if len(self.cpus) == 1:
+            return self.running[self.cpus[0]]
         worst: SimThread | None = None
         for t in self.running.values():
             if t is not None and (worst is None or (t.key, t.seq) > (worst.key, worst.seq)):
@@ -59,8 +73,9 @@ class Domain:
 
 def dispatch(domain: Domain, now: int, start: Callable[[SimThread, int, int], None],
              preempt: Callable[[SimThread, int], Any]) -> None:
-    """Run the most urgent ready threads of ``domain``, preempting less urgent running ones."""
-    domain.dirty = False
+    """Run the most urgent ready threads of ``domain``, preempting less urgent running ones.
+    The domain stays marked dirty meanwhile (its own preemptions re-queue threads) and is
+    clean on return."""
     heap = domain.heap
     while heap:
         key, _seq, queued, thread = heap[0]
@@ -71,9 +86,10 @@ def dispatch(domain: Domain, now: int, start: Callable[[SimThread, int, int], No
         if cpu is None:
             worst = domain._worst_running()
             if worst is None or key >= worst.key:
-                return
+                break
             cpu = worst.cpu
             assert cpu is not None
             preempt(worst, now)
         heapq.heappop(heap)
         start(thread, cpu, now)
+    domain.dirty = False

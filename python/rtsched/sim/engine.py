@@ -15,6 +15,7 @@ were pushed, ties in priority by the order threads became ready.
 from __future__ import annotations
 
 import random
+from heapq import heappop
 
 from rtsched.model import TaskSet
 from rtsched.model.ceilings import lock_levels, lock_settings
@@ -55,17 +56,18 @@ class Engine:
         mutex = {lock.name: lock for lock in self.locks}
         self.condvars = [SimCondVar(i, c.name, mutex[c.mutex]) for i, c in enumerate(taskset.condvars)]
         self.partitions = Partitions()
-        self.domains = self._domains(taskset, placement)
+        self._dirty: list[Domain] = []  # domains to dispatch at this instant
+        self.domains = self._domains(taskset, placement, self._dirty)
         self.threads = self._threads(taskset, options)
         self.first_server = len(taskset.tasks)  # thread index of server 0
 
     # --- set-up -------------------------------------------------------------------------------
 
     @staticmethod
-    def _domains(taskset: TaskSet, placement: Placement) -> dict[str | None, Domain]:
+    def _domains(taskset: TaskSet, placement: Placement, dirty: list[Domain]) -> dict[str | None, Domain]:
         if not taskset.platform.is_partitioned:
-            return {None: Domain("all", placement.cpus)}
-        return {p.name: Domain(p.name, p.cpus) for p in placement.partitions}
+            return {None: Domain("all", placement.cpus, dirty)}
+        return {p.name: Domain(p.name, p.cpus, dirty) for p in placement.partitions}
 
     def _threads(self, taskset: TaskSet, options: SimOptions) -> list[SimThread]:
         """A thread per task (streams 0..n-1), then one per RPC server (task_id -1), as the runner's."""
@@ -95,19 +97,21 @@ class Engine:
     # --- the loop -----------------------------------------------------------------------------
 
     def run(self) -> None:
-        queue = self.queue
+        heap = self.queue.heap
         end = self.end_ns
-        while True:
-            now = queue.next_time()
-            if now is None or now > end:
+        to_advance = self._to_advance
+        while heap:
+            now = heap[0][0]
+            if now > end:
                 break
-            for _time, _seq, kind, t, arg in queue.pop_at(now):
+            while heap and heap[0][0] == now:
+                _time, _seq, kind, t, arg = heappop(heap)
                 if kind == DONE:
                     if arg == t.version and t.state == RUNNING:
                         t.job_cpu_ns += now - t.run_since
                         t.run_since = now
                         t.remaining = 0
-                        self._to_advance.append(t)
+                        to_advance.append(t)
                 elif kind == RELEASE:
                     self._release(t, arg, now)
                 elif kind == READY_EVENT:
@@ -118,14 +122,15 @@ class Engine:
             self._settle(now)
 
     def _settle(self, now: int) -> None:
-        domains = self.domains.values()
+        dirty = self._dirty
+        to_advance = self._to_advance
         while True:
-            for domain in domains:
-                if domain.dirty:
-                    dispatch(domain, now, self._start, self._preempt)
-            if not self._to_advance:
+            while dirty:
+                dispatch(dirty.pop(), now, self._start, self._preempt)
+            if not to_advance:
                 return
-            batch, self._to_advance = self._to_advance, []
+            batch = to_advance[:]
+            to_advance.clear()
             for t in batch:
                 if t.state == RUNNING:
                     advance(self, t, now)
@@ -197,7 +202,7 @@ class Engine:
         t.remaining = 0
         t.version += 1
         t.domain.running[t.cpu] = None  # type: ignore[index]
-        t.domain.dirty = True
+        t.domain.mark_dirty()
         t.state = state
 
     # --- blocking and inheritance -------------------------------------------------------------
@@ -251,7 +256,7 @@ class Engine:
             if t.state == READY:
                 t.domain.push(t)
             elif t.state == RUNNING:
-                t.domain.dirty = True
+                t.domain.mark_dirty()
             if t.state != BLOCKED or not t.donating or t.blocked_on is None:
                 return
             t = t.blocked_on

@@ -9,6 +9,7 @@ engine checks the version it carries (``arg``) and skips it.
 from __future__ import annotations
 
 import heapq
+import itertools
 from typing import Any
 
 __all__ = ["EventQueue", "RELEASE", "READY", "DONE", "WAKE"]
@@ -24,23 +25,25 @@ WAKE = 3
 
 
 class EventQueue:
-    __slots__ = ("_heap", "_seq")
+    """``heap`` and ``seq`` (an ``itertools.count``) are public for the engine's hot loop, which
+    pops and pushes them inline: ``heappush(q.heap, (time, next(q.seq), kind, thread, arg))``."""
+
+    __slots__ = ("heap", "seq")
 
     def __init__(self) -> None:
-        self._heap: list[tuple[int, int, int, Any, int]] = []
-        self._seq = 0
+        self.heap: list[tuple[int, int, int, Any, int]] = []
+        self.seq = itertools.count()
 
     def push(self, time_ns: int, kind: int, thread: Any, arg: int) -> None:
-        self._seq += 1
-        heapq.heappush(self._heap, (time_ns, self._seq, kind, thread, arg))
+        heapq.heappush(self.heap, (time_ns, next(self.seq), kind, thread, arg))
 
     def next_time(self) -> int | None:
         """The time of the earliest event, None when empty."""
-        return self._heap[0][0] if self._heap else None
+        return self.heap[0][0] if self.heap else None
 
     def pop_at(self, time_ns: int) -> list[tuple[int, int, int, Any, int]]:
         """Every event at ``time_ns`` (the earliest time), in push order."""
-        heap = self._heap
+        heap = self.heap
         out = []
         while heap and heap[0][0] == time_ns:
             out.append(heapq.heappop(heap))
