@@ -313,3 +313,30 @@ def test_without_picv_middle_priorities_delay_the_call(tmp_path):
     # the server keeps its own priority 50: Client2 (10..20 ms) and Annoyer (20..30 ms) run first
     trace = _picv_example(tmp_path, picv=False)
     assert first_job(trace, "Client1")["COMPLETE"] == 34 * MS + 500_000
+
+
+def test_srp_under_pedf_gates_by_preemption_level(tmp_path):
+    # levels by relative deadline: hi (5 ms) > mid (10 ms) > lo (20 ms); r's ceiling is hi's level.
+    # mid (absolute deadline 11 ms, earlier than lo's 20 ms) would preempt lo at 1 ms; SRP holds its
+    # start back until lo unlocks r at 3 ms
+    data = {"name": "srp-edf", "platform": {"scheduler": "P-EDF", "cpus": [0]},
+            "resources": [{"name": "r", "protocol": "srp"}], "tasks": [
+                {"name": "lo", "period": "20ms", "partition": "cpu0",
+                 "body": [{"lock": "r"}, {"compute": "3ms"}, {"unlock": "r"}]},
+                {"name": "mid", "period": "10ms", "offset": "1ms", "partition": "cpu0", "body": [{"compute": "1ms"}]},
+                {"name": "hi", "period": "100ms", "deadline": "5ms", "offset": "50ms", "partition": "cpu0",
+                 "body": [{"lock": "r"}, {"compute": "1ms"}, {"unlock": "r"}]}]}
+    trace, _ = sim_trace(tmp_path, data, 10 * MS)
+    assert [e[:2] for e in events(trace, "mid")[:3]] == [("LOCK_BLOCKED", 1 * MS), ("RELEASE", 1 * MS),
+                                                        ("START", 3 * MS)]
+
+
+def test_a_pedf_partition_of_two_cpus_is_gedf_inside(tmp_path):
+    data = {"name": "cluster", "platform": {"scheduler": "P-EDF", "cpus": [0, 1],
+                                            "partitions": [{"name": "both", "cpus": [0, 1]}]}, "tasks": [
+        {"name": n, "period": "10ms", "deadline": d, "partition": "both", "body": [{"compute": "4ms"}]}
+        for n, d in (("a", "10ms"), ("b", "9ms"), ("c", "8ms"))]}
+    trace, _ = sim_trace(tmp_path, data, 10 * MS, cpus=(0, 1))
+    assert first_job(trace, "c")["COMPLETE"] == 4 * MS and first_job(trace, "b")["COMPLETE"] == 4 * MS
+    assert first_job(trace, "a") == {"START": 4 * MS, "START_cpu": first_job(trace, "c")["COMPLETE_cpu"],
+                                     "COMPLETE": 8 * MS, "COMPLETE_cpu": first_job(trace, "c")["COMPLETE_cpu"]}
