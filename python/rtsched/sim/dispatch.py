@@ -54,7 +54,7 @@ class Domain:
         running = self.running
         if len(running) == 1:
             return self.cpus[0] if running[self.cpus[0]] is None else None
-        if thread.cpu is not None and running.get(thread.cpu, 0) is None:
+        if running.get(thread.cpu, 0) is None:
             return thread.cpu  # stay where it last ran
         for cpu in self.cpus:
             if running[cpu] is None:
@@ -88,7 +88,6 @@ def dispatch(domain: Domain, now: int, start: Callable[[SimThread, int, int], No
             if worst is None or key >= worst.key:
                 break
             cpu = worst.cpu
-            assert cpu is not None
             preempt(worst, now)
         heapq.heappop(heap)
         start(thread, cpu, now)

@@ -192,7 +192,7 @@ class Engine:
         t.remaining -= elapsed
         t.job_cpu_ns += elapsed
         t.version += 1
-        t.domain.running[t.cpu] = None  # type: ignore[index]
+        t.domain.running[t.cpu] = None
         t.state = READY
         t.domain.push(t)  # keeps its seq: the head of its priority
 
@@ -201,7 +201,7 @@ class Engine:
         t.job_cpu_ns += now - t.run_since
         t.remaining = 0
         t.version += 1
-        t.domain.running[t.cpu] = None  # type: ignore[index]
+        t.domain.running[t.cpu] = None
         t.domain.mark_dirty()
         t.state = state
 

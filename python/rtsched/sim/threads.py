@@ -7,7 +7,8 @@ release). Priorities are integer *keys*, smaller is more urgent: ``-priority``
 under fixed priority, the absolute deadline (ns) under EDF.
 
 Invariants: ``key`` = min(base_key, eager ceiling keys, donors' keys);
-``blocked_on`` is set exactly when ``state`` is BLOCKED; a RUNNING thread has
+``blocked_on`` is set exactly when ``state`` is BLOCKED; events are recorded only by a
+RUNNING thread, so their CPU is never NO_CPU; a RUNNING thread has
 ``cpu`` set and its CPU's slot in its domain points back to it.
 """
 
@@ -28,6 +29,8 @@ __all__ = [
 IDLE, READY, RUNNING, BLOCKED, SLEEPING, FINISHED, WAITING = range(7)
 OP_COMPUTE, OP_SLEEP, OP_LOCK, OP_UNLOCK, OP_WAIT, OP_SIGNAL, OP_BROADCAST, OP_CALL = range(8)
 
+#: ``SimThread.cpu`` of a thread that has not run yet (it records events only while running).
+NO_CPU = -1
 #: The first thread id of the simulated threads (the trace's stream tids are TID_BASE + index).
 TID_BASE = 10000
 
@@ -99,7 +102,7 @@ class SimThread:
         self.key = self.base_key
         self.seq = 0
         self.queued = 0          # version of the thread's live entry in its domain's ready heap
-        self.cpu: int | None = None
+        self.cpu = NO_CPU          # the CPU it runs on, or last ran on
         self.run_since = 0
         self.version = 0         # bumped whenever a pending DONE or WAKE event becomes stale
         self.remaining = 0       # CPU time left in the current compute stretch (ns)
@@ -121,7 +124,7 @@ class SimThread:
         self.in_call = False      # between its RPC_CALL and its RPC_REPLY
         self.requests: list[tuple[SimThread, int]] = []  # a server's queue: (client, service ns)
         self.serving: tuple[SimThread, int] | None = None  # a server's request in service
-        self.events: list[tuple[int, int, int | None, int, int, int, int]] = []  # (time, type, cpu, job, arg0, 0, arg1)
+        self.events: list[tuple[int, int, int, int, int, int, int]] = []  # (time, type, cpu, job, arg0, 0, arg1)
 
     def own_key(self) -> int:
         return min(self.eager_keys) if self.eager_keys and min(self.eager_keys) < self.base_key else self.base_key

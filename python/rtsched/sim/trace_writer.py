@@ -23,7 +23,6 @@ _VERSION = 1
 _HEADER_SIZE, _STREAM_SIZE, _EVENT_SIZE = 128, 64, 32
 _CLOCK_MONOTONIC = 1
 _CHUNK_MAGIC = 0x4B4E4843
-_CPU_UNKNOWN = 0xFFFF
 _NAME_MAX = 31  # bytes of a name that fit NUL-terminated in the 32-byte field
 
 #: One event as written (the reader adds the stream).
@@ -36,9 +35,7 @@ def _name(text: str, size: int) -> bytes:
 
 
 def _events(thread: SimThread) -> bytes:
-    rows = [(time, kind, _CPU_UNKNOWN if cpu is None else cpu, job, arg0, res, arg1)
-            for time, kind, cpu, job, arg0, res, arg1 in thread.events]
-    return np.array(rows, dtype=_RECORD).tobytes() if rows else b""
+    return np.array(thread.events, dtype=_RECORD).tobytes() if thread.events else b""
 
 
 def write_sim_trace(path: str | Path, name: str, duration_ns: int, threads: Sequence[SimThread]) -> Path:
