@@ -23,7 +23,8 @@ ALLOWED: dict[str, set[str]] = {
     "measure": {"rtsched", "cpus", "native", "trace"},
     "run": {"model", "analysis", "trace", "report", "measure", "native", "cpus"},
     "litmus": {"trace", "report"},
-    "cli": {"rtsched", "model", "analysis", "trace", "report", "measure", "run", "native", "cpus"},
+    "sim": {"model", "trace", "report", "cpus", "analysis.results", "analysis.overheads"},
+    "cli": {"rtsched", "model", "analysis", "trace", "report", "measure", "run", "sim", "native", "cpus"},
 }
 
 
@@ -71,3 +72,6 @@ def test_the_check_sees_a_forbidden_import():
     assert not _allowed("report", "rtsched.analysis.registry")
     assert _allowed("report", "rtsched.analysis.results")
     assert not _allowed("model", "rtsched.report")
+    assert not _allowed("report", "rtsched.sim")
+    assert not _allowed("sim", "rtsched.run")
+    assert not _allowed("sim", "rtsched.analysis.registry")

@@ -36,9 +36,9 @@ from typing import Any, Callable
 
 from rtsched.analysis.registry import run_test
 from rtsched.analysis.results import AnalysisResult
-from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask
+from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, from_taskset
 
-__all__ = ["TaskSlack", "Sensitivity", "sensitivity"]
+__all__ = ["TaskSlack", "Sensitivity", "sensitivity", "slack_of"]
 
 SCALING_RESOLUTION = Fraction(1, 1000)
 
@@ -162,3 +162,16 @@ def _critical_scaling_factor(test: str, problem: AnalysisProblem, base: Analysis
     while holds(2 * upper):  # α above 1: grow the range until it fails (it must: WCET > deadline does)
         upper *= 2
     return _largest(holds, 2 * upper) * SCALING_RESOLUTION
+
+
+def slack_of(analysis: AnalysisResult, taskset: Any, overheads: Any = None) -> Sensitivity | None:
+    """The sensitivity of the bounds ``analysis`` gave a task set (what ``rtsched run`` and
+    ``rtsched sim`` show beside them): None when there are no bounds, or when the result is
+    not a registered test's (``bounds_for``'s fallback)."""
+    if not any(b.bound_ns is not None for b in analysis.tasks):
+        return None
+    extra = {"overheads": overheads} if overheads is not None else {}
+    try:
+        return sensitivity(analysis.test, from_taskset(taskset), **extra)
+    except (KeyError, ValueError):
+        return None

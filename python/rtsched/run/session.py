@@ -21,10 +21,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from rtsched.analysis import AnalysisResult, bounds_for, from_taskset
+from rtsched.analysis import AnalysisResult, bounds_for
 from rtsched.analysis.overheads import Overheads
 from rtsched.analysis.results import unsupported
-from rtsched.analysis.sensitivity import Sensitivity, sensitivity
+from rtsched.analysis.sensitivity import Sensitivity, slack_of
 from rtsched.measure.kernel_recorder import KernelSchedError, KernelSchedRecorder
 from rtsched.model import TaskSet, online_cpus, to_runner_input
 from rtsched.model.placement import Placement, place
@@ -137,17 +137,6 @@ def _setup_error(outcome: RunnerOutcome) -> RunSetupError:
     return RunSetupError(message, outcome)
 
 
-def _slack(taskset: TaskSet, analysis: AnalysisResult, overheads: Overheads | None) -> Sensitivity | None:
-    """The sensitivity of the bounds shown beside the run (None when there are none)."""
-    if not any(b.bound_ns is not None for b in analysis.tasks):
-        return None
-    extra = {"overheads": overheads} if overheads is not None else {}
-    try:
-        return sensitivity(analysis.test, from_taskset(taskset), **extra)
-    except (KeyError, ValueError):  # a test bounds_for fell back from: no sensitivity either
-        return None
-
-
 def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResult:
     """Run ``taskset`` on this machine. Raises TaskSetError (resolving against this
     machine), NativeToolMissing, RunSetupError (the runner's explanation)."""
@@ -164,7 +153,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
             [t.name for t in analysis.tasks],
             "the RPC bounds assume PI-CV (callers lend the server their priority); this run has it off",
         )
-    slack = _slack(taskset, analysis, options.overheads)
+    slack = slack_of(analysis, taskset, options.overheads)
     trace_path = out_dir / "trace.rtst"
     extra: dict[str, Any] = {}
     if options.release_delay_ns is not None:

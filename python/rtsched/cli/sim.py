@@ -1,0 +1,159 @@
+"""``rtsched sim FILE``: simulate a task set and report it as ``rtsched run`` reports a run.
+
+The same task-set file, the same validation and error messages, the same
+bounds (with the same overhead options), the same trace format and report:
+the table is printed by ``rtsched.cli.run.print_table``. See docs/sim.md.
+
+Exit codes: 0 the simulation completed (misses are reported, not errors,
+unless ``--fail-on-miss``); 1 invalid input, a feature that is not simulated,
+or with ``--fail-on-miss`` a missed deadline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rtsched.cli.exit_codes import Exit
+from rtsched.cli.overhead_profile import add_overhead_options, overheads_from_args
+
+if TYPE_CHECKING:
+    from rtsched.analysis.overheads import Overheads
+    from rtsched.sim import SimOptions
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "sim",
+        help="simulate a task set (discrete events, integer ns) and report it like `rtsched run`",
+        description="Validates FILE as `rtsched run` does, simulates its schedule (P-FP, G-FP, P-EDF, G-EDF; "
+        "locks none, pip, pcp, srp, ipcp, mpcp, fmlp+; condition variables; RPC servers with or without PI-CV) "
+        "deterministically and writes DIR/: trace.rtst (the runner's format), "
+        "jobs.csv, trace.perfetto.json, response-cdf.png, schedule.png, summary.json. The overheads of "
+        "--overheads (or this machine's profile; none with --ideal) are charged in the simulation and "
+        "folded into the bounds. See docs/sim.md.",
+    )
+    parser.add_argument("file", metavar="FILE", help="task-set file (.yaml, .yml or .json)")
+    parser.add_argument("--duration", metavar="TIME", help="simulated length (e.g. 60s; default: the set's, else 5s)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the execution-time and jitter draws (default 1)")
+    parser.add_argument("--exec-low", metavar="FRACTION", type=float,
+                        help="draw each compute uniformly in [FRACTION x its length, its length] "
+                        "(default: every compute runs its full length, the WCET)")
+    parser.add_argument("--release-jitter", metavar="TIME",
+                        help="each job becomes runnable a uniform [0, TIME] after its release")
+    parser.add_argument("--cpus", metavar="LIST",
+                        help="the CPUs when the set names none (e.g. 0-3; default: this machine's online CPUs)")
+    parser.add_argument("--out", metavar="DIR", type=Path, help="output folder (default: out/<task-set name>-sim/)")
+    parser.add_argument("--json", action="store_true", help="print the summary JSON to stdout instead of the table")
+    parser.add_argument("--plot-window", metavar="FROM:TO", default="0ms:200ms",
+                        help="window of the schedule chart (default 0ms:200ms)")
+    parser.add_argument("--no-plots", action="store_true", help="do not draw the PNG plots")
+    parser.add_argument("--fail-on-miss", action="store_true", help="exit 1 when any deadline was missed")
+    parser.add_argument("--no-picv", action="store_true",
+                        help="sets with servers: callers do not lend the server their priority while they wait")
+    add_overhead_options(parser)
+    parser.set_defaults(handler=sim)
+
+
+def _options(args: argparse.Namespace, overheads: Overheads | None) -> SimOptions:
+    from rtsched.cpus import parse_cpu_list
+    from rtsched.model import DurationError, parse_duration
+    from rtsched.sim import SimOptions, SimOverheads
+
+    def positive(flag: str, text: str | None) -> int | None:
+        if text is None:
+            return None
+        try:
+            value = parse_duration(text)
+        except DurationError as e:
+            raise ValueError(f"{flag}: {e}") from None
+        if value <= 0:
+            raise ValueError(f"{flag}: must be > 0, got {text}")
+        return value
+
+    low = None
+    if args.exec_low is not None:
+        if not 0 < args.exec_low <= 1:
+            raise ValueError(f"--exec-low: a fraction in (0, 1], got {args.exec_low}")
+        low = round(args.exec_low * 1_000_000)
+    cpus = tuple(parse_cpu_list(args.cpus)) if args.cpus is not None else None
+    return SimOptions(
+        duration_ns=positive("--duration", args.duration),
+        seed=args.seed,
+        exec_low_ppm=low,
+        release_jitter_ns=positive("--release-jitter", args.release_jitter) or 0,
+        overheads=SimOverheads.from_overheads(overheads) if overheads is not None else SimOverheads(),
+        cpus=cpus,
+        picv=not args.no_picv,
+    )
+
+
+def sim(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from rtsched.analysis import bounds_for
+    from rtsched.analysis.results import unsupported
+    from rtsched.cli.run import _parse_window, print_table
+    from rtsched.cpus import CpuListError
+    from rtsched.model import TaskSetError, load_taskset
+    from rtsched.analysis.sensitivity import slack_of
+    from rtsched.sim import SimUnsupported
+    from rtsched.sim.session import simulate_to_dir
+
+    try:
+        taskset = load_taskset(args.file)
+    except TaskSetError as e:
+        for error in e.errors:
+            print(f"{args.file}: {error}", file=sys.stderr)
+        print(f"{args.file}: invalid ({len(e.errors)} error{'s' if len(e.errors) != 1 else ''})", file=sys.stderr)
+        return Exit.FAILED
+    try:
+        counted = overheads_from_args(args)
+        options = _options(args, counted.overheads)
+        window = _parse_window(args.plot_window)
+    except (ValueError, CpuListError) as e:
+        print(f"rtsched sim: {e}", file=sys.stderr)
+        return Exit.FAILED
+    if args.no_picv and not taskset.servers:
+        print(f"rtsched sim: --no-picv: {args.file} has no servers, so PI-CV changes nothing", file=sys.stderr)
+        return Exit.FAILED
+    ideal = bounds_for(taskset)
+    analysis = bounds_for(taskset, overheads=counted.overheads) if counted.overheads else ideal
+    if args.no_picv:  # as `rtsched run --no-picv`: the RPC bounds do not hold without it
+        ideal = analysis = unsupported(analysis.test, [t.name for t in analysis.tasks],
+                                       "the RPC bounds assume PI-CV (callers lend the server their priority); "
+                                       "this simulation has it off")
+    out_dir = args.out if args.out is not None else Path("out") / f"{taskset.name}-sim"
+    try:
+        result = simulate_to_dir(
+            taskset, options, analysis, out_dir,
+            ideal_analysis=ideal if counted.overheads else None,
+            slack=slack_of(analysis, taskset, counted.overheads),
+            overhead_sources=counted.overheads.sources if counted.overheads else (),
+            plots=not args.no_plots, plot_window_ns=window,
+        )
+        result = replace(result, picv=options.picv)
+    except SimUnsupported as e:
+        for problem in e.problems:
+            print(f"{args.file}: {problem}", file=sys.stderr)
+        return Exit.FAILED
+    except ValueError as e:
+        print(f"rtsched sim: {e}", file=sys.stderr)
+        return Exit.FAILED
+    if args.json:
+        print(json.dumps(result.summary, indent=2))
+    else:
+        console = Console(highlight=False)
+        if not console.is_terminal:
+            console = Console(highlight=False, width=160)
+        console.print(f"simulated: {result.run.jobs_completed} jobs, seed {options.seed}; {counted.description}")
+        print_table(result, console)  # type: ignore[arg-type]  # a SimResult has the fields it reads
+    misses = result.summary["deadline_misses"]
+    if args.fail_on_miss and misses:
+        print(f"rtsched sim: {misses} deadline miss(es) (--fail-on-miss)", file=sys.stderr)
+        return Exit.FAILED
+    return Exit.OK

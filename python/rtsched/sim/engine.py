@@ -1,0 +1,263 @@
+"""The discrete-event engine: time, releases, CPUs, blocking and inheritance.
+
+One ``Engine`` simulates one task set once, over integer nanoseconds from
+t0 = 0 to ``end_ns``. Each step takes every event of the earliest time
+(releases, ends of CPU stretches, wake-ups), then *settles*: dispatches every
+domain whose queue or running keys changed and advances every thread that got
+a CPU, until nothing changes at that instant. Only events at or before
+``end_ns`` are taken, and jobs are released only before it; what runs past
+the end is cut there (the report counts those jobs as censored).
+
+Everything is deterministic: ties in time are taken in the order the events
+were pushed, ties in priority by the order threads became ready.
+"""
+
+from __future__ import annotations
+
+import random
+from heapq import heappop
+
+from rtsched.model import TaskSet
+from rtsched.model.ceilings import lock_levels, lock_settings
+from rtsched.model.placement import Placement
+from rtsched.trace import BlockCause
+from rtsched.trace import EventType as EV
+from rtsched.sim.body import advance
+from rtsched.sim.condvars import SimCondVar
+from rtsched.sim.dispatch import Domain, dispatch
+from rtsched.sim.draws import ExecutionTimes, SporadicGaps
+from rtsched.sim.eventq import DONE, READY as READY_EVENT, RELEASE, WAKE, EventQueue
+from rtsched.sim.options import SimOptions
+from rtsched.sim.protocols import GATE_PROTOCOLS, Partitions, SimLock
+from rtsched.sim.threads import BLOCKED, IDLE, READY, RUNNING, SLEEPING, SimThread, compile_body
+
+__all__ = ["Engine"]
+
+_BLOCKED = int(EV.LOCK_BLOCKED)
+#: Longest chain of inheritance followed (a longer one means a deadlock in the set's locking).
+_CHAIN_MAX = 1000
+
+
+class Engine:
+    def __init__(self, taskset: TaskSet, placement: Placement, options: SimOptions, end_ns: int) -> None:
+        self.taskset = taskset
+        self.end_ns = end_ns
+        self.overheads = options.overheads
+        self.queue = EventQueue()
+        self.jobs_completed = 0
+        self.picv = options.picv
+        self._jitter_ns = options.release_jitter_ns
+        self._jitter = random.Random(options.seed * 7919 + 1) if options.release_jitter_ns else None
+        self._seq = 0
+        self._to_advance: list[SimThread] = []
+        settings = lock_settings(taskset)
+        self.locks = [SimLock(i, r.name, r.protocol, settings.get(r.name)) for i, r in enumerate(taskset.resources)]
+        self.gated = any(lock.protocol in GATE_PROTOCOLS for lock in self.locks)
+        mutex = {lock.name: lock for lock in self.locks}
+        self.condvars = [SimCondVar(i, c.name, mutex[c.mutex]) for i, c in enumerate(taskset.condvars)]
+        self.partitions = Partitions()
+        self._dirty: list[Domain] = []  # domains to dispatch at this instant
+        self.domains = self._domains(taskset, placement, self._dirty)
+        self.threads = self._threads(taskset, options)
+        self.first_server = len(taskset.tasks)  # thread index of server 0
+
+    # --- set-up -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _domains(taskset: TaskSet, placement: Placement, dirty: list[Domain]) -> dict[str | None, Domain]:
+        if not taskset.platform.is_partitioned:
+            return {None: Domain("all", placement.cpus, dirty)}
+        return {p.name: Domain(p.name, p.cpus, dirty) for p in placement.partitions}
+
+    def _threads(self, taskset: TaskSet, options: SimOptions) -> list[SimThread]:
+        """A thread per task (streams 0..n-1), then one per RPC server (task_id -1), as the runner's."""
+        levels = lock_levels(taskset)
+        lock_index = {lock.name: lock.index for lock in self.locks}
+        condvar_index = {cv.name: cv.index for cv in self.condvars}
+        server_index = {s.name: len(taskset.tasks) + j for j, s in enumerate(taskset.servers)}
+        partitioned, is_edf = taskset.platform.is_partitioned, taskset.platform.is_edf
+        threads = []
+        for i, task in enumerate(taskset.tasks):
+            sporadic = task.sporadic if task.kind == "sporadic" else None
+            gaps = SporadicGaps(sporadic.seed, sporadic.max_extra_ns) if sporadic and sporadic.max_extra_ns else None
+            ops, calls = compile_body(task, lock_index, condvar_index, server_index)
+            thread = SimThread(i, task.name, self.domains[task.partition if partitioned else None], task.partition,
+                               task.priority, is_edf, task=task, ops=ops, calls=calls,
+                               level=levels.get(task.name, 0), gaps=gaps,
+                               exec_times=ExecutionTimes(options.seed, i, options.exec_low_ppm))
+            threads.append(thread)
+            if task.offset_ns < self.end_ns:
+                self.queue.push(task.offset_ns, RELEASE, thread, task.offset_ns)
+        for j, server in enumerate(taskset.servers):
+            domain = self.domains[server.partition if partitioned else None]
+            threads.append(SimThread(len(taskset.tasks) + j, server.name, domain, server.partition, server.priority,
+                                     False))
+        return threads
+
+    # --- the loop -----------------------------------------------------------------------------
+
+    def run(self) -> None:
+        heap = self.queue.heap
+        end = self.end_ns
+        to_advance = self._to_advance
+        while heap:
+            now = heap[0][0]
+            if now > end:
+                break
+            while heap and heap[0][0] == now:
+                _time, _seq, kind, t, arg = heappop(heap)
+                if kind == DONE:
+                    if arg == t.version and t.state == RUNNING:
+                        t.job_cpu_ns += now - t.run_since
+                        t.run_since = now
+                        t.remaining = 0
+                        to_advance.append(t)
+                elif kind == RELEASE:
+                    self._release(t, arg, now)
+                elif kind == READY_EVENT:
+                    self._job_ready(t, arg)
+                elif kind == WAKE:
+                    if arg == t.version and t.state == SLEEPING:
+                        self.make_ready(t)
+            self._settle(now)
+
+    def _settle(self, now: int) -> None:
+        dirty = self._dirty
+        to_advance = self._to_advance
+        while True:
+            while dirty:
+                dispatch(dirty.pop(), now, self._start, self._preempt)
+            if not to_advance:
+                return
+            batch = to_advance[:]
+            to_advance.clear()
+            for t in batch:
+                if t.state == RUNNING:
+                    advance(self, t, now)
+
+    # --- releases -----------------------------------------------------------------------------
+
+    def _release(self, t: SimThread, nominal: int, now: int) -> None:
+        t.released += 1
+        if not t.max_jobs or t.released < t.max_jobs:
+            gap = t.period_ns + (t.gaps.next_extra_ns() if t.gaps is not None else 0)
+            if nominal + gap < self.end_ns:
+                self.queue.push(nominal + gap, RELEASE, t, nominal + gap)
+        delay = self.overheads.release_latency_ns
+        if self._jitter is not None:
+            delay += self._jitter.randint(0, self._jitter_ns)
+        if delay:
+            self.queue.push(now + delay, READY_EVENT, t, nominal)
+        else:
+            self._job_ready(t, nominal)
+
+    def _job_ready(self, t: SimThread, nominal: int) -> None:
+        t.pending.append(nominal)
+        if t.state == IDLE:
+            self.begin_job(t)
+            self.make_ready(t)
+
+    def begin_job(self, t: SimThread) -> None:
+        """Make the oldest pending job ``t``'s current one (not started: ``pc`` -1)."""
+        release = t.pending.popleft()
+        t.job_release = release
+        t.job_deadline = release + t.deadline_ns
+        t.job_cpu_ns = 0
+        t.pc = -1
+        if t.is_edf:
+            t.base_key = t.job_deadline
+            self.update_key(t)
+
+    # --- CPUs ---------------------------------------------------------------------------------
+
+    def make_ready(self, t: SimThread) -> None:
+        t.state = READY
+        self._seq += 1
+        t.seq = self._seq
+        t.domain.push(t)
+
+    def _start(self, t: SimThread, cpu: int, now: int) -> None:
+        domain = t.domain
+        t.state = RUNNING
+        t.cpu = cpu
+        t.run_since = now
+        domain.running[cpu] = t
+        if domain.last_thread[cpu] is not t:
+            domain.last_thread[cpu] = t
+            t.remaining += self.overheads.context_switch_ns
+        self._to_advance.append(t)
+
+    def _preempt(self, t: SimThread, now: int) -> None:
+        elapsed = now - t.run_since
+        t.remaining -= elapsed
+        t.job_cpu_ns += elapsed
+        t.version += 1
+        t.domain.running[t.cpu] = None
+        t.state = READY
+        t.domain.push(t)  # keeps its seq: the head of its priority
+
+    def leave_cpu(self, t: SimThread, now: int, state: int) -> None:
+        """``t`` stops running (blocked, sleeping, idle or finished); its CPU is free."""
+        t.job_cpu_ns += now - t.run_since
+        t.remaining = 0
+        t.version += 1
+        t.domain.running[t.cpu] = None
+        t.domain.mark_dirty()
+        t.state = state
+
+    # --- blocking and inheritance -------------------------------------------------------------
+
+    def block(self, t: SimThread, holder: SimThread, cause: int, donate: bool, record: bool, now: int) -> None:
+        """``t`` waits for ``holder`` (for a lock, a ceiling, or at the gate of its next job), lending
+        it its key when ``donate``; when ``record``, records LOCK_BLOCKED (cause, holder's TID)."""
+        if record:
+            job = t.job + 1 if cause == BlockCause.GATE else t.job
+            t.events.append((now, _BLOCKED, t.cpu, job, int(cause), 0, holder.tid))
+        if t.state == RUNNING:
+            self.leave_cpu(t, now, BLOCKED)
+        else:  # woken from a condition variable, it waits for the mutex's owner
+            t.state = BLOCKED
+        t.blocked_on = holder
+        t.donating = donate
+        if donate:
+            holder.donors.append(t)
+            self.update_key(holder)
+
+    def unblock(self, t: SimThread, now: int) -> None:
+        holder = t.blocked_on
+        assert holder is not None
+        t.blocked_on = None
+        if t.donating:
+            holder.donors.remove(t)
+            self.update_key(holder)
+        self.make_ready(t)
+
+    def retarget(self, t: SimThread, holder: SimThread) -> None:
+        """``t`` stays blocked, now on ``holder`` (a lock changed hands)."""
+        old = t.blocked_on
+        assert old is not None
+        t.blocked_on = holder
+        if t.donating:
+            old.donors.remove(t)
+            holder.donors.append(t)
+            self.update_key(old)
+            self.update_key(holder)
+
+    def update_key(self, t: SimThread) -> None:
+        """Recompute ``t``'s key from its own and its donors', and pass a change down the chain."""
+        for _ in range(_CHAIN_MAX):
+            key = t.own_key()
+            for d in t.donors:
+                if d.key < key:
+                    key = d.key
+            if key == t.key:
+                return
+            t.key = key
+            if t.state == READY:
+                t.domain.push(t)
+            elif t.state == RUNNING:
+                t.domain.mark_dirty()
+            if t.state != BLOCKED or not t.donating or t.blocked_on is None:
+                return
+            t = t.blocked_on
+        raise RuntimeError("a cycle of threads blocked on one another (deadlock in the set's locking)")

@@ -1,0 +1,76 @@
+"""What a simulation is asked to do, and the overheads it charges.
+
+Integer nanoseconds everywhere. ``SimOverheads.from_overheads`` takes the
+analysis' ``Overheads`` (a machine's profile from ``rtsched calibrate``, or a
+benchmark's JSON) so that the simulator charges what the bounds count:
+
+- ``context_switch_ns``: CPU time charged to a thread each time a CPU switches
+  to it from another thread (or from idle);
+- ``release_latency_ns``: a released job becomes runnable this long after its
+  nominal release (its RELEASE event keeps the nominal time);
+- ``lock_ns`` / ``unlock_ns`` per protocol, uncontended and contended: CPU
+  time of the lock and unlock calls, charged to the caller.
+
+Trace-event costs, RPC calls and OS interference are not charged yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rtsched.analysis.overheads import Overheads
+
+__all__ = ["SimOptions", "SimOverheads", "DEFAULT_DURATION_NS"]
+
+#: The simulated length when neither the options nor the set give one (as `rtsched run`).
+DEFAULT_DURATION_NS = 5_000_000_000
+
+
+@dataclass(frozen=True)
+class SimOverheads:
+    context_switch_ns: int = 0
+    release_latency_ns: int = 0
+    lock_ns: dict[str, int] = field(default_factory=dict)
+    unlock_ns: dict[str, int] = field(default_factory=dict)
+    contended_lock_ns: dict[str, int] = field(default_factory=dict)
+    contended_unlock_ns: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def from_overheads(cls, ov: Overheads) -> "SimOverheads":
+        return cls(
+            context_switch_ns=ov.context_switch_ns or 0,
+            release_latency_ns=ov.release_latency_ns or 0,
+            lock_ns=dict(ov.lock_ns),
+            unlock_ns=dict(ov.unlock_ns),
+            contended_lock_ns=dict(ov.contended_lock_ns),
+            contended_unlock_ns=dict(ov.contended_unlock_ns),
+        )
+
+    def lock_cost_ns(self, protocol: str, contended: bool) -> int:
+        table = self.contended_lock_ns if contended else self.lock_ns
+        return table.get(protocol, self.lock_ns.get(protocol, 0))
+
+    def unlock_cost_ns(self, protocol: str, contended: bool) -> int:
+        table = self.contended_unlock_ns if contended else self.unlock_ns
+        return table.get(protocol, self.unlock_ns.get(protocol, 0))
+
+
+@dataclass(frozen=True)
+class SimOptions:
+    """``duration_ns``: None for the set's duration, else DEFAULT_DURATION_NS.
+    ``seed``: of the execution-time draws (sporadic gaps use each task's own seed, as the runner).
+    ``exec_low_ppm``: None runs every ``compute`` for its full length (the WCET); a value draws
+    each uniformly in [low, full] with low = exec_low_ppm millionths of it.
+    ``release_jitter_ns``: each job becomes runnable a uniform [0, jitter] after its release
+    (on top of the release latency), drawn from ``seed``.
+    ``cpus``: the CPUs when the set names none (default: this machine's online CPUs, as the runner).
+    ``picv``: RPC callers lend the server their key while they wait (False: they do not, to compare).
+    """
+
+    duration_ns: int | None = None
+    seed: int = 1
+    exec_low_ppm: int | None = None
+    release_jitter_ns: int = 0
+    overheads: SimOverheads = field(default_factory=SimOverheads)
+    cpus: tuple[int, ...] | None = None
+    picv: bool = True

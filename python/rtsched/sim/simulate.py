@@ -1,0 +1,56 @@
+"""``simulate``: one simulated run of a task set, its trace written like the runner's.
+
+    from rtsched.sim import SimOptions, simulate
+    run = simulate(taskset, SimOptions(duration_ns=10**9), trace_path="out/x/trace.rtst")
+    run.jobs_completed, run.placement, run.trace_path
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rtsched.cpus import online_cpus
+from rtsched.model import TaskSet
+from rtsched.model.placement import Placement, place
+from rtsched.sim.engine import Engine
+from rtsched.sim.options import DEFAULT_DURATION_NS, SimOptions
+from rtsched.sim.support import check_supported
+from rtsched.sim.trace_writer import write_sim_trace
+
+__all__ = ["SimRun", "simulate", "sim_placement"]
+
+
+@dataclass(frozen=True)
+class SimRun:
+    """One simulation: where the threads ran, how long, how many jobs completed, the trace file."""
+
+    taskset: TaskSet
+    placement: Placement
+    duration_ns: int
+    jobs_completed: int
+    trace_path: Path | None
+
+
+def sim_placement(taskset: TaskSet, options: SimOptions) -> Placement:
+    """The set's placement: its own CPUs, else ``options.cpus``, else this machine's online CPUs."""
+    return place(taskset, options.cpus if options.cpus is not None else online_cpus())
+
+
+def simulate(taskset: TaskSet, options: SimOptions | None = None, trace_path: str | Path | None = None) -> SimRun:
+    """Simulate ``taskset`` and, given ``trace_path``, write its trace there.
+
+    Raises SimUnsupported (naming each feature the set uses that is not simulated) and
+    ValueError for a duration that is not positive."""
+    options = options or SimOptions()
+    check_supported(taskset)
+    duration = options.duration_ns or taskset.duration_ns or DEFAULT_DURATION_NS
+    if duration <= 0:
+        raise ValueError(f"duration: must be > 0, got {duration}ns")
+    placement = sim_placement(taskset, options)
+    engine = Engine(taskset, placement, options, duration)
+    engine.run()
+    written = None
+    if trace_path is not None:
+        written = write_sim_trace(trace_path, taskset.name, duration, engine.threads)
+    return SimRun(taskset, placement, duration, engine.jobs_completed, written)

@@ -1,0 +1,130 @@
+"""The state of one simulated task thread, and the compiled form of a job body.
+
+A thread runs its task's jobs one after another, as the C runner's threads
+do: a job released while the previous one still runs waits in ``pending``
+and starts when that one completes (its response counts from its nominal
+release). Priorities are integer *keys*, smaller is more urgent: ``-priority``
+under fixed priority, the absolute deadline (ns) under EDF.
+
+Invariants: ``key`` = min(base_key, eager ceiling keys, donors' keys);
+``blocked_on`` is set exactly when ``state`` is BLOCKED; events are recorded only by a
+RUNNING thread, so their CPU is never NO_CPU; a RUNNING thread has
+``cpu`` set and its CPU's slot in its domain points back to it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from rtsched.model import Broadcast, Call, Compute, Lock, Signal, Sleep, Task, Unlock, Wait
+
+__all__ = [
+    "IDLE", "READY", "RUNNING", "BLOCKED", "SLEEPING", "FINISHED", "WAITING",
+    "OP_COMPUTE", "OP_SLEEP", "OP_LOCK", "OP_UNLOCK", "OP_WAIT", "OP_SIGNAL", "OP_BROADCAST", "OP_CALL",
+    "compile_body", "SimThread",
+]
+
+#: WAITING: on a condition variable, its mutex given back (not blocked on a thread).
+IDLE, READY, RUNNING, BLOCKED, SLEEPING, FINISHED, WAITING = range(7)
+OP_COMPUTE, OP_SLEEP, OP_LOCK, OP_UNLOCK, OP_WAIT, OP_SIGNAL, OP_BROADCAST, OP_CALL = range(8)
+
+#: ``SimThread.cpu`` of a thread that has not run yet (it records events only while running).
+NO_CPU = -1
+#: The first thread id of the simulated threads (the trace's stream tids are TID_BASE + index).
+TID_BASE = 10000
+
+
+def compile_body(task: Task, lock_index: dict[str, int], condvar_index: dict[str, int],
+                 server_index: dict[str, int]) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
+    """The body as (op, argument) pairs: ns for compute and sleep, the lock's index for lock and
+    unlock, the condition variable's for wait, signal and broadcast, the call's for call; and the
+    calls as (server thread index, service ns)."""
+    ops: list[tuple[int, int]] = []
+    calls: list[tuple[int, int]] = []
+    for action in task.body:
+        if isinstance(action, Compute):
+            ops.append((OP_COMPUTE, action.ns))
+        elif isinstance(action, Sleep):
+            ops.append((OP_SLEEP, action.ns))
+        elif isinstance(action, Lock):
+            ops.append((OP_LOCK, lock_index[action.resource]))
+        elif isinstance(action, Unlock):
+            ops.append((OP_UNLOCK, lock_index[action.resource]))
+        elif isinstance(action, Wait):
+            ops.append((OP_WAIT, condvar_index[action.condvar]))
+        elif isinstance(action, Signal):
+            ops.append((OP_SIGNAL, condvar_index[action.condvar]))
+        elif isinstance(action, Broadcast):
+            ops.append((OP_BROADCAST, condvar_index[action.condvar]))
+        elif isinstance(action, Call):
+            ops.append((OP_CALL, len(calls)))
+            calls.append((server_index[action.server], action.ns))
+        else:
+            raise ValueError(f'task "{task.name}": action {action.op} is not simulated')
+    return tuple(ops), tuple(calls)
+
+
+class SimThread:
+    __slots__ = (
+        "index", "task_id", "name", "tid", "domain", "partition", "ops", "calls", "level", "is_edf", "is_server",
+        "period_ns", "deadline_ns", "max_jobs", "gaps", "exec_times",
+        "state", "base_key", "key", "seq", "queued", "cpu", "run_since", "version", "remaining",
+        "pc", "job", "job_release", "job_deadline", "job_cpu_ns", "pending", "released",
+        "donors", "blocked_on", "donating", "eager_keys", "held", "granted", "retrying", "in_wait",
+        "in_call", "requests", "serving", "events",
+    )
+
+    def __init__(self, index: int, name: str, domain: Any, partition: str | None, priority: int | None,
+                 is_edf: bool, *, task: Task | None = None, ops: tuple[tuple[int, int], ...] = (),
+                 calls: tuple[tuple[int, int], ...] = (), level: int = 0, gaps: Any = None,
+                 exec_times: Any = None) -> None:
+        """A task's thread (``task`` given: its index in the set) or an RPC server's (``task`` None:
+        ``index`` is the stream's, after the tasks')."""
+        self.index = index
+        self.task_id = index if task is not None else -1
+        self.name = name
+        self.tid = TID_BASE + index
+        self.domain = domain
+        self.partition = partition
+        self.ops = ops
+        self.calls = calls        # (server thread index, service ns) of each call, by OP_CALL's argument
+        self.level = level
+        self.is_edf = is_edf
+        self.is_server = task is None
+        self.period_ns = task.period_ns if task is not None else 0
+        self.deadline_ns = task.deadline_ns if task is not None else 0
+        self.max_jobs = (task.max_jobs or 0) if task is not None else 0
+        self.gaps = gaps
+        self.exec_times = exec_times
+        self.state = IDLE
+        self.base_key = 0 if is_edf else -(priority or 0)
+        self.key = self.base_key
+        self.seq = 0
+        self.queued = 0          # version of the thread's live entry in its domain's ready heap
+        self.cpu = NO_CPU          # the CPU it runs on, or last ran on
+        self.run_since = 0
+        self.version = 0         # bumped whenever a pending DONE or WAKE event becomes stale
+        self.remaining = 0       # CPU time left in the current compute stretch (ns)
+        self.pc = -1             # next op; -1: the job has not started
+        self.job = 0             # number of the last started job
+        self.job_release = 0
+        self.job_deadline = 0
+        self.job_cpu_ns = 0
+        self.pending: deque[int] = deque()   # nominal releases of jobs released but not begun
+        self.released = 0
+        self.donors: list[SimThread] = []
+        self.blocked_on: SimThread | None = None
+        self.donating = False
+        self.eager_keys: list[int] = []
+        self.held: list[Any] = []
+        self.granted: Any = None  # a lock handed over while blocked, to record on resuming
+        self.retrying = False     # blocked on a lock request (or a job start), retried when woken
+        self.in_wait = False      # between its COND_WAIT and its COND_WAKE
+        self.in_call = False      # between its RPC_CALL and its RPC_REPLY
+        self.requests: list[tuple[SimThread, int]] = []  # a server's queue: (client, service ns)
+        self.serving: tuple[SimThread, int] | None = None  # a server's request in service
+        self.events: list[tuple[int, int, int, int, int, int, int]] = []  # (time, type, cpu, job, arg0, 0, arg1)
+
+    def own_key(self) -> int:
+        return min(self.eager_keys) if self.eager_keys and min(self.eager_keys) < self.base_key else self.base_key
