@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from rtsched.analysis.soundness.explorer import Semantics
 from rtsched.analysis.soundness.model import Job, Scenario, SystemModel, TaskModel
 from rtsched.analysis.soundness.subjects import (
-    EDF_NP, EDF_UTIL_NESTED, GLOBAL_RTA_DEMAND, NESTED_NP)
+    EDF_NP, EDF_UTIL_NESTED, NESTED_NP)
 
 __all__ = ["Regression", "REGRESSIONS", "periodic"]
 
@@ -124,13 +124,13 @@ REGRESSIONS: tuple[Regression, ...] = (
                Scenario((Job("t2", 1, 0, _cs("b", 4)), Job("t1", 2, 0, _cs("a", 1))), ("t1", "t2")),
                defect=EDF_NP, note="as above, the exhaustive demand test"),
     Regression("gfp-rta-demand-above-deadline", "gfp-rta", SystemModel(_DEMAND_ABOVE_D, "G-FP", 2),
-               periodic(SystemModel(_DEMAND_ABOVE_D, "G-FP", 2), 8), defect=GLOBAL_RTA_DEMAND,
-               note="s has C + S = 5 > D = 4: the RTA starts at R = C + S = 5, finds no interference and "
-                    "reports 5 as an ok bound"),
+               periodic(SystemModel(_DEMAND_ABOVE_D, "G-FP", 2), 8),
+               note="(fixed: C + S > D is a miss) s has C + S = 5 > D = 4: the RTA started at R = C + S = 5, "
+                    "found no interference and reported 5 as an ok bound"),
     Regression("gedf-rta-demand-above-deadline", "gedf-rta", SystemModel(_DEMAND_ABOVE_D, "G-EDF", 2),
-               periodic(SystemModel(_DEMAND_ABOVE_D, "G-EDF", 2), 8), defect=GLOBAL_RTA_DEMAND,
-               note="as above under G-EDF: the first iterate 5 is not below the starting bound D = 4, so D "
-                    "stays as the task's bound and the task counts as ok"),
+               periodic(SystemModel(_DEMAND_ABOVE_D, "G-EDF", 2), 8),
+               note="as above under G-EDF: the first iterate 5 was not below the starting bound D = 4, so D "
+                    "stayed as the task's bound and the task counted as ok"),
     Regression("fp-rta-np-section-nested-in-srp-section", "fp-rta", _NESTED_NP,
                Scenario((Job("lo", 0, 0, _NESTED_NP.task("lo").body), Job("hi", 1, 0, (("exec", 1),))), ("hi", "lo")),
                defect=NESTED_NP,

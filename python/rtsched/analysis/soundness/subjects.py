@@ -37,8 +37,6 @@ NESTED_NP = ("new (soundness harness): FP blocking ignores a non-preemptive (np)
 EDF_UTIL_NESTED = ("new (soundness harness): edf-util's SRP blocking term counts only outermost sections on "
                    "resources a shorter-deadline task locks, so a section on such a resource nested inside "
                    "another one is never counted")
-GLOBAL_RTA_DEMAND = ("new (soundness harness): gedf-rta and gfp-rta accept a task whose demand C + suspension "
-                     "exceeds its deadline (the RTA's first iterate R = C is never compared with D)")
 
 
 @dataclass(frozen=True)
@@ -104,11 +102,11 @@ SUBJECTS: tuple[Subject, ...] = (
     Subject("gedf-gfb", "constrained", partial(global_multi, sleep=True)),
     Subject("gedf-bcl", "constrained", partial(global_multi, sleep=True)),
     Subject("gedf-rta", "constrained", global_multi),
-    Subject("gedf-rta", "suspension", partial(global_multi, sleep=True), defect=GLOBAL_RTA_DEMAND),
+    Subject("gedf-rta", "suspension", partial(global_multi, sleep=True)),
     Subject("gedf-tardiness", "implicit", partial(global_multi, deadlines="implicit", u_range=(1.5, 2.0)),
             check_deadlines=False),
     Subject("gfp-rta", "constrained", partial(global_multi, scheduler="G-FP")),
-    Subject("gfp-rta", "suspension", partial(global_multi, scheduler="G-FP", sleep=True), defect=GLOBAL_RTA_DEMAND),
+    Subject("gfp-rta", "suspension", partial(global_multi, scheduler="G-FP", sleep=True)),
     Subject("picv-rpc", "clients", rpc_clients),
     Subject("prm-fp", "exact", partial(_uni, resources=0, u_range=(0.2, 0.6)), options=_prm_options("exact"),
             supply=True),
