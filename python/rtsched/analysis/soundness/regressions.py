@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from rtsched.analysis.soundness.explorer import Semantics
 from rtsched.analysis.soundness.model import Job, Scenario, SystemModel, TaskModel
 from rtsched.analysis.soundness.subjects import (
-    EDF_NP, EDF_UTIL_NESTED, NESTED_NP)
+    EDF_NP, EDF_UTIL_NESTED)
 
 __all__ = ["Regression", "REGRESSIONS", "periodic"]
 
@@ -133,10 +133,9 @@ REGRESSIONS: tuple[Regression, ...] = (
                     "stayed as the task's bound and the task counted as ok"),
     Regression("fp-rta-np-section-nested-in-srp-section", "fp-rta", _NESTED_NP,
                Scenario((Job("lo", 0, 0, _NESTED_NP.task("lo").body), Job("hi", 1, 0, (("exec", 1),))), ("hi", "lo")),
-               defect=NESTED_NP,
-               note="lo holds a (srp, ceiling 1: no blocking for hi) and inside it b (np) over [0, 2); "
-                    "hi arrives at 1, runs at 2: response 2 > the claimed bound 1 (blocking 0: the np section "
-                    "is not outermost)"),
+               note="(fixed: np sections count at any depth) lo holds a (srp, ceiling 1: no blocking for hi) "
+                    "and inside it b (np) over [0, 2); hi arrives at 1, runs at 2: response 2 > the bound 1 "
+                    "once claimed (blocking 0: the np section was not outermost)"),
     Regression("edf-util-srp-section-nested-in-another", "edf-util", _EDF_NESTED,
                Scenario((Job("long", 0, 0, _EDF_NESTED.task("long").body), Job("short", 2, 0, _cs("b", 1))),
                         ("short", "long")),

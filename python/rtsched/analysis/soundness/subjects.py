@@ -31,9 +31,6 @@ __all__ = ["Subject", "SUBJECTS", "EXCLUDED", "subject"]
 
 EDF_NP = ("new (soundness harness): the EDF tests (edf-util, edf-dbf, edf-qpa, p-edf) count a non-preemptive (np) "
           "section only against tasks that lock the same resource, but an np section blocks every task")
-NESTED_NP = ("new (soundness harness): FP blocking ignores a non-preemptive (np) section nested inside a section "
-             "on a resource under another protocol (only outermost sections enter the np term), yet it blocks "
-             "every higher-priority task")
 EDF_UTIL_NESTED = ("new (soundness harness): edf-util's SRP blocking term counts only outermost sections on "
                    "resources a shorter-deadline task locks, so a section on such a resource nested inside "
                    "another one is never counted")
@@ -71,9 +68,8 @@ def _prm_options(supply: str):
 
 SUBJECTS: tuple[Subject, ...] = (
     Subject("fp-rta", "independent", partial(_uni, resources=0, deadlines="arbitrary", jitter=True, sleep=True)),
-    Subject("fp-rta", "locks", partial(_uni, protocols=ALL_UNI, nested=True, jitter=True, sleep=True),
-            also_known=NESTED_NP),
-    Subject("fp-rta", "nested-np", partial(_uni, protocols=("np", "srp", "pcp"), nested=True), defect=NESTED_NP),
+    Subject("fp-rta", "locks", partial(_uni, protocols=ALL_UNI, nested=True, jitter=True, sleep=True)),
+    Subject("fp-rta", "nested-np", partial(_uni, protocols=("np", "srp", "pcp"), nested=True)),
     Subject("fp-rta", "partitioned", partial(_uni, protocols=ALL_UNI, partitions=2, jitter=True, u_range=(0.3, 0.8))),
     *(Subject(f"fp-rta-{p}", "forced", _forced(p)) for p in ("pip", "pcp", "srp", "ipcp", "np")),
     Subject("fp-ll", "rm", partial(_uni, protocols=("pip", "pcp"), deadlines="implicit", rm=True,
