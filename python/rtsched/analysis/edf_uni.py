@@ -9,7 +9,9 @@
   Computing Systems* §7.8): for every absolute deadline t ≤ L,
   dbf(t) + B(t) ≤ t with B(t) the longest section of a task whose
   relative deadline exceeds t on a resource also locked by a task whose
-  deadline is ≤ t. L is min(L_a, L_b) of Zhang & Burns (L_a alone when the
+  deadline is ≤ t, or on a non-preemptive (``np``) resource, which blocks
+  every task (an np section acts as an SRP section whose ceiling is the
+  highest preemption level). L is min(L_a, L_b) of Zhang & Burns (L_a alone when the
   busy-period iteration takes more than BUSY_PERIOD_STEPS steps; the
   hyperperiod when U = 1 and it does): a true horizon, never a truncated
   one. Exact without resources. More than MAX_DEMAND_POINTS deadlines below
@@ -44,7 +46,7 @@ from rtsched.analysis.results import (
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_div
 
 __all__ = ["dbf", "edf_utilization", "edf_demand", "edf_qpa", "MAX_DEMAND_POINTS", "BUSY_PERIOD_STEPS",
-           "srp_blocking_at"]
+           "srp_blocking_at", "np_resources"]
 
 #: Deadlines the exhaustive demand test will visit before giving up (verdict unknown, never "ok").
 MAX_DEMAND_POINTS = 2_000_000
@@ -61,21 +63,27 @@ def dbf(tasks: Sequence[AnalysisTask], t: int) -> int:
     return total
 
 
-def srp_blocking_at(tasks: Sequence[AnalysisTask], t: int) -> int:
-    """B(t): the longest section of a task with D > t on a resource locked by a task with D ≤ t."""
-    short = set()
-    for x in tasks:
-        if x.deadline_ns <= t:
-            short |= x.resources()
-    if not short:
+def srp_blocking_at(tasks: Sequence[AnalysisTask], t: int, np_resources: frozenset[str] = frozenset()) -> int:
+    """B(t): the longest section of a task with D > t on a resource locked by a task with D ≤ t,
+    or on one of ``np_resources`` (non-preemptive sections block every task)."""
+    if not any(x.deadline_ns <= t for x in tasks):
         return 0
+    return _blocking_by(tuple(x for x in tasks if x.deadline_ns > t), _users_le(tasks, t) | np_resources)
+
+
+def _blocking_by(longer: Sequence[AnalysisTask], blocking: set[str] | frozenset[str]) -> int:
+    """The longest outermost section of ``longer`` that holds one of the ``blocking`` resources."""
     best = 0
-    for x in tasks:
-        if x.deadline_ns > t:
-            for cs in x.critical_sections:
-                if cs.outermost and (cs.resource in short or set(cs.nested) & short):
-                    best = max(best, cs.length_ns)
+    for x in longer:
+        for cs in x.critical_sections:
+            if cs.outermost and (cs.resource in blocking or not blocking.isdisjoint(cs.nested)):
+                best = max(best, cs.length_ns)
     return best
+
+
+def np_resources(problem: AnalysisProblem) -> frozenset[str]:
+    """The resources under ``np``: a section on one is not preempted, whoever else locks it."""
+    return frozenset(r for r in problem.resources() if problem.protocol(r) == "np")
 
 
 def _check(problem: AnalysisProblem, test: str):
@@ -146,6 +154,7 @@ def edf_utilization(problem: AnalysisProblem) -> AnalysisResult:
     per: dict[str, tuple[bool | None, str]] = {}
     details: dict[str, Fraction] = {}
     exact = True
+    nonpreemptive = np_resources(problem)
     for part, tasks in groups.items():
         implicit = all(t.deadline_ns == t.period_ns for t in tasks)
         has_res = any(t.critical_sections for t in tasks)
@@ -168,7 +177,8 @@ def edf_utilization(problem: AnalysisProblem) -> AnalysisResult:
         for k, t in enumerate(ordered):
             acc += Fraction(t.exec_ns, min(t.deadline_ns, t.period_ns))
             b = max((cs.length_ns for j in ordered[k + 1:] for cs in j.critical_sections
-                     if cs.outermost and (cs.resource in _users_le(ordered, t.deadline_ns))), default=0)
+                     if cs.outermost and (cs.resource in _users_le(ordered, t.deadline_ns) | nonpreemptive)),
+                    default=0)
             if acc + Fraction(b, t.deadline_ns) > 1 and all_ok:
                 all_ok = False
                 first_bad = f"Σ C/D up to {t.name} + B/D = {float(acc + Fraction(b, t.deadline_ns)):.4f} > 1"
@@ -240,7 +250,8 @@ def _horizon(tasks: Sequence[AnalysisTask]) -> tuple[int | None, str]:
     return max(h, dmax), f"U = 1: the hyperperiod {h} ns (the busy period took over {BUSY_PERIOD_STEPS} steps)"
 
 
-def _demand_group(tasks: Sequence[AnalysisTask], blocking: bool) -> tuple[bool | None, str, int]:
+def _demand_group(tasks: Sequence[AnalysisTask], blocking: bool,
+                  nonpreemptive: frozenset[str] = frozenset()) -> tuple[bool | None, str, int]:
     """The exhaustive demand test: (True: every deadline met, False: a miss, None: gave up; reason, points)."""
     L, why_l = _horizon(tasks)
     if L is None:
@@ -262,7 +273,7 @@ def _demand_group(tasks: Sequence[AnalysisTask], blocking: bool) -> tuple[bool |
         if points > MAX_DEMAND_POINTS:
             return None, (f"unknown: more than {MAX_DEMAND_POINTS} deadlines to check below the horizon "
                           f"({why_l}); checked up to t = {d} ns without a miss"), points
-        h = dbf(tasks, d) + (srp_blocking_at(tasks, d) if blocking else 0)
+        h = dbf(tasks, d) + (srp_blocking_at(tasks, d, nonpreemptive) if blocking else 0)
         if h > d:
             return False, f"demand {h} ns > {d} ns at t = {d} ns", points
     return True, f"demand ≤ t at all {points} deadlines up to {why_l}", points
@@ -278,7 +289,7 @@ def edf_demand(problem: AnalysisProblem) -> AnalysisResult:
     for part, tasks in groups.items():
         blocking = any(t.critical_sections for t in tasks)
         exact = exact and not blocking
-        ok, why, _ = _demand_group(tasks, blocking)
+        ok, why, _ = _demand_group(tasks, blocking, np_resources(problem))
         why = (f"{part}: " if part else "") + why + (" (SRP blocking)" if blocking else "")
         for t in tasks:
             per[t.name] = (ok, why)
@@ -320,7 +331,7 @@ def edf_qpa(problem: AnalysisProblem) -> AnalysisResult:
     exact = True
     for part, tasks in groups.items():
         if any(t.critical_sections for t in tasks):
-            ok, why, _ = _demand_group(tasks, True)
+            ok, why, _ = _demand_group(tasks, True, np_resources(problem))
             why += " (resources: exhaustive demand test with SRP blocking)"
             exact = False
         else:

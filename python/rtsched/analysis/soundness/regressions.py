@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from rtsched.analysis.soundness.explorer import Semantics
 from rtsched.analysis.soundness.model import Job, Scenario, SystemModel, TaskModel
 from rtsched.analysis.soundness.subjects import (
-    EDF_NP, EDF_UTIL_NESTED)
+    EDF_UTIL_NESTED)
 
 __all__ = ["Regression", "REGRESSIONS", "periodic"]
 
@@ -117,12 +117,12 @@ REGRESSIONS: tuple[Regression, ...] = (
                note="(fixed: D > T is refused) U = 2 on 2 CPUs, D > T: t1's claimed bound 5 is exceeded (the job arriving at 3 completes at 9)"),
     Regression("edf-qpa-np-section-blocks-every-task", "edf-qpa", _EDF_NP,
                Scenario((Job("t2", 1, 0, _cs("b", 4)), Job("t1", 2, 0, _cs("a", 1))), ("t1", "t2")),
-               defect=EDF_NP,
-               note="t2's non-preemptive section on b (4 ticks) starts at 1; t1 (D = 2), arriving at 2, runs at 5: "
-                    "response 4; B(t) only counts sections on resources t1 itself locks"),
+               note="(fixed: an np section blocks every task) t2's non-preemptive section on b (4 ticks) starts "
+                    "at 1; t1 (D = 2), arriving at 2, runs at 5: response 4; B(t) counted only sections on "
+                    "resources t1 itself locks"),
     Regression("edf-dbf-np-section-blocks-every-task", "edf-dbf", _EDF_NP,
                Scenario((Job("t2", 1, 0, _cs("b", 4)), Job("t1", 2, 0, _cs("a", 1))), ("t1", "t2")),
-               defect=EDF_NP, note="as above, the exhaustive demand test"),
+               note="as above, the exhaustive demand test"),
     Regression("gfp-rta-demand-above-deadline", "gfp-rta", SystemModel(_DEMAND_ABOVE_D, "G-FP", 2),
                periodic(SystemModel(_DEMAND_ABOVE_D, "G-FP", 2), 8),
                note="(fixed: C + S > D is a miss) s has C + S = 5 > D = 4: the RTA started at R = C + S = 5, "

@@ -29,8 +29,6 @@ from rtsched.analysis.soundness.model import SystemModel
 
 __all__ = ["Subject", "SUBJECTS", "EXCLUDED", "subject"]
 
-EDF_NP = ("new (soundness harness): the EDF tests (edf-util, edf-dbf, edf-qpa, p-edf) count a non-preemptive (np) "
-          "section only against tasks that lock the same resource, but an np section blocks every task")
 EDF_UTIL_NESTED = ("new (soundness harness): edf-util's SRP blocking term counts only outermost sections on "
                    "resources a shorter-deadline task locks, so a section on such a resource nested inside "
                    "another one is never counted")
@@ -80,16 +78,16 @@ SUBJECTS: tuple[Subject, ...] = (
     Subject("edf-util", "independent", partial(_edf, resources=0, sleep=True)),
     Subject("edf-util", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True),
             also_known=EDF_UTIL_NESTED),
-    Subject("edf-util", "np", partial(_edf, protocols=("np", "srp")), defect=EDF_NP),
+    Subject("edf-util", "np", partial(_edf, protocols=("np", "srp"))),
     Subject("edf-dbf", "independent", partial(_edf, resources=0, sleep=True)),
     Subject("edf-dbf", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True)),
-    Subject("edf-dbf", "np", partial(_edf, protocols=("np", "srp")), defect=EDF_NP),
+    Subject("edf-dbf", "np", partial(_edf, protocols=("np", "srp"))),
     Subject("edf-dbf", "pip", partial(_edf, protocols=("pip",))),
     Subject("edf-qpa", "independent", partial(_edf, resources=0, sleep=True)),
     Subject("edf-qpa", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True)),
-    Subject("edf-qpa", "np", partial(_edf, protocols=("np", "srp")), defect=EDF_NP),
+    Subject("edf-qpa", "np", partial(_edf, protocols=("np", "srp"))),
     Subject("p-edf", "partitioned", partial(_edf, protocols=("srp",), partitions=2, u_range=(0.3, 0.9))),
-    Subject("p-edf", "np", partial(_edf, protocols=("np",), partitions=2, u_range=(0.3, 0.9)), defect=EDF_NP),
+    Subject("p-edf", "np", partial(_edf, protocols=("np",), partitions=2, u_range=(0.3, 0.9))),
     Subject("p-fp-mpcp", "global", partial(partitioned_global, protocol="mpcp"), Semantics("mpcp")),
     Subject("p-fp-mpcp", "suspension", partial(partitioned_suspension, protocol="mpcp"), Semantics("mpcp")),
     Subject("p-fp-fmlp+", "global", partial(partitioned_global, protocol="fmlp+"), Semantics("fmlp+")),
