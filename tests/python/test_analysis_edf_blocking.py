@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from rtsched.analysis import AnalysisProblem, AnalysisTask, CriticalSection, run_test
+from rtsched.analysis.edf_uni import srp_blocking_at
 
 MS = 1_000_000
 EDF_TESTS = ("edf-util", "edf-dbf", "edf-qpa")
@@ -49,3 +50,34 @@ def test_a_short_np_section_is_accepted(test):
         ),
         scheduler="EDF", protocols={"b": "np"})
     assert run_test(test, problem).verdict == "schedulable"
+
+
+def _nested() -> AnalysisProblem:
+    # long holds a (only its own) for 5 ms and, from 1 ms in, b (short's) for 4 ms.
+    long_sections = (CriticalSection("a", 5 * MS, ("b",)), CriticalSection("b", 4 * MS, outermost=False))
+    return AnalysisProblem(
+        tasks=(
+            AnalysisTask("short", 1 * MS, 6 * MS, 3 * MS, critical_sections=(CriticalSection("b", 1 * MS),)),
+            AnalysisTask("long", 5 * MS, 12 * MS, 12 * MS, critical_sections=long_sections),
+        ),
+        scheduler="EDF", protocols={"a": "srp", "b": "srp"})
+
+
+@pytest.mark.parametrize("test", EDF_TESTS)
+def test_a_section_nested_inside_another_blocks_the_users_of_its_resource(test):
+    # short arrives just after long locked b: it waits 4 ms and responds in 5 ms > D = 3 ms.
+    assert run_test(test, _nested()).verdict != "schedulable"
+
+
+def test_blocking_is_the_nested_section_not_the_outer_one():
+    # While long holds only a (ceiling: long's own level) short preempts it; the time short can be
+    # held back is from lock(b) to unlock(b), 4 ms, not the 5 ms of a.
+    assert srp_blocking_at(_nested().tasks, 3 * MS) == 4 * MS
+
+
+def test_np_resources_block_at_any_depth():
+    sections = (CriticalSection("a", 5 * MS, ("b",)), CriticalSection("b", 2 * MS, outermost=False))
+    tasks = (AnalysisTask("short", 1 * MS, 6 * MS, 3 * MS),
+             AnalysisTask("long", 5 * MS, 12 * MS, 12 * MS, critical_sections=sections))
+    assert srp_blocking_at(tasks, 3 * MS, frozenset({"b"})) == 2 * MS
+    assert srp_blocking_at(tasks, 3 * MS) == 0

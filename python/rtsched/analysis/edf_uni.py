@@ -7,7 +7,8 @@
 - :func:`edf_demand` — processor-demand analysis (Baruah, Rosier, Howell
   1990) with SRP blocking (Baker 1991; Buttazzo's *Hard Real-Time
   Computing Systems* §7.8): for every absolute deadline t ≤ L,
-  dbf(t) + B(t) ≤ t with B(t) the longest section of a task whose
+  dbf(t) + B(t) ≤ t with B(t) the longest section (at any depth of
+  nesting) of a task whose
   relative deadline exceeds t on a resource also locked by a task whose
   deadline is ≤ t, or on a non-preemptive (``np``) resource, which blocks
   every task (an np section acts as an SRP section whose ceiling is the
@@ -72,12 +73,16 @@ def srp_blocking_at(tasks: Sequence[AnalysisTask], t: int, np_resources: frozens
 
 
 def _blocking_by(longer: Sequence[AnalysisTask], blocking: set[str] | frozenset[str]) -> int:
-    """The longest outermost section of ``longer`` that holds one of the ``blocking`` resources."""
+    """The longest section, at any depth of nesting, of ``longer`` on one of the ``blocking`` resources.
+
+    Its own length, not that of a section around it: while the holder holds only resources outside
+    ``blocking`` a shorter-deadline job preempts it (docs/analysis.md, "EDF blocking").
+    """
     best = 0
     for x in longer:
         for cs in x.critical_sections:
-            if cs.outermost and (cs.resource in blocking or not blocking.isdisjoint(cs.nested)):
-                best = max(best, cs.length_ns)
+            if cs.resource in blocking and cs.length_ns > best:
+                best = cs.length_ns
     return best
 
 
@@ -176,9 +181,7 @@ def edf_utilization(problem: AnalysisProblem) -> AnalysisResult:
         first_bad = ""
         for k, t in enumerate(ordered):
             acc += Fraction(t.exec_ns, min(t.deadline_ns, t.period_ns))
-            b = max((cs.length_ns for j in ordered[k + 1:] for cs in j.critical_sections
-                     if cs.outermost and (cs.resource in _users_le(ordered, t.deadline_ns) | nonpreemptive)),
-                    default=0)
+            b = _blocking_by(ordered[k + 1:], _users_le(ordered, t.deadline_ns) | nonpreemptive)
             if acc + Fraction(b, t.deadline_ns) > 1 and all_ok:
                 all_ok = False
                 first_bad = f"Σ C/D up to {t.name} + B/D = {float(acc + Fraction(b, t.deadline_ns)):.4f} > 1"

@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 
 from rtsched.analysis.soundness.explorer import Semantics
 from rtsched.analysis.soundness.model import Job, Scenario, SystemModel, TaskModel
-from rtsched.analysis.soundness.subjects import (
-    EDF_UTIL_NESTED)
 
 __all__ = ["Regression", "REGRESSIONS", "periodic"]
 
@@ -139,8 +137,7 @@ REGRESSIONS: tuple[Regression, ...] = (
     Regression("edf-util-srp-section-nested-in-another", "edf-util", _EDF_NESTED,
                Scenario((Job("long", 0, 0, _EDF_NESTED.task("long").body), Job("short", 2, 0, _cs("b", 1))),
                         ("short", "long")),
-               defect=EDF_UTIL_NESTED,
-               note="long holds b (inside a) over [1, 5); short (D = 3) arrives at 2 and may not start before 5: "
-                    "response 4; edf-util took B = 0 (b's section is not outermost, a is not short's resource). "
-                    "Found by the soak (edf-util/srp, seed 1032)"),
+               note="(fixed: sections count at any depth) long holds b (inside a) over [1, 5); short (D = 3) "
+                    "arrives at 2 and may not start before 5: response 4; edf-util took B = 0 (b's section is "
+                    "not outermost, a is not short's resource). Found by the soak (edf-util/srp, seed 1032)"),
 )

@@ -29,9 +29,6 @@ from rtsched.analysis.soundness.model import SystemModel
 
 __all__ = ["Subject", "SUBJECTS", "EXCLUDED", "subject"]
 
-EDF_UTIL_NESTED = ("new (soundness harness): edf-util's SRP blocking term counts only outermost sections on "
-                   "resources a shorter-deadline task locks, so a section on such a resource nested inside "
-                   "another one is never counted")
 
 
 @dataclass(frozen=True)
@@ -76,8 +73,7 @@ SUBJECTS: tuple[Subject, ...] = (
                                            u_range=(0.5, 0.9))),
     Subject("fp-lp", "intervals", partial(_uni, protocols=("pcp", "srp"), resources=1, np_share=0.6)),
     Subject("edf-util", "independent", partial(_edf, resources=0, sleep=True)),
-    Subject("edf-util", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True),
-            also_known=EDF_UTIL_NESTED),
+    Subject("edf-util", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True)),
     Subject("edf-util", "np", partial(_edf, protocols=("np", "srp"))),
     Subject("edf-dbf", "independent", partial(_edf, resources=0, sleep=True)),
     Subject("edf-dbf", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True)),
