@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 
 from rtsched.analysis.soundness.explorer import Semantics
 from rtsched.analysis.soundness.model import Job, Scenario, SystemModel, TaskModel
-from rtsched.analysis.soundness.subjects import EDF_PIP
 
 __all__ = ["Regression", "REGRESSIONS", "periodic"]
 
@@ -150,9 +149,9 @@ REGRESSIONS: tuple[Regression, ...] = (
                note="(fixed: sections count at any depth) long holds b (inside a) over [1, 5); short (D = 3) "
                     "arrives at 2 and may not start before 5: response 4; edf-util took B = 0 (b's section is "
                     "not outermost, a is not short's resource). Found by the soak (edf-util/srp, seed 1032)"),
-    *(Regression(f"{test}-pip-blocks-once-per-longer-task", test, _EDF_PIP, _EDF_PIP_WITNESS, defect=EDF_PIP,
-                 note="l1 locks r1 at 0; l2 (earlier deadline) preempts it at 1 and locks r2; s (D = 5) arrives "
-                      "at 2, waits for r1 (l1 inherits, [2, 4)) then for r2 (l2 inherits, [5, 7)): response 6; "
-                      "the test took B = 3, one section")
+    *(Regression(f"{test}-pip-blocks-once-per-longer-task", test, _EDF_PIP, _EDF_PIP_WITNESS,
+                 note="(fixed: under PIP one section per longer-deadline task) l1 locks r1 at 0; l2 (earlier "
+                      "deadline) preempts it at 1 and locks r2; s (D = 5) arrives at 2, waits for r1 (l1 inherits, "
+                      "[2, 4)) then for r2 (l2 inherits, [5, 7)): response 6; the test took B = 3, one section")
       for test in ("edf-dbf", "edf-qpa", "edf-util")),
 )

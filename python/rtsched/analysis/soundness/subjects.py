@@ -30,10 +30,6 @@ from rtsched.analysis.soundness.model import SystemModel
 __all__ = ["Subject", "SUBJECTS", "EXCLUDED", "subject"]
 
 
-EDF_PIP = ("new (by hand, while fixing the np defects): the EDF tests take SRP's single blocking section for "
-           "resources under PIP, but under PIP several longer-deadline jobs can each block once (each preempted "
-           "inside its section before the short job arrives)")
-
 
 @dataclass(frozen=True)
 class Subject:
@@ -82,7 +78,7 @@ SUBJECTS: tuple[Subject, ...] = (
     Subject("edf-dbf", "independent", partial(_edf, resources=0, sleep=True)),
     Subject("edf-dbf", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True)),
     Subject("edf-dbf", "np", partial(_edf, protocols=("np", "srp"))),
-    Subject("edf-dbf", "pip", partial(_edf, protocols=("pip",)), also_known=EDF_PIP),
+    Subject("edf-dbf", "pip", partial(_edf, protocols=("pip",))),
     Subject("edf-qpa", "independent", partial(_edf, resources=0, sleep=True)),
     Subject("edf-qpa", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True)),
     Subject("edf-qpa", "np", partial(_edf, protocols=("np", "srp"))),
