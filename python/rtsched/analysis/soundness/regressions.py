@@ -109,6 +109,15 @@ _EDF_PIP = SystemModel((
 _EDF_PIP_WITNESS = Scenario((Job("l1", 0, 0, _EDF_PIP.task("l1").body), Job("l2", 1, 0, _EDF_PIP.task("l2").body),
                              Job("s", 2, 0, _EDF_PIP.task("s").body)), ("s", "l2", "l1"))
 
+def _interval_model(scheduler: str) -> SystemModel:
+    return SystemModel((TaskModel("hi", 12, 2, (("exec", 1),), 2), TaskModel("lo", 6, 6, (("np", 4),), 1)),
+                       scheduler, 1)
+
+
+def _interval_witness(model: SystemModel) -> Scenario:
+    return Scenario((Job("lo", 0, 0, model.task("lo").body), Job("hi", 1, 0, model.task("hi").body)), ("hi", "lo"))
+
+
 REGRESSIONS: tuple[Regression, ...] = (
     Regression("issue22-defect1-mpcp-suspension-jitter", "p-fp-mpcp", _MPCP, _issue22_witness(_MPCP),
                semantics=Semantics("mpcp"),
@@ -154,4 +163,10 @@ REGRESSIONS: tuple[Regression, ...] = (
                       "deadline) preempts it at 1 and locks r2; s (D = 5) arrives at 2, waits for r1 (l1 inherits, "
                       "[2, 4)) then for r2 (l2 inherits, [5, 7)): response 6; the test took B = 3, one section")
       for test in ("edf-dbf", "edf-qpa", "edf-util")),
+    *(Regression(f"{test}-np-interval-of-another-task", test, _interval_model(sched), _interval_witness(
+                 _interval_model(sched)),
+                 note="(fixed: only fp-lp accepts non-preemptive intervals) lo's 4-tick interval starts at 0; hi "
+                      "(D = 2) arrives at 1 and runs at 4: response 4; the test treated the interval as "
+                      "preemptible (found by hand)")
+      for test, sched in (("fp-rta", "FP"), ("edf-dbf", "EDF"), ("edf-qpa", "EDF"))),
 )
