@@ -16,7 +16,9 @@ each resource:
 - ``pcp`` (Sha et al. 1990), ``srp`` (Baker 1991) and ``ipcp`` (immediate
   ceiling): at most one section, the longest outermost section of a
   lower-priority task on a resource whose ceiling is ≥ the priority of τ_i.
-- ``np`` (non-preemptive sections): the longest section of any lower-priority task.
+- ``np`` (non-preemptive sections): the longest section of any lower-priority task on an ``np``
+  resource, at any depth: one nested inside a section under another protocol blocks every task as
+  well (the holder is not preempted from its lock to its unlock).
 - ``none`` (plain mutex, no inheritance): only direct blocking on the
   resources τ_i locks, once per lower task and resource like PIP; and
   **unbounded** when a task of priority strictly between the holder and
@@ -75,7 +77,7 @@ class _Context:
     """The sections of one processor's tasks, indexed once for every task's blocking term."""
 
     __slots__ = ("ceil", "sections", "protos", "resources", "ceiling_sections", "_families", "foreign",
-                 "pip_only", "priorities", "_pip_terms")
+                 "pip_only", "priorities", "_pip_terms", "np_sections")
 
     def __init__(self, tasks: Sequence[AnalysisTask], protocol_of: Callable[[str], str] | None,
                  ceil: dict[str, int] | None = None):
@@ -104,6 +106,10 @@ class _Context:
                     c = max(c, ceil.get(r, 0))
                 sections.append((t.priority, t.name, cs.resource, cs.length_ns, c, proto_of.get(cs.resource, ""),
                                  cs.nested))
+        # sections on np resources at any depth, longest first: (owner priority, length, owner, resource)
+        self.np_sections = sorted(((t.priority, cs.length_ns, t.name, cs.resource) for t in tasks
+                                   for cs in t.critical_sections if proto_of.get(cs.resource) == "np"),
+                                  key=lambda s: -s[1])
         # every protocol in use: the sections' and (with protocol_of) every locked resource's
         self.protos = {s[5] for s in sections} | set(proto_of.values())
         # ceiling-protocol sections alone, longest first: (owner priority, ceiling, length, owner, resource)
@@ -372,7 +378,11 @@ def blocking_term(task: AnalysisTask, tasks: Sequence[AnalysisTask], protocol_of
             total += best
             parts.append(f"ceiling {best} ns: one section ({who})")
     if "np" in protos:
-        best, who = _longest(task, ctx, lambda p, r: p == "np", False)
+        best, who = 0, ""
+        for sp, length, name, res in ctx.np_sections:  # longest first, nested ones included
+            if sp < task.priority and length > 0:
+                best, who = length, f"{name}/{res}"
+                break
         if best:
             total += best
             parts.append(f"non-preemptive {best} ns: one section ({who})")

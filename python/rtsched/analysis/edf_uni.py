@@ -7,9 +7,12 @@
 - :func:`edf_demand` — processor-demand analysis (Baruah, Rosier, Howell
   1990) with SRP blocking (Baker 1991; Buttazzo's *Hard Real-Time
   Computing Systems* §7.8): for every absolute deadline t ≤ L,
-  dbf(t) + B(t) ≤ t with B(t) the longest section of a task whose
+  dbf(t) + B(t) ≤ t with B(t) the longest section (at any depth of
+  nesting) of a task whose
   relative deadline exceeds t on a resource also locked by a task whose
-  deadline is ≤ t. L is min(L_a, L_b) of Zhang & Burns (L_a alone when the
+  deadline is ≤ t, or on a non-preemptive (``np``) resource, which blocks
+  every task (an np section acts as an SRP section whose ceiling is the
+  highest preemption level). L is min(L_a, L_b) of Zhang & Burns (L_a alone when the
   busy-period iteration takes more than BUSY_PERIOD_STEPS steps; the
   hyperperiod when U = 1 and it does): a true horizon, never a truncated
   one. Exact without resources. More than MAX_DEMAND_POINTS deadlines below
@@ -44,7 +47,7 @@ from rtsched.analysis.results import (
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_div
 
 __all__ = ["dbf", "edf_utilization", "edf_demand", "edf_qpa", "MAX_DEMAND_POINTS", "BUSY_PERIOD_STEPS",
-           "srp_blocking_at"]
+           "srp_blocking_at", "np_resources"]
 
 #: Deadlines the exhaustive demand test will visit before giving up (verdict unknown, never "ok").
 MAX_DEMAND_POINTS = 2_000_000
@@ -61,21 +64,57 @@ def dbf(tasks: Sequence[AnalysisTask], t: int) -> int:
     return total
 
 
-def srp_blocking_at(tasks: Sequence[AnalysisTask], t: int) -> int:
-    """B(t): the longest section of a task with D > t on a resource locked by a task with D ≤ t."""
-    short = set()
-    for x in tasks:
-        if x.deadline_ns <= t:
-            short |= x.resources()
-    if not short:
+def srp_blocking_at(tasks: Sequence[AnalysisTask], t: int, np_resources: frozenset[str] = frozenset(),
+                    pip_resources: frozenset[str] = frozenset()) -> int:
+    """B(t): the longest section of a task with D > t on a resource locked by a task with D ≤ t,
+    or on one of ``np_resources`` (non-preemptive sections block every task). When a task locks one
+    of ``pip_resources`` the longest such section of *each* task with D > t, added up (PIP lets
+    several longer-deadline jobs block; docs/analysis.md, "EDF blocking")."""
+    if not any(x.deadline_ns <= t for x in tasks):
         return 0
-    best = 0
-    for x in tasks:
-        if x.deadline_ns > t:
+    return _blocking(tuple(x for x in tasks if x.deadline_ns > t), _users_le(tasks, t) | np_resources,
+                     _inherits(tasks, pip_resources))
+
+
+def _inherits(tasks: Sequence[AnalysisTask], pip_resources: frozenset[str]) -> bool:
+    """Whether a job of ``tasks`` can run on an inherited deadline (it locks a PIP resource)."""
+    return any(not pip_resources.isdisjoint(x.resources()) for x in tasks)
+
+
+def _blocking(longer: Sequence[AnalysisTask], blocking: set[str] | frozenset[str], inherit: bool) -> int:
+    """The blocking by the longer-deadline tasks ``longer`` of jobs that lock the ``blocking`` resources.
+
+    A longer-deadline job runs in a shorter job's busy interval only while it holds a blocking
+    resource, in one stretch: the longest section on one, at any depth, by its own length (while the
+    holder holds only other resources a shorter-deadline job preempts it). Without inheritance at
+    most one such job holds one when the interval starts (SRP, np): the longest section of any of
+    them. With PIP (``inherit``) each longer-deadline job may have been preempted inside one: their
+    longest sections added up, over the resources that a blocking section can wait for too (a
+    holder of one inherits through the chain).
+    """
+    if not inherit:
+        return max((cs.length_ns for x in longer for cs in x.critical_sections if cs.resource in blocking),
+                   default=0)
+    reach = set(blocking)
+    grown = True
+    while grown:
+        grown = False
+        for x in longer:
             for cs in x.critical_sections:
-                if cs.outermost and (cs.resource in short or set(cs.nested) & short):
-                    best = max(best, cs.length_ns)
-    return best
+                if cs.resource in reach and not reach.issuperset(cs.nested):
+                    reach.update(cs.nested)
+                    grown = True
+    return sum(max((cs.length_ns for cs in x.critical_sections if cs.resource in reach), default=0)
+               for x in longer)
+
+
+def _resources_under(problem: AnalysisProblem, protocol: str) -> frozenset[str]:
+    return frozenset(r for r in problem.resources() if problem.protocol(r) == protocol)
+
+
+def np_resources(problem: AnalysisProblem) -> frozenset[str]:
+    """The resources under ``np``: a section on one is not preempted, whoever else locks it."""
+    return _resources_under(problem, "np")
 
 
 def _check(problem: AnalysisProblem, test: str):
@@ -146,6 +185,8 @@ def edf_utilization(problem: AnalysisProblem) -> AnalysisResult:
     per: dict[str, tuple[bool | None, str]] = {}
     details: dict[str, Fraction] = {}
     exact = True
+    nonpreemptive = np_resources(problem)
+    inheriting = _resources_under(problem, "pip")
     for part, tasks in groups.items():
         implicit = all(t.deadline_ns == t.period_ns for t in tasks)
         has_res = any(t.critical_sections for t in tasks)
@@ -162,13 +203,13 @@ def edf_utilization(problem: AnalysisProblem) -> AnalysisResult:
             continue
         exact = False
         ordered = sorted(tasks, key=lambda t: t.deadline_ns)
+        inherit = _inherits(tasks, inheriting)
         acc = Fraction(0)
         all_ok = True
         first_bad = ""
         for k, t in enumerate(ordered):
             acc += Fraction(t.exec_ns, min(t.deadline_ns, t.period_ns))
-            b = max((cs.length_ns for j in ordered[k + 1:] for cs in j.critical_sections
-                     if cs.outermost and (cs.resource in _users_le(ordered, t.deadline_ns))), default=0)
+            b = _blocking(ordered[k + 1:], _users_le(ordered, t.deadline_ns) | nonpreemptive, inherit)
             if acc + Fraction(b, t.deadline_ns) > 1 and all_ok:
                 all_ok = False
                 first_bad = f"Σ C/D up to {t.name} + B/D = {float(acc + Fraction(b, t.deadline_ns)):.4f} > 1"
@@ -240,7 +281,8 @@ def _horizon(tasks: Sequence[AnalysisTask]) -> tuple[int | None, str]:
     return max(h, dmax), f"U = 1: the hyperperiod {h} ns (the busy period took over {BUSY_PERIOD_STEPS} steps)"
 
 
-def _demand_group(tasks: Sequence[AnalysisTask], blocking: bool) -> tuple[bool | None, str, int]:
+def _demand_group(tasks: Sequence[AnalysisTask], blocking: bool, nonpreemptive: frozenset[str] = frozenset(),
+                  inheriting: frozenset[str] = frozenset()) -> tuple[bool | None, str, int]:
     """The exhaustive demand test: (True: every deadline met, False: a miss, None: gave up; reason, points)."""
     L, why_l = _horizon(tasks)
     if L is None:
@@ -262,7 +304,7 @@ def _demand_group(tasks: Sequence[AnalysisTask], blocking: bool) -> tuple[bool |
         if points > MAX_DEMAND_POINTS:
             return None, (f"unknown: more than {MAX_DEMAND_POINTS} deadlines to check below the horizon "
                           f"({why_l}); checked up to t = {d} ns without a miss"), points
-        h = dbf(tasks, d) + (srp_blocking_at(tasks, d) if blocking else 0)
+        h = dbf(tasks, d) + (srp_blocking_at(tasks, d, nonpreemptive, inheriting) if blocking else 0)
         if h > d:
             return False, f"demand {h} ns > {d} ns at t = {d} ns", points
     return True, f"demand ≤ t at all {points} deadlines up to {why_l}", points
@@ -278,7 +320,7 @@ def edf_demand(problem: AnalysisProblem) -> AnalysisResult:
     for part, tasks in groups.items():
         blocking = any(t.critical_sections for t in tasks)
         exact = exact and not blocking
-        ok, why, _ = _demand_group(tasks, blocking)
+        ok, why, _ = _demand_group(tasks, blocking, np_resources(problem), _resources_under(problem, "pip"))
         why = (f"{part}: " if part else "") + why + (" (SRP blocking)" if blocking else "")
         for t in tasks:
             per[t.name] = (ok, why)
@@ -320,7 +362,7 @@ def edf_qpa(problem: AnalysisProblem) -> AnalysisResult:
     exact = True
     for part, tasks in groups.items():
         if any(t.critical_sections for t in tasks):
-            ok, why, _ = _demand_group(tasks, True)
+            ok, why, _ = _demand_group(tasks, True, np_resources(problem), _resources_under(problem, "pip"))
             why += " (resources: exhaustive demand test with SRP blocking)"
             exact = False
         else:

@@ -154,8 +154,12 @@ def _rta_one(k: AnalysisTask, others: Sequence[tuple[AnalysisTask, int]], m: int
     the iteration can creep by 1 ns per step (the R − C_k + 1 caps), so after
     CREEP_STEPS steps a valid R is found by bisection between the current
     value and D_k instead: still a bound, possibly a little above the least.
+    Invariant: a returned R is ≤ D_k. That includes the first iterate R = C_k (execution plus
+    suspension): a job alone responds in C_k, so C_k > D_k is a miss whatever interferes.
     """
     c = k.exec_ns
+    if c > k.deadline_ns:
+        return None
 
     def f(r: int) -> int:
         total = 0

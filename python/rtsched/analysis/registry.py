@@ -17,7 +17,7 @@ from typing import Callable
 
 from rtsched.analysis import cluster, edf_uni, fp_uni, gedf, hierarchical, partitioned, picv_rpc
 from rtsched.analysis.overheads import apply_overheads, is_interference
-from rtsched.analysis.results import AnalysisResult
+from rtsched.analysis.results import AnalysisResult, unsupported
 from rtsched.analysis.tasks import AnalysisProblem, from_taskset
 
 __all__ = ["TESTS", "DESCRIPTIONS", "run_test", "default_test"]
@@ -25,8 +25,16 @@ __all__ = ["TESTS", "DESCRIPTIONS", "run_test", "default_test"]
 Test = Callable[..., AnalysisResult]
 
 
-def _named(fn: Callable[..., AnalysisResult], name: str) -> Test:
+def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False) -> Test:
+    """The test ``fn`` under ``name``; unless it models non-preemptive intervals (``intervals``), a set
+    with some (``np_segments_ns``) is ``unsupported``: an interval of a lower-priority or
+    longer-deadline task blocks every other task, which such a test would not count."""
     def test(problem: AnalysisProblem, **options) -> AnalysisResult:
+        if not intervals:
+            late = next((t for t in problem.tasks if t.np_segments_ns), None)
+            if late is not None:
+                return unsupported(name, problem.names(), f"{late.name} has non-preemptive intervals, which "
+                                   f"{name} does not model (they block other tasks); fp-lp analyses them")
         return fn(problem, **options)
 
     test.__name__ = name.replace("-", "_").replace("+", "_plus")
@@ -43,7 +51,7 @@ TESTS: dict[str, Test] = {
     "fp-rta-np": _named(partial(fp_uni.fp_rta, protocol="np"), "fp-rta-np"),
     "fp-ll": _named(fp_uni.fp_liu_layland, "fp-ll"),
     "fp-hyperbolic": _named(fp_uni.fp_hyperbolic, "fp-hyperbolic"),
-    "fp-lp": _named(fp_uni.fp_limited_preemption, "fp-lp"),
+    "fp-lp": _named(fp_uni.fp_limited_preemption, "fp-lp", intervals=True),
     "edf-util": _named(edf_uni.edf_utilization, "edf-util"),
     "edf-dbf": _named(edf_uni.edf_demand, "edf-dbf"),
     "edf-qpa": _named(edf_uni.edf_qpa, "edf-qpa"),

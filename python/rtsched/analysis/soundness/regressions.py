@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 
 from rtsched.analysis.soundness.explorer import Semantics
 from rtsched.analysis.soundness.model import Job, Scenario, SystemModel, TaskModel
-from rtsched.analysis.soundness.subjects import (
-    EDF_NP, EDF_UTIL_NESTED, GLOBAL_RTA_DEMAND, NESTED_NP)
 
 __all__ = ["Regression", "REGRESSIONS", "periodic"]
 
@@ -102,6 +100,24 @@ _EDF_NESTED = SystemModel((
                                ("unlock", "a"))),
 ), "EDF", 1, {"a": "srp", "b": "srp"})
 
+_EDF_PIP = SystemModel((
+    TaskModel("s", 40, 5, _cs("r1", 1) + _cs("r2", 1)),
+    TaskModel("l1", 30, 30, _cs("r1", 3)),
+    TaskModel("l2", 20, 20, _cs("r2", 3)),
+), "EDF", 1, {"r1": "pip", "r2": "pip"})
+
+_EDF_PIP_WITNESS = Scenario((Job("l1", 0, 0, _EDF_PIP.task("l1").body), Job("l2", 1, 0, _EDF_PIP.task("l2").body),
+                             Job("s", 2, 0, _EDF_PIP.task("s").body)), ("s", "l2", "l1"))
+
+def _interval_model(scheduler: str) -> SystemModel:
+    return SystemModel((TaskModel("hi", 12, 2, (("exec", 1),), 2), TaskModel("lo", 6, 6, (("np", 4),), 1)),
+                       scheduler, 1)
+
+
+def _interval_witness(model: SystemModel) -> Scenario:
+    return Scenario((Job("lo", 0, 0, model.task("lo").body), Job("hi", 1, 0, model.task("hi").body)), ("hi", "lo"))
+
+
 REGRESSIONS: tuple[Regression, ...] = (
     Regression("issue22-defect1-mpcp-suspension-jitter", "p-fp-mpcp", _MPCP, _issue22_witness(_MPCP),
                semantics=Semantics("mpcp"),
@@ -117,31 +133,40 @@ REGRESSIONS: tuple[Regression, ...] = (
                note="(fixed: D > T is refused) U = 2 on 2 CPUs, D > T: t1's claimed bound 5 is exceeded (the job arriving at 3 completes at 9)"),
     Regression("edf-qpa-np-section-blocks-every-task", "edf-qpa", _EDF_NP,
                Scenario((Job("t2", 1, 0, _cs("b", 4)), Job("t1", 2, 0, _cs("a", 1))), ("t1", "t2")),
-               defect=EDF_NP,
-               note="t2's non-preemptive section on b (4 ticks) starts at 1; t1 (D = 2), arriving at 2, runs at 5: "
-                    "response 4; B(t) only counts sections on resources t1 itself locks"),
+               note="(fixed: an np section blocks every task) t2's non-preemptive section on b (4 ticks) starts "
+                    "at 1; t1 (D = 2), arriving at 2, runs at 5: response 4; B(t) counted only sections on "
+                    "resources t1 itself locks"),
     Regression("edf-dbf-np-section-blocks-every-task", "edf-dbf", _EDF_NP,
                Scenario((Job("t2", 1, 0, _cs("b", 4)), Job("t1", 2, 0, _cs("a", 1))), ("t1", "t2")),
-               defect=EDF_NP, note="as above, the exhaustive demand test"),
+               note="as above, the exhaustive demand test"),
     Regression("gfp-rta-demand-above-deadline", "gfp-rta", SystemModel(_DEMAND_ABOVE_D, "G-FP", 2),
-               periodic(SystemModel(_DEMAND_ABOVE_D, "G-FP", 2), 8), defect=GLOBAL_RTA_DEMAND,
-               note="s has C + S = 5 > D = 4: the RTA starts at R = C + S = 5, finds no interference and "
-                    "reports 5 as an ok bound"),
+               periodic(SystemModel(_DEMAND_ABOVE_D, "G-FP", 2), 8),
+               note="(fixed: C + S > D is a miss) s has C + S = 5 > D = 4: the RTA started at R = C + S = 5, "
+                    "found no interference and reported 5 as an ok bound"),
     Regression("gedf-rta-demand-above-deadline", "gedf-rta", SystemModel(_DEMAND_ABOVE_D, "G-EDF", 2),
-               periodic(SystemModel(_DEMAND_ABOVE_D, "G-EDF", 2), 8), defect=GLOBAL_RTA_DEMAND,
-               note="as above under G-EDF: the first iterate 5 is not below the starting bound D = 4, so D "
-                    "stays as the task's bound and the task counts as ok"),
+               periodic(SystemModel(_DEMAND_ABOVE_D, "G-EDF", 2), 8),
+               note="as above under G-EDF: the first iterate 5 was not below the starting bound D = 4, so D "
+                    "stayed as the task's bound and the task counted as ok"),
     Regression("fp-rta-np-section-nested-in-srp-section", "fp-rta", _NESTED_NP,
                Scenario((Job("lo", 0, 0, _NESTED_NP.task("lo").body), Job("hi", 1, 0, (("exec", 1),))), ("hi", "lo")),
-               defect=NESTED_NP,
-               note="lo holds a (srp, ceiling 1: no blocking for hi) and inside it b (np) over [0, 2); "
-                    "hi arrives at 1, runs at 2: response 2 > the claimed bound 1 (blocking 0: the np section "
-                    "is not outermost)"),
+               note="(fixed: np sections count at any depth) lo holds a (srp, ceiling 1: no blocking for hi) "
+                    "and inside it b (np) over [0, 2); hi arrives at 1, runs at 2: response 2 > the bound 1 "
+                    "once claimed (blocking 0: the np section was not outermost)"),
     Regression("edf-util-srp-section-nested-in-another", "edf-util", _EDF_NESTED,
                Scenario((Job("long", 0, 0, _EDF_NESTED.task("long").body), Job("short", 2, 0, _cs("b", 1))),
                         ("short", "long")),
-               defect=EDF_UTIL_NESTED,
-               note="long holds b (inside a) over [1, 5); short (D = 3) arrives at 2 and may not start before 5: "
-                    "response 4; edf-util took B = 0 (b's section is not outermost, a is not short's resource). "
-                    "Found by the soak (edf-util/srp, seed 1032)"),
+               note="(fixed: sections count at any depth) long holds b (inside a) over [1, 5); short (D = 3) "
+                    "arrives at 2 and may not start before 5: response 4; edf-util took B = 0 (b's section is "
+                    "not outermost, a is not short's resource). Found by the soak (edf-util/srp, seed 1032)"),
+    *(Regression(f"{test}-pip-blocks-once-per-longer-task", test, _EDF_PIP, _EDF_PIP_WITNESS,
+                 note="(fixed: under PIP one section per longer-deadline task) l1 locks r1 at 0; l2 (earlier "
+                      "deadline) preempts it at 1 and locks r2; s (D = 5) arrives at 2, waits for r1 (l1 inherits, "
+                      "[2, 4)) then for r2 (l2 inherits, [5, 7)): response 6; the test took B = 3, one section")
+      for test in ("edf-dbf", "edf-qpa", "edf-util")),
+    *(Regression(f"{test}-np-interval-of-another-task", test, _interval_model(sched), _interval_witness(
+                 _interval_model(sched)),
+                 note="(fixed: only fp-lp accepts non-preemptive intervals) lo's 4-tick interval starts at 0; hi "
+                      "(D = 2) arrives at 1 and runs at 4: response 4; the test treated the interval as "
+                      "preemptible (found by hand)")
+      for test, sched in (("fp-rta", "FP"), ("edf-dbf", "EDF"), ("edf-qpa", "EDF"))),
 )

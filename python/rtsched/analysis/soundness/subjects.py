@@ -29,16 +29,6 @@ from rtsched.analysis.soundness.model import SystemModel
 
 __all__ = ["Subject", "SUBJECTS", "EXCLUDED", "subject"]
 
-EDF_NP = ("new (soundness harness): the EDF tests (edf-util, edf-dbf, edf-qpa, p-edf) count a non-preemptive (np) "
-          "section only against tasks that lock the same resource, but an np section blocks every task")
-NESTED_NP = ("new (soundness harness): FP blocking ignores a non-preemptive (np) section nested inside a section "
-             "on a resource under another protocol (only outermost sections enter the np term), yet it blocks "
-             "every higher-priority task")
-EDF_UTIL_NESTED = ("new (soundness harness): edf-util's SRP blocking term counts only outermost sections on "
-                   "resources a shorter-deadline task locks, so a section on such a resource nested inside "
-                   "another one is never counted")
-GLOBAL_RTA_DEMAND = ("new (soundness harness): gedf-rta and gfp-rta accept a task whose demand C + suspension "
-                     "exceeds its deadline (the RTA's first iterate R = C is never compared with D)")
 
 
 @dataclass(frozen=True)
@@ -73,9 +63,8 @@ def _prm_options(supply: str):
 
 SUBJECTS: tuple[Subject, ...] = (
     Subject("fp-rta", "independent", partial(_uni, resources=0, deadlines="arbitrary", jitter=True, sleep=True)),
-    Subject("fp-rta", "locks", partial(_uni, protocols=ALL_UNI, nested=True, jitter=True, sleep=True),
-            also_known=NESTED_NP),
-    Subject("fp-rta", "nested-np", partial(_uni, protocols=("np", "srp", "pcp"), nested=True), defect=NESTED_NP),
+    Subject("fp-rta", "locks", partial(_uni, protocols=ALL_UNI, nested=True, jitter=True, sleep=True)),
+    Subject("fp-rta", "nested-np", partial(_uni, protocols=("np", "srp", "pcp"), nested=True)),
     Subject("fp-rta", "partitioned", partial(_uni, protocols=ALL_UNI, partitions=2, jitter=True, u_range=(0.3, 0.8))),
     *(Subject(f"fp-rta-{p}", "forced", _forced(p)) for p in ("pip", "pcp", "srp", "ipcp", "np")),
     Subject("fp-ll", "rm", partial(_uni, protocols=("pip", "pcp"), deadlines="implicit", rm=True,
@@ -84,18 +73,17 @@ SUBJECTS: tuple[Subject, ...] = (
                                            u_range=(0.5, 0.9))),
     Subject("fp-lp", "intervals", partial(_uni, protocols=("pcp", "srp"), resources=1, np_share=0.6)),
     Subject("edf-util", "independent", partial(_edf, resources=0, sleep=True)),
-    Subject("edf-util", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True),
-            also_known=EDF_UTIL_NESTED),
-    Subject("edf-util", "np", partial(_edf, protocols=("np", "srp")), defect=EDF_NP),
+    Subject("edf-util", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True)),
+    Subject("edf-util", "np", partial(_edf, protocols=("np", "srp"))),
     Subject("edf-dbf", "independent", partial(_edf, resources=0, sleep=True)),
     Subject("edf-dbf", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True)),
-    Subject("edf-dbf", "np", partial(_edf, protocols=("np", "srp")), defect=EDF_NP),
+    Subject("edf-dbf", "np", partial(_edf, protocols=("np", "srp"))),
     Subject("edf-dbf", "pip", partial(_edf, protocols=("pip",))),
     Subject("edf-qpa", "independent", partial(_edf, resources=0, sleep=True)),
     Subject("edf-qpa", "srp", partial(_edf, protocols=("srp", "ipcp", "pcp"), nested=True)),
-    Subject("edf-qpa", "np", partial(_edf, protocols=("np", "srp")), defect=EDF_NP),
+    Subject("edf-qpa", "np", partial(_edf, protocols=("np", "srp"))),
     Subject("p-edf", "partitioned", partial(_edf, protocols=("srp",), partitions=2, u_range=(0.3, 0.9))),
-    Subject("p-edf", "np", partial(_edf, protocols=("np",), partitions=2, u_range=(0.3, 0.9)), defect=EDF_NP),
+    Subject("p-edf", "np", partial(_edf, protocols=("np",), partitions=2, u_range=(0.3, 0.9))),
     Subject("p-fp-mpcp", "global", partial(partitioned_global, protocol="mpcp"), Semantics("mpcp")),
     Subject("p-fp-mpcp", "suspension", partial(partitioned_suspension, protocol="mpcp"), Semantics("mpcp")),
     Subject("p-fp-fmlp+", "global", partial(partitioned_global, protocol="fmlp+"), Semantics("fmlp+")),
@@ -104,11 +92,11 @@ SUBJECTS: tuple[Subject, ...] = (
     Subject("gedf-gfb", "constrained", partial(global_multi, sleep=True)),
     Subject("gedf-bcl", "constrained", partial(global_multi, sleep=True)),
     Subject("gedf-rta", "constrained", global_multi),
-    Subject("gedf-rta", "suspension", partial(global_multi, sleep=True), defect=GLOBAL_RTA_DEMAND),
+    Subject("gedf-rta", "suspension", partial(global_multi, sleep=True)),
     Subject("gedf-tardiness", "implicit", partial(global_multi, deadlines="implicit", u_range=(1.5, 2.0)),
             check_deadlines=False),
     Subject("gfp-rta", "constrained", partial(global_multi, scheduler="G-FP")),
-    Subject("gfp-rta", "suspension", partial(global_multi, scheduler="G-FP", sleep=True), defect=GLOBAL_RTA_DEMAND),
+    Subject("gfp-rta", "suspension", partial(global_multi, scheduler="G-FP", sleep=True)),
     Subject("picv-rpc", "clients", rpc_clients),
     Subject("prm-fp", "exact", partial(_uni, resources=0, u_range=(0.2, 0.6)), options=_prm_options("exact"),
             supply=True),
