@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from rtsched.analysis import cluster, edf_uni, fp_uni, gedf, hierarchical, partitioned, picv_rpc
 from rtsched.analysis.overheads import Overheads, apply_overheads, is_interference
@@ -23,9 +23,13 @@ from rtsched.analysis.tasks import AnalysisProblem, from_taskset
 if TYPE_CHECKING:
     from rtsched.model import TaskSet
 
-__all__ = ["TESTS", "DESCRIPTIONS", "run_test", "default_test"]
+__all__ = ["TESTS", "DESCRIPTIONS", "TestOptions", "run_test", "default_test"]
 
 Test = Callable[..., AnalysisResult]
+
+#: A test's keyword options (period_ns, budget_ns, supply...), given to it as ``**options``: each
+#: test has its own, so their types are the test's parameters' (Any here).
+TestOptions = dict[str, Any]
 
 
 def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False) -> Test:
