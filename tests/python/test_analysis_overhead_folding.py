@@ -98,6 +98,7 @@ def test_missing_figures_are_named_in_notes():
     ({"os_interference": 5}, "os_interference"),
     ({"os_interference": {"window_ns": 0, "max_lost_ns": 1}}, "window_ns"),
     ({"rpc_call_ns": -1}, "not a duration"),
+    ({"lock_ns": {"pip": None}}, "not a duration in ns: None"),  # a per-protocol entry cannot be left out
 ])
 def test_bad_profiles_are_refused(bad, where):
     with pytest.raises(OverheadsError, match=where):

@@ -1,6 +1,6 @@
 """The package type-checks (scripts/typecheck: mypy, strict on the model, trace, report,
-CPU lists and native programs). Where mypy is missing the test skips, except under CI,
-whose scripts/setup installs it."""
+CPU lists, native programs and analysis). Where mypy is missing the test skips, except
+under CI, whose scripts/setup installs it."""
 
 from __future__ import annotations
 

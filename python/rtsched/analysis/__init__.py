@@ -17,6 +17,8 @@ docs/analysis.md.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rtsched.analysis.registry import DESCRIPTIONS, TESTS, default_test, run_test
 from rtsched.analysis.results import (
     NOT_SCHEDULABLE,
@@ -26,6 +28,10 @@ from rtsched.analysis.results import (
     TaskBound,
 )
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, CriticalSection, Rpc, from_taskset
+
+if TYPE_CHECKING:
+    from rtsched.analysis.overheads import Overheads
+    from rtsched.model import TaskSet
 
 __all__ = [
     "AnalysisProblem",
@@ -46,7 +52,7 @@ __all__ = [
 ]
 
 
-def bounds_for(taskset, overheads=None) -> AnalysisResult:
+def bounds_for(taskset: TaskSet | AnalysisProblem, overheads: Overheads | None = None) -> AnalysisResult:
     """The bounds the runner shows beside observed response times. Never raises.
 
     Picks the default test for the set (as ``rtsched analyze`` does: see
@@ -59,10 +65,11 @@ def bounds_for(taskset, overheads=None) -> AnalysisResult:
     from rtsched.analysis.results import unsupported
 
     names: tuple[str, ...] = ()
-    try:
-        names = tuple(t.name for t in taskset.rt_tasks)
-    except Exception:  # noqa: BLE001 - not a TaskSet: reported below
-        pass
+    if not isinstance(taskset, AnalysisProblem):
+        try:
+            names = tuple(t.name for t in taskset.rt_tasks)
+        except Exception:  # noqa: BLE001 - not a TaskSet: reported below
+            pass
     try:
         problem = taskset if isinstance(taskset, AnalysisProblem) else from_taskset(taskset)
         names = problem.names()

@@ -62,6 +62,10 @@ class Blocking:
 
 _NO_BLOCKING = Blocking(0, "no lower-priority section can block")
 
+#: An outermost section: (owner priority, owner name, resource, length ns, section ceiling, protocol,
+#: nested resources).
+_Section = tuple[int, str, str, int, int, str, tuple[str, ...]]
+
 
 def ceilings(tasks: Sequence[AnalysisTask]) -> dict[str, int]:
     """Resource → the highest priority among the tasks that lock it."""
@@ -81,8 +85,10 @@ class _Context:
 
     def __init__(self, tasks: Sequence[AnalysisTask], protocol_of: Callable[[str], str] | None,
                  ceil: dict[str, int] | None = None):
-        resources = self.resources = {}
-        priorities = self.priorities = {}
+        resources: dict[str, frozenset[str]] = {}
+        priorities: dict[str, int] = {}
+        self.resources = resources
+        self.priorities = priorities
         self._pip_terms: dict[str, Blocking] | None = None
         computed: dict[str, int] = {}  # the ceilings when none are given
         proto_of: dict[str, str] = {}
@@ -96,7 +102,8 @@ class _Context:
                     proto_of[r] = protocol_of(r)
         self.ceil = ceil = computed if ceil is None else ceil
         # (owner priority, owner name, resource, length, section ceiling, protocol, nested resources)
-        sections = self.sections = []
+        sections: list[_Section] = []
+        self.sections = sections
         for t in tasks:
             for cs in t.critical_sections:
                 if not cs.outermost:
@@ -196,7 +203,7 @@ class _Family:
         return sum(self.bit[r] for r in own if r in self.bit)
 
 
-def _can_block(section, prio: int, own: frozenset[str] | None) -> bool:
+def _can_block(section: _Section, prio: int, own: frozenset[str] | None) -> bool:
     """Whether an outermost section can block a task of priority ``prio`` (``own``: direct blocking only)."""
     sp, _, res, _, c, _, nest = section
     if sp >= prio:
@@ -268,7 +275,7 @@ def _pip_terms(fam: _Family, priorities: dict[str, int]) -> dict[str, Blocking]:
     return out
 
 
-def _matched(total: int, chosen) -> Blocking:
+def _matched(total: int, chosen: Sequence[tuple[str, str]]) -> Blocking:
     """The PIP-style term of a matching of lower tasks × resources."""
     if not total:
         return _NO_BLOCKING
@@ -276,7 +283,8 @@ def _matched(total: int, chosen) -> Blocking:
     return Blocking(total, f"one section per lower task and per resource (matching: {detail})")
 
 
-def _longest(task: AnalysisTask, ctx: _Context, accept, need_ceiling: bool) -> tuple[int, str]:
+def _longest(task: AnalysisTask, ctx: _Context, accept: Callable[[str, str], bool],
+             need_ceiling: bool) -> tuple[int, str]:
     best = 0
     who = None
     prio = task.priority
@@ -286,7 +294,8 @@ def _longest(task: AnalysisTask, ctx: _Context, accept, need_ceiling: bool) -> t
     return best, (f"{who[0]}/{who[1]}" if who else "")
 
 
-def _accept_from(resources: Callable[[str], bool] | None):
+def _accept_from(resources: Callable[[str], bool] | None) -> Callable[[str, str], bool]:
+    """Which (protocol, resource) pairs a term counts: those of the resources ``resources`` accepts (default: all)."""
     if resources is None:
         return lambda p, r: True
     return lambda p, r: resources(r)
@@ -317,7 +326,8 @@ def np_blocking(task: AnalysisTask, tasks: Sequence[AnalysisTask],
     return Blocking(best, f"one non-preemptive section ({who})")
 
 
-def _unbounded_inversion(task: AnalysisTask, tasks: Sequence[AnalysisTask], protocol_of) -> str | None:
+def _unbounded_inversion(task: AnalysisTask, tasks: Sequence[AnalysisTask],
+                         protocol_of: Callable[[str], str]) -> str | None:
     own = task.resources()
     for j in tasks:
         if j.priority >= task.priority:

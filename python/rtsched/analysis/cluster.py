@@ -45,7 +45,7 @@ __all__ = ["c_fp", "c_edf"]
 _GLOBAL_EDF = (gedf_rta, gedf_gfb, gedf_bcl)
 
 
-def _part_problem(problem: AnalysisProblem, part, size: int, edf: bool) -> AnalysisProblem:
+def _part_problem(problem: AnalysisProblem, part: str | None, size: int, edf: bool) -> AnalysisProblem:
     tasks = tuple(t for t in problem.tasks if t.partition == part)
     names = {t.name for t in tasks}
     unanalysable = {n: why for n, why in problem.unanalysable.items() if n in names}
@@ -56,12 +56,14 @@ def _part_problem(problem: AnalysisProblem, part, size: int, edf: bool) -> Analy
 
 
 def _global_edf(sub: AnalysisProblem) -> AnalysisResult:
-    first = None
-    for test in _GLOBAL_EDF:
+    """The first of the global EDF tests that shows ``sub`` schedulable, else the first one's result."""
+    first = _GLOBAL_EDF[0](sub)
+    if first.schedulable:
+        return first
+    for test in _GLOBAL_EDF[1:]:
         result = test(sub)
         if result.schedulable:
             return result
-        first = first or result
     return first
 
 

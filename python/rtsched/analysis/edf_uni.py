@@ -117,31 +117,36 @@ def np_resources(problem: AnalysisProblem) -> frozenset[str]:
     return _resources_under(problem, "np")
 
 
-def _check(problem: AnalysisProblem, test: str):
+#: Tasks per partition (key None: a uniprocessor), as the EDF tests read them.
+Groups = dict[str | None, tuple[AnalysisTask, ...]]
+
+
+def _check(problem: AnalysisProblem, test: str) -> Groups | AnalysisResult:
+    """The tasks per partition (jitter folded into deadlines), or why ``test`` does not apply."""
     if not problem.is_edf or problem.scheduler == "G-EDF":
-        return None, unsupported(test, problem.names(), f"{test} needs EDF on one processor or P-EDF; the set uses {problem.scheduler}")
+        return unsupported(test, problem.names(), f"{test} needs EDF on one processor or P-EDF; the set uses {problem.scheduler}")
     refused = refuse_clusters(test, problem)
     if refused is not None:
-        return None, refused
+        return refused
     if problem.global_resources():
-        return None, unsupported(test, problem.names(), "a resource is shared across partitions: no P-EDF locking analysis here")
+        return unsupported(test, problem.names(), "a resource is shared across partitions: no P-EDF locking analysis here")
     for r in problem.resources():
         if problem.protocol(r) not in ("srp", "pip", "pcp", "ipcp", "np"):
-            return None, unsupported(test, problem.names(), f"resource {r}: protocol {problem.protocol(r)} has no EDF analysis here")
+            return unsupported(test, problem.names(), f"resource {r}: protocol {problem.protocol(r)} has no EDF analysis here")
     groups = problem.partitions()
     for part, tasks in groups.items():
         jittered = [t for t in tasks if t.jitter_ns]
         if not jittered:
             continue
         if any(t.critical_sections for t in tasks):
-            return None, unsupported(test, problem.names(), f"{jittered[0].name}: release jitter with shared resources "
-                                     f"is not supported by {test} (SRP's blocking term assumes no jitter)")
+            return unsupported(test, problem.names(), f"{jittered[0].name}: release jitter with shared resources "
+                               f"is not supported by {test} (SRP's blocking term assumes no jitter)")
         late = next((t for t in jittered if t.jitter_ns >= t.deadline_ns), None)
         if late is not None:
-            return None, unsupported(test, problem.names(), f"{late.name}: release jitter {late.jitter_ns} ns is not "
-                                     f"below its deadline {late.deadline_ns} ns")
+            return unsupported(test, problem.names(), f"{late.name}: release jitter {late.jitter_ns} ns is not "
+                               f"below its deadline {late.deadline_ns} ns")
         groups[part] = tuple(without_jitter(t) for t in tasks)
-    return groups, None
+    return groups
 
 
 def without_jitter(t: AnalysisTask) -> AnalysisTask:
@@ -153,7 +158,8 @@ def without_jitter(t: AnalysisTask) -> AnalysisTask:
     return replace(t, deadline_ns=t.deadline_ns - t.jitter_ns, jitter_ns=0)
 
 
-def _finish(problem, test, per_part, exact, details) -> AnalysisResult:
+def _finish(problem: AnalysisProblem, test: str, per_part: dict[str, tuple[bool | None, str]], exact: bool,
+            details: dict[str, Fraction]) -> AnalysisResult:
     bounds: list[TaskBound] = []
     for name in problem.names():
         ok, why = per_part[name]
@@ -179,9 +185,9 @@ def _finish(problem, test, per_part, exact, details) -> AnalysisResult:
 
 def edf_utilization(problem: AnalysisProblem) -> AnalysisResult:
     test = "edf-util"
-    groups, bad = _check(problem, test)
-    if bad is not None:
-        return bad
+    groups = _check(problem, test)
+    if isinstance(groups, AnalysisResult):
+        return groups
     per: dict[str, tuple[bool | None, str]] = {}
     details: dict[str, Fraction] = {}
     exact = True
@@ -219,7 +225,7 @@ def edf_utilization(problem: AnalysisProblem) -> AnalysisResult:
     return _finish(problem, test, per, exact, details)
 
 
-def _users_le(tasks, d) -> set[str]:
+def _users_le(tasks: Sequence[AnalysisTask], d: int) -> set[str]:
     out: set[str] = set()
     for x in tasks:
         if x.deadline_ns <= d:
@@ -312,9 +318,9 @@ def _demand_group(tasks: Sequence[AnalysisTask], blocking: bool, nonpreemptive: 
 
 def edf_demand(problem: AnalysisProblem) -> AnalysisResult:
     test = "edf-dbf"
-    groups, bad = _check(problem, test)
-    if bad is not None:
-        return bad
+    groups = _check(problem, test)
+    if isinstance(groups, AnalysisResult):
+        return groups
     per: dict[str, tuple[bool | None, str]] = {}
     exact = True
     for part, tasks in groups.items():
@@ -355,9 +361,9 @@ def qpa_group(tasks: Sequence[AnalysisTask]) -> tuple[bool, str, int]:
 
 def edf_qpa(problem: AnalysisProblem) -> AnalysisResult:
     test = "edf-qpa"
-    groups, bad = _check(problem, test)
-    if bad is not None:
-        return bad
+    groups = _check(problem, test)
+    if isinstance(groups, AnalysisResult):
+        return groups
     per: dict[str, tuple[bool | None, str]] = {}
     exact = True
     for part, tasks in groups.items():

@@ -36,7 +36,7 @@ execution (suspension-oblivious); release jitter is not applied to them.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Sequence
+from typing import Callable, Sequence
 
 from rtsched.analysis.blocking import Blocking, blocking_context, blocking_term, ceilings
 from rtsched.analysis.results import (
@@ -119,7 +119,7 @@ def _hp_of(task: AnalysisTask, tasks: Sequence[AnalysisTask]) -> list[tuple[int,
 
 def rta_tasks(
     tasks: Sequence[AnalysisTask],
-    protocol_of,
+    protocol_of: Callable[[str], str],
     blocking_override: dict[str, Blocking] | None = None,
     jitter_extra: dict[str, int] | None = None,
     extra_on_own: bool = True,
@@ -139,6 +139,7 @@ def rta_tasks(
     # higher-or-equal-priority interference lists, built once: tasks by decreasing priority,
     # hp(i) = every other task of priority ≥ p_i (a prefix of that order, minus i itself)
     order = sorted(range(len(tasks)), key=lambda k: -tasks[k].priority)
+    demand: list[tuple[int, ...]]
     if jitter_extra:
         demand = [(tasks[k].exec_ns, tasks[k].period_ns, tasks[k].jitter_ns + jitter_extra.get(tasks[k].name, 0))
                   for k in order]
@@ -190,16 +191,20 @@ def _mark_unanalysable(problem: AnalysisProblem, bounds: list[TaskBound]) -> lis
     ]
 
 
-def _uniprocessor_groups(problem: AnalysisProblem, test: str):
+#: Tasks per processor (key None: a uniprocessor).
+Groups = dict[str | None, tuple[AnalysisTask, ...]]
+
+
+def _uniprocessor_groups(problem: AnalysisProblem, test: str) -> Groups | AnalysisResult:
     """The processor groups of an FP problem, or an unsupported result."""
     if not problem.is_fp:
-        return None, unsupported(test, problem.names(), f"{test} needs fixed priorities; the set uses {problem.scheduler}")
+        return unsupported(test, problem.names(), f"{test} needs fixed priorities; the set uses {problem.scheduler}")
     if problem.scheduler == "G-FP":
-        return None, unsupported(test, problem.names(), "global FP: use gfp-rta")
+        return unsupported(test, problem.names(), "global FP: use gfp-rta")
     refused = refuse_clusters(test, problem)
     if refused is not None:
-        return None, refused
-    return problem.partitions(), None
+        return refused
+    return problem.partitions()
 
 
 def fp_rta(problem: AnalysisProblem, protocol: str | None = None) -> AnalysisResult:
@@ -211,9 +216,9 @@ def fp_rta(problem: AnalysisProblem, protocol: str | None = None) -> AnalysisRes
     no bound here.
     """
     test = "fp-rta" if protocol is None else f"fp-rta-{protocol}"
-    groups, bad = _uniprocessor_groups(problem, test)
-    if bad is not None:
-        return bad
+    groups = _uniprocessor_groups(problem, test)
+    if isinstance(groups, AnalysisResult):
+        return groups
     protocol_of = (lambda r: protocol) if protocol else problem.protocol
     global_res = problem.global_resources()
     bounds: dict[str, TaskBound] = {}
@@ -258,30 +263,31 @@ def _why(bounds: Sequence[TaskBound]) -> str:
     return f"{first.name}: {first.reason}{more}"
 
 
-def _rm_checks(problem: AnalysisProblem, test: str):
-    groups, bad = _uniprocessor_groups(problem, test)
-    if bad is not None:
-        return None, bad
+def _rm_checks(problem: AnalysisProblem, test: str) -> Groups | AnalysisResult:
+    """The processor groups when the rate-monotonic utilization bounds apply, or why not."""
+    groups = _uniprocessor_groups(problem, test)
+    if isinstance(groups, AnalysisResult):
+        return groups
     for t in problem.tasks:
         if t.deadline_ns != t.period_ns or t.jitter_ns:
-            return None, unsupported(test, problem.names(), f"{test} assumes implicit deadlines and no jitter ({t.name})")
+            return unsupported(test, problem.names(), f"{test} assumes implicit deadlines and no jitter ({t.name})")
     for tasks in groups.values():
         for a in tasks:
             for b in tasks:
                 if a.period_ns < b.period_ns and a.priority < b.priority:
-                    return None, unsupported(
+                    return unsupported(
                         test, problem.names(),
                         f"{test} assumes rate-monotonic priorities ({a.name} has a shorter period than {b.name} "
                         f"but a lower priority)")
     if problem.global_resources():
-        return None, unsupported(test, problem.names(), "resources shared across partitions")
-    return groups, None
+        return unsupported(test, problem.names(), "resources shared across partitions")
+    return groups
 
 
 def _utilization_test(problem: AnalysisProblem, test: str, hyperbolic: bool) -> AnalysisResult:
-    groups, bad = _rm_checks(problem, test)
-    if bad is not None:
-        return bad
+    groups = _rm_checks(problem, test)
+    if isinstance(groups, AnalysisResult):
+        return groups
     bounds: dict[str, TaskBound] = {}
     details: dict[str, Fraction] = {}
     for part, tasks in groups.items():
@@ -363,9 +369,9 @@ def _lp_one(task: AnalysisTask, tasks: Sequence[AnalysisTask], b: int) -> tuple[
 def fp_limited_preemption(problem: AnalysisProblem) -> AnalysisResult:
     """RTA with non-preemptive intervals (PREM); tasks without intervals are fully preemptive."""
     test = "fp-lp"
-    groups, bad = _uniprocessor_groups(problem, test)
-    if bad is not None:
-        return bad
+    groups = _uniprocessor_groups(problem, test)
+    if isinstance(groups, AnalysisResult):
+        return groups
     if problem.global_resources():
         return unsupported(test, problem.names(), "resources shared across partitions")
     for t in problem.tasks:

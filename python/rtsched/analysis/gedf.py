@@ -33,7 +33,7 @@ U > m). A set with D > T is ``unsupported``, with the task named.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Sequence
+from typing import Any, Sequence
 
 from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_fraction
@@ -60,7 +60,7 @@ def _check(problem: AnalysisProblem, test: str, scheduler: str = "G-EDF") -> Ana
 
 
 def _finish(problem: AnalysisProblem, test: str, bounds: list[TaskBound], exact: bool, reason_ok: str,
-            details: dict | None = None) -> AnalysisResult:
+            details: dict[str, Any] | None = None) -> AnalysisResult:
     bounds = [TaskBound(b.name, None, "unknown", problem.unanalysable[b.name]) if b.name in problem.unanalysable else b
               for b in bounds]
     verdict = verdict_of(bounds)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Sequence
+from typing import Callable, Sequence
 
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, CriticalSection
 
@@ -69,15 +69,19 @@ def uunifast_discard(n: int, utilization: float, rng: random.Random, limit: floa
     raise ValueError(f"no vector within {max_tries} tries (U = {utilization}, n = {n})")
 
 
-def _uniform(lo: float, hi: float):
+#: Draws one task utilization.
+UtilizationDraw = Callable[[random.Random], float]
+
+
+def _uniform(lo: float, hi: float) -> UtilizationDraw:
     return lambda rng: rng.uniform(lo, hi)
 
 
-def _bimodal(light_p: float):
+def _bimodal(light_p: float) -> UtilizationDraw:
     return lambda rng: rng.uniform(0.001, 0.5) if rng.random() < light_p else rng.uniform(0.5, 0.9)
 
 
-def _exponential(mean: float):
+def _exponential(mean: float) -> UtilizationDraw:
     def draw(rng: random.Random) -> float:
         while True:
             u = rng.expovariate(1.0 / mean)
@@ -87,7 +91,7 @@ def _exponential(mean: float):
 
 
 #: Name → draw(rng) of one task utilization.
-DISTRIBUTIONS = {
+DISTRIBUTIONS: dict[str, UtilizationDraw] = {
     "uni-light": _uniform(0.001, 0.1),
     "uni-medium": _uniform(0.1, 0.4),
     "uni-heavy": _uniform(0.5, 0.9),

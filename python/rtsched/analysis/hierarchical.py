@@ -73,7 +73,7 @@ def tbf(period: int, budget: int, demand: int, linear: bool = False) -> int | No
     return demand + gap * (ceil_div(demand, budget) + 1)
 
 
-def _supply(period: int, budget: int, t: int, linear: bool):
+def _supply(period: int, budget: int, t: int, linear: bool) -> int | Fraction:
     return lsbf(period, budget, t) if linear else sbf(period, budget, t)
 
 
@@ -98,15 +98,17 @@ def fp_component(tasks: Sequence[AnalysisTask], period: int, budget: int, linear
             out.append(TaskBound(task.name, None, "miss", "rbf(t) > supply(t) at every point in (0, D]"))
             continue
         # response bound: least fixed point of R = tbf(demand(R))
-        r = tbf(period, budget, c + sum(j.exec_ns for j in hp), linear) or 0
+        # (None: the iteration passed the deadline)
+        r: int | None = None
+        guess = tbf(period, budget, c + sum(j.exec_ns for j in hp), linear) or 0
         while True:
-            new = tbf(period, budget, c + sum(ceil_div(r, j.period_ns) * j.exec_ns for j in hp), linear)
+            new = tbf(period, budget, c + sum(ceil_div(guess, j.period_ns) * j.exec_ns for j in hp), linear)
             if new is None or new > task.deadline_ns:
-                r = None
                 break
-            if new == r:
+            if new == guess:
+                r = guess
                 break
-            r = new
+            guess = new
         bound = r if r is not None and r <= task.deadline_ns else task.deadline_ns
         out.append(TaskBound(task.name, bound, "ok",
                              f"rbf ≤ {'lsbf' if linear else 'sbf'} at t = {ok_at} ns under Γ({period}, {budget})"))

@@ -14,9 +14,13 @@ dynamic programming over the subsets of the right side.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Hashable, Mapping
+from typing import Generic, Hashable, Mapping, Sequence, TypeVar
 
 __all__ = ["max_weight_matching", "max_weight_assignment", "PrefixMatcher"]
+
+#: The labels of the left and of the right vertices.
+L = TypeVar("L", bound=Hashable)
+R = TypeVar("R", bound=Hashable)
 
 
 def max_weight_assignment(weights: list[list[int]]) -> tuple[int, list[tuple[int, int]]]:
@@ -37,14 +41,14 @@ def max_weight_assignment(weights: list[list[int]]) -> tuple[int, list[tuple[int
     # Min-cost assignment of every row to a distinct column with cost = -weight
     # (shortest augmenting paths with potentials u, v; 1-based, column 0 virtual).
     inf = float("inf")
-    u = [0] * (rows + 1)
-    v = [0] * (cols + 1)
+    u: list[float] = [0] * (rows + 1)
+    v: list[float] = [0] * (cols + 1)
     p = [0] * (cols + 1)  # p[j]: row matched to column j
     way = [0] * (cols + 1)
     for i in range(1, rows + 1):
         p[0] = i
         j0 = 0
-        minv = [inf] * (cols + 1)
+        minv: list[float] = [inf] * (cols + 1)
         used = [False] * (cols + 1)
         while True:
             used[j0] = True
@@ -91,50 +95,55 @@ def max_weight_assignment(weights: list[list[int]]) -> tuple[int, list[tuple[int
 SMALL_SIDE = 6
 
 
-def _branch_and_bound(edges, best_left, best_right, greedy, chosen):
+def _branch_and_bound(edges: Mapping[tuple[L, R], int], best_left: dict[L, int], best_right: dict[R, int],
+                      greedy: int, chosen: list[tuple[L, R]]) -> tuple[int, list[tuple[L, R]]]:
     """Exact search over the smaller side's vertices, pruned by Σ of their best remaining edges."""
     flip = len(best_right) < len(best_left)
-    # the small side's vertices, heaviest first, each with its edges heaviest first
-    adj: dict = {}
-    for (a, b), w in edges.items():
+    # the small side's vertices, heaviest first, each with its edges heaviest first:
+    # (weight, vertex on the other side, the edge)
+    adj: dict[Hashable, list[tuple[int, Hashable, tuple[L, R]]]] = {}
+    for edge, w in edges.items():
         if w <= 0:
             continue
+        a, b = edge
         small, big = (b, a) if flip else (a, b)
-        adj.setdefault(small, []).append((w, big))
-    order = sorted(adj, key=lambda v: -max(w for w, _ in adj[v]))
+        adj.setdefault(small, []).append((w, big, edge))
+    order = sorted(adj, key=lambda v: -max(w for w, _, _ in adj[v]))
     for v in order:
         adj[v].sort(key=lambda e: -e[0])
     rest = [0] * (len(order) + 1)
     for k in range(len(order) - 1, -1, -1):
         rest[k] = rest[k + 1] + adj[order[k]][0][0]
-    best = [greedy, list(chosen)]
-    used: set = set()
-    picked: list = []
+    best_total = greedy
+    best_edges = list(chosen)
+    used: set[Hashable] = set()
+    picked: list[tuple[L, R]] = []  # the edges taken so far, in search order
 
     def search(k: int, total: int) -> None:
-        if total + rest[k] <= best[0]:
+        nonlocal best_total, best_edges
+        if total + rest[k] <= best_total:
             return
         if k == len(order):
-            best[0] = total
-            best[1] = [((b, v) if flip else (v, b)) for v, b in picked]
+            best_total = total
+            best_edges = list(picked)
             return
         v = order[k]
-        for w, b in adj[v]:
+        for w, b, edge in adj[v]:
             if b not in used:
                 used.add(b)
-                picked.append((v, b))
+                picked.append(edge)
                 search(k + 1, total + w)
                 picked.pop()
                 used.discard(b)
         search(k + 1, total)
 
     search(0, 0)
-    return best[0], best[1]
+    return best_total, best_edges
 
 
 def max_weight_matching(
-    edges: Mapping[tuple[Hashable, Hashable], int],
-) -> tuple[int, list[tuple[Hashable, Hashable]]]:
+    edges: Mapping[tuple[L, R], int],
+) -> tuple[int, list[tuple[L, R]]]:
     """Maximum-weight matching of a bipartite graph given as {(left, right): weight}.
 
     Each left and each right vertex is used at most once. Returns (total, chosen edges).
@@ -143,8 +152,8 @@ def max_weight_matching(
     """
     if not edges:
         return 0, []
-    best_left: dict[Hashable, int] = {}
-    best_right: dict[Hashable, int] = {}
+    best_left: dict[L, int] = {}
+    best_right: dict[R, int] = {}
     for (a, b), w in edges.items():
         if w < 0:
             raise ValueError("weights must be non-negative")
@@ -158,10 +167,10 @@ def max_weight_matching(
     # Greedy (heaviest edge first) is a lower bound, min(Σ per left, Σ per right) an upper
     # one: when they meet, greedy is optimal and the O(n³) algorithm is not needed.
     upper = min(sum(best_left.values()), sum(best_right.values()))
-    used_l: set = set()
-    used_r: set = set()
+    used_l: set[L] = set()
+    used_r: set[R] = set()
     greedy = 0
-    chosen = []
+    chosen: list[tuple[L, R]] = []
     for (a, b), w in sorted(edges.items(), key=lambda kv: -kv[1]):
         if w > 0 and a not in used_l and b not in used_r:
             used_l.add(a)
@@ -193,7 +202,7 @@ def _masks_holding(n: int) -> list[list[tuple[int, int]]]:
     return [[(m, m ^ (1 << r)) for m in range(1 << n) if m >> r & 1] for r in range(n)]
 
 
-class PrefixMatcher:
+class PrefixMatcher(Generic[L, R]):
     """Maximum-weight matchings of the first ``k`` left vertices into a subset ``mask`` of the right ones.
 
     ``lefts``: the left vertices in a fixed order, each ``(label, [(right index, weight > 0), ...])``;
@@ -217,7 +226,7 @@ class PrefixMatcher:
 
     __slots__ = ("lefts", "rights", "best", "widths")
 
-    def __init__(self, lefts: list[tuple[Hashable, list[tuple[int, int]]]], rights: list[Hashable],
+    def __init__(self, lefts: Sequence[tuple[L, list[tuple[int, int]]]], rights: Sequence[R],
                  widths: list[int] | None = None, dp_rights: int = SUBSET_DP_RIGHTS):
         self.lefts = lefts
         self.rights = rights
@@ -250,7 +259,7 @@ class PrefixMatcher:
             prev = cur
         return tables
 
-    def solve(self, k: int, mask: int) -> tuple[int, list[tuple[Hashable, Hashable]]]:
+    def solve(self, k: int, mask: int) -> tuple[int, list[tuple[L, R]]]:
         """The heaviest matching of lefts 0..k-1 into the rights in ``mask``: (total, [(left, right), ...])."""
         tables = self.best
         if tables is None or mask >> self.widths[k]:
@@ -265,6 +274,8 @@ class PrefixMatcher:
         Only for queries the tables cover (``best`` built, ``mask`` below ``1 << widths[k]``).
         """
         tables, lefts = self.best, self.lefts
+        if tables is None:
+            raise ValueError(f"walk needs the subset tables, not built for {len(self.rights)} right vertices")
         value = tables[k][mask]
         chosen = []
         while value:  # walk back: left k-1 is matched iff it raised the value of the mask

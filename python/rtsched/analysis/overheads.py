@@ -83,21 +83,25 @@ class Overheads:
     missing: tuple[str, ...] = ()
 
     def merged(self, other: "Overheads") -> "Overheads":
-        pick = lambda a, b: b if b is not None else a
         return Overheads(
-            context_switch_ns=pick(self.context_switch_ns, other.context_switch_ns),
-            release_latency_ns=pick(self.release_latency_ns, other.release_latency_ns),
+            context_switch_ns=_later(self.context_switch_ns, other.context_switch_ns),
+            release_latency_ns=_later(self.release_latency_ns, other.release_latency_ns),
             lock_ns={**self.lock_ns, **other.lock_ns},
             unlock_ns={**self.unlock_ns, **other.unlock_ns},
             contended_lock_ns={**self.contended_lock_ns, **other.contended_lock_ns},
             contended_unlock_ns={**self.contended_unlock_ns, **other.contended_unlock_ns},
-            rpc_call_ns=pick(self.rpc_call_ns, other.rpc_call_ns),
-            trace_event_ns=pick(self.trace_event_ns, other.trace_event_ns),
-            interference_window_ns=pick(self.interference_window_ns, other.interference_window_ns),
-            interference_max_lost_ns=pick(self.interference_max_lost_ns, other.interference_max_lost_ns),
+            rpc_call_ns=_later(self.rpc_call_ns, other.rpc_call_ns),
+            trace_event_ns=_later(self.trace_event_ns, other.trace_event_ns),
+            interference_window_ns=_later(self.interference_window_ns, other.interference_window_ns),
+            interference_max_lost_ns=_later(self.interference_max_lost_ns, other.interference_max_lost_ns),
             sources=self.sources + other.sources,
             missing=self.missing + other.missing,
         )
+
+
+def _later(earlier: int | None, later: int | None) -> int | None:
+    """``later`` where it is known, else ``earlier`` (how ``Overheads.merged`` combines single figures)."""
+    return later if later is not None else earlier
 
 
 def _ns(value: Any) -> int | None:
@@ -108,6 +112,14 @@ def _ns(value: Any) -> int | None:
     raise OverheadsError(f"not a duration in ns: {value!r}")
 
 
+def _ns_required(value: Any) -> int:
+    """``_ns`` for a figure that must be there (a per-protocol entry): None is an error too."""
+    ns = _ns(value)
+    if ns is None:
+        raise OverheadsError(f"not a duration in ns: {value!r}")
+    return ns
+
+
 def _dig(data: Any, *keys: str) -> Any:
     for k in keys:
         if not isinstance(data, dict) or k not in data:
@@ -116,7 +128,7 @@ def _dig(data: Any, *keys: str) -> Any:
     return data
 
 
-def overheads_from_json(data: dict, source: str = "<json>", stat: str = "max") -> Overheads:
+def overheads_from_json(data: dict[str, Any], source: str = "<json>", stat: str = "max") -> Overheads:
     """Overheads from one parsed benchmark output (see the module doc for the keys)."""
     if stat not in ("max", "p99"):
         raise ValueError("stat must be 'max' or 'p99'")
@@ -135,7 +147,7 @@ def overheads_from_json(data: dict, source: str = "<json>", stat: str = "max") -
                 if v is None:
                     missing.append(f"{source}: {part}.{subject}.{kind}.{key} missing")
                 else:
-                    ov[store][proto] = _ns(v)
+                    ov[store][proto] = _ns_required(v)
         if not subjects:
             missing.append(f"{source}: no uncontended/contended measurements")
         return Overheads(lock_ns=ov["lock"], unlock_ns=ov["unlock"], contended_lock_ns=ov["clock"],
@@ -152,7 +164,10 @@ def overheads_from_json(data: dict, source: str = "<json>", stat: str = "max") -
             # The OS interference stays at its maximum: a per-operation p99 leaves out the samples
             # an interrupt landed in, and the interference's worst window counts those once.
             data = {**data["p99"], "format": data["format"], "os_interference": data.get("os_interference")}
-        per = lambda k: {p: _ns(v) for p, v in (data.get(k) or {}).items()}
+
+        def per(k: str) -> dict[str, int]:
+            return {p: _ns_required(v) for p, v in (data.get(k) or {}).items()}
+
         interference = data.get("os_interference")
         if interference is not None and not isinstance(interference, dict):
             raise OverheadsError(f"{source}: os_interference: expected {{\"window_ns\", \"max_lost_ns\"}}")

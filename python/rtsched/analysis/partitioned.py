@@ -45,18 +45,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Sequence
+from typing import Callable, Sequence
 
 from rtsched.analysis.blocking import Blocking, blocking_term
 from rtsched.analysis.edf_uni import edf_qpa, qpa_group
 from rtsched.analysis.fp_uni import rta_tasks
 from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, refuse_clusters, unsupported, verdict_of
-from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_div
+from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, CriticalSection, ceil_div
 
 __all__ = ["pfp_mpcp", "pfp_fmlp_plus", "pedf", "partition_tasks", "Partitioning", "suspension_aware_rta"]
 
 
-def _gcs(t: AnalysisTask, glob: frozenset[str]):
+def _gcs(t: AnalysisTask, glob: frozenset[str]) -> list[CriticalSection]:
     return [cs for cs in t.critical_sections if cs.outermost and cs.resource in glob]
 
 
@@ -167,7 +167,16 @@ def _pfp_locking(problem: AnalysisProblem, test: str, protocol: str) -> Analysis
 MAX_JITTER_ROUNDS = 1_000
 
 
-def suspension_aware_rta(local: Sequence[AnalysisTask], protocol_of, override: dict[str, Blocking],
+def _jitter_of(t: AnalysisTask, bound: TaskBound, otherwise: int) -> int:
+    """The release jitter a suspending task ``t`` adds to lower tasks: R − C − J with its bound R,
+    else ``otherwise``."""
+    if bound.verdict == "ok" and bound.bound_ns is not None:
+        return bound.bound_ns - t.exec_ns - t.jitter_ns
+    return otherwise
+
+
+def suspension_aware_rta(local: Sequence[AnalysisTask], protocol_of: Callable[[str], str],
+                         override: dict[str, Blocking],
                          suspending: Sequence[AnalysisTask]) -> list[TaskBound]:
     """RTA of one processor's tasks where the tasks ``suspending`` self-suspend (remote waits).
 
@@ -194,8 +203,7 @@ def suspension_aware_rta(local: Sequence[AnalysisTask], protocol_of, override: d
     for _ in range(MAX_JITTER_ROUNDS):
         out = rta_tasks(local, protocol_of, blocking_override=override, jitter_extra=jitter, extra_on_own=False)
         by_name = {b.name: b for b in out}
-        new = {t.name: (by_name[t.name].bound_ns - t.exec_ns - t.jitter_ns if by_name[t.name].verdict == "ok"
-                        else jitter[t.name]) for t in suspending}
+        new = {t.name: _jitter_of(t, by_name[t.name], jitter[t.name]) for t in suspending}
         if new == jitter:
             break
         jitter = new
@@ -244,7 +252,7 @@ class Partitioning:
                        tasks=tuple(replace(t, partition=self.assignment.get(t.name, t.partition)) for t in problem.tasks))
 
 
-def _fits(tasks: list[AnalysisTask], scheduler: str, protocol_of) -> bool:
+def _fits(tasks: list[AnalysisTask], scheduler: str, protocol_of: Callable[[str], str]) -> bool:
     if scheduler == "EDF":
         if any(t.critical_sections for t in tasks):
             return sum((t.utilization for t in tasks), Fraction(0)) <= 1 and all(
@@ -269,7 +277,10 @@ def partition_tasks(problem: AnalysisProblem, partitions: Sequence[str], heurist
     bins: dict[str, list[AnalysisTask]] = {p: [] for p in partitions}
     assignment: dict[str, str] = {}
     order = sorted(problem.tasks, key=lambda t: (-t.utilization, t.name))
-    util = lambda p: sum((t.utilization for t in bins[p]), Fraction(0))
+
+    def util(p: str) -> Fraction:
+        return sum((t.utilization for t in bins[p]), Fraction(0))
+
     for t in order:
         candidates = list(partitions)
         if heuristic == "worst-fit":

@@ -13,23 +13,30 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import partial
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from rtsched.analysis import cluster, edf_uni, fp_uni, gedf, hierarchical, partitioned, picv_rpc
-from rtsched.analysis.overheads import apply_overheads, is_interference
+from rtsched.analysis.overheads import Overheads, apply_overheads, is_interference
 from rtsched.analysis.results import AnalysisResult, unsupported
 from rtsched.analysis.tasks import AnalysisProblem, from_taskset
 
-__all__ = ["TESTS", "DESCRIPTIONS", "run_test", "default_test"]
+if TYPE_CHECKING:
+    from rtsched.model import TaskSet
+
+__all__ = ["TESTS", "DESCRIPTIONS", "TestOptions", "run_test", "default_test"]
 
 Test = Callable[..., AnalysisResult]
+
+#: A test's keyword options (period_ns, budget_ns, supply...), given to it as ``**options``: each
+#: test has its own, so their types are the test's parameters' (Any here).
+TestOptions = dict[str, Any]
 
 
 def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False) -> Test:
     """The test ``fn`` under ``name``; unless it models non-preemptive intervals (``intervals``), a set
     with some (``np_segments_ns``) is ``unsupported``: an interval of a lower-priority or
     longer-deadline task blocks every other task, which such a test would not count."""
-    def test(problem: AnalysisProblem, **options) -> AnalysisResult:
+    def test(problem: AnalysisProblem, **options: object) -> AnalysisResult:
         if not intervals:
             late = next((t for t in problem.tasks if t.np_segments_ns), None)
             if late is not None:
@@ -128,13 +135,15 @@ def default_test(problem: AnalysisProblem) -> str:
     raise ValueError(f"no test for scheduler {sched!r}")
 
 
-def run_test(name: str, problem, **options) -> AnalysisResult:
-    """Run test ``name`` on an AnalysisProblem or a TaskSet. KeyError for an unknown name."""
+def run_test(name: str, problem: AnalysisProblem | TaskSet, *, overheads: Overheads | None = None,
+             **options: object) -> AnalysisResult:
+    """Run test ``name`` on an AnalysisProblem or a TaskSet. KeyError for an unknown name.
+
+    ``overheads``: folded into the problem first; ``options`` go to the test."""
     if name not in TESTS:
         raise KeyError(f"unknown test {name!r}; known: {', '.join(sorted(TESTS))}")
     if not isinstance(problem, AnalysisProblem):
         problem = from_taskset(problem)
-    overheads = options.pop("overheads", None)
     if overheads is not None:
         problem = apply_overheads(problem, overheads)
     result = TESTS[name](problem, **options)

@@ -9,7 +9,10 @@ are exact integers of nanoseconds (rounded up where the analysis yields a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from rtsched.analysis.tasks import AnalysisProblem
 
 __all__ = ["LABELS", "SCHEDULABLE", "NOT_SCHEDULABLE", "UNSUPPORTED", "UNDECIDED", "TaskBound", "AnalysisResult"]
 
@@ -149,7 +152,7 @@ def unsupported(test: str, names: list[str] | tuple[str, ...], reason: str) -> A
     )
 
 
-def refuse_clusters(test: str, problem) -> AnalysisResult | None:
+def refuse_clusters(test: str, problem: AnalysisProblem) -> AnalysisResult | None:
     """``unsupported`` when a partition of ``problem`` has several CPUs (a cluster), else None.
 
     The uniprocessor and partitioned tests assume one processor per

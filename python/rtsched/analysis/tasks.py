@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
+
+if TYPE_CHECKING:
+    from rtsched.model import Action, TaskSet
 
 __all__ = [
     "CEILING_PROTOCOLS",
@@ -254,7 +257,19 @@ class AnalysisProblem:
 # The adapter from rtsched.model
 
 
-def _sections_of(body, condvar_mutex: Mapping[str, str]) -> tuple[tuple[CriticalSection, ...], int, bool]:
+@dataclass
+class _OpenSection:
+    """A critical section being read: its resource, length so far, the resources
+    locked inside it, and how many sections enclose it (0: outermost)."""
+
+    resource: str
+    length_ns: int
+    nested: set[str]
+    depth: int
+
+
+def _sections_of(body: Iterable[Action],
+                 condvar_mutex: Mapping[str, str]) -> tuple[tuple[CriticalSection, ...], int, bool]:
     """Critical sections (compute and sleep inside lock/unlock), total sleep, whether it waits.
 
     A ``wait`` on a condition variable releases its mutex for the wait and
@@ -262,47 +277,48 @@ def _sections_of(body, condvar_mutex: Mapping[str, str]) -> tuple[tuple[Critical
     """
     from rtsched.model import Compute, Lock, Sleep, Unlock, Wait
 
-    open_: list[list] = []  # [resource, length, nested set, depth]
+    open_: list[_OpenSection] = []
     sections: list[CriticalSection] = []
     sleep = 0
     waits = False
 
     def close(index: int) -> None:
-        res, length, nested, depth = open_.pop(index)
-        sections.append(CriticalSection(res, length, tuple(sorted(nested)), outermost=depth == 0))
+        done = open_.pop(index)
+        sections.append(CriticalSection(done.resource, done.length_ns, tuple(sorted(done.nested)),
+                                        outermost=done.depth == 0))
 
     for action in body:
         if isinstance(action, Compute):
             for entry in open_:
-                entry[1] += action.ns
+                entry.length_ns += action.ns
         elif isinstance(action, Sleep):
             sleep += action.ns
             for entry in open_:
-                entry[1] += action.ns
+                entry.length_ns += action.ns
         elif isinstance(action, Lock):
             for entry in open_:
-                entry[2].add(action.resource)
-            open_.append([action.resource, 0, set(), len(open_)])
+                entry.nested.add(action.resource)
+            open_.append(_OpenSection(action.resource, 0, set(), len(open_)))
         elif isinstance(action, Unlock):
             for i in range(len(open_) - 1, -1, -1):
-                if open_[i][0] == action.resource:
+                if open_[i].resource == action.resource:
                     close(i)
                     break
         elif isinstance(action, Wait):
             waits = True
             mutex = condvar_mutex.get(action.condvar)
             for i in range(len(open_) - 1, -1, -1):
-                if open_[i][0] == mutex:
-                    depth = open_[i][3]
+                if open_[i].resource == mutex:
+                    reopened = _OpenSection(open_[i].resource, 0, set(), open_[i].depth)
                     close(i)
-                    open_.insert(i, [mutex, 0, set(), depth])
+                    open_.insert(i, reopened)
                     break
     while open_:
         close(len(open_) - 1)
     return tuple(sections), sleep, waits
 
 
-def from_taskset(taskset, cpus: int | None = None) -> AnalysisProblem:
+def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
     """Describe a :class:`rtsched.model.TaskSet` for the analyses.
 
     - WCET: the task's ``wcet_ns``; sleeps in the body become
@@ -327,6 +343,8 @@ def from_taskset(taskset, cpus: int | None = None) -> AnalysisProblem:
     ``cpus``: processors for global schedulers (default: the platform's CPUs,
     else the online ones).
     """
+    from rtsched.model import Call
+
     sched = taskset.platform.scheduler
     condvar_mutex = {c.name: c.mutex for c in taskset.condvars}
     servers = {s.name: s for s in getattr(taskset, "servers", ())}
@@ -345,7 +363,7 @@ def from_taskset(taskset, cpus: int | None = None) -> AnalysisProblem:
                 "waits on a condition variable: the wait lasts until another task signals, "
                 "which these tests do not bound"
             )
-        rpcs = tuple(Rpc(a.server, a.ns) for a in t.body if getattr(a, "op", None) == "call")
+        rpcs = tuple(Rpc(a.server, a.ns) for a in t.body if isinstance(a, Call))
         for rpc in rpcs:
             server = servers[rpc.server]
             if lowest_rt is not None and server.priority >= lowest_rt:

@@ -58,14 +58,17 @@ the legal interleavings).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from rtsched.analysis.soundness.model import (
-    CALL, EXEC, LOCK, NP, SLEEP, UNLOCK, Scenario, SystemModel, TaskModel, expand_calls, server_lock)
+    CALL, EXEC, LOCK, NP, SLEEP, UNLOCK, Job, Scenario, SystemModel, TaskModel, expand_calls, server_lock)
 
 __all__ = ["Semantics", "Run", "explore"]
 
 _EDF_AS_SRP = {"pcp": "srp", "ipcp": "srp"}
+
+#: The jobs of one processor, or of every processor under global scheduling: a partition, or None.
+Group = str | None
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,7 @@ class _Job:
     __slots__ = ("index", "spec", "task", "body", "group", "pc", "left", "active", "done", "finish", "held",
                  "sleep_until", "waking", "started", "queued", "request", "ready_since", "base", "level", "rank")
 
-    def __init__(self, index: int, spec, task: TaskModel, group, base: int, level: int, rank: int):
+    def __init__(self, index: int, spec: Job, task: TaskModel, group: Group, base: int, level: int, rank: int):
         self.index = index
         self.spec = spec
         self.task = task
@@ -142,7 +145,7 @@ class _Explorer:
             elif not self.fp:
                 p = _EDF_AS_SRP.get(p, p)
             self.protocol[r] = p
-        callers: dict[str, set] = {}
+        callers: dict[str, set[str | None]] = {}
         for t in model.tasks:
             for kind, value in t.body:
                 if kind == CALL:
@@ -186,9 +189,9 @@ class _Explorer:
         self.slots: dict[str, list[str | None]] = {cpu: [] for cpus in self.cpus.values() for cpu in cpus}
         self.running: dict[str, _Job | None] = {cpu: None for cpu in self.slots}
 
-    def _ceilings(self) -> dict[tuple, int]:
+    def _ceilings(self) -> dict[tuple[Group, str], int]:
         """(group, resource) → ceiling: the highest priority / preemption level of the group's users."""
-        out: dict[tuple, int] = {}
+        out: dict[tuple[Group, str], int] = {}
         for t in self.model.tasks:
             group = None if self.global_sched else t.partition
             level = t.priority if self.fp else -t.deadline
@@ -280,13 +283,14 @@ class _Explorer:
             return None if r in self.global_res else r
         return None
 
-    def _blocker(self, job: _Job, resource: str, eff: dict[int, int], held_by_others) -> _Job | None:
+    def _blocker(self, job: _Job, resource: str, eff: dict[int, int],
+                 held_by_others: Callable[[_Job], list[tuple[str, _Job]]]) -> _Job | None:
         """Who keeps ``job`` from taking the local ``resource`` now (None: it may take it)."""
         holder = self.holder[resource]
         if holder is not None and holder is not job:
             return holder
         if self.protocol[resource] == "pcp":
-            best = None
+            best: tuple[int, _Job] | None = None
             for r, h in held_by_others(job):
                 if self.protocol[r] == "pcp":
                     c = self.ceiling[(job.group, r)]
@@ -295,7 +299,8 @@ class _Explorer:
             return None if best is None else best[1]
         return None
 
-    def _priorities(self, group, now: int):
+    def _priorities(self, group: Group, now: int) -> tuple[list[_Job], dict[int, int], dict[int, _Job],
+                                                           list[tuple[str, _Job]]]:
         """Effective priorities (inheritance, immediate ceilings) and the jobs blocked on local locks."""
         live = [j for j in self.members[group] if j.active and not j.done]
         eff = {j.index: j.base for j in live}
@@ -306,7 +311,7 @@ class _Explorer:
                         eff[j.index] = max(eff[j.index], self.ceiling[(group, res)])
         held = [(r, h) for r, h in self.holder.items() if h is not None and h.group == group]
 
-        def held_by_others(job):
+        def held_by_others(job: _Job) -> list[tuple[str, _Job]]:
             return [(r, h) for r, h in held if h is not job]
 
         blocked: dict[int, _Job] = {}
@@ -331,10 +336,10 @@ class _Explorer:
                 break
         return live, eff, blocked, held
 
-    def _key(self, job: _Job, eff: dict[int, int]) -> tuple:
+    def _key(self, job: _Job, eff: dict[int, int]) -> tuple[int, ...]:
         kind = job.body[job.pc][0] if job.pc < len(job.body) else None
         if (kind == NP and job.left < job.body[job.pc][1]) or any(self.protocol[r] == "np" for r in job.held):
-            head: tuple = (3, 0)
+            head: tuple[int, int] = (3, 0)
         else:
             boosted = [r for r in job.held if r in self.global_res]
             if boosted:
@@ -346,7 +351,7 @@ class _Explorer:
                 head = (1, eff[job.index])
         return head + (-job.ready_since, -job.rank, -job.index)
 
-    def _eligible(self, job: _Job, now: int, blocked, held) -> bool:
+    def _eligible(self, job: _Job, now: int, blocked: dict[int, _Job], held: list[tuple[str, _Job]]) -> bool:
         if job.queued or job.sleep_until > now or job.index in blocked:
             return False
         if not job.started:
@@ -355,7 +360,7 @@ class _Explorer:
                 return False
         return True
 
-    def _pick(self, group, now: int) -> list[_Job]:
+    def _pick(self, group: Group, now: int) -> list[_Job]:
         width = len(self.cpus[group])
         for _ in range(4 * len(self.jobs) + 8):
             live, eff, blocked, held = self._priorities(group, now)
@@ -370,7 +375,7 @@ class _Explorer:
                 return chosen
         raise RuntimeError("the explorer's choice did not settle (zero-time loop)")
 
-    def _place(self, group, chosen: Sequence[_Job]) -> None:
+    def _place(self, group: Group, chosen: Sequence[_Job]) -> None:
         """Put the chosen jobs on the group's processors, each staying where it ran if it can."""
         cpus = self.cpus[group]
         free = [c for c in cpus if self.running[c] not in chosen]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 
 from rtsched.analysis.generators import uunifast
-from rtsched.analysis.soundness.model import CALL, EXEC, LOCK, NP, SLEEP, UNLOCK, SystemModel, TaskModel
+from rtsched.analysis.soundness.model import CALL, EXEC, LOCK, NP, SLEEP, UNLOCK, Op, SystemModel, TaskModel
 
 __all__ = ["uniprocessor", "partitioned_global", "partitioned_suspension", "global_multi", "rpc_clients",
            "FAMILY_PERIODS"]
@@ -32,8 +32,8 @@ def _pieces(wcet: int, rng: random.Random) -> list[int]:
 
 
 def _body(wcet: int, rng: random.Random, resources: tuple[str, ...], p_section: float, sleep: int,
-          np_intervals: bool, nested: bool) -> tuple:
-    body: list[tuple] = []
+          np_intervals: bool, nested: bool) -> tuple[Op, ...]:
+    body: list[Op] = []
     kind = NP if np_intervals else EXEC
     pieces = _pieces(wcet, rng)
     sleep_at = rng.randrange(len(pieces) + 1) if sleep else -1
@@ -113,8 +113,9 @@ def uniprocessor(rng: random.Random, *, scheduler: str = "FP", protocols: tuple[
             return model
 
 
-def _uniprocessor(rng, scheduler, protocols, deadlines, jitter, sleep, resources, nested, np_share, rm,
-                  partitions, u_range) -> SystemModel:
+def _uniprocessor(rng: random.Random, scheduler: str, protocols: tuple[str, ...], deadlines: str, jitter: bool,
+                  sleep: bool, resources: int, nested: bool, np_share: float, rm: bool, partitions: int,
+                  u_range: tuple[float, float]) -> SystemModel:
     names = tuple("abc"[:resources])
     tasks: list[TaskModel] = []
     for p in range(partitions):

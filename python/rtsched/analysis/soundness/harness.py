@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from rtsched.analysis.registry import run_test
+from rtsched.analysis.registry import TestOptions, run_test
 from rtsched.analysis.results import SCHEDULABLE, UNSUPPORTED, AnalysisResult
 from rtsched.analysis.soundness.explorer import Run, Semantics, explore
 from rtsched.analysis.soundness.model import Scenario, SystemModel, check_legal
@@ -51,7 +51,7 @@ class Counterexample:
 
     test: str
     model: SystemModel
-    options: dict
+    options: TestOptions
     semantics: Semantics
     result: AnalysisResult
     scenario: Scenario
@@ -71,7 +71,7 @@ class SearchReport:
     counterexample: Counterexample | None = field(default=None, repr=False)
 
 
-def analyse(test: str, model: SystemModel, options: dict) -> AnalysisResult:
+def analyse(test: str, model: SystemModel, options: TestOptions) -> AnalysisResult:
     return run_test(test, model.problem(), **options)
 
 

@@ -32,7 +32,7 @@ Body operations, as ``(kind, value)`` pairs:
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Mapping
+from typing import Any, Mapping
 
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, CriticalSection, Rpc
 
@@ -42,24 +42,37 @@ __all__ = ["EXEC", "NP", "SLEEP", "LOCK", "UNLOCK", "CALL", "Op", "TaskModel", "
 EXEC, NP, SLEEP, LOCK, UNLOCK, CALL = "exec", "np", "sleep", "lock", "unlock", "call"
 TIMED = (EXEC, NP, SLEEP)
 
-Op = tuple  # (kind, int ticks) or (kind, str resource)
+#: (kind, value): the value is ticks (int), a resource (str) or (server, ticks) by the kind; Any because
+#: the bodies are read by unpacking (kind, value), which mypy does not narrow by the kind (TaskModel checks it).
+Op = tuple[str, Any]
+
+
+@dataclass
+class _OpenSection:
+    """A section being read: resource, ticks so far, resources locked inside, enclosing sections (0: outermost)."""
+
+    resource: str
+    length: int
+    nested: set[str]
+    depth: int
 
 
 def _sections(body: tuple[Op, ...]) -> tuple[CriticalSection, ...]:
     """The critical sections of a body: length = execution and sleep between lock and unlock."""
-    open_: list[list] = []  # [resource, length, nested resources, depth]
+    open_: list[_OpenSection] = []
     out: list[CriticalSection] = []
     for kind, value in body:
         if kind in TIMED:
             for entry in open_:
-                entry[1] += value
+                entry.length += value
         elif kind == LOCK:
             for entry in open_:
-                entry[2].add(value)
-            open_.append([value, 0, set(), len(open_)])
+                entry.nested.add(value)
+            open_.append(_OpenSection(value, 0, set(), len(open_)))
         elif kind == UNLOCK:
-            res, length, nested, depth = open_.pop()
-            out.append(CriticalSection(res, length, tuple(sorted(nested)), outermost=depth == 0))
+            done = open_.pop()
+            out.append(CriticalSection(done.resource, done.length, tuple(sorted(done.nested)),
+                                       outermost=done.depth == 0))
     return tuple(out)
 
 

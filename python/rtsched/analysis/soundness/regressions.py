@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rtsched.analysis.registry import TestOptions
 from rtsched.analysis.soundness.explorer import Semantics
-from rtsched.analysis.soundness.model import Job, Scenario, SystemModel, TaskModel
+from rtsched.analysis.soundness.model import Job, Op, Scenario, SystemModel, TaskModel
 
 __all__ = ["Regression", "REGRESSIONS", "periodic"]
 
@@ -29,7 +30,7 @@ class Regression:
     test: str
     model: SystemModel
     scenario: Scenario
-    options: dict = field(default_factory=dict)
+    options: TestOptions = field(default_factory=dict)
     semantics: Semantics = Semantics()
     check_deadlines: bool = True
     defect: str | None = None
@@ -45,7 +46,7 @@ def periodic(model: SystemModel, horizon: int, offsets: dict[str, int] | None = 
     return Scenario(jobs, order or tuple(t.name for t in model.tasks))
 
 
-def _cs(r: str, n: int) -> tuple:
+def _cs(r: str, n: int) -> tuple[Op, ...]:
     return (("lock", r), ("exec", n), ("unlock", r))
 
 

@@ -23,7 +23,7 @@ import math
 import random
 from typing import Iterator
 
-from rtsched.analysis.soundness.model import CALL, TIMED, Job, Scenario, SystemModel, TaskModel
+from rtsched.analysis.soundness.model import CALL, TIMED, Job, Op, Scenario, SystemModel, TaskModel
 
 __all__ = ["horizon_of", "synchronous", "offset_scenarios", "random_scenario"]
 
@@ -57,8 +57,8 @@ def offset_scenarios(model: SystemModel, horizon: int, limit: int) -> Iterator[S
         yield Scenario(tuple(jobs), tuple(t.name for t in model.tasks))
 
 
-def _shorter(body, rng: random.Random, p: float):
-    out = []
+def _shorter(body: tuple[Op, ...], rng: random.Random, p: float) -> tuple[Op, ...]:
+    out: list[Op] = []
     for k, v in body:
         if k in TIMED and v > 0 and rng.random() < p:
             v = rng.randint(0, v)

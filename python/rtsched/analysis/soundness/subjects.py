@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable
 
+from rtsched.analysis.registry import TestOptions
 from rtsched.analysis.soundness.explorer import Semantics
 from rtsched.analysis.soundness.families import (
     global_multi, partitioned_global, partitioned_suspension, rpc_clients, uniprocessor)
@@ -37,7 +38,7 @@ class Subject:
     variant: str
     make: Callable[[random.Random], SystemModel]
     semantics: Semantics = Semantics()
-    options: Callable[[random.Random], dict] | None = None
+    options: Callable[[random.Random], TestOptions] | None = None
     supply: bool = False
     check_deadlines: bool = True
     defect: str | None = None
@@ -53,11 +54,11 @@ _uni = partial(uniprocessor, scheduler="FP")
 _edf = partial(uniprocessor, scheduler="EDF")
 
 
-def _forced(protocol: str):
+def _forced(protocol: str) -> Callable[[random.Random], SystemModel]:
     return partial(_uni, protocols=(protocol,), nested=True, jitter=True, sleep=True)
 
 
-def _prm_options(supply: str):
+def _prm_options(supply: str) -> Callable[[random.Random], TestOptions]:
     return lambda rng: {"period_ns": rng.randint(2, 5), "supply": supply}
 
 

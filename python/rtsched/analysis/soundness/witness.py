@@ -7,6 +7,7 @@ into ``REGRESSIONS`` and it becomes a regression case).
 
 from __future__ import annotations
 
+from rtsched.analysis.soundness.explorer import Run
 from rtsched.analysis.soundness.harness import Counterexample
 from rtsched.analysis.soundness.model import Scenario
 
@@ -15,7 +16,7 @@ __all__ = ["describe", "gantt", "as_regression"]
 _MARKS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def gantt(run, names: list[str]) -> list[str]:
+def gantt(run: Run, names: list[str]) -> list[str]:
     """One row per processor, one column per tick: the mark of the task that ran ('.' idle)."""
     marks = {n: _MARKS[k] if k < len(_MARKS) else "?" for k, n in enumerate(names)}
     width = max((len(row) for row in run.slots.values()), default=0)
@@ -28,7 +29,7 @@ def gantt(run, names: list[str]) -> list[str]:
     return lines
 
 
-def _jobs(scenario: Scenario, run) -> list[str]:
+def _jobs(scenario: Scenario, run: Run) -> list[str]:
     out = []
     for k, j in enumerate(scenario.jobs):
         fin = run.finish[k]
