@@ -15,7 +15,8 @@ from dataclasses import replace
 from functools import partial
 from typing import Callable
 
-from rtsched.analysis import cluster, edf_uni, fp_uni, gedf, hierarchical, partitioned, picv_rpc
+from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_bcl_iterative, hierarchical, partitioned,
+                              picv_rpc)
 from rtsched.analysis.overheads import apply_overheads, is_interference
 from rtsched.analysis.results import AnalysisResult
 from rtsched.analysis.tasks import AnalysisProblem, from_taskset
@@ -56,6 +57,7 @@ TESTS: dict[str, Test] = {
     "gedf-bcl": _named(gedf.gedf_bcl, "gedf-bcl"),
     "gedf-rta": _named(gedf.gedf_rta, "gedf-rta"),
     "gedf-tardiness": _named(gedf.gedf_tardiness, "gedf-tardiness"),
+    "gedf-bcl-iterative": _named(gedf_bcl_iterative.gedf_bcl_iterative, "gedf-bcl-iterative"),
     "gfp-rta": _named(gedf.gfp_rta, "gfp-rta"),
     "prm-fp": _named(hierarchical.prm_fp, "prm-fp"),
     "prm-edf": _named(hierarchical.prm_edf, "prm-edf"),
@@ -84,6 +86,7 @@ DESCRIPTIONS: dict[str, str] = {
     "gedf-bcl": "global EDF, Bertogna-Cirinei-Lipari test",
     "gedf-rta": "global EDF, Bertogna-Cirinei response-time analysis",
     "gedf-tardiness": "global EDF, Devi-Anderson tardiness bound (soft real time)",
+    "gedf-bcl-iterative": "global EDF, Bertogna-Cirinei-Lipari test iterated over slacks (dominates gedf-bcl)",
     "gfp-rta": "global FP, Bertogna-Cirinei response-time analysis",
     "prm-fp": "FP component under a periodic resource Γ(Π, Θ) (options period_ns, budget_ns, supply)",
     "prm-edf": "EDF component under a periodic resource Γ(Π, Θ) (options period_ns, budget_ns, supply)",
