@@ -15,8 +15,8 @@ from dataclasses import replace
 from functools import partial
 from typing import Callable
 
-from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_bcl_iterative, hierarchical, partitioned,
-                              picv_rpc)
+from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_bcl_iterative, gedf_demand, hierarchical,
+                              partitioned, picv_rpc)
 from rtsched.analysis.overheads import apply_overheads, is_interference
 from rtsched.analysis.results import AnalysisResult
 from rtsched.analysis.tasks import AnalysisProblem, from_taskset
@@ -57,6 +57,8 @@ TESTS: dict[str, Test] = {
     "gedf-bcl": _named(gedf.gedf_bcl, "gedf-bcl"),
     "gedf-rta": _named(gedf.gedf_rta, "gedf-rta"),
     "gedf-tardiness": _named(gedf.gedf_tardiness, "gedf-tardiness"),
+    "gedf-baruah": _named(gedf_demand.gedf_baruah, "gedf-baruah"),
+    "gedf-ffdbf": _named(gedf_demand.gedf_ffdbf, "gedf-ffdbf"),
     "gedf-bcl-iterative": _named(gedf_bcl_iterative.gedf_bcl_iterative, "gedf-bcl-iterative"),
     "gfp-rta": _named(gedf.gfp_rta, "gfp-rta"),
     "prm-fp": _named(hierarchical.prm_fp, "prm-fp"),
@@ -86,6 +88,9 @@ DESCRIPTIONS: dict[str, str] = {
     "gedf-bcl": "global EDF, Bertogna-Cirinei-Lipari test",
     "gedf-rta": "global EDF, Bertogna-Cirinei response-time analysis",
     "gedf-tardiness": "global EDF, Devi-Anderson tardiness bound (soft real time)",
+    "gedf-baruah": "global EDF, Baruah's test (RTSS 2007): DBF with at most m − 1 carry-in tasks",
+    "gedf-ffdbf": "global EDF, forced-forward demand bound function (Baruah, Bonifaci, Marchetti-Spaccamela, "
+                  "Stiller 2010)",
     "gedf-bcl-iterative": "global EDF, Bertogna-Cirinei-Lipari test iterated over slacks (dominates gedf-bcl)",
     "gfp-rta": "global FP, Bertogna-Cirinei response-time analysis",
     "prm-fp": "FP component under a periodic resource Γ(Π, Θ) (options period_ns, budget_ns, supply)",
