@@ -99,6 +99,7 @@ LABELS = {
     "gedf-gfb": "sufficient", "gedf-bcl": "sufficient", "gedf-rta": "sufficient", "gedf-tardiness": "sufficient",
     "gfp-rta": "sufficient",
     "gedf-baruah": "sufficient", "gedf-ffdbf": "sufficient", "gedf-bcl-iterative": "sufficient",
+    "gfp-guan": "sufficient",
     "prm-fp": "exact", "prm-edf": "exact",  # exact supply bound function: exact for the resource model
     "picv-rpc": "sufficient",
 }
@@ -112,7 +113,7 @@ def _label_problem(test: str) -> AnalysisProblem:
              AnalysisTask("c", 3 * MS, 40 * MS, 40 * MS, priority=10, partition="cpu0"))
     if test.startswith(("gedf", "gfp")):
         return AnalysisProblem(tuple(t.__class__(t.name, t.wcet_ns, t.period_ns, t.deadline_ns, priority=t.priority)
-                                     for t in tasks), scheduler="G-FP" if test == "gfp-rta" else "G-EDF", cpus=2)
+                                     for t in tasks), scheduler="G-FP" if test.startswith("gfp") else "G-EDF", cpus=2)
     edf = test.startswith(("edf", "p-edf", "c-edf", "prm-edf"))
     return AnalysisProblem(tasks, scheduler="P-EDF" if edf else "P-FP", partition_cpus={"cpu0": 1})
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Callable
 
-from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_bcl_iterative, gedf_demand, hierarchical,
+from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_bcl_iterative, gedf_demand, gfp_guan, hierarchical,
                               partitioned, picv_rpc)
 from rtsched.analysis.overheads import apply_overheads, is_interference
 from rtsched.analysis.results import AnalysisResult
@@ -61,6 +61,7 @@ TESTS: dict[str, Test] = {
     "gedf-ffdbf": _named(gedf_demand.gedf_ffdbf, "gedf-ffdbf"),
     "gedf-bcl-iterative": _named(gedf_bcl_iterative.gedf_bcl_iterative, "gedf-bcl-iterative"),
     "gfp-rta": _named(gedf.gfp_rta, "gfp-rta"),
+    "gfp-guan": _named(gfp_guan.gfp_guan, "gfp-guan"),
     "prm-fp": _named(hierarchical.prm_fp, "prm-fp"),
     "prm-edf": _named(hierarchical.prm_edf, "prm-edf"),
     "picv-rpc": _named(picv_rpc.picv_rpc, "picv-rpc"),
@@ -93,6 +94,7 @@ DESCRIPTIONS: dict[str, str] = {
                   "Stiller 2010)",
     "gedf-bcl-iterative": "global EDF, Bertogna-Cirinei-Lipari test iterated over slacks (dominates gedf-bcl)",
     "gfp-rta": "global FP, Bertogna-Cirinei response-time analysis",
+    "gfp-guan": "global FP, Guan et al. RTA with at most m − 1 carry-in tasks (RTSS 2009)",
     "prm-fp": "FP component under a periodic resource Γ(Π, Θ) (options period_ns, budget_ns, supply)",
     "prm-edf": "EDF component under a periodic resource Γ(Π, Θ) (options period_ns, budget_ns, supply)",
     "picv-rpc": "RPCs over PI condition variables (seed 004 Eq. 1-5)",

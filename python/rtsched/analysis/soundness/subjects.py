@@ -109,10 +109,11 @@ SUBJECTS: tuple[Subject, ...] = (
             check_deadlines=False),
     Subject("gfp-rta", "constrained", partial(global_multi, scheduler="G-FP")),
     Subject("gfp-rta", "suspension", partial(global_multi, scheduler="G-FP", sleep=True), defect=GLOBAL_RTA_DEMAND),
-    # issue 22 item 5: the G-EDF tests researchers expect (suspension-oblivious, like the ones above)
+    # issue 22 item 5: the G-EDF and G-FP tests researchers expect (suspension-oblivious, like the ones above)
     Subject("gedf-baruah", "constrained", partial(global_multi, sleep=True)),
     Subject("gedf-ffdbf", "constrained", partial(global_multi, sleep=True)),
     Subject("gedf-bcl-iterative", "constrained", partial(global_multi, sleep=True)),
+    Subject("gfp-guan", "constrained", partial(global_multi, scheduler="G-FP", sleep=True)),
     Subject("picv-rpc", "clients", rpc_clients),
     Subject("prm-fp", "exact", partial(_uni, resources=0, u_range=(0.2, 0.6)), options=_prm_options("exact"),
             supply=True),
