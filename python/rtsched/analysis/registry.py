@@ -16,7 +16,7 @@ from functools import partial
 from typing import Callable
 
 from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_bcl_iterative, gedf_demand, gfp_guan, hierarchical,
-                              partitioned, picv_rpc)
+                              lp_blocking, partitioned, picv_rpc)
 from rtsched.analysis.overheads import apply_overheads, is_interference
 from rtsched.analysis.results import AnalysisResult
 from rtsched.analysis.tasks import AnalysisProblem, from_taskset
@@ -50,6 +50,7 @@ TESTS: dict[str, Test] = {
     "edf-qpa": _named(edf_uni.edf_qpa, "edf-qpa"),
     "p-fp-mpcp": _named(partitioned.pfp_mpcp, "p-fp-mpcp"),
     "p-fp-fmlp+": _named(partitioned.pfp_fmlp_plus, "p-fp-fmlp+"),
+    "p-fp-fmlp+-lp": _named(lp_blocking.pfp_fmlp_plus_lp, "p-fp-fmlp+-lp"),
     "p-edf": _named(partitioned.pedf, "p-edf"),
     "c-fp": _named(cluster.c_fp, "c-fp"),
     "c-edf": _named(cluster.c_edf, "c-edf"),
@@ -82,6 +83,7 @@ DESCRIPTIONS: dict[str, str] = {
     "edf-qpa": "EDF Quick Processor-demand Analysis (Zhang & Burns)",
     "p-fp-mpcp": "partitioned FP with MPCP blocking",
     "p-fp-fmlp+": "partitioned FP with FMLP+ blocking",
+    "p-fp-fmlp+-lp": "partitioned FP with FMLP+ blocking bounded by a linear program (Brandenburg 2013, HiGHS)",
     "p-edf": "partitioned EDF, QPA per partition",
     "c-fp": "clustered FP: fp-rta per one-CPU partition, global FP RTA at m = the size of the others",
     "c-edf": "clustered EDF: QPA per one-CPU partition, G-EDF RTA / GFB / BCL at m = the size of the others",
