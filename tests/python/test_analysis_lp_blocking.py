@@ -1,11 +1,13 @@
-"""p-fp-fmlp+-lp: FMLP+ blocking bounded by a linear program (after Brandenburg, RTAS 2013).
+"""p-fp-fmlp+-lp and p-fp-mpcp-lp: blocking bounded by a linear program (after Brandenburg, RTAS 2013).
 
 A known answer worked by hand (the request supply of a rare remote task
 binds where the closed form charges it once per request), the LP solver
 against SciPy's linprog (HiGHS) where SciPy is installed, and the property
 the construction guarantees: never above the closed form ``p-fp-fmlp+``
 (the blocking of every task on generated sets, and every bound on the sets
-it accepts), so every set it accepts, the LP test accepts.
+it accepts), so every set it accepts, the LP test accepts. For MPCP the same
+holds but for one cause the LP charges soundly and the closed form does not
+(local lower-priority tasks: N_i + 1 times, against min(N_i + 1, N_y)).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import replace
 import pytest
 
 from rtsched.analysis import AnalysisProblem, AnalysisTask, CriticalSection, run_test
-from rtsched.analysis.lp_blocking import fmlp_plus_lp_blocking, lp_optimum
+from rtsched.analysis.lp_blocking import fmlp_plus_lp_blocking, lp_optimum, mpcp_lp_blocking
 from rtsched.analysis.soundness.families import partitioned_global, partitioned_suspension
 
 MS = 1_000_000
@@ -93,4 +95,54 @@ def test_never_above_the_closed_form(family):
             if a.blocking_ns is not None and b.blocking_ns is not None:
                 assert b.blocking_ns <= a.blocking_ns, (problem, a, b)
         accepted += closed.schedulable
+    assert accepted >= 10
+
+
+def test_mpcp_a_rare_remote_holder_is_charged_per_job_not_per_wait():
+    """τ1 (prio 2) on cpu0 locks q twice (1 ms each), C = 4, T = D = 50 ms; τ2 (prio 1, lower) on cpu1
+    holds q for 3 ms, T = 200, D = 100. The closed form charges the lower-priority holder once per
+    request: 2 × 3 = 6 ms. Only ⌈(50 + 100)/200⌉ = 1 job of τ2 overlaps τ1's window: the LP charges 3."""
+    t1 = _task("t1", 4, 50, 2, "cpu0", ("q", 1), ("q", 1))
+    t2 = replace(_task("t2", 5, 200, 1, "cpu1", ("q", 3)), deadline_ns=100 * MS)
+    problem = AnalysisProblem((t1, t2), "P-FP", protocols={"q": "mpcp"})
+    assert mpcp_lp_blocking(t1, problem.tasks, frozenset({"q"})).bound_ns == 3 * MS
+    lp, closed = run_test("p-fp-mpcp-lp", problem), run_test("p-fp-mpcp", problem)
+    assert lp.task("t1").blocking_ns == 3 * MS and closed.task("t1").blocking_ns == 6 * MS
+    assert lp.schedulable and lp.bound("t1") == 7 * MS
+
+
+def test_mpcp_local_lower_priority_sections_once_per_release_or_resumption():
+    """τ1 (prio 3, cpu0) locks q once, C = 1, T = 4, D = 2 ms; τ3 (prio 1, cpu0) and τ4 (prio 2,
+    cpu1) hold q for 1 ms once per job, T = 10 and 8. Causes: one lower-priority section on q for
+    τ1's one request (cap 1: τ3's or τ4's), and τ3's boosted sections at τ1's release and resumption
+    (cap N_1 + 1 = 2). ⌈(2 + 10)/10⌉ = 2 jobs of τ3 overlap τ1's window (supply 2 per section), so the
+    LP charges 1 + 2 = 3 ms. The closed form charges 1 + min(N_1 + 1, N_3)·1 = 2 ms: it counts τ3's
+    sections per job of τ3, though two of its jobs fit in the window."""
+    t1 = replace(_task("t1", 1, 4, 3, "cpu0", ("q", 1)), deadline_ns=2 * MS)
+    t3 = _task("t3", 1, 10, 1, "cpu0", ("q", 1))
+    t4 = _task("t4", 1, 8, 2, "cpu1", ("q", 1))
+    problem = AnalysisProblem((t1, t3, t4), "P-FP", protocols={"q": "mpcp"})
+    assert mpcp_lp_blocking(t1, problem.tasks, frozenset({"q"})).bound_ns == 3 * MS
+    assert run_test("p-fp-mpcp", problem).task("t1").blocking_ns == 2 * MS
+
+
+@pytest.mark.parametrize("family", [partitioned_global, partitioned_suspension])
+def test_mpcp_never_above_the_closed_form_but_for_local_boosting(family):
+    rng = random.Random(12)
+    accepted = 0
+    for _ in range(150):
+        problem = family(rng, protocol="mpcp").problem()
+        glob = problem.global_resources()
+        lp, closed = run_test("p-fp-mpcp-lp", problem), run_test("p-fp-mpcp", problem)
+        for i, a, b in zip(problem.tasks, closed.tasks, lp.tasks):
+            if a.blocking_ns is None or b.blocking_ns is None:
+                continue
+            n_i = sum(1 for cs in i.critical_sections if cs.resource in glob)
+            allowance = 0  # what the closed form's min(N_i + 1, N_y) leaves out
+            for y in problem.tasks:
+                gcs = [cs.length_ns for cs in y.critical_sections if cs.resource in glob]
+                if y.partition == i.partition and y.priority < i.priority and gcs:
+                    allowance += (n_i + 1 - min(n_i + 1, len(gcs))) * max(gcs)
+            assert b.blocking_ns <= a.blocking_ns + allowance, (problem, a, b)
+        accepted += lp.schedulable
     assert accepted >= 10

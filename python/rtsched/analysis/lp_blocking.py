@@ -1,4 +1,4 @@
-"""LP-based blocking for partitioned FP with FMLP+ (after Brandenburg, RTAS 2013).
+"""LP-based blocking for partitioned FP with FMLP+ and MPCP (after Brandenburg, RTAS 2013).
 
 B. Brandenburg, "Improved analysis and evaluation of real-time semaphore
 protocols for P-FP scheduling", RTAS 2013: instead of charging every
@@ -36,7 +36,21 @@ for every section (one execution of a section is one interval of time:
 while τ_i waits behind it or is preempted by it, never both at once).
 **Objective.** max Σ v[c, s]·L_s.
 
-*Never above the closed form*: without the supply constraints the optimum
+**MPCP** (:func:`mpcp_lp_blocking`): the causes of ``p-fp-mpcp``'s closed form,
+with W_q its per-request wait on q (the same fixed point) and n = N_{i,q}:
+
+- lower-priority users of q: at most n sections on q in all (one per request);
+- each section s on q of a higher-priority user h: at most n·(⌈W_q/T_h⌉ + 1);
+- each section s (not on q) of a task x on a remote processor hosting a user
+  of q: at most n·(⌈W_q/T_x⌉ + 1) (the closed form's stand-in for the
+  holder's preemption by other global sections);
+- local lower-priority y: at most N_i + 1 boosted sections (once per release
+  or resumption of τ_i). The closed form charges min(N_i + 1, N_y)·max gcs_y,
+  N_y being y's sections *per job*; the LP caps by N_i + 1 and by the supply
+  (y's jobs in the window), so where several jobs of y fit in τ_i's window
+  it may charge more than the closed form (see the tests).
+
+*Never above the closed form* (FMLP+; MPCP but for the last cause): without the supply constraints the optimum
 puts cap(c) on each cause's longest section, which is exactly what
 ``p-fp-fmlp+`` charges (N_{i,q}·cs_{x,q}, the holders' neighbours'
 longest sections, (N_i + 1)·max gcs_y); the supply constraints only take away.
@@ -61,11 +75,11 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from rtsched.analysis.blocking import Blocking, blocking_term
-from rtsched.analysis.partitioned import _gcs, suspension_aware_rta
+from rtsched.analysis.partitioned import _gcs, _mpcp_wait, suspension_aware_rta
 from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, refuse_clusters, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_div
 
-__all__ = ["pfp_fmlp_plus_lp", "fmlp_plus_lp_blocking", "lp_optimum", "LpBlocking"]
+__all__ = ["pfp_fmlp_plus_lp", "pfp_mpcp_lp", "fmlp_plus_lp_blocking", "mpcp_lp_blocking", "lp_optimum", "LpBlocking"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,47 +152,93 @@ def lp_optimum(caps: Sequence[int], supply: Sequence[int], lengths: Sequence[int
     return total
 
 
+class _Lp:
+    """The LP of one task τ_i: a section row per outermost global section of every other task
+    (its supply: executions in τ_i's window), and the cause rows added by a protocol."""
+
+    def __init__(self, i: AnalysisTask, tasks: Sequence[AnalysisTask], glob: frozenset[str]):
+        self.mine = _gcs(i, glob)
+        self.requests = {q: sum(1 for cs in self.mine if cs.resource == q) for q in {cs.resource for cs in self.mine}}
+        self.sections: list[tuple[AnalysisTask, int, str]] = []  # (task, length, resource)
+        self.supply: list[int] = []
+        self.of_task: dict[str, list[int]] = {}
+        for x in tasks:
+            if x is i:
+                continue
+            for cs in _gcs(x, glob):
+                self.of_task.setdefault(x.name, []).append(len(self.sections))
+                self.sections.append((x, cs.length_ns, cs.resource))
+                self.supply.append(_njobs(x, i.deadline_ns))
+        self.users = {q: [x for x in tasks if x is not i and x.name in self.of_task
+                          and any(self.sections[s][2] == q for s in self.of_task[x.name])] for q in self.requests}
+        self.caps: list[int] = []
+        self.edges: list[tuple[int, int]] = []
+
+    def on(self, x: AnalysisTask, q: str, same: bool = True) -> list[int]:
+        """x's sections on q (or, ``same=False``, on every other resource)."""
+        return [s for s in self.of_task.get(x.name, []) if (self.sections[s][2] == q) == same]
+
+    def cause(self, cap: int, members: list[int]) -> None:
+        if cap > 0 and members:
+            self.caps.append(cap)
+            self.edges.extend((len(self.caps) - 1, s) for s in members)
+
+    def solve(self) -> LpBlocking:
+        bound = lp_optimum(self.caps, self.supply, [length for _, length, _ in self.sections], self.edges)
+        return LpBlocking(bound, len(self.caps), len(self.supply))
+
+
 def fmlp_plus_lp_blocking(i: AnalysisTask, tasks: Sequence[AnalysisTask], glob: frozenset[str]) -> LpBlocking:
     """The LP bound on τ_i's remote waiting plus local boosted sections under FMLP+."""
-    mine = _gcs(i, glob)
-    n_req = {q: sum(1 for cs in mine if cs.resource == q) for q in {cs.resource for cs in mine}}
-    sections: list[tuple[AnalysisTask, int, str]] = []  # (task, length, resource)
-    supply: list[int] = []
-    of_task: dict[str, list[int]] = {}
-    for x in tasks:
-        if x is i:
-            continue
-        for cs in _gcs(x, glob):
-            of_task.setdefault(x.name, []).append(len(sections))
-            sections.append((x, cs.length_ns, cs.resource))
-            supply.append(_njobs(x, i.deadline_ns))
-    caps: list[int] = []
-    edges: list[tuple[int, int]] = []
-
-    def cause(cap: int, members: list[int]) -> None:
-        if cap > 0 and members:
-            caps.append(cap)
-            edges.extend((len(caps) - 1, s) for s in members)
-
-    users = {q: [x for x in tasks if x is not i and any(cs.resource == q for cs in _gcs(x, glob))] for q in n_req}
-    for q, n in n_req.items():
-        for x in users[q]:  # direct: FIFO, one request of x per request of τ_i
-            cause(n, [s for s in of_task.get(x.name, []) if sections[s][2] == q])
+    lp = _Lp(i, tasks, glob)
+    for q, n in lp.requests.items():
+        for x in lp.users[q]:  # direct: FIFO, one request of x per request of τ_i
+            lp.cause(n, lp.on(x, q))
     for y in tasks:
-        if y is i or y.name not in of_task:
+        if y is i or y.name not in lp.of_task:
             continue
         if y.partition != i.partition:  # indirect: y preempts a holder on its own processor
-            holders = sum(n * sum(1 for x in users[q] if x is not y and x.partition == y.partition)
-                          for q, n in n_req.items())
-            cause(holders, of_task[y.name])
+            holders = sum(n * sum(1 for x in lp.users[q] if x is not y and x.partition == y.partition)
+                          for q, n in lp.requests.items())
+            lp.cause(holders, lp.of_task[y.name])
         elif y.priority < i.priority:  # local lower-priority boosted sections
-            cause(len(mine) + 1, of_task[y.name])
-    bound = lp_optimum(caps, supply, [length for _, length, _ in sections], edges)
-    return LpBlocking(bound, len(caps), len(supply))
+            lp.cause(len(lp.mine) + 1, lp.of_task[y.name])
+    return lp.solve()
+
+
+def mpcp_lp_blocking(i: AnalysisTask, tasks: Sequence[AnalysisTask], glob: frozenset[str]) -> LpBlocking | None:
+    """The LP bound on τ_i's remote waiting plus local boosted sections under MPCP (None: a wait
+    exceeds the deadline, as in ``p-fp-mpcp``)."""
+    lp = _Lp(i, tasks, glob)
+    for q, n in lp.requests.items():
+        wait = _mpcp_wait(i, q, tasks, glob)
+        if wait is None:
+            return None
+        lp.cause(n, [s for x in lp.users[q] if x.priority < i.priority for s in lp.on(x, q)])
+        for h in lp.users[q]:
+            if h.priority >= i.priority:
+                for s in lp.on(h, q):
+                    lp.cause(n * (ceil_div(wait, h.period_ns) + 1), [s])
+        remote_cpus = {x.partition for x in lp.users[q] if x.partition != i.partition}
+        for x in tasks:
+            if x is not i and x.partition in remote_cpus:
+                for s in lp.on(x, q, same=False):
+                    lp.cause(n * (ceil_div(wait, x.period_ns) + 1), [s])
+    for y in tasks:
+        if y is not i and y.partition == i.partition and y.priority < i.priority and y.name in lp.of_task:
+            lp.cause(len(lp.mine) + 1, lp.of_task[y.name])
+    return lp.solve()
 
 
 def pfp_fmlp_plus_lp(problem: AnalysisProblem) -> AnalysisResult:
-    test = "p-fp-fmlp+-lp"
+    return _pfp_lp(problem, "p-fp-fmlp+-lp", "fmlp+")
+
+
+def pfp_mpcp_lp(problem: AnalysisProblem) -> AnalysisResult:
+    return _pfp_lp(problem, "p-fp-mpcp-lp", "mpcp")
+
+
+def _pfp_lp(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResult:
     if problem.scheduler not in ("P-FP", "FP"):
         return unsupported(test, problem.names(), f"{test} needs P-FP; the set uses {problem.scheduler}")
     refused = refuse_clusters(test, problem)
@@ -188,11 +248,12 @@ def pfp_fmlp_plus_lp(problem: AnalysisProblem) -> AnalysisResult:
     for t in problem.tasks:
         if any(cs.nested for cs in _gcs(t, glob)):
             return unsupported(test, problem.names(), f"{t.name}: nested global sections are not supported")
-    others = {problem.protocol(r) for r in glob} - {"fmlp+"}
+    others = {problem.protocol(r) for r in glob} - {protocol}
     if others:
-        return unsupported(test, problem.names(), f"{test} assumes FMLP+ on every global resource; "
+        return unsupported(test, problem.names(), f"{test} assumes {protocol} on every global resource; "
                                                   f"some use {', '.join(sorted(others))}")
-    lp = {t.name: fmlp_plus_lp_blocking(t, problem.tasks, glob) for t in problem.tasks}
+    blocking = fmlp_plus_lp_blocking if protocol == "fmlp+" else mpcp_lp_blocking
+    lp = {t.name: blocking(t, problem.tasks, glob) for t in problem.tasks}
 
     def local_of(r: str) -> str:
         return problem.protocol(r) if problem.protocol(r) not in ("mpcp", "fmlp+") else "pcp"
@@ -203,14 +264,18 @@ def pfp_fmlp_plus_lp(problem: AnalysisProblem) -> AnalysisResult:
                        for t in local]
         override: dict[str, Blocking] = {}
         for i, li in zip(local, local_tasks):
+            got = lp[i.name]
+            if got is None:
+                override[i.name] = Blocking(None, "waiting for a global resource exceeds the deadline")
+                continue
             lb = blocking_term(li, local_tasks, local_of)
             if lb.ns is None:
                 override[i.name] = lb
                 continue
             n_i = len(_gcs(i, glob))
             own = lb.ns - li.extra_blocking_ns
-            total = (n_i + 1) * own + li.extra_blocking_ns + lp[i.name].bound_ns
-            override[i.name] = Blocking(total, f"LP global blocking {lp[i.name].bound_ns} ns, local resources "
+            total = (n_i + 1) * own + li.extra_blocking_ns + got.bound_ns
+            override[i.name] = Blocking(total, f"LP global blocking {got.bound_ns} ns, local resources "
                                                f"{n_i + 1}×{own} ns")
         suspending = [t for t in local if _gcs(t, glob)]
         for b in suspension_aware_rta(local, local_of, override, suspending):
@@ -227,4 +292,5 @@ def pfp_fmlp_plus_lp(problem: AnalysisProblem) -> AnalysisResult:
     return AnalysisResult(test, verdict, tuple(ordered),
                           "every bound is within its deadline" if verdict == SCHEDULABLE else f"{bad[0].name}: {bad[0].reason}",
                           exact=False, details={"global_resources": sorted(glob),
-                                                "lp_blocking_ns": {n: b.bound_ns for n, b in lp.items()}})
+                                                "lp_blocking_ns": {n: None if b is None else b.bound_ns
+                                                                   for n, b in lp.items()}})

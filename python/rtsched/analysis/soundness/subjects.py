@@ -102,6 +102,8 @@ SUBJECTS: tuple[Subject, ...] = (
     Subject("p-fp-fmlp+", "suspension", partial(partitioned_suspension, protocol="fmlp+"), Semantics("fmlp+")),
     Subject("p-fp-fmlp+-lp", "global", partial(partitioned_global, protocol="fmlp+"), Semantics("fmlp+")),
     Subject("p-fp-fmlp+-lp", "suspension", partial(partitioned_suspension, protocol="fmlp+"), Semantics("fmlp+")),
+    Subject("p-fp-mpcp-lp", "global", partial(partitioned_global, protocol="mpcp"), Semantics("mpcp")),
+    Subject("p-fp-mpcp-lp", "suspension", partial(partitioned_suspension, protocol="mpcp"), Semantics("mpcp")),
     # The global tests refuse deadlines beyond the period (issue 22 defect 2): only constrained families.
     Subject("gedf-gfb", "constrained", partial(global_multi, sleep=True)),
     Subject("gedf-bcl", "constrained", partial(global_multi, sleep=True)),
