@@ -98,6 +98,7 @@ LABELS = {
     "p-fp-mpcp-lp": "sufficient",
     "c-fp": "exact", "c-edf": "exact",  # one CPU per partition: the uniprocessor tests
     "gedf-gfb": "sufficient", "gedf-bcl": "sufficient", "gedf-rta": "sufficient", "gedf-tardiness": "sufficient",
+    "gedf-tardiness-lambda": "sufficient",
     "gfp-rta": "sufficient",
     "gedf-baruah": "sufficient", "gedf-ffdbf": "sufficient", "gedf-bcl-iterative": "sufficient",
     "gfp-guan": "sufficient",

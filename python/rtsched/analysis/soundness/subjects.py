@@ -117,6 +117,8 @@ SUBJECTS: tuple[Subject, ...] = (
     Subject("gedf-baruah", "constrained", partial(global_multi, sleep=True)),
     Subject("gedf-ffdbf", "constrained", partial(global_multi, sleep=True)),
     Subject("gedf-bcl-iterative", "constrained", partial(global_multi, sleep=True)),
+    Subject("gedf-tardiness-lambda", "implicit", partial(global_multi, deadlines="implicit", u_range=(1.0, 2.0)),
+            check_deadlines=False),
     Subject("gfp-guan", "constrained", partial(global_multi, scheduler="G-FP", sleep=True)),
     Subject("picv-rpc", "clients", rpc_clients),
     Subject("prm-fp", "exact", partial(_uni, resources=0, u_range=(0.2, 0.6)), options=_prm_options("exact"),
