@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 from rtsched.analysis import run_test  # noqa: E402
 from rtsched.analysis.generators import generate_problem  # noqa: E402
 
-GEDF = ("gedf-gfb", "gedf-bcl", "gedf-rta", "gedf-bcl-iterative", "gedf-baruah", "gedf-ffdbf")
+GEDF = ("gedf-gfb", "gedf-bcl", "gedf-rta", "gedf-bcl-iterative", "gedf-baker", "gedf-baruah", "gedf-ffdbf")
 GFP = ("gfp-rta", "gfp-guan")
 DOMINATES = (("gedf-bcl-iterative", "gedf-bcl"), ("gfp-guan", "gfp-rta"))
 

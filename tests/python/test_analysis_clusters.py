@@ -100,7 +100,7 @@ LABELS = {
     "gedf-gfb": "sufficient", "gedf-bcl": "sufficient", "gedf-rta": "sufficient", "gedf-tardiness": "sufficient",
     "gedf-tardiness-lambda": "sufficient",
     "gfp-rta": "sufficient",
-    "gedf-baruah": "sufficient", "gedf-ffdbf": "sufficient", "gedf-bcl-iterative": "sufficient",
+    "gedf-baker": "sufficient", "gedf-baruah": "sufficient", "gedf-ffdbf": "sufficient", "gedf-bcl-iterative": "sufficient",
     "gfp-guan": "sufficient",
     "prm-fp": "exact", "prm-edf": "exact",  # exact supply bound function: exact for the resource model
     "picv-rpc": "sufficient",

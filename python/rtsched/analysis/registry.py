@@ -15,7 +15,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Callable
 
-from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_bcl_iterative, gedf_demand,
+from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_baker, gedf_bcl_iterative, gedf_demand,
                               gedf_tardiness_lambda, gfp_guan, hierarchical, lp_blocking, partitioned, picv_rpc)
 from rtsched.analysis.overheads import apply_overheads, is_interference
 from rtsched.analysis.results import AnalysisResult
@@ -60,6 +60,7 @@ TESTS: dict[str, Test] = {
     "gedf-rta": _named(gedf.gedf_rta, "gedf-rta"),
     "gedf-tardiness": _named(gedf.gedf_tardiness, "gedf-tardiness"),
     "gedf-tardiness-lambda": _named(gedf_tardiness_lambda.gedf_tardiness_lambda, "gedf-tardiness-lambda"),
+    "gedf-baker": _named(gedf_baker.gedf_baker, "gedf-baker"),
     "gedf-baruah": _named(gedf_demand.gedf_baruah, "gedf-baruah"),
     "gedf-ffdbf": _named(gedf_demand.gedf_ffdbf, "gedf-ffdbf"),
     "gedf-bcl-iterative": _named(gedf_bcl_iterative.gedf_bcl_iterative, "gedf-bcl-iterative"),
@@ -95,6 +96,7 @@ DESCRIPTIONS: dict[str, str] = {
     "gedf-rta": "global EDF, Bertogna-Cirinei response-time analysis",
     "gedf-tardiness": "global EDF, Devi-Anderson tardiness bound (soft real time)",
     "gedf-tardiness-lambda": "global EDF, Devi-Anderson tardiness bound with Λ = ⌈U⌉ − 1 in place of m − 1",
+    "gedf-baker": "global EDF, Baker's test (RTSS 2003 / TPDS 2005)",
     "gedf-baruah": "global EDF, Baruah's test (RTSS 2007): DBF with at most m − 1 carry-in tasks",
     "gedf-ffdbf": "global EDF, forced-forward demand bound function (Baruah, Bonifaci, Marchetti-Spaccamela, "
                   "Stiller 2010)",

@@ -114,6 +114,7 @@ SUBJECTS: tuple[Subject, ...] = (
     Subject("gfp-rta", "constrained", partial(global_multi, scheduler="G-FP")),
     Subject("gfp-rta", "suspension", partial(global_multi, scheduler="G-FP", sleep=True), defect=GLOBAL_RTA_DEMAND),
     # issue 22 item 5: the G-EDF and G-FP tests researchers expect (suspension-oblivious, like the ones above)
+    Subject("gedf-baker", "constrained", partial(global_multi, sleep=True)),
     Subject("gedf-baruah", "constrained", partial(global_multi, sleep=True)),
     Subject("gedf-ffdbf", "constrained", partial(global_multi, sleep=True)),
     Subject("gedf-bcl-iterative", "constrained", partial(global_multi, sleep=True)),
