@@ -16,7 +16,8 @@ from functools import partial
 from typing import Callable
 
 from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_baker, gedf_bcl_iterative, gedf_demand,
-                              gedf_tardiness_lambda, gfp_guan, hierarchical, lp_blocking, partitioned, picv_rpc)
+                              gedf_tardiness_lambda, gfp_guan, hierarchical, lp_blocking, partitioned, picv_rpc,
+                              spin_locks)
 from rtsched.analysis.overheads import apply_overheads, is_interference
 from rtsched.analysis.results import AnalysisResult
 from rtsched.analysis.tasks import AnalysisProblem, from_taskset
@@ -52,6 +53,7 @@ TESTS: dict[str, Test] = {
     "p-fp-fmlp+": _named(partitioned.pfp_fmlp_plus, "p-fp-fmlp+"),
     "p-fp-fmlp+-lp": _named(lp_blocking.pfp_fmlp_plus_lp, "p-fp-fmlp+-lp"),
     "p-fp-mpcp-lp": _named(lp_blocking.pfp_mpcp_lp, "p-fp-mpcp-lp"),
+    "p-fp-msrp": _named(spin_locks.pfp_msrp, "p-fp-msrp"),
     "p-edf": _named(partitioned.pedf, "p-edf"),
     "c-fp": _named(cluster.c_fp, "c-fp"),
     "c-edf": _named(cluster.c_edf, "c-edf"),
@@ -88,6 +90,7 @@ DESCRIPTIONS: dict[str, str] = {
     "p-fp-fmlp+": "partitioned FP with FMLP+ blocking",
     "p-fp-fmlp+-lp": "partitioned FP with FMLP+ blocking bounded by a linear program (after Brandenburg 2013)",
     "p-fp-mpcp-lp": "partitioned FP with MPCP blocking bounded by a linear program (after Brandenburg 2013)",
+    "p-fp-msrp": "partitioned FP with MSRP spin locks on global resources (Gai et al. 2001; API only)",
     "p-edf": "partitioned EDF, QPA per partition",
     "c-fp": "clustered FP: fp-rta per one-CPU partition, global FP RTA at m = the size of the others",
     "c-edf": "clustered EDF: QPA per one-CPU partition, G-EDF RTA / GFB / BCL at m = the size of the others",

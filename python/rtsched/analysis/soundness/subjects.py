@@ -134,6 +134,8 @@ EXCLUDED: dict[str, str] = {
     "c-fp": "runs gfp-rta on each cluster (checked here as gfp-rta); the explorer has no clusters of CPUs yet",
     "c-edf": "runs the G-EDF tests on each cluster (checked here as gedf-*); the explorer has no clusters of CPUs "
              "yet",
+    "p-fp-msrp": "MSRP spin locks (non-preemptive FIFO spinning) exist in neither rtsched's runtime nor the "
+                 "explorer; the test reduces to fp-rta with np sections (checked as fp-rta/locks) plus the spin terms",
 }
 
 
