@@ -94,10 +94,14 @@ LABELS = {
     "fp-rta-ipcp": "exact", "fp-rta-np": "exact",
     "fp-ll": "sufficient", "fp-hyperbolic": "sufficient", "fp-lp": "sufficient",
     "edf-util": "exact", "edf-dbf": "exact", "edf-qpa": "exact", "p-edf": "exact",
-    "p-fp-mpcp": "sufficient", "p-fp-fmlp+": "sufficient",
+    "p-fp-mpcp": "sufficient", "p-fp-fmlp+": "sufficient", "p-fp-fmlp+-lp": "sufficient",
+    "p-fp-mpcp-lp": "sufficient", "p-fp-msrp": "exact",  # no resources: fp-rta
     "c-fp": "exact", "c-edf": "exact",  # one CPU per partition: the uniprocessor tests
     "gedf-gfb": "sufficient", "gedf-bcl": "sufficient", "gedf-rta": "sufficient", "gedf-tardiness": "sufficient",
+    "gedf-tardiness-lambda": "sufficient",
     "gfp-rta": "sufficient",
+    "gedf-baker": "sufficient", "gedf-baruah": "sufficient", "gedf-ffdbf": "sufficient", "gedf-bcl-iterative": "sufficient",
+    "gfp-guan": "sufficient",
     "prm-fp": "exact", "prm-edf": "exact",  # exact supply bound function: exact for the resource model
     "picv-rpc": "sufficient",
 }
@@ -111,7 +115,7 @@ def _label_problem(test: str) -> AnalysisProblem:
              AnalysisTask("c", 3 * MS, 40 * MS, 40 * MS, priority=10, partition="cpu0"))
     if test.startswith(("gedf", "gfp")):
         return AnalysisProblem(tuple(t.__class__(t.name, t.wcet_ns, t.period_ns, t.deadline_ns, priority=t.priority)
-                                     for t in tasks), scheduler="G-FP" if test == "gfp-rta" else "G-EDF", cpus=2)
+                                     for t in tasks), scheduler="G-FP" if test.startswith("gfp") else "G-EDF", cpus=2)
     edf = test.startswith(("edf", "p-edf", "c-edf", "prm-edf"))
     return AnalysisProblem(tasks, scheduler="P-EDF" if edf else "P-FP", partition_cpus={"cpu0": 1})
 

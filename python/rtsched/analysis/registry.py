@@ -15,7 +15,9 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
 
-from rtsched.analysis import cluster, edf_uni, fp_uni, gedf, hierarchical, partitioned, picv_rpc
+from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_baker, gedf_bcl_iterative, gedf_demand,
+                              gedf_tardiness_lambda, gfp_guan, hierarchical, lp_blocking, partitioned, picv_rpc,
+                              spin_locks)
 from rtsched.analysis.overheads import Overheads, apply_overheads, is_interference
 from rtsched.analysis.results import AnalysisResult, unsupported
 from rtsched.analysis.tasks import AnalysisProblem, from_taskset
@@ -64,6 +66,9 @@ TESTS: dict[str, Test] = {
     "edf-qpa": _named(edf_uni.edf_qpa, "edf-qpa"),
     "p-fp-mpcp": _named(partitioned.pfp_mpcp, "p-fp-mpcp"),
     "p-fp-fmlp+": _named(partitioned.pfp_fmlp_plus, "p-fp-fmlp+"),
+    "p-fp-fmlp+-lp": _named(lp_blocking.pfp_fmlp_plus_lp, "p-fp-fmlp+-lp"),
+    "p-fp-mpcp-lp": _named(lp_blocking.pfp_mpcp_lp, "p-fp-mpcp-lp"),
+    "p-fp-msrp": _named(spin_locks.pfp_msrp, "p-fp-msrp"),
     "p-edf": _named(partitioned.pedf, "p-edf"),
     "c-fp": _named(cluster.c_fp, "c-fp"),
     "c-edf": _named(cluster.c_edf, "c-edf"),
@@ -71,7 +76,13 @@ TESTS: dict[str, Test] = {
     "gedf-bcl": _named(gedf.gedf_bcl, "gedf-bcl"),
     "gedf-rta": _named(gedf.gedf_rta, "gedf-rta"),
     "gedf-tardiness": _named(gedf.gedf_tardiness, "gedf-tardiness"),
+    "gedf-tardiness-lambda": _named(gedf_tardiness_lambda.gedf_tardiness_lambda, "gedf-tardiness-lambda"),
+    "gedf-baker": _named(gedf_baker.gedf_baker, "gedf-baker"),
+    "gedf-baruah": _named(gedf_demand.gedf_baruah, "gedf-baruah"),
+    "gedf-ffdbf": _named(gedf_demand.gedf_ffdbf, "gedf-ffdbf"),
+    "gedf-bcl-iterative": _named(gedf_bcl_iterative.gedf_bcl_iterative, "gedf-bcl-iterative"),
     "gfp-rta": _named(gedf.gfp_rta, "gfp-rta"),
+    "gfp-guan": _named(gfp_guan.gfp_guan, "gfp-guan"),
     "prm-fp": _named(hierarchical.prm_fp, "prm-fp"),
     "prm-edf": _named(hierarchical.prm_edf, "prm-edf"),
     "picv-rpc": _named(picv_rpc.picv_rpc, "picv-rpc"),
@@ -92,6 +103,9 @@ DESCRIPTIONS: dict[str, str] = {
     "edf-qpa": "EDF Quick Processor-demand Analysis (Zhang & Burns)",
     "p-fp-mpcp": "partitioned FP with MPCP blocking",
     "p-fp-fmlp+": "partitioned FP with FMLP+ blocking",
+    "p-fp-fmlp+-lp": "partitioned FP with FMLP+ blocking bounded by a linear program (after Brandenburg 2013)",
+    "p-fp-mpcp-lp": "partitioned FP with MPCP blocking bounded by a linear program (after Brandenburg 2013)",
+    "p-fp-msrp": "partitioned FP with MSRP spin locks on global resources (Gai et al. 2001; API only)",
     "p-edf": "partitioned EDF, QPA per partition",
     "c-fp": "clustered FP: fp-rta per one-CPU partition, global FP RTA at m = the size of the others",
     "c-edf": "clustered EDF: QPA per one-CPU partition, G-EDF RTA / GFB / BCL at m = the size of the others",
@@ -99,7 +113,14 @@ DESCRIPTIONS: dict[str, str] = {
     "gedf-bcl": "global EDF, Bertogna-Cirinei-Lipari test",
     "gedf-rta": "global EDF, Bertogna-Cirinei response-time analysis",
     "gedf-tardiness": "global EDF, Devi-Anderson tardiness bound (soft real time)",
+    "gedf-tardiness-lambda": "global EDF, Devi-Anderson tardiness bound with Λ = ⌈U⌉ − 1 in place of m − 1",
+    "gedf-baker": "global EDF, Baker's test (RTSS 2003 / TPDS 2005)",
+    "gedf-baruah": "global EDF, Baruah's test (RTSS 2007): DBF with at most m − 1 carry-in tasks",
+    "gedf-ffdbf": "global EDF, forced-forward demand bound function (Baruah, Bonifaci, Marchetti-Spaccamela, "
+                  "Stiller 2010)",
+    "gedf-bcl-iterative": "global EDF, Bertogna-Cirinei-Lipari test iterated over slacks (dominates gedf-bcl)",
     "gfp-rta": "global FP, Bertogna-Cirinei response-time analysis",
+    "gfp-guan": "global FP, Guan et al. RTA with at most m − 1 carry-in tasks (RTSS 2009)",
     "prm-fp": "FP component under a periodic resource Γ(Π, Θ) (options period_ns, budget_ns, supply)",
     "prm-edf": "EDF component under a periodic resource Γ(Π, Θ) (options period_ns, budget_ns, supply)",
     "picv-rpc": "RPCs over PI condition variables (seed 004 Eq. 1-5)",

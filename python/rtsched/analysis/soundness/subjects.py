@@ -89,6 +89,10 @@ SUBJECTS: tuple[Subject, ...] = (
     Subject("p-fp-mpcp", "suspension", partial(partitioned_suspension, protocol="mpcp"), Semantics("mpcp")),
     Subject("p-fp-fmlp+", "global", partial(partitioned_global, protocol="fmlp+"), Semantics("fmlp+")),
     Subject("p-fp-fmlp+", "suspension", partial(partitioned_suspension, protocol="fmlp+"), Semantics("fmlp+")),
+    Subject("p-fp-fmlp+-lp", "global", partial(partitioned_global, protocol="fmlp+"), Semantics("fmlp+")),
+    Subject("p-fp-fmlp+-lp", "suspension", partial(partitioned_suspension, protocol="fmlp+"), Semantics("fmlp+")),
+    Subject("p-fp-mpcp-lp", "global", partial(partitioned_global, protocol="mpcp"), Semantics("mpcp")),
+    Subject("p-fp-mpcp-lp", "suspension", partial(partitioned_suspension, protocol="mpcp"), Semantics("mpcp")),
     # The global tests refuse deadlines beyond the period (issue 22 defect 2): only constrained families.
     Subject("gedf-gfb", "constrained", partial(global_multi, sleep=True)),
     Subject("gedf-bcl", "constrained", partial(global_multi, sleep=True)),
@@ -98,6 +102,14 @@ SUBJECTS: tuple[Subject, ...] = (
             check_deadlines=False),
     Subject("gfp-rta", "constrained", partial(global_multi, scheduler="G-FP")),
     Subject("gfp-rta", "suspension", partial(global_multi, scheduler="G-FP", sleep=True)),
+    # issue 22 item 5: the G-EDF and G-FP tests researchers expect (suspension-oblivious, like the ones above)
+    Subject("gedf-baker", "constrained", partial(global_multi, sleep=True)),
+    Subject("gedf-baruah", "constrained", partial(global_multi, sleep=True)),
+    Subject("gedf-ffdbf", "constrained", partial(global_multi, sleep=True)),
+    Subject("gedf-bcl-iterative", "constrained", partial(global_multi, sleep=True)),
+    Subject("gedf-tardiness-lambda", "implicit", partial(global_multi, deadlines="implicit", u_range=(1.0, 2.0)),
+            check_deadlines=False),
+    Subject("gfp-guan", "constrained", partial(global_multi, scheduler="G-FP", sleep=True)),
     Subject("picv-rpc", "clients", rpc_clients),
     Subject("prm-fp", "exact", partial(_uni, resources=0, u_range=(0.2, 0.6)), options=_prm_options("exact"),
             supply=True),
@@ -111,6 +123,8 @@ EXCLUDED: dict[str, str] = {
     "c-fp": "runs gfp-rta on each cluster (checked here as gfp-rta); the explorer has no clusters of CPUs yet",
     "c-edf": "runs the G-EDF tests on each cluster (checked here as gedf-*); the explorer has no clusters of CPUs "
              "yet",
+    "p-fp-msrp": "MSRP spin locks (non-preemptive FIFO spinning) exist in neither rtsched's runtime nor the "
+                 "explorer; the test reduces to fp-rta with np sections (checked as fp-rta/locks) plus the spin terms",
 }
 
 
