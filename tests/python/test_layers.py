@@ -22,7 +22,8 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"model", "trace", "analysis.results"},
     "measure": {"rtsched", "cpus", "native", "trace"},
     "run": {"model", "analysis", "trace", "report", "measure", "native", "cpus"},
-    "cli": {"rtsched", "model", "analysis", "trace", "report", "measure", "run", "native", "cpus"},
+    "sweep": {"rtsched", "analysis", "model", "cpus"},
+    "cli": {"rtsched", "model", "analysis", "trace", "report", "measure", "run", "sweep", "native", "cpus"},
 }
 
 
@@ -70,3 +71,4 @@ def test_the_check_sees_a_forbidden_import():
     assert not _allowed("report", "rtsched.analysis.registry")
     assert _allowed("report", "rtsched.analysis.results")
     assert not _allowed("model", "rtsched.report")
+    assert not _allowed("report", "rtsched.sweep")

@@ -20,7 +20,7 @@ import sys
 from rtsched import __version__
 from rtsched.cli.exit_codes import Exit
 
-COMMAND_MODULES = ["lockbench", "validate", "import_rtapp", "latency", "overhead", "shield", "run", "analyze", "calibrate"]
+COMMAND_MODULES = ["lockbench", "validate", "import_rtapp", "latency", "overhead", "shield", "run", "analyze", "calibrate", "sweep"]
 
 __all__ = ["Exit", "build_parser", "main"]
 
