@@ -97,7 +97,7 @@ def plot_curves(points: Sequence[CurvePoint], x: str, path: str | Path, title: s
         xs = [p.x for p in pts]
         line, = ax.plot(xs, [p.value for p in pts], marker="o", markersize=3, label=name)
         if not weighted:
-            ax.fill_between(xs, [p.low for p in pts], [p.high for p in pts], color=line.get_color(), alpha=0.2,
+            ax.fill_between(xs, [p.low or 0.0 for p in pts], [1.0 if p.high is None else p.high for p in pts], color=line.get_color(), alpha=0.2,
                             linewidth=0)
     ax.set_xlabel(x)
     ax.set_ylabel("weighted schedulability" if weighted else "fraction schedulable (95 % Wilson interval)")

@@ -18,6 +18,7 @@ that the executor's cost per task is small beside the work.
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -68,23 +69,23 @@ def _local(experiment: Experiment, chunks: list[Chunk], workers: int) -> Iterato
 
 
 def _dask(experiment: Experiment, chunks: list[Chunk], address: str, workers: int) -> Iterator[tuple[Chunk, pa.Table]]:
-    try:
-        from dask.distributed import Client, LocalCluster
-        from dask.distributed import as_completed as dask_completed
+    try:  # typed as Any: dask is optional, and mypy must see the same with or without it
+        distributed: Any = importlib.import_module("dask.distributed")
     except ImportError:
         raise SweepError(DASK_MISSING) from None
     cluster = None
     if address == "local":
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(cluster)
+        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                           dashboard_address=None)
+        client = distributed.Client(cluster)
     else:
-        client = Client(address)
+        client = distributed.Client(address)
     try:
         shared = client.scatter(experiment, broadcast=True)
         keys = [f"rtsched-sweep-{experiment.sha256[:12]}-p{c.point}-s{c.start}-{c.stop}" for c in chunks]
         futures = client.map(compute_chunk, [shared] * len(chunks), chunks, key=keys)
         chunk_of = dict(zip(keys, chunks))
-        for future in dask_completed(futures):
+        for future in distributed.as_completed(futures):
             table = future.result()
             yield chunk_of[future.key], table
             future.release()
@@ -129,10 +130,9 @@ def run_sweep(experiment: Experiment, output: str | Path, *, workers: int | None
                 elapsed = time.perf_counter() - t0
                 bar.update(task, advance=chunk.sets, rate=f"{computed / elapsed:,.0f} sets/s")
     finally:
-        if isinstance(stream, Iterator):
-            close: Any = getattr(stream, "close", None)
-            if close is not None:
-                close()
+        close: Any = getattr(stream, "close", None)  # stops the executor (pending chunks cancelled)
+        if close is not None:
+            close()
         wall = time.perf_counter() - t0
         results.record_run({"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
                             "executor": executor, "workers": workers, "chunk_sets": chunk_sets,
