@@ -9,7 +9,7 @@ chunking was.
 
 Columns (:func:`schema`): ``point``, ``sample``, ``set_seed``, every generator
 parameter (docs/sweep.md), ``set_utilization`` (the set's own, after WCETs are
-rounded up to whole ns), ``test`` (the test's label), ``test_name``,
+rounded up to whole ns; a correctly rounded float sum), ``test`` (the test's label), ``test_name``,
 ``verdict``, ``schedulable``, ``label`` (``exact``, ``sufficient`` or
 ``necessary``; empty when no test ran), and per task ``task_names``,
 ``bounds_ns`` (null: no bound), ``blocking_ns``. A test's reason in words is
@@ -20,6 +20,7 @@ gives the set back to ask the test again.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,7 +77,7 @@ def compute_chunk(experiment: Experiment, chunk: Chunk) -> pa.Table:
     for sample in range(chunk.start, chunk.stop):
         seed = set_seed(experiment.seed, point, sample)
         generated = generate_set(point, seed)
-        utilization = float(generated.problem.utilization())
+        utilization = math.fsum(t.wcet_ns / t.period_ns for t in generated.problem.tasks)  # Fractions: slow
         for test in experiment.tests:
             if generated.unplaced:
                 verdict, label, names, bounds, blocking = "not partitioned", "", [], [], []
