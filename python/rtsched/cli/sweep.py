@@ -19,8 +19,8 @@ from rich.console import Console
 from rich.table import Table
 
 from rtsched.cli.exit_codes import Exit
-from rtsched.sweep import (DEFAULT_CHUNK_SETS, ExperimentError, SweepError, load_experiment, loads_experiment,
-                           read_results, run_sweep)
+from rtsched.sweep import (DEFAULT_CHUNK_SETS, ExperimentError, GenerationError, SweepError, load_experiment,
+                           loads_experiment, read_results, run_sweep)
 from rtsched.sweep.curves import curve_table, plot_curves
 
 __all__ = ["register"]
@@ -96,7 +96,7 @@ def _sweep(args: argparse.Namespace) -> int:
     try:
         summary = run_sweep(experiment, output, workers=args.jobs, chunk_sets=args.chunk_sets,
                             dask_address=args.dask, progress=not args.quiet, console=err)
-    except SweepError as error:
+    except (SweepError, GenerationError) as error:
         print(f"rtsched sweep: {error}", file=sys.stderr)
         return Exit.FAILED
     except KeyboardInterrupt:

@@ -88,8 +88,9 @@ PARAMS: dict[str, Param] = {
     "tasks": Param("int", 10, _int_at_least(1), "tasks per set"),
     "utilization": Param("float", None, _positive, "total utilization (or give utilization_per_cpu)"),
     "utilization_per_cpu": Param("float", None, _positive, "total utilization divided by cpus"),
-    "utilizations": Param("str", "uunifast", _one_of("uunifast", "uunifast-discard"),
-                          "how the total is split: UUniFast, or UUniFast-discard (no task above 1)"),
+    "utilizations": Param("str", "uunifast", _one_of("uunifast", "uunifast-discard", "randfixedsum"),
+                          "how the total is split: UUniFast (-discard when the total is above 1), "
+                          "UUniFast-discard (no task above 1), RandFixedSum (the same, drawn directly)"),
     "periods": Param("str", "log-uniform", _one_of("log-uniform", "uniform"), "period distribution"),
     "period_min_ms": Param("float", 10, _positive, "shortest period"),
     "period_max_ms": Param("float", 1000, _positive, "longest period"),

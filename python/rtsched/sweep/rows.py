@@ -28,7 +28,7 @@ import pyarrow as pa
 
 from rtsched.analysis.registry import run_test
 from rtsched.sweep.experiment import PARAMS, Experiment, TestSpec
-from rtsched.sweep.sets import generate_set, set_seed
+from rtsched.sweep.sets import GenerationError, generate_set, set_seed
 
 __all__ = ["Chunk", "chunks_of", "compute_chunk", "schema"]
 
@@ -70,13 +70,21 @@ def _run(test: TestSpec, problem: Any) -> Any:
     return run_test(test.name, problem, **options)
 
 
+def _named(point: dict[str, Any], experiment: Experiment) -> str:
+    return ", ".join(f"{k}={point[k]}" for k in experiment.grid_keys)
+
+
 def compute_chunk(experiment: Experiment, chunk: Chunk) -> pa.Table:
     """Generate the chunk's sets, run every test on each: its rows, in the canonical order."""
     point = experiment.points()[chunk.point]
     columns: dict[str, list[Any]] = {name: [] for name in schema().names}
     for sample in range(chunk.start, chunk.stop):
         seed = set_seed(experiment.seed, point, sample)
-        generated = generate_set(point, seed)
+        try:
+            generated = generate_set(point, seed)
+        except GenerationError as error:
+            raise GenerationError(f"grid point {chunk.point} ({_named(point, experiment)}), sample {sample}: "
+                                  f"{error}") from None
         utilization = math.fsum(t.wcet_ns / t.period_ns for t in generated.problem.tasks)  # Fractions: slow
         for test in experiment.tests:
             if generated.unplaced:
