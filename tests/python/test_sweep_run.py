@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -55,7 +56,8 @@ def test_a_row_is_regenerated_alone(tmp_path):
     assert row["bounds_ns"] == [t.bound_ns for t in result.tasks]
 
 
-def _kill_midway(file: Path, out: Path) -> None:
+def _signal_midway(file: Path, out: Path, sig: int) -> int:
+    """Start the command in a session of its own, send ``sig`` to it and its workers once 3 parts exist."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     proc = subprocess.Popen([sys.executable, "-m", "rtsched.cli.main", "sweep", str(file), "-o", str(out),
                              "--chunk-sets", "3", "-j", "2", "-q"], env=env, start_new_session=True,
@@ -65,15 +67,16 @@ def _kill_midway(file: Path, out: Path) -> None:
         assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
         assert time.monotonic() < deadline, "the sweep wrote nothing in 60 s"
         time.sleep(0.01)
-    os.killpg(proc.pid, signal.SIGKILL)  # the command and its workers, as an OOM killer or a lost node would
-    proc.wait()
+    os.killpg(proc.pid, sig)
+    return proc.wait(timeout=60)
 
 
 def test_a_sweep_killed_midway_resumes_with_no_duplicate_and_no_missing_row(tmp_path):
     text = RESOURCE_SWEEP.replace("samples: 30", "samples: 300")
     file = write(tmp_path, text)
     experiment = load_experiment(file)
-    _kill_midway(file, tmp_path / "killed")
+    # the command and its workers, as an OOM killer or a lost node would
+    assert _signal_midway(file, tmp_path / "killed", signal.SIGKILL) == -signal.SIGKILL
     written = len(list((tmp_path / "killed" / "parts").glob("p*.parquet")))
     assert 3 <= written < 4 * 100, "the sweep ended before it was killed: make it longer"
     (tmp_path / "killed" / "parts" / ".p000000-s0000000000-0000000003.parquet.999.tmp").write_bytes(b"half")
@@ -87,6 +90,15 @@ def test_a_sweep_killed_midway_resumes_with_no_duplicate_and_no_missing_row(tmp_
     assert not list((tmp_path / "killed" / "parts").glob(".*.tmp"))
     again = run_sweep(experiment, tmp_path / "killed", progress=False)
     assert (again.sets_computed, again.chunks) == (0, 0)
+
+
+def test_ctrl_c_stops_the_workers_keeps_the_parts_and_records_the_run(tmp_path):
+    file = write(tmp_path, RESOURCE_SWEEP.replace("samples: 30", "samples: 300"))
+    assert _signal_midway(file, tmp_path / "out", signal.SIGINT) == 130  # SIGINT to the whole group, as a terminal
+    [run] = json.loads((tmp_path / "out" / "provenance.json").read_text())["runs"]
+    assert not run["completed"] and 9 <= run["sets_computed"] < run["sets_to_compute"] == 1200
+    summary = run_sweep(load_experiment(file), tmp_path / "out", workers=2, progress=False)
+    assert summary.sets_found == run["sets_computed"] and summary.sets_found + summary.sets_computed == 1200
 
 
 def test_a_folder_of_another_experiment_is_refused(tmp_path):
@@ -120,7 +132,6 @@ def test_known_curves_every_set_under_the_liu_layland_bound_is_schedulable(tmp_p
 
     capsys.readouterr()
     assert main(["sweep", "plot", str(tmp_path / "out"), "-o", str(tmp_path / "c.svg"), "--json"]) == 0
-    import json
     table = {(p["test"], p["utilization"]): (p["sets"], p["value"]) for p in json.loads(capsys.readouterr().out)}
     for test in ("fp-ll", "fp-rta"):
         assert [table[test, u] for u in (0.3, 0.5, 0.7)] == [(40, 1.0)] * 3

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -58,8 +59,13 @@ class SweepSummary:
         return self.sets_computed / self.wall_s if self.wall_s > 0 else 0.0
 
 
+def _ignore_interrupts() -> None:
+    """In a worker: Ctrl-C is for the parent, which stops the pool (a worker would carry on past it)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _local(experiment: Experiment, chunks: list[Chunk], workers: int) -> Iterator[tuple[Chunk, pa.Table]]:
-    pool = ProcessPoolExecutor(max_workers=workers)
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
     try:
         futures = {pool.submit(compute_chunk, experiment, chunk): chunk for chunk in chunks}
         for future in as_completed(futures):
@@ -134,6 +140,7 @@ def run_sweep(experiment: Experiment, output: str | Path, *, workers: int | None
         if close is not None:
             close()
         wall = time.perf_counter() - t0
+        computed = todo - sum(c.sets for c in results.missing(chunk_sets))  # exact, wherever an interrupt fell
         results.record_run({"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
                             "executor": executor, "workers": workers, "chunk_sets": chunk_sets,
                             "sets_to_compute": todo, "sets_computed": computed, "wall_s": round(wall, 3),
