@@ -143,3 +143,15 @@ def test_known_curves_every_set_under_the_liu_layland_bound_is_schedulable(tmp_p
     assert (tmp_path / "out" / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert printed.count("fp-rta") == 4 and "[0.912, 1.000]" in printed  # Wilson for 40 of 40
     assert main(["sweep", "plot", str(tmp_path / "out"), "-x", "tasks"]) == 2
+
+
+def test_the_command_needs_pyarrow_only_when_sweep_runs(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # as if not installed
+    assert main(["sweep", str(write(tmp_path, LL_SWEEP))]) == 1
+    assert "needs pyarrow" in capsys.readouterr().err
+
+
+def test_the_default_chunk_size_is_the_packages():
+    from rtsched.cli import sweep as command
+    from rtsched.sweep import DEFAULT_CHUNK_SETS
+    assert command.DEFAULT_CHUNK_SETS == DEFAULT_CHUNK_SETS

@@ -19,11 +19,10 @@ from rich.console import Console
 from rich.table import Table
 
 from rtsched.cli.exit_codes import Exit
-from rtsched.sweep import (DEFAULT_CHUNK_SETS, ExperimentError, GenerationError, SweepError, load_experiment,
-                           loads_experiment, read_results, run_sweep)
-from rtsched.sweep.curves import curve_table, plot_curves
 
 __all__ = ["register"]
+
+DEFAULT_CHUNK_SETS = 1000  # rtsched.sweep.DEFAULT_CHUNK_SETS: that package needs pyarrow, imported only when run
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -72,12 +71,20 @@ def _plot_parser() -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, rest: list[str]) -> int:
+    try:  # here, not at the top: every other subcommand works without pyarrow
+        import pyarrow  # noqa: F401
+    except ImportError:
+        print("rtsched sweep: needs pyarrow, a dependency of rtsched (pip install pyarrow, or scripts/setup)",
+              file=sys.stderr)
+        return Exit.FAILED
     if rest[:1] == ["plot"]:
         return _plot(_plot_parser().parse_args(rest[1:]))
     return _sweep(_run_parser().parse_args(rest))
 
 
 def _sweep(args: argparse.Namespace) -> int:
+    from rtsched.sweep import ExperimentError, GenerationError, SweepError, load_experiment, run_sweep
+
     err = Console(stderr=True)
     if args.jobs is not None and args.jobs < 1 or args.chunk_sets < 1:
         err.print("rtsched sweep: --jobs and --chunk-sets must be at least 1")
@@ -110,6 +117,9 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _plot(args: argparse.Namespace) -> int:
+    from rtsched.sweep import ExperimentError, SweepError, loads_experiment, read_results
+    from rtsched.sweep.curves import curve_table, plot_curves
+
     try:
         experiment = loads_experiment((args.dir / "experiment.yaml").read_text(), str(args.dir / "experiment.yaml"),
                                       args.dir)
