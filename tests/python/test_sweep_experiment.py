@@ -97,3 +97,12 @@ def test_check_prints_the_size_without_running(tmp_path, capsys):
     assert main(["sweep", str(path), "--check", "-o", str(tmp_path / "out")]) == 0
     assert "4 grid point(s) x 40 sets x 2 test(s) = 320 rows" in capsys.readouterr().out
     assert not (tmp_path / "out").exists()
+
+
+def test_a_point_alone_is_the_point_of_the_list():
+    e = loads_experiment("seed: 1\nsamples: 1\ngenerator: {scheduler: G-EDF}\n"
+                         "grid: {cpus: [2, 4, 8], tasks: [10, 20], utilization_per_cpu: [0.3, 0.6]}\n"
+                         "tests: [gedf-gfb]\n", "exp.yaml")
+    assert [e.point(i) for i in range(12)] == e.points()
+    with pytest.raises(IndexError):
+        e.point(12)

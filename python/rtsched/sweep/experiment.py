@@ -147,6 +147,16 @@ class Experiment:
         combos = itertools.product(*(values for _, values in self.grid))
         return [resolve_point({**base, **dict(zip(self.grid_keys, combo))}) for combo in combos]
 
+    def point(self, index: int) -> dict[str, Any]:
+        """``points()[index]``, without building the others (the grid read as a mixed-radix number)."""
+        chosen = {}
+        for key, values in reversed(self.grid):
+            index, digit = divmod(index, len(values))
+            chosen[key] = values[digit]
+        if index:
+            raise IndexError("grid point index out of range")
+        return resolve_point({**dict(self.generator), **chosen})
+
     @property
     def total_sets(self) -> int:
         return math.prod(len(v) for _, v in self.grid) * self.samples

@@ -76,7 +76,7 @@ def _named(point: dict[str, Any], experiment: Experiment) -> str:
 
 def compute_chunk(experiment: Experiment, chunk: Chunk) -> pa.Table:
     """Generate the chunk's sets, run every test on each: its rows, in the canonical order."""
-    point = experiment.points()[chunk.point]
+    point = experiment.point(chunk.point)
     columns: dict[str, list[Any]] = {name: [] for name in schema().names}
     for sample in range(chunk.start, chunk.stop):
         seed = set_seed(experiment.seed, point, sample)
