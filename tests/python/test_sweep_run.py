@@ -113,6 +113,7 @@ def test_dask_missing_says_how_to_install_it(tmp_path, monkeypatch):
     experiment = load_experiment(write(tmp_path, LL_SWEEP))
     with pytest.raises(SweepError, match=r"pip install \.\[dask\]"):
         run_sweep(experiment, tmp_path / "out", dask_address="local", progress=False)
+    assert not (tmp_path / "out").exists()
 
 
 def test_wilson_interval_known_values():

@@ -74,11 +74,16 @@ def _local(experiment: Experiment, chunks: list[Chunk], workers: int) -> Iterato
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _dask(experiment: Experiment, chunks: list[Chunk], address: str, workers: int) -> Iterator[tuple[Chunk, pa.Table]]:
-    try:  # typed as Any: dask is optional, and mypy must see the same with or without it
-        distributed: Any = importlib.import_module("dask.distributed")
+def _dask_distributed() -> Any:
+    """``dask.distributed``, typed as Any (optional: mypy must see the same with or without it)."""
+    try:
+        return importlib.import_module("dask.distributed")
     except ImportError:
         raise SweepError(DASK_MISSING) from None
+
+
+def _dask(experiment: Experiment, chunks: list[Chunk], address: str, workers: int) -> Iterator[tuple[Chunk, pa.Table]]:
+    distributed = _dask_distributed()
     cluster = None
     if address == "local":
         cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -114,6 +119,8 @@ def run_sweep(experiment: Experiment, output: str | Path, *, workers: int | None
     if chunk_sets < 1:
         raise ValueError(f"chunk_sets must be >= 1, not {chunk_sets}")
     workers = workers or os.cpu_count() or 1
+    if dask_address is not None:
+        _dask_distributed()  # before anything is written
     results = ResultsDir.open(output, experiment)
     chunks = results.missing(chunk_sets)
     todo = sum(c.sets for c in chunks)
