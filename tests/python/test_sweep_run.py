@@ -156,3 +156,10 @@ def test_the_default_chunk_size_is_the_packages():
     from rtsched.cli import sweep as command
     from rtsched.sweep import DEFAULT_CHUNK_SETS
     assert command.DEFAULT_CHUNK_SETS == DEFAULT_CHUNK_SETS
+
+
+def test_a_test_that_raises_stops_the_sweep_naming_point_sample_and_test(tmp_path, capsys):
+    text = LL_SWEEP.replace("[fp-ll, fp-rta]", "[fp-ll, {name: fp-rta, options: {colour: blue}}]")
+    assert main(["sweep", str(write(tmp_path, text)), "-o", str(tmp_path / "out"), "-q", "-j", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "grid point 0 (utilization=0.3), sample 0, test fp-rta: TypeError:" in err and "colour" in err

@@ -83,7 +83,7 @@ def run(args: argparse.Namespace, rest: list[str]) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from rtsched.sweep import ExperimentError, GenerationError, SweepError, load_experiment, run_sweep
+    from rtsched.sweep import AnalysisFailed, ExperimentError, GenerationError, SweepError, load_experiment, run_sweep
 
     err = Console(stderr=True)
     if args.jobs is not None and args.jobs < 1 or args.chunk_sets < 1:
@@ -103,7 +103,7 @@ def _sweep(args: argparse.Namespace) -> int:
     try:
         summary = run_sweep(experiment, output, workers=args.jobs, chunk_sets=args.chunk_sets,
                             dask_address=args.dask, progress=not args.quiet, console=err)
-    except (SweepError, GenerationError) as error:
+    except (SweepError, GenerationError, AnalysisFailed) as error:
         print(f"rtsched sweep: {error}", file=sys.stderr)
         return Exit.FAILED
     except KeyboardInterrupt:

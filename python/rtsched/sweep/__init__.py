@@ -10,9 +10,10 @@ into schedulability curves with confidence intervals.
 
 from rtsched.sweep.execute import DEFAULT_CHUNK_SETS, SweepSummary, run_sweep
 from rtsched.sweep.experiment import PARAMS, Experiment, ExperimentError, load_experiment, loads_experiment
+from rtsched.sweep.rows import AnalysisFailed
 from rtsched.sweep.sets import GenerationError, regenerate, set_seed
 from rtsched.sweep.store import ResultsDir, SweepError, read_results
 
-__all__ = ["DEFAULT_CHUNK_SETS", "PARAMS", "Experiment", "ExperimentError", "GenerationError", "ResultsDir", "SweepError",
+__all__ = ["AnalysisFailed", "DEFAULT_CHUNK_SETS", "PARAMS", "Experiment", "ExperimentError", "GenerationError", "ResultsDir", "SweepError",
            "SweepSummary", "load_experiment", "loads_experiment", "read_results", "regenerate", "run_sweep",
            "set_seed"]

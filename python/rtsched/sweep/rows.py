@@ -30,9 +30,13 @@ from rtsched.analysis.registry import run_test
 from rtsched.sweep.experiment import PARAMS, Experiment, TestSpec
 from rtsched.sweep.sets import GenerationError, generate_set, set_seed
 
-__all__ = ["Chunk", "chunks_of", "compute_chunk", "schema"]
+__all__ = ["AnalysisFailed", "Chunk", "chunks_of", "compute_chunk", "schema"]
 
 _ARROW_KIND = {"int": pa.int64(), "float": pa.float64(), "str": pa.string()}
+
+
+class AnalysisFailed(RuntimeError):
+    """A test raised on a set: the sweep stops, naming the grid point, the sample and the test."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +94,11 @@ def compute_chunk(experiment: Experiment, chunk: Chunk) -> pa.Table:
             if generated.unplaced:
                 verdict, label, names, bounds, blocking = "not partitioned", "", [], [], []
             else:
-                result = _run(test, generated.problem)
+                try:
+                    result = _run(test, generated.problem)
+                except Exception as error:  # any failure of a test: named, with what regenerates the set
+                    raise AnalysisFailed(f"grid point {chunk.point} ({_named(point, experiment)}), sample {sample}, "
+                                         f"test {test.label}: {type(error).__name__}: {error}") from error
                 verdict, label = result.verdict, result.label
                 names = [t.name for t in result.tasks]
                 bounds = [t.bound_ns for t in result.tasks]
