@@ -24,7 +24,8 @@ ALLOWED: dict[str, set[str]] = {
     "run": {"model", "analysis", "trace", "report", "measure", "native", "cpus"},
     "litmus": {"trace", "report"},
     "sim": {"model", "trace", "report", "cpus", "analysis.results", "analysis.overheads"},
-    "cli": {"rtsched", "model", "analysis", "trace", "report", "measure", "run", "sim", "native", "cpus"},
+    "sweep": {"rtsched", "analysis", "model", "cpus"},
+    "cli": {"rtsched", "model", "analysis", "trace", "report", "measure", "run", "sim", "sweep", "native", "cpus"},
 }
 
 
@@ -75,3 +76,4 @@ def test_the_check_sees_a_forbidden_import():
     assert not _allowed("report", "rtsched.sim")
     assert not _allowed("sim", "rtsched.run")
     assert not _allowed("sim", "rtsched.analysis.registry")
+    assert not _allowed("report", "rtsched.sweep")

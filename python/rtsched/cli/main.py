@@ -20,7 +20,8 @@ import sys
 from rtsched import __version__
 from rtsched.cli.exit_codes import Exit
 
-COMMAND_MODULES = ["lockbench", "validate", "import_rtapp", "latency", "overhead", "shield", "run", "sim", "analyze", "calibrate"]
+COMMAND_MODULES = ["lockbench", "validate", "import_rtapp", "latency", "overhead", "shield", "run", "sim", "analyze",
+                   "calibrate", "sweep"]
 
 __all__ = ["Exit", "build_parser", "main"]
 
