@@ -284,15 +284,17 @@ def test_signal_wakes_one_waiter_and_the_other_keeps_waiting(tmp_path):
     assert events(trace, "w2", EV.COND_WAKE, EV.COMPLETE) == []
 
 
-def _picv_example(tmp_path, picv: bool):
+def _picv_example(tmp_path, picv: bool, overheads=None):
     from rtsched.model import load_taskset
     from rtsched.sim import SimOptions, simulate
     from rtsched.trace import read_trace
 
     from test_sim_report import EXAMPLES
 
-    run = simulate(load_taskset(EXAMPLES / "picv-rpc.yaml"), SimOptions(duration_ns=100 * MS, picv=picv),
-                   tmp_path / "picv.rtst")
+    options = SimOptions(duration_ns=100 * MS, picv=picv)
+    if overheads is not None:
+        options = SimOptions(duration_ns=100 * MS, picv=picv, overheads=overheads)
+    run = simulate(load_taskset(EXAMPLES / "picv-rpc.yaml"), options, tmp_path / "picv.rtst")
     return read_trace(run.trace_path)
 
 

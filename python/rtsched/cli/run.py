@@ -69,6 +69,17 @@ def register(commands: argparse._SubParsersAction) -> None:
         "print per task mean / p90 / max side by side with the bounds (and seed 004's Table II for "
         "examples/picv-rpc.yaml); draws DIR/response-cdf-picv.png",
     )
+    parser.add_argument(
+        "--compare-sim", action="store_true",
+        help="after the run, simulate the same set (same duration, CPUs and overheads as the bounds; into "
+        "DIR/sim) and compare job by job: per task the mean responses, the jobs whose observed and simulated "
+        "responses diverge beyond the tolerance, explained (DIR/compare-sim.csv, summary.json compare_sim)",
+    )
+    parser.add_argument("--sim-tolerance", metavar="TIME", default="100us",
+                        help="--compare-sim: a job diverges when |observed - simulated| is above both this "
+                        "and --sim-tolerance-share of its simulated response (default 100us)")
+    parser.add_argument("--sim-tolerance-share", metavar="F", type=float, default=0.05,
+                        help="--compare-sim: see --sim-tolerance (default 0.05)")
     parser.set_defaults(handler=run)
 
 
@@ -372,6 +383,17 @@ def run(args: argparse.Namespace) -> int:
         flag = "--no-picv" if args.no_picv else "--compare-picv"
         print(f"rtsched run: {flag}: {args.file} has no servers, so PI-CV changes nothing", file=sys.stderr)
         return Exit.FAILED
+    if args.compare_sim and args.compare_picv:
+        print("rtsched run: --compare-sim and --compare-picv: one comparison at a time", file=sys.stderr)
+        return Exit.FAILED
+    try:
+        sim_tolerance_ns = parse_duration(args.sim_tolerance)
+    except DurationError as e:
+        print(f"rtsched run: --sim-tolerance: {e}", file=sys.stderr)
+        return Exit.FAILED
+    if sim_tolerance_ns < 0 or not args.sim_tolerance_share >= 0:
+        print("rtsched run: --sim-tolerance, --sim-tolerance-share: must be >= 0", file=sys.stderr)
+        return Exit.FAILED
     if args.trace_buffer < 1:
         print("rtsched run: --trace-buffer: must be >= 1", file=sys.stderr)
         return Exit.FAILED
@@ -419,13 +441,28 @@ def run(args: argparse.Namespace) -> int:
     if result.interrupted and not result.summary:
         print("rtsched run: interrupted before the trace was written; cleaned up", file=sys.stderr)
         return Exit.INTERRUPTED
+    beside = None
+    if args.compare_sim and not result.interrupted:
+        from rtsched.cli.run_compare_sim import simulate_beside
+        from rtsched.sim import SimUnsupported
+
+        try:
+            beside = simulate_beside(result, counted.overheads, sim_tolerance_ns, args.sim_tolerance_share)
+        except SimUnsupported as e:
+            for problem in e.problems:
+                print(f"rtsched run: --compare-sim: {args.file}: {problem}", file=sys.stderr)
+            return Exit.FAILED
     if args.json:
-        print(json.dumps(result.summary, indent=2))
+        print(json.dumps(beside.summary if beside is not None else result.summary, indent=2))
     else:
         console = Console(highlight=False)
         if not console.is_terminal:
             console = Console(highlight=False, width=160)
         print_table(result, console)
+        if beside is not None:
+            from rtsched.cli.run_compare_sim import print_sim_comparison
+
+            print_sim_comparison(beside, console)
     if result.outcome.stderr.strip() and not args.json:
         for line in result.outcome.stderr.strip().splitlines():
             err.print(line, markup=False)

@@ -4,7 +4,8 @@
   an immutable ``Report``), ``write_report`` (the files), ``summary_dict``;
 - ``jobs``: the per-job table; ``stats``: per-task statistics beside the bounds;
 - ``blocking``: blocking observed per task; ``threads``: servers' calls, events off CPUs;
-- ``export_csv`` (LITMUS ``st-job-stats`` columns), ``export_perfetto``, ``plots``.
+- ``export_csv`` (LITMUS ``st-job-stats`` columns), ``export_perfetto``, ``plots``;
+- ``compare_sim``: a run's report beside its simulation's, job by job.
 
 It imports the model, the trace reader and the analysis' result types, never the runner.
 """

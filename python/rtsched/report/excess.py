@@ -24,13 +24,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterable, Sequence
 
+import numpy as np
+
 from rtsched.model.placement import Placement
-from rtsched.report.jobs import JobTable
+from rtsched.report.jobs import JobTable, TaskInfo
 from rtsched.report.stats import TaskStats
 from rtsched.trace import Trace
 from rtsched.trace.kernel_sched import KernelSchedule
 
-__all__ = ["StealSample", "ExcessJob", "explain_excess"]
+__all__ = ["StealSample", "ExcessJob", "explain_excess", "explain_job"]
 
 #: (CLOCK_MONOTONIC ns, per CPU cumulative steal ns), as the producer sampled /proc/stat.
 StealSample = tuple[int, dict[int, int]]
@@ -43,7 +45,9 @@ UNEXPLAINED = "not explained"
 
 @dataclass(frozen=True, slots=True)
 class ExcessJob:
-    """One job above its bound and what its window shows (ns; times since the trace's t0)."""
+    """One job above its bound and what its window shows (ns; times since the trace's t0).
+    ``bound_ns`` is the response the job is held against: its task's bound, or (explaining a
+    divergence from the simulation, ``report.compare_sim``) its simulated response."""
 
     task: str
     job: int
@@ -126,6 +130,43 @@ def _describe(job: ExcessJob, kernel_seen: bool) -> tuple[str, str]:
     return BROKEN, f"{outside}, of an excess of {_ms(job.excess_ns)}; {own}" + ("; " + text if text else "")
 
 
+def explain_job(
+    info: TaskInfo,
+    row: np.void,
+    reference_ns: int,
+    t0_ns: int,
+    cpus: tuple[int, ...],
+    own_pids: set[int],
+    kernel: KernelSchedule | None = None,
+    steal: Sequence[StealSample] = (),
+) -> ExcessJob:
+    """What the window of one job (a JobTable row of task ``info``) shows on ``cpus``, against a
+    response of ``reference_ns`` (its bound, or its simulated response): the excess is the
+    response beyond it. ``own_pids``: the set's threads."""
+    start, end = int(row["release"]), int(row["completion"])
+    kernel_seen = kernel is not None and kernel.covers(start, end)
+    others_rt: list[tuple[str, int, int]] = []
+    others_fair: list[tuple[str, int, int]] = []
+    interrupts: list[tuple[str, int]] = []
+    set_ns = idle_ns = None
+    if kernel is not None and kernel_seen:
+        usage = kernel.usage(cpus, start, end)
+        for (pid, comm, kind), ns in sorted(usage.foreign(own_pids).items(), key=lambda kv: -kv[1]):
+            (others_rt if kind == "rt" else others_fair).append((comm, pid, ns))
+        interrupts = sorted(usage.irqs.items(), key=lambda kv: -kv[1])
+        set_ns = sum(ns for (pid, _, _), ns in usage.tasks.items() if pid in own_pids)
+        idle_ns = usage.idle_ns
+    job = ExcessJob(
+        task=info.name, job=int(row["job"]), release_ns=start - t0_ns,
+        response_ns=int(row["response"]), bound_ns=reference_ns, cpus=cpus, verdict="", cause="",
+        others_rt=tuple(others_rt), others_fair=tuple(others_fair), interrupts=tuple(interrupts),
+        set_ns=set_ns, idle_ns=idle_ns, steal_ns=_steal_between(steal, cpus, start, end),
+        lost_events=info.lost_events,
+    )
+    verdict, cause = _describe(job, kernel_seen)
+    return replace(job, verdict=verdict, cause=cause)
+
+
 def explain_excess(
     table: JobTable,
     stats: Sequence[TaskStats],
@@ -145,27 +186,6 @@ def explain_excess(
         cpus = placement.cpus_of(info.name)
         rows = table.of_task(info.index)
         for row in rows[rows["response"] > bound]:
-            start, end = int(row["release"]), int(row["completion"])
-            kernel_seen = kernel is not None and kernel.covers(start, end)
-            others_rt: list[tuple[str, int, int]] = []
-            others_fair: list[tuple[str, int, int]] = []
-            interrupts: list[tuple[str, int]] = []
-            set_ns = idle_ns = None
-            if kernel is not None and kernel_seen:
-                usage = kernel.usage(cpus, start, end)
-                for (pid, comm, kind), ns in sorted(usage.foreign(own_pids).items(), key=lambda kv: -kv[1]):
-                    (others_rt if kind == "rt" else others_fair).append((comm, pid, ns))
-                interrupts = sorted(usage.irqs.items(), key=lambda kv: -kv[1])
-                set_ns = sum(ns for (pid, _, _), ns in usage.tasks.items() if pid in own_pids)
-                idle_ns = usage.idle_ns
-            job = ExcessJob(
-                task=info.name, job=int(row["job"]), release_ns=start - table.t0_ns,
-                response_ns=int(row["response"]), bound_ns=bound, cpus=cpus, verdict="", cause="",
-                others_rt=tuple(others_rt), others_fair=tuple(others_fair), interrupts=tuple(interrupts),
-                set_ns=set_ns, idle_ns=idle_ns, steal_ns=_steal_between(steal, cpus, start, end),
-                lost_events=info.lost_events,
-            )
-            verdict, cause = _describe(job, kernel_seen)
-            out.append(replace(job, verdict=verdict, cause=cause))
+            out.append(explain_job(info, row, bound, table.t0_ns, cpus, own_pids, kernel, steal))
     out.sort(key=lambda j: (j.release_ns, j.task))
     return tuple(out)

@@ -29,9 +29,11 @@ from rtsched.measure.kernel_recorder import KernelSchedError, KernelSchedRecorde
 from rtsched.model import TaskSet, online_cpus, to_runner_input
 from rtsched.model.placement import Placement, place
 from rtsched.report import DEFAULT_WINDOW_NS, JobTable, Report, TaskStats, build_report, write_report
+from rtsched.report.excess import StealSample
 from rtsched.run.runner import RunnerOutcome, run_native, write_runner_input
 from rtsched.run.steal import StealSampler, read_steal_ns, steal_during
 from rtsched.trace import read_trace
+from rtsched.trace.kernel_sched import KernelSchedule
 
 __all__ = ["RunOptions", "RunResult", "RunSetupError", "ShieldRefused", "run_taskset", "default_out_dir"]
 
@@ -80,6 +82,8 @@ class RunResult:
     ideal_analysis: AnalysisResult | None = None  # without overheads, when ``analysis`` has them
     explain_note: str | None = None  # why jobs above their bounds could not be fully explained
     slack: Sensitivity | None = None  # how far each bound of ``analysis`` is from a cliff
+    kernel: KernelSchedule | None = None  # the kernel's schedule of the run's CPUs, when recorded
+    steal_samples: tuple[StealSample, ...] = ()  # host steal sampled during the run
 
     @property
     def interrupted(self) -> bool:
@@ -195,7 +199,8 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     if not outcome.completed and not outcome.interrupted:
         raise _setup_error(outcome)
     ran = partial(RunResult, out_dir, taskset, placement, analysis, options.picv, outcome,
-                  ideal_analysis=ideal if options.overheads else None, explain_note=explain_note, slack=slack)
+                  ideal_analysis=ideal if options.overheads else None, explain_note=explain_note, slack=slack,
+                  kernel=kernel, steal_samples=tuple(sampler.samples))
     if not trace_path.exists():
         return ran(files=files)  # interrupted before the trace was opened
     files["trace.rtst"] = trace_path

@@ -48,6 +48,9 @@ def advance(engine: Engine, t: SimThread, now: int) -> None:
             t.version += 1
             heappush(queue.heap, (now + t.remaining, next(queue.seq), DONE, t, t.version))
             return
+        if t.is_interference:  # its window of lost CPU time is over
+            engine.leave_cpu(t, now, FINISHED)
+            return
         if t.is_server:
             serve(t, engine, now)
             if t.remaining > 0:
@@ -62,6 +65,7 @@ def advance(engine: Engine, t: SimThread, now: int) -> None:
             t.job += 1
             events.append((t.job_release, _RELEASE, t.cpu, t.job, 0, 0, t.job_deadline))
             events.append((now, _START, t.cpu, t.job, 0, 0, 0))
+            t.remaining += engine.overheads.trace_event_ns * t.events_per_job
             t.pc = 0
             continue
         if pc == n_ops:  # the job's end

@@ -31,6 +31,9 @@ from rtsched.sim.options import SimOptions
 from rtsched.sim.protocols import GATE_PROTOCOLS, Partitions, SimLock
 from rtsched.sim.threads import BLOCKED, IDLE, READY, RUNNING, SLEEPING, SimThread, compile_body
 
+#: The key of an OS interference thread: above every priority and every absolute deadline.
+_INTERFERENCE_KEY = -(1 << 62)
+
 __all__ = ["Engine"]
 
 _BLOCKED = int(EV.LOCK_BLOCKED)
@@ -60,6 +63,7 @@ class Engine:
         self.domains = self._domains(taskset, placement, self._dirty)
         self.threads = self._threads(taskset, options)
         self.first_server = len(taskset.tasks)  # thread index of server 0
+        self.interference = self._interference(options.overheads.interference_ns)
 
     # --- set-up -------------------------------------------------------------------------------
 
@@ -93,6 +97,24 @@ class Engine:
             threads.append(SimThread(len(taskset.tasks) + j, server.name, domain, server.partition, server.priority,
                                      False))
         return threads
+
+    def _interference(self, lost_ns: int) -> list[SimThread]:
+        """One thread per CPU, above everything, that takes its CPU for ``lost_ns`` from t0 (the
+        worst window of OS interference at the critical instant); woken at 0, never in the trace."""
+        out: list[SimThread] = []
+        if lost_ns <= 0:
+            return out
+        for domain in self.domains.values():
+            for _cpu in domain.cpus:
+                t = SimThread(-1, "(os interference)", domain, None, None, False)
+                t.is_server = False
+                t.is_interference = True
+                t.base_key = t.key = _INTERFERENCE_KEY
+                t.remaining = lost_ns
+                t.state = SLEEPING
+                self.queue.push(0, WAKE, t, t.version)
+                out.append(t)
+        return out
 
     # --- the loop -----------------------------------------------------------------------------
 
@@ -184,7 +206,8 @@ class Engine:
         domain.running[cpu] = t
         if domain.last_thread[cpu] is not t:
             domain.last_thread[cpu] = t
-            t.remaining += self.overheads.context_switch_ns
+            if not t.is_interference:  # the interrupts and kernel threads' own switches are in their loss
+                t.remaining += self.overheads.context_switch_ns
         self._to_advance.append(t)
 
     def _preempt(self, t: SimThread, now: int) -> None:

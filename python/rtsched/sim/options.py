@@ -9,9 +9,17 @@ benchmark's JSON) so that the simulator charges what the bounds count:
 - ``release_latency_ns``: a released job becomes runnable this long after its
   nominal release (its RELEASE event keeps the nominal time);
 - ``lock_ns`` / ``unlock_ns`` per protocol, uncontended and contended: CPU
-  time of the lock and unlock calls, charged to the caller.
-
-Trace-event costs, RPC calls and OS interference are not charged yet.
+  time of the lock and unlock calls, charged to the caller;
+- ``rpc_call_ns``: the round trip of an RPC beyond its service (request,
+  switches, reply), served by the server with the request, as the bounds
+  lengthen the service by it;
+- ``trace_event_ns``: CPU time of recording one trace event; each job is
+  charged, at its start, for the events its body records on every path
+  (``threads.events_per_job``), and a server for its two per request;
+- ``interference_ns``: the most CPU time the calibration saw the system take
+  in one window (``os_interference.max_lost_ns``, at most its window): every
+  CPU is busy that long from t0, the critical instant (docs/sim.md says why
+  once and not in every window).
 """
 
 from __future__ import annotations
@@ -34,6 +42,9 @@ class SimOverheads:
     unlock_ns: dict[str, int] = field(default_factory=dict)
     contended_lock_ns: dict[str, int] = field(default_factory=dict)
     contended_unlock_ns: dict[str, int] = field(default_factory=dict)
+    rpc_call_ns: int = 0
+    trace_event_ns: int = 0
+    interference_ns: int = 0
 
     @classmethod
     def from_overheads(cls, ov: Overheads) -> "SimOverheads":
@@ -44,6 +55,9 @@ class SimOverheads:
             unlock_ns=dict(ov.unlock_ns),
             contended_lock_ns=dict(ov.contended_lock_ns),
             contended_unlock_ns=dict(ov.contended_unlock_ns),
+            rpc_call_ns=ov.rpc_call_ns or 0,
+            trace_event_ns=ov.trace_event_ns or 0,
+            interference_ns=min(ov.interference_max_lost_ns or 0, ov.interference_window_ns or 0),
         )
 
     def lock_cost_ns(self, protocol: str, contended: bool) -> int:

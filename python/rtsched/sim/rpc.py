@@ -5,7 +5,8 @@ at a time, the most urgent caller's first (FIFO among equals): RPC_SERVE_START,
 ``service`` ns of CPU time, RPC_SERVE_END, then the reply. A caller records
 RPC_CALL, queues its request and waits; with PI-CV (the default) it lends the
 server its key while it waits, queued or in service (seed 004); it records
-RPC_REPLY when it runs again. A server's events carry the caller's job
+RPC_REPLY when it runs again. The call's overhead (``rpc_call_ns``) and the
+server's trace events are served with the request. A server's events carry the caller's job
 number, its arg0 the caller's task index.
 """
 
@@ -15,16 +16,20 @@ from typing import Protocol
 
 from rtsched.trace import EventType as EV
 from rtsched.sim.eventq import EventQueue
+from rtsched.sim.options import SimOverheads
 from rtsched.sim.threads import IDLE, SimThread
 
 __all__ = ["call", "serve"]
 
 _CALL, _SERVE_START, _SERVE_END = int(EV.RPC_CALL), int(EV.RPC_SERVE_START), int(EV.RPC_SERVE_END)
+#: RPC_SERVE_START and RPC_SERVE_END.
+_SERVER_EVENTS_PER_REQUEST = 2
 
 
 class Scheduler(Protocol):
     picv: bool
     queue: EventQueue
+    overheads: SimOverheads
 
     def block(self, thread: SimThread, holder: SimThread, cause: int, donate: bool, record: bool,
               now: int) -> None: ...
@@ -59,4 +64,6 @@ def serve(server: SimThread, sched: Scheduler, now: int) -> None:
     server.serving = (client, service)
     server.events.append((now, _SERVE_START, server.cpu, client.job, client.index, 0, service))
     server.job_cpu_ns = 0
-    server.remaining = service
+    # the call's round trip and the server's two trace events, served with the request
+    ov = sched.overheads
+    server.remaining = service + ov.rpc_call_ns + _SERVER_EVENTS_PER_REQUEST * ov.trace_event_ns

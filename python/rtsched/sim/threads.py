@@ -22,7 +22,7 @@ from rtsched.model import Broadcast, Call, Compute, Lock, Signal, Sleep, Task, U
 __all__ = [
     "IDLE", "READY", "RUNNING", "BLOCKED", "SLEEPING", "FINISHED", "WAITING",
     "OP_COMPUTE", "OP_SLEEP", "OP_LOCK", "OP_UNLOCK", "OP_WAIT", "OP_SIGNAL", "OP_BROADCAST", "OP_CALL",
-    "compile_body", "SimThread",
+    "compile_body", "events_per_job", "SimThread",
 ]
 
 #: WAITING: on a condition variable, its mutex given back (not blocked on a thread).
@@ -65,6 +65,21 @@ def compile_body(task: Task, lock_index: dict[str, int], condvar_index: dict[str
     return tuple(ops), tuple(calls)
 
 
+#: Trace events an op records on every path (LOCK_BLOCKED and DEADLINE_MISS only on some: not counted).
+_EVENTS_OF_OP = {OP_COMPUTE: 0, OP_SLEEP: 1, OP_LOCK: 2, OP_UNLOCK: 1, OP_WAIT: 2, OP_SIGNAL: 1, OP_BROADCAST: 1,
+                 OP_CALL: 2}
+#: RELEASE, START and COMPLETE.
+EVENTS_PER_JOB_BASE = 3
+
+
+def events_per_job(ops: tuple[tuple[int, int], ...]) -> int:
+    """The trace events every job of a body records: RELEASE, START, COMPLETE, and per op its own
+    (LOCK_REQUEST and LOCK_ACQUIRE, LOCK_RELEASE, COND_WAIT and COND_WAKE, COND_SIGNAL or
+    COND_BROADCAST, SLEEP, RPC_CALL and RPC_REPLY). A section counts 3 and a call 2, as
+    ``analysis.overheads.apply_overheads`` counts them."""
+    return EVENTS_PER_JOB_BASE + sum(_EVENTS_OF_OP[op] for op, _arg in ops)
+
+
 class SimThread:
     __slots__ = (
         "index", "task_id", "name", "tid", "domain", "partition", "ops", "calls", "level", "is_edf", "is_server",
@@ -72,7 +87,7 @@ class SimThread:
         "state", "base_key", "key", "seq", "queued", "cpu", "run_since", "version", "remaining",
         "pc", "job", "job_release", "job_deadline", "job_cpu_ns", "pending", "released",
         "donors", "blocked_on", "donating", "eager_keys", "held", "granted", "retrying", "in_wait",
-        "in_call", "requests", "serving", "events",
+        "in_call", "requests", "serving", "events", "events_per_job", "is_interference",
     )
 
     def __init__(self, index: int, name: str, domain: Any, partition: str | None, priority: int | None,
@@ -80,7 +95,8 @@ class SimThread:
                  calls: tuple[tuple[int, int], ...] = (), level: int = 0, gaps: Any = None,
                  exec_times: Any = None) -> None:
         """A task's thread (``task`` given: its index in the set) or an RPC server's (``task`` None:
-        ``index`` is the stream's, after the tasks')."""
+        ``index`` is the stream's, after the tasks'). The engine makes OS interference threads
+        from server-like ones (``is_interference``: not a server, not in the trace)."""
         self.index = index
         self.task_id = index if task is not None else -1
         self.name = name
@@ -125,6 +141,8 @@ class SimThread:
         self.requests: list[tuple[SimThread, int]] = []  # a server's queue: (client, service ns)
         self.serving: tuple[SimThread, int] | None = None  # a server's request in service
         self.events: list[tuple[int, int, int, int, int, int, int]] = []  # (time, type, cpu, job, arg0, 0, arg1)
+        self.events_per_job = events_per_job(ops)
+        self.is_interference = False
 
     def own_key(self) -> int:
         return min(self.eager_keys) if self.eager_keys and min(self.eager_keys) < self.base_key else self.base_key
