@@ -191,7 +191,8 @@ def print_table(result: RunResult, console: Console) -> None:
     assert report is not None, "print_table needs a run that wrote its trace"
     jobs = report.table
     picv = ", PI-CV off" if result.taskset.servers and not result.picv else ""
-    scheduler = result.taskset.platform.scheduler
+    platform = result.taskset.platform
+    scheduler = platform.policy + (f", {platform.backend} backend" if platform.backend != "threads" else "")
     table = Table(title=f"{jobs.name} ({scheduler}, {jobs.duration_ns / 1e9:g} s{picv})")
     analysis = result.analysis
     ideal = result.ideal_analysis

@@ -32,6 +32,11 @@ from rtsched.trace.kernel_sched import KernelSchedule
 
 __all__ = ["StealSample", "ExcessJob", "explain_excess"]
 
+#: The ult backend's task identities have this bit (1 << 29); kernel TIDs stay below 2^22.
+ULT_ID_BIT = 1 << 29
+#: The name (comm) of rtsched-run's threads, its ult workers among them.
+RUNNER_COMM = "rtsched-run"
+
 #: (CLOCK_MONOTONIC ns, per CPU cumulative steal ns), as the producer sampled /proc/stat.
 StealSample = tuple[int, dict[int, int]]
 
@@ -137,6 +142,9 @@ def explain_excess(
     """Every job above its task's bound, in release order, with what its window shows."""
     bounds = {s.task: s.bound_ns for s in stats if s.bound_ns is not None}
     own_pids = {int(s["tid"]) for s in trace.streams}
+    # Under the ult backend a stream's tid is a task's ULT identity, and the set's kernel
+    # threads are the runner's workers, which carry the runner's name (docs/ult.md).
+    ult = any(tid & ULT_ID_BIT for tid in own_pids)
     out: list[ExcessJob] = []
     for info in table.tasks:
         bound = bounds.get(info.name)
@@ -153,6 +161,8 @@ def explain_excess(
             set_ns = idle_ns = None
             if kernel is not None and kernel_seen:
                 usage = kernel.usage(cpus, start, end)
+                if ult:
+                    own_pids |= {pid for (pid, comm, _) in usage.tasks if comm == RUNNER_COMM}
                 for (pid, comm, kind), ns in sorted(usage.foreign(own_pids).items(), key=lambda kv: -kv[1]):
                     (others_rt if kind == "rt" else others_fair).append((comm, pid, ns))
                 interrupts = sorted(usage.irqs.items(), key=lambda kv: -kv[1])
