@@ -190,6 +190,18 @@ static int choose_backend(struct run *run)
 			 strerror(err));
 		return err;
 	}
+	cpu_set_t allowed;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && !CPU_EQUAL(&allowed, &spec->cpus)) {
+		for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+			if (CPU_ISSET(cpu, &spec->cpus) && !CPU_ISSET(cpu, &allowed)) {
+				snprintf(run->error, sizeof(run->error),
+					 "backend %s: CPU %d is not one the runner may use (its cpuset "
+					 "leaves it out: a CPU shield or another exclusive cpuset holds it)",
+					 spec->backend, cpu);
+				return EINVAL;
+			}
+		}
+	}
 	int err = rts_taskset_set_backend(run->set, spec->backend);
 	if (err)
 		snprintf(run->error, sizeof(run->error), "backend %s: %s", spec->backend,
