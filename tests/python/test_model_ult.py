@@ -166,3 +166,22 @@ def test_the_runner_refuses_an_older_format(tmp_path):
     path.write_text(json.dumps(spec))
     done = subprocess.run([str(runner), str(path), "--quiet"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and "is not rtsched-runner/4" in done.stderr
+
+
+def test_compare_backends_refuses_what_ult_lacks_before_running_anything(tmp_path):
+    """examples/gedf.yaml has budgets and a sleep: refused, nothing run, no output folder."""
+    import sys
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    done = subprocess.run([sys.executable, "-m", "rtsched.cli.main", "run", str(examples / "gedf.yaml"),
+                           "--compare-backends", "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "tasks[0].budget: CPU-time budgets are " + NOT_YET in done.stderr
+    assert "tasks[2].body[1].sleep: sleeps are " + NOT_YET in done.stderr
+    assert "--compare-backends" in done.stderr
+    assert not (tmp_path / "out").exists()
+    both = subprocess.run([sys.executable, "-m", "rtsched.cli.main", "run", str(examples / "picv-rpc.yaml"),
+                           "--compare-picv", "--compare-backends"], capture_output=True, text=True, timeout=60)
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr

@@ -111,3 +111,23 @@ def test_gedf_under_ult_migrates_and_traces_each_migration(tmp_path):
             after = next(j for j in range(i + 1, len(kinds)) if kinds[j] == EV.RESUME)
             assert ev[before]["arg0"] == here["arg0"] and ev[after]["arg0"] == here["arg1"]
     assert moves > 0
+
+
+def test_compare_backends_runs_the_set_under_both_and_puts_them_side_by_side(tmp_path):
+    spec = write_set(tmp_path / "pedf.yaml", PEDF.replace("backend: ult", "backend: threads"))
+    out = tmp_path / "out"
+    done = rtsched_run(str(spec), "--compare-backends", "--duration", "500ms", "--out", str(out), "--json",
+                       "--no-plots")
+    assert done.returncode == 0, done.stderr
+    compared = json.loads(done.stdout)
+    assert compared["format"] == "rtsched-backend-compare/1"
+    assert json.loads((out / "compare.json").read_text()) == compared
+    assert json.loads((out / "threads" / "runner.json").read_text())["backend"] == "threads"
+    assert json.loads((out / "ult" / "runner.json").read_text())["backend"] == "ult:pedf"
+    rows = compared["rows"]
+    assert [(r["task"], r["variant"]) for r in rows] == [
+        (t, b) for t in ("light", "long", "short") for b in ("threads", "ult")]
+    for row in rows:
+        assert row["jobs"] > 0 and row["mean_ns"] <= row["p99_ns"] <= row["max_ns"], row
+        assert row["release_latency_p99_ns"] is not None
+        assert (row["bound_ns"] is not None) == (row["variant"] == "threads")
