@@ -132,6 +132,13 @@ const char *rts_task_name(const rts_task_t *task);
 struct rts_trace_stream *rts_task_trace_stream(const rts_task_t *task);
 /* The current job's number (0 before the first). */
 uint32_t rts_task_job_number(const rts_task_t *task);
+/*
+ * The calling task's CPU time in ns: its kernel thread's CLOCK_THREAD_CPUTIME_ID
+ * under the threads backend (and in any thread that is not a task); under
+ * the ult backend the time the task has been switched in, which a preemption
+ * by another task of the same worker does not advance.
+ */
+int64_t rts_task_cputime_ns(void);
 
 #ifdef __cplusplus
 }

@@ -71,7 +71,7 @@ static int64_t next_release(rts_task_t *task)
 }
 
 /* The calling task's CPU time: its backend's count, or its kernel thread's. */
-static int64_t task_cputime_ns(void)
+RTS_EXPORT int64_t rts_task_cputime_ns(void)
 {
 	const struct rts_backend *backend = rts_backend();
 	return backend->cputime_ns ? backend->cputime_ns() : rts_thread_cputime_ns();
@@ -82,7 +82,7 @@ static void complete_job(rts_task_t *task)
 	/* The completion time, COMPLETE and the end of in_job at once (internal/no_switch.h). */
 	rts_no_switch_enter();
 	int64_t now = rts_monotonic_now_ns();
-	int64_t cpu_ns = task_cputime_ns() - task->job_cputime_start_ns;
+	int64_t cpu_ns = rts_task_cputime_ns() - task->job_cputime_start_ns;
 	trace(task, now, RTS_EV_COMPLETE, 0, cpu_ns);
 	task->in_job = false;
 	rts_no_switch_exit();
@@ -145,7 +145,7 @@ RTS_EXPORT int rts_job_next(rts_task_t *task, struct rts_job *job)
 	 * user-level scheduler traces a PREEMPT only inside a job, after START. */
 	rts_no_switch_enter();
 	int64_t start = rts_monotonic_now_ns();
-	task->job_cputime_start_ns = task_cputime_ns();
+	task->job_cputime_start_ns = rts_task_cputime_ns();
 	task->job.number++;
 	task->job.release_ns = release;
 	task->job.deadline_ns = release + task->params.deadline_ns;

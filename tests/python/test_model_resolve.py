@@ -14,7 +14,7 @@ TASK_KEYS = {
     "seed", "max_jobs", "policy", "priority", "dl_runtime_ns", "cpus", "cpuset", "budget_ns", "lock_level", "body",
 }
 TOP_KEYS = {
-    "format", "name", "duration_ns", "release_delay_ns", "scheduler", "cpus", "cpusets",
+    "format", "name", "duration_ns", "release_delay_ns", "scheduler", "backend", "cpus", "cpusets",
     "resources", "condvars", "picv", "servers", "tasks", "trace",
 }
 SERVER_KEYS = {"name", "priority", "cpus", "queue_capacity"}
@@ -28,7 +28,7 @@ def resolve(text, **kwargs):
 
 def check_shape(runner):
     assert set(runner) == TOP_KEYS
-    assert runner["format"] == "rtsched-runner/3"
+    assert runner["format"] == "rtsched-runner/4"
     for task in runner["tasks"]:
         assert set(task) == TASK_KEYS
     for server in runner["servers"]:

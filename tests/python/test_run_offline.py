@@ -181,6 +181,18 @@ def test_bounds_stand_beside_observed_maxima_and_excess_is_flagged(synthetic):
     assert all(s.bound_ns is None and not s.bound_exceeded for s in stats)
 
 
+def test_ult_switch_events_make_exact_segments_one_per_cpu():
+    # ult backend: PREEMPT on CPU 0 (arg0 = the CPU left), MIGRATE 0 -> 1, RESUME on CPU 1
+    events = [
+        _event(0, EV.RELEASE, 0, 1), _event(10, EV.START, 0, 1),
+        _event(400, EV.PREEMPT, 0, 1, 0), _event(900, EV.MIGRATE, 1, 1, 0, 1),
+        _event(900, EV.RESUME, 1, 1, 1), _event(1500, EV.COMPLETE, 1, 1),
+    ]
+    raw_dtype = np.dtype([(n, EVENT_DTYPE[n]) for n in EVENT_DTYPE.names if n != "stream"])
+    raw = np.frombuffer(b"".join(events), dtype=raw_dtype)
+    assert job_segments(raw) == [(10, 400, 0, 0), (900, 1500, 1, 1)]
+
+
 # ---------------------------------------------------------------- servers, calls, the end of the run
 
 def test_a_call_suspends_the_callers_job_slice():

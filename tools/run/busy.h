@@ -5,7 +5,8 @@
 
 #include <stdint.h>
 
-/* Busy until the thread has used `ns` more CPU time: preemption does not shorten it. */
+/* Busy until the calling task (or thread) has used `ns` more CPU time
+ * (rts_task_cputime_ns): preemption does not shorten it, under any backend. */
 void run_busy_ns(int64_t ns);
 
 #endif

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,43 @@ static int open_trace(struct run *run)
 	return err;
 }
 
+/*
+ * The set's backend (docs/runner-input.md `backend`). The ult backend splits
+ * the process's CPU affinity into its clusters, so the runner first narrows
+ * its affinity to the run's CPUs (the workers pin themselves; this thread
+ * only waits for the end of the run).
+ */
+static int choose_backend(struct run *run)
+{
+	const struct run_spec *spec = &run->spec;
+	if (strcmp(spec->backend, "threads") == 0)
+		return 0;
+	if (sched_setaffinity(0, sizeof(spec->cpus), &spec->cpus) != 0) {
+		int err = errno;
+		snprintf(run->error, sizeof(run->error),
+			 "backend %s: cannot restrict the runner to the run's CPUs: %s", spec->backend,
+			 strerror(err));
+		return err;
+	}
+	cpu_set_t allowed;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && !CPU_EQUAL(&allowed, &spec->cpus)) {
+		for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+			if (CPU_ISSET(cpu, &spec->cpus) && !CPU_ISSET(cpu, &allowed)) {
+				snprintf(run->error, sizeof(run->error),
+					 "backend %s: CPU %d is not one the runner may use (its cpuset "
+					 "leaves it out: a CPU shield or another exclusive cpuset holds it)",
+					 spec->backend, cpu);
+				return EINVAL;
+			}
+		}
+	}
+	int err = rts_taskset_set_backend(run->set, spec->backend);
+	if (err)
+		snprintf(run->error, sizeof(run->error), "backend %s: %s", spec->backend,
+			 rts_taskset_error(run->set)[0] ? rts_taskset_error(run->set) : strerror(err));
+	return err;
+}
+
 static int create_tasks(struct run *run)
 {
 	const struct run_spec *spec = &run->spec;
@@ -184,6 +222,9 @@ static int create_tasks(struct run *run)
 			 strerror(err));
 		return err;
 	}
+	err = choose_backend(run);
+	if (err)
+		return err;
 	for (size_t i = 0; i < spec->n_tasks; i++) {
 		struct run_task *task = &spec->tasks[i];
 		struct run_task_context *context = &run->contexts[i];

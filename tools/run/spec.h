@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The runner's input (docs/runner-input.md, format "rtsched-runner/3"), read
+ * The runner's input (docs/runner-input.md, format "rtsched-runner/4"), read
  * with jansson into plain structs. Every problem is reported with its JSON
  * path; unknown keys are errors.
  */
@@ -74,6 +74,7 @@ struct run_server {
 struct run_spec {
 	char name[RUN_NAME_MAX];
 	char scheduler[16];
+	char backend[32]; /* rts_taskset_set_backend's name: "threads", "ult:pfp", ... */
 	int64_t duration_ns;
 	int64_t release_delay_ns;
 	cpu_set_t cpus;

@@ -69,6 +69,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         "print per task mean / p90 / max side by side with the bounds (and seed 004's Table II for "
         "examples/picv-rpc.yaml); draws DIR/response-cdf-picv.png",
     )
+    picv.add_argument(
+        "--compare-backends", action="store_true",
+        help="run twice, under the threads backend then the ult backend (into DIR/threads, DIR/ult; "
+        "docs/ult.md), and print per task misses, response mean / p99 / max and release latency "
+        "p99 side by side",
+    )
     parser.add_argument(
         "--compare-sim", action="store_true",
         help="after the run, simulate the same set (same duration, CPUs and overheads as the bounds; into "
@@ -202,7 +208,8 @@ def print_table(result: RunResult, console: Console) -> None:
     assert report is not None, "print_table needs a run that wrote its trace"
     jobs = report.table
     picv = ", PI-CV off" if result.taskset.servers and not result.picv else ""
-    scheduler = result.taskset.platform.scheduler
+    platform = result.taskset.platform
+    scheduler = platform.policy + (f", {platform.backend} backend" if platform.backend != "threads" else "")
     table = Table(title=f"{jobs.name} ({scheduler}, {jobs.duration_ns / 1e9:g} s{picv})")
     analysis = result.analysis
     ideal = result.ideal_analysis
@@ -272,51 +279,65 @@ def print_table(result: RunResult, console: Console) -> None:
     console.print(f"outputs in {result.out_dir}/: " + ", ".join(sorted(k for k in result.files)))
 
 
+#: How each kind of comparison names its variants in the table and the notes.
+_VARIANT_LABELS = {"picv": ("PI-CV", "on", "with PI-CV"), "no-picv": ("PI-CV", "off", "without PI-CV"),
+                   "threads": ("backend", "threads", "threads"), "ult": ("backend", "ult", "ult")}
+
+
 def print_comparison(comparison, console) -> None:
-    """Per task, with and without PI-CV: mean, p90, max beside the bound and the paper's figures."""
+    """Per task and variant: jobs, misses, response mean, p90 (PI-CV) or p99 and release latency
+    p99 (backends), max, beside the bound (first variant) and, for picv-rpc, the paper's figures."""
     from rich.table import Table
 
     paper = comparison.paper()
+    picv = comparison.variants == ("picv", "no-picv")
     some = next(iter(comparison.runs.values())).summary
-    table = Table(title=f"{comparison.taskset.name}: with and without PI-CV ({some['duration_ns'] / 1e9:g} s each)")
+    what = "with and without PI-CV" if picv else "under the threads and the ult backend"
+    table = Table(title=f"{comparison.taskset.name}: {what} ({some['duration_ns'] / 1e9:g} s each)")
+    assumed = "with PI-CV (picv-rpc, seed 004 Eq. 1-5)" if picv else "one analysis for both backends, shown once"
     table.caption = (
-        "response times in ms; bound: analytical, with PI-CV (picv-rpc, seed 004 Eq. 1-5); "
-        "! marks a maximum above it" + ("; paper: seed 004 Table II" if paper else "")
+        f"times in ms; bound: analytical, {assumed}; ! marks a maximum above it"
+        + ("; paper: seed 004 Table II" if paper else "")
     )
-    for header in ("task", "PI-CV", "jobs", "mean", "p90", "max", "bound") + (
-        ("paper mean", "paper p90", "paper max") if paper else ()
-    ):
-        table.add_column(header, justify="left" if header in ("task", "PI-CV") else "right", no_wrap=True)
+    spread = ("p90",) if picv else ("p99",)
+    columns = ("task", _VARIANT_LABELS[comparison.variants[0]][0], "jobs", "misses", "mean", *spread, "max") + (
+        () if picv else ("rel lat p99",)) + ("bound",) + (("paper mean", "paper p90", "paper max") if paper else ())
+    for header in columns:
+        table.add_column(header, justify="left" if header in ("task", "PI-CV", "backend") else "right", no_wrap=True)
     for row in comparison.rows():
-        with_picv = row["variant"] == "picv"
+        first = row["variant"] == comparison.variants[0]
         figures = row["paper_ms"]
         table.add_row(
-            row["task"] if with_picv else "",
-            "on" if with_picv else "off",
+            row["task"] if first else "",
+            _VARIANT_LABELS[row["variant"]][1],
             str(row["jobs"]),
+            str(row["deadline_misses"]),
             _ms(row["mean_ns"]),
-            _ms(row["p90_ns"]),
+            _ms(row["p90_ns"] if picv else row["p99_ns"]),
             f"[bold red]{_ms(row['max_ns'])} ![/]" if row["bound_exceeded"] else _ms(row["max_ns"]),
-            _ms(row["bound_ns"]) if with_picv else "–",
+            *(() if picv else (_ms(row["release_latency_p99_ns"]),)),
+            _ms(row["bound_ns"]) if first else "–",
             *((tuple(f"{v:.3f}" for v in figures) if figures else ("–",) * 3) if paper else ()),
-            end_section=not with_picv,
+            end_section=row["variant"] == comparison.variants[-1],
         )
     console.print(table)
     for variant, run in comparison.runs.items():
         s = run.summary
+        label = _VARIANT_LABELS[variant][2]
         if s.get("deadline_misses"):
-            console.print(f"[bold red]{s['deadline_misses']} deadline miss(es)[/] {'with' if variant == 'picv' else 'without'} PI-CV")
+            console.print(f"[bold red]{s['deadline_misses']} deadline miss(es)[/] {label}")
         if s.get("lost_events"):
             console.print(f"[bold yellow]{s['lost_events']} trace event(s) lost[/] ({variant}): raise --trace-buffer")
         if (stolen := steal_note(s)) is not None:
-            console.print(f"{'with' if variant == 'picv' else 'without'} PI-CV: " + stolen)
+            console.print(f"{label}: " + stolen)
         if s.get("events_off_cpus"):
             console.print(
                 f"[bold yellow]{s['events_off_cpus']} trace event(s) outside the tasks' CPUs[/] ({variant}): something "
                 "outside the run moved its threads (a CPU shield, a cpuset change); these figures are not the set's alone"
             )
     outputs = ", ".join(sorted(comparison.files)) or "none"
-    console.print(f"outputs in {comparison.out_dir}/: {outputs}; each run's in picv/ and no-picv/")
+    folders = " and ".join(f"{v}/" for v in comparison.variants)
+    console.print(f"outputs in {comparison.out_dir}/: {outputs}; each run's in {folders}")
 
 
 def _report_comparison(comparison, args, err) -> int:
@@ -416,10 +437,10 @@ def run(args: argparse.Namespace) -> int:
         explain=not args.no_explain,
     )
     try:
-        if args.compare_picv:
-            from rtsched.run.compare import compare_picv
+        if args.compare_picv or args.compare_backends:
+            from rtsched.run.compare import compare_backends, compare_picv
 
-            comparison = compare_picv(taskset, options)
+            comparison = (compare_picv if args.compare_picv else compare_backends)(taskset, options)
             return _report_comparison(comparison, args, err)
         result = run_taskset(taskset, options)
     except TaskSetError as e:

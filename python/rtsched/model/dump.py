@@ -39,6 +39,8 @@ def _resource(resource: Resource) -> dict[str, Any]:
 def taskset_to_dict(taskset: TaskSet) -> dict[str, Any]:
     """The user-format document of ``taskset`` (keys in the documented order)."""
     platform: dict[str, Any] = {"scheduler": taskset.platform.policy}
+    if taskset.platform.backend != "threads":
+        platform["backend"] = taskset.platform.backend
     if taskset.platform.cpus is not None:
         platform["cpus"] = list(taskset.platform.cpus)
     if taskset.platform.is_partitioned and taskset.platform.partitions is not None:

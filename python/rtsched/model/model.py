@@ -25,6 +25,7 @@ __all__ = [
     "VARIANTS",
     "Partition",
     "Platform",
+    "BACKENDS",
     "Resource",
     "CondVar",
     "RpcServer",
@@ -52,6 +53,9 @@ PARTITIONED_SCHEDULERS = frozenset({"P-FP", "P-EDF"})
 #: Names of clustered scheduling a file may give: the same run as the partitioned scheduler, whose
 #: partitions of several CPUs are clusters (global scheduling inside each; docs/taskset.md).
 CLUSTERED_SCHEDULERS: dict[str, str] = {"C-FP": "P-FP", "C-EDF": "P-EDF"}
+
+#: Execution backends (docs/ult.md): each task a kernel thread, or a user-level thread of the library.
+BACKENDS: tuple[str, ...] = ("threads", "ult")
 
 #: Locking protocols implemented today (docs/taskset.md; docs/ceiling.md for the ceiling ones).
 PROTOCOLS: tuple[str, ...] = ("none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp+", "fifo")
@@ -85,13 +89,16 @@ class Platform:
     It is ``()`` under global schedulers. ``clustered``: the file named the
     scheduler ``C-FP`` or ``C-EDF`` (``CLUSTERED_SCHEDULERS``); ``scheduler``
     is then ``P-FP`` / ``P-EDF``, which run the same way: a partition of
-    several CPUs is a cluster, scheduled globally inside.
+    several CPUs is a cluster, scheduled globally inside. ``backend``: who
+    runs the tasks, ``threads`` (kernel threads) or ``ult`` (the library's
+    user-level scheduler, docs/ult.md).
     """
 
     scheduler: Scheduler
     cpus: tuple[int, ...] | None = None
     partitions: tuple[Partition, ...] | None = ()
     clustered: bool = False
+    backend: str = "threads"
 
     @property
     def policy(self) -> str:

@@ -1,4 +1,4 @@
-"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/3``).
+"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/4``).
 
 Durations become integer nanoseconds, names become indices, every CPU list
 is made explicit (the online CPUs are read here, at resolve time, when the
@@ -27,6 +27,7 @@ from rtsched.model.model import (
     Wait,
 )
 from rtsched.model.placement import Placement, place
+from rtsched.model.ult import ult_backend_name, ult_cpus
 from rtsched.model.validate import TaskSetError
 
 __all__ = [
@@ -35,7 +36,7 @@ __all__ = [
     "to_runner_input",
 ]
 
-RUNNER_FORMAT = "rtsched-runner/3"
+RUNNER_FORMAT = "rtsched-runner/4"
 DEFAULT_RELEASE_DELAY_NS = 100_000_000
 #: Limits of rtsched-run's reader (tools/run/spec.h RUN_PATH_MAX, spec.c).
 TRACE_PATH_MAX = 512
@@ -154,7 +155,8 @@ def to_runner_input(
                 f"(partitions: {', '.join(partition_index) or 'none'})"
             )
 
-    if platform.scheduler == "G-EDF" and sorted(cpus) != sorted(online):
+    ult = platform.backend == "ult"  # no SCHED_DEADLINE, no cpusets: the library schedules
+    if platform.scheduler == "G-EDF" and not ult and sorted(cpus) != sorted(online):
         errors.append(
             f"platform.cpus: G-EDF with SCHED_DEADLINE needs every online CPU "
             f"({', '.join(map(str, online))}); to use only {', '.join(map(str, cpus))}, write P-EDF "
@@ -162,7 +164,7 @@ def to_runner_input(
         )
 
     limits = dl_period_limits if dl_period_limits is not None else _dl_period_limits()
-    if limits is not None:
+    if limits is not None and not ult:
         lo, hi = limits
         for t_index, task in enumerate(taskset.tasks):
             if task.policy == "deadline" and not lo <= task.period_ns <= hi:
@@ -174,8 +176,12 @@ def to_runner_input(
     if errors:
         raise TaskSetError(errors)
 
+    backend = "threads"
+    if ult:
+        backend = ult_backend_name(platform, partitions)
+        cpus = ult_cpus(platform, cpus, partitions)
     cpusets = []
-    if platform.scheduler == "P-EDF":
+    if platform.scheduler == "P-EDF" and not ult:
         cpusets = [{"name": p.name, "cpus": list(p.cpus), "exclusive": True} for p in partitions]
 
     resources = {r.name: i for i, r in enumerate(taskset.resources)}
@@ -188,9 +194,11 @@ def to_runner_input(
     tasks = []
     for task in taskset.tasks:
         cpuset = None
-        if platform.scheduler == "P-EDF" and task.policy == "deadline" and task.partition is not None:
+        if cpusets and task.policy == "deadline" and task.partition is not None:
             cpuset = partition_index[task.partition]
-        if task.policy == "deadline":
+        if ult:
+            budget = 0  # the ult backend monitors no budget (refused at validation)
+        elif task.policy == "deadline":
             budget = task.dl_runtime_ns
         else:
             budget = task.budget_ns or 0
@@ -222,6 +230,7 @@ def to_runner_input(
         "duration_ns": duration,
         "release_delay_ns": release_delay_ns,
         "scheduler": platform.scheduler,
+        "backend": backend,
         "cpus": list(cpus),
         "cpusets": cpusets,
         "resources": [_resource(r, locks.get(r.name)) for r in taskset.resources],

@@ -18,9 +18,11 @@ from typing import Any, cast
 
 from rtsched.model.ceilings import LEVEL_MAX, ceiling_problems
 from rtsched.model.durations import DurationError, format_duration, parse_duration
+from rtsched.model.ult import ult_problems
 from rtsched.model.model import (
     ACTIONS,
     ALL_CEILING_PROTOCOLS,
+    BACKENDS,
     CLUSTERED_SCHEDULERS,
     EDF_SCHEDULERS,
     FP_SCHEDULERS,
@@ -72,7 +74,7 @@ __all__ = [
 ]
 
 TOP_KEYS = frozenset({"name", "duration", "platform", "resources", "condvars", "servers", "tasks"})
-PLATFORM_KEYS = frozenset({"scheduler", "cpus", "partitions", "clusters"})
+PLATFORM_KEYS = frozenset({"scheduler", "backend", "cpus", "partitions", "clusters"})
 PARTITION_KEYS = frozenset({"name", "cpus"})
 RESOURCE_KEYS = frozenset({"name", "protocol", "variant", "ceiling"})
 CONDVAR_KEYS = frozenset({"name", "mutex"})
@@ -309,7 +311,7 @@ class _Checker:
             duration_ns=duration,
             servers=tuple(servers.values()),
         )
-        for path, message in ceiling_problems(taskset):
+        for path, message in ceiling_problems(taskset) + ult_problems(taskset):
             self.error(path, message)
         return None if self.errors else taskset
 
@@ -333,6 +335,9 @@ class _Checker:
                 "write the clusters as partitions: a partition of several CPUs is a cluster "
                 "(scheduler C-EDF or C-FP, the same run as P-EDF or P-FP)",
             )
+        backend: str | None = "threads"
+        if "backend" in data:
+            backend = self.enum(data["backend"], "platform.backend", BACKENDS)
         cpus = self.cpu_list(data["cpus"], "platform.cpus") if "cpus" in data else None
         partitions: tuple[Partition, ...] | None = ()
         if "partitions" in data:
@@ -346,9 +351,10 @@ class _Checker:
             partitions = (
                 tuple(Partition(f"cpu{c}", (c,)) for c in cpus) if cpus is not None else None
             )
-        if scheduler is None:
+        if scheduler is None or backend is None:
             return None
-        return Platform(scheduler=cast(Scheduler, scheduler), cpus=cpus, partitions=partitions, clustered=clustered)
+        return Platform(scheduler=cast(Scheduler, scheduler), cpus=cpus, partitions=partitions,
+                        clustered=clustered, backend=backend)
 
     def partitions(self, value: Any, cpus: tuple[int, ...] | None) -> tuple[Partition, ...] | None:
         items = self.list_of(value, "platform.partitions", nonempty=True)

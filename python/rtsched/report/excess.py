@@ -34,6 +34,11 @@ from rtsched.trace.kernel_sched import KernelSchedule
 
 __all__ = ["StealSample", "ExcessJob", "explain_excess", "explain_job"]
 
+#: The ult backend's task identities have this bit (1 << 29); kernel TIDs stay below 2^22.
+ULT_ID_BIT = 1 << 29
+#: The name (comm) of rtsched-run's threads, its ult workers among them.
+RUNNER_COMM = "rtsched-run"
+
 #: (CLOCK_MONOTONIC ns, per CPU cumulative steal ns), as the producer sampled /proc/stat.
 StealSample = tuple[int, dict[int, int]]
 
@@ -178,6 +183,11 @@ def explain_excess(
     """Every job above its task's bound, in release order, with what its window shows."""
     bounds = {s.task: s.bound_ns for s in stats if s.bound_ns is not None}
     own_pids = {int(s["tid"]) for s in trace.streams}
+    # Under the ult backend a stream's tid is a task's ULT identity, and the set's kernel
+    # threads are the runner's workers, which carry the runner's name (docs/ult.md).
+    if kernel is not None and any(tid & ULT_ID_BIT for tid in own_pids):
+        own_pids |= {pid for stretches in kernel.intervals.values()
+                     for _, _, (kind, pid, comm) in stretches if kind == "task" and comm == RUNNER_COMM}
     out: list[ExcessJob] = []
     for info in table.tasks:
         bound = bounds.get(info.name)

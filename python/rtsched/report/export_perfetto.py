@@ -11,9 +11,13 @@ Layout (the JSON "Trace Event Format"):
   duration), a condition-variable wait (COND_WAIT to COND_WAKE), a call to a
   server (RPC_CALL to RPC_REPLY) and a lock wait longer than
   ``LOCK_WAIT_MIN_NS`` (LOCK_REQUEST to LOCK_ACQUIRE). A job
-  that never suspends has exactly one slice. Preemption is not traced (no
-  kernel events), so a slice includes the time the job was preempted; on a
-  CPU track the preempting job's slice nests inside it. A segment whose two
+  that never suspends has exactly one slice. Under the threads backend
+  preemption is not traced (no kernel events), so a slice includes the time
+  the job was preempted; on a CPU track the preempting job's slice nests
+  inside it. Under the ult backend, which traces every switch, a PREEMPT
+  ends a segment and the RESUME after it begins the next, on the CPUs the
+  events name: the slices are then the job's exact execution intervals, and
+  a job that migrated has one slice per CPU. A segment whose two
   ends were recorded on different CPUs (it migrated) or that would overlap
   another without nesting is left off the CPU tracks (counted in the
   metadata), never off its task track;
@@ -86,6 +90,11 @@ def job_segments(events: np.ndarray) -> list[tuple[int, int, int, int]]:
                 segments.append((begin[0], pending_request[0], begin[1], pending_request[1]))
                 begin = (t, cpu)
             pending_request = None
+        elif kind == EV.PREEMPT and begin is not None:
+            segments.append((begin[0], t, begin[1], int(ev["arg0"])))
+            begin = None
+        elif kind == EV.RESUME and begin is None:
+            begin = (t, int(ev["arg0"]))
         elif kind == EV.COMPLETE:
             if begin is not None:
                 segments.append((begin[0], t, begin[1], cpu))

@@ -56,8 +56,10 @@ def plot_schedule(
     table: JobTable, trace: Trace, path: str | Path, window_ns: tuple[int, int] | None = None
 ) -> int:
     """Gantt chart of the window (ns since t0; default the first 200 ms): one row per CPU,
-    bars = job execution segments coloured by task (preemption not traced: a bar may
-    include time the job was preempted; nested bars are drawn thinner), releases as
+    bars = job execution segments coloured by task (under the threads backend preemption
+    is not traced: a bar may include time the job was preempted, nested bars are drawn
+    thinner; under the ult backend the bars are the exact execution intervals, from the
+    PREEMPT / RESUME events, ``job_segments``), releases as
     ticks above; servers' services (calls) are bars of their own colour. Returns the
     number of bars drawn."""
     plt = pyplot()

@@ -67,6 +67,7 @@ class Report:
             self.table,
             self.stats,
             scheduler=self.taskset.platform.scheduler,
+            backend=self.taskset.platform.backend,
             **producer,
             servers=[s.as_dict() for s in self.servers],
             events_off_cpus=self.events_off_cpus,

@@ -1,14 +1,17 @@
-"""``rtsched run --compare-picv``: one task set with servers run twice, with and
-without PI-CV, side by side (seed 004 §6.2, Table II and Fig. 9).
+"""One task set run twice, side by side: ``rtsched run --compare-picv`` (with and
+without PI-CV, seed 004 §6.2, Table II and Fig. 9) and ``--compare-backends``
+(under the threads backend, then under the ult backend, docs/ult.md).
 
-    from rtsched.run.compare import compare_picv
+    from rtsched.run.compare import compare_picv, compare_backends
     comparison = compare_picv(load_taskset("examples/picv-rpc.yaml"), RunOptions())
-    comparison.rows()          # per task and variant: jobs, mean, p90, max, bound
+    comparison.rows()          # per task and variant: jobs, misses, mean, p90, p99, max, bound
 
-The two runs write their usual outputs in ``OUT/picv/`` and ``OUT/no-picv/``;
-the comparison adds ``OUT/compare.json`` and ``OUT/response-cdf-picv.png``
-(each task's response-time CDF with and without PI-CV). When the set is the
-paper's (``name: picv-rpc``), seed 004's Table II is shown beside it.
+Each run writes its usual outputs in ``OUT/<variant>/`` (``picv``,
+``no-picv``; ``threads``, ``ult``); the comparison adds ``OUT/compare.json``
+and, for PI-CV, ``OUT/response-cdf-picv.png`` (each task's response-time CDF
+with and without PI-CV). When the set is the paper's (``name: picv-rpc``),
+seed 004's Table II is shown beside it. The bound is the analysis's, which
+assumes the first variant (PI-CV; the kernel's scheduling for backends).
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from rtsched.model import TaskSet
+from rtsched.model import TaskSet, TaskSetError
+from rtsched.model.ult import ult_problems
 from rtsched.run.session import RunOptions, RunResult, default_out_dir, run_taskset
 
-__all__ = ["PAPER_TABLE_II", "Comparison", "compare_picv"]
+__all__ = ["PAPER_TABLE_II", "BACKEND_VARIANTS", "PICV_VARIANTS", "Comparison", "compare_backends", "compare_picv"]
 
 MS = 1_000_000
 
@@ -36,42 +40,50 @@ PAPER_TABLE_II: dict[str, dict[str, dict[str, tuple[float, float, float]]]] = {
     }
 }
 
-VARIANTS = ("picv", "no-picv")
+PICV_VARIANTS: tuple[str, ...] = ("picv", "no-picv")
+BACKEND_VARIANTS: tuple[str, ...] = ("threads", "ult")
+#: compare.json's format per kind of comparison.
+FORMATS: dict[tuple[str, ...], str] = {PICV_VARIANTS: "rtsched-picv-compare/1", BACKEND_VARIANTS: "rtsched-backend-compare/1"}
 
 
 @dataclass
 class Comparison:
     taskset: TaskSet
     out_dir: Path
-    runs: dict[str, RunResult]  # "picv", "no-picv"
+    runs: dict[str, RunResult]  # by variant, in the order they ran
     files: dict[str, Path]
+    variants: tuple[str, ...] = PICV_VARIANTS
 
     @property
     def interrupted(self) -> bool:
         return any(r.interrupted for r in self.runs.values())
 
     def paper(self) -> dict[str, dict[str, tuple[float, float, float]]] | None:
-        return PAPER_TABLE_II.get(self.taskset.name)
+        return PAPER_TABLE_II.get(self.taskset.name) if self.variants == PICV_VARIANTS else None
 
     def rows(self) -> list[dict[str, Any]]:
         """Per task (set order) and variant: this run's figures (ns), the bound
-        (PI-CV only: the analysis assumes it), and the paper's (ms) when known."""
+        (first variant only: the analysis assumes it), and the paper's (ms) when known."""
         paper = self.paper() or {}
         out = []
         for task in self.taskset.rt_tasks:
-            for variant in VARIANTS:
+            for variant in self.variants:
                 run = self.runs.get(variant)
                 stats = next((s for s in run.stats if s.task == task.name), None) if run else None
+                first = variant == self.variants[0]
                 out.append(
                     {
                         "task": task.name,
                         "variant": variant,
                         "jobs": stats.jobs if stats else 0,
+                        "deadline_misses": stats.deadline_misses if stats else 0,
                         "mean_ns": stats.response_mean_ns if stats else None,
                         "p90_ns": stats.response_p90_ns if stats else None,
+                        "p99_ns": stats.response_p99_ns if stats else None,
                         "max_ns": stats.response_max_ns if stats else None,
-                        "bound_ns": stats.bound_ns if stats else None,
-                        "bound_exceeded": bool(stats and stats.bound_exceeded),
+                        "release_latency_p99_ns": stats.release_latency_p99_ns if stats else None,
+                        "bound_ns": stats.bound_ns if stats and first else None,
+                        "bound_exceeded": bool(stats and first and stats.bound_exceeded),
                         "paper_ms": paper.get(variant, {}).get(task.name),
                     }
                 )
@@ -79,7 +91,7 @@ class Comparison:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "format": "rtsched-picv-compare/1",
+            "format": FORMATS[self.variants],
             "name": self.taskset.name,
             "duration_ns": next(iter(self.runs.values())).summary.get("duration_ns") if self.runs else None,
             "rows": self.rows(),
@@ -102,7 +114,7 @@ def plot_cdf_comparison(comparison: Comparison, path: str | Path) -> None:
     ]
     for k, name in enumerate(callers):
         color = colors[k % len(colors)]
-        for variant, style in (("picv", "-"), ("no-picv", "--")):
+        for variant, style in zip(PICV_VARIANTS, ("-", "--")):
             run = comparison.runs.get(variant)
             if run is None or run.table is None:
                 continue
@@ -131,22 +143,43 @@ def plot_cdf_comparison(comparison: Comparison, path: str | Path) -> None:
     plt.close(fig)
 
 
+def _run_variants(tasksets: dict[str, TaskSet], options: RunOptions, picv: dict[str, bool]) -> Comparison:
+    """Run each variant's task set into OUT/<variant>/, in order; stop after an interrupted run."""
+    first = next(iter(tasksets.values()))
+    out_dir = Path(options.out_dir) if options.out_dir is not None else default_out_dir(first)
+    runs: dict[str, RunResult] = {}
+    for variant, taskset in tasksets.items():
+        run_options = replace(options, picv=picv[variant], out_dir=out_dir / variant)
+        runs[variant] = run_taskset(taskset, run_options)
+        if runs[variant].interrupted:
+            break
+    comparison = Comparison(first, out_dir, runs, {}, tuple(tasksets))
+    if len(runs) == len(tasksets) and all(r.table is not None for r in runs.values()):
+        comparison.files["compare.json"] = out_dir / "compare.json"
+        comparison.files["compare.json"].write_text(json.dumps(comparison.as_dict(), indent=2) + "\n")
+    return comparison
+
+
 def compare_picv(taskset: TaskSet, options: RunOptions | None = None) -> Comparison:
     """Run ``taskset`` with PI-CV, then without, into OUT/picv and OUT/no-picv.
     Stops after the first run when it was interrupted. Raises what run_taskset raises."""
     options = options or RunOptions()
-    out_dir = Path(options.out_dir) if options.out_dir is not None else default_out_dir(taskset)
-    runs: dict[str, RunResult] = {}
-    for variant in VARIANTS:
-        run_options = replace(options, picv=variant == "picv", out_dir=out_dir / variant)
-        runs[variant] = run_taskset(taskset, run_options)
-        if runs[variant].interrupted:
-            break
-    comparison = Comparison(taskset, out_dir, runs, {})
-    if len(runs) == len(VARIANTS) and all(r.table is not None for r in runs.values()):
-        if options.plots:
-            comparison.files["response-cdf-picv.png"] = out_dir / "response-cdf-picv.png"
-            plot_cdf_comparison(comparison, comparison.files["response-cdf-picv.png"])
-        comparison.files["compare.json"] = out_dir / "compare.json"
-        comparison.files["compare.json"].write_text(json.dumps(comparison.as_dict(), indent=2) + "\n")
+    comparison = _run_variants({v: taskset for v in PICV_VARIANTS}, options,
+                               {"picv": True, "no-picv": False})
+    if "compare.json" in comparison.files and options.plots:
+        comparison.files["response-cdf-picv.png"] = comparison.out_dir / "response-cdf-picv.png"
+        plot_cdf_comparison(comparison, comparison.files["response-cdf-picv.png"])
     return comparison
+
+
+def compare_backends(taskset: TaskSet, options: RunOptions | None = None) -> Comparison:
+    """Run ``taskset`` under the threads backend, then the ult backend (whatever its file's
+    ``platform.backend``), into OUT/threads and OUT/ult. Raises TaskSetError, before running
+    anything, when the set uses what the ult backend refuses; else what run_taskset raises."""
+    options = options or RunOptions()
+    tasksets = {b: replace(taskset, platform=replace(taskset.platform, backend=b)) for b in BACKEND_VARIANTS}
+    problems = ult_problems(tasksets["ult"])
+    if problems:
+        raise TaskSetError([f"{path}: {message} (--compare-backends runs the set under ult too)"
+                            for path, message in problems])
+    return _run_variants(tasksets, options, {b: options.picv for b in BACKEND_VARIANTS})

@@ -1,0 +1,133 @@
+"""``rtsched run`` with ``platform: {backend: ult}``: real runs of 0.5 s (docs/ult.md).
+
+Order and counts only (STYLE 18); every test needs root and real-time
+scheduling and skips with its reason otherwise. The sets keep CPU 0 light
+(at most about a third of it, for half a second). Run under
+``flock /tmp/rt.lock`` with RTSCHED_NATIVE_BIN pointing at the runner.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from rtsched.trace import EventType as EV
+from rtsched.trace import read_trace as load_trace
+from stolen_cpu import skip_if_misses_were_stolen
+from test_run_live import EXAMPLES, _rt_available, rtsched_run, write_set
+
+pytestmark = pytest.mark.skipif(_rt_available() is not None, reason=str(_rt_available()))
+
+DURATION_NS = 500_000_000
+
+
+def run_set(path, out):
+    done = rtsched_run(str(path), "--duration", "500ms", "--out", str(out), "--json", "--no-plots")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), load_trace(out / "trace.rtst")
+
+
+def task_events(trace):
+    """name -> its stream's events, in recording order."""
+    return {s["name"]: trace.events_of(s["stream_id"]) for s in trace.streams}
+
+
+def test_the_ult_cedf_example_runs_without_misses_and_records_its_jobs(tmp_path):
+    summary, trace = run_set(EXAMPLES / "ult-cedf.yaml", tmp_path / "out")
+    runner = json.loads((tmp_path / "out" / "runner.json").read_text())
+    assert runner["backend"] == "ult:cedf:2" and summary["backend"] == "ult"
+    skip_if_misses_were_stolen(summary, DURATION_NS)
+    assert summary["deadline_misses"] == 0, summary["tasks"]
+    periods = {t["name"]: t["period_ns"] for t in runner["tasks"]}
+    computes = {t["name"]: sum(a["ns"] for a in t["body"]) for t in runner["tasks"]}
+    for task in summary["tasks"]:
+        name = task["task"]
+        # periodic: one job per period, give or take the one cut by the end of the run
+        if name != "network":
+            assert abs(task["jobs"] - DURATION_NS // periods[name]) <= 1, task
+        assert task["jobs"] > 0
+    for name, events in task_events(trace).items():
+        done = events[events["type"] == EV.COMPLETE]
+        assert len(done) >= 1
+        # COMPLETE's CPU time is the ULT's switched-in time; a compute runs until the task's
+        # own CPU time (rts_task_cputime_ns) grew by its amount, preempted or not.
+        assert (done["arg1"] >= computes[name]).all(), (name, done["arg1"].min())
+
+
+PEDF = """\
+name: ult-pedf
+platform: {scheduler: P-EDF, backend: ult}
+tasks:
+  - {name: light, partition: cpu0, period: 10ms, body: [{compute: 500us}]}
+  - {name: long, partition: cpu1, period: 20ms, body: [{compute: 6ms}]}
+  - {name: short, partition: cpu1, period: 5ms, deadline: 2ms, offset: 1ms, body: [{compute: 500us}]}
+"""
+
+
+def test_pedf_under_ult_never_migrates(tmp_path):
+    summary, trace = run_set(write_set(tmp_path / "pedf.yaml", PEDF), tmp_path / "out")
+    skip_if_misses_were_stolen(summary, DURATION_NS)
+    events = task_events(trace)
+    home = {"light": 0, "long": 1, "short": 1}
+    for name, ev in events.items():
+        assert not (ev["type"] == EV.MIGRATE).any(), name
+        ran = ev[np.isin(ev["type"], [EV.START, EV.PREEMPT, EV.RESUME, EV.COMPLETE])]
+        assert (ran["cpu"] == home[name]).all(), (name, np.unique(ran["cpu"]))
+    # the test means something: "short" preempts "long" on CPU 1
+    assert (events["long"]["type"] == EV.PREEMPT).sum() > 0
+
+
+GEDF = """\
+name: ult-gedf
+platform: {scheduler: G-EDF, backend: ult}
+tasks:
+  - {name: long, period: 20ms, body: [{compute: 4ms}]}
+  - {name: urgent, period: 20ms, deadline: 3ms, offset: 1ms, body: [{compute: 1500us}]}
+  - {name: brief, period: 20ms, deadline: 4ms, offset: 1ms, body: [{compute: 500us}]}
+"""
+
+
+def test_gedf_under_ult_migrates_and_traces_each_migration(tmp_path):
+    """1 ms into each period of "long", "urgent" and "brief" are released together: one of
+    them preempts "long" and the other takes the idle CPU. Whichever CPU "long" was on, the
+    worker that takes the release runs "urgent" (earliest deadline) and the other CPU gets
+    "brief", which ends first: when "long" was on the releasing worker's CPU, it goes on on
+    the other one."""
+    summary, trace = run_set(write_set(tmp_path / "gedf.yaml", GEDF), tmp_path / "out")
+    skip_if_misses_were_stolen(summary, DURATION_NS)
+    moves = 0
+    for name, ev in task_events(trace).items():
+        kinds = ev["type"].tolist()
+        for i, kind in enumerate(kinds):
+            if kind != EV.MIGRATE:
+                continue
+            moves += 1
+            here = ev[i]
+            assert here["arg0"] != here["arg1"], name
+            # nested in PREEMPT (on the CPU it left) ... RESUME (on the CPU it moved to)
+            before = [j for j in range(i) if kinds[j] == EV.PREEMPT][-1]
+            after = next(j for j in range(i + 1, len(kinds)) if kinds[j] == EV.RESUME)
+            assert ev[before]["arg0"] == here["arg0"] and ev[after]["arg0"] == here["arg1"]
+    assert moves > 0
+
+
+def test_compare_backends_runs_the_set_under_both_and_puts_them_side_by_side(tmp_path):
+    spec = write_set(tmp_path / "pedf.yaml", PEDF.replace("backend: ult", "backend: threads"))
+    out = tmp_path / "out"
+    done = rtsched_run(str(spec), "--compare-backends", "--duration", "500ms", "--out", str(out), "--json",
+                       "--no-plots")
+    assert done.returncode == 0, done.stderr
+    compared = json.loads(done.stdout)
+    assert compared["format"] == "rtsched-backend-compare/1"
+    assert json.loads((out / "compare.json").read_text()) == compared
+    assert json.loads((out / "threads" / "runner.json").read_text())["backend"] == "threads"
+    assert json.loads((out / "ult" / "runner.json").read_text())["backend"] == "ult:pedf"
+    rows = compared["rows"]
+    assert [(r["task"], r["variant"]) for r in rows] == [
+        (t, b) for t in ("light", "long", "short") for b in ("threads", "ult")]
+    for row in rows:
+        assert row["jobs"] > 0 and row["mean_ns"] <= row["p99_ns"] <= row["max_ns"], row
+        assert row["release_latency_p99_ns"] is not None
+        assert (row["bound_ns"] is not None) == (row["variant"] == "threads")
