@@ -144,18 +144,24 @@ class Engine:
             self._settle(now)
 
     def _settle(self, now: int) -> None:
+        # Threads whose stretch of CPU time ended at ``now`` go on first, before any dispatch
+        # at ``now``: a job whose work is done at t completes at t even when a higher-priority
+        # job is released at t (otherwise it would be preempted with nothing left to run and
+        # complete only after that job: a response the model does not have).
         dirty = self._dirty
         to_advance = self._to_advance
         while True:
+            if to_advance:
+                batch = to_advance[:]
+                to_advance.clear()
+                for t in batch:
+                    if t.state == RUNNING:
+                        advance(self, t, now)
+                continue
+            if not dirty:
+                return
             while dirty:
                 dispatch(dirty.pop(), now, self._start, self._preempt)
-            if not to_advance:
-                return
-            batch = to_advance[:]
-            to_advance.clear()
-            for t in batch:
-                if t.state == RUNNING:
-                    advance(self, t, now)
 
     # --- releases -----------------------------------------------------------------------------
 
