@@ -27,8 +27,7 @@ def test_jobs_the_hog_delays_diverge_from_the_simulation_and_are_explained(tmp_p
     spec = tmp_path / "hogged.yaml"
     spec.write_text(SET.format(cpu=cpu))
     # the command's start-up comes before the run: the hog runs until the command returns
-    assert "+ 1.5" in HOG
-    hog = subprocess.Popen([sys.executable, "-c", HOG.format(cpu={cpu}).replace("+ 1.5", "+ 60")])
+    hog = subprocess.Popen([sys.executable, "-c", HOG.format(cpu={cpu})])
     try:
         done = subprocess.run([sys.executable, "-m", "rtsched.cli.main", "run", str(spec), "--out",
                                str(tmp_path / "out"), "--ideal", "--no-plots", "--json", "--compare-sim"],
