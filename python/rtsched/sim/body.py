@@ -13,21 +13,36 @@ RPC_SERVE_END); SLEEP; COMPLETE and DEADLINE_MISS.
 from __future__ import annotations
 
 from heapq import heappush
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from rtsched.trace import EventType as EV
 from rtsched.sim.eventq import DONE, WAKE
-from rtsched.sim.condvars import wake_waiters
+from rtsched.sim.condvars import Scheduler as CondScheduler
+from rtsched.sim.condvars import SimCondVar, wake_waiters
+from rtsched.sim.rpc import Scheduler as RpcScheduler
 from rtsched.sim.rpc import call, serve
-from rtsched.sim.protocols import gate_holder, try_lock, unlock, wait_at_gate
+from rtsched.sim.protocols import Partitions, SimLock, gate_holder, try_lock, unlock, wait_at_gate
 from rtsched.sim.threads import (FINISHED, IDLE, OP_CALL, OP_COMPUTE, OP_LOCK, OP_SIGNAL, OP_SLEEP, OP_UNLOCK, OP_WAIT, SLEEPING,
                                  WAITING,
                                  SimThread)
 
-if TYPE_CHECKING:
-    from rtsched.sim.engine import Engine
+__all__ = ["Machine", "advance"]
 
-__all__ = ["advance"]
+
+class Machine(CondScheduler, RpcScheduler, Protocol):
+    """What the body interpreter asks of the engine (rtsched.sim.engine.Engine is one): the
+    engine calls ``advance`` and passes itself, so the body never imports the engine."""
+
+    partitions: Partitions
+    gated: bool
+    jobs_completed: int
+    locks: list[SimLock]
+    condvars: list[SimCondVar]
+    threads: list[SimThread]
+    first_server: int
+
+    def begin_job(self, t: SimThread) -> None: ...
+    def leave_cpu(self, t: SimThread, now: int, state: int) -> None: ...
 
 _RELEASE, _START, _COMPLETE, _MISS = int(EV.RELEASE), int(EV.START), int(EV.COMPLETE), int(EV.DEADLINE_MISS)
 _REQUEST, _ACQUIRE, _UNLOCKED, _SLEEP = (int(EV.LOCK_REQUEST), int(EV.LOCK_ACQUIRE), int(EV.LOCK_RELEASE),
@@ -37,7 +52,7 @@ _COND_WAIT, _COND_WAKE, _SIGNAL, _BROADCAST = (int(EV.COND_WAIT), int(EV.COND_WA
                                                int(EV.COND_BROADCAST))
 
 
-def advance(engine: Engine, t: SimThread, now: int) -> None:
+def advance(engine: Machine, t: SimThread, now: int) -> None:
     """Run ``t`` (RUNNING on ``t.cpu``) from ``now`` until it needs CPU time or leaves its CPU."""
     ops = t.ops
     n_ops = len(ops)
