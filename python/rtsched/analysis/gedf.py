@@ -33,7 +33,7 @@ U > m). A set with D > T is ``unsupported``, with the task named.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_fraction
@@ -144,6 +144,32 @@ def _edf_bound(i: AnalysisTask, ri: int, k: AnalysisTask) -> int:
 CREEP_STEPS = 500
 
 
+def least_bound(f: Callable[[int], int], start: int, limit: int) -> int | None:
+    """The least R in [start, limit] with f(R) ≤ R for a nondecreasing f, iterating from
+    ``start``; after CREEP_STEPS steps (an integer iteration may creep by 1 ns per step) a
+    bisection between the current value and ``limit`` finds one instead: still an R with
+    f(R) ≤ R, possibly above the least. None when none is shown within ``limit``."""
+    r = start
+    for _ in range(CREEP_STEPS):
+        new = f(r)
+        if new <= r:
+            return r
+        if new > limit:
+            return None
+        r = new
+    hi = limit
+    if f(hi) > hi:
+        return None  # not shown (the creeping iteration could still end below the limit; safe)
+    lo = r  # f(lo) > lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if f(mid) <= mid:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def _rta_one(k: AnalysisTask, others: Sequence[tuple[AnalysisTask, int]], m: int, edf: bool) -> int | None:
     """A response-time bound R ≤ D_k with f(R) ≤ R, or None.
 
@@ -171,25 +197,7 @@ def _rta_one(k: AnalysisTask, others: Sequence[tuple[AnalysisTask, int]], m: int
             total += min(x, cap)
         return c + total // m
 
-    r = c
-    for _ in range(CREEP_STEPS):
-        new = f(r)
-        if new <= r:
-            return r
-        if new > k.deadline_ns:
-            return None
-        r = new
-    hi = k.deadline_ns
-    if f(hi) > hi:
-        return None  # not shown (the creeping iteration could still end below D; the test stays safe)
-    lo = r  # f(lo) > lo
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if f(mid) <= mid:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return least_bound(f, c, k.deadline_ns)
 
 
 def gedf_rta(problem: AnalysisProblem) -> AnalysisResult:

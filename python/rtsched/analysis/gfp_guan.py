@@ -29,7 +29,7 @@ ticks of the window all m processors ran higher-priority work, each task
 at most I of it: Ω_k(x) ≥ m(x − C_k + 1). Ω_k is non-decreasing (a maximum,
 over the choice of carry-in tasks, of non-decreasing sums), so the
 iteration x ← C_k + ⌊Ω_k(x)/m⌋ from x = C_k climbs to the least such x; if it
-creeps (1 ns per step) for CREEP_STEPS steps, a bisection between the current
+creeps (1 ns per step) for gedf.CREEP_STEPS steps (gedf.least_bound), a bisection between the current
 value and D_k finds a valid x instead (still a bound, maybe not the least).
 
 Tasks are analysed from the highest priority down; each uses the bounds R_i
@@ -41,14 +41,13 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from rtsched.analysis.gedf import _check, _finish
+from rtsched.analysis.gedf import _check, _finish, least_bound
 from rtsched.analysis.results import AnalysisResult, TaskBound
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask
 
-__all__ = ["gfp_guan", "guan_interference", "CREEP_STEPS"]
+__all__ = ["gfp_guan", "guan_interference"]
 
 #: Fixed-point steps before the search for a bound switches to bisection.
-CREEP_STEPS = 500
 
 
 def _w_nc(c: int, t: int, x: int) -> int:
@@ -83,25 +82,7 @@ def _bound(k: AnalysisTask, hp: Sequence[tuple[AnalysisTask, int]], m: int) -> i
     def f(x: int) -> int:
         return c + guan_interference(k, hp, m, x) // m
 
-    x = c
-    for _ in range(CREEP_STEPS):
-        new = f(x)
-        if new <= x:
-            return x
-        if new > k.deadline_ns:
-            return None
-        x = new
-    hi = k.deadline_ns
-    if f(hi) > hi:
-        return None  # not shown (the creeping iteration could end below D; the answer stays safe)
-    lo = x  # f(lo) > lo
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if f(mid) <= mid:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return least_bound(f, c, k.deadline_ns)
 
 
 def gfp_guan(problem: AnalysisProblem) -> AnalysisResult:
