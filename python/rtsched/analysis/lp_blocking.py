@@ -75,8 +75,8 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from rtsched.analysis.blocking import Blocking, blocking_term
-from rtsched.analysis.partitioned import _gcs, _mpcp_wait, suspension_aware_rta
-from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, refuse_clusters, unsupported, verdict_of
+from rtsched.analysis.partitioned import _gcs, _mpcp_wait, refuse_pfp_locking, suspension_aware_rta
+from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_div
 
 __all__ = ["pfp_fmlp_plus_lp", "pfp_mpcp_lp", "fmlp_plus_lp_blocking", "mpcp_lp_blocking", "lp_optimum", "LpBlocking"]
@@ -239,15 +239,10 @@ def pfp_mpcp_lp(problem: AnalysisProblem) -> AnalysisResult:
 
 
 def _pfp_lp(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResult:
-    if problem.scheduler not in ("P-FP", "FP"):
-        return unsupported(test, problem.names(), f"{test} needs P-FP; the set uses {problem.scheduler}")
-    refused = refuse_clusters(test, problem)
+    refused = refuse_pfp_locking(problem, test)
     if refused is not None:
         return refused
     glob = problem.global_resources()
-    for t in problem.tasks:
-        if any(cs.nested for cs in _gcs(t, glob)):
-            return unsupported(test, problem.names(), f"{t.name}: nested global sections are not supported")
     others = {problem.protocol(r) for r in glob} - {protocol}
     if others:
         return unsupported(test, problem.names(), f"{test} assumes {protocol} on every global resource; "

@@ -95,7 +95,9 @@ def _fmlp_wait(i: AnalysisTask, q: str, tasks: Sequence[AnalysisTask], glob: fro
     return w
 
 
-def _pfp_locking(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResult:
+def refuse_pfp_locking(problem: AnalysisProblem, test: str) -> AnalysisResult | None:
+    """Why a P-FP global-locking test does not apply (not P-FP, clusters, nested global
+    sections), or None."""
     if problem.scheduler not in ("P-FP", "FP"):
         return unsupported(test, problem.names(), f"{test} needs P-FP; the set uses {problem.scheduler}")
     refused = refuse_clusters(test, problem)
@@ -103,9 +105,16 @@ def _pfp_locking(problem: AnalysisProblem, test: str, protocol: str) -> Analysis
         return refused
     glob = problem.global_resources()
     for t in problem.tasks:
-        for cs in _gcs(t, glob):
-            if cs.nested:
-                return unsupported(test, problem.names(), f"{t.name}: nested global sections are not supported")
+        if any(cs.nested for cs in _gcs(t, glob)):
+            return unsupported(test, problem.names(), f"{t.name}: nested global sections are not supported")
+    return None
+
+
+def _pfp_locking(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResult:
+    refused = refuse_pfp_locking(problem, test)
+    if refused is not None:
+        return refused
+    glob = problem.global_resources()
     tasks = problem.tasks
     remote: dict[str, int] = {}
     remote_reason: dict[str, str] = {}
