@@ -335,6 +335,21 @@ def print_comparison(comparison, console) -> None:
                 f"[bold yellow]{s['events_off_cpus']} trace event(s) outside the tasks' CPUs[/] ({variant}): something "
                 "outside the run moved its threads (a CPU shield, a cpuset change); these figures are not the set's alone"
             )
+        above = s.get("jobs_above_bound") or []
+        if above:
+            verdicts: dict[str, int] = {}
+            for e in above:
+                verdicts[e["verdict"]] = verdicts.get(e["verdict"], 0) + 1
+            worst = max(above, key=lambda e: e["excess_ns"])
+            console.print(
+                f"{label}: [bold red]{len(above)} job(s) above their bound[/] ("
+                + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items(), key=lambda kv: -kv[1]))
+                + f"); the largest, {worst['task']} job {worst['job']}: {worst['cause']} "
+                f"(every one in {variant}/summary.json, jobs_above_bound)")
+    first = next(iter(comparison.runs.values())).summary
+    if first and first.get("overheads") is None:
+        console.print("overheads are not counted in the bounds: `rtsched calibrate` measures this machine's "
+                      "(docs/calibrate.md)")
     outputs = ", ".join(sorted(comparison.files)) or "none"
     folders = " and ".join(f"{v}/" for v in comparison.variants)
     console.print(f"outputs in {comparison.out_dir}/: {outputs}; each run's in {folders}")
