@@ -26,6 +26,7 @@
 
 #include "internal/backend.h"
 #include "internal/ceiling.h"
+#include "internal/ceiling_partition.h"
 #include "internal/ceiling_mutex.h"
 #include "internal/export.h"
 #include "internal/lock_protocol.h"

@@ -25,6 +25,7 @@
 
 #include "internal/backend.h"
 #include "internal/ceiling.h"
+#include "internal/ceiling_partition.h"
 #include "internal/pi_word.h"
 #include "internal/tid.h"
 #include "internal/trace.h"

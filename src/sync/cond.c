@@ -18,7 +18,7 @@
 
 #include <rtsched/cond.h>
 
-#include "internal/cond.h"
+#include "internal/cond_object.h"
 #include "internal/export.h"
 #include "internal/mutex.h"
 #include "internal/picv.h"

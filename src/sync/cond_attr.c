@@ -4,7 +4,7 @@
 
 #include <rtsched/cond.h>
 
-#include "internal/cond.h"
+#include "internal/cond_object.h"
 #include "internal/export.h"
 
 #define ATTR_MAGIC      0xc0000000u

@@ -46,7 +46,7 @@
 
 #include "internal/backend.h"
 #include "internal/cancel.h"
-#include "internal/cond.h"
+#include "internal/cond_object.h"
 #include "internal/fifo_mutex.h"
 #include "internal/fifo_queue.h"
 #include "internal/mutex.h"

@@ -73,7 +73,7 @@
 
 #include "internal/backend.h"
 #include "internal/cancel.h"
-#include "internal/cond.h"
+#include "internal/cond_object.h"
 #include "internal/mutex.h"
 #include "internal/pi_word.h"
 #include "internal/robust_list.h"

@@ -30,7 +30,7 @@
 
 #include <rtsched/cond.h>
 
-#include "internal/cond.h"
+#include "internal/cond_object.h"
 #include "internal/pi_word.h"
 
 struct entry {

@@ -81,7 +81,7 @@
 
 #include "internal/backend.h"
 #include "internal/cancel.h"
-#include "internal/cond.h"
+#include "internal/cond_object.h"
 #include "internal/ceiling.h"
 #include "internal/export.h"
 #include "internal/handover.h"

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the condition variable's files share: cond.c (the public calls),
- * cond_private.c (process-private: a queue of per-thread waiter records) and
- * cond_shared.c (process-shared: one futex word and a waiter count).
+ * The condition variable object as every condvar file sees it (its ABI size,
+ * its flags, waiter word and clock) and what they share: cond.c (the public
+ * calls, dispatching by kind), cond_private.c (process-private: a queue of
+ * per-thread waiter records), cond_shared.c (process-shared: one futex word
+ * and a waiter count), cond_fifo.c (with a FIFO mutex) and picv.c (PI-CV).
  */
-#ifndef RTS_INTERNAL_COND_H
-#define RTS_INTERNAL_COND_H
+#ifndef RTS_INTERNAL_COND_OBJECT_H
+#define RTS_INTERNAL_COND_OBJECT_H
 
 #include <stdbool.h>
 #include <stdint.h>
