@@ -12,6 +12,36 @@ from rtsched.trace import read_trace
 MS = 1_000_000
 
 
+def worst_responses(trace_path: Path, taskset, duration_ns: int, **options) -> tuple[dict, int]:
+    """Simulate ``taskset`` for ``duration_ns``: the largest response of each task (None
+    when no job completed) and the number of deadline misses, read back from the trace."""
+    run = simulate(taskset, SimOptions(duration_ns=duration_ns, **options), trace_path)
+    trace = read_trace(run.trace_path)
+    worst, misses = {}, 0
+    for s in trace.streams:
+        evs = trace.events_of(s["stream_id"])
+        released = {int(e["job"]): int(e["time_ns"]) for e in evs if e["type"] == EV.RELEASE}
+        responses = [int(e["time_ns"]) - released[int(e["job"])] for e in evs if e["type"] == EV.COMPLETE]
+        worst[s["name"]] = max(responses) if responses else None
+        misses += int((evs["type"] == EV.DEADLINE_MISS).sum())
+    return worst, misses
+
+
+def problem_taskset(problem, scale_ns: int = MS):
+    """The uniprocessor task set of an analysis problem (FP or EDF, independent tasks),
+    its times multiplied by ``scale_ns`` so that the analysis's small integers become
+    durations a task-set file accepts."""
+    scheduler = "P-EDF" if problem.scheduler in ("EDF", "P-EDF") else "P-FP"
+    tasks = []
+    for t in problem.tasks:
+        task = {"name": t.name, "period": f"{t.period_ns * scale_ns}ns", "deadline": f"{t.deadline_ns * scale_ns}ns",
+                "partition": "cpu0", "body": [{"compute": f"{t.wcet_ns * scale_ns}ns"}]}
+        if scheduler == "P-FP":
+            task["priority"] = t.priority
+        tasks.append(task)
+    return taskset_from_dict({"name": "problem", "platform": {"scheduler": scheduler, "cpus": [0]}, "tasks": tasks})
+
+
 def sim_trace(tmp_path: Path, data: dict, duration_ns: int, **options):
     """The trace of ``data`` simulated for ``duration_ns``, and the task set."""
     taskset = taskset_from_dict(data)

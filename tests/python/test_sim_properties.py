@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 
 from rtsched.analysis import from_taskset, run_test
 from rtsched.model import taskset_from_dict
-from rtsched.sim import SimOptions, simulate
-from rtsched.trace import EventType as EV
+from sim_helpers import worst_responses
 
 MS = 1_000_000
 US = 1_000
@@ -48,21 +47,6 @@ def _set(scheduler, periods, wcets, extra=None, resources=()):
                               "resources": list(resources)})
 
 
-def _max_responses(trace_path_or_run, taskset, duration_ns, **options):
-    from rtsched.trace import read_trace
-
-    run = simulate(taskset, SimOptions(duration_ns=duration_ns, **options), trace_path_or_run)
-    trace = read_trace(run.trace_path)
-    worst, misses = {}, 0
-    for s in trace.streams:
-        evs = trace.events_of(s["stream_id"])
-        rel = {int(e["job"]): int(e["time_ns"]) for e in evs if e["type"] == EV.RELEASE}
-        resp = [int(e["time_ns"]) - rel[int(e["job"])] for e in evs if e["type"] == EV.COMPLETE]
-        worst[s["name"]] = max(resp) if resp else None
-        misses += int((evs["type"] == EV.DEADLINE_MISS).sum())
-    return worst, misses
-
-
 #: Generated sets per property (40 in the suite; SIM_PROPERTY_EXAMPLES=400 for a longer hunt).
 EXAMPLES = int(os.environ.get("SIM_PROPERTY_EXAMPLES", "40"))
 FAST = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -78,7 +62,7 @@ def test_fp_synchronous_worst_response_equals_the_exact_rta(tmp_path, params):
     if any(bounds[t.name] is None or bounds[t.name] > t.period_ns for t in taskset.tasks):
         return  # not schedulable with D = T: the first busy period is not the worst
     hyper = math.lcm(*periods)
-    worst, _ = _max_responses(tmp_path / "t.rtst", taskset, hyper)
+    worst, _ = worst_responses(tmp_path / "t.rtst", taskset, hyper)
     assert worst == bounds
 
 
@@ -89,7 +73,7 @@ def test_edf_with_utilization_at_most_one_never_misses(tmp_path, params):
     if sum(c / p for c, p in zip(wcets, periods)) > 1:
         return
     taskset = _set("P-EDF", periods, wcets)
-    _, misses = _max_responses(tmp_path / "t.rtst", taskset, 2 * math.lcm(*periods))
+    _, misses = worst_responses(tmp_path / "t.rtst", taskset, 2 * math.lcm(*periods))
     assert misses == 0
 
 
@@ -111,7 +95,7 @@ def test_no_response_exceeds_a_sustainable_bound(tmp_path, params, data):
         return
     bounds = {b.name: b.bound_ns for b in result.tasks}
     low = data.draw(st.sampled_from((None, 300_000)))
-    worst, misses = _max_responses(tmp_path / "t.rtst", taskset, 3 * math.lcm(*periods), exec_low_ppm=low,
+    worst, misses = worst_responses(tmp_path / "t.rtst", taskset, 3 * math.lcm(*periods), exec_low_ppm=low,
                                    seed=data.draw(st.integers(1, 1000)))
     assert misses == 0
     for name, response in worst.items():
@@ -147,7 +131,7 @@ def test_no_response_exceeds_fp_rta_with_blocking(tmp_path, params, data):
         return
     event(f"checked {protocol}")
     bounds = {b.name: b.bound_ns for b in result.tasks}
-    worst, misses = _max_responses(tmp_path / "t.rtst", taskset, 2 * math.lcm(*periods))
+    worst, misses = worst_responses(tmp_path / "t.rtst", taskset, 2 * math.lcm(*periods))
     assert misses == 0
     for name, response in worst.items():
         assert response is None or response <= bounds[name], (protocol, name, response, bounds[name])
