@@ -2,15 +2,17 @@
 uniprocessor FP with synchronous release and WCETs reaches fp-rta's exact bound; EDF
 with U <= 1 never misses; no simulated response exceeds a sustainable test's bound
 (fp-rta, edf-qpa) under offsets, sporadic gaps and shorter execution times, nor fp-rta's
-with the blocking terms of pip, pcp, srp and ipcp. 400 examples each found no
-counterexample (SIM_PROPERTY_EXAMPLES=400, 2026-11-25)."""
+with the blocking terms of pip, pcp, srp and ipcp; G-EDF and G-FP on two CPUs never
+contradict a global test that accepts the set (seven G-EDF tests, two G-FP ones); PI-CV
+RPC bounds hold. 400 examples each found no counterexample (SIM_PROPERTY_EXAMPLES=400,
+2026-11-25; 600 for the global and RPC properties)."""
 
 from __future__ import annotations
 
 import math
 import os
 
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from rtsched.analysis import from_taskset, run_test
@@ -135,3 +137,79 @@ def test_no_response_exceeds_fp_rta_with_blocking(tmp_path, params, data):
     assert misses == 0
     for name, response in worst.items():
         assert response is None or response <= bounds[name], (protocol, name, response, bounds[name])
+
+
+#: The global tests that give a verdict (and, for the RTAs, bounds) for every legal
+#: sporadic job sequence with execution times up to the WCETs, by scheduler.
+GLOBAL_TESTS = {"G-EDF": ("gedf-gfb", "gedf-bcl", "gedf-bcl-iterative", "gedf-rta", "gedf-baker", "gedf-baruah",
+                          "gedf-ffdbf"),
+                "G-FP": ("gfp-rta", "gfp-guan")}
+
+
+@FAST
+@given(task_params(n_max=6, u_max=1.6), st.data())
+def test_no_global_test_is_contradicted_by_a_simulated_schedule(tmp_path, params, data):
+    """Two CPUs, one ready queue: whatever global test accepts the set, the simulated G-EDF or
+    G-FP schedule (offsets, sporadic gaps, shorter execution times) misses nothing and no job
+    exceeds the test's bound where it gives one."""
+    periods, wcets = params
+    assume(all(c <= p for c, p in zip(wcets, periods)))
+    scheduler = data.draw(st.sampled_from(sorted(GLOBAL_TESTS)))
+    tasks = []
+    for i, (p, c) in enumerate(zip(periods, wcets)):
+        deadline = max(c, data.draw(st.integers(c // US, p // US)) * US)
+        task = {"name": f"t{i}", "period": f"{p}ns", "deadline": f"{deadline}ns",
+                "offset": f"{data.draw(st.integers(0, p // US)) * US}ns", "body": [{"compute": f"{c}ns"}]}
+        if scheduler == "G-FP":
+            task["priority"] = 90 - sorted(range(len(periods)), key=lambda k: (periods[k], k)).index(i)
+        if data.draw(st.booleans()):
+            task.update(kind="sporadic", sporadic={"max_extra": f"{p // 2}ns", "seed": i + 1})
+        tasks.append(task)
+    taskset = taskset_from_dict({"name": "gen", "platform": {"scheduler": scheduler, "cpus": [0, 1]},
+                                 "tasks": tasks})
+    problem = from_taskset(taskset)
+    accepted = {}
+    for test in GLOBAL_TESTS[scheduler]:
+        result = run_test(test, problem)
+        if result.schedulable:
+            accepted[test] = {b.name: b.bound_ns for b in result.tasks}
+    if not accepted:
+        return
+    event(f"{scheduler} accepted by {len(accepted)} tests")
+    low = data.draw(st.sampled_from((None, 300_000)))
+    worst, misses = worst_responses(tmp_path / "t.rtst", taskset, 3 * math.lcm(*periods), exec_low_ppm=low,
+                                    seed=data.draw(st.integers(1, 1000)))
+    assert misses == 0, sorted(accepted)
+    for test, bounds in accepted.items():
+        for name, response in worst.items():
+            bound = bounds.get(name)
+            assert response is None or bound is None or response <= bound, (test, name, response, bound)
+
+
+@FAST
+@given(st.integers(1, 3), st.data())
+def test_picv_rpc_bounds_hold_in_simulation(tmp_path, clients, data):
+    """Clients on one CPU call a lower-priority server that PI-CV lends their priority, beside
+    independent tasks (seed 004 §5): no simulated response exceeds picv-rpc's bound."""
+    service_us = data.draw(st.integers(100, 2_000))
+    tasks = []
+    for i in range(clients + data.draw(st.integers(0, 2))):
+        period_ms = data.draw(st.sampled_from((10, 20, 30, 40, 60)))
+        body = [{"compute": f"{period_ms * data.draw(st.integers(10, 400))}us"}]  # 1-40 % of the period
+        if i < clients:
+            body.append({"call": {"server": "Server", "duration": f"{service_us}us"}})
+        tasks.append({"name": f"t{i}", "period": f"{period_ms}ms", "priority": 90 - i, "partition": "cpu0",
+                      "offset": f"{data.draw(st.integers(0, period_ms * 1000))}us", "body": body})
+    taskset = taskset_from_dict({
+        "name": "rpc", "platform": {"scheduler": "P-FP", "cpus": [0]}, "tasks": tasks,
+        "servers": [{"name": "Server", "priority": 10, "partition": "cpu0", "duration": f"{service_us}us"}]})
+    result = run_test("picv-rpc", from_taskset(taskset))
+    if not result.schedulable:
+        return
+    event("checked")
+    bounds = {b.name: b.bound_ns for b in result.tasks}
+    worst, misses = worst_responses(tmp_path / "t.rtst", taskset, 2 * math.lcm(*(t.period_ns for t in taskset.tasks)))
+    assert misses == 0
+    for name, response in worst.items():
+        if name in bounds:
+            assert response is None or response <= bounds[name], (name, response, bounds[name])
