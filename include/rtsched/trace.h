@@ -76,7 +76,10 @@ enum rts_trace_event_type {
 	RTS_EV_PREEMPT = 23,         /* arg0: CPU it leaves; another job takes the CPU */
 	RTS_EV_RESUME = 24,          /* arg0: CPU it resumes on, after a PREEMPT */
 	RTS_EV_MIGRATE = 25,         /* arg0: CPU it last ran on; arg1: CPU it runs on now */
-	RTS_EV_RESERVED_FIRST = 26,
+	/* Written by the simulator (docs/sim.md) at every change of a thread's effective
+	 * priority (inheritance, PI-CV donation, ceiling): */
+	RTS_EV_PRIORITY = 26,        /* arg0: effective priority from now on; arg1: TID it has it from, 0: its own */
+	RTS_EV_RESERVED_FIRST = 27,
 	RTS_EV_USER_FIRST = 64,
 };
 

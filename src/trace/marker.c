@@ -52,7 +52,9 @@ static const char *const type_names[] = {
 	[10] = "COND_WAKE",     [11] = "COND_SIGNAL",   [12] = "COND_BROADCAST",
 	[13] = "SLEEP",         [14] = "TASK_EXIT",     [15] = "MARKER",
 	[16] = "LOCK_BLOCKED",  [17] = "BOOST",         [18] = "UNBOOST",
-	[23] = "PREEMPT",       [24] = "RESUME",        [25] = "MIGRATE",
+	[19] = "RPC_CALL",      [20] = "RPC_SERVE_START", [21] = "RPC_SERVE_END",
+	[22] = "RPC_REPLY",     [23] = "PREEMPT",       [24] = "RESUME",
+	[25] = "MIGRATE",       [26] = "PRIORITY",
 };
 
 const char *rts_trace_type_name(uint16_t type)

@@ -51,11 +51,12 @@ def sim_trace(tmp_path: Path, data: dict, duration_ns: int, **options):
 
 
 def events(trace, task: str, *kinds: EV) -> list[tuple]:
-    """(type name, time_ns, cpu, job, arg0, arg1) of one task's events, in recording order."""
+    """(type name, time_ns, cpu, job, arg0, arg1) of one task's events of ``kinds``, in recording
+    order; without ``kinds``, all but PRIORITY (the simulator's record of priority changes)."""
     stream = next(s["stream_id"] for s in trace.streams if s["name"] == task)
     out = []
     for ev in trace.events_of(stream):
-        if not kinds or ev["type"] in kinds:
+        if ev["type"] in kinds if kinds else ev["type"] != EV.PRIORITY:
             out.append((EV(int(ev["type"])).name, int(ev["time_ns"]), int(ev["cpu"]), int(ev["job"]),
                         int(ev["arg0"]), int(ev["arg1"])))
     return out

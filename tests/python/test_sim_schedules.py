@@ -319,8 +319,13 @@ def test_rpc_call_is_served_at_the_callers_priority_with_picv(tmp_path):
     assert events(trace, "Client1", EV.RPC_CALL, EV.RPC_REPLY, EV.COMPLETE)[:3] == [
         ("RPC_CALL", 10 * MS, 1, 1, 0, service), ("RPC_REPLY", 14 * MS + 500_000, 1, 1, 0, 0),
         ("COMPLETE", 14 * MS + 500_000, 1, 1, 0, 10 * MS)]
-    assert events(trace, "Server")[:2] == [
+    assert events(trace, "Server", EV.RPC_SERVE_START, EV.RPC_SERVE_END)[:2] == [
         ("RPC_SERVE_START", 10 * MS, 1, 1, 0, service), ("RPC_SERVE_END", 14 * MS + 500_000, 1, 1, 0, service)]
+    # the server has its own priority at t0, Client1's while it serves it, its own again at the reply
+    client1 = tid_of(trace, "Client1")
+    assert events(trace, "Server", EV.PRIORITY)[:3] == [
+        ("PRIORITY", 0, 0xFFFF, 0, 50, 0), ("PRIORITY", 10 * MS, 0xFFFF, 0, 90, client1),
+        ("PRIORITY", 14 * MS + 500_000, 1, 0, 50, 0)]
     assert next(s["task_id"] for s in trace.streams if s["name"] == "Server") == -1
 
 
@@ -328,6 +333,7 @@ def test_without_picv_middle_priorities_delay_the_call(tmp_path):
     # the server keeps its own priority 50: Client2 (10..20 ms) and Annoyer (20..30 ms) run first
     trace = _picv_example(tmp_path, picv=False)
     assert first_job(trace, "Client1")["COMPLETE"] == 34 * MS + 500_000
+    assert events(trace, "Server", EV.PRIORITY) == [("PRIORITY", 0, 0xFFFF, 0, 50, 0)]
 
 
 def test_srp_under_pedf_gates_by_preemption_level(tmp_path):

@@ -250,6 +250,10 @@ def print_table(result: RunResult, console: Console) -> None:
     console.print(table)
     print_blocking_table(result, console)
     notes = [f"server {s.name} (priority {s.priority}): {s.calls_served} calls served" for s in report.servers]
+    notes += [f"{p.thread} (priority {p.base_priority}) was lent "
+              + ", ".join(f"priority {level} for {ns / 1e6:.3f} ms" for level, ns in p.ns_at_priority
+                          if level != p.base_priority)
+              for p in report.priorities if len(p.ns_at_priority) > 1]
     if jobs.censored:
         notes.append(f"{jobs.censored} job(s) not completed when the run ended (left out)")
     if jobs.incomplete:

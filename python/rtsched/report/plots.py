@@ -10,10 +10,11 @@ import numpy as np
 
 from rtsched.report.export_perfetto import job_segments, service_segments
 from rtsched.report.jobs import JobTable
+from rtsched.report.priorities import PriorityTime
 from rtsched.trace import EventType as EV
 from rtsched.trace import Trace
 
-__all__ = ["plot_response_cdf", "plot_schedule"]
+__all__ = ["plot_priority_time", "plot_response_cdf", "plot_schedule"]
 
 
 def pyplot() -> Any:
@@ -124,3 +125,33 @@ def plot_schedule(
     fig.savefig(path)
     plt.close(fig)
     return drawn
+
+
+def plot_priority_time(priorities: tuple[PriorityTime, ...], name: str, path: str | Path) -> None:
+    """Per thread, bars of the time (ms, log scale) it was assigned each priority: its base
+    priority hatched, inherited or donated ones plain (seed 000, Cucinotta's Fig. 8)."""
+    plt = pyplot()
+    levels = sorted({p for row in priorities for p, _ns in row.ns_at_priority}, reverse=True)
+    fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
+    width = 0.8 / max(1, len(levels))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, level in enumerate(levels):
+        xs, heights, hatches = [], [], []
+        for i, row in enumerate(priorities):
+            ns = dict(row.ns_at_priority).get(level, 0)
+            if ns:
+                xs.append(i + (k - (len(levels) - 1) / 2) * width)
+                heights.append(ns / 1e6)
+                hatches.append("//" if level == row.base_priority else "")
+        bars = ax.bar(xs, heights, width, label=f"priority {level}", color=colors[k % len(colors)])
+        for bar, hatch in zip(bars, hatches):
+            bar.set_hatch(hatch)
+    ax.set_xticks(range(len(priorities)), [row.thread for row in priorities])
+    ax.set_yscale("log")
+    ax.set_ylabel("time assigned the priority (ms, log scale); hatched: its own")
+    ax.set_title(f"{name}: time each thread spent at each priority")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

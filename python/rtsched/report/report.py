@@ -26,6 +26,7 @@ from rtsched.report.excess import ExcessJob, StealSample, explain_excess
 from rtsched.report.export_csv import write_job_csv
 from rtsched.report.export_perfetto import write_perfetto
 from rtsched.report.jobs import JobTable, build_job_table
+from rtsched.report.priorities import PriorityTime, priority_time
 from rtsched.report.stats import TaskStats, task_stats
 from rtsched.report.threads import ServerCalls, events_off_cpus, server_calls
 from rtsched.trace import Trace
@@ -51,6 +52,7 @@ class Report:
     servers: tuple[ServerCalls, ...]
     events_off_cpus: int
     excess: tuple[ExcessJob, ...] = ()  # every job above its bound, with what its window shows
+    priorities: tuple[PriorityTime, ...] = ()  # time at each priority, where the trace records changes
 
     @property
     def deadline_misses(self) -> int:
@@ -73,6 +75,7 @@ class Report:
             events_off_cpus=self.events_off_cpus,
             analysis={"test": self.analysis.test, "verdict": self.analysis.verdict, "reason": self.analysis.reason},
             jobs_above_bound=[e.as_dict() for e in self.excess],
+            time_at_priority=[p.as_dict() for p in self.priorities],
         )
 
 
@@ -119,6 +122,7 @@ def build_report(
         servers=server_calls(trace, taskset),
         events_off_cpus=events_off_cpus(trace, placement),
         excess=explain_excess(table, stats, trace, placement, kernel, steal),
+        priorities=priority_time(trace, taskset),
     )
 
 
@@ -129,8 +133,9 @@ def write_report(
     plots: bool = True,
     plot_window_ns: tuple[int, int] = DEFAULT_WINDOW_NS,
 ) -> dict[str, Path]:
-    """Write jobs.csv, trace.perfetto.json and (``plots``) response-cdf.png and schedule.png
-    into ``out_dir``; returns them by file name."""
+    """Write jobs.csv, trace.perfetto.json and (``plots``) response-cdf.png, schedule.png and,
+    when the trace records priority changes, priority-time.png into ``out_dir``; returns them
+    by file name."""
     tasks = report.taskset.tasks
     files = {"jobs.csv": out_dir / "jobs.csv", "trace.perfetto.json": out_dir / "trace.perfetto.json"}
     write_job_csv(
@@ -147,4 +152,9 @@ def write_report(
         plot_response_cdf(report.table, files["response-cdf.png"])
         files["schedule.png"] = out_dir / "schedule.png"
         plot_schedule(report.table, report.trace, files["schedule.png"], plot_window_ns)
+        if report.priorities:
+            from rtsched.report.plots import plot_priority_time
+
+            files["priority-time.png"] = out_dir / "priority-time.png"
+            plot_priority_time(report.priorities, report.table.name, files["priority-time.png"])
     return files

@@ -20,7 +20,7 @@ from heapq import heappop
 from rtsched.model import TaskSet
 from rtsched.model.ceilings import lock_levels, lock_settings
 from rtsched.model.placement import Placement
-from rtsched.trace import BlockCause
+from rtsched.trace import CPU_UNKNOWN, BlockCause
 from rtsched.trace import EventType as EV
 from rtsched.sim.body import advance
 from rtsched.sim.condvars import SimCondVar
@@ -29,7 +29,7 @@ from rtsched.sim.draws import ExecutionTimes, SporadicGaps
 from rtsched.sim.eventq import DONE, READY as READY_EVENT, RELEASE, WAKE, EventQueue
 from rtsched.sim.options import SimOptions
 from rtsched.sim.protocols import GATE_PROTOCOLS, Partitions, SimLock
-from rtsched.sim.threads import BLOCKED, IDLE, READY, RUNNING, SLEEPING, SimThread, compile_body
+from rtsched.sim.threads import BLOCKED, IDLE, NO_CPU, READY, RUNNING, SLEEPING, SimThread, compile_body
 
 #: The key of an OS interference thread: above every priority and every absolute deadline.
 _INTERFERENCE_KEY = -(1 << 62)
@@ -37,6 +37,7 @@ _INTERFERENCE_KEY = -(1 << 62)
 __all__ = ["Engine"]
 
 _BLOCKED = int(EV.LOCK_BLOCKED)
+_PRIORITY = int(EV.PRIORITY)
 #: Longest chain of inheritance followed (a longer one means a deadlock in the set's locking).
 _CHAIN_MAX = 1000
 
@@ -52,6 +53,7 @@ class Engine:
         self._jitter_ns = options.release_jitter_ns
         self._jitter = random.Random(options.seed * 7919 + 1) if options.release_jitter_ns else None
         self._seq = 0
+        self.now = 0  # the instant being simulated
         self._to_advance: list[SimThread] = []
         settings = lock_settings(taskset)
         self.locks = [SimLock(i, r.name, r.protocol, settings.get(r.name)) for i, r in enumerate(taskset.resources)]
@@ -62,6 +64,9 @@ class Engine:
         self._dirty: list[Domain] = []  # domains to dispatch at this instant
         self.domains = self._domains(taskset, placement, self._dirty)
         self.threads = self._threads(taskset, options)
+        for t in self.threads:  # each fixed priority at t0, so that a trace shows them without a change
+            if not t.is_edf:
+                t.events.append((0, _PRIORITY, CPU_UNKNOWN, 0, -t.key, 0, 0))
         self.first_server = len(taskset.tasks)  # thread index of server 0
         self.interference = self._interference(options.overheads.interference_ns)
 
@@ -126,6 +131,7 @@ class Engine:
             now = heap[0][0]
             if now > end:
                 break
+            self.now = now
             while heap and heap[0][0] == now:
                 _time, _seq, kind, t, arg = heappop(heap)
                 if kind == DONE:
@@ -273,15 +279,23 @@ class Engine:
             self.update_key(holder)
 
     def update_key(self, t: SimThread) -> None:
-        """Recompute ``t``'s key from its own and its donors', and pass a change down the chain."""
+        """Recompute ``t``'s key from its own and its donors', and pass a change down the chain.
+        A fixed-priority thread records each change as PRIORITY (the priority it now has, the TID
+        of the donor it has it from or 0), whatever its state, as it records its base priority at
+        t0: an observation of the model that the real runner does not write, so it costs no
+        simulated time."""
         for _ in range(_CHAIN_MAX):
             key = t.own_key()
+            donor = None
             for d in t.donors:
                 if d.key < key:
-                    key = d.key
+                    key, donor = d.key, d
             if key == t.key:
                 return
             t.key = key
+            if not t.is_edf and not t.is_interference:
+                cpu = t.cpu if t.cpu != NO_CPU else CPU_UNKNOWN
+                t.events.append((self.now, _PRIORITY, cpu, t.job, -key, 0, donor.tid if donor is not None else 0))
             if t.state == READY:
                 t.domain.push(t)
             elif t.state == RUNNING:
