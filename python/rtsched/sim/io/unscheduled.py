@@ -53,7 +53,7 @@ def simulate_unscheduled(system: IoSystem) -> IoRun:
             r = releases.popleft()
             queue = pending[r.flow.name]
             queue.append(Pending(r, Fraction(r.flow.size_bytes)))
-            backlog[r.flow.name] = max(backlog[r.flow.name], sum((p.remaining for p in queue), Fraction(0)))
+            backlog[r.flow.name] = max(backlog[r.flow.name], Fraction(sum(p.remaining for p in queue)))
         active = [name for name, q in pending.items() if q]
         for name in active:
             if pending[name][0].start_ns is None:
