@@ -64,9 +64,9 @@ def parse_bandwidth_bytes_per_s(value: object) -> Fraction:
 
 
 def format_size(size_bytes: int | Fraction) -> str:
-    """A size for a human: bytes below 10 kB, else kB or MB with three decimals."""
+    """A size for a human: bytes below 10 kB, KB below 1 MB, else MB (three decimals)."""
     if size_bytes < 10_000:
         return f"{float(size_bytes):.0f}B"
-    if size_bytes < 10_000_000:
+    if size_bytes < 1_000_000:
         return f"{float(size_bytes) / 1e3:.3f}KB"
     return f"{float(size_bytes) / 1e6:.3f}MB"
