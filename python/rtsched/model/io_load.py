@@ -163,7 +163,9 @@ def _check_references(c: _Checker, flows: list[tuple[str, Flow]], peripherals: d
             if f.server is None:
                 c.error(path, "every flow needs a server when the file declares servers "
                               "(the reservation controller schedules all real-time flows)")
-    unused = set(servers) - {f.server for _, f in flows}
+    # An unused server is only reported on an otherwise valid file (a misspelt
+    # reference or an invalid flow would leave its server looking unused).
+    unused = set(servers) - {f.server for _, f in flows} if not c.errors else set()
     for n in sorted(unused):
         c.error("servers", f'server "{n}" serves no flow')
 
