@@ -11,7 +11,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def test_io_reports_both_runs_and_the_bounds(tmp_path, capsys):
-    code = main(["io", str(EXAMPLES / "io-table-4-1.yaml"), "--out", str(tmp_path), "--json", "--fail-on-miss"])
+    code = main(["io", str(EXAMPLES / "io/table-4-1.yaml"), "--out", str(tmp_path), "--json", "--fail-on-miss"])
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
     engine = summary["flows"][0]

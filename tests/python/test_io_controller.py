@@ -20,7 +20,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def test_table_4_1_schedule_by_hand():
-    run = simulate_controller(load_io_system(EXAMPLES / "io-table-4-1.yaml"))
+    run = simulate_controller(load_io_system(EXAMPLES / "io/table-4-1.yaml"))
     first = [(s.flow, s.start_ns, s.end_ns) for s in run.segments[:7]]
     assert first == [
         ("engine-0", 0, 3_800_000),           # highest priority (6 ms)

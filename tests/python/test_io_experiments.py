@@ -18,12 +18,12 @@ MS = 1_000_000
 
 @pytest.fixture(scope="module")
 def table_3_1():
-    return load_io_system(EXAMPLES / "io-table-3-1.yaml")
+    return load_io_system(EXAMPLES / "io/table-3-1.yaml")
 
 
 @pytest.fixture(scope="module")
 def table_4_1():
-    return load_io_system(EXAMPLES / "io-table-4-1.yaml")
+    return load_io_system(EXAMPLES / "io/table-4-1.yaml")
 
 
 def test_table_3_1_unscheduled_stretches_the_ml555_by_82_percent_and_it_misses(table_3_1):
@@ -54,7 +54,7 @@ def test_table_4_1_with_virtual_flows_scheduled_no_chunk_misses(table_4_1):
     assert simulate_controller(table_4_1).misses == 0
 
 
-@pytest.mark.parametrize("example", ["io-table-3-1.yaml", "io-table-4-1.yaml"])
+@pytest.mark.parametrize("example", ["io/table-3-1.yaml", "io/table-4-1.yaml"])
 def test_bounds_hold_on_the_simulation(example):
     system = load_io_system(EXAMPLES / example)
     run = simulate_controller(system)
@@ -66,8 +66,8 @@ def test_bounds_hold_on_the_simulation(example):
 
 
 @pytest.mark.parametrize(("example", "answers_ms"), [
-    ("io-table-3-1.yaml", [5, 24, 48, 72]),    # the RM known answers with C = budget
-    ("io-table-4-1.yaml", [4, 12, 41]),
+    ("io/table-3-1.yaml", [5, 24, 48, 72]),    # the RM known answers with C = budget
+    ("io/table-4-1.yaml", [4, 12, 41]),
 ])
 def test_flows_using_their_whole_budget_give_the_thesis_known_answers(example, answers_ms):
     system = load_io_system(EXAMPLES / example)

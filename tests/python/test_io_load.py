@@ -74,3 +74,17 @@ def test_a_server_must_serve_a_flow():
     assert _errors(doc) == ['servers: server "unused" serves no flow']
     doc["servers"][1]["budget"] = "11ms"
     assert _errors(doc) == ["servers[1].budget: the budget (11ms) exceeds the period (10ms)"]
+
+
+def test_the_schema_lists_what_the_validator_accepts():
+    import json
+    from pathlib import Path
+
+    from rtsched.model import io_load
+
+    schema = json.loads((Path(__file__).resolve().parents[2] / "docs" / "io.schema.json").read_text())
+    defs = schema["$defs"]
+    assert set(schema["properties"]) == io_load.TOP_KEYS
+    assert set(defs["peripheral"]["properties"]) == io_load.PERIPHERAL_KEYS
+    assert set(defs["server"]["properties"]) == io_load.SERVER_KEYS
+    assert set(defs["flow"]["properties"]) == io_load.FLOW_KEYS

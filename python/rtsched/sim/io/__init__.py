@@ -4,7 +4,7 @@ serves each peripheral or virtual flow through a sporadic server. See docs/io.md
 
     from rtsched.model.io_load import load_io_system
     from rtsched.sim.io import simulate_unscheduled, simulate_controller
-    system = load_io_system("examples/io-table-3-1.yaml")
+    system = load_io_system("examples/io/table-3-1.yaml")
     simulate_unscheduled(system).outcome("ml555").worst_transfer_ns   # Fraction ns
     simulate_controller(system).misses                                # 0
 """
