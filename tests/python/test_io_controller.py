@@ -43,19 +43,35 @@ def test_a_flow_without_budget_waits_for_its_refill():
     assert run.chunks[0].finish_ns == 12 * MS
 
 
-flow_params = st.tuples(st.integers(1, 8), st.integers(1, 6), st.integers(2, 12), st.integers(0, 5))
+def test_a_peripheral_server_serves_its_flows_oldest_chunk_first():
+    # One 4/10 ms server for two flows of one peripheral: a (3 ms, released 0) runs
+    # 0..3; b (3 ms, released 1) runs 3..4 and is out of budget; the budget used
+    # since the activation at 0 is back at 10, b runs 10..12.
+    system = IoSystem("shared", Fraction(10**12), (Peripheral("p"),), (
+        Flow("a", "p", 3_000, 3 * MS, 20 * MS, 20 * MS, 0, "s"),
+        Flow("b", "p", 3_000, 3 * MS, 20 * MS, 20 * MS, 1 * MS, "s"),
+    ), (IoServer("s", 4 * MS, 10 * MS),), horizon_ns=20 * MS)
+    run = simulate_controller(system)
+    assert [(s.flow, s.start_ns, s.end_ns) for s in run.segments] == [
+        ("a", 0, 3 * MS), ("b", 3 * MS, 4 * MS), ("b", 10 * MS, 12 * MS)]
+    assert [(c.flow, c.finish_ns) for c in run.chunks] == [("a", 3 * MS), ("b", 12 * MS)]
+
+
+flow_params = st.tuples(st.integers(1, 8), st.integers(1, 6), st.integers(2, 12), st.integers(0, 5), st.booleans())
 
 
 @settings(max_examples=120, deadline=None)
 @given(params=st.lists(flow_params, min_size=1, max_size=4))
 def test_no_flow_transfers_without_budget(params):
-    # Flows (transfer, budget, period in ms, offset) with random overload: replay each
-    # server's runs on a fresh SporadicServer, which refuses a run without budget.
+    # Flows (transfer, budget, period in ms, offset, shares the previous flow's server)
+    # with random overload: replay each server's runs on a fresh SporadicServer, which
+    # refuses a run without budget.
     flows, servers = [], []
-    for i, (transfer, budget, period, offset) in enumerate(params):
-        budget = min(budget, period)
-        servers.append(IoServer(f"s{i}", budget * MS, period * MS))
-        flows.append(Flow(f"f{i}", "p", transfer * 1000, transfer * MS, period * MS, period * MS, offset * MS, f"s{i}"))
+    for i, (transfer, budget, period, offset, shared) in enumerate(params):
+        if not (shared and servers):
+            servers.append(IoServer(f"s{i}", min(budget, period) * MS, period * MS))
+        flows.append(Flow(f"f{i}", "p", transfer * 1000, transfer * MS, period * MS, period * MS, offset * MS,
+                          servers[-1].name))
     servers.sort(key=lambda s: s.period_ns)
     system = IoSystem("gen", Fraction(10**12), (Peripheral("p"),), tuple(flows), tuple(servers),
                       horizon_ns=60 * MS)
