@@ -85,7 +85,8 @@ def test_no_flow_transfers_without_budget(params):
         mine = [s for s in segments if by_flow[s.flow].server == server.name]
         chunks = sorted((c for c in run.chunks if by_flow[c.flow].server == server.name), key=lambda c: c.release_ns)
         for seg in mine:
-            cuts = sorted({seg.start_ns, seg.end_ns} | {c.finish_ns for c in chunks if seg.start_ns < c.finish_ns < seg.end_ns})
+            ends = {c.finish_ns for c in chunks if seg.start_ns < c.finish_ns < seg.end_ns}
+            cuts = sorted({seg.start_ns, seg.end_ns} | ends)
             for begin, finish in zip(cuts, cuts[1:]):
                 pending = [c for c in chunks if c.release_ns <= begin < c.finish_ns]
                 assert pending, f"{seg.flow} on the bus at {begin} ns with no data ready"

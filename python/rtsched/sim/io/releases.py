@@ -24,8 +24,8 @@ def releases_of(system: IoSystem) -> list[Release]:
     result = []
     for order, flow in enumerate(system.flows):
         k = 0
-        while flow.offset_ns + k * flow.period_ns < end:
-            result.append((flow.offset_ns + k * flow.period_ns, order, Release(flow.offset_ns + k * flow.period_ns, flow, k)))
+        while (at := flow.offset_ns + k * flow.period_ns) < end:
+            result.append((at, order, Release(at, flow, k)))
             k += 1
     return [r for _, _, r in sorted(result, key=lambda x: (x[0], x[1]))]
 
