@@ -45,7 +45,8 @@ from rtsched.tlb.tlb import SH7750R_TLB, TlbGeometry
 
 __all__ = [
     "ACCESS_NS", "NR_HOT_PAGES", "NR_PAGES", "NR_PASSES", "NR_RUN_ACCESSES", "NR_WINDOW_MAX_PAGES", "PAPER_FINDINGS",
-    "NR_WORK_NS_PER_PERIOD", "PERIOD_NS", "PaperFindings", "RT_TASKS", "paper_flow", "paper_study",
+    "NR_WORK_NS_PER_PERIOD", "PERIOD_NS", "Comparison", "PaperFindings", "RT_TASKS", "compare_with_paper",
+    "paper_flow", "paper_study",
 ]
 
 #: (name, best-case execution time in ns, pages) of the real-time chain, in priority order.
@@ -146,3 +147,40 @@ def paper_study(covered: int = 1, periods: int = ACTIVATIONS, seed: int = 1,
                 geometry: TlbGeometry = SH7750R_TLB, costs: LockingCosts = SH7750R_COSTS) -> StudyResult:
     """The paper's Section V on the model: every policy, locking RT_TASK1 (``covered`` 1) or all five (5)."""
     return run_study(paper_flow(covered, periods, seed), geometry, costs, PERIOD_NS, NR_WORK_NS_PER_PERIOD)
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """One finding: the paper's value, the model's, and whether the model was fitted to it."""
+
+    quantity: str
+    paper: Fraction
+    model: Fraction
+    fitted: bool = False
+
+    @property
+    def relative_difference(self) -> Fraction:
+        return (self.model - self.paper) / self.paper
+
+
+def compare_with_paper(rt1: StudyResult, all_rt: StudyResult,
+                       findings: PaperFindings = PAPER_FINDINGS) -> tuple[Comparison, ...]:
+    """The paper's findings beside the model's: ``rt1`` locks RT_TASK1's pages, ``all_rt`` all five tasks'."""
+    none = rt1.row("none").metric
+    crossover = rt1.costs.crossover_entries()
+    static_all = all_rt.nr_ratios("static")
+    static_rt1 = rt1.nr_ratios("static")
+    return (
+        Comparison("RT_TASK1 metric, average (no locking)", findings.metric_average, none.average, fitted=True),
+        Comparison("RT_TASK1 metric, maximum (no locking)", findings.metric_maximum, none.maximum),
+        Comparison("RT_TASK1 most misses in a job", Fraction(findings.max_misses), Fraction(none.max_misses)),
+        Comparison("method 1 cost per locked entry (µs)", Fraction(findings.method1_per_entry_ns, 1000),
+                   Fraction(rt1.costs.method1_ns(2) - rt1.costs.method1_ns(1), 1000)),
+        Comparison("method 2 cheaper than method 1 from (entries)", Fraction(findings.crossover_entries),
+                   Fraction(crossover if crossover is not None else 0)),
+        Comparison("NR_TASK misses, static locking of 49 entries (× none)",
+                   Fraction(findings.static_all_nr_miss_ratio), static_all[0]),
+        Comparison("NR_TASK response, static locking of 49 entries (× none)",
+                   findings.static_all_nr_response_ratio, static_all[2]),
+        Comparison("NR_TASK response, static locking of 16 entries (× none)", Fraction(1), static_rt1[2]),
+    )

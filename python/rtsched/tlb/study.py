@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from rtsched.analysis.fp_uni import fp_rta
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask
@@ -30,7 +31,7 @@ from rtsched.tlb.metric import MetricSummary, summarize_metric
 from rtsched.tlb.schedule import POLICIES, Flow, FlowResult, run_flow
 from rtsched.tlb.tlb import TlbGeometry
 
-__all__ = ["PolicyRow", "StudyResult", "run_study"]
+__all__ = ["PolicyRow", "StudyResult", "run_study", "study_to_dict"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,3 +96,30 @@ def run_study(flow: Flow, geometry: TlbGeometry, costs: LockingCosts, period_ns:
     wanted = tuple(p for p in POLICIES if p == "none" or p in policies)
     rows = tuple(_row(flow, run_flow(flow, geometry, p), costs, period_ns, nr_work_ns_per_period) for p in wanted)
     return StudyResult(rows, flow.covered, flow.periods, period_ns, geometry, costs)
+
+
+def study_to_dict(result: StudyResult) -> dict[str, Any]:
+    """The study as JSON-ready data (ratios as floats, times in ns)."""
+    g = result.geometry
+    rows = []
+    for r in result.rows:
+        misses, exec_ratio, response_ratio = result.nr_ratios(r.policy)
+        rows.append({
+            "policy": r.policy, "entries_locked": r.entries_locked,
+            "metric_average": float(r.metric.average), "metric_maximum": float(r.metric.maximum),
+            "mean_misses": float(r.metric.mean_misses), "max_misses": r.metric.max_misses,
+            "locking_ns_per_job": r.locking_ns_per_job, "wcet_ns": r.wcet_ns, "response_ns": r.response_ns,
+            "nr_misses": r.nr_misses, "nr_exec_ns": r.nr_exec_ns, "nr_response_ns": r.nr_response_ns,
+            "nr_miss_ratio": float(misses), "nr_exec_ratio": float(exec_ratio),
+            "nr_response_ratio": float(response_ratio),
+        })
+    c = result.costs
+    return {
+        "tlb": {"entries": g.entries, "ways": g.ways or g.entries, "rule": g.rule, "page_bytes": g.page_bytes,
+                "seed": g.seed},
+        "costs_ns": {"miss": c.miss_ns, "method1_fixed": c.method1_fixed_ns,
+                     "method1_per_entry": c.method1_per_entry_ns, "method2_fixed": c.method2_fixed_ns,
+                     "method2_per_entry": c.method2_per_entry_ns},
+        "crossover_entries": c.crossover_entries(), "method1_break_even_entries": c.method1_break_even_entries(),
+        "covered": result.covered, "periods": result.periods, "period_ns": result.period_ns, "policies": rows,
+    }
