@@ -135,7 +135,6 @@ def _load(spec: str, run: bool, page_bytes: int, max_accesses: int) -> PageTrace
 
 
 def run_trace(args: argparse.Namespace) -> int:
-    err = Console(stderr=True)
     try:
         geometry = TlbGeometry(args.entries, args.ways, args.rule, args.page_bytes, args.seed)
         costs = LockingCosts(miss_ns=args.miss_ns)
@@ -149,10 +148,10 @@ def run_trace(args: argparse.Namespace) -> int:
         period_ns = args.period_us * 1000 if args.period_us else built.period_ns
         result = run_study(built.flow, geometry, costs, period_ns, built.nr_work_ns_per_period)
     except ValgrindMissing as error:
-        err.print(f"rtsched tlb trace: {error}")
+        print(f"rtsched tlb trace: {error}", file=sys.stderr)
         return Exit.NATIVE_MISSING
     except (OSError, LackeyError, ValueError, RuntimeError) as error:
-        err.print(f"rtsched tlb trace: {error}")
+        print(f"rtsched tlb trace: {error}", file=sys.stderr)
         return Exit.FAILED
     if args.json:
         out = study_to_dict(result)
