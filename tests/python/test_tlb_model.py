@@ -152,7 +152,7 @@ def test_lackey_sample_is_parsed_into_page_runs():
     assert list(trace.runs()) == [(0x401a, 2), (0x1fff000, 1), (0x401b, 1), (0x1fff000, 1), (0x401b, 1),
                                   (0x1fff000, 2), (0x1fff001, 2), (0x401b, 1), (0x401c, 1), (0x1fff000, 1)]
     assert trace.accesses == 13 and trace.distinct_pages() == 5
-    assert trace.hottest_pages(2) == [0x1fff000, 0x401b]
+    assert trace.accesses_per_page() == {0x401a: 2, 0x1fff000: 5, 0x401b: 3, 0x1fff001: 2, 0x401c: 1}
     assert read_lackey_file(SAMPLE, max_accesses=3).accesses == 3
 
 

@@ -98,12 +98,12 @@ def within(value: Fraction | float, target: Fraction | float, tolerance: float =
 
 @pytest.fixture(scope="module")
 def rt1_study():
-    return paper_study(covered=1, periods=2_000)
+    return paper_study(covered=1, periods=1_000)
 
 
 @pytest.fixture(scope="module")
 def all_rt_study():
-    return paper_study(covered=5, periods=2_000)
+    return paper_study(covered=5, periods=1_000)
 
 
 def test_paper_metric_without_locking_within_ten_percent(rt1_study):

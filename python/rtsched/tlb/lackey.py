@@ -78,8 +78,7 @@ def read_lackey_file(path: Path, page_bytes: int = 4096, max_accesses: int | Non
         return parse_lackey(lines, page_bytes, str(path), max_accesses)
 
 
-def trace_program(argv: Sequence[str], page_bytes: int = 4096, max_accesses: int | None = None,
-                  cwd: Path | None = None) -> PageTrace:
+def trace_program(argv: Sequence[str], page_bytes: int = 4096, max_accesses: int | None = None) -> PageTrace:
     """Run ``argv`` under lackey here and parse its accesses as they come (the program's output is discarded).
 
     Stops valgrind (the process started here, by its pid) once ``max_accesses``
@@ -96,13 +95,18 @@ def trace_program(argv: Sequence[str], page_bytes: int = 4096, max_accesses: int
     source = "lackey: " + " ".join(argv)
     with tempfile.TemporaryFile() as errors:
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors,
-                                   pass_fds=(write_fd,), cwd=cwd)
+                                   pass_fds=(write_fd,))
         os.close(write_fd)
-        with os.fdopen(read_fd, encoding="ascii", errors="replace") as log:
-            trace = parse_lackey(log, page_bytes, source, max_accesses)
-            stopped_early = max_accesses is not None and trace.accesses >= max_accesses
-            if stopped_early:
-                process.kill()
+        try:
+            with os.fdopen(read_fd, encoding="ascii", errors="replace") as log:
+                trace = parse_lackey(log, page_bytes, source, max_accesses)
+        except BaseException:
+            process.kill()   # a bad line, or interrupted: valgrind must not outlive the parse
+            process.wait()
+            raise
+        stopped_early = max_accesses is not None and trace.accesses >= max_accesses
+        if stopped_early:
+            process.kill()
         status = process.wait()
         if not stopped_early and status != 0:
             errors.seek(0)

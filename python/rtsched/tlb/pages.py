@@ -52,11 +52,6 @@ class PageTrace:
     def distinct_pages(self) -> int:
         return len(set(self.pages))
 
-    def hottest_pages(self, n: int) -> list[int]:
-        """The ``n`` most accessed pages (ties: lower page first): the ones worth locking."""
-        per = self.accesses_per_page()
-        return sorted(per, key=lambda p: (-per[p], p))[:n]
-
 
 class PageTraceBuilder:
     """Appends accesses, merging a repeat of the last page into its run."""
