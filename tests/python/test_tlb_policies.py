@@ -23,25 +23,39 @@ def small_flow(periods: int = 2) -> Flow:
     return Flow((rt,), locked_pages=(10,), covered=1, periods=periods, nr_gap=lambda k: [(1, 1), (2, 1), (3, 1)] * 2)
 
 
-# 3-entry LRU TLB (clock: one tick per access), by hand:
-# none      P0: 10 M; NR 1 2 3 M (3 evicts 10), then hits.  P1: 10 M (evicts 1); NR 1 2 3 M again, hits → RT 1,1; NR 6
-# static    10 locked for good: NR has 2 entries for a loop of 3 pages, LRU misses every access → RT 0,0; NR 12
-# dynamic-1 P0: 10 locked in an empty slot; unlocked after the job; NR 1 2 3 M (10 least recent), hits.
-#           P1: locking 10 evicts 1 (least recent); after the release NR 1 2 3 M again → RT 0,0; NR 6
-# dynamic-2 P0: as dynamic-1 (the saved TLB is empty, so is the restored one) → NR 3.
-#           P1: NR's 1 2 3 saved, restored after the job: NR hits all → RT 0,0; NR 3
-EXPECTED = {"none": ((1, 1), 6), "static": ((0, 0), 12), "dynamic-1": ((0, 0), 6), "dynamic-2": ((0, 0), 3)}
+# 3-entry TLB, by hand (misses of the real-time job per period; the non-real-time task's total):
+# lru       none      P0: 10 M; NR 1 2 3 M (3 evicts 10), then hits.  P1: 10 M (evicts 1); NR 1 2 3 M, hits
+#           static    10 locked for good: NR has 2 entries for a loop of 3 pages and misses every access
+#           dynamic-1 P0: 10 locked in an empty slot, kept after the release; NR 1 2 3 M (10 least recent), hits.
+#                     P1: locking 10 evicts 1 (least recent); after the release NR 1 2 3 M again
+#           dynamic-2 P0: the saved TLB is empty, so is the restored one: NR 3 M.  P1: NR's pages restored: hits
+# fifo      the same counts (hits never refresh, but here every eviction falls on the same pages as lru)
+# urc       counter c before each access, victim = unlocked slot c mod (unlocked slots):
+#           none      P0: 10→s0 (c0); 1→s1, 2→s2, 3→s0 (c3, evicts 10); hits to c7.
+#                     P1: 10→s1 (c7, evicts 1); 1→s2, 2→s0, 3→s1 (c10, evicts 10); hits
+#           static    s0 locked; NR victims alternate s1/s2 by c mod 2: P0 misses all 6;
+#                     P1 (c8..13): 1→s1, 2 hits, 3→s1, 1→s2, 2→s1, 3→s2: 5 misses → 11
+#           dynamic-1 P0 as none but 10 hits; P1: locking 10 takes s(7 mod 3)=s1 (evicts 1); NR 1→s2, 2→s0, 3→s1
+#           dynamic-2 as lru (the restore brings NR's pages back)
+EXPECTED = {
+    "lru": {"none": ((1, 1), 6), "static": ((0, 0), 12), "dynamic-1": ((0, 0), 6), "dynamic-2": ((0, 0), 3)},
+    "fifo": {"none": ((1, 1), 6), "static": ((0, 0), 12), "dynamic-1": ((0, 0), 6), "dynamic-2": ((0, 0), 3)},
+    "urc": {"none": ((1, 1), 6), "static": ((0, 0), 11), "dynamic-1": ((0, 0), 6), "dynamic-2": ((0, 0), 3)},
+    # random victims depend on the seed, except where only empty slots are filled
+    "random": {"dynamic-2": ((0, 0), 3)},
+}
+CASES = [(rule, policy) for rule, policies in EXPECTED.items() for policy in policies]
 
 
-@pytest.mark.parametrize("policy", POLICIES)
-def test_each_policy_gives_the_hand_computed_misses(policy):
-    result = run_flow(small_flow(), TlbGeometry(entries=3, rule="lru"), policy)
-    assert (result.misses["rt"], result.nr_misses) == EXPECTED[policy]
+@pytest.mark.parametrize("rule, policy", CASES)
+def test_each_policy_and_rule_gives_the_hand_computed_misses(rule, policy):
+    result = run_flow(small_flow(), TlbGeometry(entries=3, rule=rule), policy)
+    assert (result.misses["rt"], result.nr_misses) == EXPECTED[rule][policy]
     assert result.nr_accesses == 12 and result.entries_locked == (0 if policy == "none" else 1)
 
 
-def test_fifo_static_locking_thrashes_the_same_way():
-    assert run_flow(small_flow(), TlbGeometry(entries=3, rule="fifo"), "static").nr_misses == 12
+def test_every_policy_is_covered_by_hand():
+    assert all(set(EXPECTED[rule]) == set(POLICIES) for rule in ("lru", "fifo", "urc"))
 
 
 def test_method1_keeps_locked_entries_as_normal_ones_after_release():
