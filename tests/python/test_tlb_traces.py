@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,20 @@ def test_live_trace_of_a_tiny_program():
 def test_live_trace_of_a_failing_program_says_so():
     with pytest.raises(RuntimeError, match="exit status"):
         trace_program(["/nonexistent/program"])
+
+
+@needs_valgrind
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (scripts/setup installs build-essential)")
+def test_the_documented_fir_filter_study_runs(tmp_path, capsys):
+    """docs/tlb.md's real-program study, short: the example builds, and locking its hottest pages bounds its misses."""
+    source = Path(__file__).resolve().parents[2] / "examples" / "tlb" / "fir_filter.c"
+    program = tmp_path / "fir_filter"
+    subprocess.run(["cc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(program), str(source)], check=True)
+    assert main(["tlb", "trace", "--run", "--rt", str(program), "--nr", str(program), "--periods", "3",
+                 "--nr-accesses", "50000", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = {row["policy"]: row for row in out["policies"]}
+    assert out["pages_wanted"] > 16 and rows["static"]["entries_locked"] == min(48, out["pages_wanted"])
+    unlocked_pages = out["pages_wanted"] - rows["static"]["entries_locked"]
+    for policy in ("static", "dynamic-1", "dynamic-2"):
+        assert rows[policy]["max_misses"] <= unlocked_pages < rows["none"]["max_misses"]
