@@ -63,8 +63,10 @@ def test_command_says_what_is_wrong(tmp_path, capsys):
     assert "fully associative" in capsys.readouterr().err
 
 
-def test_paper_command_prints_the_findings(capsys):
-    assert main(["tlb", "paper", "--periods", "20", "--json"]) == 0
+def test_paper_command_prints_the_findings_and_draws(tmp_path, capsys):
+    assert main(["tlb", "paper", "--periods", "20", "--json", "--plot", str(tmp_path / "figures")]) == 0
+    for name in ("tlb-rt1-execution-times.png", "tlb-all-rt-execution-times.png", "tlb-locking-costs.png"):
+        assert (tmp_path / "figures" / name).read_bytes().startswith(b"\x89PNG")
     out = json.loads(capsys.readouterr().out)
     assert out["rt_task1_locked"]["crossover_entries"] == 52
     assert [row["entries_locked"] for row in out["all_rt_locked"]["policies"]] == [0, 49, 49, 49]

@@ -29,6 +29,7 @@ from rtsched.tlb.costs import SH7750R_COSTS, LockingCosts
 from rtsched.tlb.lackey import LackeyError, ValgrindMissing, read_lackey_file, trace_program
 from rtsched.tlb.pages import PageTrace
 from rtsched.tlb.paper import ACTIVATIONS, compare_with_paper, paper_study
+from rtsched.tlb.plots import plot_execution_times, plot_locking_costs
 from rtsched.tlb.replacement import RULES
 from rtsched.tlb.study import run_study, study_to_dict
 from rtsched.tlb.tlb import TlbGeometry
@@ -63,6 +64,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                        help=f"activations of the chain (default {ACTIVATIONS}, the paper's)")
     paper.add_argument("--seed", type=_non_negative_int, default=1, help="seed of NR_TASK's gaps (default 1)")
     paper.add_argument("--json", action="store_true", help="machine-readable result on stdout")
+    paper.add_argument("--plot", type=Path, metavar="DIR", help="also write the figures (PNG) into DIR: "
+                       "tlb-rt1-execution-times.png, tlb-all-rt-execution-times.png, tlb-locking-costs.png")
     paper.set_defaults(handler=run_paper)
 
     trace = sub.add_parser("trace", help="the study on memory-access traces of real programs (lackey)",
@@ -100,6 +103,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                        help="the chain's period and deadline for the analysis (default: the chain's best-case "
                        "time plus the non-real-time task's work per period)")
     trace.add_argument("--json", action="store_true", help="machine-readable result on stdout")
+    trace.add_argument("--plot", type=Path, metavar="DIR",
+                       help="also write the first task's execution-time distribution to DIR/tlb-execution-times.png")
     trace.set_defaults(handler=run_trace)
 
 
@@ -107,6 +112,11 @@ def run_paper(args: argparse.Namespace) -> int:
     rt1 = paper_study(covered=1, periods=args.periods, seed=args.seed)
     all_rt = paper_study(covered=5, periods=args.periods, seed=args.seed)
     comparisons = compare_with_paper(rt1, all_rt)
+    if args.plot:
+        args.plot.mkdir(parents=True, exist_ok=True)
+        plot_execution_times(rt1, args.plot / "tlb-rt1-execution-times.png")
+        plot_execution_times(all_rt, args.plot / "tlb-all-rt-execution-times.png")
+        plot_locking_costs(rt1.costs, args.plot / "tlb-locking-costs.png")
     if args.json:
         json.dump({"rt_task1_locked": study_to_dict(rt1), "all_rt_locked": study_to_dict(all_rt),
                    "paper": [{"quantity": c.quantity, "paper": float(c.paper), "model": float(c.model),
@@ -147,6 +157,9 @@ def run_trace(args: argparse.Namespace) -> int:
                            max_locked=min(args.max_locked, args.entries - 1), access_ns=args.access_ns)
         period_ns = args.period_us * 1000 if args.period_us else built.period_ns
         result = run_study(built.flow, geometry, costs, period_ns, built.nr_work_ns_per_period)
+        if args.plot:
+            args.plot.mkdir(parents=True, exist_ok=True)
+            plot_execution_times(result, args.plot / "tlb-execution-times.png")
     except ValgrindMissing as error:
         print(f"rtsched tlb trace: {error}", file=sys.stderr)
         return Exit.NATIVE_MISSING

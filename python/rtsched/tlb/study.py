@@ -36,11 +36,16 @@ __all__ = ["PolicyRow", "StudyResult", "run_study", "study_to_dict"]
 
 @dataclass(frozen=True, slots=True)
 class PolicyRow:
-    """One policy's outcome (see the module doc); ``response_ns`` None: no bound within the deadline."""
+    """One policy's outcome (see the module doc); ``response_ns`` None: no bound within the deadline.
+
+    ``first_misses``: the first task's misses in each job (its execution time
+    is its best case + misses × the handler + ``locking_ns_per_job``).
+    """
 
     policy: str
     entries_locked: int
     metric: MetricSummary
+    first_misses: tuple[int, ...]
     locking_ns_per_job: int
     wcet_ns: dict[str, int]
     response_ns: dict[str, int | None]
@@ -54,6 +59,8 @@ class StudyResult:
     """Every policy's row, in ``POLICIES`` order, and what the study ran on."""
 
     rows: tuple[PolicyRow, ...]
+    first_task: str
+    first_bcet_ns: int
     covered: int
     periods: int
     period_ns: int
@@ -62,6 +69,11 @@ class StudyResult:
 
     def row(self, policy: str) -> PolicyRow:
         return next(r for r in self.rows if r.policy == policy)
+
+    def first_exec_ns(self, policy: str) -> list[int]:
+        """The first task's execution time in each job under ``policy``."""
+        row = self.row(policy)
+        return [self.first_bcet_ns + m * self.costs.miss_ns + row.locking_ns_per_job for m in row.first_misses]
 
     def nr_ratios(self, policy: str) -> tuple[Fraction, Fraction, Fraction]:
         """(misses, execution time, response time) of the non-real-time task under ``policy`` over no locking."""
@@ -84,7 +96,7 @@ def _row(flow: Flow, result: FlowResult, costs: LockingCosts, period_ns: int,
     nr_exec_ns = nr_work_ns_per_period * flow.periods + result.nr_misses * costs.miss_ns
     return PolicyRow(result.policy, result.entries_locked,
                      summarize_metric(result.misses[first.name], costs.miss_ns, first.bcet_ns),
-                     locking_ns, wcet, {job.name: bounds[job.name] for job in flow.chain},
+                     result.misses[first.name], locking_ns, wcet, {job.name: bounds[job.name] for job in flow.chain},
                      result.nr_misses, nr_exec_ns, rt_busy_ns + nr_exec_ns)
 
 
@@ -95,7 +107,8 @@ def run_study(flow: Flow, geometry: TlbGeometry, costs: LockingCosts, period_ns:
         raise ValueError("the period must be positive and the non-real-time work not negative")
     wanted = tuple(p for p in POLICIES if p == "none" or p in policies)
     rows = tuple(_row(flow, run_flow(flow, geometry, p), costs, period_ns, nr_work_ns_per_period) for p in wanted)
-    return StudyResult(rows, flow.covered, flow.periods, period_ns, geometry, costs)
+    first = flow.chain[0]
+    return StudyResult(rows, first.name, first.bcet_ns, flow.covered, flow.periods, period_ns, geometry, costs)
 
 
 def study_to_dict(result: StudyResult) -> dict[str, Any]:
