@@ -25,7 +25,9 @@ ALLOWED: dict[str, set[str]] = {
     "litmus": {"trace", "report"},
     "sim": {"model", "trace", "report", "cpus", "analysis.results", "analysis.overheads"},
     "sweep": {"rtsched", "analysis", "model", "cpus"},
-    "cli": {"rtsched", "model", "analysis", "trace", "report", "measure", "run", "sim", "sweep", "native", "cpus"},
+    "tlb": {"analysis"},
+    "cli": {"rtsched", "model", "analysis", "trace", "report", "measure", "run", "sim", "sweep", "native", "cpus",
+            "tlb"},
 }
 
 

@@ -21,7 +21,7 @@ from rtsched import __version__
 from rtsched.cli.exit_codes import Exit
 
 COMMAND_MODULES = ["lockbench", "validate", "import_rtapp", "latency", "overhead", "shield", "run", "sim", "analyze",
-                   "calibrate", "sweep", "io_flows"]
+                   "calibrate", "sweep", "io_flows", "tlb"]
 
 __all__ = ["Exit", "build_parser", "main"]
 
