@@ -14,6 +14,7 @@ import pytest
 from rtsched.cpus import online_cpus
 from rtsched.measure import kernel_facts as kf
 from rtsched.measure.irqs import LocalTimerWindow, local_timer_counts
+from rtsched.measure.overhead import VARIANTS, plan_variant
 
 SAMPLES = Path(__file__).parent / "kernel_samples"
 
@@ -203,3 +204,37 @@ def test_live_local_timer_counts_on_a_busy_cpu():
     assert set(ticks.counts) == {cpu}
     if not facts.nohz_full.covers(cpu):
         assert ticks.counts[cpu] >= 1  # a CPU busy for 0.2 s with its tick on takes at least one
+
+
+# ---------------------------------------------------------------- rtsched overhead's A_off variant
+
+
+TICKLESS = kf.CpuFact((2, 3), "sysfs nohz_full")
+NO_TICKLESS = kf.CpuFact((), "the kernel is built without CONFIG_NO_HZ_FULL")
+
+
+def test_a_off_runs_shielded_on_a_nohz_full_cpu():
+    plan = plan_variant("fifo-tickless", busiest=1, quietest=0, shield_cpu=None, online=[0, 1, 2, 3],
+                        nohz_full=TICKLESS)
+    assert (plan.cpu, plan.policy, plan.shielded, plan.skipped) == (2, "fifo", True, None)
+    quiet_and_tickless = plan_variant("fifo-tickless", 1, 3, None, [0, 1, 2, 3], TICKLESS)
+    assert quiet_and_tickless.cpu == 3
+    chosen = plan_variant("fifo-tickless", 1, 0, 3, [0, 1, 2, 3], TICKLESS)
+    assert chosen.cpu == 3
+
+
+def test_a_off_is_skipped_saying_why():
+    absent = plan_variant("fifo-tickless", 1, 0, None, [0, 1], NO_TICKLESS)
+    assert absent.cpu is None and "nohz_full" in absent.skipped and "CONFIG_NO_HZ_FULL" in absent.skipped
+    wrong_cpu = plan_variant("fifo-tickless", 1, 0, 1, [0, 1, 2, 3], TICKLESS)
+    assert wrong_cpu.cpu is None and "--shield-cpu 1 is not one" in wrong_cpu.skipped
+    assert "--shield-cpu 2" in wrong_cpu.skipped
+    offline = plan_variant("fifo-tickless", 1, 0, None, [0, 1], TICKLESS)  # CPUs 2-3 offline
+    assert offline.cpu is None
+
+
+def test_the_other_variants_keep_their_cpus():
+    plans = {v: plan_variant(v, 1, 0, None, [0, 1], NO_TICKLESS) for v in VARIANTS if v != "fifo-tickless"}
+    assert {v: (p.cpu, p.policy, p.shielded) for v, p in plans.items()} == {
+        "other": (0, "other", False), "fifo-irq": (1, "fifo", False), "fifo-quiet": (0, "fifo", False),
+        "fifo-shielded": (0, "fifo", True)}
