@@ -119,3 +119,15 @@ def test_tutorial_style_sched_other_file_imports_with_a_default_policy():
     assert len(found) == 1 and "SCHED_OTHER" in found[0]  # nothing real-time in it
     ts, _, _ = imported(text, default_policy="SCHED_FIFO")
     assert ts.tasks[0].period_ns == 100_000_000 and ts.tasks[0].body == (Compute(20_000_000),)
+
+
+def test_a_phase_of_sleeps_only_delays_the_phases_after_it():
+    doc = {"tasks": {"t": {"policy": "SCHED_FIFO", "loop": 1, "delay": 100, "phases": {
+        "settle": {"loop": 2, "sleep": 5000},
+        "work": {"loop": 8, "run": 1000, "timer": {"ref": "tick", "period": 20000}}}}}}
+    text = text_of(doc)
+    ts, _, warnings = imported(text)
+    (task,) = ts.tasks
+    assert task.name == "t-work" and task.offset_ns == 10_100_000 and task.max_jobs == 8
+    assert f"{pos(text, 'settle')}: tasks.t.phases.settle: a phase of sleeps only: no task; the phases after " \
+           "it start 10ms later" in warnings

@@ -13,6 +13,8 @@ repeats one job body at one period, so (docs/from-rtapp.md):
   add up);
 - several phases repeated, on one timer, become one task per phase
   iteration at the cycle's period (``_repeat_cycle``);
+- among phases run once in sequence, a phase of sleeps only is a pause: the
+  phases after it start that much later;
 - a thread with no timer at all (a self-paced loop) becomes one task whose
   period is the length of its loop (``selfpaced``); its phases, if any, are
   one loop (``_one_cycle``);
@@ -202,6 +204,12 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
     # and taskgroup fall back to the thread's
     sched = dict(top.sched)
     for phase in phases:
+        if not paced_by_itself and not repeated and _sleeps_only(phase):
+            pause_us = _pause_us(phase, problems)
+            if pause_us is None:
+                return []
+            offset_us += pause_us
+            continue
         if phase is not top:
             sched = {**sched, **{k: v for k, v in phase.sched.items() if k != "cpus"}}
             sched.pop("cpus", None)
@@ -244,6 +252,33 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
 
 MAX_CYCLE_TASKS = 64  # phase iterations a repeated cycle may become (one task each)
 MAX_CYCLE_EVENTS = 256  # events a self-paced thread's phases may become, each repeated its loop count
+
+
+def _sleeps_only(phase: _Phase) -> bool:
+    return bool(phase.events) and all(kind == "sleep" for kind, _, _ in phase.events)
+
+
+def _pause_us(phase: _Phase, problems: Problems) -> int | None:
+    """A phase of sleeps only, among phases run once in sequence: the time it holds the phases after
+    it back (its sleeps times its loop), or None after an error."""
+    loop: int | None | bool = 1
+    if phase.loop_member is not None:
+        loop = _loop(phase.loop_member, f"{phase.path}.loop", problems)
+    if loop is False:
+        return None
+    if loop is None:
+        problems.error(phase.loop_member or phase.where, f"{phase.path}.loop", "a phase of sleeps only that "
+                       "loops for ever: the phases after it never run")
+        return None
+    total = 0
+    for _, m, mpath in phase.events:
+        if not _int(m.value) or m.value < 0:
+            problems.error(m, mpath, f"expected microseconds >= 0, got {describe(m.value)}")
+            return None
+        total += m.value
+    problems.warn(phase.where, phase.path, f"a phase of sleeps only: no task; the phases after it start "
+                  f"{format_duration(total * loop * 1000)} later")
+    return total * loop
 
 
 def _one_cycle(phases: list[_Phase], top: _Phase, path: str, problems: Problems) -> _Phase | None:
