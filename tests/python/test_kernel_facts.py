@@ -238,3 +238,12 @@ def test_the_other_variants_keep_their_cpus():
     assert {v: (p.cpu, p.policy, p.shielded) for v, p in plans.items()} == {
         "other": (0, "other", False), "fifo-irq": (1, "fifo", False), "fifo-quiet": (0, "fifo", False),
         "fifo-shielded": (0, "fifo", True)}
+
+
+def test_a_file_that_reads_wrong_leaves_its_facts_unknown_and_says_so():
+    facts = kf.kernel_facts(files(config=sample("config-preempt-dynamic"),
+                                  debugfs_preempt=sample("debugfs-preempt-broken"), nohz_full="3-1\n"))
+    assert facts.preemption.mode is None and facts.nohz_full.cpus is None
+    assert facts.rcu_nocbs.cpus is None  # the nohz_full CPUs are offloaded too: unknown with them
+    assert facts.hz == 250  # the config still reads
+    assert any("none voluntary full" in note for note in facts.notes) and any("'3-1'" in n for n in facts.notes)

@@ -30,7 +30,7 @@ import gzip
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from rtsched.cpus import CpuListError, format_cpu_list, online_cpus, parse_cpu_list
 
@@ -49,6 +49,9 @@ PREEMPT_MODES = ("none", "voluntary", "full", "lazy")
 _CONFIG_MODE = (("CONFIG_PREEMPT_RT", "full"), ("CONFIG_PREEMPT_LAZY", "lazy"), ("CONFIG_PREEMPT", "full"),
                 ("CONFIG_PREEMPT_VOLUNTARY", "voluntary"), ("CONFIG_PREEMPT_NONE", "none"))
 ISOLCPUS_FLAGS = ("nohz", "domain", "managed_irq")
+
+
+_Fact = TypeVar("_Fact")
 
 
 class KernelFactError(ValueError):
@@ -291,6 +294,8 @@ def rcu_nocbs(files: KernelFiles, config: dict[str, str] | None, cmdline: dict[s
         return CpuFact((), "the kernel is built without CONFIG_RCU_NOCB_CPU")
     if config is not None and config.get("CONFIG_RCU_NOCB_CPU_DEFAULT_ALL") == "y":
         return CpuFact(tuple(range(files.nr_cpus)), "CONFIG_RCU_NOCB_CPU_DEFAULT_ALL")
+    if tickless.cpus is None:
+        return CpuFact(None, "unknown: the nohz_full CPUs, offloaded too, are unknown")
     asked = _boot_cpus(cmdline, "rcu_nocbs", files.nr_cpus) if cmdline.get("rcu_nocbs") else None
     cpus = tuple(sorted(set(asked or ()) | set(tickless.cpus or ())))
     given = [what for what, some in (("rcu_nocbs= on the command line", asked), ("the nohz_full CPUs", tickless.cpus))
@@ -303,20 +308,33 @@ def rcu_nocbs(files: KernelFiles, config: dict[str, str] | None, cmdline: dict[s
 
 
 def kernel_facts(files: KernelFiles) -> KernelFacts:
-    """The facts ``files`` say. Raises KernelFactError when a file does not read as its format."""
+    """The facts ``files`` say. A file that does not read as its format leaves the facts that
+    depend on it unknown, with a note quoting it; nothing is guessed."""
+    notes: list[str] = []
     config = parse_config(files.config) if files.config is not None else None
     cmdline = parse_cmdline(files.cmdline) if files.cmdline is not None else {}
-    tickless = nohz_full(files, config, cmdline)
+    unknown = CpuFact(None, "unreadable (see notes)")
+
+    def fact(derive: Callable[[], _Fact], fallback: _Fact) -> _Fact:
+        try:
+            return derive()
+        except KernelFactError as error:
+            notes.append(str(error))
+            return fallback
+
+    tickless = fact(lambda: nohz_full(files, config, cmdline), unknown)
     hz = int(config["CONFIG_HZ"]) if config and config.get("CONFIG_HZ", "").isdigit() else None
     return KernelFacts(
         release=files.release,
         version=files.version,
         hz=hz,
         config_source=files.config_source,
-        preemption=preemption(files, config, cmdline),
+        preemption=fact(lambda: preemption(files, config, cmdline),
+                        Preemption(False, None, None, "unreadable (see notes)")),
         nohz_full=tickless,
-        isolcpus=isolcpus(files, cmdline),
-        rcu_nocbs=rcu_nocbs(files, config, cmdline, tickless),
+        isolcpus=fact(lambda: isolcpus(files, cmdline), unknown),
+        rcu_nocbs=fact(lambda: rcu_nocbs(files, config, cmdline, tickless), unknown),
+        notes=tuple(notes),
     )
 
 
@@ -372,11 +390,5 @@ def read_kernel_facts() -> KernelFacts:
         nohz_full=_read(SYS_NOHZ_FULL, notes),
         isolated=_read(SYS_ISOLATED, notes),
     )
-    try:
-        facts = kernel_facts(files)
-    except KernelFactError as error:
-        notes.append(str(error))
-        unknown = CpuFact(None, "unreadable")
-        facts = KernelFacts(uname.release, uname.version, None, config_source,
-                            Preemption(False, None, None, "unreadable"), unknown, unknown, unknown)
-    return replace(facts, notes=tuple(notes))
+    facts = kernel_facts(files)
+    return replace(facts, notes=tuple(notes) + facts.notes)
