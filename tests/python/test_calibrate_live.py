@@ -102,6 +102,9 @@ def test_provenance(quick_profile):
     assert prov["command"] == "rtsched calibrate --quick"
     assert prov["rtsched_version"]
     assert prov["duration_s"] > 0
+    assert prov["kernel_facts"]["release"] == os.uname().release
+    ticks = prov["local_timer_interrupts"]
+    assert ticks is None or set(ticks) == {str(prov["cpu"])}
 
 
 def test_the_analysis_reads_it_with_nothing_missing(quick_profile, tmp_path):

@@ -52,6 +52,8 @@ def test_one_second_run_sample_count_and_fields(tmp_path):
     assert thread["samples"] == sum(thread["histogram"]) + thread["overflows"]
     assert thread["error"] is None and thread["pinned"] is True and thread["cpu"] == int(cpu)
     assert thread["min_ns"] <= thread["avg_ns"] <= thread["max_ns"]
+    assert document["kernel_facts"]["release"] == os.uname().release
+    assert run["local_timer_interrupts"] is None or set(run["local_timer_interrupts"]) == {cpu}
     (summary,) = document["summary"]
     assert summary["samples"] == thread["samples"]
     assert png.stat().st_size > 0

@@ -1,5 +1,6 @@
 """``rtsched latency`` / ``overhead`` / ``shield``: argument errors name the argument, exit 2, change nothing."""
 
+import json
 import os
 import subprocess
 import sys
@@ -96,3 +97,29 @@ def test_native_tool_usage_error_is_exit_2():
         pytest.skip("rtsched-latency is not built")
     result = subprocess.run([str(tool), "--interval-us", "0"], capture_output=True, text=True, timeout=10)
     assert result.returncode == 2 and "--interval-us" in result.stderr
+
+
+def test_shield_status_reports_the_kernel_facts_and_local_timer():
+    result = run_cli("shield", "--status", "--json")
+    assert result.returncode == Exit.OK, result.stderr
+    status = json.loads(result.stdout)
+    assert [row["cpu"] for row in status["cpus"]] == list(online_cpus())
+    facts = status["kernel_facts"]
+    assert {"preemption", "nohz_full", "isolcpus", "rcu_nocbs", "hz"} <= set(facts)
+    assert facts["release"] == os.uname().release
+    if status["local_timer_interrupts"] is not None:
+        assert set(status["local_timer_interrupts"]) == {str(cpu) for cpu in online_cpus()}
+    human = run_cli("shield", "--status")
+    assert human.returncode == Exit.OK
+    for fact in ("preemption:", "nohz_full:", "isolcpus:", "rcu_nocbs:"):
+        assert fact in human.stdout
+
+
+def test_overhead_a_off_without_nohz_full_says_why_and_measures_nothing():
+    from rtsched.measure.kernel_facts import read_kernel_facts
+
+    if read_kernel_facts().nohz_full.cpus:
+        pytest.skip("this machine has nohz_full CPUs: the A_off variant runs here")
+    result = run_cli("overhead", "--variants", "fifo-tickless")
+    assert result.returncode == Exit.FAILED
+    assert "nothing to measure" in result.stderr and "nohz_full" in result.stderr

@@ -132,11 +132,13 @@ def test_timer_gives_the_period_and_must_end_the_job():
                             "event (it ends the job)"]
 
 
-def test_a_thread_without_timer_is_refused_with_the_reason():
-    text = text_of({"tasks": {"t": fifo(run=100, sleep=100)}})
+def test_a_phase_without_timer_beside_phases_with_one_is_refused_with_the_reason():
+    doc = {"tasks": {"t": {"policy": "SCHED_FIFO", "loop": 1, "phases": {
+        "a": {"loop": 2, "run": 100, "timer": TIMER}, "b": {"run": 100, "sleep": 100}}}}}
+    text = text_of(doc)
     (error,) = errors(text)
-    assert error.startswith(f"{pos(text, 't')}: tasks.t: no timer: rtsched releases every task periodically")
-    assert "self-paced loop of run and sleep" in error
+    assert error.startswith(f"{pos(text, 'b')}: tasks.t.phases.b: no timer, while other phases of the thread "
+                            "have one")
 
 
 def test_bad_event_values():

@@ -1,4 +1,4 @@
-"""``rtsched run`` on an rt-app file: a real 0.5 s run of examples/rtapp/rendezvous.json.
+"""``rtsched run`` on rt-app files: real short runs of examples/rtapp/rendezvous.json and self-paced.json.
 
 Asserted are counts and what the events imply, never absolute times: the two
 barrier users complete as many jobs as each other, and ``left`` cannot end a
@@ -50,3 +50,25 @@ def test_run_an_rt_app_file_directly(tmp_path):
     assert tasks["left"]["response_min_ns"] >= 3_000_000  # right's run before the barrier, in CPU time
     assert abs(tasks["consumer"]["jobs"] - tasks["producer"]["jobs"]) <= 1
     assert tasks["consumer"]["response_min_ns"] >= 700_000  # the producer's run before its resume
+
+
+SELF_PACED = EXAMPLE.parent / "self-paced.json"
+
+
+@pytest.mark.skipif(_rt_unavailable() is not None, reason=str(_rt_unavailable()))
+def test_run_self_paced_threads(tmp_path):
+    """poller: a 5 ms loop; batch: a 12 ms cycle of two phases, offset 1 ms delay + 2 ms first sleep.
+    Their job counts follow from those periods over the run, and batch's shortest job is at least
+    the CPU time and the sleep in its body."""
+    result = subprocess.run(
+        [sys.executable, "-m", "rtsched.cli.main", "run", str(SELF_PACED), "--duration", "600ms", "--no-plots",
+         "--json", "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=90,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "tasks.poller: no timer: the self-paced loop becomes a task of period 5ms" in result.stderr
+    tasks = {t["task"]: t for t in json.loads(result.stdout)["tasks"]}
+    assert set(tasks) == {"poller", "batch"}
+    assert 600 // 5 - 2 <= tasks["poller"]["jobs"] <= 600 // 5 + 1
+    assert (600 - 3) // 12 - 2 <= tasks["batch"]["jobs"] <= (600 - 3) // 12 + 1
+    assert tasks["batch"]["response_min_ns"] >= 5_500_000  # 1 + 2 (sleep) + 1 + 1.5 ms

@@ -126,6 +126,9 @@ def test_schedulable_partitioned_fp_set_has_no_deadline_miss(schedulable_run):
         assert task["bound_exceeded"] == (task["response_max_ns"] > task["bound_ns"])
     assert summary["analysis"]["test"] == "fp-rta"
     assert summary["analysis"]["verdict"] == "schedulable"
+    assert {"preemption", "nohz_full", "isolcpus", "rcu_nocbs"} <= set(summary["kernel_facts"])
+    ticks = summary["local_timer_interrupts"]
+    assert ticks is None or (set(ticks) == {"0", "1"} and all(n >= 0 for n in ticks.values()))
     for name in ("runner.json", "trace.rtst", "jobs.csv", "trace.perfetto.json", "response-cdf.png",
                  "schedule.png", "summary.json"):
         assert (out / name).is_file(), name

@@ -19,6 +19,8 @@ from rtsched.cli.exit_codes import Exit
 from rtsched.cpus import CpuListError, checked_cpu_list, format_cpu_list, online_cpus
 from rtsched.measure.cyclictest import CyclictestError, run_cyclictest
 from rtsched.measure.histogram import Histogram, ratio
+from rtsched.measure.irqs import LocalTimerWindow
+from rtsched.measure.kernel_facts import read_kernel_facts
 from rtsched.measure.latency import POLICIES, LatencyConfig, LatencyError, run_latency
 from rtsched.measure.loads import LATENCY_LOADS, LoadError, Loads
 from rtsched.measure.report import latency_table, plot_histograms, ratio_table
@@ -136,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
         parser.error("argument --compare-cyclictest: not with --timerslack-view")
 
     human = Console(stderr=args.json == "-")
+    facts = read_kernel_facts()
     runs: list[dict] = []
     histograms: list[Histogram] = []
     comparison: list[dict] = []
@@ -175,9 +178,10 @@ def run(args: argparse.Namespace) -> int:
                 human.print(f"load {args.load}: {loads.describe()}")
             if not args.compare_cyclictest:
                 for label, cfg in variants:
-                    result = _run_one(cfg, label, human, args.no_progress)
+                    with LocalTimerWindow(cpus) as ticks:
+                        result = _run_one(cfg, label, human, args.no_progress)
                     runs.append({"label": label, "tool": "rtsched-latency", "command": result.command,
-                                 "result": result.raw})
+                                 "result": result.raw, "local_timer_interrupts": ticks.as_json()})
                     histograms.extend(result.histograms)
             else:
                 label, cfg = variants[0]
@@ -189,18 +193,22 @@ def run(args: argparse.Namespace) -> int:
                     order = ("rtsched", "cyclictest") if r % 4 in (0, 3) else ("cyclictest", "rtsched")
                     for tool in order:
                         if tool == "rtsched":
-                            result = _run_one(cfg, f"{label} round {r + 1}/{rounds}", human, args.no_progress)
+                            with LocalTimerWindow(cpus) as ticks:
+                                result = _run_one(cfg, f"{label} round {r + 1}/{rounds}", human, args.no_progress)
                             runs.append({"label": f"{label} round {r + 1}", "tool": "rtsched-latency",
-                                         "command": result.command, "result": result.raw})
+                                         "command": result.command, "result": result.raw,
+                                         "local_timer_interrupts": ticks.as_json()})
                             ours_rounds.append(result.histograms)
                         else:
-                            with human.status(f"cyclictest round {r + 1}/{rounds} ..."):
+                            with human.status(f"cyclictest round {r + 1}/{rounds} ..."), \
+                                    LocalTimerWindow(cpus) as ticks:
                                 command, ct_one = run_cyclictest(
                                     cpus, cfg.interval_us, cfg.loops, cfg.policy, cfg.priority,
                                     cfg.histogram_us, timeout_s=args.duration * 3 + 30,
                                 )
                             runs.append({"label": f"cyclictest round {r + 1}", "tool": "cyclictest",
-                                         "command": command, "histograms": [_hist_json(h) for h in ct_one]})
+                                         "command": command, "histograms": [_hist_json(h) for h in ct_one],
+                                         "local_timer_interrupts": ticks.as_json()})
                             ct_rounds.append(ct_one)
                 ours = [_merged([rnd[i] for rnd in ours_rounds]) for i in range(len(cpus))]
                 ct = [_merged([rnd[i] for rnd in ct_rounds]) for i in range(len(cpus))]
@@ -247,6 +255,7 @@ def run(args: argparse.Namespace) -> int:
             "format": "rtsched-latency-report/1",
             "load": args.load,
             "shielded_cpus": shield_cpus,
+            "kernel_facts": facts.as_dict(),
             "runs": runs,
             "summary": [{"label": h.label, **h.summary()} for h in histograms],
             "comparison": comparison,

@@ -13,7 +13,17 @@ from rtsched.cli.exit_codes import Exit
 from rtsched.cli.latency import duration_arg, positive_int, priority_arg
 from rtsched.cpus import CpuListError, checked_cpu_list, format_cpu_list, online_cpus
 from rtsched.measure.loads import OVERHEAD_LOADS, LoadError, Loads
-from rtsched.measure.overhead import VARIANTS, OverheadError, OverheadRun, calibrate, irq_cpus, run_loop
+from rtsched.measure.irqs import LocalTimerWindow
+from rtsched.measure.kernel_facts import read_kernel_facts
+from rtsched.measure.overhead import (
+    VARIANTS,
+    OverheadError,
+    OverheadRun,
+    calibrate,
+    irq_cpus,
+    plan_variant,
+    run_loop,
+)
 from rtsched.measure.report import overhead_table, plot_overhead
 from rtsched.measure.shield import ShieldError, shield_cpuset_dir, shielded
 from rtsched.native import NativeToolMissing
@@ -24,9 +34,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         "overhead",
         help="OS overhead: a calibrated loop run N times, epsilon = T_x - min (seed 002)",
         description="OS overhead (seed 002 §2.5.2): an integer loop calibrated to --target-ms runs "
-        "--iterations times; epsilon = T_x - min T_x. Variants: other (SCHED_OTHER), fifo-irq "
-        "(SCHED_FIFO on the CPU taking the most device interrupts), fifo-quiet (on the CPU taking "
-        "the fewest), fifo-shielded (on a CPU shielded for the run).",
+        "--iterations times; epsilon = T_x - min T_x. Variants (the thesis's N, R_w, R_b, A_on, A_off): "
+        "other (SCHED_OTHER), fifo-irq (SCHED_FIFO on the CPU taking the most device interrupts), "
+        "fifo-quiet (on the CPU taking the fewest), fifo-shielded (on a CPU shielded for the run), "
+        "fifo-tickless (on a shielded nohz_full CPU, local timer off; skipped, saying why, where no "
+        "CPU is nohz_full). Each variant's local timer interrupts are counted.",
     )
     parser.add_argument("--load", choices=OVERHEAD_LOADS, default="idle", help="background load (idle)")
     parser.add_argument("--variants", default=",".join(VARIANTS),
@@ -37,7 +49,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="sleep between loops; keeps SCHED_FIFO under RT throttling (20)")
     parser.add_argument("--priority", type=priority_arg, default=90, help="SCHED_FIFO priority (90)")
     parser.add_argument("--shield-cpu", type=int, default=None,
-                        help="CPU to shield for fifo-shielded (default: the CPU with the fewest device IRQs)")
+                        help="CPU to shield for fifo-shielded and fifo-tickless (default: the CPU with the "
+                        "fewest device IRQs; for fifo-tickless a nohz_full one)")
     parser.add_argument("--load-per-cpu", type=positive_int, default=2,
                         help="load processes per CPU (seed 002 used 16; 2 keeps a shared machine usable)")
     parser.add_argument("--json", metavar="FILE", help="results as JSON ('-': stdout)")
@@ -64,6 +77,14 @@ def run(args: argparse.Namespace) -> int:
 
     human = Console(stderr=args.json == "-")
     results: list[OverheadRun] = []
+    skipped: list[dict] = []
+    facts = read_kernel_facts()
+    # Only fifo-tickless can be skipped, and where it is, it is whatever CPU the load makes quietest.
+    unplannable = [plan_variant(v, online[0], online[0], args.shield_cpu, list(online), facts.nohz_full).skipped
+                   for v in variants]
+    if all(unplannable):
+        print(f"rtsched overhead: nothing to measure: {'; '.join(r for r in unplannable if r)}", file=sys.stderr)
+        return Exit.FAILED
     per_loop_s = (args.target_ms + args.gap_ms) / 1000
     budget = per_loop_s * args.iterations * len(variants) * 3 + 60
     try:
@@ -75,25 +96,24 @@ def run(args: argparse.Namespace) -> int:
             steps = calibrate(quietest, args.priority, args.target_ms)
             human.print(f"loop calibrated on CPU {quietest} under SCHED_FIFO: {steps} steps for {args.target_ms:g} ms")
             for variant in variants:
+                plan = plan_variant(variant, busiest, quietest, args.shield_cpu, list(online), facts.nohz_full)
+                if plan.skipped is not None or plan.cpu is None:
+                    human.print(f"[yellow]skipped {variant}[/yellow]: {plan.skipped}", highlight=False)
+                    skipped.append({"variant": variant, "reason": plan.skipped})
+                    continue
                 cpuset = None
                 with ExitStack() as stack:
-                    if variant == "other":
-                        cpu, policy = quietest, "other"
-                    elif variant == "fifo-irq":
-                        cpu, policy = busiest, "fifo"
-                    elif variant == "fifo-quiet":
-                        cpu, policy = quietest, "fifo"
-                    else:
-                        cpu = args.shield_cpu if args.shield_cpu is not None else quietest
-                        policy = "fifo"
-                        report = stack.enter_context(shielded([cpu]))
+                    if plan.shielded:
+                        report = stack.enter_context(shielded([plan.cpu]))
                         cpuset = str(shield_cpuset_dir())
-                        human.print(f"shielded CPU {cpu}: {report.moved_tasks} tasks moved, IRQs refusing: "
+                        human.print(f"shielded CPU {plan.cpu}: {report.moved_tasks} tasks moved, IRQs refusing: "
                                     f"{', '.join(r['irq'] for r in report.refused_irqs) or 'none'}")
-                    with human.status(f"{variant} on CPU {cpu}: {args.iterations} x {args.target_ms:g} ms ..."):
-                        raw = run_loop(cpu, policy, args.priority, args.target_ms, args.iterations,
-                                       args.gap_ms, cpuset, steps)
-                results.append(OverheadRun(variant=variant, cpu=cpu, raw=raw))
+                    with human.status(f"{variant} on CPU {plan.cpu}: {args.iterations} x {args.target_ms:g} ms ..."):
+                        with LocalTimerWindow([plan.cpu]) as ticks:
+                            raw = run_loop(plan.cpu, plan.policy, args.priority, args.target_ms, args.iterations,
+                                           args.gap_ms, cpuset, steps)
+                results.append(OverheadRun(variant=variant, cpu=plan.cpu, raw=raw,
+                                           local_timer_interrupts=(ticks.counts or {}).get(plan.cpu)))
     except CpuListError as error:
         parser.error(str(error))
     except NativeToolMissing as error:
@@ -118,7 +138,9 @@ def run(args: argparse.Namespace) -> int:
             "load": args.load,
             "base_ns": base,
             "online_cpus": format_cpu_list(online),
+            "kernel_facts": facts.as_dict(),
             "variants": [{"summary": s, "result": r.raw} for s, r in zip(summaries, results)],
+            "skipped": skipped,
         }
         text = json.dumps(document, indent=1)
         if args.json == "-":

@@ -12,6 +12,8 @@ from rich.table import Table
 from rtsched.cli.exit_codes import Exit
 from rtsched.cpus import CpuListError, format_cpu_list, parse_cpu_list
 from rtsched.measure import shield as shielding
+from rtsched.measure.irqs import local_timer_counts
+from rtsched.measure.kernel_facts import read_kernel_facts
 
 
 
@@ -27,7 +29,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("cpus", nargs="?", help="CPUs to shield, e.g. 1 or 2-3")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--undo", action="store_true", help="restore the state saved by the last shield")
-    mode.add_argument("--status", action="store_true", help="per CPU: tasks, IRQs, shielded or not")
+    mode.add_argument("--status", action="store_true",
+                      help="per CPU: tasks, IRQs, local timer, shielded or not; the kernel's preemption model, "
+                      "nohz_full, isolcpus, rcu_nocbs")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run, parser=parser)
 
@@ -94,14 +98,23 @@ def _undo(args: argparse.Namespace, human: Console) -> int:
 
 def _status(args: argparse.Namespace, human: Console) -> int:
     rows = shielding.status()
+    facts = read_kernel_facts()
+    ticks = local_timer_counts()
     if args.json:
-        print(json.dumps([r.as_dict() for r in rows], indent=1))
+        print(json.dumps({
+            "cpus": [r.as_dict() for r in rows],
+            "kernel_facts": facts.as_dict(),
+            "local_timer_interrupts": None if ticks is None else {str(c): n for c, n in ticks.items()},
+        }, indent=1))
         return Exit.OK
     table = Table(title="CPUs", title_justify="left")
-    for name in ("CPU", "shielded", "tasks here", "tasks allowed", "names", "device IRQs"):
+    for name in ("CPU", "shielded", "tasks here", "tasks allowed", "names", "device IRQs", "local timer IRQs since boot"):
         table.add_column(name)
     for r in rows:
         table.add_row(str(r.cpu), "yes" if r.shielded else "no", str(r.running_tasks), str(r.allowed_tasks),
-                      ", ".join(r.task_names), " ".join(r.irqs) or "-")
+                      ", ".join(r.task_names), " ".join(r.irqs) or "-",
+                      "-" if ticks is None else str(ticks.get(r.cpu, "-")))
     human.print(table)
+    for line in facts.describe():
+        human.print(line, highlight=False)
     return Exit.OK

@@ -47,6 +47,8 @@ from typing import Callable
 
 from rtsched import __version__
 from rtsched.measure import provenance
+from rtsched.measure.irqs import LocalTimerWindow
+from rtsched.measure.kernel_facts import read_kernel_facts
 from rtsched.cpus import format_cpu_list, online_cpus
 from rtsched.measure.latency import LatencyConfig, LatencyError, run_latency
 from rtsched.measure.overhead import OverheadError, run_loop
@@ -243,17 +245,19 @@ def calibrate(config: CalibrationConfig, command: str, progress: Progress | None
     load_start = provenance.load_average()
     times_start = provenance.cpu_times()
 
-    say(f"release latency: {config.latency_samples} jobs of a 1 ms periodic task")
-    try:
-        release = _release_latency(config)
-    except LatencyError as error:
-        raise CalibrationError(f"rtsched-latency: {error}") from error
-    say(f"lock and unlock: {config.lock_iterations} uncontended iterations per protocol")
-    locks = _locks(config)
-    say(f"context switch, PI-CV RPC call, trace event: {config.native_samples} samples each")
-    native = _native(config)
-    say(f"OS interference: {config.windows} windows of {config.window_ms:g} ms")
-    interference = _interference(config)
+    facts = read_kernel_facts()
+    with LocalTimerWindow([config.cpu]) as ticks:
+        say(f"release latency: {config.latency_samples} jobs of a 1 ms periodic task")
+        try:
+            release = _release_latency(config)
+        except LatencyError as error:
+            raise CalibrationError(f"rtsched-latency: {error}") from error
+        say(f"lock and unlock: {config.lock_iterations} uncontended iterations per protocol")
+        locks = _locks(config)
+        say(f"context switch, PI-CV RPC call, trace event: {config.native_samples} samples each")
+        native = _native(config)
+        say(f"OS interference: {config.windows} windows of {config.window_ms:g} ms")
+        interference = _interference(config)
 
     steal = provenance.steal_ratios(times_start, provenance.cpu_times())
     load_end = provenance.load_average()
@@ -278,6 +282,8 @@ def calibrate(config: CalibrationConfig, command: str, progress: Progress | None
         "rtsched_version": __version__,
         "command": command,
         "interference_loop_ns": interference["loop_ns"],
+        "kernel_facts": facts.as_dict(),
+        "local_timer_interrupts": ticks.as_json(),
     }
     return profile
 

@@ -2,6 +2,10 @@
 
 Device IRQs are the numbered lines; the named ones (LOC, RES, CAL, ...) are
 per-CPU architecture interrupts that every CPU takes and no affinity moves.
+The local timer (the scheduler tick and the CPU's hrtimers) is the ``LOC``
+line on x86 and the numbered ``arch_timer`` line on arm64: counting it over a
+measurement shows whether the tick ran on the measured CPU (``nohz_full``
+stops it while one task runs there).
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 
 PROC_INTERRUPTS = Path("/proc/interrupts")
 
@@ -63,3 +68,43 @@ def device_irq_rates(seconds: float = 0.5) -> dict[int, int]:
     time.sleep(seconds)
     after = device_irq_counts()
     return {cpu: after[cpu] - before.get(cpu, 0) for cpu in after}
+
+
+def _is_local_timer(line: IrqLine) -> bool:
+    return line.irq == "LOC" or (line.is_device and line.name.endswith("arch_timer"))
+
+
+def local_timer_counts(text: str | None = None) -> dict[int, int] | None:
+    """Local timer interrupts per CPU since boot; None when the text has no local timer line."""
+    cpus, lines = parse_interrupts(text if text is not None else PROC_INTERRUPTS.read_text())
+    timer = next((line for line in lines if _is_local_timer(line)), None)
+    return None if timer is None else dict(zip(cpus, timer.counts))
+
+
+class LocalTimerWindow:
+    """The local timer interrupts each of ``cpus`` took between entering and leaving::
+
+        with LocalTimerWindow([1]) as ticks:
+            measure()
+        ticks.counts  # {1: 251}; None when the kernel shows no local timer line
+    """
+
+    def __init__(self, cpus: list[int]):
+        self.cpus = sorted(set(cpus))
+        self.counts: dict[int, int] | None = None
+        self._before: dict[int, int] | None = None
+
+    def __enter__(self) -> LocalTimerWindow:
+        self._before = local_timer_counts()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        after = local_timer_counts()
+        if self._before is not None and after is not None:
+            self.counts = {cpu: after[cpu] - self._before[cpu] for cpu in self.cpus
+                           if cpu in after and cpu in self._before}
+
+    def as_json(self) -> dict[str, int] | None:
+        """The counts keyed by CPU number as text (JSON object keys), or None."""
+        return None if self.counts is None else {str(cpu): n for cpu, n in self.counts.items()}

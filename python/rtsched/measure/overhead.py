@@ -3,15 +3,22 @@
 A loop of integer arithmetic calibrated to a target length (default 100 ms)
 runs N times; each run takes T_x = T + epsilon, and with T estimated by the
 fastest run, epsilon = T_x - min(T_x) is the time the system took from the
-loop. Four variants, as the thesis's N, R_w, R_b and A_on:
+loop. Five variants, as the thesis's N, R_w, R_b, A_on and A_off:
 
 - ``other``: SCHED_OTHER;
 - ``fifo-irq``: SCHED_FIFO on the CPU that takes the most device interrupts;
 - ``fifo-quiet``: SCHED_FIFO on the CPU that takes the fewest;
-- ``fifo-shielded``: SCHED_FIFO on a CPU shielded with ``rtsched shield``.
+- ``fifo-shielded``: SCHED_FIFO on a CPU shielded with ``rtsched shield``;
+- ``fifo-tickless``: the same on a shielded ``nohz_full`` CPU, where the
+  kernel stops the local timer while the loop is the only task there (the
+  thesis's A_off switched the local timer off by hand; a stock kernel does it
+  with ``nohz_full``). It runs only where ``nohz_full`` covers the CPU;
+  elsewhere it is skipped, saying why.
 
 Only one loop runs at a time (a SCHED_FIFO loop owns its CPU), with a gap
-between loops that keeps it under the kernel's RT throttling.
+between loops that keeps it under the kernel's RT throttling. Each loop's
+local timer interrupts are counted (``LocalTimerWindow``): A_off's claim, no
+tick during the loop, is checked rather than assumed.
 """
 
 from __future__ import annotations
@@ -19,14 +26,60 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from rtsched.cpus import format_cpu_list
 from rtsched.measure import irqs
+from rtsched.measure.kernel_facts import CpuFact
 from rtsched.native import NativeToolFailed, run_native_tool
 
-VARIANTS = ("other", "fifo-irq", "fifo-quiet", "fifo-shielded")
+VARIANTS = ("other", "fifo-irq", "fifo-quiet", "fifo-shielded", "fifo-tickless")
+#: The variants that run on a CPU shielded for them.
+SHIELDED_VARIANTS = ("fifo-shielded", "fifo-tickless")
 
 
 class OverheadError(RuntimeError):
     pass
+
+
+@dataclass(frozen=True)
+class VariantPlan:
+    """Where and how one variant runs, or why it cannot run here (``skipped``)."""
+
+    variant: str
+    cpu: int | None = None
+    policy: str = "fifo"
+    skipped: str | None = None
+
+    @property
+    def shielded(self) -> bool:
+        return self.variant in SHIELDED_VARIANTS
+
+
+def plan_variant(variant: str, busiest: int, quietest: int, shield_cpu: int | None, online: list[int],
+                 nohz_full: CpuFact) -> VariantPlan:
+    """The CPU and policy of ``variant``. The shielded ones run on ``shield_cpu`` when given;
+    ``fifo-tickless`` needs a ``nohz_full`` CPU (``quietest`` if it is one, else the first)."""
+    if variant == "other":
+        return VariantPlan(variant, quietest, "other")
+    if variant == "fifo-irq":
+        return VariantPlan(variant, busiest)
+    if variant == "fifo-quiet":
+        return VariantPlan(variant, quietest)
+    if variant == "fifo-shielded":
+        return VariantPlan(variant, shield_cpu if shield_cpu is not None else quietest)
+    if variant != "fifo-tickless":
+        raise ValueError(f"unknown overhead variant {variant!r}")
+    tickless = [cpu for cpu in online if nohz_full.covers(cpu)]
+    if not tickless:
+        return VariantPlan(variant, skipped=(
+            "fifo-tickless (A_off, local timer off) needs a nohz_full CPU and this machine has none "
+            f"({nohz_full.source}); boot with nohz_full=CPUS a kernel built with CONFIG_NO_HZ_FULL"))
+    if shield_cpu is not None and shield_cpu not in tickless:
+        return VariantPlan(variant, skipped=(
+            f"fifo-tickless (A_off) needs a nohz_full CPU and --shield-cpu {shield_cpu} is not one "
+            f"(nohz_full: {format_cpu_list(tickless)}); pass --shield-cpu {tickless[0]}"))
+    if shield_cpu is not None:
+        return VariantPlan(variant, shield_cpu)
+    return VariantPlan(variant, quietest if quietest in tickless else tickless[0])
 
 
 @dataclass
@@ -34,6 +87,7 @@ class OverheadRun:
     variant: str
     cpu: int
     raw: dict
+    local_timer_interrupts: int | None = None  # taken by the loop's CPU while the variant ran
 
     @property
     def samples_ns(self) -> list[int]:
@@ -47,7 +101,8 @@ class OverheadRun:
         eps = sorted(self.epsilons_ms(base_ns))
         n = len(eps)
         if not n:
-            return {"variant": self.variant, "cpu": self.cpu, "iterations": 0}
+            return {"variant": self.variant, "cpu": self.cpu, "iterations": 0,
+                    "local_timer_interrupts": self.local_timer_interrupts}
         mean = sum(eps) / n
         var = sum((e - mean) ** 2 for e in eps) / n
         return {
@@ -60,6 +115,7 @@ class OverheadRun:
             "eps_min_ms": eps[0],
             "eps_p99_ms": eps[min(n - 1, int(0.99 * n))],
             "eps_max_ms": eps[-1],
+            "local_timer_interrupts": self.local_timer_interrupts,
         }
 
 

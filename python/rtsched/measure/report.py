@@ -54,16 +54,18 @@ def ratio_table(title: str, rows: list[dict]) -> Table:
 
 def overhead_table(title: str, summaries: list[dict]) -> Table:
     table = Table(title=title, title_justify="left")
-    for name in ("variant", "CPU", "runs", "base ms", "eps avg", "eps std", "eps p99", "eps max"):
+    for name in ("variant", "CPU", "runs", "base ms", "eps avg", "eps std", "eps p99", "eps max", "timer IRQs"):
         table.add_column(name, justify="right")
     for s in summaries:
+        ticks = s.get("local_timer_interrupts")
+        ticks_text = "-" if ticks is None else str(ticks)
         if not s.get("iterations"):
-            table.add_row(s["variant"], str(s["cpu"]), "0", "-", "-", "-", "-", "-")
+            table.add_row(s["variant"], str(s["cpu"]), "0", "-", "-", "-", "-", "-", ticks_text)
             continue
         table.add_row(
             s["variant"], str(s["cpu"]), str(s["iterations"]), f"{s['base_ms']:.3f}",
             f"{s['eps_avg_ms']:.3f}", f"{s['eps_std_ms']:.3f}", f"{s['eps_p99_ms']:.3f}",
-            f"{s['eps_max_ms']:.3f}",
+            f"{s['eps_max_ms']:.3f}", ticks_text,
         )
     return table
 

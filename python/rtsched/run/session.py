@@ -25,6 +25,8 @@ from rtsched.analysis import AnalysisResult, bounds_for
 from rtsched.analysis.overheads import Overheads
 from rtsched.analysis.results import unsupported
 from rtsched.analysis.sensitivity import Sensitivity, slack_of
+from rtsched.measure.irqs import LocalTimerWindow
+from rtsched.measure.kernel_facts import read_kernel_facts
 from rtsched.measure.kernel_recorder import KernelSchedError, KernelSchedRecorder
 from rtsched.model import TaskSet, online_cpus, to_runner_input
 from rtsched.model.placement import Placement, place
@@ -180,8 +182,10 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     expected_s = (runner_input["duration_ns"] + runner_input["release_delay_ns"]) / 1e9
     steal_before = read_steal_ns(placement.cpus)
     explain_note = None
+    facts = read_kernel_facts()
     with ExitStack() as observing:
         sampler = observing.enter_context(StealSampler(placement.cpus))
+        ticks = observing.enter_context(LocalTimerWindow(list(placement.cpus)))
         recorder = None
         if options.explain:
             try:
@@ -215,6 +219,8 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
         interrupted=outcome.interrupted,
         runner_exit=outcome.returncode,
         shield=shield_report,
+        kernel_facts=facts.as_dict(),
+        local_timer_interrupts=ticks.as_json(),
         runner_messages=[l for l in outcome.stderr.strip().splitlines() if l],
         overheads=None if options.overheads is None else {
             "sources": list(options.overheads.sources),

@@ -61,7 +61,9 @@ class Problems:
         self.errors.append(f"{member.line}:{member.column}: {path}: {message}")
 
     def warn(self, member: Member | JObject, path: str, message: str) -> None:
-        self.warnings.append(f"{member.line}:{member.column}: {path}: {message}")
+        text = f"{member.line}:{member.column}: {path}: {message}"
+        if text not in self.warnings:  # an event repeated by its phase's loop warns once
+            self.warnings.append(text)
 
 
 @dataclass

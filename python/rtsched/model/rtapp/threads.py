@@ -13,8 +13,13 @@ repeats one job body at one period, so (docs/from-rtapp.md):
   add up);
 - several phases repeated, on one timer, become one task per phase
   iteration at the cycle's period (``_repeat_cycle``);
-- anything else (no timer, a timer before other events) is an error that
-  says why.
+- among phases run once in sequence, a phase of sleeps only is a pause: the
+  phases after it start that much later;
+- a thread with no timer at all (a self-paced loop) becomes one task whose
+  period is the length of its loop (``selfpaced``); its phases, if any, are
+  one loop (``_one_cycle``);
+- anything else (a timer before other events, timers in some phases only, a
+  self-paced loop that waits for another thread) is an error that says why.
 
 Scheduling properties (``policy``, ``priority``, ``dl-*``, ``cpus``) come
 from the thread, overridden by the phase, as in rt-app.
@@ -28,6 +33,7 @@ from typing import Any
 from rtsched.model.durations import format_duration
 from rtsched.model.rtapp.events import Names, Problems, event_kind, translate_event
 from rtsched.model.rtapp.reader import JObject, Member
+from rtsched.model.rtapp.selfpaced import self_paced
 from rtsched.model.validate import describe
 
 __all__ = ["POLICIES", "ThreadTask", "thread_tasks"]
@@ -184,6 +190,12 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
         else:
             delay_us = dm.value
 
+    paced_by_itself = not any(kind == "timer" for phase in phases for kind, _, _ in phase.events)
+    if paced_by_itself and len(phases) > 1:
+        cycle = _one_cycle(phases, top, f"{path}.phases", problems)
+        if cycle is None:
+            return []
+        phases = [cycle]
     repeated = len(phases) > 1 and thread_loop != 1
 
     tasks: list[ThreadTask] = []
@@ -192,6 +204,12 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
     # and taskgroup fall back to the thread's
     sched = dict(top.sched)
     for phase in phases:
+        if not paced_by_itself and not repeated and _sleeps_only(phase):
+            pause_us = _pause_us(phase, problems)
+            if pause_us is None:
+                return []
+            offset_us += pause_us
+            continue
         if phase is not top:
             sched = {**sched, **{k: v for k, v in phase.sched.items() if k != "cpus"}}
             sched.pop("cpus", None)
@@ -200,7 +218,7 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
                 sched["cpus"] = cpus
         task = _phase_task(phase, top, dict(sched), tname if len(phases) == 1 else f"{tname}-{phase.name}",
                            1 if repeated else thread_loop, offset_us, default_policy, names, problems,
-                           several=len(phases) > 1)
+                           several=len(phases) > 1, paced_by_itself=paced_by_itself)
         if task is None:
             continue
         tasks.append(task)
@@ -233,6 +251,66 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
 
 
 MAX_CYCLE_TASKS = 64  # phase iterations a repeated cycle may become (one task each)
+MAX_CYCLE_EVENTS = 256  # events a self-paced thread's phases may become, each repeated its loop count
+
+
+def _sleeps_only(phase: _Phase) -> bool:
+    return bool(phase.events) and all(kind == "sleep" for kind, _, _ in phase.events)
+
+
+def _pause_us(phase: _Phase, problems: Problems) -> int | None:
+    """A phase of sleeps only, among phases run once in sequence: the time it holds the phases after
+    it back (its sleeps times its loop), or None after an error."""
+    loop: int | None | bool = 1
+    if phase.loop_member is not None:
+        loop = _loop(phase.loop_member, f"{phase.path}.loop", problems)
+    if loop is False:
+        return None
+    if loop is None:
+        problems.error(phase.loop_member or phase.where, f"{phase.path}.loop", "a phase of sleeps only that "
+                       "loops for ever: the phases after it never run")
+        return None
+    total = 0
+    for _, m, mpath in phase.events:
+        if not _int(m.value) or m.value < 0:
+            problems.error(m, mpath, f"expected microseconds >= 0, got {describe(m.value)}")
+            return None
+        total += m.value
+    problems.warn(phase.where, phase.path, f"a phase of sleeps only: no task; the phases after it start "
+                  f"{format_duration(total * loop * 1000)} later")
+    return total * loop
+
+
+def _one_cycle(phases: list[_Phase], top: _Phase, path: str, problems: Problems) -> _Phase | None:
+    """The phases of a thread without a timer -> one loop: each phase's events repeated its loop count,
+    in order (rt-app runs them so, and the thread's loop repeats the whole). The phases must not
+    change the thread's scheduling: the loop becomes one task."""
+    own = [(phase, key) for phase in phases for key in phase.sched]
+    for phase, key in own:
+        _, m, mpath = phase.sched[key]
+        problems.error(m, mpath, f"the phases of a thread without a timer become one task (one self-paced "
+                       f"loop): a phase cannot set its own {key}; set it on the thread")
+    if own:
+        return None
+    cycle = _Phase(top.name, top.obj, top.path, top.where)
+    cycle.taskgroup = top.taskgroup
+    for phase in phases:
+        loop: int | None | bool = 1
+        if phase.loop_member is not None:
+            loop = _loop(phase.loop_member, f"{phase.path}.loop", problems)
+        if loop is False:
+            return None
+        if loop is None:
+            problems.error(phase.loop_member or phase.where, f"{phase.path}.loop", "a phase of a thread without "
+                           "a timer needs a finite loop (the phases become one self-paced loop)")
+            return None
+        cycle.events.extend(phase.events * loop)
+        cycle.taskgroup = cycle.taskgroup or phase.taskgroup
+    if len(cycle.events) > MAX_CYCLE_EVENTS:
+        problems.error(top.where, path, f"the phases, each repeated its loop count, are {len(cycle.events)} "
+                       f"events in one self-paced loop (at most {MAX_CYCLE_EVENTS})")
+        return None
+    return cycle
 
 
 def _repeat_cycle(phase_tasks: list[ThreadTask], thread_loop: int | None, delay_us: int, where: Member, path: str,
@@ -292,7 +370,7 @@ def _repeat_cycle(phase_tasks: list[ThreadTask], thread_loop: int | None, delay_
 
 def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, str]], name: str,
                 thread_loop: int | None, offset_us: int, default_policy: str, names: Names, problems: Problems,
-                *, several: bool) -> ThreadTask | None:
+                *, several: bool, paced_by_itself: bool) -> ThreadTask | None:
     where = phase.where
     policy_name = default_policy
     if "policy" in sched:
@@ -325,21 +403,30 @@ def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, 
                                       problems=problems)
             body.extend(actions or [])
     timers = [e for e in events if e[0] == "timer"]
-    if not timers:
+    period_from = "timer period"
+    if not timers and not paced_by_itself:
         problems.error(where, phase.path,
-                       "no timer: rtsched releases every task periodically, so the job must end with a timer "
-                       'event {"ref": ..., "period": ...}; a self-paced loop of run and sleep (the next job '
-                       "starting when the last one ends) is not supported")
+                       "no timer, while other phases of the thread have one: rtsched releases every task "
+                       'periodically, so each phase must end with a timer event {"ref": ..., "period": ...} '
+                       "(a thread with no timer at all is imported as a self-paced loop)")
         return None
-    kind, timer_member, timer_path = events[-1]
-    if kind != "timer":
-        problems.error(timers[-1][1], timers[-1][2], "the timer must be the last event of the job (it ends "
-                       "the job; events after it would start the next one)")
-        return None
-    for _, tm, tpath in timers[:-1]:
-        problems.error(tm, tpath, "only one timer per job, as its last event (it ends the job)")
-    period_us, ref = _timer(timer_member, timer_path, problems)
-
+    if not timers:
+        pace = self_paced(events, body, where if several else top.where, phase.path, problems)
+        if pace is None:
+            return None
+        period_us: int | None = pace.period_us
+        ref, body = None, pace.body
+        offset_us += pace.lead_us
+        period_from = "loop's length (its runs and sleeps: it has no timer)"
+    else:
+        kind, timer_member, timer_path = events[-1]
+        if kind != "timer":
+            problems.error(timers[-1][1], timers[-1][2], "the timer must be the last event of the job (it "
+                           "ends the job; events after it would start the next one)")
+            return None
+        for _, tm, tpath in timers[:-1]:
+            problems.error(tm, tpath, "only one timer per job, as its last event (it ends the job)")
+        period_us, ref = _timer(timer_member, timer_path, problems)
 
     loop: int | None = 1
     if phase.loop_member is not None:
@@ -358,7 +445,7 @@ def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, 
         doc["offset"] = format_duration(offset_us * 1000)
     task = ThreadTask(doc=doc, where=where if several else top.where, thread=top.name, policy=policy,
                       period_us=period_us or 0, rr=policy_name == "SCHED_RR", timer_ref=ref)
-    _sched(task, sched, period_us, problems)
+    _sched(task, sched, period_us, problems, period_from)
     if max_jobs is not None:
         doc["max_jobs"] = max_jobs
     doc["body"] = body
@@ -388,7 +475,7 @@ def _timer(member: Member, path: str, problems: Problems) -> tuple[int | None, s
 
 
 def _sched(task: ThreadTask, sched: dict[str, tuple[Any, Member, str]], period_us: int | None,
-           problems: Problems) -> None:
+           problems: Problems, period_from: str) -> None:
     doc = task.doc
     dl = {k: sched[k] for k in ("dl-runtime", "dl-period", "dl-deadline") if k in sched}
     if task.policy == "fifo":
@@ -413,7 +500,7 @@ def _sched(task: ThreadTask, sched: dict[str, tuple[Any, Member, str]], period_u
                 values[key] = value
         if "dl-period" in values and period_us is not None and values["dl-period"] != period_us:
             _, m, mpath = dl["dl-period"]
-            problems.error(m, mpath, f"dl-period {values['dl-period']}us differs from the timer period "
+            problems.error(m, mpath, f"dl-period {values['dl-period']}us differs from the {period_from} "
                            f"{period_us}us: an rtsched task's SCHED_DEADLINE period is its period")
         if "dl-deadline" in values:
             doc["deadline"] = format_duration(values["dl-deadline"] * 1000)
@@ -422,7 +509,7 @@ def _sched(task: ThreadTask, sched: dict[str, tuple[Any, Member, str]], period_u
             if "dl-period" not in values:
                 _, m, mpath = dl["dl-runtime"]
                 problems.warn(m, mpath, "no dl-period: rt-app would use the runtime as the period (a full "
-                              "CPU); rtsched uses the timer's period")
+                              f"CPU); rtsched uses the {period_from}")
     else:
         for ignored in ("priority", *dl):
             if ignored in sched:
