@@ -76,7 +76,9 @@ enum rts_trace_event_type {
 	RTS_EV_PREEMPT = 23,         /* arg0: CPU it leaves; another job takes the CPU */
 	RTS_EV_RESUME = 24,          /* arg0: CPU it resumes on, after a PREEMPT */
 	RTS_EV_MIGRATE = 25,         /* arg0: CPU it last ran on; arg1: CPU it runs on now */
-	RTS_EV_RESERVED_FIRST = 26,
+	/* The simulator's DVFS policies (docs/dvfs.md): */
+	RTS_EV_FREQ_CHANGE = 26,     /* cpu: the CPU; arg0: new frequency (kHz); arg1: its voltage (uV) */
+	RTS_EV_RESERVED_FIRST = 27,
 	RTS_EV_USER_FIRST = 64,
 };
 

@@ -53,6 +53,7 @@ static const char *const type_names[] = {
 	[13] = "SLEEP",         [14] = "TASK_EXIT",     [15] = "MARKER",
 	[16] = "LOCK_BLOCKED",  [17] = "BOOST",         [18] = "UNBOOST",
 	[23] = "PREEMPT",       [24] = "RESUME",        [25] = "MIGRATE",
+	[26] = "FREQ_CHANGE",
 };
 
 const char *rts_trace_type_name(uint16_t type)

@@ -34,6 +34,7 @@ class EventType(IntEnum):
     PREEMPT = 23  # ult backend: arg0: the CPU the job leaves to another job
     RESUME = 24  # ult backend: arg0: the CPU it resumes on, after a PREEMPT
     MIGRATE = 25  # ult backend: arg0: CPU it last ran on; arg1: CPU it runs on now
+    FREQ_CHANGE = 26  # simulated DVFS: cpu: the CPU; arg0: frequency (kHz); arg1: voltage (uV)
 
 
 class BlockCause(IntEnum):
@@ -44,7 +45,7 @@ class BlockCause(IntEnum):
     GATE = 3  # job start held back by a ceiling or a boosted holder
 
 
-RESERVED_FIRST = 26
+RESERVED_FIRST = 27
 USER_FIRST = 64
 
 # Module-level names, as in C: EV_RELEASE, EV_START, ...
@@ -73,6 +74,7 @@ EV_RPC_REPLY = EventType.RPC_REPLY
 EV_PREEMPT = EventType.PREEMPT
 EV_RESUME = EventType.RESUME
 EV_MIGRATE = EventType.MIGRATE
+EV_FREQ_CHANGE = EventType.FREQ_CHANGE
 
 
 def event_name(value: int) -> str:
