@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 from fractions import Fraction
 from pathlib import Path
@@ -11,7 +12,9 @@ import yaml
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from rtsched.cli.main import main
 from rtsched.model import load_taskset, taskset_from_dict
+from rtsched.report.frequency import frequency_steps
 from rtsched.sim import SimOptions, SimUnsupported
 from rtsched.sim.dvfs_run import compare_policies, simulate_dvfs
 from rtsched.trace import EventType as EV
@@ -250,3 +253,42 @@ def test_what_a_dvfs_run_refuses_is_named_with_its_path():
         simulate_dvfs(taskset_from_dict(doc), SimOptions(), "none")
     with pytest.raises(ValueError, match="expected one of none, static, cc-edf, la-edf"):
         simulate_dvfs(taskset_from_dict(yaml.safe_load(PILLAI_SHIN)), SimOptions(), "ondemand")
+
+
+# -- the command ---------------------------------------------------------------------------------
+
+
+def test_the_command_compares_every_policy_with_the_baseline(tmp_path, capsys):
+    out_dir = tmp_path / "out"
+    code = main(["sim", str(ROOT / "examples" / "dvfs-edf.yaml"), "--dvfs", "compare", "--exec-low", "0.3",
+                 "--duration", "100ms", "--tau0", "--out", str(out_dir), "--plot-window", "0ms:50ms"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "cpufreq: " in out  # what this machine offers (this VM: none, said so)
+    for policy in ("none", "static", "cc-edf", "la-edf"):
+        assert (out_dir / f"trace-{policy}.rtst").is_file()
+        assert f"│ {policy}" in out
+    summary = json.loads((out_dir / "dvfs.json").read_text())
+    runs = {r["policy"]: r for r in summary["runs"]}
+    assert runs["none"]["energy_vs_baseline"] == 1 and runs["none"]["mean_frequency_mhz"] == 1200
+    assert all(r["deadline_misses"] == 0 for r in runs.values())
+    assert runs["static"]["tau0_work_ms"] > 0
+    assert (out_dir / "frequency.png").stat().st_size > 0
+    steps = frequency_steps(read_trace(out_dir / "trace-static.rtst"))
+    assert steps == {0: [(0, 600_000)], 1: [(0, 600_000)]}  # U = 0.47 and 0.45: half speed on both
+
+
+def test_the_command_runs_one_policy_beside_the_baseline_and_refuses_what_it_cannot(tmp_path, capsys):
+    example = str(ROOT / "examples" / "dvfs-edf.yaml")
+    assert main(["sim", example, "--dvfs", "cc-edf", "--duration", "50ms", "--no-plots", "--json",
+                 "--out", str(tmp_path / "one")]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert [r["policy"] for r in summary["runs"]] == ["none", "cc-edf"]
+    assert main(["sim", example, "--tau0"]) == 1
+    assert "--tau0 needs --dvfs" in capsys.readouterr().err
+    assert main(["sim", str(ROOT / "examples" / "pedf.yaml"), "--dvfs", "static", "--no-plots",
+                 "--out", str(tmp_path / "two")]) == 1
+    err = capsys.readouterr().err
+    assert "pedf.yaml: platform.dvfs: missing" in err
+    assert "pedf.yaml: tasks[1].deadline: static needs deadline = period" in err
+    assert "pedf.yaml: tasks[4].body[1]: sleep is not simulated with a DVFS policy" in err
