@@ -42,7 +42,7 @@ tasks:
   - {name: T2, period: 10ms, max_jobs: 2, body: [{compute: 3ms}]}
   - {name: T3, period: 14ms, max_jobs: 2, body: [{compute: 1ms}]}
 """
-PS_ACTUAL = {"T1": [2 * MS, 1 * MS], "T2": [1 * MS, 1 * MS], "T3": [1 * MS, 1 * MS]}
+PS_ACTUAL = {"T1": [[2 * MS], [1 * MS]], "T2": [[1 * MS], [1 * MS]], "T3": [[1 * MS], [1 * MS]]}
 
 
 def ps_run(policy: str, **kw):
@@ -132,7 +132,9 @@ def edf_sets(draw: st.DrawFn):
     tasks = []
     for i, (p, w) in enumerate(zip(periods, weights)):
         wcet_ns = max(2000, int(total * w / sum(weights) * p * 1000))  # SCHED_DEADLINE's least runtime
-        tasks.append({"name": f"t{i}", "period": f"{p}us", "body": [{"compute": f"{wcet_ns}ns"}],
+        pieces = draw(st.integers(1, 3))  # segments, when the run uses them
+        body = [{"compute": f"{wcet_ns // pieces + (wcet_ns % pieces if k == 0 else 0)}ns"} for k in range(pieces)]
+        tasks.append({"name": f"t{i}", "period": f"{p}us", "body": body,
                       **({"offset": f"{draw(st.sampled_from((0, 500, 1000)))}us"} if draw(st.booleans()) else {})})
     model = draw(st.sampled_from(MODELS))
     doc = {"name": "gen", "duration": "20ms",
@@ -143,11 +145,11 @@ def edf_sets(draw: st.DrawFn):
 
 
 @settings(max_examples=40, deadline=None)
-@given(edf_sets(), st.integers(50_000, 1_000_000), st.integers(1, 1000))
-def test_reclaiming_policies_keep_every_deadline_and_save_energy(taskset, low_ppm, seed):
+@given(edf_sets(), st.integers(50_000, 1_000_000), st.integers(1, 1000), st.booleans())
+def test_reclaiming_policies_keep_every_deadline_and_save_energy(taskset, low_ppm, seed, segments):
     assert taskset.total_utilization() <= 1
     options = SimOptions(seed=seed, exec_low_ppm=low_ppm)
-    runs = {r.policy: r for r in compare_policies(taskset, options)}
+    runs = {r.policy: r for r in compare_policies(taskset, options, segments=segments)}
     model = taskset.platform.dvfs
     for policy, run in runs.items():
         assert run.misses == 0, policy
@@ -162,6 +164,34 @@ def test_reclaiming_policies_keep_every_deadline_and_save_energy(taskset, low_pp
         assert runs[policy].energy_pj <= base.energy_pj, policy
     # cycle-conserving never asks more than static scaling (its shares never exceed Cᵢ/Pᵢ)
     assert runs["cc-edf"].energy_pj <= runs["static"].energy_pj
+
+
+SEGMENTED = """
+name: seg
+duration: 10ms
+platform:
+  scheduler: G-EDF
+  cpus: [0]
+  dvfs:
+    operating_points: [{frequency_mhz: 500, voltage_mv: 3000}, {frequency_mhz: 1000, voltage_mv: 5000}]
+    capacitance_pf: 1000
+tasks:
+  - {name: T, period: 10ms, max_jobs: 1, body: [{compute: 4ms}, {compute: 4ms}]}
+"""
+
+
+def test_a_segment_boundary_reclaims_within_the_job():
+    """U = 0.8 needs full speed; the first segment uses 1 ms of its 4: (1 + 4) / 10 = 0.5 from then on."""
+    taskset = taskset_from_dict(yaml.safe_load(SEGMENTED))
+    whole = simulate_dvfs(taskset, SimOptions(), "cc-edf", actual_ns={"T": [[MS, MS]]})
+    split = simulate_dvfs(taskset, SimOptions(), "cc-edf", segments=True, actual_ns={"T": [[MS, MS]]})
+    assert mhz_steps(whole) == [(0, 1000), (2, 500)]  # learns at completion (2 ms of work at full speed)
+    assert mhz_steps(split) == [(0, 1000), (1, 500)]  # learns at the boundary; 1 ms more work takes 2 ms
+    assert split.cpus[0].busy_ns == 3 * MS and split.misses == 0
+    assert (whole.energy_pj, split.energy_pj) == (2 * MS * 25_000, MS * 25_000 + MS * 9_000)
+    la = simulate_dvfs(taskset, SimOptions(), "la-edf", segments=True, actual_ns={"T": [[MS, MS]]})
+    # 8 ms of work by 10: speed 0.8 -> full; after the boundary 4 ms left by 10 at t = 1: speed 4/9 -> half
+    assert mhz_steps(la) == [(0, 1000), (1, 500)]
 
 
 def test_drawn_times_below_the_wcet_save_energy_strictly_on_the_example():
@@ -286,6 +316,8 @@ def test_the_command_runs_one_policy_beside_the_baseline_and_refuses_what_it_can
     assert [r["policy"] for r in summary["runs"]] == ["none", "cc-edf"]
     assert main(["sim", example, "--tau0"]) == 1
     assert "--tau0 needs --dvfs" in capsys.readouterr().err
+    assert main(["sim", example, "--segments"]) == 1
+    assert "--segments needs --dvfs" in capsys.readouterr().err
     assert main(["sim", str(ROOT / "examples" / "pedf.yaml"), "--dvfs", "static", "--no-plots",
                  "--out", str(tmp_path / "two")]) == 1
     err = capsys.readouterr().err

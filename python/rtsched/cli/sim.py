@@ -120,8 +120,8 @@ def sim(args: argparse.Namespace) -> int:
     except (ValueError, CpuListError) as e:
         print(f"rtsched sim: {e}", file=sys.stderr)
         return Exit.FAILED
-    if args.tau0 and args.dvfs is None:
-        print("rtsched sim: --tau0 needs --dvfs (the background partition of a DVFS run)", file=sys.stderr)
+    if (args.tau0 or args.segments) and args.dvfs is None:
+        print(f"rtsched sim: {'--tau0' if args.tau0 else '--segments'} needs --dvfs", file=sys.stderr)
         return Exit.FAILED
     if args.dvfs is not None:
         return sim_dvfs(args, taskset, options)

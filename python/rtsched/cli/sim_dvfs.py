@@ -40,6 +40,9 @@ def add_dvfs_options(parser: argparse.ArgumentParser) -> None:
                         "(docs/dvfs.md)")
     parser.add_argument("--tau0", action="store_true",
                         help="with --dvfs: a background partition that runs only in the slack the jobs leave")
+    parser.add_argument("--segments", action="store_true",
+                        help="with --dvfs: each compute is a segment whose end tells the policy the WCET it "
+                        "did not use (default: the policy learns a job's work at its completion)")
 
 
 def _mj(pj: Fraction) -> float:
@@ -87,7 +90,7 @@ def sim_dvfs(args: argparse.Namespace, taskset: TaskSet, options: SimOptions) ->
     runs = []
     try:
         for policy in policies:
-            runs.append(simulate_dvfs(taskset, options, policy, tau0=args.tau0,
+            runs.append(simulate_dvfs(taskset, options, policy, tau0=args.tau0, segments=args.segments,
                                       trace_path=out_dir / f"trace-{policy}.rtst"))
     except SimUnsupported as e:
         for problem in e.problems:
@@ -100,7 +103,8 @@ def sim_dvfs(args: argparse.Namespace, taskset: TaskSet, options: SimOptions) ->
     cpufreq = describe_cpufreq(read_cpufreq())
     summary = {
         "taskset": taskset.name, "duration_ns": base.duration_ns, "seed": options.seed,
-        "exec_low_ppm": options.exec_low_ppm, "tau0": args.tau0, "machine_cpufreq": cpufreq,
+        "exec_low_ppm": options.exec_low_ppm, "tau0": args.tau0,
+        "segments": args.segments, "machine_cpufreq": cpufreq,
         "runs": [_summary(r, base, f"trace-{r.policy}.rtst") for r in runs],
     }
     (out_dir / "dvfs.json").write_text(json.dumps(summary, indent=2) + "\n")

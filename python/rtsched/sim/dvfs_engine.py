@@ -42,8 +42,9 @@ _RELEASE, _START, _COMPLETE, _MISS = int(EV.RELEASE), int(EV.START), int(EV.COMP
 _FREQ, _RESUME, _PREEMPT = int(EV.FREQ_CHANGE), int(EV.RESUME), int(EV.PREEMPT)
 
 Event = tuple[int, int, int, int, int, int, int]  # (time, type, cpu, job, arg0, 0, arg1), as SimThread.events
-#: The actual work (ns at the highest frequency) of a task's next job, called once per release.
-JobWork = Callable[[], int]
+#: A task's next job as segments, (WCET, actual work) each in ns at the highest frequency; called
+#: once per release. One segment: the job as a whole (the policy learns its work at completion).
+JobWork = Callable[[], list[tuple[int, int]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,10 +86,13 @@ class CpuResult:
 
 @dataclass
 class _Job:
+    """Invariant: ``done`` is the work done in segment ``segment`` (earlier ones are complete)."""
+
     number: int
     release_ns: int
     deadline_ns: int
-    actual_ns: int
+    segments: list[tuple[int, int]]
+    segment: int = 0
     done: Fraction = Fraction(0)
     cpu_time: Fraction = Fraction(0)
     started: bool = False
@@ -112,8 +116,7 @@ class _TaskState:
     def release(self, end_ns: int) -> _Job:
         task = self.task
         self.released += 1
-        actual = self.job_work()
-        job = _Job(self.released, self.next_release_ns, self.next_release_ns + task.deadline_ns, actual)
+        job = _Job(self.released, self.next_release_ns, self.next_release_ns + task.deadline_ns, self.job_work())
         self.pending.append(job)
         done = task.max_jobs is not None and self.released >= task.max_jobs
         gap = task.period_ns + (self.gaps.next_extra_ns() if self.gaps is not None else 0)
@@ -169,9 +172,10 @@ def run_cpu(cpu: int, tasks: list[tuple[Task, DvfsTaskStream, JobWork]], model: 
             job.started = True
             events.append((job.release_ns, _RELEASE, cpu, job.number, 0, 0, job.deadline_ns))
             events.append((_floor(now), _START, cpu, job.number, 0, 0, 0))
-        finish = now + (job.actual_ns - job.done) / speed
+        segment_wcet, segment_actual = job.segments[job.segment]
+        finish = now + (segment_actual - job.done) / speed
         stop = min(finish, Fraction(next_release), Fraction(end_ns))
-        work = (stop - now) * speed if stop < finish else job.actual_ns - job.done
+        work = (stop - now) * speed if stop < finish else segment_actual - job.done
         job.done += work
         job.cpu_time += stop - now
         policy.progressed(index, work)
@@ -180,16 +184,23 @@ def run_cpu(cpu: int, tasks: list[tuple[Task, DvfsTaskStream, JobWork]], model: 
         result.residency_ns[point.frequency_mhz] = result.residency_ns.get(point.frequency_mhz, Fraction(0)) \
             + stop - now
         now = stop
-        if job.done == job.actual_ns:
-            state.pending.popleft()
-            events.append((_floor(now), _COMPLETE, cpu, job.number, 0, 0, round(job.cpu_time)))
-            result.jobs_completed += 1
-            if now > job.deadline_ns:
-                result.misses += 1
-                events.append((_floor(now), _MISS, cpu, job.number, 0, 0, math.ceil(now - job.deadline_ns)))
-            wcet_left = Fraction(state.task.wcet_ns - job.actual_ns)
-            next_deadline = state.pending[0].deadline_ns if state.pending else None
-            policy.completed(index, job.actual_ns, wcet_left, next_deadline)
+        if job.done < segment_actual:
+            continue
+        unused = Fraction(segment_wcet - segment_actual)
+        if job.segment + 1 < len(job.segments):  # a segment boundary: the policy learns its slack
+            job.segment += 1
+            job.done = Fraction(0)
+            policy.segment_ended(index, unused)
+            continue
+        actual_ns = sum(a for _w, a in job.segments)
+        state.pending.popleft()
+        events.append((_floor(now), _COMPLETE, cpu, job.number, 0, 0, round(job.cpu_time)))
+        result.jobs_completed += 1
+        if now > job.deadline_ns:
+            result.misses += 1
+            events.append((_floor(now), _MISS, cpu, job.number, 0, 0, math.ceil(now - job.deadline_ns)))
+        next_deadline = state.pending[0].deadline_ns if state.pending else None
+        policy.completed(index, actual_ns, unused, next_deadline)
     if tau0_running:
         result.tau0_events.append((end_ns, _PREEMPT, cpu, 0, cpu, 0, 0))
     return result

@@ -19,6 +19,12 @@ point: each release and each completion on its CPU.
   Dₙ as far as the utilization left there allows; what cannot be placed (x)
   must be done before Dₙ, so speed >= Σx / (Dₙ − now).
 
+With segments (Broekaert et al. §III.B: a job's code in sections of known
+WCET that report their progress), the reclaiming policies also learn a job's
+unused WCET at each segment boundary, not only at its completion: cc-EDF
+lowers the task's share to (work done + WCET of the segments left) / Pᵢ and
+la-EDF its ``c_left``; each boundary is a scheduling point.
+
 Both reclaiming policies keep every deadline of a set with U <= 1 (the
 paper's theorems; tests/python/test_sim_dvfs.py checks it on generated sets).
 """
@@ -70,9 +76,13 @@ class DvfsPolicy:
     def progressed(self, task: int, work: Fraction) -> None:
         """``task``'s current job did ``work`` more (ns at the highest frequency)."""
 
+    def segment_ended(self, task: int, unused_wcet: Fraction) -> None:
+        """A segment of ``task``'s current job (not its last) ended ``unused_wcet`` short of its WCET."""
+
     def completed(self, task: int, actual_work_ns: int, wcet_left: Fraction, next_deadline_ns: int | None) -> None:
-        """``task``'s job completed after ``actual_work_ns`` of work, ``wcet_left`` short of its WCET;
-        ``next_deadline_ns``: the deadline of its next pending job, None when none is pending."""
+        """``task``'s job completed after ``actual_work_ns`` of work, its last segment ``wcet_left``
+        short of its WCET; ``next_deadline_ns``: the deadline of its next pending job, None when
+        none is pending."""
         if next_deadline_ns is not None:
             self.deadlines[task] = Fraction(next_deadline_ns)
 
@@ -96,8 +106,9 @@ class StaticScaling(DvfsPolicy):
 
 
 class CycleConserving(DvfsPolicy):
-    """Invariant: ``shares[i]`` is Cᵢ/Pᵢ while a job of task i is pending, else ccᵢ/Pᵢ of its
-    last job (Cᵢ/Pᵢ before its first release)."""
+    """Invariant: ``shares[i]`` is Cᵢ/Pᵢ while a job of task i is pending, less the WCET its ended
+    segments did not use over Pᵢ (the job's demand bound so far), else ccᵢ/Pᵢ of its last job
+    (Cᵢ/Pᵢ before its first release)."""
 
     name = "cc-edf"
 
@@ -108,6 +119,9 @@ class CycleConserving(DvfsPolicy):
     def released(self, task: int, deadline_ns: int, pending_jobs: int) -> None:
         super().released(task, deadline_ns, pending_jobs)
         self.shares[task] = self.tasks[task].utilization
+
+    def segment_ended(self, task: int, unused_wcet: Fraction) -> None:
+        self.shares[task] -= unused_wcet / self.tasks[task].period_ns
 
     def completed(self, task: int, actual_work_ns: int, wcet_left: Fraction, next_deadline_ns: int | None) -> None:
         super().completed(task, actual_work_ns, wcet_left, next_deadline_ns)
@@ -136,6 +150,9 @@ class LookAhead(DvfsPolicy):
 
     def progressed(self, task: int, work: Fraction) -> None:
         self.c_left[task] = max(Fraction(0), self.c_left[task] - work)
+
+    def segment_ended(self, task: int, unused_wcet: Fraction) -> None:
+        self.c_left[task] = max(Fraction(0), self.c_left[task] - unused_wcet)
 
     def completed(self, task: int, actual_work_ns: int, wcet_left: Fraction, next_deadline_ns: int | None) -> None:
         super().completed(task, actual_work_ns, wcet_left, next_deadline_ns)

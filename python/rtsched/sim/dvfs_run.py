@@ -41,6 +41,7 @@ class DvfsRun:
 
     policy: str
     tau0: bool
+    segments: bool
     duration_ns: int
     cpus: tuple[CpuResult, ...]
     trace_path: Path | None
@@ -105,23 +106,36 @@ def dvfs_problems(taskset: TaskSet, policy: str) -> list[str]:
     return problems
 
 
-def _drawn_work(task: Task, draws: ExecutionTimes) -> JobWork:
+def _segments(task: Task, actual: Sequence[int], segments: bool) -> list[tuple[int, int]]:
+    """A job whose computes did ``actual``: with ``segments`` each compute is a segment whose WCET
+    is its length (the last one also gets what the task's WCET adds to the body's computes), else
+    the job is one segment of the task's WCET."""
+    if not segments:
+        return [(task.wcet_ns, sum(actual))]
+    lengths = [a.ns for a in task.body if isinstance(a, Compute)]
+    margin = task.wcet_ns - sum(lengths)
+    return [(ns + (margin if k == len(lengths) - 1 else 0), a) for k, (ns, a) in enumerate(zip(lengths, actual))]
+
+
+def _drawn_work(task: Task, draws: ExecutionTimes, segments: bool) -> JobWork:
     """Each job's work: every compute drawn as the main engine draws it (``--exec-low``)."""
-    return lambda: sum(draws.draw(a.ns) for a in task.body if isinstance(a, Compute))
+    return lambda: _segments(task, [draws.draw(a.ns) for a in task.body if isinstance(a, Compute)], segments)
 
 
-def _scripted_work(task: Task, script: Sequence[int]) -> JobWork:
-    """Each job's work from ``script`` in order, then the task's WCET."""
+def _scripted_work(task: Task, script: Sequence[Sequence[int]], segments: bool) -> JobWork:
+    """Each job's computes' work from ``script`` in order, then the body's full lengths."""
     left = list(reversed(script))
-    return lambda: left.pop() if left else task.wcet_ns
+    full = [a.ns for a in task.body if isinstance(a, Compute)]
+    return lambda: _segments(task, left.pop() if left else full, segments)
 
 
 def simulate_dvfs(taskset: TaskSet, options: SimOptions, policy: str, *, tau0: bool = False,
-                  trace_path: str | Path | None = None, actual_ns: Mapping[str, Sequence[int]] | None = None
-                  ) -> DvfsRun:
-    """Simulate ``taskset`` under ``policy`` (one of POLICIES). ``actual_ns``: per task name, the
-    actual work of its first jobs (each at most its WCET), as a hand-computed example gives them;
-    other jobs are drawn from ``options``. Raises SimUnsupported naming each problem with its
+                  segments: bool = False, trace_path: str | Path | None = None,
+                  actual_ns: Mapping[str, Sequence[Sequence[int]]] | None = None) -> DvfsRun:
+    """Simulate ``taskset`` under ``policy`` (one of POLICIES). ``segments``: each compute of a
+    body is a segment whose end tells the policy its unused WCET. ``actual_ns``: per task name, the
+    actual work of each compute of its first jobs (each at most its length), as a hand-computed
+    example gives them; its later jobs run their full lengths. Raises SimUnsupported naming each problem with its
     path, ValueError for an unknown policy, a duration that is not positive or a bad script."""
     if policy not in POLICIES:
         raise ValueError(f"DVFS policy: expected one of {', '.join(POLICIES)}, got {policy!r}")
@@ -138,8 +152,11 @@ def simulate_dvfs(taskset: TaskSet, options: SimOptions, policy: str, *, tau0: b
         task = next((t for t in taskset.tasks if t.name == name), None)
         if task is None:
             raise ValueError(f"actual_ns: no task named {name!r}")
-        if any(not 0 < ns <= task.wcet_ns for ns in script):
-            raise ValueError(f"actual_ns[{name!r}]: each job's work must be in (0, {task.wcet_ns}] ns")
+        lengths = [a.ns for a in task.body if isinstance(a, Compute)]
+        for k, job in enumerate(script):
+            if len(job) != len(lengths) or any(not 0 < ns <= full for ns, full in zip(job, lengths)):
+                raise ValueError(f"actual_ns[{name!r}][{k}]: one work per compute, each in (0, its length], "
+                                 f"for computes of {lengths} ns; got {list(job)}")
     placement = sim_placement(taskset, options)
     streams = [DvfsTaskStream(i, TID_BASE + i, t.name, t.period_ns, t.deadline_ns)
                for i, t in enumerate(taskset.tasks)]
@@ -157,9 +174,9 @@ def simulate_dvfs(taskset: TaskSet, options: SimOptions, policy: str, *, tau0: b
         chosen = make_policy(policy, model, [PolicyTask(t.wcet_ns, t.period_ns) for t in tasks],
                              [t.offset_ns for t in tasks])
         entries = [(taskset.tasks[i], streams[i],
-                    _scripted_work(taskset.tasks[i], scripts[taskset.tasks[i].name])
+                    _scripted_work(taskset.tasks[i], scripts[taskset.tasks[i].name], segments)
                     if taskset.tasks[i].name in scripts
-                    else _drawn_work(taskset.tasks[i], ExecutionTimes(options.seed, i, options.exec_low_ppm)))
+                    else _drawn_work(taskset.tasks[i], ExecutionTimes(options.seed, i, options.exec_low_ppm), segments))
                    for i in indices]
         results.append(run_cpu(cpu, entries, model, chosen, duration, tau0))
     written = None
@@ -171,10 +188,10 @@ def simulate_dvfs(taskset: TaskSet, options: SimOptions, policy: str, *, tau0: b
             extra.append(DvfsTaskStream(-1, TID_BASE + len(streams) + 1, "tau0", 0, 0,
                                         sorted(e for r in results for e in r.tau0_events)))
         written = write_sim_trace(trace_path, taskset.name, duration, streams + extra)
-    return DvfsRun(policy, tau0, duration, tuple(results), written)
+    return DvfsRun(policy, tau0, segments, duration, tuple(results), written)
 
 
-def compare_policies(taskset: TaskSet, options: SimOptions, *, tau0: bool = False,
+def compare_policies(taskset: TaskSet, options: SimOptions, *, tau0: bool = False, segments: bool = False,
                      policies: tuple[str, ...] = POLICIES) -> tuple[DvfsRun, ...]:
     """Every policy on the same draws, in ``policies``' order (the baseline, ``none``, first)."""
-    return tuple(simulate_dvfs(taskset, options, p, tau0=tau0) for p in policies)
+    return tuple(simulate_dvfs(taskset, options, p, tau0=tau0, segments=segments) for p in policies)
