@@ -134,8 +134,13 @@ def edf_sets(draw: st.DrawFn):
         wcet_ns = max(2000, int(total * w / sum(weights) * p * 1000))  # SCHED_DEADLINE's least runtime
         pieces = draw(st.integers(1, 3))  # segments, when the run uses them
         body = [{"compute": f"{wcet_ns // pieces + (wcet_ns % pieces if k == 0 else 0)}ns"} for k in range(pieces)]
-        tasks.append({"name": f"t{i}", "period": f"{p}us", "body": body,
-                      **({"offset": f"{draw(st.sampled_from((0, 500, 1000)))}us"} if draw(st.booleans()) else {})})
+        task = {"name": f"t{i}", "period": f"{p}us", "body": body}
+        if draw(st.booleans()):
+            task["offset"] = f"{draw(st.sampled_from((0, 500, 1000)))}us"
+        if draw(st.integers(0, 3)) == 0:  # sporadic: gaps up to a period longer
+            task["kind"] = "sporadic"
+            task["sporadic"] = {"max_extra": f"{p}us", "seed": draw(st.integers(1, 1000))}
+        tasks.append(task)
     model = draw(st.sampled_from(MODELS))
     doc = {"name": "gen", "duration": "20ms",
            "platform": {"scheduler": "G-EDF", "cpus": [0], "dvfs": yaml.safe_load(model)}, "tasks": tasks}

@@ -2,10 +2,11 @@
 
 Exact time (``Fraction`` ns: a job of 1 ms at two thirds of the highest
 speed ends at 1.5 ms, not a rounding of it). The CPU steps from scheduling
-point to scheduling point (releases, completions, the end): at each, the
+point to scheduling point (releases, completions, segment ends, the end, and
+any time the policy asks for: la-EDF's earliest deadline): at each, the
 policy chooses the operating point (a FREQ_CHANGE event when it differs), then
 the ready job with the earliest absolute deadline runs (ties: earlier release,
-then lower task index) until it completes or the next release.
+then lower task index) until it completes or the next scheduling point.
 
 τ0 (Broekaert et al. §IV.C, §V.B): a background partition that is always
 ready and runs exactly when no real-time job is ready, at the operating point
@@ -144,10 +145,14 @@ def run_cpu(cpu: int, tasks: list[tuple[Task, DvfsTaskStream, JobWork]], model: 
             result.freq_events.append((_floor(now), _FREQ, cpu, 0, point.frequency_mhz * 1000, 0,
                                        point.voltage_mv * 1000))
         speed = model.speed(point)
-        next_release = min([s.next_release_ns for s in states if s.next_release_ns < end_ns] + [end_ns])
+        next_release: Fraction = Fraction(min([s.next_release_ns for s in states if s.next_release_ns < end_ns]
+                                              + [end_ns]))
+        revisit = policy.revisit_ns(now)
+        if revisit is not None and revisit < next_release:
+            next_release = revisit  # the next scheduling point, a release or not
         ready = [(s.pending[0].deadline_ns, s.pending[0].release_ns, i) for i, s in enumerate(states) if s.pending]
         if not ready:
-            stop = Fraction(next_release)
+            stop = next_release
             if tau0:
                 if not tau0_running:
                     result.tau0_events.append((_floor(now), _RESUME, cpu, 0, cpu, 0, 0))
@@ -174,7 +179,7 @@ def run_cpu(cpu: int, tasks: list[tuple[Task, DvfsTaskStream, JobWork]], model: 
             events.append((_floor(now), _START, cpu, job.number, 0, 0, 0))
         segment_wcet, segment_actual = job.segments[job.segment]
         finish = now + (segment_actual - job.done) / speed
-        stop = min(finish, Fraction(next_release), Fraction(end_ns))
+        stop = min(finish, next_release)
         work = (stop - now) * speed if stop < finish else segment_actual - job.done
         job.done += work
         job.cpu_time += stop - now

@@ -89,6 +89,11 @@ class DvfsPolicy:
     def needed_speed(self, now: Fraction) -> Fraction:
         return Fraction(1)
 
+    def revisit_ns(self, now: Fraction) -> Fraction | None:
+        """A time after ``now`` when the policy must choose again even if no job is released or
+        completes then (None: releases and completions are enough)."""
+        return None
+
     def choose(self, now: Fraction) -> tuple[OperatingPoint, Fraction]:
         """The operating point from ``now`` on, and the speed the policy needed."""
         needed = self.needed_speed(now)
@@ -135,7 +140,13 @@ class CycleConserving(DvfsPolicy):
 class LookAhead(DvfsPolicy):
     """Invariant: ``c_left[i]`` is the WCET not yet used of task i's pending jobs (0 when none);
     ``deadlines[i]`` the deadline of its oldest pending job, else of its last one (for a periodic
-    task with implicit deadline: its next release), else its offset."""
+    task with implicit deadline: its next release), else its offset.
+
+    The deferral assumes the policy chooses again at the earliest deadline Dₙ: for periodic
+    tasks a release happens there, for a sporadic one whose next job comes later nothing does,
+    so ``revisit_ns`` asks for Dₙ. A task with nothing pending whose deadline has passed (a
+    sporadic task between jobs) takes no part in the deferral and keeps its utilization
+    reserved: it defers less, never more."""
 
     name = "la-edf"
 
@@ -158,10 +169,21 @@ class LookAhead(DvfsPolicy):
         super().completed(task, actual_work_ns, wcet_left, next_deadline_ns)
         self.c_left[task] = max(Fraction(0), self.c_left[task] - wcet_left)
 
+    def _considered(self, now: Fraction) -> list[int]:
+        return [i for i in range(len(self.tasks)) if self.c_left[i] > 0 or self.deadlines[i] > now]
+
+    def revisit_ns(self, now: Fraction) -> Fraction | None:
+        considered = self._considered(now)
+        earliest = min((self.deadlines[i] for i in considered), default=None)
+        return earliest if earliest is not None and earliest > now else None
+
     def needed_speed(self, now: Fraction) -> Fraction:
-        order = sorted(range(len(self.tasks)), key=lambda i: self.deadlines[i], reverse=True)
-        earliest = min(self.deadlines) if self.deadlines else now
-        if earliest <= now:  # a deadline is due now or past (a miss): do not defer anything
+        considered = self._considered(now)
+        if not considered:
+            return Fraction(0)
+        order = sorted(considered, key=lambda i: self.deadlines[i], reverse=True)
+        earliest = min(self.deadlines[i] for i in considered)
+        if earliest <= now:  # a pending job's deadline is now or past (a miss): defer nothing
             return Fraction(1)
         utilization = self.total
         must_do = Fraction(0)  # work to finish before the earliest deadline
