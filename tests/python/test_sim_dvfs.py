@@ -329,3 +329,18 @@ def test_the_command_runs_one_policy_beside_the_baseline_and_refuses_what_it_can
     assert "pedf.yaml: platform.dvfs: missing" in err
     assert "pedf.yaml: tasks[1].deadline: static needs deadline = period" in err
     assert "pedf.yaml: tasks[4].body[1]: sleep is not simulated with a DVFS policy" in err
+
+
+def test_regression_la_edf_chooses_again_at_a_sporadic_tasks_deadline():
+    """Found by the property test: t0's job was done and its next one came after its deadline
+    Dₙ = 17.583 ms; la-EDF had deferred t2's work past Dₙ at 400 MHz counting on choosing
+    again there, no release came, and t2 missed 18 ms by 2 µs."""
+    light = "{operating_points: [{frequency_mhz: 400, voltage_mv: 800}, {frequency_mhz: 700, voltage_mv: 950}, " \
+            "{frequency_mhz: 1000, voltage_mv: 1100}], capacitance_pf: 1000}"
+    tasks = [{"name": f"t{i}", "period": "1ms", "body": [{"compute": "303333ns"}]} for i in range(3)]
+    tasks[0].update(kind="sporadic", sporadic={"max_extra": "1ms", "seed": 1})
+    taskset = taskset_from_dict({"name": "r", "duration": "20ms", "tasks": tasks, "platform": {
+        "scheduler": "G-EDF", "cpus": [0], "dvfs": yaml.safe_load(light)}})
+    run = simulate_dvfs(taskset, SimOptions(seed=1, exec_low_ppm=50_000), "la-edf")
+    assert run.misses == 0
+    assert any(c.time_ns == Fraction(17_583_032) for c in run.choices)  # Dₙ itself was a scheduling point
