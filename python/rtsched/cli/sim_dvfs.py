@@ -3,7 +3,8 @@
 The baseline (``none``: the highest frequency throughout) and the policy run
 on the same execution-time draws in the same invocation; ``--dvfs compare``
 runs every policy. Prints whether this machine has cpufreq, then a table
-(energy, its ratio to the baseline, mean frequency, misses, jobs, τ0's work)
+(energy, its ratio to the baseline, mean frequency, misses, jobs, the largest
+response over its deadline, τ0's work)
 and writes DIR/: ``trace-<policy>.rtst`` per policy (FREQ_CHANGE events on the
 ``cpufreq`` stream), ``frequency.png`` (frequency over time per CPU, every
 policy run) and ``dvfs.json``. See docs/dvfs.md.
@@ -49,7 +50,29 @@ def _mj(pj: Fraction) -> float:
     return float(pj) / 1e9
 
 
+def _responses(run: DvfsRun) -> list[dict[str, Any]]:
+    """Per task, from the run's trace read back as any run's (``rtsched.report``)."""
+    from rtsched.report.jobs import build_job_table
+    from rtsched.trace import read_trace
+
+    assert run.trace_path is not None
+    table = build_job_table(read_trace(run.trace_path))
+    out = []
+    for info in table.tasks:
+        rows = table.of_task(info.index)
+        out.append({"task": info.name, "jobs": int(len(rows)), "deadline_ms": info.deadline_ns / 1e6,
+                    "max_response_ms": float(rows["response"].max()) / 1e6 if len(rows) else None,
+                    "mean_response_ms": float(rows["response"].mean()) / 1e6 if len(rows) else None})
+    return out
+
+
+def _worst_response_ratio(tasks: list[dict[str, Any]]) -> float | None:
+    ratios = [t["max_response_ms"] / t["deadline_ms"] for t in tasks if t["max_response_ms"] is not None]
+    return max(ratios) if ratios else None
+
+
 def _summary(run: DvfsRun, base: DvfsRun, trace: str) -> dict[str, Any]:
+    tasks = _responses(run)
     return {
         "policy": run.policy,
         "energy_mj": _mj(run.energy_pj),
@@ -60,6 +83,8 @@ def _summary(run: DvfsRun, base: DvfsRun, trace: str) -> dict[str, Any]:
         "frequency_changes": sum(len(c.freq_events) for c in run.cpus),
         "tau0_work_ms": float(run.tau0_work_ns) / 1e6 if run.tau0 else None,
         "trace": trace,
+        "worst_response_over_deadline": _worst_response_ratio(tasks),
+        "tasks": tasks,
         "per_cpu": [{"cpu": c.cpu, "energy_mj": _mj(c.energy_pj), "busy_ms": float(c.busy_ns) / 1e6,
                      "tau0_ms": float(c.tau0_ns) / 1e6, "misses": c.misses,
                      "residency_ms": {str(mhz): float(t) / 1e6 for mhz, t in sorted(c.residency_ns.items())}}
@@ -119,12 +144,14 @@ def sim_dvfs(args: argparse.Namespace, taskset: TaskSet, options: SimOptions) ->
         draws = "WCET" if options.exec_low_ppm is None else f"drawn in [{options.exec_low_ppm / 1e6:g}, 1] × WCET"
         table = Table(title=f"{taskset.name}: EDF with DVFS, {base.duration_ns / 1e9:g} s simulated, "
                             f"execution times {draws}, seed {options.seed}")
-        for column in ("policy", "energy (mJ)", "vs none", "mean MHz", "misses", "jobs", "τ0 work (ms)"):
+        for column in ("policy", "energy (mJ)", "vs none", "mean MHz", "misses", "jobs", "max R/D", "τ0 work (ms)"):
             table.add_column(column, justify="left" if column == "policy" else "right")
         for row in summary["runs"]:
             table.add_row(row["policy"], f"{row['energy_mj']:.3f}", f"{row['energy_vs_baseline']:.3f}",
                           f"{row['mean_frequency_mhz']:.0f}", str(row["deadline_misses"]),
                           str(row["jobs_completed"]),
+                          "-" if row["worst_response_over_deadline"] is None
+                          else f"{row['worst_response_over_deadline']:.3f}",
                           "-" if row["tau0_work_ms"] is None else f"{row['tau0_work_ms']:.2f}")
         console.print(table)
         console.print(f"written: {out_dir}/ (dvfs.json, trace-<policy>.rtst"
