@@ -94,11 +94,3 @@ class PowerModel:
                 kept.append(op)
                 best_above = cost
         return tuple(reversed(kept))
-
-    def lowest_point_with_speed(self, needed_speed: Fraction) -> OperatingPoint:
-        """The lowest efficient point that does at least ``needed_speed`` ns of work per ns (the
-        highest one when none does)."""
-        for op in self.efficient_points:
-            if self.speed(op) >= needed_speed:
-                return op
-        return self.max_point

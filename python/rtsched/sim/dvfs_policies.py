@@ -3,7 +3,7 @@
 Work is measured in ns at the highest frequency (a ``compute``'s length);
 a policy asks for a *speed*, the work per ns it needs (1 = the highest
 frequency), and gets the lowest efficient operating point that gives at least
-that (``PowerModel.lowest_point_with_speed``). It is asked at every scheduling
+that (``PowerModel.efficient_points``; the highest point when none does). It is asked at every scheduling
 point: each release and each completion on its CPU.
 
 - ``none``: always the highest frequency (the WCET-only baseline).
