@@ -61,17 +61,14 @@ class DvfsPolicy:
 
     def __init__(self, model: PowerModel, tasks: list[PolicyTask], first_deadlines_ns: list[int]) -> None:
         """``first_deadlines_ns``: per task, when it counts as next due before its first release
-        (its offset: nothing of it is pending until then)."""
+        (its offset: nothing of it is pending until then; only la-EDF looks)."""
         self.model = model
         self.tasks = tasks
-        self.deadlines: list[Fraction] = [Fraction(d) for d in first_deadlines_ns]
         #: The efficient points and their speeds, lowest first (what ``choose`` picks from).
         self.ladder = [(op, model.speed(op)) for op in model.efficient_points]
 
     def released(self, task: int, deadline_ns: int, pending_jobs: int) -> None:
         """A job of ``task`` was released (``pending_jobs`` of it now, this one included)."""
-        if pending_jobs == 1:
-            self.deadlines[task] = Fraction(deadline_ns)
 
     def progressed(self, task: int, work: Fraction) -> None:
         """``task``'s current job did ``work`` more (ns at the highest frequency)."""
@@ -83,8 +80,6 @@ class DvfsPolicy:
         """``task``'s job completed after ``actual_work_ns`` of work, its last segment ``wcet_left``
         short of its WCET; ``next_deadline_ns``: the deadline of its next pending job, None when
         none is pending."""
-        if next_deadline_ns is not None:
-            self.deadlines[task] = Fraction(next_deadline_ns)
 
     def needed_speed(self, now: Fraction) -> Fraction:
         return Fraction(1)
@@ -122,14 +117,12 @@ class CycleConserving(DvfsPolicy):
         self.shares = [t.utilization for t in tasks]
 
     def released(self, task: int, deadline_ns: int, pending_jobs: int) -> None:
-        super().released(task, deadline_ns, pending_jobs)
         self.shares[task] = self.tasks[task].utilization
 
     def segment_ended(self, task: int, unused_wcet: Fraction) -> None:
         self.shares[task] -= unused_wcet / self.tasks[task].period_ns
 
     def completed(self, task: int, actual_work_ns: int, wcet_left: Fraction, next_deadline_ns: int | None) -> None:
-        super().completed(task, actual_work_ns, wcet_left, next_deadline_ns)
         if next_deadline_ns is None:
             self.shares[task] = Fraction(actual_work_ns, self.tasks[task].period_ns)
 
@@ -152,11 +145,13 @@ class LookAhead(DvfsPolicy):
 
     def __init__(self, model: PowerModel, tasks: list[PolicyTask], first_deadlines_ns: list[int]) -> None:
         super().__init__(model, tasks, first_deadlines_ns)
+        self.deadlines: list[Fraction] = [Fraction(d) for d in first_deadlines_ns]
         self.c_left = [Fraction(0) for _ in tasks]
         self.total = sum((t.utilization for t in tasks), Fraction(0))
 
     def released(self, task: int, deadline_ns: int, pending_jobs: int) -> None:
-        super().released(task, deadline_ns, pending_jobs)
+        if pending_jobs == 1:
+            self.deadlines[task] = Fraction(deadline_ns)
         self.c_left[task] += self.tasks[task].wcet_ns
 
     def progressed(self, task: int, work: Fraction) -> None:
@@ -166,7 +161,8 @@ class LookAhead(DvfsPolicy):
         self.c_left[task] = max(Fraction(0), self.c_left[task] - unused_wcet)
 
     def completed(self, task: int, actual_work_ns: int, wcet_left: Fraction, next_deadline_ns: int | None) -> None:
-        super().completed(task, actual_work_ns, wcet_left, next_deadline_ns)
+        if next_deadline_ns is not None:
+            self.deadlines[task] = Fraction(next_deadline_ns)
         self.c_left[task] = max(Fraction(0), self.c_left[task] - wcet_left)
 
     def _considered(self, now: Fraction) -> list[int]:
