@@ -347,3 +347,30 @@ def test_regression_la_edf_chooses_again_at_a_sporadic_tasks_deadline():
     run = simulate_dvfs(taskset, SimOptions(seed=1, exec_low_ppm=50_000), "la-edf")
     assert run.misses == 0
     assert any(c.time_ns == Fraction(17_583_032) for c in run.choices)  # Dₙ itself was a scheduling point
+
+
+def test_energy_and_time_by_hand_with_static_idle_power_and_a_memory_bound_part(tmp_path):
+    """500 MHz: half the work stalls on memory, so 1 ms of work takes 0.5 + 0.5 × 2 = 1.5 ms; power
+    600 mW running (500 dynamic + 100 static), 50 mW idle. At 1000 MHz: 1100 mW."""
+    doc = yaml.safe_load("""
+name: hand
+duration: 10ms
+platform:
+  scheduler: G-EDF
+  cpus: [0]
+  dvfs:
+    operating_points: [{frequency_mhz: 500, voltage_mv: 1000}, {frequency_mhz: 1000, voltage_mv: 1000}]
+    capacitance_pf: 1000
+    static_mw: 100
+    idle_mw: 50
+    memory_bound: 0.5
+tasks: [{name: T, period: 10ms, max_jobs: 1, body: [{compute: 4ms}]}]
+""")
+    taskset = taskset_from_dict(doc)
+    slow = simulate_dvfs(taskset, SimOptions(), "static", trace_path=tmp_path / "t.rtst")
+    fast = simulate_dvfs(taskset, SimOptions(), "none")
+    assert mhz_steps(slow) == [(0, 500)]  # U = 0.4 <= speed 2/3
+    assert completions_ms(tmp_path / "t.rtst") == [(6.0, "T", 1)]
+    assert slow.energy_pj == 6 * MS * 600 + 4 * MS * 50
+    assert fast.energy_pj == 4 * MS * 1100 + 6 * MS * 50
+    assert slow.cpus[0].residency_ns == {500: 10 * MS}
