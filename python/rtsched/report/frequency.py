@@ -18,6 +18,8 @@ from rtsched.trace import Trace
 
 __all__ = ["frequency_steps", "plot_frequency"]
 
+_STYLES = ("-", "--", "-.", ":")
+
 
 def frequency_steps(trace: Trace) -> dict[int, list[tuple[int, int]]]:
     """Per CPU, (time_ns, frequency_khz) of each FREQ_CHANGE, in time order."""
@@ -39,13 +41,15 @@ def plot_frequency(traces: dict[str, Trace], path: str | Path, end_ns: int,
     lo, hi = window_ns if window_ns is not None else (0, end_ns)
     for row, cpu in enumerate(cpus):
         ax = axes[row][0]
-        for label, steps in by_label.items():
+        for k, (label, steps) in enumerate(by_label.items()):
             points = steps.get(cpu, [])
             if not points:
                 continue
             xs = [t / 1e6 for t, _ in points] + [end_ns / 1e6]
             ys = [khz / 1e3 for _, khz in points] + [points[-1][1] / 1e3]
-            ax.step(xs, ys, where="post", label=label)
+            # each later line thinner and dashed differently, so that equal steps stay visible
+            ax.step(xs, ys, where="post", label=label, linewidth=max(1.0, 3.5 - 0.8 * k),
+                    linestyle=_STYLES[k % len(_STYLES)])
         ax.set_ylabel(f"CPU {cpu} (MHz)")
         ax.set_xlim(lo / 1e6, hi / 1e6)
         ax.grid(True, alpha=0.3)
