@@ -79,7 +79,9 @@ enum rts_trace_event_type {
 	/* Written by the simulator (docs/sim.md) at every change of a thread's effective
 	 * priority (inheritance, PI-CV donation, ceiling): */
 	RTS_EV_PRIORITY = 26,        /* arg0: effective priority from now on; arg1: TID it has it from, 0: its own */
-	RTS_EV_RESERVED_FIRST = 27,
+	/* The simulator's DVFS policies (docs/dvfs.md): */
+	RTS_EV_FREQ_CHANGE = 27,     /* cpu: the CPU; arg0: new frequency (kHz); arg1: its voltage (uV) */
+	RTS_EV_RESERVED_FIRST = 28,
 	RTS_EV_USER_FIRST = 64,
 };
 

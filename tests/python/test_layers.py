@@ -23,11 +23,12 @@ ALLOWED: dict[str, set[str]] = {
     "measure": {"rtsched", "cpus", "native", "trace"},
     "run": {"model", "analysis", "trace", "report", "measure", "native", "cpus"},
     "litmus": {"trace", "report"},
+    "cpufreq": {"cpus"},
     "sim": {"model", "trace", "report", "cpus", "analysis.results", "analysis.overheads"},
     "sweep": {"rtsched", "analysis", "model", "cpus"},
     "tlb": {"analysis"},
     "cli": {"rtsched", "model", "analysis", "trace", "report", "measure", "run", "sim", "sweep", "native", "cpus",
-            "tlb"},
+            "cpufreq", "tlb"},
 }
 
 

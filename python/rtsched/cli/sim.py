@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from rtsched.cli.exit_codes import Exit
 from rtsched.cli.overhead_profile import add_overhead_options, overheads_from_args
+from rtsched.cli.sim_dvfs import add_dvfs_options, sim_dvfs
 
 if TYPE_CHECKING:
     from rtsched.analysis.overheads import Overheads
@@ -56,6 +57,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-picv", action="store_true",
                         help="sets with servers: callers do not lend the server their priority while they wait")
     add_overhead_options(parser)
+    add_dvfs_options(parser)
     parser.set_defaults(handler=sim)
 
 
@@ -118,6 +120,11 @@ def sim(args: argparse.Namespace) -> int:
     except (ValueError, CpuListError) as e:
         print(f"rtsched sim: {e}", file=sys.stderr)
         return Exit.FAILED
+    if (args.tau0 or args.segments) and args.dvfs is None:
+        print(f"rtsched sim: {'--tau0' if args.tau0 else '--segments'} needs --dvfs", file=sys.stderr)
+        return Exit.FAILED
+    if args.dvfs is not None:
+        return sim_dvfs(args, taskset, options)
     if args.no_picv and not taskset.servers:
         print(f"rtsched sim: --no-picv: {args.file} has no servers, so PI-CV changes nothing", file=sys.stderr)
         return Exit.FAILED

@@ -9,10 +9,12 @@ Calls are written in full (``{server, duration}``).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from rtsched.model.durations import format_duration
 from rtsched.model.model import Action, Call, Compute, Lock, Resource, Sleep, TaskSet, Unlock
+from rtsched.model.power import PowerModel
 
 __all__ = ["taskset_to_dict"]
 
@@ -36,6 +38,21 @@ def _resource(resource: Resource) -> dict[str, Any]:
     return out
 
 
+def _number(value: Fraction) -> int | float:
+    return int(value) if value.denominator == 1 else float(value)
+
+
+def _dvfs(model: PowerModel) -> dict[str, Any]:
+    return {
+        "operating_points": [{"frequency_mhz": op.frequency_mhz, "voltage_mv": op.voltage_mv}
+                             for op in model.operating_points],
+        "capacitance_pf": _number(model.capacitance_pf),
+        "static_mw": _number(model.static_mw),
+        "idle_mw": _number(model.idle_mw),
+        "memory_bound": _number(model.memory_bound),
+    }
+
+
 def taskset_to_dict(taskset: TaskSet) -> dict[str, Any]:
     """The user-format document of ``taskset`` (keys in the documented order)."""
     platform: dict[str, Any] = {"scheduler": taskset.platform.policy}
@@ -47,6 +64,8 @@ def taskset_to_dict(taskset: TaskSet) -> dict[str, Any]:
         platform["partitions"] = [
             {"name": p.name, "cpus": list(p.cpus)} for p in taskset.platform.partitions
         ]
+    if taskset.platform.dvfs is not None:
+        platform["dvfs"] = _dvfs(taskset.platform.dvfs)
     doc: dict[str, Any] = {"name": taskset.name}
     if taskset.duration_ns is not None:
         doc["duration"] = format_duration(taskset.duration_ns)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import ClassVar, Literal, Union
 
+from rtsched.model.power import PowerModel
+
 __all__ = [
     "SCHEDULERS",
     "FP_SCHEDULERS",
@@ -91,7 +93,9 @@ class Platform:
     is then ``P-FP`` / ``P-EDF``, which run the same way: a partition of
     several CPUs is a cluster, scheduled globally inside. ``backend``: who
     runs the tasks, ``threads`` (kernel threads) or ``ult`` (the library's
-    user-level scheduler, docs/ult.md).
+    user-level scheduler, docs/ult.md). ``dvfs``: the CPUs' frequency/voltage
+    levels and power model (``rtsched.model.power``; None: not given, only
+    the simulator's DVFS policies need it).
     """
 
     scheduler: Scheduler
@@ -99,6 +103,7 @@ class Platform:
     partitions: tuple[Partition, ...] | None = ()
     clustered: bool = False
     backend: str = "threads"
+    dvfs: PowerModel | None = None
 
     @property
     def policy(self) -> str:

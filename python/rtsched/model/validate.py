@@ -17,6 +17,7 @@ from collections.abc import Callable, Collection, Iterable
 from typing import Any, cast
 
 from rtsched.model.ceilings import LEVEL_MAX, ceiling_problems
+from rtsched.model.dvfs_format import read_dvfs
 from rtsched.model.durations import DurationError, format_duration, parse_duration
 from rtsched.model.ult import ult_problems
 from rtsched.model.model import (
@@ -74,7 +75,7 @@ __all__ = [
 ]
 
 TOP_KEYS = frozenset({"name", "duration", "platform", "resources", "condvars", "servers", "tasks"})
-PLATFORM_KEYS = frozenset({"scheduler", "backend", "cpus", "partitions", "clusters"})
+PLATFORM_KEYS = frozenset({"scheduler", "backend", "cpus", "partitions", "clusters", "dvfs"})
 PARTITION_KEYS = frozenset({"name", "cpus"})
 RESOURCE_KEYS = frozenset({"name", "protocol", "variant", "ceiling"})
 CONDVAR_KEYS = frozenset({"name", "mutex"})
@@ -351,10 +352,11 @@ class _Checker:
             partitions = (
                 tuple(Partition(f"cpu{c}", (c,)) for c in cpus) if cpus is not None else None
             )
+        dvfs = read_dvfs(data["dvfs"], "platform.dvfs", self.error) if "dvfs" in data else None
         if scheduler is None or backend is None:
             return None
         return Platform(scheduler=cast(Scheduler, scheduler), cpus=cpus, partitions=partitions,
-                        clustered=clustered, backend=backend)
+                        clustered=clustered, backend=backend, dvfs=dvfs)
 
     def partitions(self, value: Any, cpus: tuple[int, ...] | None) -> tuple[Partition, ...] | None:
         items = self.list_of(value, "platform.partitions", nonempty=True)

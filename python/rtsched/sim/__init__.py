@@ -12,7 +12,9 @@ Parts, one concern each: ``eventq`` (the event queue), ``dispatch``
 ``condvars`` (condition variables), ``rpc`` (servers and calls),
 ``body`` (the job-body interpreter), ``engine`` (time, releases, blocking),
 ``trace_writer``, ``draws`` (seeded draws), ``options``, ``support`` (what is
-refused), ``simulate`` (one run), ``session`` (a run and its report).
+refused), ``simulate`` (one run), ``session`` (a run and its report); and EDF
+under a DVFS policy (docs/dvfs.md): ``dvfs_policies``, ``dvfs_engine``,
+``dvfs_run``.
 """
 
 from rtsched.sim.options import DEFAULT_DURATION_NS, SimOptions, SimOverheads

@@ -10,13 +10,22 @@ from __future__ import annotations
 
 import struct
 from pathlib import Path
-from typing import Sequence
+from typing import Protocol, Sequence
 
 import numpy as np
 
-from rtsched.sim.threads import SimThread
+__all__ = ["TraceStream", "write_sim_trace"]
 
-__all__ = ["write_sim_trace"]
+
+class TraceStream(Protocol):
+    """What a stream needs to be written: a ``SimThread``, or the DVFS engine's task streams."""
+
+    task_id: int
+    tid: int
+    name: str
+    period_ns: int
+    deadline_ns: int
+    events: list[tuple[int, int, int, int, int, int, int]]
 
 _MAGIC = b"RTSTRACE"
 _VERSION = 1
@@ -34,11 +43,11 @@ def _name(text: str, size: int) -> bytes:
     return text.encode("utf-8")[:size]
 
 
-def _events(thread: SimThread) -> bytes:
+def _events(thread: TraceStream) -> bytes:
     return np.array(thread.events, dtype=_RECORD).tobytes() if thread.events else b""
 
 
-def write_sim_trace(path: str | Path, name: str, duration_ns: int, threads: Sequence[SimThread]) -> Path:
+def write_sim_trace(path: str | Path, name: str, duration_ns: int, threads: Sequence[TraceStream]) -> Path:
     """Write ``threads``' recorded events to ``path``; return it."""
     path = Path(path)
     header = bytearray(_HEADER_SIZE)

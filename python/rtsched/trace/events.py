@@ -35,6 +35,7 @@ class EventType(IntEnum):
     RESUME = 24  # ult backend: arg0: the CPU it resumes on, after a PREEMPT
     MIGRATE = 25  # ult backend: arg0: CPU it last ran on; arg1: CPU it runs on now
     PRIORITY = 26  # arg0: the thread's effective priority from now on; arg1: TID of the thread it has it from (0: its own)
+    FREQ_CHANGE = 27  # simulated DVFS: cpu: the CPU; arg0: frequency (kHz); arg1: voltage (uV)
 
 
 class BlockCause(IntEnum):
@@ -45,7 +46,7 @@ class BlockCause(IntEnum):
     GATE = 3  # job start held back by a ceiling or a boosted holder
 
 
-RESERVED_FIRST = 27
+RESERVED_FIRST = 28
 USER_FIRST = 64
 
 # Module-level names, as in C: EV_RELEASE, EV_START, ...
@@ -75,6 +76,7 @@ EV_PREEMPT = EventType.PREEMPT
 EV_RESUME = EventType.RESUME
 EV_MIGRATE = EventType.MIGRATE
 EV_PRIORITY = EventType.PRIORITY
+EV_FREQ_CHANGE = EventType.FREQ_CHANGE
 
 
 def event_name(value: int) -> str:
