@@ -3,7 +3,8 @@
  * What the files of -llitmus share (<litmus.h> is the public side):
  *   litmus_state.c     the calling thread's real-time state, errors, params table
  *   litmus_clock.c     clocks
- *   litmus_plugin.c    the active plugin, from the environment or its file
+ *   litmus_plugin.c    the active plugin, from the environment or its file, and its domains
+ *   litmus_clusters.c  domains per plugin, C-EDF's clusters (shared with litmus-setsched)
  *   litmus_params.c    rt_task validation and the sporadic_* helpers
  *   litmus_trace.c     rtsched traces of the tasks (RTSCHED_LITMUS_TRACE)
  *   litmus_task.c      task_mode, jobs, sleep_next_period
@@ -12,7 +13,7 @@
  *   litmus_lock.c      locks named by (file, id) on rtsched ceiling mutexes
  *   litmus_life.c      init_litmus / exit_litmus
  * Layers, each calling only the layers before it (no file calls back into
- * one that uses it): {state, clock} {plugin, params, trace} {migration, task}
+ * one that uses it): {clusters, state, clock} {plugin, params, trace} {migration, task}
  * {release, lock} {life}.
  */
 #ifndef RTSCHED_COMPAT_LITMUS_INTERNAL_H
@@ -20,6 +21,7 @@
 
 #include <sched.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "litmus.h"
@@ -31,7 +33,7 @@ enum litmus_plugin {
 	LITMUS_PLUGIN_PFP,
 	LITMUS_PLUGIN_PSN_EDF,
 	LITMUS_PLUGIN_GSN_EDF,
-	LITMUS_PLUGIN_CEDF,      /* recognised, refused (ENOTSUP) */
+	LITMUS_PLUGIN_CEDF,      /* clusters of CPUs, G-EDF inside each (litmus_clusters.h) */
 };
 
 /*
@@ -72,6 +74,11 @@ void litmus_params_forget(pid_t tid);
 
 /* The plugin named by the environment or the plugin file; -1 and errno if unreadable. */
 int litmus_plugin_current(enum litmus_plugin *plugin);
+/* The same, and its argument in SPEC (C-EDF's clusters, "" for the others). */
+int litmus_plugin_current_spec(enum litmus_plugin *plugin, char *spec, size_t len);
+/* The current plugin and its domains; -1 via litmus_fail (bad clusters, unreadable file). */
+struct litmus_domain_map;
+int litmus_domains_current(enum litmus_plugin *plugin, struct litmus_domain_map *map);
 int litmus_plugin_parse(const char *name, enum litmus_plugin *plugin);
 const char *litmus_plugin_name(enum litmus_plugin plugin);
 

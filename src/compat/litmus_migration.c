@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Domains (LITMUS^RT's migration.h). Under the partitioned plugins a domain
- * is one CPU; under GSN-EDF the only domain, 0, is every online CPU. There is
+ * Domains (LITMUS^RT's migration.h), the active plugin's (litmus_clusters.h):
+ * under the partitioned plugins a domain is one CPU, under GSN-EDF the only
+ * domain, 0, is every online CPU, under C-EDF a domain is a cluster. There is
  * no release master (LITMUS's dedicated interrupt CPU): release_master() is -1.
  */
 #include <errno.h>
 #include <sched.h>
 #include <unistd.h>
 
+#include "litmus_clusters.h"
 #include "litmus_internal.h"
 
 LITMUS_EXPORT int num_online_cpus(void)
@@ -42,22 +44,19 @@ LITMUS_EXPORT int be_migrate_thread_to_cpu(pid_t tid, int target_cpu)
 	return migrate(tid, &cpus, "be_migrate_thread_to_cpu");
 }
 
-static bool global_plugin(void)
-{
-	enum litmus_plugin plugin;
-	return litmus_plugin_current(&plugin) == 0 && plugin == LITMUS_PLUGIN_GSN_EDF;
-}
-
 LITMUS_EXPORT int be_migrate_thread_to_domain(pid_t tid, int domain)
 {
-	if (!global_plugin())
-		return be_migrate_thread_to_cpu(tid, domain);
-	if (domain != 0)
-		return litmus_fail(EINVAL, "GSN-EDF has one domain, 0 (got %d)", domain);
+	enum litmus_plugin plugin;
+	struct litmus_domain_map map;
+	if (litmus_domains_current(&plugin, &map) != 0)
+		return -1;
+	if (domain < 0 || domain >= map.n_domains)
+		return litmus_fail(EINVAL, "be_migrate_thread_to_domain: %s has %d domain%s, 0..%d "
+					   "(got %d)",
+				   litmus_plugin_name(plugin), map.n_domains,
+				   map.n_domains == 1 ? "" : "s", map.n_domains - 1, domain);
 	cpu_set_t cpus;
-	CPU_ZERO(&cpus);
-	for (int c = 0; c < num_online_cpus(); c++)
-		CPU_SET(c, &cpus);
+	litmus_domain_cpus(&map, domain, &cpus);
 	return migrate(tid, &cpus, "be_migrate_thread_to_domain");
 }
 
@@ -73,9 +72,15 @@ LITMUS_EXPORT int be_migrate_to_domain(int domain)
 
 LITMUS_EXPORT int domain_to_first_cpu(int domain)
 {
-	if (domain < 0 || domain >= num_online_cpus() || (domain != 0 && global_plugin()))
-		return litmus_fail(EINVAL, "domain %d does not exist", domain);
-	return domain;
+	enum litmus_plugin plugin;
+	struct litmus_domain_map map;
+	if (litmus_domains_current(&plugin, &map) != 0)
+		return -1;
+	int cpu = litmus_domain_first_cpu(&map, domain);
+	if (cpu < 0)
+		return litmus_fail(EINVAL, "domain %d does not exist (%s has %d)", domain,
+				   litmus_plugin_name(plugin), map.n_domains);
+	return cpu;
 }
 
 LITMUS_EXPORT int partition_to_cpu(int partition)
@@ -85,8 +90,9 @@ LITMUS_EXPORT int partition_to_cpu(int partition)
 
 LITMUS_EXPORT int cluster_to_first_cpu(int cluster, int cluster_size)
 {
-	if (cluster_size != 1)
-		return litmus_fail(ENOTSUP, "clusters of %d CPUs: only one-CPU clusters are mapped",
-				   cluster_size);
-	return domain_to_first_cpu(cluster);
+	if (cluster_size < 1 || cluster < 0 || (long)cluster * cluster_size >= num_online_cpus())
+		return litmus_fail(EINVAL, "cluster_to_first_cpu: cluster %d of %d CPUs is not online "
+					   "(%d CPUs)",
+				   cluster, cluster_size, num_online_cpus());
+	return cluster * cluster_size;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "litmus_clusters.h"
 #include "litmus_internal.h"
 
 LITMUS_EXPORT void init_rt_task_param(struct rt_task *p)
@@ -133,9 +134,18 @@ LITMUS_EXPORT int sporadic_partitioned(lt_t e_ns, lt_t p_ns, int partition)
 	return sporadic(e_ns, p_ns, partition);
 }
 
+/* The cluster is a domain of the active plugin (C-EDF's clusters); its first CPU names it. */
 LITMUS_EXPORT int sporadic_clustered(lt_t e_ns, lt_t p_ns, int cluster)
 {
-	return sporadic(e_ns, p_ns, cluster);
+	enum litmus_plugin plugin;
+	struct litmus_domain_map map;
+	if (litmus_domains_current(&plugin, &map) != 0)
+		return -1;
+	int cpu = litmus_domain_first_cpu(&map, cluster);
+	if (cpu < 0)
+		return litmus_fail(EINVAL, "sporadic_clustered: cluster %d does not exist (%s has %d)",
+				   cluster, litmus_plugin_name(plugin), map.n_domains);
+	return sporadic(e_ns, p_ns, cpu);
 }
 
 LITMUS_EXPORT task_class_t str2class(const char *str)

@@ -19,6 +19,7 @@
 #include <rtsched/mutex.h>
 #include <rtsched/sched.h>
 
+#include "litmus_clusters.h"
 #include "litmus_cpusets.h"
 #include "litmus_internal.h"
 
@@ -69,33 +70,38 @@ static int apply_pfp(const struct rt_task *p, int *level)
 	return 0;
 }
 
-/* PSN-EDF: join CPU p->cpu's exclusive cpuset if litmus-setsched made it. */
-static int join_partition_cpuset(unsigned int cpu)
+/* PSN-EDF, C-EDF: join DOMAIN's exclusive cpuset if litmus-setsched made it. */
+static int join_domain_cpuset(int domain)
 {
 	char mount[200], dir[256], why[256];
 	int version;
 	if (rts_cpuset_mount(mount, sizeof(mount), &version) != 0)
 		return 0;
-	litmus_cpuset_dir(mount, version, (int)cpu, dir, sizeof(dir));
+	litmus_cpuset_dir(mount, version, domain, dir, sizeof(dir));
 	if (access(dir, F_OK) != 0)
 		return 0;
 	int err = rts_cpuset_join_self(dir, why, sizeof(why));
 	return err ? kernel_refused(err, why) : 0;
 }
 
-static int apply_edf(const struct rt_task *p, bool pinned, int *level)
+/*
+ * SCHED_DEADLINE on CPUS: PSN-EDF one CPU, C-EDF the task's cluster (the one
+ * holding rt_task.cpu, as LITMUS^RT's C-EDF picks it), GSN-EDF every CPU. The
+ * first two join their domain's cpuset first: the kernel admits a
+ * SCHED_DEADLINE thread only with the affinity of a whole root domain.
+ */
+static int apply_edf(const struct rt_task *p, enum litmus_plugin plugin, int *level)
 {
 	char why[256];
+	struct litmus_domain_map map;
+	enum litmus_plugin current;
+	if (litmus_domains_current(&current, &map) != 0)
+		return -1;
+	int domain = map.of_cpu[p->cpu];
 	cpu_set_t cpus;
-	CPU_ZERO(&cpus);
-	if (pinned) {
-		if (join_partition_cpuset(p->cpu) != 0)
-			return -1;
-		CPU_SET(p->cpu, &cpus);
-	} else {
-		for (long c = 0, n = sysconf(_SC_NPROCESSORS_ONLN); c < n; c++)
-			CPU_SET(c, &cpus);
-	}
+	litmus_domain_cpus(&map, domain, &cpus);
+	if (plugin != LITMUS_PLUGIN_GSN_EDF && join_domain_cpuset(domain) != 0)
+		return -1;
 	lt_t deadline = p->relative_deadline ? p->relative_deadline : p->period;
 	struct rts_sched_params sp = { .policy = RTS_POLICY_DEADLINE,
 				       .dl_runtime_ns = p->exec_cost,
@@ -104,12 +110,18 @@ static int apply_edf(const struct rt_task *p, bool pinned, int *level)
 	int err = rts_affinity_set_self(&cpus, why, sizeof(why));
 	if (!err)
 		err = rts_sched_apply_self(&sp, why, sizeof(why));
-	if (err == EPERM && pinned)
+	if (err == EPERM && plugin == LITMUS_PLUGIN_PSN_EDF)
 		return litmus_fail(EPERM, "PSN-EDF: the kernel admits SCHED_DEADLINE pinned to CPU "
 					  "%u only when that CPU is a root domain of its own; run "
 					  "`litmus-setsched PSN-EDF` (as root) to make one exclusive "
 					  "cpuset per CPU (%s)",
 				   p->cpu, why);
+	if (err == EPERM && plugin == LITMUS_PLUGIN_CEDF)
+		return litmus_fail(EPERM, "C-EDF: the kernel admits SCHED_DEADLINE on cluster %d "
+					  "(CPU %u's) only when the cluster is a root domain of its own; "
+					  "run `litmus-setsched C-EDF CLUSTERS` (as root) to make one "
+					  "exclusive cpuset per cluster (%s)",
+				   domain, p->cpu, why);
 	if (err)
 		return kernel_refused(err, why);
 	*level = edf_level(p);
@@ -136,7 +148,7 @@ static void become_background_now(struct litmus_thread *self)
 		rts_sched_reset_self();
 	else
 		pthread_setschedparam(pthread_self(), self->saved_policy, &self->saved_param);
-	if (self->plugin == LITMUS_PLUGIN_PSN_EDF) {
+	if (self->plugin == LITMUS_PLUGIN_PSN_EDF || self->plugin == LITMUS_PLUGIN_CEDF) {
 		char mount[200], why[64];
 		int version;
 		if (rts_cpuset_mount(mount, sizeof(mount), &version) == 0)
@@ -159,9 +171,6 @@ static int become_rt(struct litmus_thread *self)
 	if (p.release_policy == TASK_EARLY)
 		return litmus_fail(EINVAL, "TASK_EARLY: no stock-kernel scheduler releases jobs "
 					   "early; use TASK_PERIODIC or TASK_SPORADIC");
-	if (plugin == LITMUS_PLUGIN_CEDF)
-		return litmus_fail(ENOTSUP, "C-EDF: clusters are not mapped onto the kernel yet; use "
-					    "PSN-EDF (one CPU per cluster) or GSN-EDF");
 	if (plugin == LITMUS_PLUGIN_LINUX)
 		return litmus_fail(EINVAL, "task_mode(LITMUS_RT_TASK): the active plugin is Linux "
 					   "(none); set RTSCHED_LITMUS_PLUGIN or run litmus-setsched");
@@ -178,11 +187,8 @@ static int become_rt(struct litmus_thread *self)
 	case LITMUS_PLUGIN_PFP:
 		ret = apply_pfp(&p, &self->level);
 		break;
-	case LITMUS_PLUGIN_PSN_EDF:
-		ret = apply_edf(&p, true, &self->level);
-		break;
-	default: /* LITMUS_PLUGIN_GSN_EDF */
-		ret = apply_edf(&p, false, &self->level);
+	default: /* the EDF plugins: PSN-EDF, GSN-EDF, C-EDF */
+		ret = apply_edf(&p, plugin, &self->level);
 		break;
 	}
 	if (ret != 0) {

@@ -170,8 +170,11 @@ int main(int argc, char **argv)
 	p.release_policy = TASK_PERIODIC;
 	if (o.priority)
 		p.priority = (unsigned)o.priority;
-	if (o.cpu >= 0) {
-		p.cpu = (unsigned)o.cpu;
+	if (o.cpu >= 0) { /* -p names a domain: a CPU, or a C-EDF cluster by its first CPU */
+		int first_cpu = domain_to_first_cpu(o.cpu);
+		if (first_cpu < 0)
+			bail("-p: the domain");
+		p.cpu = (unsigned)first_cpu;
 		if (be_migrate_to_domain(o.cpu) < 0)
 			bail("migrating to the partition");
 	}

@@ -2,16 +2,19 @@
 /*
  * litmus-setsched: choose the LITMUS "plugin" (LITMUS^RT's setsched).
  *
- *   litmus-setsched                 print the active plugin
- *   litmus-setsched PLUGIN          Linux, P-FP, PSN-EDF, GSN-EDF (C-EDF is refused)
+ *   litmus-setsched                      print the active plugin
+ *   litmus-setsched PLUGIN               Linux, P-FP, PSN-EDF, GSN-EDF
+ *   litmus-setsched C-EDF CLUSTERS       L1, L2, L3 (CPUs sharing that cache), ALL, or a size
  *
- * Writes PLUGIN to the plugin file (RTSCHED_LITMUS_PLUGIN_FILE, default
- * /run/rtsched/litmus-plugin), which -llitmus reads at task_mode. PSN-EDF
- * also makes one exclusive cpuset per online CPU (litmus_cpusets.h), each a
- * root domain of its own, so the kernel admits SCHED_DEADLINE threads pinned
- * to one CPU; cgroup v1 turns load balancing off in the root cpuset for that
- * (any other plugin removes the cpusets and turns it back on). Needs root
- * for the cpusets. Exit 1: bad plugin; 2: a file or cpuset could not be written.
+ * Writes PLUGIN (and C-EDF's CLUSTERS) to the plugin file
+ * (RTSCHED_LITMUS_PLUGIN_FILE, default /run/rtsched/litmus-plugin), which
+ * -llitmus reads at task_mode. PSN-EDF and C-EDF also make one exclusive
+ * cpuset per domain (a CPU, a cluster: litmus_cpusets.h), each a root domain
+ * of its own, so the kernel admits SCHED_DEADLINE threads on the domain's
+ * CPUs and runs G-EDF inside each; cgroup v1 turns load balancing off in the
+ * root cpuset for that (any other plugin removes the cpusets and turns it
+ * back on). Needs root for the cpusets. Exit 1: bad plugin or clusters; 2: a
+ * file or cpuset could not be written.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -23,9 +26,10 @@
 
 #include <rtsched/sched.h>
 
+#include "litmus_clusters.h"
 #include "litmus_cpusets.h"
 
-static const char *const plugins[] = { "Linux", "P-FP", "PSN-EDF", "GSN-EDF" };
+static const char *const plugins[] = { "Linux", "P-FP", "PSN-EDF", "GSN-EDF", "C-EDF" };
 
 static const char *plugin_file(void)
 {
@@ -69,16 +73,32 @@ static void remove_cpusets(const char *mount, int version)
 	}
 }
 
-static int make_cpusets(const char *mount, int version)
+/* "a-b" (or "a") of a domain's CPUs, which are consecutive in every map litmus_clusters.c makes. */
+static void domain_cpu_text(const struct litmus_domain_map *map, int domain, char *text, size_t len)
 {
-	char dir[256], mems[64] = "0", cpu_text[16];
+	int first = -1, last = -1;
+	for (int c = 0; c < map->n_cpus; c++) {
+		if (map->of_cpu[c] == domain) {
+			if (first < 0)
+				first = c;
+			last = c;
+		}
+	}
+	if (first == last)
+		snprintf(text, len, "%d", first);
+	else
+		snprintf(text, len, "%d-%d", first, last);
+}
+
+static int make_cpusets(const char *mount, int version, const struct litmus_domain_map *map)
+{
+	char dir[256], mems[64] = "0", cpu_text[32];
 	int err;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	rts_cgroup_read(mount, "cpuset.mems", mems, sizeof(mems));
 	if (version == 1) {
 		char parent[256], all[32];
 		snprintf(parent, sizeof(parent), "%s/" LITMUS_CPUSET_PARENT, mount);
-		snprintf(all, sizeof(all), "0-%ld", ncpu - 1);
+		snprintf(all, sizeof(all), "0-%d", map->n_cpus - 1);
 		if (mkdir(parent, 0755) != 0 && errno != EEXIST)
 			return fail("mkdir", parent, errno);
 		if ((err = rts_cgroup_write(parent, "cpuset.cpus", all)) ||
@@ -89,9 +109,9 @@ static int make_cpusets(const char *mount, int version)
 	} else if ((err = rts_cgroup_write(mount, "cgroup.subtree_control", "+cpuset"))) {
 		return fail("enabling the cpuset controller in", mount, err);
 	}
-	for (int cpu = 0; cpu < ncpu; cpu++) {
-		litmus_cpuset_dir(mount, version, cpu, dir, sizeof(dir));
-		snprintf(cpu_text, sizeof(cpu_text), "%d", cpu);
+	for (int domain = 0; domain < map->n_domains; domain++) {
+		litmus_cpuset_dir(mount, version, domain, dir, sizeof(dir));
+		domain_cpu_text(map, domain, cpu_text, sizeof(cpu_text));
 		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 			return fail("mkdir", dir, errno);
 		err = rts_cgroup_write(dir, "cpuset.cpus", cpu_text);
@@ -111,6 +131,13 @@ static int make_cpusets(const char *mount, int version)
 	return 0;
 }
 
+static int usage(void)
+{
+	fprintf(stderr, "usage: litmus-setsched [Linux|P-FP|PSN-EDF|GSN-EDF|C-EDF CLUSTERS]\n"
+			"  CLUSTERS: L1, L2 or L3 (CPUs that share that cache), ALL, or a size in CPUs\n");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 1)
@@ -119,23 +146,34 @@ int main(int argc, char **argv)
 	bool known = false;
 	for (size_t i = 0; i < sizeof(plugins) / sizeof(plugins[0]); i++)
 		known |= strcmp(name, plugins[i]) == 0;
-	if (argc != 2 || !known) {
-		fprintf(stderr, "usage: litmus-setsched [Linux|P-FP|PSN-EDF|GSN-EDF]%s\n",
-			strcmp(name, "C-EDF") == 0 ? " (C-EDF: clusters are not mapped yet)" : "");
-		return 1;
+	bool cedf = strcmp(name, "C-EDF") == 0;
+	if (!known || argc != (cedf ? 3 : 2))
+		return usage();
+	int n_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	struct litmus_domain_map map;
+	if (cedf) {
+		char why[256];
+		if (litmus_domains_clusters(argv[2], n_cpus, getenv("RTSCHED_LITMUS_SYSFS_CPU"), &map, why,
+					    sizeof(why)) != 0) {
+			fprintf(stderr, "litmus-setsched: %s\n", why);
+			return 1;
+		}
+	} else {
+		litmus_domains_per_cpu(n_cpus, &map);
 	}
 	char mount[200];
 	int version = 0;
 	bool have_cpusets = rts_cpuset_mount(mount, sizeof(mount), &version) == 0;
 	if (have_cpusets)
 		remove_cpusets(mount, version);
-	if (strcmp(name, "PSN-EDF") == 0) {
+	if (strcmp(name, "PSN-EDF") == 0 || cedf) {
 		if (!have_cpusets) {
-			fprintf(stderr, "litmus-setsched: PSN-EDF needs the cpuset cgroup controller "
-					"(none is mounted)\n");
+			fprintf(stderr, "litmus-setsched: %s needs the cpuset cgroup controller "
+					"(none is mounted)\n",
+				name);
 			return 2;
 		}
-		int ret = make_cpusets(mount, version);
+		int ret = make_cpusets(mount, version, &map);
 		if (ret) {
 			remove_cpusets(mount, version);
 			return ret;
@@ -150,7 +188,8 @@ int main(int argc, char **argv)
 		mkdir(dir, 0755);
 	}
 	FILE *f = fopen(path, "we");
-	if (!f || fprintf(f, "%s\n", name) < 0 || fclose(f) != 0)
+	int written = !f ? -1 : cedf ? fprintf(f, "%s %s\n", name, argv[2]) : fprintf(f, "%s\n", name);
+	if (written < 0 || fclose(f) != 0)
 		return fail("writing", path, errno);
 	return 0;
 }

@@ -18,7 +18,11 @@
  *              CPU; without them task_mode fails with EPERM and says so.
  *     GSN-EDF  SCHED_DEADLINE over every online CPU (rt_task.cpu is ignored,
  *              as LITMUS's GSN-EDF does).
- *     C-EDF    refused (ENOTSUP): clusters are not mapped yet.
+ *     C-EDF    "C-EDF CLUSTERS" (L1, L2, L3: the CPUs sharing that cache;
+ *              ALL; or a size in CPUs): SCHED_DEADLINE over the CPUs of the
+ *              cluster holding rt_task.cpu, in the cluster's exclusive cpuset
+ *              that `litmus-setsched C-EDF CLUSTERS` makes (a root domain:
+ *              global EDF inside each cluster). EPERM without it.
  *   Under the EDF plugins the kernel's CBS always enforces exec_cost per
  *   period (as PRECISE_ENFORCEMENT), whatever budget_policy says; a job that
  *   stays within exec_cost sees no difference. P-FP cannot enforce budgets:
@@ -135,7 +139,7 @@ int get_rt_task_param(pid_t pid, struct rt_task *param);
 /* The calling thread's parameters, defaults otherwise; times in ns. */
 int sporadic_global(lt_t e_ns, lt_t p_ns);
 int sporadic_partitioned(lt_t e_ns, lt_t p_ns, int partition);
-int sporadic_clustered(lt_t e_ns, lt_t p_ns, int cluster); /* cluster = partition (one CPU) */
+int sporadic_clustered(lt_t e_ns, lt_t p_ns, int cluster); /* cpu = the domain's first CPU */
 
 #define s2ns(s) ((s)*1000000000LL)
 #define s2us(s) ((s)*1000000LL)
@@ -165,7 +169,7 @@ enum rt_task_mode_t {
 /*
  * LITMUS_RT_TASK: apply the plugin's policy to the calling thread (see the
  * top of this file) and release job 1 now + phase. EINVAL: no parameters,
- * the "Linux" plugin, a value the plugin refuses; ENOTSUP: C-EDF; EPERM /
+ * the "Linux" plugin, a value the plugin refuses, C-EDF without clusters; EPERM /
  * EBUSY: the kernel refused (privilege, root domain, admission), explained
  * by litmus_last_error(). BACKGROUND_TASK: back to the policy and affinity
  * the thread had before.
@@ -194,7 +198,8 @@ int get_nr_ts_release_waiters(void);
 
 /* ---- domains and migration (LITMUS^RT's migration.h) -------------------- */
 
-/* A domain is a CPU (P-FP, PSN-EDF) or, under GSN-EDF, 0 = every online CPU. */
+/* A domain is a CPU (P-FP, PSN-EDF), a cluster (C-EDF) or, under GSN-EDF, 0 = every
+ * online CPU; one that does not exist: EINVAL. */
 int be_migrate_thread_to_cpu(pid_t tid, int target_cpu);
 int be_migrate_thread_to_domain(pid_t tid, int domain);
 int be_migrate_to_cpu(int target_cpu);
@@ -203,7 +208,7 @@ int num_online_cpus(void);
 int release_master(void); /* -1: no release master */
 int domain_to_first_cpu(int domain);
 int partition_to_cpu(int partition);
-int cluster_to_first_cpu(int cluster, int cluster_size); /* cluster_size 1 only */
+int cluster_to_first_cpu(int cluster, int cluster_size); /* cluster * cluster_size, if online */
 
 /* ---- locks -------------------------------------------------------------- */
 

@@ -1,5 +1,6 @@
 #!/bin/sh
-# rtspin under each mapped plugin (P-FP, PSN-EDF, GSN-EDF with an FMLP lock): every job on the partition asked for, job
+# rtspin under each mapped plugin (P-FP, PSN-EDF, GSN-EDF with an FMLP lock, C-EDF with clusters of one CPU and of
+# all): every job on the partition asked for, job
 # numbers 1, 2, ... without a gap, and as many jobs as the duration holds
 # periods (bounds with margin, never times); then two rtspin -w released
 # together by release_ts. Exit 77 (skip) where the kernel refuses the policy.
@@ -55,6 +56,24 @@ echo "== GSN-EDF: rtspin -v -X FMLP -L 0.5 2 10 0.2 (global SCHED_DEADLINE, a lo
 tail -1 "$tmp/out"
 check_jobs "$tmp/out" any 10 21
 
+echo "== C-EDF 1: clusters of one CPU, rtspin -v -p $cpu 2 10 0.2 (pinned SCHED_DEADLINE in its cluster's cpuset)"
+"$tools/litmus-setsched" C-EDF 1
+"$tools/rtspin" -v -p "$cpu" 2 10 0.2 >"$tmp/out"
+tail -1 "$tmp/out"
+check_jobs "$tmp/out" "$cpu" 10 21
+
+echo "== C-EDF ALL: one cluster of every CPU, G-EDF in it; domain 1 does not exist"
+"$tools/litmus-setsched" C-EDF ALL
+"$tools/rtspin" -v -p 0 2 10 0.2 >"$tmp/out"
+tail -1 "$tmp/out"
+check_jobs "$tmp/out" any 10 21
+if [ "$(nproc)" -gt 1 ]; then
+	if "$tools/rtspin" -p 1 2 10 0.1 >"$tmp/out" 2>"$tmp/err"; then
+		echo "rtspin -p 1 ran under C-EDF ALL"; exit 1
+	fi
+	grep -q "C-EDF has 1" "$tmp/err" || { cat "$tmp/err"; exit 1; }
+fi
+
 "$tools/litmus-setsched" P-FP
 echo "== release_ts: two rtspin -w, released together"
 "$tools/rtspin" -w -v -p "$cpu" -q 11 1 10 0.1 >"$tmp/a" &
@@ -69,4 +88,4 @@ grep -qx "Released 2 real-time tasks." "$tmp/rel"
 for f in "$tmp/a" "$tmp/b"; do
 	head -1 "$f" | grep -q ':2 cpu=' || { echo "first job printed: $(head -1 "$f")"; exit 1; }
 done
-echo "rtspin under P-FP, PSN-EDF and GSN-EDF: ok"
+echo "rtspin under P-FP, PSN-EDF, GSN-EDF and C-EDF: ok"

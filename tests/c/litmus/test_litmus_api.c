@@ -64,8 +64,11 @@ static void test_plugins_refused(void)
 	LCHECK_OK(sporadic_partitioned(ms2ns(1), ms2ns(10), 0));
 	use_plugin("Linux");
 	LCHECK_FAILS(EINVAL, task_mode(LITMUS_RT_TASK));
-	use_plugin("C-EDF");
-	LCHECK_FAILS(ENOTSUP, task_mode(LITMUS_RT_TASK));
+	use_plugin("C-EDF"); /* without its clusters */
+	LCHECK_FAILS(EINVAL, task_mode(LITMUS_RT_TASK));
+	CHECK(strstr(litmus_last_error(), "C-EDF needs its clusters") != NULL);
+	use_plugin("P-FP 2");
+	LCHECK_FAILS(EINVAL, task_mode(LITMUS_RT_TASK));
 	use_plugin("PFP");
 	LCHECK_FAILS(EINVAL, init_litmus());
 	/* The file litmus-setsched writes, when the environment names none. */
@@ -83,6 +86,91 @@ static void test_plugins_refused(void)
 	LCHECK_FAILS(EINVAL, task_mode(LITMUS_RT_TASK));
 	close(fd);
 	unlink(path);
+}
+
+/* A fake sysfs tree: CPU c's level-2 unified cache shared by L2[c], level 1 private. */
+static void fake_caches(const char *root, const char *const *l2)
+{
+	char path[512];
+	for (int c = 0; c < num_online_cpus(); c++) {
+		const char *files[][3] = { { "0", "1", "Data" }, { "1", "2", "Unified" } };
+		for (int i = 0; i < 2; i++) {
+			snprintf(path, sizeof(path), "mkdir -p %s/cpu%d/cache/index%s", root, c, files[i][0]);
+			CHECK_EQ(system(path), 0);
+			char shared[16];
+			snprintf(shared, sizeof(shared), "%d", c);
+			const char *values[][2] = { { "level", files[i][1] }, { "type", files[i][2] },
+						    { "shared_cpu_list", i == 0 ? shared : l2[c] } };
+			for (int v = 0; v < 3; v++) {
+				snprintf(path, sizeof(path), "%s/cpu%d/cache/index%s/%s", root, c,
+					 files[i][0], values[v][0]);
+				FILE *f = fopen(path, "w");
+				CHECK(f != NULL);
+				fprintf(f, "%s\n", values[v][1]);
+				fclose(f);
+			}
+		}
+	}
+}
+
+/* C-EDF's domains are its clusters: by size, ALL, or the CPUs sharing a cache level. */
+static void test_cedf_domains_are_clusters(void)
+{
+	int n = num_online_cpus();
+	char spec[32];
+	use_plugin("C-EDF 1"); /* clusters of one CPU: a domain per CPU, as PSN-EDF */
+	for (int d = 0; d < n; d++)
+		CHECK_EQ(domain_to_first_cpu(d), d);
+	LCHECK_FAILS(EINVAL, domain_to_first_cpu(n));
+	LCHECK_OK(sporadic_clustered(ms2ns(1), ms2ns(10), n - 1)); /* a cluster names its first CPU */
+	struct rt_task got;
+	LCHECK_OK(get_rt_task_param(gettid(), &got));
+	CHECK_EQ(got.cpu, (unsigned)(n - 1));
+	use_plugin("C-EDF ALL"); /* one cluster of every CPU: domain 0 only */
+	CHECK_EQ(domain_to_first_cpu(0), 0);
+	if (n > 1) {
+		LCHECK_FAILS(EINVAL, sporadic_clustered(ms2ns(1), ms2ns(10), 1));
+		LCHECK_FAILS(EINVAL, domain_to_first_cpu(1));
+		LCHECK_FAILS(EINVAL, be_migrate_to_domain(1));
+		CHECK(strstr(litmus_last_error(), "C-EDF has 1 domain") != NULL);
+	}
+	cpu_set_t before, after;
+	CHECK_SYS(sched_getaffinity(0, sizeof(before), &before));
+	LCHECK_OK(be_migrate_to_domain(0));
+	CHECK_SYS(sched_getaffinity(0, sizeof(after), &after));
+	CHECK_EQ(CPU_COUNT(&after), n);
+	snprintf(spec, sizeof(spec), "C-EDF %d", n + 1); /* larger than the machine */
+	use_plugin(spec);
+	LCHECK_FAILS(EINVAL, domain_to_first_cpu(0));
+	use_plugin("C-EDF L4");
+	LCHECK_FAILS(EINVAL, domain_to_first_cpu(0));
+	/* By cache level, from a sysfs tree where CPUs pair up on their L2. */
+	char root[] = "/tmp/rtsched-litmus-sysfs.XXXXXX";
+	CHECK(mkdtemp(root) != NULL);
+	const char *pairs[CPU_SETSIZE];
+	char names[64][16];
+	for (int c = 0; c < n && c < 64; c++) {
+		snprintf(names[c], sizeof(names[c]), "%d-%d", c - c % 2, c - c % 2 + 1);
+		pairs[c] = names[c];
+	}
+	fake_caches(root, pairs);
+	CHECK_SYS(setenv("RTSCHED_LITMUS_SYSFS_CPU", root, 1));
+	use_plugin("C-EDF L2");
+	for (int d = 0; d < (n + 1) / 2; d++)
+		CHECK_EQ(domain_to_first_cpu(d), 2 * d);
+	LCHECK_FAILS(EINVAL, domain_to_first_cpu((n + 1) / 2));
+	use_plugin("C-EDF L1"); /* private: a domain per CPU */
+	CHECK_EQ(domain_to_first_cpu(n - 1), n - 1);
+	use_plugin("C-EDF L3"); /* no such cache in the tree */
+	LCHECK_FAILS(ENOENT, domain_to_first_cpu(0));
+	CHECK(strstr(litmus_last_error(), "no level-3") != NULL);
+	CHECK_SYS(unsetenv("RTSCHED_LITMUS_SYSFS_CPU"));
+	char rm[128];
+	snprintf(rm, sizeof(rm), "rm -rf %s", root);
+	CHECK_EQ(system(rm), 0);
+	CHECK_SYS(sched_setaffinity(0, sizeof(before), &before));
+	CHECK_EQ(cluster_to_first_cpu(0, 2), 0);
+	LCHECK_FAILS(EINVAL, cluster_to_first_cpu(n, 1));
 }
 
 static void test_lock_errors_best_effort(void)
@@ -430,6 +518,7 @@ static const struct h_case cases[] = {
 	H_CASE(test_params_invalid, 5000),
 	H_CASE(test_job_control_non_rt, 5000),
 	H_CASE(test_plugins_refused, 5000),
+	H_CASE(test_cedf_domains_are_clusters, 5000),
 	H_CASE(test_lock_errors_best_effort, 5000),
 	H_CASE(test_jobs_advance_on_partition, 10000),
 	H_CASE(test_release_ts_releases_exactly_the_waiters, 10000),
