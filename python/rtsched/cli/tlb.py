@@ -23,7 +23,7 @@ from pathlib import Path
 from rich.console import Console
 
 from rtsched.cli.exit_codes import Exit
-from rtsched.cli.latency import positive_int
+from rtsched.cli.latency import non_negative_int, positive_int
 from rtsched.cli.tlb_table import comparison_table, study_table
 from rtsched.tlb.costs import SH7750R_COSTS, LockingCosts
 from rtsched.tlb.lackey import LackeyError, ValgrindMissing, read_lackey_file, trace_program
@@ -36,16 +36,6 @@ from rtsched.tlb.tlb import TlbGeometry
 from rtsched.tlb.traces import trace_flow
 
 __all__ = ["register"]
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"'{text}' must not be negative")
-    return value
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -62,7 +52,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                            "the paper's findings beside the model's. About 40 s for 10,000 activations.")
     paper.add_argument("--periods", type=positive_int, default=ACTIVATIONS,
                        help=f"activations of the chain (default {ACTIVATIONS}, the paper's)")
-    paper.add_argument("--seed", type=_non_negative_int, default=1, help="seed of NR_TASK's gaps (default 1)")
+    paper.add_argument("--seed", type=non_negative_int, default=1, help="seed of NR_TASK's gaps (default 1)")
     paper.add_argument("--json", action="store_true", help="machine-readable result on stdout")
     paper.add_argument("--plot", type=Path, metavar="DIR", help="also write the figures (PNG) into DIR: "
                        "tlb-rt1-execution-times.png, tlb-all-rt-execution-times.png, tlb-locking-costs.png")
@@ -85,7 +75,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     trace.add_argument("--periods", type=positive_int, default=50, help="activations of the chain (default 50)")
     trace.add_argument("--nr-accesses", type=positive_int, default=100_000,
                        help="the non-real-time task's accesses per period (default 100,000)")
-    trace.add_argument("--max-locked", type=_non_negative_int, default=48,
+    trace.add_argument("--max-locked", type=non_negative_int, default=48,
                        help="lock at most this many pages, the most accessed first (default 48 of 64)")
     trace.add_argument("--access-ns", type=positive_int, default=17,
                        help="time of one access on the modelled platform (default 17 ns: about 4 cycles of the "
@@ -98,7 +88,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     trace.add_argument("--rule", choices=RULES, default="urc",
                        help="replacement rule: urc (the SH-4 replace counter, default), lru, fifo, random")
     trace.add_argument("--page-bytes", type=positive_int, default=4096, help="page size (default 4096)")
-    trace.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the random rule (default 0)")
+    trace.add_argument("--seed", type=non_negative_int, default=0, help="seed of the random rule (default 0)")
     trace.add_argument("--period-us", type=positive_int, default=None,
                        help="the chain's period and deadline for the analysis (default: the chain's best-case "
                        "time plus the non-real-time task's work per period)")

@@ -258,17 +258,26 @@ def _sleeps_only(phase: _Phase) -> bool:
     return bool(phase.events) and all(kind == "sleep" for kind, _, _ in phase.events)
 
 
-def _pause_us(phase: _Phase, problems: Problems) -> int | None:
-    """A phase of sleeps only, among phases run once in sequence: the time it holds the phases after
-    it back (its sleeps times its loop), or None after an error."""
+def _finite_loop(phase: _Phase, problems: Problems, if_endless: str) -> int | None:
+    """The phase's loop count (1 without ``loop``), or None after an error: a bad value, or an
+    endless loop (-1), refused with ``if_endless``."""
     loop: int | None | bool = 1
     if phase.loop_member is not None:
         loop = _loop(phase.loop_member, f"{phase.path}.loop", problems)
     if loop is False:
         return None
     if loop is None:
-        problems.error(phase.loop_member or phase.where, f"{phase.path}.loop", "a phase of sleeps only that "
-                       "loops for ever: the phases after it never run")
+        problems.error(phase.loop_member or phase.where, f"{phase.path}.loop", if_endless)
+        return None
+    return int(loop)
+
+
+def _pause_us(phase: _Phase, problems: Problems) -> int | None:
+    """A phase of sleeps only, among phases run once in sequence: the time it holds the phases after
+    it back (its sleeps times its loop), or None after an error."""
+    loop = _finite_loop(phase, problems, "a phase of sleeps only that loops for ever: the phases after it "
+                        "never run")
+    if loop is None:
         return None
     total = 0
     for _, m, mpath in phase.events:
@@ -295,14 +304,9 @@ def _one_cycle(phases: list[_Phase], top: _Phase, path: str, problems: Problems)
     cycle = _Phase(top.name, top.obj, top.path, top.where)
     cycle.taskgroup = top.taskgroup
     for phase in phases:
-        loop: int | None | bool = 1
-        if phase.loop_member is not None:
-            loop = _loop(phase.loop_member, f"{phase.path}.loop", problems)
-        if loop is False:
-            return None
+        loop = _finite_loop(phase, problems, "a phase of a thread without a timer needs a finite loop (the "
+                            "phases become one self-paced loop)")
         if loop is None:
-            problems.error(phase.loop_member or phase.where, f"{phase.path}.loop", "a phase of a thread without "
-                           "a timer needs a finite loop (the phases become one self-paced loop)")
             return None
         cycle.events.extend(phase.events * loop)
         cycle.taskgroup = cycle.taskgroup or phase.taskgroup
