@@ -33,8 +33,9 @@ U > m). A set with D > T is ``unsupported``, with the task named.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
+from rtsched.analysis.rta_fixpoint import Interference, least_response
 from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_fraction
 
@@ -125,49 +126,10 @@ def gedf_bcl(problem: AnalysisProblem) -> AnalysisResult:
     return _finish(problem, test, bounds, False, "BCL's condition holds for every task")
 
 
-def _workload(c: int, t: int, r: int, length: int) -> int:
-    """Bertogna–Cirinei workload bound of a task (C=c, T=t, response bound r) in a window."""
-    x = length + r - c
-    if x < 0:
-        return 0
-    n = x // t
-    return n * c + min(c, x - n * t)
-
-
 def _edf_bound(i: AnalysisTask, ri: int, k: AnalysisTask) -> int:
     n = k.deadline_ns // i.period_ns
     rest = k.deadline_ns % i.period_ns - (i.deadline_ns - ri)
     return n * i.exec_ns + min(i.exec_ns, max(0, rest))
-
-
-#: Fixed-point steps before the search for a bound switches to bisection.
-CREEP_STEPS = 500
-
-
-def least_bound(f: Callable[[int], int], start: int, limit: int) -> int | None:
-    """The least R in [start, limit] with f(R) ≤ R for a nondecreasing f, iterating from
-    ``start``; after CREEP_STEPS steps (an integer iteration may creep by 1 ns per step) a
-    bisection between the current value and ``limit`` finds one instead: still an R with
-    f(R) ≤ R, possibly above the least. None when none is shown within ``limit``."""
-    r = start
-    for _ in range(CREEP_STEPS):
-        new = f(r)
-        if new <= r:
-            return r
-        if new > limit:
-            return None
-        r = new
-    hi = limit
-    if f(hi) > hi:
-        return None  # not shown (the creeping iteration could still end below the limit; safe)
-    lo = r  # f(lo) > lo
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if f(mid) <= mid:
-            hi = mid
-        else:
-            lo = mid
-    return hi
 
 
 def _rta_one(k: AnalysisTask, others: Sequence[tuple[AnalysisTask, int]], m: int, edf: bool) -> int | None:
@@ -179,25 +141,16 @@ def _rta_one(k: AnalysisTask, others: Sequence[tuple[AnalysisTask, int]], m: int
     is the least fixed point, reached by iterating from C_k. In integer ns
     the iteration can creep by 1 ns per step (the R − C_k + 1 caps), so after
     CREEP_STEPS steps a valid R is found by bisection between the current
-    value and D_k instead: still a bound, possibly a little above the least.
+    value and D_k instead: still a bound, possibly a little above the least
+    (``rta_fixpoint.least_response``, which walks f's linear pieces).
     Invariant: a returned R is ≤ D_k. That includes the first iterate R = C_k (execution plus
     suspension): a job alone responds in C_k, so C_k > D_k is a miss whatever interferes.
     """
     c = k.exec_ns
     if c > k.deadline_ns:
         return None
-
-    def f(r: int) -> int:
-        total = 0
-        cap = r - c + 1
-        for i, ri in others:
-            x = _workload(i.exec_ns, i.period_ns, ri, r)
-            if edf:
-                x = min(x, _edf_bound(i, ri, k))
-            total += min(x, cap)
-        return c + total // m
-
-    return least_bound(f, c, k.deadline_ns)
+    terms = [(i.exec_ns, i.period_ns, ri - i.exec_ns, _edf_bound(i, ri, k) if edf else None) for i, ri in others]
+    return least_response(Interference(c, m, terms), k.deadline_ns)
 
 
 def gedf_rta(problem: AnalysisProblem) -> AnalysisResult:
