@@ -33,6 +33,7 @@ U > m). A set with D > T is ``unsupported``, with the task named.
 from __future__ import annotations
 
 from fractions import Fraction
+from math import lcm
 from typing import Any, Sequence
 
 from rtsched.analysis.rta_fixpoint import Interference, least_response
@@ -40,6 +41,10 @@ from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, uns
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_fraction
 
 __all__ = ["gedf_gfb", "gedf_bcl", "gedf_rta", "gfp_rta", "gedf_tardiness"]
+
+
+#: The reason of a task left out by ``verdict_only`` (the verdict was decided before it).
+STOPPED = "not analysed: verdict_only stopped at the first task not shown schedulable"
 
 
 def _check(problem: AnalysisProblem, test: str, scheduler: str = "G-EDF") -> AnalysisResult | None:
@@ -77,11 +82,15 @@ def gedf_gfb(problem: AnalysisProblem) -> AnalysisResult:
     if bad is not None:
         return bad
     m = problem.cpus
-    dens = [t.density if not t.suspension_ns else Fraction(t.exec_ns, min(t.deadline_ns, t.period_ns))
-            for t in problem.tasks]
-    total = sum(dens, Fraction(0))
-    dmax = max(dens, default=Fraction(0))
-    limit = m - (m - 1) * dmax
+    # δ_i = C_i / min(D_i, T_i) (C: execution plus suspension), summed over one common denominator
+    pairs = [(t.exec_ns, min(t.deadline_ns, t.period_ns)) for t in problem.tasks]
+    common = lcm(*(d for _, d in pairs))
+    total = Fraction(sum(c * (common // d) for c, d in pairs), common)
+    c_max, d_max = 0, 1  # the largest δ, compared crosswise
+    for c, d in pairs:
+        if c * d_max > c_max * d:
+            c_max, d_max = c, d
+    limit = m - (m - 1) * Fraction(c_max, d_max)
     ok = total <= limit
     why = f"Σδ = {float(total):.4f} {'≤' if ok else '>'} m − (m−1)δmax = {float(limit):.4f} (m = {m})"
     bounds = [TaskBound(t.name, t.deadline_ns if ok else None, "ok" if ok else "miss",
@@ -89,40 +98,55 @@ def gedf_gfb(problem: AnalysisProblem) -> AnalysisResult:
     return _finish(problem, test, bounds, False, why, {"density": total, "limit": limit})
 
 
-def bcl_condition(tasks: Sequence[AnalysisTask], k: AnalysisTask, m: int) -> tuple[bool, Fraction, Fraction]:
-    """BCL's condition for τ_k: (holds, Σ min(β, 1−λ), m(1−λ))."""
-    lam = Fraction(k.exec_ns, k.deadline_ns)
-    room = 1 - lam
-    total = Fraction(0)
+def bcl_condition(tasks: Sequence[AnalysisTask], k: AnalysisTask, m: int) -> tuple[bool, int, int]:
+    """BCL's condition for τ_k: (holds, Σ min(β, 1−λ), m(1−λ)), both sums times D_k.
+
+    In integers: β_i^k·D_k = N_i·C_i + carry and (1 − λ_k)·D_k = D_k − C_k, so the condition
+    is compared exactly without fractions (the same answer as in rationals)."""
+    dk = k.deadline_ns
+    room = dk - k.exec_ns
+    total = 0
     some_small = False
     for i in tasks:
         if i is k:
             continue
-        n = (k.deadline_ns - i.deadline_ns) // i.period_ns + 1 if k.deadline_ns >= i.deadline_ns else 0
-        carry = min(i.exec_ns, max(0, k.deadline_ns - n * i.period_ns))
-        beta = Fraction(n * i.exec_ns + carry, k.deadline_ns)
-        total += min(beta, room)
-        if 0 < beta <= room:
-            some_small = True
+        c_i, t_i = i.exec_ns, i.period_ns
+        n = (dk - i.deadline_ns) // t_i + 1 if dk >= i.deadline_ns else 0
+        gap = dk - n * t_i
+        beta = n * c_i + (c_i if gap >= c_i else gap if gap > 0 else 0)
+        if beta < room:
+            total += beta
+            some_small = some_small or beta > 0
+        else:
+            total += room
+            some_small = some_small or (beta == room and beta > 0)
     cap = m * room
     return (total < cap) or (total == cap and some_small), total, cap
 
 
-def gedf_bcl(problem: AnalysisProblem) -> AnalysisResult:
+def gedf_bcl(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisResult:
+    """``verdict_only``: stop at the first task that fails (the others: ``unknown``); same verdict."""
     test = "gedf-bcl"
     bad = _check(problem, test)
     if bad is not None:
         return bad
     m = problem.cpus
-    bounds = []
+    bounds: list[TaskBound] = []
+    missed = False
     for k in problem.tasks:
+        if missed and verdict_only:
+            bounds.append(TaskBound(k.name, None, "unknown", STOPPED))
+            continue
         if k.exec_ns > min(k.deadline_ns, k.period_ns):
             bounds.append(TaskBound(k.name, None, "miss", "C > min(D, T)"))
+            missed = True
             continue
         ok, total, cap = bcl_condition(problem.tasks, k, m)
-        why = f"Σ min(β, 1−λ) = {float(total):.4f} {'<' if total < cap else '=' if total == cap else '>'} m(1−λ) = {float(cap):.4f}"
-        bounds.append(TaskBound(k.name, k.deadline_ns if ok else None, "ok" if ok else "miss",
+        dk = k.deadline_ns
+        why = f"Σ min(β, 1−λ) = {total / dk:.4f} {'<' if total < cap else '=' if total == cap else '>'} m(1−λ) = {cap / dk:.4f}"
+        bounds.append(TaskBound(k.name, dk if ok else None, "ok" if ok else "miss",
                                 why + ("; bound = deadline" if ok else "")))
+        missed = missed or not ok
     return _finish(problem, test, bounds, False, "BCL's condition holds for every task")
 
 
@@ -153,7 +177,12 @@ def _rta_one(k: AnalysisTask, others: Sequence[tuple[AnalysisTask, int]], m: int
     return least_response(Interference(c, m, terms), k.deadline_ns)
 
 
-def gedf_rta(problem: AnalysisProblem) -> AnalysisResult:
+def gedf_rta(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisResult:
+    """Rounds over the tasks, each bound from the others' current ones, until none shrinks.
+
+    ``verdict_only``: stop after the first round that bounds every task within its deadline
+    (the bounds reported are that round's: valid, not always the least the later rounds reach).
+    """
     test = "gedf-rta"
     bad = _check(problem, test)
     if bad is not None:
@@ -177,6 +206,8 @@ def gedf_rta(problem: AnalysisProblem) -> AnalysisResult:
             if r < bound[k.name]:
                 bound[k.name] = r
                 changed = True
+        if verdict_only and not failed:
+            break
     out = []
     for t in tasks:
         if t.name in failed:
