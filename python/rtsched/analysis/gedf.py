@@ -36,7 +36,7 @@ from fractions import Fraction
 from math import lcm
 from typing import Any, Sequence
 
-from rtsched.analysis.rta_fixpoint import Interference, least_response
+from rtsched.analysis.rta_fixpoint import NO_BOUND, Interference, Term, least_response
 from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_fraction
 
@@ -150,14 +150,8 @@ def gedf_bcl(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisRe
     return _finish(problem, test, bounds, False, "BCL's condition holds for every task")
 
 
-def _edf_bound(i: AnalysisTask, ri: int, k: AnalysisTask) -> int:
-    n = k.deadline_ns // i.period_ns
-    rest = k.deadline_ns % i.period_ns - (i.deadline_ns - ri)
-    return n * i.exec_ns + min(i.exec_ns, max(0, rest))
-
-
-def _rta_one(k: AnalysisTask, others: Sequence[tuple[AnalysisTask, int]], m: int, edf: bool) -> int | None:
-    """A response-time bound R ≤ D_k with f(R) ≤ R, or None.
+def _rta_one(k: AnalysisTask, terms: Sequence[Term], m: int) -> int | None:
+    """A response-time bound R ≤ D_k with f(R) ≤ R, or None; ``terms``: the other tasks' parts.
 
     f(R) = C_k + ⌊(1/m) Σ min(W_i(R), E_i, R − C_k + 1)⌋. Any R with f(R) ≤ R
     bounds the response time (if the job were unfinished at R, every term
@@ -173,8 +167,27 @@ def _rta_one(k: AnalysisTask, others: Sequence[tuple[AnalysisTask, int]], m: int
     c = k.exec_ns
     if c > k.deadline_ns:
         return None
-    terms = [(i.exec_ns, i.period_ns, ri - i.exec_ns, _edf_bound(i, ri, k) if edf else None) for i, ri in others]
     return least_response(Interference(c, m, terms), k.deadline_ns)
+
+
+#: τ_i as seen from τ_k's window under G-EDF: (i, C_i, T_i, ⌊D_k/T_i⌋·C_i, D_k mod T_i − D_i), so that
+#: the EDF bound is E_i^k = ⌊D_k/T_i⌋·C_i + min(C_i, max(0, D_k mod T_i − (D_i − R_i))).
+EdfPart = tuple[int, int, int, int, int]
+
+
+def _edf_parts(tasks: Sequence[AnalysisTask], k: int) -> list[EdfPart]:
+    dk = tasks[k].deadline_ns
+    return [(i, t.exec_ns, t.period_ns, dk // t.period_ns * t.exec_ns, dk % t.period_ns - t.deadline_ns)
+            for i, t in enumerate(tasks) if i != k]
+
+
+def _edf_terms(parts: Sequence[EdfPart], bound: Sequence[int]) -> list[Term]:
+    """The interference terms (C_i, T_i, R_i − C_i, E_i^k) for the response bounds ``bound``."""
+    terms = []
+    for i, c, t, whole, rest in parts:
+        carry = rest + bound[i]
+        terms.append((c, t, bound[i] - c, whole + (c if carry >= c else carry if carry > 0 else 0)))
+    return terms
 
 
 def gedf_rta(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisResult:
@@ -189,36 +202,43 @@ def gedf_rta(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisRe
         return bad
     m = problem.cpus
     tasks = problem.tasks
-    bound = {t.name: t.deadline_ns for t in tasks}
-    failed: set[str] = set()
+    parts = [_edf_parts(tasks, k) for k in range(len(tasks))]  # fixed over the rounds
+    bound = [t.deadline_ns for t in tasks]
+    failed: set[int] = set()
     changed = True
     rounds = 0
+    # A task's result depends only on the others' bounds: while none of them has changed since
+    # it was last computed (``updates`` counts the changes), it is the same, and not recomputed.
+    updates = 0
+    seen: dict[int, tuple[int, int | None]] = {}  # task -> (updates when computed, its result)
     while changed and rounds < 1000:
         rounds += 1
         changed = False
         failed = set()
-        for k in tasks:
-            others = [(i, bound[i.name]) for i in tasks if i is not k]
-            r = _rta_one(k, others, m, edf=True)
-            if r is None:
-                failed.add(k.name)
-                continue
-            if r < bound[k.name]:
-                bound[k.name] = r
+        for k, task in enumerate(tasks):
+            last = seen.get(k)
+            if last is not None and last[0] == updates:
+                r = last[1]
+            else:
+                r = _rta_one(task, _edf_terms(parts[k], bound), m)
+            if r is not None and r < bound[k]:
+                bound[k] = r
                 changed = True
+                updates += 1
+            seen[k] = (updates, r)
+            if r is None:
+                failed.add(k)
         if verdict_only and not failed:
             break
     out = []
-    for t in tasks:
-        if t.name in failed:
+    for k, t in enumerate(tasks):
+        if k in failed:
             out.append(TaskBound(t.name, None, "miss", "no response-time bound within the deadline"))
+        elif failed:
+            # a task never bounded makes the others' bounds (which assumed R_i ≤ D_i) invalid
+            out.append(TaskBound(t.name, None, "unknown", "depends on a task not shown schedulable"))
         else:
-            out.append(TaskBound(t.name, bound[t.name], "ok", f"Bertogna–Cirinei RTA, {rounds} round(s)"))
-    if failed:
-        # a task never bounded makes the others' bounds (which assumed R_i ≤ D_i) invalid
-        out = [TaskBound(b.name, None, "miss" if b.name in failed else "unknown",
-                         b.reason if b.name in failed else "depends on a task not shown schedulable")
-               for b in out]
+            out.append(TaskBound(t.name, bound[k], "ok", f"Bertogna–Cirinei RTA, {rounds} round(s)"))
     return _finish(problem, test, out, False, "every task has a response-time bound within its deadline")
 
 
@@ -240,7 +260,7 @@ def gfp_rta(problem: AnalysisProblem) -> AnalysisResult:
         # equal priorities not yet analysed: assume their deadline as bound
         hp += [(i, i.deadline_ns) for i in ordered if i is not k and i.priority == k.priority
                and all(i is not j for j, _ in done)]
-        r = _rta_one(k, hp, m, edf=False)
+        r = _rta_one(k, [(i.exec_ns, i.period_ns, ri - i.exec_ns, NO_BOUND) for i, ri in hp], m)
         if r is None:
             out[k.name] = TaskBound(k.name, None, "miss", "response time exceeds the deadline")
             broken = True

@@ -9,7 +9,7 @@ between the last iterate and the limit.
 Bertogna–Cirinei interference of one task (:class:`Interference`), with far
 fewer evaluations of the sum over the other tasks. The sum is piecewise
 linear in R: each term min(W_i(R), E_i, R − C_k + 1) has slope 0 or 1
-between breakpoints, so :meth:`Interference.piece` returns, at R, the sum S,
+between breakpoints (none at all once it reaches E_i), so :meth:`Interference.piece` returns, at R, the sum S,
 its slope σ and how far (span) the line S + σ·(R' − R) stays exact. The
 iterates inside one piece cost one multiplication each, and when σ = m
 (the creeping case: every step adds the same δ) the steps up to the end of
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-__all__ = ["CREEP_STEPS", "Interference", "least_bound", "least_response"]
+__all__ = ["CREEP_STEPS", "NO_BOUND", "Interference", "least_bound", "least_response"]
 
 #: Fixed-point steps before the search for a bound switches to bisection.
 CREEP_STEPS = 500
@@ -60,8 +60,11 @@ def _bisect(f: Callable[[int], int], lo: int, limit: int) -> int | None:
     return hi
 
 
-#: One other task's part of the interference: (C_i, T_i, R_i − C_i, E_i or None when unbounded).
-Term = tuple[int, int, int, "int | None"]
+#: E_i of a task whose interference has no such bound (G-FP): above any window of interest.
+NO_BOUND = 1 << 62
+
+#: One other task's part of the interference: (C_i, T_i, R_i − C_i, E_i or NO_BOUND).
+Term = tuple[int, int, int, int]
 
 
 class Interference:
@@ -69,7 +72,7 @@ class Interference:
 
     W_i(R) = N·C_i + min(C_i, x − N·T_i), x = R + R_i − C_i, N = ⌊x/T_i⌋ (0 when x < 0):
     the workload of τ_i (response bound R_i) in a window of R. E_i: the G-EDF bound of the
-    jobs of τ_i with deadlines within τ_k's (None under G-FP: no such bound).
+    jobs of τ_i with deadlines within τ_k's (NO_BOUND under G-FP).
     """
 
     __slots__ = ("c", "m", "terms")
@@ -89,7 +92,7 @@ class Interference:
             else:
                 n = x // t_i
                 w = n * c_i + min(c_i, x - n * t_i)
-            if e_i is not None and e_i < w:
+            if e_i < w:
                 w = e_i
             total += w if w < cap else cap
         return self.c + total // self.m
@@ -97,40 +100,42 @@ class Interference:
     def piece(self, r: int) -> tuple[int, int, int]:
         """(S, σ, span): Σ_i min(W_i(r + d), E_i, r + d − c + 1) = S + σ·d for 0 ≤ d < span.
 
-        Per term, each of the three candidates is a line on [r, r + its span) (W_i: slope 1
-        while x mod T_i < C_i, else 0; E_i: 0; the cap: 1); the term follows the least one
-        (on a tie, the flatter) until a flatter candidate above it is reached."""
+        Per term, with W_i nondecreasing (slope 1 while x mod T_i < C_i, else 0), E_i
+        constant and the cap rising by 1: a term at E_i stays there (neither W_i nor the cap
+        comes back below it); a term at the cap rises until it meets E_i or the value W_i has
+        at r (W_i only grows); a term at W_i follows W_i's line until its slope changes or,
+        rising, it meets E_i (the cap, rising as fast, stays above)."""
         cap = r - self.c + 1
         total = 0
         slope = 0
-        span = -1  # no bound yet
+        span = NO_BOUND
         for c_i, t_i, lag_i, e_i in self.terms:
             x = r + lag_i
             if x < 0:
-                w, w_slope, w_span = 0, 0, 1 - x
+                w, w_rising, w_span = 0, False, 1 - x
             else:
                 n, rest = divmod(x, t_i)
                 if rest < c_i:
-                    w, w_slope, w_span = n * c_i + rest, 1, min(c_i - rest + 1, t_i - rest)
+                    w, w_rising, w_span = n * c_i + rest, True, min(c_i - rest + 1, t_i - rest)
                 else:
-                    w, w_slope, w_span = n * c_i + c_i, 0, t_i - rest
-            # the least of W (w, w_slope), E (e_i, 0) and the cap (cap, 1); flatter on ties
-            g, g_slope = w, w_slope
-            if e_i is not None and (e_i < g or (e_i == g and g_slope)):
-                g, g_slope = e_i, 0
-            if cap < g:
-                g, g_slope = cap, 1
-            term_span = w_span
-            if g_slope:  # rising: until it meets a flat candidate above it
-                if not w_slope and w - g + 1 < term_span:
-                    term_span = w - g + 1
-                if e_i is not None and e_i - g + 1 < term_span:
-                    term_span = e_i - g + 1
-            total += g
-            slope += g_slope
-            if span < 0 or term_span < span:
+                    w, w_rising, w_span = n * c_i + c_i, False, t_i - rest
+            if e_i <= w and e_i <= cap:
+                total += e_i  # for good
+                continue
+            if cap < w:  # the cap, until it reaches E_i or W_i's present value
+                total += cap
+                slope += 1
+                term_span = min(e_i, w) - cap + 1
+            elif w_rising:
+                total += w
+                slope += 1
+                term_span = min(w_span, e_i - w + 1)
+            else:
+                total += w
+                term_span = w_span
+            if term_span < span:
                 span = term_span
-        return total, slope, (span if span > 0 else 1 << 62)
+        return total, slope, span
 
 
 def least_response(f: Interference, limit: int) -> int | None:
