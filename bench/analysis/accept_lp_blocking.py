@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         for seed in range(args.sets):
             problem = generate_problem(12, 0.45 * CPUS, seed, scheduler="P-FP", resources=3, p_access=0.4,
                                        cs_range_ns=(10_000, 500_000), protocol=protocol, deadlines="constrained",
-                                       discard=True)
+                                       utilizations="uunifast-discard")
             heavy_first = sorted(problem.tasks, key=lambda t: (-t.utilization, t.name))
             problem = problem.with_tasks(replace(t, partition=f"cpu{k % CPUS}") for k, t in enumerate(heavy_first))
             closed, lp = run_test(f"p-fp-{protocol}", problem), run_test(f"p-fp-{protocol}-lp", problem)

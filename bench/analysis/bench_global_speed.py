@@ -66,7 +66,7 @@ def corpora(sets: int) -> dict[str, list[Any]]:
                     seed += 1
                     try:
                         global_sets.append(generate_problem(n, 0.05 * step * m, seed, scheduler="G-EDF", cpus=m,
-                                                            deadlines="constrained", discard=True))
+                                                            deadlines="constrained", utilizations="uunifast-discard"))
                     except ValueError:  # UUniFast-discard stalls on few heavy tasks
                         continue
     global_sets = global_sets[:sets]

@@ -24,7 +24,7 @@ def _gedf_sets() -> list[AnalysisProblem]:
         m = (2, 4, 8)[seed % 3]
         try:
             out.append(generate_problem(m + 1 + seed % (2 * m), (0.3 + 0.6 * (seed % 10) / 9) * m, 9000 + seed,
-                                        scheduler="G-EDF", cpus=m, deadlines="constrained", discard=True))
+                                        scheduler="G-EDF", cpus=m, deadlines="constrained", utilizations="uunifast-discard"))
         except ValueError:  # UUniFast-discard found no vector
             continue
     return out
