@@ -8,9 +8,9 @@ UUniFast-discard, log-uniform periods 10 ms – 1 s, constrained deadlines,
 a task with probability 0.4, sections 10–500 µs. Prints how many sets each
 test accepts and how many tasks get a strictly lower (or higher) blocking
 from the LP; exit status 1 if the FMLP+ LP ever charges more blocking than
-its closed form, or rejects a set it accepts. (The MPCP LP may charge more:
-local lower-priority sections N_i + 1 times where the closed form says
-min(N_i + 1, N_y); docs/analysis.md.)
+its closed form, or rejects a set it accepts. (MPCP is reported, not
+checked: its closed form charged local lower-priority sections
+min(N_i + 1, N_y) times until that was found unsafe; docs/analysis.md.)
 
     python3 bench/analysis/accept_lp_blocking.py [--sets N]
 """
