@@ -1,7 +1,7 @@
 """``verdict_only``: the tests that take it stop once the verdict is decided, and give the same verdict.
 
-gedf-bcl stops at the first task that fails, edf-qpa at the first partition that misses (the
-rest: ``unknown``, saying why), gedf-bcl-iterative and gedf-rta after the first round that shows
+gedf-bcl and fp-rta stop at the first task that fails, edf-qpa at the first partition that misses
+(the rest: ``unknown``, saying why), gedf-bcl-iterative and gedf-rta after the first round that shows
 every task. Checked on generated sets (G-EDF on 2-8 CPUs, P-EDF on 3 partitions) against the
 full run, plus one hand-made set each where the stop is visible.
 """
@@ -39,6 +39,17 @@ def test_same_verdict_as_the_full_run(test):
             if q.verdict == "ok":
                 assert q.bound_ns is not None and f.bound_ns is not None
                 assert f.bound_ns <= q.bound_ns <= problem.task(q.name).deadline_ns
+
+
+def test_fp_rta_same_verdict_and_stops_at_the_first_miss():
+    for seed in range(200):
+        problem = generate_problem(4 + seed % 12, 0.6 + 0.4 * (seed % 10) / 9, 5000 + seed, resources=3,
+                                   protocol=("pcp", "pip", "srp", "np")[seed % 4])
+        full, quick = run_test("fp-rta", problem), run_test("fp-rta", problem, verdict_only=True)
+        assert quick.verdict == full.verdict, problem.name
+        first = next((k for k, t in enumerate(full.tasks) if t.verdict == "miss"), len(full.tasks))
+        assert quick.tasks[:first + 1] == full.tasks[:first + 1]
+        assert all(t.verdict == "unknown" and "verdict_only" in t.reason for t in quick.tasks[first + 1:])
 
 
 def test_bcl_stops_at_the_first_failing_task():

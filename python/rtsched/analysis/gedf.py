@@ -37,14 +37,10 @@ from math import lcm
 from typing import Any, Sequence
 
 from rtsched.analysis.rta_fixpoint import NO_BOUND, Interference, Term, least_response
-from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
+from rtsched.analysis.results import SCHEDULABLE, STOPPED, AnalysisResult, TaskBound, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_fraction
 
 __all__ = ["gedf_gfb", "gedf_bcl", "gedf_rta", "gfp_rta", "gedf_tardiness"]
-
-
-#: The reason of a task left out by ``verdict_only`` (the verdict was decided before it).
-STOPPED = "not analysed: verdict_only stopped at the first task not shown schedulable"
 
 
 def _check(problem: AnalysisProblem, test: str, scheduler: str = "G-EDF") -> AnalysisResult | None:
