@@ -60,7 +60,9 @@ def _bisect(f: Callable[[int], int], lo: int, limit: int) -> int | None:
     return hi
 
 
-#: E_i of a task whose interference has no such bound (G-FP): above any window of interest.
+#: E_i of a task whose interference has no such bound (G-FP), and a span without end. Invariant:
+#: above every W_i(R) and cap the searches meet, which holds while R ≤ D_k and the tasks' periods
+#: and bounds stay below 2^60 ns (36 years; W_i(R) ≤ R + R_i + C_i when C_i ≤ T_i).
 NO_BOUND = 1 << 62
 
 #: One other task's part of the interference: (C_i, T_i, R_i − C_i, E_i or NO_BOUND).
