@@ -47,7 +47,7 @@ def corpus(per_point: int, deadlines: str):
                     seed += 1
                     try:
                         yield m, generate_problem(n, 0.05 * step * m, seed, scheduler="G-EDF", cpus=m,
-                                                  deadlines=deadlines, discard=True)
+                                                  deadlines=deadlines, utilizations="uunifast-discard")
                     except ValueError:  # UUniFast-discard stalls on few heavy tasks
                         yield m, None
 

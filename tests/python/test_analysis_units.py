@@ -21,6 +21,7 @@ from rtsched.analysis import (
 )
 from rtsched.analysis.generators import (
     DISTRIBUTIONS,
+    draw_utilizations,
     generate_problem,
     log_uniform_periods,
     utilizations_by_distribution,
@@ -197,6 +198,20 @@ def test_generators_are_reproducible_and_sum_right():
     assert all(10 * MS <= x <= 1000 * MS and x % 1000 == 0 for x in ps)
     p = generate_problem(20, 0.7, 5, resources=3, p_access=0.5)
     assert all(sum(cs.length_ns for cs in t.critical_sections) <= t.wcet_ns for t in p.tasks)
+
+
+def test_generate_problem_draws_utilizations_by_name():
+    """randfixedsum draws where UUniFast-discard stalls (6 tasks at U = 5.7 on 6 CPUs); every task
+    stays at or below one processor; an unknown name is refused, naming the choices."""
+    with pytest.raises(ValueError):
+        generate_problem(6, 5.7, 7, scheduler="G-EDF", cpus=6, utilizations="uunifast-discard")
+    p = generate_problem(6, 5.7, 7, scheduler="G-EDF", cpus=6, utilizations="randfixedsum")
+    assert all(t.wcet_ns <= t.period_ns for t in p.tasks)
+    assert abs(float(p.utilization()) - 5.7) < 1e-3
+    assert p == generate_problem(6, 5.7, 7, scheduler="G-EDF", cpus=6, utilizations="randfixedsum")
+    assert draw_utilizations(3, 0.5, random.Random(1)) == uunifast(3, 0.5, random.Random(1))
+    with pytest.raises(ValueError, match="not one of uunifast, uunifast-discard, randfixedsum"):
+        draw_utilizations(3, 0.5, random.Random(1), "dirichlet")
 
 
 LOCKBENCH = {

@@ -11,7 +11,7 @@ import pytest
 
 from rtsched.analysis.generators import uunifast_discard
 from rtsched.cli.main import main
-from rtsched.sweep.randfixedsum import randfixedsum
+from rtsched.analysis.randfixedsum import randfixedsum
 from sweep_helpers import write
 
 

@@ -57,10 +57,22 @@ BUSY_PERIOD_STEPS = 10_000
 
 def dbf(tasks: Sequence[AnalysisTask], t: int) -> int:
     """Demand bound function: execution of jobs with release and deadline in [0, t]."""
+    return _demand(_dtc(tasks), t)
+
+
+#: A task as the demand tests read it: (D, T, C) in ns, C the execution plus suspensions.
+Dtc = list[tuple[int, int, int]]
+
+
+def _dtc(tasks: Sequence[AnalysisTask]) -> Dtc:
+    return [(x.deadline_ns, x.period_ns, x.exec_ns) for x in tasks]
+
+
+def _demand(dtc: Dtc, t: int) -> int:
     total = 0
-    for x in tasks:
-        if t >= x.deadline_ns:
-            total += ((t - x.deadline_ns) // x.period_ns + 1) * x.exec_ns
+    for d, period, c in dtc:
+        if t >= d:
+            total += ((t - d) // period + 1) * c
     return total
 
 
@@ -161,9 +173,9 @@ def without_jitter(t: AnalysisTask) -> AnalysisTask:
 def _finish(problem: AnalysisProblem, test: str, per_part: dict[str, tuple[bool | None, str]], exact: bool,
             details: dict[str, Fraction]) -> AnalysisResult:
     bounds: list[TaskBound] = []
-    for name in problem.names():
+    for t in problem.tasks:
+        name = t.name
         ok, why = per_part[name]
-        t = problem.task(name)
         if name in problem.unanalysable:
             bounds.append(TaskBound(name, None, "unknown", problem.unanalysable[name]))
         elif ok is None:
@@ -233,24 +245,27 @@ def _users_le(tasks: Sequence[AnalysisTask], d: int) -> set[str]:
     return out
 
 
-def _deadlines_below(tasks: Sequence[AnalysisTask], x: int) -> int | None:
+def _deadlines_below(dtc: Dtc, x: int) -> int | None:
     """The largest absolute deadline strictly below x (synchronous release), or None."""
     best = None
-    for t in tasks:
-        if x > t.deadline_ns:
-            k = (x - 1 - t.deadline_ns) // t.period_ns
-            d = k * t.period_ns + t.deadline_ns
-            if best is None or d > best:
-                best = d
+    for d, period, _ in dtc:
+        if x > d:
+            last = (x - 1 - d) // period * period + d
+            if best is None or last > best:
+                best = last
     return best
 
 
-def _busy_period(tasks: Sequence[AnalysisTask]) -> int | None:
+def _busy_period(tasks: Sequence[AnalysisTask], stop_at: int | None = None) -> int | None:
     """The synchronous busy period L_b (least w > 0 with Σ ⌈w/T⌉C = w), or None if not reached
-    within BUSY_PERIOD_STEPS steps of its fixed-point iteration (the caller then uses another bound)."""
-    w = sum(t.exec_ns for t in tasks)
+    within BUSY_PERIOD_STEPS steps of its fixed-point iteration (the caller then uses another bound)
+    or once an iterate reaches ``stop_at`` (the iterates climb to L_b, so then L_b ≥ stop_at)."""
+    tc = [(t.period_ns, t.exec_ns) for t in tasks]
+    w = sum(c for _, c in tc)
     for _ in range(BUSY_PERIOD_STEPS):
-        new = sum(ceil_div(w, t.period_ns) * t.exec_ns for t in tasks)
+        if stop_at is not None and w >= stop_at:
+            return None
+        new = sum(-(-w // period) * c for period, c in tc)
         if new == w:
             return w
         w = new
@@ -269,18 +284,21 @@ def _horizon(tasks: Sequence[AnalysisTask]) -> tuple[int | None, str]:
     With SRP blocking, B(t) = 0 for t ≥ D_max, so max(L, D_max) is a horizon
     for dbf(t) + B(t) ≤ t (the caller adds D_max through L_a or below).
     """
-    u = sum((Fraction(t.exec_ns, t.period_ns) for t in tasks), Fraction(0))
+    # U = used / common exactly, over the periods' least common multiple
+    common = lcm(*(t.period_ns for t in tasks))
+    used = sum(t.exec_ns * (common // t.period_ns) for t in tasks)
     dmax = max(t.deadline_ns for t in tasks)
-    if u > 1:
-        return None, f"U = {float(u):.4f} > 1"
-    lb = _busy_period(tasks)
-    if u < 1:
-        la = sum((Fraction((t.period_ns - t.deadline_ns) * t.exec_ns, t.period_ns) for t in tasks),
-                 Fraction(0)) / (1 - u)
-        la_i = max(dmax, -(-la.numerator // la.denominator))
+    if used > common:
+        return None, f"U = {used / common:.4f} > 1"
+    if used < common:
+        # L_a = Σ (T_i − D_i)·U_i / (1 − U), in units of 1/common above and below
+        slack = sum((t.period_ns - t.deadline_ns) * t.exec_ns * (common // t.period_ns) for t in tasks)
+        la_i = max(dmax, ceil_div(slack, common - used))
+        lb = _busy_period(tasks, stop_at=la_i)  # None: not converged, or L_b ≥ L_a
         if lb is None or la_i <= lb:
             return la_i, f"L_a = {la_i} ns"
         return max(lb, dmax), f"L_b = {lb} ns (busy period)"
+    lb = _busy_period(tasks)
     if lb is not None:
         return max(lb, dmax), f"L_b = {lb} ns (busy period)"
     h = lcm(*(t.period_ns for t in tasks))
@@ -294,6 +312,7 @@ def _demand_group(tasks: Sequence[AnalysisTask], blocking: bool, nonpreemptive: 
     if L is None:
         return False, why_l, 0
     points = 0
+    dtc = _dtc(tasks)
     # enumerate absolute deadlines ≤ L in increasing order per task, merged
     heap = [(t.deadline_ns, i) for i, t in enumerate(tasks) if t.deadline_ns <= L]
     heapq.heapify(heap)
@@ -310,7 +329,7 @@ def _demand_group(tasks: Sequence[AnalysisTask], blocking: bool, nonpreemptive: 
         if points > MAX_DEMAND_POINTS:
             return None, (f"unknown: more than {MAX_DEMAND_POINTS} deadlines to check below the horizon "
                           f"({why_l}); checked up to t = {d} ns without a miss"), points
-        h = dbf(tasks, d) + (srp_blocking_at(tasks, d, nonpreemptive, inheriting) if blocking else 0)
+        h = _demand(dtc, d) + (srp_blocking_at(tasks, d, nonpreemptive, inheriting) if blocking else 0)
         if h > d:
             return False, f"demand {h} ns > {d} ns at t = {d} ns", points
     return True, f"demand ≤ t at all {points} deadlines up to {why_l}", points
@@ -339,13 +358,14 @@ def qpa_group(tasks: Sequence[AnalysisTask]) -> tuple[bool, str, int]:
     if L is None:
         return False, why_l, 0
     dmin = min(t.deadline_ns for t in tasks)
-    t = _deadlines_below(tasks, L + 1)  # deadlines ≤ L
+    dtc = _dtc(tasks)
+    t = _deadlines_below(dtc, L + 1)  # deadlines ≤ L
     if t is None:
         return True, "no deadline below L", 0
     visits = 0
     while True:
         visits += 1
-        h = dbf(tasks, t)
+        h = _demand(dtc, t)
         if h > t:
             return False, f"demand {h} ns > {t} ns at t = {t} ns (QPA, {visits} points)", visits
         if h <= dmin:
@@ -353,20 +373,27 @@ def qpa_group(tasks: Sequence[AnalysisTask]) -> tuple[bool, str, int]:
         if h < t:
             t = h
         else:
-            nxt = _deadlines_below(tasks, t)
+            nxt = _deadlines_below(dtc, t)
             if nxt is None:
                 return True, f"QPA: no deadline left after {visits} points", visits
             t = nxt
 
 
-def edf_qpa(problem: AnalysisProblem) -> AnalysisResult:
+def edf_qpa(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisResult:
+    """``verdict_only``: stop at the first partition that misses (the tasks of the partitions
+    after it: ``unknown``); the same verdict. On one processor it changes nothing."""
     test = "edf-qpa"
     groups = _check(problem, test)
     if isinstance(groups, AnalysisResult):
         return groups
     per: dict[str, tuple[bool | None, str]] = {}
     exact = True
+    missed = False
     for part, tasks in groups.items():
+        if missed:
+            for t in tasks:
+                per[t.name] = (None, "not analysed: verdict_only stopped at the first partition that misses")
+            continue
         if any(t.critical_sections for t in tasks):
             ok, why, _ = _demand_group(tasks, True, np_resources(problem), _resources_under(problem, "pip"))
             why += " (resources: exhaustive demand test with SRP blocking)"
@@ -376,4 +403,5 @@ def edf_qpa(problem: AnalysisProblem) -> AnalysisResult:
         why = (f"{part}: " if part else "") + why
         for t in tasks:
             per[t.name] = (ok, why)
+        missed = verdict_only and ok is False
     return _finish(problem, test, per, exact, {})

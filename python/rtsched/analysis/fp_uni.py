@@ -42,6 +42,7 @@ from rtsched.analysis.blocking import Blocking, blocking_context, blocking_term,
 from rtsched.analysis.results import (
     NOT_SCHEDULABLE,
     SCHEDULABLE,
+    STOPPED,
     AnalysisResult,
     TaskBound,
     refuse_clusters,
@@ -124,6 +125,7 @@ def rta_tasks(
     jitter_extra: dict[str, int] | None = None,
     extra_on_own: bool = True,
     ceil: dict[str, int] | None = None,
+    verdict_only: bool = False,
 ) -> list[TaskBound]:
     """RTA of the tasks sharing one processor; blocking per ``protocol_of`` unless overridden.
 
@@ -133,6 +135,7 @@ def rta_tasks(
     ``extra_on_own=False`` applies it to the interference only (when the
     blocking term already holds the task's own waiting). ``ceil``: the
     resources' ceilings (default: the highest priority of their users).
+    ``verdict_only``: the tasks after the first miss are not analysed (``unknown``, STOPPED).
     """
     ctx = blocking_context(tasks, protocol_of, ceil)
     jitter_extra = jitter_extra or {}
@@ -159,7 +162,11 @@ def rta_tasks(
         hp_of[k] = demand[:pos] + demand[pos + 1:end] if end > pos + 1 else demand[:pos]
     out: list[TaskBound] = []
     pip_only = ctx.pip_only  # then a task adding no blocking of its own has ctx.pip_term (blocking_term's)
+    missed = False
     for idx, task in enumerate(tasks):
+        if verdict_only and missed:
+            out.append(TaskBound(task.name, None, "unknown", STOPPED))
+            continue
         if blocking_override is not None and task.name in blocking_override:
             blk = blocking_override[task.name]
         elif pip_only and not task.extra_blocking_ns:
@@ -176,6 +183,7 @@ def rta_tasks(
                 TaskBound(task.name, None, "miss",
                           f"response time exceeds the deadline {task.deadline_ns} ns (job {jobs} of the busy period); "
                           f"blocking {blk.ns} ns: {blk.reason}", blk.ns))
+            missed = True
         else:
             out.append(TaskBound(task.name, r, "ok", f"blocking {blk.ns} ns: {blk.reason}", blk.ns))
     return out
@@ -207,8 +215,10 @@ def _uniprocessor_groups(problem: AnalysisProblem, test: str) -> Groups | Analys
     return problem.partitions()
 
 
-def fp_rta(problem: AnalysisProblem, protocol: str | None = None) -> AnalysisResult:
+def fp_rta(problem: AnalysisProblem, protocol: str | None = None, verdict_only: bool = False) -> AnalysisResult:
     """Response-time analysis per processor; each resource's blocking by its protocol.
+
+    ``verdict_only``: stop at the first task that misses (the rest: ``unknown``); the same verdict.
 
     ``protocol`` forces one protocol for every resource. Under P-FP a
     resource locked from two partitions needs a multiprocessor protocol
@@ -221,6 +231,8 @@ def fp_rta(problem: AnalysisProblem, protocol: str | None = None) -> AnalysisRes
         return groups
     protocol_of = (lambda r: protocol) if protocol else problem.protocol
     global_res = problem.global_resources()
+    # a miss of a task the adapter marks unanalysable becomes "unknown": it decides nothing
+    verdict_only = verdict_only and not problem.unanalysable
     bounds: dict[str, TaskBound] = {}
     for part, tasks in groups.items():
         crossing = sorted(r for t in tasks for r in t.resources() if r in global_res) if global_res else ()
@@ -230,7 +242,10 @@ def fp_rta(problem: AnalysisProblem, protocol: str | None = None) -> AnalysisRes
             for t in tasks:
                 bounds[t.name] = TaskBound(t.name, None, "unknown", reason)
             continue
-        for b in rta_tasks(tasks, protocol_of, ceil=_ceilings_of(problem, tasks)):
+        if verdict_only and any(b.verdict == "miss" for b in bounds.values()):
+            bounds.update((t.name, TaskBound(t.name, None, "unknown", STOPPED)) for t in tasks)
+            continue
+        for b in rta_tasks(tasks, protocol_of, ceil=_ceilings_of(problem, tasks), verdict_only=verdict_only):
             bounds[b.name] = b
     ordered = _mark_unanalysable(problem, [bounds[n] for n in problem.names()])
     verdict = verdict_of(ordered)

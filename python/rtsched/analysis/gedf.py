@@ -33,9 +33,11 @@ U > m). A set with D > T is ``unsupported``, with the task named.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from math import lcm
+from typing import Any, Sequence
 
-from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
+from rtsched.analysis.rta_fixpoint import NO_BOUND, Interference, Term, least_response
+from rtsched.analysis.results import SCHEDULABLE, STOPPED, AnalysisResult, TaskBound, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_fraction
 
 __all__ = ["gedf_gfb", "gedf_bcl", "gedf_rta", "gfp_rta", "gedf_tardiness"]
@@ -76,11 +78,15 @@ def gedf_gfb(problem: AnalysisProblem) -> AnalysisResult:
     if bad is not None:
         return bad
     m = problem.cpus
-    dens = [t.density if not t.suspension_ns else Fraction(t.exec_ns, min(t.deadline_ns, t.period_ns))
-            for t in problem.tasks]
-    total = sum(dens, Fraction(0))
-    dmax = max(dens, default=Fraction(0))
-    limit = m - (m - 1) * dmax
+    # δ_i = C_i / min(D_i, T_i) (C: execution plus suspension), summed over one common denominator
+    pairs = [(t.exec_ns, min(t.deadline_ns, t.period_ns)) for t in problem.tasks]
+    common = lcm(*(d for _, d in pairs))
+    total = Fraction(sum(c * (common // d) for c, d in pairs), common)
+    c_max, d_max = 0, 1  # the largest δ, compared crosswise
+    for c, d in pairs:
+        if c * d_max > c_max * d:
+            c_max, d_max = c, d
+    limit = m - (m - 1) * Fraction(c_max, d_max)
     ok = total <= limit
     why = f"Σδ = {float(total):.4f} {'≤' if ok else '>'} m − (m−1)δmax = {float(limit):.4f} (m = {m})"
     bounds = [TaskBound(t.name, t.deadline_ns if ok else None, "ok" if ok else "miss",
@@ -88,90 +94,60 @@ def gedf_gfb(problem: AnalysisProblem) -> AnalysisResult:
     return _finish(problem, test, bounds, False, why, {"density": total, "limit": limit})
 
 
-def bcl_condition(tasks: Sequence[AnalysisTask], k: AnalysisTask, m: int) -> tuple[bool, Fraction, Fraction]:
-    """BCL's condition for τ_k: (holds, Σ min(β, 1−λ), m(1−λ))."""
-    lam = Fraction(k.exec_ns, k.deadline_ns)
-    room = 1 - lam
-    total = Fraction(0)
+def bcl_condition(tasks: Sequence[AnalysisTask], k: AnalysisTask, m: int) -> tuple[bool, int, int]:
+    """BCL's condition for τ_k: (holds, Σ min(β, 1−λ), m(1−λ)), both sums times D_k.
+
+    In integers: β_i^k·D_k = N_i·C_i + carry and (1 − λ_k)·D_k = D_k − C_k, so the condition
+    is compared exactly without fractions (the same answer as in rationals)."""
+    dk = k.deadline_ns
+    room = dk - k.exec_ns
+    total = 0
     some_small = False
     for i in tasks:
         if i is k:
             continue
-        n = (k.deadline_ns - i.deadline_ns) // i.period_ns + 1 if k.deadline_ns >= i.deadline_ns else 0
-        carry = min(i.exec_ns, max(0, k.deadline_ns - n * i.period_ns))
-        beta = Fraction(n * i.exec_ns + carry, k.deadline_ns)
-        total += min(beta, room)
-        if 0 < beta <= room:
-            some_small = True
+        c_i, t_i = i.exec_ns, i.period_ns
+        n = (dk - i.deadline_ns) // t_i + 1 if dk >= i.deadline_ns else 0
+        gap = dk - n * t_i
+        beta = n * c_i + (c_i if gap >= c_i else gap if gap > 0 else 0)
+        if beta < room:
+            total += beta
+            some_small = some_small or beta > 0
+        else:
+            total += room
+            some_small = some_small or (beta == room and beta > 0)
     cap = m * room
     return (total < cap) or (total == cap and some_small), total, cap
 
 
-def gedf_bcl(problem: AnalysisProblem) -> AnalysisResult:
+def gedf_bcl(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisResult:
+    """``verdict_only``: stop at the first task that fails (the others: ``unknown``); same verdict."""
     test = "gedf-bcl"
     bad = _check(problem, test)
     if bad is not None:
         return bad
     m = problem.cpus
-    bounds = []
+    bounds: list[TaskBound] = []
+    missed = False
     for k in problem.tasks:
+        if missed and verdict_only:
+            bounds.append(TaskBound(k.name, None, "unknown", STOPPED))
+            continue
         if k.exec_ns > min(k.deadline_ns, k.period_ns):
             bounds.append(TaskBound(k.name, None, "miss", "C > min(D, T)"))
+            missed = True
             continue
         ok, total, cap = bcl_condition(problem.tasks, k, m)
-        why = f"Σ min(β, 1−λ) = {float(total):.4f} {'<' if total < cap else '=' if total == cap else '>'} m(1−λ) = {float(cap):.4f}"
-        bounds.append(TaskBound(k.name, k.deadline_ns if ok else None, "ok" if ok else "miss",
+        dk = k.deadline_ns
+        why = f"Σ min(β, 1−λ) = {total / dk:.4f} {'<' if total < cap else '=' if total == cap else '>'} m(1−λ) = {cap / dk:.4f}"
+        bounds.append(TaskBound(k.name, dk if ok else None, "ok" if ok else "miss",
                                 why + ("; bound = deadline" if ok else "")))
+        missed = missed or not ok
     return _finish(problem, test, bounds, False, "BCL's condition holds for every task")
 
 
-def _workload(c: int, t: int, r: int, length: int) -> int:
-    """Bertogna–Cirinei workload bound of a task (C=c, T=t, response bound r) in a window."""
-    x = length + r - c
-    if x < 0:
-        return 0
-    n = x // t
-    return n * c + min(c, x - n * t)
-
-
-def _edf_bound(i: AnalysisTask, ri: int, k: AnalysisTask) -> int:
-    n = k.deadline_ns // i.period_ns
-    rest = k.deadline_ns % i.period_ns - (i.deadline_ns - ri)
-    return n * i.exec_ns + min(i.exec_ns, max(0, rest))
-
-
-#: Fixed-point steps before the search for a bound switches to bisection.
-CREEP_STEPS = 500
-
-
-def least_bound(f: Callable[[int], int], start: int, limit: int) -> int | None:
-    """The least R in [start, limit] with f(R) ≤ R for a nondecreasing f, iterating from
-    ``start``; after CREEP_STEPS steps (an integer iteration may creep by 1 ns per step) a
-    bisection between the current value and ``limit`` finds one instead: still an R with
-    f(R) ≤ R, possibly above the least. None when none is shown within ``limit``."""
-    r = start
-    for _ in range(CREEP_STEPS):
-        new = f(r)
-        if new <= r:
-            return r
-        if new > limit:
-            return None
-        r = new
-    hi = limit
-    if f(hi) > hi:
-        return None  # not shown (the creeping iteration could still end below the limit; safe)
-    lo = r  # f(lo) > lo
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if f(mid) <= mid:
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
-def _rta_one(k: AnalysisTask, others: Sequence[tuple[AnalysisTask, int]], m: int, edf: bool) -> int | None:
-    """A response-time bound R ≤ D_k with f(R) ≤ R, or None.
+def _rta_one(k: AnalysisTask, terms: Sequence[Term], m: int) -> int | None:
+    """A response-time bound R ≤ D_k with f(R) ≤ R, or None; ``terms``: the other tasks' parts.
 
     f(R) = C_k + ⌊(1/m) Σ min(W_i(R), E_i, R − C_k + 1)⌋. Any R with f(R) ≤ R
     bounds the response time (if the job were unfinished at R, every term
@@ -179,62 +155,86 @@ def _rta_one(k: AnalysisTask, others: Sequence[tuple[AnalysisTask, int]], m: int
     is the least fixed point, reached by iterating from C_k. In integer ns
     the iteration can creep by 1 ns per step (the R − C_k + 1 caps), so after
     CREEP_STEPS steps a valid R is found by bisection between the current
-    value and D_k instead: still a bound, possibly a little above the least.
+    value and D_k instead: still a bound, possibly a little above the least
+    (``rta_fixpoint.least_response``, which walks f's linear pieces).
     Invariant: a returned R is ≤ D_k. That includes the first iterate R = C_k (execution plus
     suspension): a job alone responds in C_k, so C_k > D_k is a miss whatever interferes.
     """
     c = k.exec_ns
     if c > k.deadline_ns:
         return None
-
-    def f(r: int) -> int:
-        total = 0
-        cap = r - c + 1
-        for i, ri in others:
-            x = _workload(i.exec_ns, i.period_ns, ri, r)
-            if edf:
-                x = min(x, _edf_bound(i, ri, k))
-            total += min(x, cap)
-        return c + total // m
-
-    return least_bound(f, c, k.deadline_ns)
+    return least_response(Interference(c, m, terms), k.deadline_ns)
 
 
-def gedf_rta(problem: AnalysisProblem) -> AnalysisResult:
+#: τ_i as seen from τ_k's window under G-EDF: (i, C_i, T_i, ⌊D_k/T_i⌋·C_i, D_k mod T_i − D_i), so that
+#: the EDF bound is E_i^k = ⌊D_k/T_i⌋·C_i + min(C_i, max(0, D_k mod T_i − (D_i − R_i))).
+EdfPart = tuple[int, int, int, int, int]
+
+
+def _edf_parts(tasks: Sequence[AnalysisTask], k: int) -> list[EdfPart]:
+    dk = tasks[k].deadline_ns
+    return [(i, t.exec_ns, t.period_ns, dk // t.period_ns * t.exec_ns, dk % t.period_ns - t.deadline_ns)
+            for i, t in enumerate(tasks) if i != k]
+
+
+def _edf_terms(parts: Sequence[EdfPart], bound: Sequence[int]) -> list[Term]:
+    """The interference terms (C_i, T_i, R_i − C_i, E_i^k) for the response bounds ``bound``."""
+    terms = []
+    for i, c, t, whole, rest in parts:
+        carry = rest + bound[i]
+        terms.append((c, t, bound[i] - c, whole + (c if carry >= c else carry if carry > 0 else 0)))
+    return terms
+
+
+def gedf_rta(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisResult:
+    """Rounds over the tasks, each bound from the others' current ones, until none shrinks.
+
+    ``verdict_only``: stop after the first round that bounds every task within its deadline
+    (the bounds reported are that round's: valid, not always the least the later rounds reach).
+    """
     test = "gedf-rta"
     bad = _check(problem, test)
     if bad is not None:
         return bad
     m = problem.cpus
     tasks = problem.tasks
-    bound = {t.name: t.deadline_ns for t in tasks}
-    failed: set[str] = set()
+    parts = [_edf_parts(tasks, k) for k in range(len(tasks))]  # fixed over the rounds
+    bound = [t.deadline_ns for t in tasks]
+    failed: set[int] = set()
     changed = True
     rounds = 0
+    # A task's result depends only on the others' bounds: while none of them has changed since
+    # it was last computed (``updates`` counts the changes), it is the same, and not recomputed.
+    updates = 0
+    seen: dict[int, tuple[int, int | None]] = {}  # task -> (updates when computed, its result)
     while changed and rounds < 1000:
         rounds += 1
         changed = False
         failed = set()
-        for k in tasks:
-            others = [(i, bound[i.name]) for i in tasks if i is not k]
-            r = _rta_one(k, others, m, edf=True)
-            if r is None:
-                failed.add(k.name)
-                continue
-            if r < bound[k.name]:
-                bound[k.name] = r
+        for k, task in enumerate(tasks):
+            last = seen.get(k)
+            if last is not None and last[0] == updates:
+                r = last[1]
+            else:
+                r = _rta_one(task, _edf_terms(parts[k], bound), m)
+            if r is not None and r < bound[k]:
+                bound[k] = r
                 changed = True
+                updates += 1
+            seen[k] = (updates, r)
+            if r is None:
+                failed.add(k)
+        if verdict_only and not failed:
+            break
     out = []
-    for t in tasks:
-        if t.name in failed:
+    for k, t in enumerate(tasks):
+        if k in failed:
             out.append(TaskBound(t.name, None, "miss", "no response-time bound within the deadline"))
+        elif failed:
+            # a task never bounded makes the others' bounds (which assumed R_i ≤ D_i) invalid
+            out.append(TaskBound(t.name, None, "unknown", "depends on a task not shown schedulable"))
         else:
-            out.append(TaskBound(t.name, bound[t.name], "ok", f"Bertogna–Cirinei RTA, {rounds} round(s)"))
-    if failed:
-        # a task never bounded makes the others' bounds (which assumed R_i ≤ D_i) invalid
-        out = [TaskBound(b.name, None, "miss" if b.name in failed else "unknown",
-                         b.reason if b.name in failed else "depends on a task not shown schedulable")
-               for b in out]
+            out.append(TaskBound(t.name, bound[k], "ok", f"Bertogna–Cirinei RTA, {rounds} round(s)"))
     return _finish(problem, test, out, False, "every task has a response-time bound within its deadline")
 
 
@@ -256,7 +256,7 @@ def gfp_rta(problem: AnalysisProblem) -> AnalysisResult:
         # equal priorities not yet analysed: assume their deadline as bound
         hp += [(i, i.deadline_ns) for i in ordered if i is not k and i.priority == k.priority
                and all(i is not j for j, _ in done)]
-        r = _rta_one(k, hp, m, edf=False)
+        r = _rta_one(k, [(i.exec_ns, i.period_ns, ri - i.exec_ns, NO_BOUND) for i, ri in hp], m)
         if r is None:
             out[k.name] = TaskBound(k.name, None, "miss", "response time exceeds the deadline")
             broken = True

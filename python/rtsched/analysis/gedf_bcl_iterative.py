@@ -51,31 +51,50 @@ __all__ = ["gedf_bcl_iterative", "bcl_slack", "MAX_ROUNDS"]
 MAX_ROUNDS = 1_000
 
 
-def _carried(i: AnalysisTask, k: AnalysisTask, slack_i: int) -> int:
-    if k.deadline_ns < i.deadline_ns:
-        n = 0
-    else:
-        n = (k.deadline_ns - i.deadline_ns) // i.period_ns + 1
-    return n * i.exec_ns + min(i.exec_ns, max(0, k.deadline_ns - n * i.period_ns - slack_i))
+#: The other tasks' parts of J_i^k for one τ_k that do not depend on the slacks: (i, N_i·C_i, C_i,
+#: D_k − N_i·T_i), so that J_i^k(S_i) = N_i·C_i + min(C_i, max(0, D_k − N_i·T_i − S_i)).
+Carried = list[tuple[int, int, int, int]]
+
+
+def _carried_row(tasks: Sequence[AnalysisTask], k: int) -> Carried:
+    dk = tasks[k].deadline_ns
+    row = []
+    for i, ti in enumerate(tasks):
+        if i == k:
+            continue
+        n = (dk - ti.deadline_ns) // ti.period_ns + 1 if dk >= ti.deadline_ns else 0
+        row.append((i, n * ti.exec_ns, ti.exec_ns, dk - n * ti.period_ns))
+    return row
+
+
+def _slack_from(tk: AnalysisTask, row: Carried, slack: Sequence[int], m: int) -> int:
+    if tk.exec_ns > tk.deadline_ns:
+        return tk.deadline_ns - tk.exec_ns  # its own demand misses (the caps below would turn negative)
+    room = tk.deadline_ns - tk.exec_ns + 1
+    total = 0
+    for i, base, c_i, gap in row:
+        rest = gap - slack[i]
+        work = base + (c_i if rest >= c_i else rest if rest > 0 else 0)
+        total += work if work < room else room
+    return tk.deadline_ns - tk.exec_ns - total // m
 
 
 def bcl_slack(tasks: Sequence[AnalysisTask], k: int, slack: Sequence[int], m: int) -> int:
     """S_k from the others' slacks (negative: τ_k not shown schedulable)."""
-    tk = tasks[k]
-    if tk.exec_ns > tk.deadline_ns:
-        return tk.deadline_ns - tk.exec_ns  # its own demand misses (the caps below would turn negative)
-    room = tk.deadline_ns - tk.exec_ns + 1
-    total = sum(min(_carried(ti, tk, slack[i]), room) for i, ti in enumerate(tasks) if i != k)
-    return tk.deadline_ns - tk.exec_ns - total // m
+    return _slack_from(tasks[k], _carried_row(tasks, k), slack, m)
 
 
-def gedf_bcl_iterative(problem: AnalysisProblem) -> AnalysisResult:
+def gedf_bcl_iterative(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisResult:
+    """``verdict_only``: stop after the first round in which every slack is non-negative (slacks
+    only grow, so the verdict is the one the full iteration reaches; the bounds D − S are that
+    round's, valid but not always the least)."""
     test = "gedf-bcl-iterative"
     bad = _check(problem, test)
     if bad is not None:
         return bad
     m = problem.cpus
     tasks = problem.tasks
+    carried = [_carried_row(tasks, k) for k in range(len(tasks))]  # fixed over the rounds
     slack = [0] * len(tasks)
     last = [0] * len(tasks)
     rounds = 0
@@ -84,11 +103,13 @@ def gedf_bcl_iterative(problem: AnalysisProblem) -> AnalysisResult:
         rounds += 1
         changed = False
         for k in range(len(tasks)):
-            new = bcl_slack(tasks, k, slack, m)
+            new = _slack_from(tasks[k], carried[k], slack, m)
             last[k] = new
             if new > slack[k]:
                 slack[k] = new
                 changed = True
+        if verdict_only and min(last, default=0) >= 0:
+            break
     # slacks only grow, so the last round's value is each task's best; negative: not shown
     failed = [t.name for k, t in enumerate(tasks) if last[k] < 0]
     out = []

@@ -3,6 +3,9 @@
 - :func:`uunifast` — Bini & Buttazzo 2005: n utilizations summing to U.
 - :func:`uunifast_discard` — Davis & Burns 2009: UUniFast, drawing again
   while any utilization exceeds 1 (for U > 1, multiprocessors).
+- :func:`draw_utilizations` — one of those, or RandFixedSum
+  (:mod:`rtsched.analysis.randfixedsum`: uniform over the same capped set,
+  drawn directly, where UUniFast-discard stalls), by name.
 - :data:`DISTRIBUTIONS` and :func:`utilizations_by_distribution` — the
   per-task utilization distributions of Baker / Brandenburg used by seed 003
   §4.2 ("light uniform, light bimodal, light exponential, medium uniform,
@@ -28,12 +31,15 @@ import math
 import random
 from typing import Callable, Sequence
 
+from rtsched.analysis.randfixedsum import randfixedsum
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, CriticalSection
 
 __all__ = [
     "DISTRIBUTIONS",
     "uunifast",
     "uunifast_discard",
+    "UTILIZATION_METHODS",
+    "draw_utilizations",
     "utilizations_by_distribution",
     "uniform_periods",
     "log_uniform_periods",
@@ -67,6 +73,23 @@ def uunifast_discard(n: int, utilization: float, rng: random.Random, limit: floa
         if all(u <= limit for u in us):
             return us
     raise ValueError(f"no vector within {max_tries} tries (U = {utilization}, n = {n})")
+
+
+#: The ways to split a total utilization among n tasks (``draw_utilizations``).
+UTILIZATION_METHODS = ("uunifast", "uunifast-discard", "randfixedsum")
+
+
+def draw_utilizations(n: int, total: float, rng: random.Random, method: str = "uunifast") -> list[float]:
+    """n utilizations summing to ``total``: ``uunifast`` (-discard above a total of 1, so that no
+    task needs more than one processor), ``uunifast-discard``, or ``randfixedsum`` (each in [0, 1],
+    uniform over that set like -discard, drawn directly). ValueError when they cannot be drawn."""
+    if method == "randfixedsum":
+        return randfixedsum(n, total, rng)
+    if method not in UTILIZATION_METHODS:
+        raise ValueError(f"utilizations: {method!r} is not one of {', '.join(UTILIZATION_METHODS)}")
+    if method == "uunifast-discard" or total > 1:
+        return uunifast_discard(n, total, rng)
+    return uunifast(n, total, rng)
 
 
 #: Draws one task utilization.
@@ -172,10 +195,11 @@ def generate_problem(n: int, utilization: float, seed: int, *, periods: str = "l
                      period_range_ns: tuple[int, int] = (10 * MS, 1000 * MS), resources: int = 0,
                      p_access: float = 0.3, cs_range_ns: tuple[int, int] = (1000, 100_000),
                      protocol: str = "pcp", scheduler: str = "FP", cpus: int = 1,
-                     deadlines: str = "implicit", discard: bool = False) -> AnalysisProblem:
-    """A reproducible random problem: UUniFast(-discard) utilizations, periods, optional resources."""
+                     deadlines: str = "implicit", utilizations: str = "uunifast") -> AnalysisProblem:
+    """A reproducible random problem: utilizations by ``utilizations`` (``draw_utilizations``),
+    periods, optional resources."""
     rng = random.Random(seed)
-    us = uunifast_discard(n, utilization, rng) if discard or utilization > 1 else uunifast(n, utilization, rng)
+    us = draw_utilizations(n, utilization, rng, utilizations)
     lo, hi = period_range_ns
     ts = (log_uniform_periods if periods == "log-uniform" else uniform_periods)(n, lo, hi, rng)
     tasks = make_tasks(us, ts, "rm" if deadlines == "implicit" else "dm", deadlines, rng)

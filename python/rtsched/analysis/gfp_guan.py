@@ -29,7 +29,7 @@ ticks of the window all m processors ran higher-priority work, each task
 at most I of it: Ω_k(x) ≥ m(x − C_k + 1). Ω_k is non-decreasing (a maximum,
 over the choice of carry-in tasks, of non-decreasing sums), so the
 iteration x ← C_k + ⌊Ω_k(x)/m⌋ from x = C_k climbs to the least such x; if it
-creeps (1 ns per step) for gedf.CREEP_STEPS steps (gedf.least_bound), a bisection between the current
+creeps (1 ns per step) for rta_fixpoint.CREEP_STEPS steps (rta_fixpoint.least_bound), a bisection between the current
 value and D_k finds a valid x instead (still a bound, maybe not the least).
 
 Tasks are analysed from the highest priority down; each uses the bounds R_i
@@ -41,7 +41,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from rtsched.analysis.gedf import _check, _finish, least_bound
+from rtsched.analysis.gedf import _check, _finish
+from rtsched.analysis.rta_fixpoint import least_bound
 from rtsched.analysis.results import AnalysisResult, TaskBound
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask
 

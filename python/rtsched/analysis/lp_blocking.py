@@ -45,12 +45,12 @@ with W_q its per-request wait on q (the same fixed point) and n = N_{i,q}:
   of q: at most n·(⌈W_q/T_x⌉ + 1) (the closed form's stand-in for the
   holder's preemption by other global sections);
 - local lower-priority y: at most N_i + 1 boosted sections (once per release
-  or resumption of τ_i). The closed form charges min(N_i + 1, N_y)·max gcs_y,
-  N_y being y's sections *per job*; the LP caps by N_i + 1 and by the supply
-  (y's jobs in the window), so where several jobs of y fit in τ_i's window
-  it may charge more than the closed form (see the tests).
+  or resumption of τ_i), and by the supply (y's jobs in the window). The
+  closed form charges (N_i + 1)·max gcs_y (it once charged min(N_i + 1, N_y),
+  N_y per job of y: unsafe where several jobs of y fit in τ_i's window, see
+  docs/analysis.md).
 
-*Never above the closed form* (FMLP+; MPCP but for the last cause): without the supply constraints the optimum
+*Never above the closed form* (FMLP+ and MPCP): without the supply constraints the optimum
 puts cap(c) on each cause's longest section, which is exactly what
 ``p-fp-fmlp+`` charges (N_{i,q}·cs_{x,q}, the holders' neighbours'
 longest sections, (N_i + 1)·max gcs_y); the supply constraints only take away.

@@ -21,7 +21,12 @@ global requests per job).
   (the last line, all other global sections on the holders' processors,
   is rtsched's conservative stand-in for the paper's preemption of the
   holder by higher-ceiling sections). Lower-priority local tasks add
-  min(N_i + 1, N_j)·max gcs_j each (Rajkumar's bound).
+  (N_i + 1)·max gcs_j each: while τ_i is ready a lower task j can only
+  finish a section it is in or waits for, so it is boosted at most once
+  per release or resumption of τ_i, but each time possibly with another job
+  of j. Rajkumar's min(N_i + 1, N_j), N_j counted per job of j, is unsafe
+  when several jobs of j meet τ_i's window (the soundness regression
+  ``p-fp-mpcp-local-boosting-by-several-jobs``: bound 28, response 33).
 - :func:`pfp_fmlp_plus` — FMLP+ (Brandenburg 2014, "The FMLP+: an
   asymptotically optimal real-time locking protocol for suspension-aware
   analysis"): FIFO queues, boosted jobs scheduled in order of request
@@ -154,8 +159,7 @@ def _pfp_locking(problem: AnalysisProblem, test: str, protocol: str) -> Analysis
                 if y.priority < i.priority:
                     g = _max_gcs(y, glob)
                     if g:
-                        times = min(n_i + 1, len(_gcs(y, glob))) if protocol == "mpcp" else n_i + 1
-                        boosted += times * g
+                        boosted += (n_i + 1) * g  # once per release or resumption, any job of y
             total = (n_i + 1) * (lb.ns - li.extra_blocking_ns) + li.extra_blocking_ns + remote[i.name] + boosted
             why = (f"remote {remote[i.name]} ns ({remote_reason[i.name] or 'no global requests'}), "
                    f"local boosted sections {boosted} ns, local resources {(n_i + 1)}×{lb.ns - li.extra_blocking_ns} ns")

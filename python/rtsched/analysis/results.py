@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from rtsched.analysis.tasks import AnalysisProblem
 
-__all__ = ["LABELS", "SCHEDULABLE", "NOT_SCHEDULABLE", "UNSUPPORTED", "UNDECIDED", "TaskBound", "AnalysisResult"]
+__all__ = ["LABELS", "STOPPED", "SCHEDULABLE", "NOT_SCHEDULABLE", "UNSUPPORTED", "UNDECIDED", "TaskBound", "AnalysisResult"]
 
 Verdict = Literal["schedulable", "not schedulable", "unsupported", "unknown"]
 TaskVerdict = Literal["ok", "miss", "unknown"]
@@ -25,6 +25,8 @@ LABELS: tuple[str, ...] = ("exact", "sufficient", "necessary")
 SCHEDULABLE: Verdict = "schedulable"
 NOT_SCHEDULABLE: Verdict = "not schedulable"
 UNSUPPORTED: Verdict = "unsupported"
+#: The reason of a task a test left out under ``verdict_only`` (the verdict was decided before it).
+STOPPED = "not analysed: verdict_only stopped at the first task not shown schedulable"
 #: The test applies but gave up before deciding (a step budget); the reason says where it stopped.
 UNDECIDED: Verdict = "unknown"
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from rtsched.analysis.generators import UTILIZATION_METHODS
 from rtsched.analysis.overheads import Overheads, OverheadsError, load_overheads
 from rtsched.analysis.registry import TESTS
 from rtsched.analysis.tasks import KNOWN_PROTOCOLS
@@ -88,7 +89,7 @@ PARAMS: dict[str, Param] = {
     "tasks": Param("int", 10, _int_at_least(1), "tasks per set"),
     "utilization": Param("float", None, _positive, "total utilization (or give utilization_per_cpu)"),
     "utilization_per_cpu": Param("float", None, _positive, "total utilization divided by cpus"),
-    "utilizations": Param("str", "uunifast", _one_of("uunifast", "uunifast-discard", "randfixedsum"),
+    "utilizations": Param("str", "uunifast", _one_of(*UTILIZATION_METHODS),
                           "how the total is split: UUniFast (-discard when the total is above 1), "
                           "UUniFast-discard (no task above 1), RandFixedSum (the same, drawn directly)"),
     "periods": Param("str", "log-uniform", _one_of("log-uniform", "uniform"), "period distribution"),

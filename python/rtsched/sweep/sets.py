@@ -3,8 +3,7 @@
 :func:`set_seed` hashes the experiment's seed, the point's resolved parameters
 (canonical JSON) and the sample index into a 63-bit seed; :func:`generate_set`
 builds the set from the point and that seed with the generators of
-``rtsched.analysis.generators`` (and RandFixedSum, :mod:`.randfixedsum`, which
-they lack). Nothing else enters: neither the chunk a set
+``rtsched.analysis.generators`` (RandFixedSum among them). Nothing else enters: neither the chunk a set
 is computed in, nor the process, nor the machine, so a set can be regenerated
 alone (:func:`regenerate`) and a sweep gives the same sets wherever it runs.
 Keying on the point's values (not its index) keeps a set the same when the
@@ -19,11 +18,10 @@ import random
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from rtsched.analysis.generators import (add_critical_sections, log_uniform_periods, make_tasks, uniform_periods,
-                                         uunifast, uunifast_discard)
+from rtsched.analysis.generators import (add_critical_sections, draw_utilizations, log_uniform_periods, make_tasks,
+                                         uniform_periods)
 from rtsched.analysis.partitioned import partition_tasks
 from rtsched.analysis.tasks import AnalysisProblem
-from rtsched.sweep.randfixedsum import randfixedsum
 
 __all__ = ["GeneratedSet", "GenerationError", "set_seed", "generate_set", "regenerate"]
 
@@ -49,22 +47,13 @@ class GenerationError(ValueError):
     """A set that cannot be drawn (UUniFast-discard found no vector under the cap)."""
 
 
-def _utilizations(point: Mapping[str, Any], rng: random.Random) -> list[float]:
-    n, total, method = point["tasks"], point["utilization"], point["utilizations"]
-    if method == "randfixedsum":
-        return randfixedsum(n, total, rng)
-    if method == "uunifast-discard" or total > 1:  # as generate_problem: no task above one processor
-        return uunifast_discard(n, total, rng)
-    return uunifast(n, total, rng)
-
-
 def generate_set(point: Mapping[str, Any], seed: int) -> GeneratedSet:
     """The set of ``point`` for ``seed``: utilizations, periods, deadlines and priorities, resources (in
     that order, from one ``random.Random(seed)``, with the analysis's generators), and for P-FP / P-EDF
     a partitioning by ``point["partitioning"]`` decreasing utilization."""
     rng = random.Random(seed)
     try:
-        utilizations = _utilizations(point, rng)
+        utilizations = draw_utilizations(point["tasks"], point["utilization"], rng, point["utilizations"])
     except ValueError as error:
         raise GenerationError(f"{error}; utilizations: randfixedsum draws such sets directly") from None
     draw_periods = log_uniform_periods if point["periods"] == "log-uniform" else uniform_periods

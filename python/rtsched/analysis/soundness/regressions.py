@@ -65,6 +65,15 @@ def _issue22_witness(model: SystemModel) -> Scenario:
 
 
 _MPCP = _issue22_defect1("mpcp")
+
+#: ti (N_i = 2 global requests) and y (one 5-tick global section per job, T = 13) on p0; z1, z2
+#: hold ti's resources for 10 ticks on p1 and p2. Every resource under MPCP.
+_MPCP_LOCAL_JOBS = SystemModel((
+    TaskModel("ti", 100, 100, _cs("q1", 1) + _cs("q2", 1) + (("exec", 1),), 3, partition="p0"),
+    TaskModel("y", 13, 13, _cs("q3", 5), 1, partition="p0"),
+    TaskModel("z1", 100, 100, _cs("q1", 10), 2, partition="p1"),
+    TaskModel("z2", 100, 100, _cs("q2", 10), 2, partition="p2"),
+), "P-FP", 3, {"q1": "mpcp", "q2": "mpcp", "q3": "mpcp"})
 _FMLP = _issue22_defect1("fmlp+")
 
 _BCL_D_GT_T = SystemModel((
@@ -124,6 +133,15 @@ REGRESSIONS: tuple[Regression, ...] = (
                semantics=Semantics("mpcp"),
                note="issue 22's set (fixed: the analysis no longer claims it): R3 = 4 was claimed; τ2 waits for q at 1, runs at [2, 3) and again at 5: "
                     "τ3 responds in 6 > 5"),
+    Regression("p-fp-mpcp-local-boosting-by-several-jobs", "p-fp-mpcp", _MPCP_LOCAL_JOBS,
+               Scenario(tuple(Job(n, a, 0, _MPCP_LOCAL_JOBS.task(n).body) for n, a in
+                              (("y", 0), ("ti", 1), ("z1", 4), ("y", 13), ("z2", 18), ("y", 27))),
+                        ("ti", "z1", "z2", "y")),
+               semantics=Semantics("mpcp"),
+               note="(fixed: (N_i + 1)·max gcs_y, not min(N_i + 1, N_y)) ti waits for y's section (job 1) "
+                    "until 5, suspends on q1 until 14 and on q2 until 28; y's jobs 2 and 3 (arriving 13 "
+                    "and 27) lock q3 just before each resumption and run boosted after ti's own section: "
+                    "ti responds in 33 > the bound 28 once claimed (y charged once: N_y = 1 per job)"),
     Regression("issue22-defect1-fmlp-suspension-jitter", "p-fp-fmlp+", _FMLP, _issue22_witness(_FMLP),
                semantics=Semantics("fmlp+"),
                note="the same set and schedule under FMLP+ (one waiter: FIFO and priority order agree)"),

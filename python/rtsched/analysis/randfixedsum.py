@@ -1,9 +1,9 @@
 """RandFixedSum (Stafford 2006; Emberson, Stafford and Davis, WATERS 2010): n utilizations,
 each in [0, cap], summing to a total, uniformly distributed over that set of vectors.
 
-The analysis's generators have UUniFast, uniform over the simplex only (a task
-may get more than one processor), and UUniFast-discard, uniform over the
-capped part by drawing again, which becomes hopeless when the total is near
+Beside it the analysis's generators have UUniFast, uniform over the simplex
+only (a task may get more than one processor), and UUniFast-discard, uniform
+over the capped part by drawing again, which becomes hopeless when the total is near
 half of n x cap and n is large. RandFixedSum draws from the capped set
 directly: the set (the cube [0, 1]^n cut by the plane sum = s) is a union of
 simplices; a table of their relative volumes (:func:`_tables`, depending on n
