@@ -7,6 +7,7 @@ import pytest
 
 from rtsched.model import Reservation, taskset_from_dict, taskset_to_dict, to_runner_input, validate_dict
 from rtsched.model import TaskSetError
+from rtsched.sim import SimUnsupported, check_supported
 
 MS = 1_000_000
 
@@ -71,9 +72,11 @@ def test_a_cbs_goes_inside_an_edf_parent():
     assert ts.reservation("C").kind == "cbs"
 
 
-def test_the_runner_refuses_them_until_the_runtime_exists():
+def test_the_runner_and_the_simulator_refuse_them_until_they_schedule_them():
     with pytest.raises(TaskSetError, match="reservations: the runtime of reservations is not there yet"):
         to_runner_input(taskset_from_dict(doc()), "t.rtst", cpus_online=(0,), dl_period_limits=(100_000, 4 * 10**9))
+    with pytest.raises(SimUnsupported, match="reservations: not simulated yet"):
+        check_supported(taskset_from_dict(doc()))
 
 
 @pytest.mark.parametrize(
