@@ -244,6 +244,47 @@ static void test_nested_share_bounded_by_parent(void)
 	CHECK_GE(rs[0].stats.consumed_ns, 6 * (4 * MS - MARGIN_NS));
 }
 
+/*
+ * Seed 000's hard server S1 scaled by 1/10: Γ(10 ms, 3.9 ms) under FP holds
+ * tasks of 3.1 ms every 20 and 40 ms; beside it, at the top of a P-EDF CPU,
+ * a 6.1 ms / 10 ms reservation with a hog takes every cycle S1 leaves. The
+ * PRM analysis (prm-fp, python/rtsched/analysis/hierarchical.py) bounds
+ * their responses by 15.3 and 33.7 ms: no job goes above its bound (with a
+ * margin for timer latency), none misses its deadline.
+ */
+static void test_hard_reservation_meets_prm_bound(void)
+{
+	if (H_TSAN) /* each switch becomes a TSan fiber switch: the run is not the one analysed */
+		SKIP("an analytical response bound is checked at full speed, not under TSan's slowdown");
+	struct rv_reservation rs[] = {
+		{periodic("S1", 10, 3900, RTS_RESERVATION_FP, 0), -1},
+		{periodic("S2", 10, 6100, RTS_RESERVATION_EDF, 0), -1},
+	};
+	struct rv_task ts[] = {
+		{.name = "t1", .period_ms = 20, .compute_us = 3100, .priority = 20, .reservation = 0},
+		{.name = "t2", .period_ms = 40, .compute_us = 3100, .priority = 10, .reservation = 0},
+		{.name = "hog", .period_ms = 1000, .compute_us = 500000, .reservation = 1},
+	};
+	const int64_t bound_ns[] = {15300 * 1000, 33700 * 1000};
+	rv_run("ult:pedf", rs, 2, ts, 3, 200);
+	int completed[2] = {0, 0};
+	for (size_t i = 0; i < run.n; i++) {
+		int t = run.ev[i].task;
+		if (t > 1 || run.ev[i].rec.type != RTS_EV_COMPLETE)
+			continue;
+		int64_t release = run_t0 + (int64_t)(run.ev[i].rec.job - 1) * ts[t].period_ms * MS;
+		int64_t response = run.ev[i].rec.time_ns - release;
+		CHECK_MSG(response <= bound_ns[t] + 2 * MARGIN_NS, "%s job %u: response %.3f ms above "
+			  "the PRM bound %.1f ms", ts[t].name, run.ev[i].rec.job, (double)response / 1e6,
+			  (double)bound_ns[t] / 1e6);
+		completed[t]++;
+	}
+	CHECK_GE(completed[0], 9);
+	CHECK_GE(completed[1], 4);
+	CHECK_EQ(ts[0].stats.deadline_misses, 0);
+	CHECK_EQ(ts[1].stats.deadline_misses, 0);
+}
+
 /* ---- refusals ------------------------------------------------------------ */
 
 static void noop_job(rts_task_t *task, const struct rts_job *job, void *arg)
@@ -335,6 +376,7 @@ static const struct h_case cases[] = {
 	H_CASE(test_budget_per_period, 20000),
 	H_CASE(test_budget_idles_away, 20000),
 	H_CASE(test_nested_share_bounded_by_parent, 20000),
+	H_CASE(test_hard_reservation_meets_prm_bound, 20000),
 };
 
 int main(int argc, char **argv)
