@@ -12,5 +12,6 @@
 #include <rtsched/trace.h>
 #include <rtsched/sched.h>
 #include <rtsched/task.h>
+#include <rtsched/reservation.h>
 
 #endif /* RTSCHED_RTSCHED_H */

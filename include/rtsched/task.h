@@ -39,6 +39,8 @@ extern "C" {
 #endif
 
 struct rts_trace;
+/* A CPU reservation of the ult backend (<rtsched/reservation.h>). */
+typedef struct rts_reservation rts_reservation_t;
 
 enum rts_task_kind {
 	RTS_TASK_PERIODIC = 0, /* job k released at t0 + offset + k * period */
@@ -61,6 +63,7 @@ struct rts_task_params {
 	const cpu_set_t *cpus;         /* affinity; NULL: leave as inherited */
 	const char *cpuset;            /* a cpuset (cgroup folder) the thread joins first; NULL: none */
 	int32_t trace_task_id;         /* task id written in the trace's stream table */
+	rts_reservation_t *reservation; /* ult backend: the leaf it runs in; NULL: none */
 };
 
 /* The job a task is running, as rts_job_next() released it. */

@@ -50,6 +50,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include <rtsched/reservation.h>
 #include <rtsched/task.h>
 
 #include "internal/futex.h"
@@ -94,12 +95,43 @@ enum rts_ult_request {
 struct rts_ult_cluster;
 struct rts_ult_runtime;
 
+/*
+ * A reservation (<rtsched/reservation.h>, docs/reservations.md): a node of
+ * its cluster's tree. Made before the release by the controlling thread;
+ * its fields up to `n_tasks` are read-only after the release.
+ *
+ * Invariants, under cluster->lock: 0 <= remaining_ns <= budget_ns; a
+ * reservation with remaining_ns 0 has nothing inside it run until
+ * period_end_ns; cluster->active and all its ancestors are charged for the
+ * time since cluster->active_since_ns (running a child or idling), so the
+ * budget a reservation consumes in a period never exceeds budget_ns by more
+ * than the lateness of the timer that ends it.
+ */
+struct rts_reservation {
+	char name[32];
+	struct rts_ult_cluster *cluster;
+	struct rts_reservation *parent; /* NULL: the top level of its cluster */
+	int64_t period_ns;
+	int64_t budget_ns;
+	enum rts_reservation_order order;
+	int priority;
+	uint32_t index;   /* in its cluster's array: ties go to the one made first */
+	int n_children;
+	int n_tasks;
+
+	/* Under cluster->lock. */
+	int64_t remaining_ns;
+	int64_t period_end_ns; /* the next replenishment (its EDF deadline); 0: not begun */
+	struct rts_reservation_stats stats;
+};
+
 struct rts_ult {
 	struct rts_ult_context context;
 	struct rts_ult_cluster *cluster;
 	rts_task_t *task;
 	void (*body)(rts_task_t *task); /* what it runs; it ends when body returns */
 	uint32_t id;
+	struct rts_reservation *reservation; /* the leaf it runs in; NULL: none */
 
 	/* Under cluster->lock. */
 	enum rts_ult_state state;
@@ -157,12 +189,20 @@ struct rts_ult_cluster {
 	int64_t timer_armed_ns;   /* 0: disarmed */
 	struct rts_ult_worker *workers;
 	int n_workers;
+	/* Its reservations, in the order made (one-CPU clusters only). */
+	struct rts_reservation **reservations;
+	size_t n_reservations;
+	size_t reservations_capacity;
+	/* Under the lock: the reservation charged since active_since_ns (NULL: none). */
+	struct rts_reservation *active;
+	int64_t active_since_ns;
 };
 
 struct rts_ult_runtime {
 	struct rts_ult_spec spec;
 	const struct rts_backend *backend;
 	rts_futex_word *released; /* the task set's: workers schedule once it is 1 */
+	_Atomic int64_t *t0_ns;   /* the task set's release time: reservations' periods start there */
 	int n_cpus;
 	int cpus[RTS_ULT_MAX_CPUS]; /* the CPUs, in cluster order */
 	struct rts_ult_cluster *clusters;
@@ -182,7 +222,9 @@ struct rts_ult_runtime {
 int rts_ult_spec_parse(const char *name, struct rts_ult_spec *spec, char *why, size_t why_len);
 int rts_ult_runtime_create(struct rts_ult_runtime **out, const struct rts_ult_spec *spec,
 			   const struct rts_backend *backend, rts_futex_word *released,
-			   char *why, size_t why_len);
+			   _Atomic int64_t *t0_ns, char *why, size_t why_len);
+/* The index of the cluster that holds cpu, -1 if none. */
+static inline int rts_ult_runtime_cluster_of_cpu(const struct rts_ult_runtime *rt, int cpu);
 /* Start the workers (once); EPERM etc. with a reason. */
 int rts_ult_runtime_start(struct rts_ult_runtime *rt, char *why, size_t why_len);
 /* Whether task can be a ULT here (its policy, its cluster); 0 or EINVAL with why. */
@@ -203,6 +245,7 @@ void rts_ult_ready_insert(struct rts_ult_cluster *c, struct rts_ult *u);
 struct rts_ult *rts_ult_ready_pop(struct rts_ult_cluster *c);
 void rts_ult_release_insert(struct rts_ult_cluster *c, struct rts_ult *u);
 bool rts_ult_release_remove(struct rts_ult_cluster *c, struct rts_ult *u);
+void rts_ult_ready_remove(struct rts_ult_cluster *c, struct rts_ult *u);
 /* Move every ULT whose wake_ns <= now_ns to the ready queue, its key set for the job it releases. */
 void rts_ult_release_due(struct rts_ult_cluster *c, int64_t now_ns);
 /* Whether a's priority is higher than b's (smaller key, then smaller id). */
@@ -210,6 +253,20 @@ static inline bool rts_ult_before(int64_t key_a, uint32_t id_a, int64_t key_b, u
 {
 	return key_a < key_b || (key_a == key_b && id_a < id_b);
 }
+
+/* ---- reservations (ult/reservation.c), under cluster->lock unless said ---- */
+
+/* Whether task may run in its reservation here (leaf, cluster, policy); 0 or EINVAL with why. */
+int rts_ult_reservation_check(const struct rts_ult_runtime *rt, int cluster, const rts_task_t *task,
+			      char *why, size_t why_len);
+/* Charge the active reservations up to now, replenish what is due, and pick the
+ * ULT to run (taken off the ready queue), or NULL to idle (docs/reservations.md). */
+struct rts_ult *rts_ult_reservations_pick(struct rts_ult_cluster *c, int64_t now_ns);
+/* When the scheduler must look again for the reservations' sake (a
+ * replenishment or the active path's depletion); INT64_MAX: never. */
+int64_t rts_ult_reservations_next_ns(const struct rts_ult_cluster *c);
+/* Free the cluster's reservations (the runtime's end). Not under the lock. */
+void rts_ult_reservations_free(struct rts_ult_cluster *c);
 
 /* ---- workers (ult/worker.c) ---- */
 
@@ -230,5 +287,14 @@ struct rts_ult *rts_ult_self(void);
 struct rts_ult_worker *rts_ult_worker_self(void);
 /* CPU time of the calling ULT (the time it was switched in). */
 int64_t rts_ult_self_run_ns(void);
+
+static inline int rts_ult_runtime_cluster_of_cpu(const struct rts_ult_runtime *rt, int cpu)
+{
+	int per_cluster = rt->clusters[0].n_workers;
+	for (int i = 0; i < rt->n_cpus; i++)
+		if (rt->cpus[i] == cpu)
+			return i / per_cluster;
+	return -1;
+}
 
 #endif

@@ -119,6 +119,13 @@ static int check_params(rts_taskset_t *set, const struct rts_task_params *p)
 		rts_taskset_set_error(set, "task %s: cpuset path too long", name);
 		return EINVAL;
 	}
+	if (p->reservation && !set->backend) {
+		rts_taskset_set_error(set,
+				      "task %s: reservations are scheduled by the ult backend "
+				      "(<rtsched/reservation.h>), not by kernel threads",
+				      name);
+		return EINVAL;
+	}
 	return 0;
 }
 

@@ -28,7 +28,8 @@ static int ult_configure(rts_taskset_t *set, const char *name, char *why, size_t
 	if (err)
 		return err;
 	struct rts_ult_runtime *rt;
-	err = rts_ult_runtime_create(&rt, &spec, &rts_backend_ult, &set->released, why, why_len);
+	err = rts_ult_runtime_create(&rt, &spec, &rts_backend_ult, &set->released, &set->t0_ns,
+				     why, why_len);
 	if (!err)
 		set->backend_state = rt;
 	return err;

@@ -40,6 +40,17 @@ void rts_ult_release_insert(struct rts_ult_cluster *c, struct rts_ult *u)
 	u->state = RTS_ULT_SLEEPING;
 }
 
+void rts_ult_ready_remove(struct rts_ult_cluster *c, struct rts_ult *u)
+{
+	for (struct rts_ult **link = &c->ready; *link; link = &(*link)->next) {
+		if (*link == u) {
+			*link = u->next;
+			u->next = NULL;
+			return;
+		}
+	}
+}
+
 bool rts_ult_release_remove(struct rts_ult_cluster *c, struct rts_ult *u)
 {
 	for (struct rts_ult **link = &c->releases; *link; link = &(*link)->next) {
@@ -52,11 +63,14 @@ bool rts_ult_release_remove(struct rts_ult_cluster *c, struct rts_ult *u)
 	return false;
 }
 
-/* The key of the job a ULT releases at wake_ns. */
+/* The key of the job a ULT releases at wake_ns, in the order of whoever
+ * schedules it: its reservation, else the cluster. */
 static int64_t release_key(const struct rts_ult_cluster *c, const struct rts_ult *u)
 {
 	const struct rts_task_params *p = &u->task->params;
-	if (c->runtime->spec.policy == RTS_ULT_FP)
+	bool fp = u->reservation ? u->reservation->order == RTS_RESERVATION_FP
+				 : c->runtime->spec.policy == RTS_ULT_FP;
+	if (fp)
 		return 100 - p->priority;
 	return u->wake_ns + p->deadline_ns;
 }

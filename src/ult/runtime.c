@@ -126,7 +126,7 @@ static int make_clusters(struct rts_ult_runtime *rt, char *why, size_t why_len)
 
 int rts_ult_runtime_create(struct rts_ult_runtime **out, const struct rts_ult_spec *spec,
 			   const struct rts_backend *backend, rts_futex_word *released,
-			   char *why, size_t why_len)
+			   _Atomic int64_t *t0_ns, char *why, size_t why_len)
 {
 	struct rts_ult_runtime *rt = calloc(1, sizeof(*rt));
 	if (!rt)
@@ -134,6 +134,7 @@ int rts_ult_runtime_create(struct rts_ult_runtime **out, const struct rts_ult_sp
 	rt->spec = *spec;
 	rt->backend = backend;
 	rt->released = released;
+	rt->t0_ns = t0_ns;
 	int err = allowed_cpus(rt, why, why_len);
 	if (!err)
 		err = make_clusters(rt, why, why_len);
@@ -163,15 +164,6 @@ int rts_ult_runtime_start(struct rts_ult_runtime *rt, char *why, size_t why_len)
 	return 0;
 }
 
-static int cluster_of_cpu(const struct rts_ult_runtime *rt, int cpu)
-{
-	int per_cluster = rt->clusters[0].n_workers;
-	for (int i = 0; i < rt->n_cpus; i++)
-		if (rt->cpus[i] == cpu)
-			return i / per_cluster;
-	return -1;
-}
-
 /* The cluster of a task: the one every CPU of its affinity is in. */
 static int place(const struct rts_ult_runtime *rt, const rts_task_t *task, char *why,
 		 size_t why_len)
@@ -190,7 +182,7 @@ static int place(const struct rts_ult_runtime *rt, const rts_task_t *task, char 
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 		if (!CPU_ISSET(cpu, cpus))
 			continue;
-		int k = cluster_of_cpu(rt, cpu);
+		int k = rts_ult_runtime_cluster_of_cpu(rt, cpu);
 		if (k < 0) {
 			snprintf(why, why_len,
 				 "task %s: CPU %d is not one this process may use (the ult backend's "
@@ -231,6 +223,11 @@ static int append(struct rts_ult_runtime *rt, struct rts_ult *u)
 int rts_ult_runtime_check(const struct rts_ult_runtime *rt, const rts_task_t *task, char *why,
 			  size_t why_len)
 {
+	int cluster = place(rt, task, why, why_len);
+	if (cluster < 0)
+		return EINVAL;
+	if (task->params.reservation)
+		return rts_ult_reservation_check(rt, cluster, task, why, why_len);
 	if (rt->spec.policy == RTS_ULT_FP && task->params.policy != RTS_POLICY_FIFO) {
 		snprintf(why, why_len,
 			 "task %s: fixed-priority ult scheduling orders tasks by their SCHED_FIFO "
@@ -238,7 +235,7 @@ int rts_ult_runtime_check(const struct rts_ult_runtime *rt, const rts_task_t *ta
 			 task->name);
 		return EINVAL;
 	}
-	return place(rt, task, why, why_len) < 0 ? EINVAL : 0;
+	return 0;
 }
 
 int rts_ult_runtime_add(struct rts_ult_runtime *rt, rts_task_t *task,
@@ -254,6 +251,7 @@ int rts_ult_runtime_add(struct rts_ult_runtime *rt, rts_task_t *task,
 	u->cluster = &rt->clusters[cluster];
 	u->task = task;
 	u->body = body;
+	u->reservation = task->params.reservation;
 	u->id = RTS_ULT_ID_BIT | (uint32_t)(rt->n_ults + 1);
 	u->key = INT64_MIN; /* its first act is the sleep to its first release */
 	u->last_cpu = -1;
@@ -270,6 +268,8 @@ int rts_ult_runtime_add(struct rts_ult_runtime *rt, rts_task_t *task,
 	pthread_mutex_lock(&u->cluster->lock);
 	rts_ult_ready_insert(u->cluster, u);
 	pthread_mutex_unlock(&u->cluster->lock);
+	if (u->reservation)
+		u->reservation->n_tasks++; /* the controlling thread, before the release */
 	*out = u;
 	return 0;
 }
@@ -302,6 +302,7 @@ void rts_ult_runtime_destroy(struct rts_ult_runtime *rt)
 	free(rt->ults);
 	for (int k = 0; rt->clusters && k < rt->n_clusters; k++) {
 		struct rts_ult_cluster *c = &rt->clusters[k];
+		rts_ult_reservations_free(c);
 		if (c->has_timer)
 			timer_delete(c->release_timer);
 		pthread_mutex_destroy(&c->lock);

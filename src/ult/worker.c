@@ -171,10 +171,16 @@ static void trace_ult(struct rts_ult *u, int64_t time_ns, uint16_t type, uint32_
 		rts_trace_event_at(u->task->stream, time_ns, type, u->task->job.number, arg0, arg1);
 }
 
-/* The release timer at the earliest sleeper's wake time (disarmed if none). Under the lock. */
+/* The cluster's timer at the earliest sleeper's wake time, or the reservations'
+ * next replenishment or depletion if earlier (disarmed if none). Under the lock. */
 static void arm_release_timer(struct rts_ult_cluster *c)
 {
 	int64_t want_ns = c->releases ? c->releases->wake_ns : 0;
+	if (c->n_reservations) {
+		int64_t reservations_ns = rts_ult_reservations_next_ns(c);
+		if (reservations_ns != INT64_MAX && (!want_ns || reservations_ns < want_ns))
+			want_ns = reservations_ns;
+	}
 	if (!c->has_timer || want_ns == c->timer_armed_ns)
 		return;
 	struct itimerspec when = {0};
@@ -286,7 +292,8 @@ static void schedule_loop(struct rts_ult_worker *w)
 			file_previous(c, prev);
 		w->current = NULL;
 		rts_ult_release_due(c, now);
-		struct rts_ult *next = rts_ult_ready_pop(c);
+		struct rts_ult *next = c->n_reservations ? rts_ult_reservations_pick(c, now)
+						     : rts_ult_ready_pop(c);
 		if (prev && prev->request == RTS_ULT_PREEMPTED && next != prev && prev->task->in_job) {
 			trace_ult(prev, now, RTS_EV_PREEMPT, (uint32_t)w->cpu, 0); /* before another worker may resume it */
 			prev->preempted = true;
@@ -298,6 +305,11 @@ static void schedule_loop(struct rts_ult_worker *w)
 		}
 		kick_workers(c, w);
 		arm_release_timer(c);
+		/* With reservations an idle worker also sleeps at most until the
+		 * timer's time: a budget decision must not hang on one signal (a
+		 * sanitizer may hold a signal back while the worker is in a raw
+		 * futex wait). */
+		int64_t idle_until_ns = c->n_reservations ? c->timer_armed_ns : 0;
 		pthread_mutex_unlock(&c->lock);
 
 		if (finished) {
@@ -317,7 +329,9 @@ static void schedule_loop(struct rts_ult_worker *w)
 		}
 		if (atomic_load(&rt->shutting_down))
 			return;
-		rts_futex_wait_until(&w->wake_word, seen, NULL, CLOCK_MONOTONIC, false);
+		struct timespec idle_until = rts_ns_to_timespec(idle_until_ns);
+		rts_futex_wait_until(&w->wake_word, seen, idle_until_ns ? &idle_until : NULL,
+				     CLOCK_MONOTONIC, false);
 	}
 }
 

@@ -63,11 +63,13 @@ def test_schema_keys_match_the_validator():
     assert set(schema_def("server")["properties"]) == v.SERVER_KEYS
     assert set(schema_def("server")["required"]) == {"name", "priority"}
     assert set(schema_def("call")["oneOf"][1]["properties"]) == v.CALL_KEYS
+    assert set(schema_def("reservation")["properties"]) == v.RESERVATION_KEYS
+    assert set(schema_def("reservation")["required"]) == {"name", "period", "budget", "scheduler"}
     task = schema_def("task")
     assert set(task["properties"]) == v.TASK_KEYS
     assert set(task["required"]) == {"name", "period", "body"}
     assert set(task["properties"]["sporadic"]["properties"]) == v.SPORADIC_KEYS
-    for name in ("platform", "partition", "resource", "condvar", "server", "task", "action"):
+    for name in ("platform", "partition", "resource", "condvar", "server", "reservation", "task", "action"):
         assert schema_def(name)["additionalProperties"] is False, name
 
 

@@ -56,8 +56,9 @@ def bounds_for(taskset: TaskSet | AnalysisProblem, overheads: Overheads | None =
     """The bounds the runner shows beside observed response times. Never raises.
 
     Picks the default test for the set (as ``rtsched analyze`` does: see
-    ``default_test``). For a combination no test covers, or any failure of
-    the analysis, returns a result with verdict ``unsupported``, every bound
+    ``default_test``); a set with reservations gets the reservation analysis
+    (``rtsched.analysis.reservations``, overheads not folded in). For a
+    combination no test covers, or any failure of the analysis, returns a result with verdict ``unsupported``, every bound
     None and the reason. Tasks of the set that are not analysed (SCHED_OTHER
     background) are absent from the result. ``overheads``: an
     ``rtsched.analysis.overheads.Overheads`` to fold in first.
@@ -71,6 +72,10 @@ def bounds_for(taskset: TaskSet | AnalysisProblem, overheads: Overheads | None =
         except Exception:  # noqa: BLE001 - not a TaskSet: reported below
             pass
     try:
+        if not isinstance(taskset, AnalysisProblem) and taskset.reservations:
+            from rtsched.analysis.reservations import analyze_reservations
+
+            return analyze_reservations(taskset).tasks
         problem = taskset if isinstance(taskset, AnalysisProblem) else from_taskset(taskset)
         names = problem.names()
         name = default_test(problem)

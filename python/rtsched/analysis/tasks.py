@@ -335,6 +335,9 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
       interfere in ways Eq. 1–5 do not count, and every task is listed in
       ``unanalysable`` with the reason.
     - SCHED_OTHER background tasks are left out (noted).
+    - A task inside a reservation is listed in ``unanalysable``: a flat test
+      does not see the reservation's supply (``rtsched.analysis.reservations``
+      analyses the hierarchy).
     - A task that waits on a condition variable is listed in
       ``unanalysable``: how long it waits depends on its signaller, which no
       test here bounds.
@@ -403,6 +406,10 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
                 cpus = 1
     if server_problem is not None:
         unanalysable = {t.name: server_problem for t in tasks}
+    for t in taskset.rt_tasks:
+        if t.reservation is not None:
+            unanalysable[t.name] = (f'runs inside reservation "{t.reservation}": the reservation analysis '
+                                    "(rtsched analyze, docs/reservations.md) bounds it, not a flat test")
     if any(t.suspension_ns for t in tasks):
         notes.append("sleeps in job bodies are analysed as execution (suspension-oblivious)")
     return AnalysisProblem(

@@ -1,7 +1,8 @@
 """``rtsched analyze FILE``: schedulability analysis of a task-set file.
 
 By default the test that fits the set's scheduler and protocols (see
-``rtsched.analysis.default_test``); ``--test NAME`` picks another
+``rtsched.analysis.default_test``), or for a set with reservations the
+hierarchy's analysis (``rtsched.cli.analyze_reservations``); ``--test NAME`` picks another
 (``--list`` shows them). Prints per task the bound and the verdict, or
 ``--json``. Exit status: 0 schedulable, 1 not schedulable / not analysable /
 invalid file, 2 usage.
@@ -94,6 +95,10 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"{args.file}: {error}", file=sys.stderr)
         return Exit.FAILED
+    if taskset.reservations and not args.test:
+        from rtsched.cli.analyze_reservations import show_reservations
+
+        return show_reservations(args.file, taskset, args.json)
     problem = from_taskset(taskset, cpus=args.cpus)
     try:
         choice = overheads_from_args(args)

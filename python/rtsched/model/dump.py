@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from rtsched.model.durations import format_duration
-from rtsched.model.model import Action, Call, Compute, Lock, Resource, Sleep, TaskSet, Unlock
+from rtsched.model.model import Action, Call, Compute, Lock, Reservation, Resource, Sleep, TaskSet, Unlock
 from rtsched.model.power import PowerModel
 
 __all__ = ["taskset_to_dict"]
@@ -53,6 +53,18 @@ def _dvfs(model: PowerModel) -> dict[str, Any]:
     }
 
 
+def _reservation(r: Reservation) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": r.name, "kind": r.kind, "period": format_duration(r.period_ns),
+                           "budget": format_duration(r.budget_ns), "scheduler": r.scheduler,
+                           "criticality": r.criticality}
+    for key, value in (("parent", r.parent), ("priority", r.priority), ("importance", r.importance)):
+        if value is not None:
+            out[key] = value
+    if r.partition is not None and r.parent is None:
+        out["partition"] = r.partition
+    return out
+
+
 def taskset_to_dict(taskset: TaskSet) -> dict[str, Any]:
     """The user-format document of ``taskset`` (keys in the documented order)."""
     platform: dict[str, Any] = {"scheduler": taskset.platform.policy}
@@ -86,9 +98,13 @@ def taskset_to_dict(taskset: TaskSet) -> dict[str, Any]:
                 entry["queue"] = server.queue_capacity
             servers.append(entry)
         doc["servers"] = servers
+    if taskset.reservations:
+        doc["reservations"] = [_reservation(r) for r in taskset.reservations]
     tasks = []
-    native = "fifo" if taskset.platform.is_fp else "deadline"
+    orders = {r.name: r.scheduler for r in taskset.reservations}
     for t in taskset.tasks:
+        fp = orders[t.reservation] == "FP" if t.reservation is not None else taskset.platform.is_fp
+        native = "fifo" if fp else "deadline"
         task: dict[str, Any] = {"name": t.name, "kind": t.kind}
         if t.policy != native:
             task["policy"] = t.policy
@@ -100,6 +116,8 @@ def taskset_to_dict(taskset: TaskSet) -> dict[str, Any]:
             task["priority"] = t.priority
         if t.partition is not None:
             task["partition"] = t.partition
+        if t.reservation is not None:
+            task["reservation"] = t.reservation
         if t.budget_ns is not None:
             task["budget"] = format_duration(t.budget_ns)
         if t.max_jobs is not None:

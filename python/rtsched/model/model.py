@@ -31,6 +31,10 @@ __all__ = [
     "Resource",
     "CondVar",
     "RpcServer",
+    "Reservation",
+    "RESERVATION_KINDS",
+    "RESERVATION_SCHEDULERS",
+    "CRITICALITIES",
     "Sporadic",
     "Compute",
     "Sleep",
@@ -179,6 +183,54 @@ class RpcServer:
     queue_capacity: int | None = None
 
 
+#: Reservation kinds (docs/reservations.md): a periodic server (replenished every period, its
+#: budget idles away when nothing inside is ready) or a constant bandwidth server.
+RESERVATION_KINDS: tuple[str, ...] = ("periodic", "cbs")
+#: How a reservation schedules its children (tasks and reservations).
+RESERVATION_SCHEDULERS: tuple[str, ...] = ("FP", "EDF")
+#: Hard reservations keep their budget; soft ones have it adapted at run time.
+CRITICALITIES: tuple[str, ...] = ("hard", "soft")
+
+
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """A CPU reservation of the hierarchy (seed 000's server ⟨P, B, Pr, ζ⟩; not an RPC server).
+
+    ``budget_ns`` of CPU time every ``period_ns`` for its children, which it
+    schedules by ``scheduler`` (``FP``: by their priority; ``EDF``: by their
+    deadlines). ``parent`` is None at the top level, where the platform's
+    scheduler orders the reservations of a partition with the tasks placed
+    there directly. ``priority`` is set exactly when the parent (or the
+    platform, at the top) schedules by fixed priority. ``importance``
+    (larger is more important) is set only for soft reservations: in
+    overload the adapted bandwidth goes to the more important first.
+    ``partition`` is the partition of the top-level ancestor (P-FP / P-EDF).
+    Invariants (checked at load): budget ≤ period; a child's bandwidth ≤ its
+    parent's, and the hard children of a reservation together too; a hard
+    reservation never sits inside a soft one; tasks attach to leaves only.
+    """
+
+    name: str
+    kind: str
+    period_ns: int
+    budget_ns: int
+    scheduler: str
+    criticality: str
+    parent: str | None = None
+    priority: int | None = None
+    importance: int | None = None
+    partition: str | None = None
+
+    @property
+    def bandwidth(self) -> Fraction:
+        """budget / period, exact."""
+        return Fraction(self.budget_ns, self.period_ns)
+
+    @property
+    def is_hard(self) -> bool:
+        return self.criticality == "hard"
+
+
 @dataclass(frozen=True, slots=True)
 class Sporadic:
     """Sporadic arrivals: gap = period + uniform random extra in [0, max_extra_ns]."""
@@ -258,7 +310,10 @@ class Task:
     """A periodic or sporadic task and its job body.
 
     ``policy`` is the kernel policy: ``fifo`` (FP schedulers), ``deadline``
-    (EDF schedulers) or ``other`` (SCHED_OTHER background load, not analysed).
+    (EDF schedulers) or ``other`` (SCHED_OTHER background load, not analysed);
+    inside a reservation, ``fifo`` or ``deadline`` after the reservation's
+    scheduler (FP or EDF). ``reservation``: the leaf reservation the task
+    runs in (None: scheduled directly by the platform's scheduler).
     ``priority`` is set only for ``fifo``; ``partition`` only under P-FP /
     P-EDF (optional for ``other``). ``budget_ns`` is None when the file gives
     none (FP: not monitored; EDF: the runtime is ``wcet_ns``).
@@ -277,6 +332,7 @@ class Task:
     max_jobs: int | None = None
     sporadic: Sporadic | None = None
     body: tuple[Action, ...] = field(default=())
+    reservation: str | None = None
 
     @property
     def utilization(self) -> Fraction:
@@ -328,6 +384,7 @@ class TaskSet:
     condvars: tuple[CondVar, ...] = ()
     duration_ns: int | None = None
     servers: tuple[RpcServer, ...] = ()
+    reservations: tuple[Reservation, ...] = ()
 
     @property
     def scheduler(self) -> str:
@@ -361,6 +418,20 @@ class TaskSet:
             if s.name == name:
                 return s
         raise KeyError(name)
+
+    def reservation(self, name: str) -> Reservation:
+        for r in self.reservations:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+    def child_reservations(self, parent: str | None) -> tuple[Reservation, ...]:
+        """The reservations directly inside ``parent`` (None: the top-level ones), in file order."""
+        return tuple(r for r in self.reservations if r.parent == parent)
+
+    def tasks_in(self, reservation: str) -> tuple[Task, ...]:
+        """The tasks attached to ``reservation`` (a leaf), in file order."""
+        return tuple(t for t in self.tasks if t.reservation == reservation)
 
     def callers_of(self, server: str) -> tuple[Task, ...]:
         """The tasks whose body calls ``server``."""

@@ -155,6 +155,9 @@ def to_runner_input(
                 f"(partitions: {', '.join(partition_index) or 'none'})"
             )
 
+    if taskset.reservations:
+        errors.append("reservations: the runtime of reservations is not there yet (docs/reservations.md): "
+                      "`rtsched analyze` checks them; to run the tasks, leave the reservations out")
     ult = platform.backend == "ult"  # no SCHED_DEADLINE, no cpusets: the library schedules
     if platform.scheduler == "G-EDF" and not ult and sorted(cpus) != sorted(online):
         errors.append(

@@ -19,6 +19,7 @@ from typing import Any, cast
 from rtsched.model.ceilings import LEVEL_MAX, ceiling_problems
 from rtsched.model.dvfs_format import read_dvfs
 from rtsched.model.durations import DurationError, format_duration, parse_duration
+from rtsched.model.reservations import RESERVATION_KEYS, read_reservations, reservation_problems, with_inherited
 from rtsched.model.ult import ult_problems
 from rtsched.model.model import (
     ACTIONS,
@@ -40,6 +41,7 @@ from rtsched.model.model import (
     Partition,
     Platform,
     Policy,
+    Reservation,
     Resource,
     RpcServer,
     Scheduler,
@@ -62,6 +64,7 @@ __all__ = [
     "RESOURCE_KEYS",
     "CONDVAR_KEYS",
     "SERVER_KEYS",
+    "RESERVATION_KEYS",
     "CALL_KEYS",
     "TASK_KEYS",
     "SPORADIC_KEYS",
@@ -74,7 +77,7 @@ __all__ = [
     "VARIANTS",
 ]
 
-TOP_KEYS = frozenset({"name", "duration", "platform", "resources", "condvars", "servers", "tasks"})
+TOP_KEYS = frozenset({"name", "duration", "platform", "resources", "condvars", "servers", "reservations", "tasks"})
 PLATFORM_KEYS = frozenset({"scheduler", "backend", "cpus", "partitions", "clusters", "dvfs"})
 PARTITION_KEYS = frozenset({"name", "cpus"})
 RESOURCE_KEYS = frozenset({"name", "protocol", "variant", "ceiling"})
@@ -96,6 +99,7 @@ TASK_KEYS = frozenset(
         "max_jobs",
         "sporadic",
         "body",
+        "reservation",
     }
 )
 SPORADIC_KEYS = frozenset({"max_extra", "seed"})
@@ -295,8 +299,10 @@ class _Checker:
         resources = self.resources(top.get("resources", []))
         condvars = self.condvars(top.get("condvars", []), resources)
         servers = self.servers(top.get("servers", []), platform)
+        reservations = read_reservations(self, top.get("reservations", []), platform)
         tasks = (
-            self.tasks(top["tasks"], platform, resources, condvars, servers) if "tasks" in top else None
+            self.tasks(top["tasks"], platform, resources, condvars, servers, reservations)
+            if "tasks" in top else None
         )
         if tasks is not None:
             self.servers_against_tasks(servers, tasks)
@@ -311,8 +317,10 @@ class _Checker:
             condvars=tuple(condvars.values()),
             duration_ns=duration,
             servers=tuple(servers.values()),
+            reservations=tuple(reservations.values()),
         )
-        for path, message in ceiling_problems(taskset) + ult_problems(taskset):
+        taskset = with_inherited(taskset)
+        for path, message in ceiling_problems(taskset) + ult_problems(taskset) + reservation_problems(taskset):
             self.error(path, message)
         return None if self.errors else taskset
 
@@ -552,6 +560,7 @@ class _Checker:
         resources: dict[str, Resource],
         condvars: dict[str, CondVar],
         servers: dict[str, RpcServer],
+        reservations: dict[str, Reservation],
     ) -> list[Task] | None:
         items = self.list_of(value, "tasks", nonempty=True)
         if items is None:
@@ -559,7 +568,7 @@ class _Checker:
         result: list[Task] = []
         names: list[tuple[str | None, str]] = []
         for i, item in enumerate(items):
-            task = self.task(item, f"tasks[{i}]", i, platform, resources, condvars, servers, names)
+            task = self.task(item, f"tasks[{i}]", i, platform, resources, condvars, servers, reservations, names)
             if task is not None:
                 result.append(task)
         self.unique(names, "task")
@@ -574,6 +583,7 @@ class _Checker:
         resources: dict[str, Resource],
         condvars: dict[str, CondVar],
         servers: dict[str, RpcServer],
+        reservations: dict[str, Reservation],
         names: list[tuple[str | None, str]],
     ) -> Task | None:
         data = self.mapping(item, path)
@@ -601,6 +611,7 @@ class _Checker:
         budget = field("budget", self.duration)
         max_jobs = field("max_jobs", lambda v, p: self.integer(v, p, 1))
         body = field("body", lambda v, p: self.body(v, p, resources, condvars, servers))
+        reservation = field("reservation", self.name)
         if "name" not in data or "period" not in data or "body" not in data:
             ok = False
 
@@ -616,32 +627,41 @@ class _Checker:
             sporadic = Sporadic(0, index + 1)
 
         scheduler = platform.scheduler if platform is not None else None
+        # who orders the task: its reservation's scheduler (FP or EDF), else the platform's
+        owner = reservations.get(reservation) if reservation is not None else None
+        if reservation is not None and owner is None:
+            if reservation not in self.invalid_names:  # else its reservation's own error says what is wrong
+                self.reference(reservation, f"{path}.reservation", reservations, "reservation")
+            return None
+        orders_by_priority = owner.scheduler == "FP" if owner is not None else scheduler in FP_SCHEDULERS
+        orderer = f'reservation "{owner.name}"' if owner is not None else str(scheduler)
         policy = None
         if "policy" in data:
             policy = self.enum(data["policy"], f"{path}.policy", POLICIES)
             if policy is not None and scheduler is not None:
-                native = "fifo" if scheduler in FP_SCHEDULERS else "deadline"
+                native = "fifo" if orders_by_priority else "deadline"
                 if policy not in (native, "other"):
                     self.error(
                         f"{path}.policy",
-                        f'"{policy}" does not go with scheduler {scheduler}, whose tasks are '
+                        f'"{policy}" does not go with {"scheduler " + orderer if owner is None else orderer}, whose tasks are '
                         f'"{native}": leave policy out, or write "other" for a background task',
                     )
                     policy = None
             ok = ok and policy is not None
         elif scheduler is not None:
-            policy = "fifo" if scheduler in FP_SCHEDULERS else "deadline"
+            policy = "fifo" if orders_by_priority else "deadline"
 
         priority = None
         if policy == "fifo":
             if "priority" in data:
                 priority = field("priority", lambda v, p: self.integer(v, p, 1, 99))
             else:
-                self.error(path, f'missing required key "priority" (SCHED_FIFO 1..99, higher is more urgent, under {scheduler})')
+                self.error(path, f'missing required key "priority" (SCHED_FIFO 1..99, higher is more urgent, under {orderer})')
                 ok = False
         elif "priority" in data and policy is not None:
             why = (
-                f"not used under {scheduler} (SCHED_DEADLINE orders jobs by deadline): remove it"
+                (f"not used under {scheduler} (SCHED_DEADLINE orders jobs by deadline): remove it" if owner is None
+                 else f"not used inside {orderer}, which orders jobs by deadline (EDF): remove it")
                 if policy == "deadline"
                 else 'not used for policy "other" (SCHED_OTHER has no real-time priority): remove it'
             )
@@ -707,6 +727,7 @@ class _Checker:
             max_jobs=max_jobs,
             sporadic=sporadic,
             body=tuple(body),
+            reservation=reservation,
         )
 
     def partition_ref(self, value: Any, path: str, platform: Platform) -> str | None:

@@ -30,6 +30,9 @@ def unsupported_features(taskset: TaskSet) -> list[str]:
         if s.queue_capacity is not None and s.queue_capacity < callers:
             problems.append(f'servers[{i}].queue: {s.queue_capacity} is below the {callers} tasks that call '
                             f'"{s.name}": waiting for room in a full queue is not simulated yet')
+    if taskset.reservations:
+        problems.append("reservations: not simulated yet: the simulator would schedule their tasks flat, "
+                        "without the reservations' budgets (docs/reservations.md)")
     for i, t in enumerate(taskset.tasks):
         if t.is_background:
             problems.append(f'tasks[{i}]: task "{t.name}" has policy other (background load), '

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reservations (docs/reservations.md; seed 000, AdHierSched): a periodic
+ * server gives its children -- tasks, or other reservations, to any depth --
+ * budget_ns of CPU time every period_ns, and orders them by its own policy
+ * (fixed priority or EDF). Under the ult backend's one-CPU forms ("ult:pfp",
+ * "ult:pedf"), the library's scheduler enforces the budgets with its timers:
+ *
+ *     rts_taskset_set_backend(set, "ult:pedf");
+ *     struct rts_reservation_params s = {.name = "S1", .period_ns = 100 * MS,
+ *             .budget_ns = 39 * MS, .order = RTS_RESERVATION_FP, .cpu = 0};
+ *     rts_reservation_t *s1;
+ *     rts_reservation_create(set, &s, NULL, &s1);      // top level, on CPU 0
+ *     params.reservation = s1;                         // before rts_task_create
+ *
+ * Semantics (the paper's periodic server): at t0 (the set's release) and
+ * every period after, the budget is set back to budget_ns (unused budget is
+ * not carried over). A reservation with budget left competes with its
+ * siblings in its parent's order (FP: its priority; EDF: the end of its
+ * current period as its deadline); while it is chosen it consumes its budget,
+ * and its ancestors theirs, whether a child runs or nothing inside is ready
+ * (the CPU then idles: the budget idles away). At zero budget nothing inside
+ * runs until the next replenishment.
+ *
+ * Made before the set's release, by the thread that makes the tasks; a
+ * task's reservation must be a leaf (no child reservations) on the task's
+ * CPU. Freed with the set.
+ */
+#ifndef RTSCHED_RESERVATION_H
+#define RTSCHED_RESERVATION_H
+
+#include <stdint.h>
+
+#include <rtsched/task.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum rts_reservation_order {
+	RTS_RESERVATION_FP = 0,  /* children by priority: tasks' SCHED_FIFO priority, reservations' */
+	RTS_RESERVATION_EDF = 1, /* children by absolute deadline */
+};
+
+struct rts_reservation_params {
+	const char *name;               /* for errors; at most 31 bytes kept */
+	int64_t period_ns;              /* > 0 */
+	int64_t budget_ns;              /* 0 < budget <= period */
+	enum rts_reservation_order order;
+	int priority;                   /* 1..99 when the parent (or the CPU's scheduler) is FP */
+	int cpu;                        /* top level: the CPU of its one-CPU cluster; else ignored */
+};
+
+/* Counters, readable after rts_taskset_join(). */
+struct rts_reservation_stats {
+	uint32_t replenishments;  /* periods begun after the first */
+	uint32_t depletions;      /* times its budget reached zero */
+	int64_t consumed_ns;      /* budget consumed in all, running children or idling */
+};
+
+/*
+ * Make a reservation in `parent` (NULL: the top level of params->cpu's
+ * cluster). 0; EINVAL (bad parameters, not the ult backend, a cluster of
+ * several CPUs, a parent that holds tasks), EBUSY after the release,
+ * ENOMEM. rts_taskset_error() says which.
+ */
+int rts_reservation_create(rts_taskset_t *set, const struct rts_reservation_params *params,
+			   rts_reservation_t *parent, rts_reservation_t **reservation);
+
+int rts_reservation_stats(const rts_reservation_t *reservation, struct rts_reservation_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

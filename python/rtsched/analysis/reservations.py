@@ -1,0 +1,168 @@
+"""Analysis of a reservation hierarchy (docs/reservations.md), compositional as Shin & Lee's.
+
+Each hard reservation R = Γ(Π, Θ) is checked on its own: its children are
+its tasks (a leaf) or its child reservations, each child reservation Γ(Π', Θ')
+standing for a periodic task of period and deadline Π' and execution Θ'
+(a child that receives Θ' within every Π' supplies at least its own
+periodic resource); ``prm-fp`` or ``prm-edf`` (by R's scheduler) decides
+them under Γ(Π, Θ), and gives the least budget with the exact supply bound
+function and with the linear one. At the top, each partition's top-level
+reservations (as such periodic tasks) and the tasks placed there directly
+are checked by the platform's uniprocessor test (``fp-rta``, ``edf-qpa``).
+
+A task's bound is its leaf's PRM bound; it holds when every reservation on
+the way up and the top level are schedulable, which is what ``schedulable``
+of the whole means. Soft reservations are not analysed: their budgets are
+adapted at run time (their tasks get ``unknown``). A CBS is analysed as a
+periodic resource of its (Q, T): a backlogged CBS in a schedulable EDF
+parent gets Q within each of its deadline windows of length T.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rtsched.analysis.registry import run_test
+from rtsched.analysis.results import NOT_SCHEDULABLE, SCHEDULABLE, AnalysisResult, TaskBound
+from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, from_taskset
+from rtsched.model import Reservation, TaskSet
+
+__all__ = ["ReservationOutcome", "HierarchyResult", "analyze_reservations"]
+
+#: The name of the whole analysis, as an AnalysisResult's ``test``.
+TEST = "reservations"
+
+
+@dataclass(frozen=True, slots=True)
+class ReservationOutcome:
+    """One reservation's verdict. ``result`` is None for a soft one (not analysed).
+
+    ``min_budget_ns`` / ``min_budget_linear_ns``: the least budget that makes
+    its children schedulable with the exact / linear supply bound (None:
+    none up to the period, or soft). ``is_minimum``: the budget given is the
+    least with the exact bound.
+    """
+
+    reservation: Reservation
+    result: AnalysisResult | None
+    min_budget_ns: int | None
+    min_budget_linear_ns: int | None
+
+    @property
+    def name(self) -> str:
+        return self.reservation.name
+
+    @property
+    def schedulable(self) -> bool:
+        return self.result is None or self.result.schedulable
+
+    @property
+    def is_minimum(self) -> bool:
+        return self.min_budget_ns is not None and self.reservation.budget_ns == self.min_budget_ns
+
+
+@dataclass(frozen=True, slots=True)
+class HierarchyResult:
+    """Every reservation's outcome, each partition's top level, and the per-task result."""
+
+    reservations: tuple[ReservationOutcome, ...]
+    top: tuple[tuple[str | None, AnalysisResult], ...]
+    tasks: AnalysisResult
+
+    @property
+    def schedulable(self) -> bool:
+        return self.tasks.schedulable
+
+    def outcome(self, name: str) -> ReservationOutcome:
+        for o in self.reservations:
+            if o.name == name:
+                return o
+        raise KeyError(name)
+
+
+def _as_task(r: Reservation) -> AnalysisTask:
+    """A child reservation as its parent sees it: Θ of execution every Π, deadline Π."""
+    return AnalysisTask(name=r.name, wcet_ns=r.budget_ns, period_ns=r.period_ns, deadline_ns=r.period_ns,
+                        priority=r.priority or 0, partition=r.partition)
+
+
+def _children(taskset: TaskSet, own: dict[str, AnalysisTask], parent: str) -> tuple[AnalysisTask, ...]:
+    inner = tuple(own[t.name] for t in taskset.tasks_in(parent))
+    return inner + tuple(_as_task(r) for r in taskset.child_reservations(parent))
+
+
+def _one(taskset: TaskSet, own: dict[str, AnalysisTask], r: Reservation) -> ReservationOutcome:
+    if not r.is_hard:
+        return ReservationOutcome(r, None, None, None)
+    test = "prm-fp" if r.scheduler == "FP" else "prm-edf"
+    problem = AnalysisProblem(tasks=_children(taskset, own, r.name), scheduler=r.scheduler, name=r.name)
+    if not problem.tasks:
+        empty = AnalysisResult(test, SCHEDULABLE, (), f"{r.name} holds nothing", exact=True)
+        return ReservationOutcome(r, empty, 0, 0)
+    result = run_test(test, problem, period_ns=r.period_ns, budget_ns=r.budget_ns)
+    linear = run_test(test, problem, period_ns=r.period_ns, supply="linear")
+    return ReservationOutcome(r, result, result.details.get("min_budget_ns"),
+                              linear.details.get("min_budget_ns"))
+
+
+def _top(taskset: TaskSet, own: dict[str, AnalysisTask]) -> tuple[tuple[str | None, AnalysisResult], ...]:
+    """Per partition: its top-level reservations and directly placed tasks, by the platform's test."""
+    parts: dict[str | None, list[AnalysisTask]] = {}
+    for r in taskset.child_reservations(None):
+        parts.setdefault(r.partition, []).append(_as_task(r))
+    for t in taskset.rt_tasks:
+        if t.reservation is None:
+            parts.setdefault(t.partition, []).append(own[t.name])
+    fp = taskset.platform.is_fp
+    out = []
+    for part, tasks in parts.items():
+        problem = AnalysisProblem(tasks=tuple(tasks), scheduler="FP" if fp else "EDF", name=str(part))
+        out.append((part, run_test("fp-rta" if fp else "edf-qpa", problem)))
+    return tuple(out)
+
+
+def _ancestors(taskset: TaskSet, name: str) -> list[str]:
+    chain = [name]
+    parent = taskset.reservation(name).parent
+    while parent is not None:
+        chain.append(parent)
+        parent = taskset.reservation(parent).parent
+    return chain
+
+
+def analyze_reservations(taskset: TaskSet) -> HierarchyResult:
+    """Analyse every reservation of ``taskset`` bottom-up and the top level; see the module doc."""
+    own = {t.name: t for t in from_taskset(taskset).tasks}
+    outcomes = tuple(_one(taskset, own, r) for r in taskset.reservations)
+    by_name = {o.name: o for o in outcomes}
+    top = _top(taskset, own)
+    top_ok = {part: res.schedulable for part, res in top}
+    bounds: list[TaskBound] = []
+    for t in taskset.rt_tasks:
+        if t.reservation is None:
+            part_result = dict(top)[t.partition]
+            bounds.append(part_result.task(t.name))
+            continue
+        leaf = by_name[t.reservation]
+        if leaf.result is None:
+            bounds.append(TaskBound(t.name, None, "unknown",
+                                    f'in soft reservation "{leaf.name}": its budget is adapted at run time'))
+            continue
+        bound = leaf.result.task(t.name)
+        broken = [n for n in _ancestors(taskset, t.reservation) if not by_name[n].schedulable]
+        root = taskset.reservation(_ancestors(taskset, t.reservation)[-1])
+        if not top_ok[root.partition]:
+            broken.append(f"the top level of {root.partition}")
+        if broken and bound.verdict == "ok":
+            bound = TaskBound(t.name, None, "miss", f"{bound.reason}; but not guaranteed: {', '.join(broken)} "
+                              "not schedulable")
+        bounds.append(bound)
+    hard = [b for b in bounds if b.verdict != "unknown"]
+    failing = [o.name for o in outcomes if not o.schedulable] + [str(p) for p, ok in top_ok.items() if not ok]
+    verdict = SCHEDULABLE if not failing and all(b.verdict == "ok" for b in hard) else NOT_SCHEDULABLE
+    reason = ("every hard reservation and the top level are schedulable" if verdict == SCHEDULABLE
+              else f"not schedulable: {', '.join(failing) or 'a task misses'}")
+    details = {"reservations": {o.name: {"budget_ns": o.reservation.budget_ns, "min_budget_ns": o.min_budget_ns,
+                                         "min_budget_linear_ns": o.min_budget_linear_ns}
+                                for o in outcomes if o.result is not None}}
+    return HierarchyResult(outcomes, top, AnalysisResult(TEST, verdict, tuple(bounds), reason, details=details))

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reservations in the ult backend's scheduler (docs/reservations.md; seed
+ * 000's periodic servers): making them, and the decision of a one-CPU
+ * cluster that has them.
+ *
+ * The decision, under the cluster lock, at every pass of the scheduler:
+ *  1. charge: the time since the last decision goes off the budget of the
+ *     reservation that was active then and of all its ancestors (whether a
+ *     child ran or the CPU idled in it: a periodic server's budget idles
+ *     away);
+ *  2. replenish: a reservation whose period has ended gets its whole budget
+ *     back and its next period (missed periods are skipped, not owed);
+ *  3. walk down from the top: at each level the first of (a) the ready ULTs
+ *     attached there and (b) the child reservations with budget left, in
+ *     that level's order (FP: 100 - priority; EDF: a ULT's job deadline, a
+ *     reservation's period end), ties to ULTs, then to the reservation made
+ *     first. A ULT ends the walk: it runs. A reservation: go down into it.
+ *     A level with nothing left idles: it is the active reservation, and
+ *     the CPU idles while its budget (and its ancestors') runs down.
+ * The cluster's timer is armed (worker.c) at the earliest of the next
+ * release, the next replenishment and the active path's depletion
+ * (rts_ult_reservations_next_ns), so every one of these is a decision.
+ *
+ * A ULT before its first release (key INT64_MIN: it only goes to sleep
+ * until its release) runs outside every reservation and is not charged.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal/backend.h"
+#include "internal/export.h"
+#include "internal/task.h"
+#include "internal/ult.h"
+
+#define FP_KEY(priority) (100 - (int64_t)(priority))
+
+/* ---- making them ---------------------------------------------------------- */
+
+static bool orders_by_priority(const struct rts_ult_runtime *rt, const struct rts_reservation *parent)
+{
+	return parent ? parent->order == RTS_RESERVATION_FP : rt->spec.policy == RTS_ULT_FP;
+}
+
+static int check_params(rts_taskset_t *set, const struct rts_reservation_params *p,
+			const struct rts_reservation *parent)
+{
+	const char *name = p->name && p->name[0] ? p->name : "(unnamed)";
+	if (!set->backend || strcmp(set->backend->name, "ult") != 0) {
+		rts_taskset_set_error(set, "reservation %s: reservations are scheduled by the ult "
+				      "backend: choose it first (\"ult:pfp\" or \"ult:pedf\")", name);
+		return EINVAL;
+	}
+	if (atomic_load(&set->released)) {
+		rts_taskset_set_error(set, "reservation %s: made after the set's release", name);
+		return EBUSY;
+	}
+	if (p->period_ns <= 0 || p->budget_ns <= 0 || p->budget_ns > p->period_ns) {
+		rts_taskset_set_error(set, "reservation %s: needs 0 < budget (%lld ns) <= period (%lld ns)",
+				      name, (long long)p->budget_ns, (long long)p->period_ns);
+		return EINVAL;
+	}
+	if (p->order != RTS_RESERVATION_FP && p->order != RTS_RESERVATION_EDF) {
+		rts_taskset_set_error(set, "reservation %s: unknown order %d", name, (int)p->order);
+		return EINVAL;
+	}
+	struct rts_ult_runtime *rt = set->backend_state;
+	if (orders_by_priority(rt, parent) && (p->priority < 1 || p->priority > 99)) {
+		rts_taskset_set_error(set, "reservation %s: its %s orders by priority: give it a "
+				      "priority in 1..99, not %d", name, parent ? "parent" : "CPU's scheduler",
+				      p->priority);
+		return EINVAL;
+	}
+	if (!parent)
+		return 0;
+	if (parent->cluster->runtime != rt) {
+		rts_taskset_set_error(set, "reservation %s: its parent belongs to another task set", name);
+		return EINVAL;
+	}
+	if (parent->n_tasks) {
+		rts_taskset_set_error(set, "reservation %s: parent %s holds tasks; tasks and "
+				      "reservations do not share a parent", name, parent->name);
+		return EINVAL;
+	}
+	/* budget / period <= the parent's, exactly (both products fit: < 2^126) */
+	if ((__int128)p->budget_ns * parent->period_ns > (__int128)parent->budget_ns * p->period_ns) {
+		rts_taskset_set_error(set, "reservation %s: its bandwidth %lld/%lld ns is above its "
+				      "parent %s's %lld/%lld", name, (long long)p->budget_ns,
+				      (long long)p->period_ns, parent->name,
+				      (long long)parent->budget_ns, (long long)parent->period_ns);
+		return EINVAL;
+	}
+	return 0;
+}
+
+static int cluster_for(rts_taskset_t *set, const struct rts_reservation_params *p,
+		       const struct rts_reservation *parent, struct rts_ult_cluster **out)
+{
+	struct rts_ult_runtime *rt = set->backend_state;
+	if (parent) {
+		*out = parent->cluster;
+		return 0;
+	}
+	int k = rts_ult_runtime_cluster_of_cpu(rt, p->cpu);
+	if (k < 0) {
+		rts_taskset_set_error(set, "reservation %s: CPU %d is not one of the backend's",
+				      p->name ? p->name : "(unnamed)", p->cpu);
+		return EINVAL;
+	}
+	if (rt->clusters[k].n_workers != 1) {
+		rts_taskset_set_error(set, "reservation %s: a reservation tree runs on one CPU; this "
+				      "form has clusters of %d (use \"ult:pfp\" or \"ult:pedf\")",
+				      p->name ? p->name : "(unnamed)", rt->clusters[k].n_workers);
+		return EINVAL;
+	}
+	*out = &rt->clusters[k];
+	return 0;
+}
+
+static int append(struct rts_ult_cluster *c, struct rts_reservation *r)
+{
+	if (c->n_reservations == c->reservations_capacity) {
+		size_t capacity = c->reservations_capacity ? 2 * c->reservations_capacity : 8;
+		struct rts_reservation **all = realloc(c->reservations, capacity * sizeof(*all));
+		if (!all)
+			return ENOMEM;
+		c->reservations = all;
+		c->reservations_capacity = capacity;
+	}
+	r->index = (uint32_t)c->n_reservations;
+	c->reservations[c->n_reservations++] = r;
+	return 0;
+}
+
+RTS_EXPORT int rts_reservation_create(rts_taskset_t *set, const struct rts_reservation_params *params,
+				      rts_reservation_t *parent, rts_reservation_t **reservation)
+{
+	if (!set || !params || !reservation)
+		return EINVAL;
+	int err = check_params(set, params, parent);
+	struct rts_ult_cluster *c = NULL;
+	if (!err)
+		err = cluster_for(set, params, parent, &c);
+	if (err)
+		return err;
+	struct rts_reservation *r = calloc(1, sizeof(*r));
+	if (!r)
+		return ENOMEM;
+	snprintf(r->name, sizeof(r->name), "%s", params->name ? params->name : "");
+	r->cluster = c;
+	r->parent = parent;
+	r->period_ns = params->period_ns;
+	r->budget_ns = params->budget_ns;
+	r->order = params->order;
+	r->priority = params->priority;
+	pthread_mutex_lock(&c->lock);
+	err = append(c, r);
+	pthread_mutex_unlock(&c->lock);
+	if (err) {
+		free(r);
+		return err;
+	}
+	if (parent)
+		parent->n_children++;
+	*reservation = r;
+	return 0;
+}
+
+RTS_EXPORT int rts_reservation_stats(const rts_reservation_t *reservation,
+				     struct rts_reservation_stats *stats)
+{
+	if (!reservation || !stats)
+		return EINVAL;
+	pthread_mutex_lock(&reservation->cluster->lock);
+	*stats = reservation->stats;
+	pthread_mutex_unlock(&reservation->cluster->lock);
+	return 0;
+}
+
+int rts_ult_reservation_check(const struct rts_ult_runtime *rt, int cluster, const rts_task_t *task,
+			      char *why, size_t why_len)
+{
+	const struct rts_reservation *r = task->params.reservation;
+	if (r->cluster->runtime != rt || r->cluster != &rt->clusters[cluster]) {
+		snprintf(why, why_len, "task %s: reservation %s is not on the task's CPU", task->name,
+			 r->name);
+		return EINVAL;
+	}
+	if (r->n_children) {
+		snprintf(why, why_len, "task %s: reservation %s holds reservations: attach tasks to "
+			 "a leaf", task->name, r->name);
+		return EINVAL;
+	}
+	if (r->order == RTS_RESERVATION_FP && task->params.policy != RTS_POLICY_FIFO) {
+		snprintf(why, why_len, "task %s: reservation %s orders by priority: give the task "
+			 "policy fifo and a priority in 1..99", task->name, r->name);
+		return EINVAL;
+	}
+	return 0;
+}
+
+void rts_ult_reservations_free(struct rts_ult_cluster *c)
+{
+	for (size_t i = 0; i < c->n_reservations; i++)
+		free(c->reservations[i]);
+	free(c->reservations);
+	c->reservations = NULL;
+	c->n_reservations = c->reservations_capacity = 0;
+}
+
+/* ---- the decision --------------------------------------------------------- */
+
+static void charge(struct rts_ult_cluster *c, int64_t now_ns)
+{
+	int64_t used = now_ns - c->active_since_ns;
+	if (used <= 0)
+		return;
+	for (struct rts_reservation *r = c->active; r; r = r->parent) {
+		r->stats.consumed_ns += used;
+		if (r->remaining_ns > used) {
+			r->remaining_ns -= used;
+		} else if (r->remaining_ns > 0) {
+			r->remaining_ns = 0;
+			r->stats.depletions++;
+		}
+	}
+}
+
+static void replenish(struct rts_ult_cluster *c, int64_t now_ns)
+{
+	int64_t t0 = atomic_load(c->runtime->t0_ns);
+	for (size_t i = 0; i < c->n_reservations; i++) {
+		struct rts_reservation *r = c->reservations[i];
+		if (!r->period_end_ns) {
+			if (!t0 || now_ns < t0)
+				continue;
+			r->period_end_ns = t0; /* its first period begins at the set's release */
+		}
+		if (r->period_end_ns > now_ns)
+			continue;
+		int64_t behind = (now_ns - r->period_end_ns) / r->period_ns; /* whole periods missed */
+		r->period_end_ns += (behind + 1) * r->period_ns;
+		r->remaining_ns = r->budget_ns;
+		r->stats.replenishments++;
+	}
+}
+
+static int64_t reservation_key(const struct rts_ult_runtime *rt, const struct rts_reservation *level,
+			       const struct rts_reservation *r)
+{
+	return orders_by_priority(rt, level) ? FP_KEY(r->priority) : r->period_end_ns;
+}
+
+struct rts_ult *rts_ult_reservations_pick(struct rts_ult_cluster *c, int64_t now_ns)
+{
+	charge(c, now_ns);
+	replenish(c, now_ns);
+	c->active = NULL;
+	c->active_since_ns = now_ns;
+	if (c->ready && c->ready->key == INT64_MIN)
+		return rts_ult_ready_pop(c); /* on its way to its first release sleep */
+	struct rts_reservation *level = NULL;
+	for (;;) {
+		struct rts_ult *ult = c->ready; /* by key: the first at this level is its best */
+		while (ult && ult->reservation != level)
+			ult = ult->next;
+		struct rts_reservation *best = NULL;
+		int64_t best_key = INT64_MAX;
+		for (size_t i = 0; i < c->n_reservations; i++) {
+			struct rts_reservation *r = c->reservations[i];
+			if (r->parent != level || r->remaining_ns <= 0 || !r->period_end_ns)
+				continue;
+			int64_t key = reservation_key(c->runtime, level, r);
+			if (!best || key < best_key) /* index order: ties to the one made first */
+				best = r, best_key = key;
+		}
+		if (ult && (!best || ult->key <= best_key)) {
+			c->active = level;
+			rts_ult_ready_remove(c, ult);
+			return ult;
+		}
+		if (!best) {
+			c->active = level; /* idles in `level` (none: the CPU is free) */
+			return NULL;
+		}
+		level = best;
+	}
+}
+
+int64_t rts_ult_reservations_next_ns(const struct rts_ult_cluster *c)
+{
+	int64_t next = INT64_MAX;
+	int64_t t0 = atomic_load(c->runtime->t0_ns);
+	for (size_t i = 0; i < c->n_reservations; i++) {
+		const struct rts_reservation *r = c->reservations[i];
+		int64_t at = r->period_end_ns ? r->period_end_ns : t0;
+		if (at > 0 && at < next)
+			next = at;
+	}
+	for (const struct rts_reservation *r = c->active; r; r = r->parent) {
+		int64_t depleted = c->active_since_ns + r->remaining_ns;
+		if (r->remaining_ns > 0 && depleted < next)
+			next = depleted;
+	}
+	return next;
+}

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reservations in the ult backend (docs/reservations.md), observed in the
+ * trace: a periodic reservation gives its task its budget per period and no
+ * more (CPU time per period, from the task's START/RESUME .. PREEMPT/COMPLETE
+ * intervals, within a margin); its budget idles away while its task has
+ * nothing to do, and a lower sibling does not run meanwhile; a child's share
+ * is bounded by its parent's. Then every refusal with its error number and
+ * words. Jobs compute for CPU time (rts_task_cputime_ns) until told to stop;
+ * assertions are on shares per period with margins, never absolute times.
+ */
+#include <rtsched/reservation.h>
+#include <rtsched/task.h>
+
+#include "ult_scenario.h"
+
+/* Slack per period for timer and switch latency on a shared VM. */
+#define MARGIN_NS (1 * MS)
+#define RV_MAX_TASKS 4
+
+struct rv_task {
+	const char *name;
+	int64_t period_ms, offset_ms;
+	int64_t compute_us;     /* CPU time per job; stops early when the run ends */
+	int priority;           /* in an FP reservation */
+	int reservation;        /* index into the scenario's reservations */
+	struct rts_task_stats stats;
+};
+
+struct rv_reservation {
+	struct rts_reservation_params params;
+	int parent; /* -1: top level */
+	rts_reservation_t *made;
+	struct rts_reservation_stats stats;
+};
+
+static atomic_bool run_over;
+
+static void compute_job(rts_task_t *task, const struct rts_job *job, void *arg)
+{
+	(void)task, (void)job;
+	const struct rv_task *t = arg;
+	int64_t end = rts_task_cputime_ns() + t->compute_us * 1000;
+	while (rts_task_cputime_ns() < end && !atomic_load(&run_over))
+		;
+}
+
+static int the_cpu(void)
+{
+	cpu_set_t set;
+	CHECK_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			return cpu;
+	return -1;
+}
+
+static struct sc_run run;
+static int64_t run_t0;
+
+/* Run the scenario on `form` for run_ms after t0, then stop; run holds the trace. */
+static void rv_run(const char *form, struct rv_reservation *rs, int n_rs, struct rv_task *ts, int n_ts,
+		   int64_t run_ms)
+{
+	int cpu = the_cpu();
+	char path[256];
+	const char *dir = getenv("TMPDIR");
+	snprintf(path, sizeof(path), "%s/rtsched-rv-%d.rtst", dir && *dir ? dir : "/tmp", (int)getpid());
+	char why[256] = "";
+	struct rts_trace_config config = {.path = path, .name = form, .error_buf = why,
+					  .error_buf_size = sizeof(why)};
+	struct rts_trace *trace;
+	CHECK_MSG(rts_trace_open(&trace, &config) == 0, "rts_trace_open: %s", why);
+	rts_taskset_t *set;
+	CHECK_OK(rts_taskset_create(&set, trace));
+	CHECK_MSG(rts_taskset_set_backend(set, form) == 0, "%s", rts_taskset_error(set));
+	for (int i = 0; i < n_rs; i++) {
+		rs[i].params.cpu = cpu;
+		rts_reservation_t *parent = rs[i].parent >= 0 ? rs[rs[i].parent].made : NULL;
+		CHECK_MSG(rts_reservation_create(set, &rs[i].params, parent, &rs[i].made) == 0, "%s",
+			  rts_taskset_error(set));
+	}
+	static cpu_set_t cpus;
+	CPU_ZERO(&cpus);
+	CPU_SET(cpu, &cpus);
+	rts_task_t *made[RV_MAX_TASKS];
+	atomic_store(&run_over, false);
+	for (int i = 0; i < n_ts; i++) {
+		struct rts_task_params p = {
+			.name = ts[i].name,
+			.kind = RTS_TASK_PERIODIC,
+			.period_ns = ts[i].period_ms * MS,
+			.deadline_ns = ts[i].period_ms * MS,
+			.offset_ns = ts[i].offset_ms * MS,
+			.policy = ts[i].priority ? RTS_POLICY_FIFO : RTS_POLICY_OTHER,
+			.priority = ts[i].priority,
+			.cpus = &cpus,
+			.trace_task_id = i,
+			.reservation = rs[ts[i].reservation].made,
+		};
+		int err = rts_task_create(set, &p, compute_job, &ts[i], &made[i]);
+		if (err == EPERM)
+			SKIP("%s", rts_taskset_error(set));
+		CHECK_MSG(err == 0, "task %s: %s: %s", ts[i].name, h_errname(err), rts_taskset_error(set));
+	}
+	run_t0 = clock_ns(CLOCK_MONOTONIC) + 20 * MS;
+	CHECK_OK(rts_trace_start(trace, run_t0, 0));
+	CHECK_OK(rts_taskset_release(set, run_t0));
+	h_sleep_ms(20 + run_ms);
+	atomic_store(&run_over, true);
+	CHECK_OK(rts_taskset_stop(set));
+	CHECK_OK(rts_taskset_join(set));
+	for (int i = 0; i < n_ts; i++)
+		CHECK_OK(rts_task_stats(made[i], &ts[i].stats));
+	for (int i = 0; i < n_rs; i++)
+		CHECK_OK(rts_reservation_stats(rs[i].made, &rs[i].stats));
+	rts_taskset_destroy(set);
+	CHECK_MSG(rts_trace_close(trace) == 0, "rts_trace_close: %s", why);
+	sc_read(path, &run);
+	unlink(path);
+	if (h_verbose()) {
+		for (size_t i = 0; i < run.n; i++)
+			fprintf(stderr, "  %3zu task %d %-10s job %u t %.3f ms\n", i, run.ev[i].task,
+				rts_trace_type_name(run.ev[i].rec.type) ? rts_trace_type_name(run.ev[i].rec.type) : "?",
+				run.ev[i].rec.job, (double)(run.ev[i].rec.time_ns - run_t0) / 1e6);
+	}
+}
+
+/* CPU time task `task` ran in [from, to), from its execution intervals in the trace. */
+static int64_t ran_ns(int task, int64_t from, int64_t to)
+{
+	int64_t total = 0, since = -1;
+	for (size_t i = 0; i < run.n; i++) {
+		if (run.ev[i].task != task)
+			continue;
+		uint16_t type = run.ev[i].rec.type;
+		int64_t t = run.ev[i].rec.time_ns;
+		if (type == RTS_EV_START || type == RTS_EV_RESUME) {
+			since = t;
+		} else if ((type == RTS_EV_PREEMPT || type == RTS_EV_COMPLETE) && since >= 0) {
+			int64_t a = since > from ? since : from, b = t < to ? t : to;
+			if (b > a)
+				total += b - a;
+			since = -1;
+		}
+	}
+	if (since >= 0 && since < to) /* still running when the trace ends: up to `to` */
+		total += to - (since > from ? since : from);
+	return total;
+}
+
+static struct rts_reservation_params periodic(const char *name, int64_t period_ms, int64_t budget_us,
+					      enum rts_reservation_order order, int priority)
+{
+	return (struct rts_reservation_params){.name = name, .period_ns = period_ms * MS,
+					       .budget_ns = budget_us * 1000, .order = order,
+					       .priority = priority};
+}
+
+/* One hog in a 3 ms / 10 ms reservation: 3 ms per period, never more, and a depletion each. */
+static void test_budget_per_period(void)
+{
+	struct rv_reservation rs[] = {{periodic("R", 10, 3000, RTS_RESERVATION_FP, 0), -1}};
+	struct rv_task ts[] = {{.name = "hog", .period_ms = 1000, .compute_us = 500000, .priority = 10}};
+	rv_run("ult:pedf", rs, 1, ts, 1, 120);
+	for (int k = 1; k < 11; k++) {
+		int64_t got = ran_ns(0, run_t0 + k * 10 * MS, run_t0 + (k + 1) * 10 * MS);
+		CHECK_MSG(got <= 3 * MS + MARGIN_NS && got >= 3 * MS - MARGIN_NS,
+			  "period %d: ran %.3f ms of a 3 ms budget", k, (double)got / 1e6);
+	}
+	CHECK_GE(rs[0].stats.replenishments, 11);
+	CHECK_GE(rs[0].stats.depletions, 10);
+	CHECK_GE(sc_count(&run, 0, RTS_EV_PREEMPT), 10); /* switched out at each depletion */
+	CHECK_EQ(ts[0].stats.jobs_completed, 1); /* ended by the run's end, not by its work */
+}
+
+/*
+ * A high reservation (FP 20, 4 ms / 10 ms) whose task needs 1 ms a period,
+ * beside a low one (FP 10, 6 ms / 10 ms) with a hog: the high budget idles
+ * away (consumed ~4 ms a period, not 1), so the hog gets at most 10 - 4 ms
+ * a period although its own budget is 6 ms.
+ */
+static void test_budget_idles_away(void)
+{
+	struct rv_reservation rs[] = {
+		{periodic("high", 10, 4000, RTS_RESERVATION_FP, 20), -1},
+		{periodic("low", 10, 6000, RTS_RESERVATION_FP, 10), -1},
+	};
+	struct rv_task ts[] = {
+		{.name = "light", .period_ms = 10, .compute_us = 1000, .priority = 10, .reservation = 0},
+		{.name = "hog", .period_ms = 1000, .compute_us = 500000, .priority = 10, .reservation = 1},
+	};
+	rv_run("ult:pfp", rs, 2, ts, 2, 120);
+	int64_t hog_total = 0, light_total = 0;
+	for (int k = 1; k < 11; k++) {
+		int64_t from = run_t0 + k * 10 * MS, to = from + 10 * MS;
+		int64_t hog = ran_ns(1, from, to);
+		CHECK_MSG(hog <= 6 * MS + MARGIN_NS, "period %d: hog ran %.3f ms", k, (double)hog / 1e6);
+		hog_total += hog;
+		light_total += ran_ns(0, from, to);
+	}
+	/* the hog gets what the high reservation leaves after idling its budget: about 6 ms, not 9 */
+	CHECK_MSG(hog_total <= 10 * (6 * MS + MARGIN_NS / 2), "hog %.3f ms in 10 periods",
+		  (double)hog_total / 1e6);
+	CHECK_MSG(light_total <= 10 * (1 * MS + MARGIN_NS / 2), "light %.3f ms", (double)light_total / 1e6);
+	/* consumed: ~4 ms a period although its task used ~1 */
+	CHECK_MSG(rs[0].stats.consumed_ns >= 10 * (4 * MS - MARGIN_NS), "high consumed %.3f ms",
+		  (double)rs[0].stats.consumed_ns / 1e6);
+	CHECK_EQ(ts[0].stats.deadline_misses, 0);
+}
+
+/*
+ * A 2 ms / 10 ms child inside a 4 ms / 20 ms parent, a hog in the child.
+ * Per 20 ms the child runs 2 ms and is depleted; the parent, with nothing
+ * able to run inside, idles its other 2 ms away; at the child's replenishment
+ * (10 ms) the parent has nothing left. So the hog gets 2 ms per 20 ms: never
+ * more than the child's budget per child period nor the parent's per parent
+ * period, and no more than the composition of the two allows.
+ */
+static void test_nested_share_bounded_by_parent(void)
+{
+	struct rv_reservation rs[] = {
+		{periodic("parent", 20, 4000, RTS_RESERVATION_EDF, 0), -1},
+		{periodic("child", 10, 2000, RTS_RESERVATION_FP, 0), 0},
+	};
+	struct rv_task ts[] = {
+		{.name = "hog", .period_ms = 1000, .compute_us = 500000, .priority = 10, .reservation = 1},
+	};
+	rv_run("ult:pedf", rs, 2, ts, 1, 130);
+	for (int k = 1; k < 6; k++) {
+		int64_t from = run_t0 + k * 20 * MS;
+		int64_t got = ran_ns(0, from, from + 20 * MS);
+		CHECK_MSG(got <= 2 * MS + MARGIN_NS && got >= 2 * MS - MARGIN_NS,
+			  "parent period %d: ran %.3f ms, expected 2", k, (double)got / 1e6);
+		for (int half = 0; half < 2; half++) {
+			int64_t part = ran_ns(0, from + half * 10 * MS, from + (half + 1) * 10 * MS);
+			CHECK_MSG(part <= 2 * MS + MARGIN_NS, "child period: ran %.3f ms of 2",
+				  (double)part / 1e6);
+		}
+	}
+	CHECK_GE(rs[1].stats.depletions, 5);
+	CHECK_GE(rs[0].stats.depletions, 5);
+	/* the parent consumed its 4 ms per period: 2 running the child, 2 idling */
+	CHECK_GE(rs[0].stats.consumed_ns, 6 * (4 * MS - MARGIN_NS));
+}
+
+/*
+ * Seed 000's hard server S1 scaled by 1/10: Γ(10 ms, 3.9 ms) under FP holds
+ * tasks of 3.1 ms every 20 and 40 ms; beside it, at the top of a P-EDF CPU,
+ * a 6.1 ms / 10 ms reservation with a hog takes every cycle S1 leaves. The
+ * PRM analysis (prm-fp, python/rtsched/analysis/hierarchical.py) bounds
+ * their responses by 15.3 and 33.7 ms: no job goes above its bound (with a
+ * margin for timer latency), none misses its deadline.
+ */
+static void test_hard_reservation_meets_prm_bound(void)
+{
+	if (H_TSAN) /* each switch becomes a TSan fiber switch: the run is not the one analysed */
+		SKIP("an analytical response bound is checked at full speed, not under TSan's slowdown");
+	struct rv_reservation rs[] = {
+		{periodic("S1", 10, 3900, RTS_RESERVATION_FP, 0), -1},
+		{periodic("S2", 10, 6100, RTS_RESERVATION_EDF, 0), -1},
+	};
+	struct rv_task ts[] = {
+		{.name = "t1", .period_ms = 20, .compute_us = 3100, .priority = 20, .reservation = 0},
+		{.name = "t2", .period_ms = 40, .compute_us = 3100, .priority = 10, .reservation = 0},
+		{.name = "hog", .period_ms = 1000, .compute_us = 500000, .reservation = 1},
+	};
+	const int64_t bound_ns[] = {15300 * 1000, 33700 * 1000};
+	rv_run("ult:pedf", rs, 2, ts, 3, 200);
+	int completed[2] = {0, 0};
+	for (size_t i = 0; i < run.n; i++) {
+		int t = run.ev[i].task;
+		if (t > 1 || run.ev[i].rec.type != RTS_EV_COMPLETE)
+			continue;
+		int64_t release = run_t0 + (int64_t)(run.ev[i].rec.job - 1) * ts[t].period_ms * MS;
+		int64_t response = run.ev[i].rec.time_ns - release;
+		CHECK_MSG(response <= bound_ns[t] + 2 * MARGIN_NS, "%s job %u: response %.3f ms above "
+			  "the PRM bound %.1f ms", ts[t].name, run.ev[i].rec.job, (double)response / 1e6,
+			  (double)bound_ns[t] / 1e6);
+		completed[t]++;
+	}
+	CHECK_GE(completed[0], 9);
+	CHECK_GE(completed[1], 4);
+	CHECK_EQ(ts[0].stats.deadline_misses, 0);
+	CHECK_EQ(ts[1].stats.deadline_misses, 0);
+}
+
+/* ---- refusals ------------------------------------------------------------ */
+
+static void noop_job(rts_task_t *task, const struct rts_job *job, void *arg)
+{
+	(void)task, (void)job, (void)arg;
+}
+
+static void expect_words(rts_taskset_t *set, const char *words)
+{
+	CHECK_MSG(strstr(rts_taskset_error(set), words), "\"%s\" lacks \"%s\"", rts_taskset_error(set),
+		  words);
+}
+
+static void test_refusals(void)
+{
+	int cpu = the_cpu();
+	int err;
+	rts_taskset_t *set;
+	rts_reservation_t *r, *child;
+	struct rts_reservation_params p = periodic("R", 10, 3000, RTS_RESERVATION_FP, 0);
+	p.cpu = cpu;
+
+	CHECK_OK(rts_taskset_create(&set, NULL)); /* the threads backend */
+	CHECK_ERR(EINVAL, rts_reservation_create(set, &p, NULL, &r));
+	expect_words(set, "scheduled by the ult backend");
+	rts_taskset_destroy(set);
+
+	CHECK_OK(rts_taskset_create(&set, NULL));
+	CHECK_OK(rts_taskset_set_backend(set, "ult:pedf"));
+	p.budget_ns = 11 * MS;
+	CHECK_ERR(EINVAL, rts_reservation_create(set, &p, NULL, &r));
+	expect_words(set, "budget (11000000 ns) <= period (10000000 ns)");
+	p.budget_ns = 3 * MS;
+	CHECK_OK(rts_reservation_create(set, &p, NULL, &r));
+	struct rts_reservation_params c = periodic("C", 10, 4000, RTS_RESERVATION_EDF, 5);
+	CHECK_ERR(EINVAL, rts_reservation_create(set, &c, r, &child)); /* 0.4 > 0.3 */
+	expect_words(set, "above its parent R's");
+	c.budget_ns = 2 * MS;
+	c.priority = 0; /* R orders by FP */
+	CHECK_ERR(EINVAL, rts_reservation_create(set, &c, r, &child));
+	expect_words(set, "priority in 1..99");
+	c.priority = 5;
+	CHECK_OK(rts_reservation_create(set, &c, r, &child));
+	cpu_set_t cpus;
+	CPU_ZERO(&cpus);
+	CPU_SET(cpu, &cpus);
+	struct rts_task_params t = {.name = "t", .period_ns = 10 * MS, .deadline_ns = 10 * MS,
+				    .policy = RTS_POLICY_FIFO, .priority = 3, .cpus = &cpus,
+				    .reservation = r};
+	rts_task_t *task;
+	CHECK_ERR(EINVAL, rts_task_create(set, &t, noop_job, NULL, &task)); /* r holds a reservation */
+	expect_words(set, "attach tasks to a leaf");
+	t.reservation = child;
+	t.policy = RTS_POLICY_OTHER;
+	t.priority = 0;
+	err = rts_task_create(set, &t, noop_job, NULL, &task); /* EDF child: no priority needed */
+	if (err == EPERM)
+		SKIP("%s", rts_taskset_error(set));
+	CHECK_OK(err);
+	struct rts_reservation_params late = periodic("L", 10, 1000, RTS_RESERVATION_FP, 4);
+	CHECK_ERR(EINVAL, rts_reservation_create(set, &late, child, &r)); /* child holds a task */
+	expect_words(set, "holds tasks");
+	CHECK_OK(rts_taskset_release(set, clock_ns(CLOCK_MONOTONIC) + 10 * MS));
+	late.cpu = cpu;
+	CHECK_ERR(EBUSY, rts_reservation_create(set, &late, NULL, &r));
+	CHECK_OK(rts_taskset_stop(set));
+	CHECK_OK(rts_taskset_join(set));
+	rts_taskset_destroy(set);
+
+	CHECK_OK(rts_taskset_create(&set, NULL));
+	CHECK_OK(rts_taskset_set_backend(set, "ult:gedf"));
+	cpu_set_t allowed;
+	CHECK_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+	if (CPU_COUNT(&allowed) > 1) {
+		CHECK_ERR(EINVAL, rts_reservation_create(set, &p, NULL, &r));
+		expect_words(set, "runs on one CPU");
+	}
+	rts_taskset_destroy(set);
+
+	CHECK_OK(rts_taskset_create(&set, NULL)); /* a task in a reservation under the threads backend */
+	t.reservation = child; /* any non-NULL: refused before it is looked at */
+	CHECK_ERR(EINVAL, rts_task_create(set, &t, noop_job, NULL, &task));
+	expect_words(set, "scheduled by the ult backend");
+	rts_taskset_destroy(set);
+}
+
+static const struct h_case cases[] = {
+	H_CASE(test_refusals, 10000),
+	H_CASE(test_budget_per_period, 20000),
+	H_CASE(test_budget_idles_away, 20000),
+	H_CASE(test_nested_share_bounded_by_parent, 20000),
+	H_CASE(test_hard_reservation_meets_prm_bound, 20000),
+};
+
+int main(int argc, char **argv)
+{
+	return h_main(argc, argv, cases, H_NCASES(cases));
+}
