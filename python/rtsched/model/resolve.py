@@ -173,6 +173,10 @@ def to_runner_input(
                     f"{lo // 1000}us to {hi // 1000}us (kernel.sched_deadline_period_min_us / _max_us), "
                     f"got {task.period_ns // 1000}us"
                 )
+    for t_index, task in enumerate(taskset.tasks):
+        if task.prem_intervals or task.peripheral_buffer_bytes:
+            errors.append(f"tasks[{t_index}]: rtsched-run does not run PREM intervals and peripherals yet "
+                          "(rtsched analyze reads them)")
     if errors:
         raise TaskSetError(errors)
 

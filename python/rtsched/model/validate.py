@@ -18,6 +18,7 @@ from typing import Any, cast
 
 from rtsched.model.ceilings import LEVEL_MAX, ceiling_problems
 from rtsched.model.durations import DurationError, format_duration, parse_duration
+from rtsched.model.prem import parse_peripheral, parse_prem, prem_problems
 from rtsched.model.ult import ult_problems
 from rtsched.model.model import (
     ACTIONS,
@@ -39,6 +40,7 @@ from rtsched.model.model import (
     Partition,
     Platform,
     Policy,
+    Prem,
     Resource,
     RpcServer,
     Scheduler,
@@ -95,6 +97,7 @@ TASK_KEYS = frozenset(
         "max_jobs",
         "sporadic",
         "body",
+        "peripheral",
     }
 )
 SPORADIC_KEYS = frozenset({"max_extra", "seed"})
@@ -108,7 +111,7 @@ FUTURE_PROTOCOLS = {
     "ceiling": 'write "ipcp" (immediate ceiling, the semantics of PTHREAD_PRIO_PROTECT)',
     "dpcp": "not implemented yet (a later issue adds it)",
 }
-FUTURE_ACTIONS = {a: "not implemented yet (a later issue adds it)" for a in ("prem",)}
+FUTURE_ACTIONS: dict[str, str] = {}
 
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 #: Task, resource, condvar and partition names fit the trace's 32-byte name field.
@@ -311,7 +314,7 @@ class _Checker:
             duration_ns=duration,
             servers=tuple(servers.values()),
         )
-        for path, message in ceiling_problems(taskset) + ult_problems(taskset):
+        for path, message in ceiling_problems(taskset) + ult_problems(taskset) + prem_problems(taskset):
             self.error(path, message)
         return None if self.errors else taskset
 
@@ -599,6 +602,7 @@ class _Checker:
         budget = field("budget", self.duration)
         max_jobs = field("max_jobs", lambda v, p: self.integer(v, p, 1))
         body = field("body", lambda v, p: self.body(v, p, resources, condvars, servers))
+        peripheral = field("peripheral", self.peripheral)
         if "name" not in data or "period" not in data or "body" not in data:
             ok = False
 
@@ -662,11 +666,12 @@ class _Checker:
             ok = False
 
         if body is not None and wcet is None and "wcet" not in data:
-            wcet = sum(a.ns for a in body if isinstance(a, Compute))
+            wcet = sum(a.ns for a in body if isinstance(a, Compute)) + sum(
+                a.length_ns for a in body if isinstance(a, Prem))
             if wcet == 0:
                 self.error(
                     f"{path}.wcet",
-                    "the body has no compute, so the default WCET would be 0: give wcet",
+                    "the body has no compute or prem, so the default WCET would be 0: give wcet",
                 )
                 ok = False
 
@@ -705,7 +710,14 @@ class _Checker:
             max_jobs=max_jobs,
             sporadic=sporadic,
             body=tuple(body),
+            peripheral_buffer_bytes=peripheral,
         )
+
+    def peripheral(self, value: Any, path: str) -> int | None:
+        size, problems = parse_peripheral(value, path)
+        for where, message in problems:
+            self.error(where, message)
+        return size
 
     def partition_ref(self, value: Any, path: str, platform: Platform) -> str | None:
         if platform.partitions is not None:
@@ -804,7 +816,15 @@ class _Checker:
                            + f" (actions: {', '.join(ACTION_NAMES)})")
                 ok = False
                 continue
-            if op == "call":
+            if op == "prem":
+                prem, problems = parse_prem(arg, opath)
+                for where, message in problems:
+                    self.error(where, message)
+                if prem is None:
+                    ok = False
+                    continue
+                actions.append(prem)
+            elif op == "call":
                 call = self.call(arg, opath, servers)
                 if call is None:
                     ok = False
