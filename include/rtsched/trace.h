@@ -76,7 +76,13 @@ enum rts_trace_event_type {
 	RTS_EV_PREEMPT = 23,         /* arg0: CPU it leaves; another job takes the CPU */
 	RTS_EV_RESUME = 24,          /* arg0: CPU it resumes on, after a PREEMPT */
 	RTS_EV_MIGRATE = 25,         /* arg0: CPU it last ran on; arg1: CPU it runs on now */
-	RTS_EV_RESERVED_FIRST = 26,
+	/* PREM (rtsched-run's prem actions and peripherals, docs/prem.md): */
+	RTS_EV_PREM_MEMORY = 26,     /* arg0: index in the body; arg1: ns since the interval began (gate wait) */
+	RTS_EV_PREM_EXEC = 27,       /* arg0: 1 if a peripheral was still in its run span (forced); arg1: ns since the interval began */
+	RTS_EV_PREM_END = 28,        /* arg0: involuntary switches during the interval; arg1: padding (ns, < 0: overran) */
+	RTS_EV_GATE_RUN = 29,        /* a peripheral starts a run span: no memory phase can start until its GATE_HOLD */
+	RTS_EV_GATE_HOLD = 30,       /* arg0: 1 held by a memory phase, 0 its work is done; the span has ended */
+	RTS_EV_RESERVED_FIRST = 31,
 	RTS_EV_USER_FIRST = 64,
 };
 

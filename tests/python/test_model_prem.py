@@ -1,14 +1,17 @@
 """PREM in the task-set file: the prem action and peripheral tasks load, round-trip, refuse bad
 input with its path, and give fp-lp its non-preemptive intervals (a known answer by hand)."""
 
+import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from rtsched.analysis import default_test, from_taskset, run_test
-from rtsched.model import Prem, TaskSetError, load_taskset, taskset_from_dict, taskset_to_dict
+from rtsched.model import Prem, TaskSetError, load_taskset, taskset_from_dict, taskset_to_dict, to_runner_input
+from rtsched.native import NativeToolMissing, native_tool
 
-EXAMPLE = Path(__file__).with_name("prem-pfp.yaml")  # moves to examples/ once rtsched run runs it
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "prem-pfp.yaml"
 
 
 def base(**changes):
@@ -124,3 +127,37 @@ def test_a_peripheral_runs_away_from_prem_tasks_and_holds_nothing():
         "tasks[1].peripheral.rate: unknown key (keys: buffer)"]
     assert errors_of(base(dma__peripheral="big")) == [
         "tasks[1].peripheral: expected a mapping {buffer: size}, got 'big'"]
+
+
+def resolved():
+    return to_runner_input(load_taskset(EXAMPLE), "out/t.rtst", cpus_online=(0, 1))
+
+
+def test_the_runner_input_carries_the_intervals_and_the_priority_that_makes_them_non_preemptive():
+    tasks = {t["name"]: t for t in resolved()["tasks"]}
+    assert tasks["lo"]["body"][1] == {"op": "prem", "ns": 1_500_000, "length_ns": 2_000_000,
+                                      "buffers_bytes": [65536, 65536], "access": "random"}
+    # the highest priority among the threads that share its CPU (hi's 20 on cpu0); dma is alone on cpu1
+    assert {n: t["prem_priority"] for n, t in tasks.items()} == {"hi": 20, "lo": 20, "dma": 0}
+    assert {n: t["peripheral_buffer_bytes"] for n, t in tasks.items()} == {"hi": 0, "lo": 0, "dma": 16 << 20}
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda a: a.update(length_ns=a["ns"]), "$.tasks[1].body[1].length_ns: 1500000 is out of range"),
+    (lambda a: a.update(buffers_bytes=[100]), "$.tasks[1].body[1].buffers_bytes: item 0: expected a size in bytes, "
+                                              "a multiple of 64"),
+    (lambda a: a.update(buffers_bytes=[]), "$.tasks[1].body[1].buffers_bytes: expected 1 to 8 buffers"),
+    (lambda a: a.update(access="strided"), '$.tasks[1].body[1]: access "strided" is not linear or random'),
+    (lambda a: a.update(stride=64), "$.tasks[1].body[1].stride: unknown key"),
+])
+def test_the_runner_refuses_a_bad_prem_action_with_its_path(tmp_path, change, expected):
+    try:
+        runner = native_tool("rtsched-run")
+    except NativeToolMissing as missing:
+        pytest.skip(str(missing))
+    spec = resolved()
+    change(spec["tasks"][1]["body"][1])
+    path = tmp_path / "runner.json"
+    path.write_text(json.dumps(spec))
+    done = subprocess.run([str(runner), str(path), "--quiet"], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and expected in done.stderr, done.stderr

@@ -250,6 +250,12 @@ def print_table(result: RunResult, console: Console) -> None:
     console.print(table)
     print_blocking_table(result, console)
     notes = [f"server {s.name} (priority {s.priority}): {s.calls_served} calls served" for s in report.servers]
+    notes += [f"PREM {p.name}: {p.intervals} intervals, memory phase up to {_ms(p.longest_memory_phase_ns)}, "
+              f"padding at least {_ms(p.least_padding_ns)}, {p.overruns} overran, length spread "
+              f"{p.length_spread_ns} ns, {p.involuntary_switches} involuntary switches, {p.forced} forced the gate"
+              for p in report.prem]
+    notes += [f"peripheral {p.name}: {p.spans} run spans, {p.held} ended by a memory phase, "
+              f"{p.overlapping} overlap one" for p in report.peripherals]
     if jobs.censored:
         notes.append(f"{jobs.censored} job(s) not completed when the run ended (left out)")
     if jobs.incomplete:

@@ -64,6 +64,8 @@ def parse_size(value: Any, path: str) -> tuple[int | None, Problems]:
         size = int(match.group(1)) * _UNITS[match.group(2)]
     if not CACHE_LINE_BYTES <= size <= BUFFER_MAX_BYTES:
         return None, [(path, f"a buffer is {CACHE_LINE_BYTES} B to {BUFFER_MAX_BYTES >> 20} MiB, got {size} B")]
+    if size % CACHE_LINE_BYTES:
+        return None, [(path, f"a buffer is whole cache lines ({CACHE_LINE_BYTES} B), got {size} B")]
     return size, []
 
 

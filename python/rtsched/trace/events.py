@@ -34,6 +34,11 @@ class EventType(IntEnum):
     PREEMPT = 23  # ult backend: arg0: the CPU the job leaves to another job
     RESUME = 24  # ult backend: arg0: the CPU it resumes on, after a PREEMPT
     MIGRATE = 25  # ult backend: arg0: CPU it last ran on; arg1: CPU it runs on now
+    PREM_MEMORY = 26  # arg0: interval's index in the body; arg1: ns since the interval began (gate wait); memory phase starts
+    PREM_EXEC = 27  # arg0: 1 if a peripheral was still in its run span (forced); arg1: ns since the interval began
+    PREM_END = 28  # arg0: involuntary switches during the interval; arg1: padding (ns, < 0: overran)
+    GATE_RUN = 29  # a peripheral starts a run span: no memory phase starts until its GATE_HOLD
+    GATE_HOLD = 30  # arg0: 1 held by a memory phase, 0 its work is done; the run span has ended
 
 
 class BlockCause(IntEnum):
@@ -44,7 +49,7 @@ class BlockCause(IntEnum):
     GATE = 3  # job start held back by a ceiling or a boosted holder
 
 
-RESERVED_FIRST = 26
+RESERVED_FIRST = 31
 USER_FIRST = 64
 
 # Module-level names, as in C: EV_RELEASE, EV_START, ...
@@ -73,6 +78,11 @@ EV_RPC_REPLY = EventType.RPC_REPLY
 EV_PREEMPT = EventType.PREEMPT
 EV_RESUME = EventType.RESUME
 EV_MIGRATE = EventType.MIGRATE
+EV_PREM_MEMORY = EventType.PREM_MEMORY
+EV_PREM_EXEC = EventType.PREM_EXEC
+EV_PREM_END = EventType.PREM_END
+EV_GATE_RUN = EventType.GATE_RUN
+EV_GATE_HOLD = EventType.GATE_HOLD
 
 
 def event_name(value: int) -> str:
