@@ -30,7 +30,7 @@ struct run_world {
 	struct run_condvar_state *condvars; /* one per spec condvar */
 	struct run_server_state *servers;   /* one per spec server (set up by main.c) */
 	atomic_bool stopping;               /* the run is ending: abandon blocking actions */
-	struct run_gate gate;               /* PREM: peripherals wait while an interval is in its memory phase */
+	struct prem_gate gate;              /* PREM: peripherals wait while an interval is in its memory phase */
 };
 
 struct run_task_context {

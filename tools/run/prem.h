@@ -9,25 +9,13 @@
 #define RTSCHED_RUN_PREM_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rtsched/task.h>
 
+#include "prem_ops.h"
 #include "spec.h"
-
-/*
- * The peripheral scheduler's gate, shared by the whole run. Invariant: a
- * peripheral does its work only between a successful run_gate_enter and its
- * run_gate_leave, and a memory phase starts only once run_gate_close has
- * seen `running` at 0 after raising `memory_phases`: both sides use
- * sequentially consistent read-modify-writes and loads (Dekker), so either
- * the interval sees the peripheral inside (and waits for it to leave) or the
- * peripheral sees the memory phase (and does not start).
- */
-struct run_gate {
-	_Atomic uint32_t memory_phases; /* intervals in their memory phase now; futex word */
-	_Atomic uint32_t running;       /* peripherals inside a run span */
-};
 
 /* A task's PREM memory: one buffer per buffer of each prem action, or the peripheral's buffer. */
 struct run_prem_memory {
@@ -43,10 +31,10 @@ void run_prem_memory_destroy(struct run_prem_memory *memory);
 /* The prem action body[index] of `spec`, its buffers from `first_buffer` on; false if the priority change failed. */
 bool run_prem_interval(rts_task_t *task, const struct run_task *spec, size_t index,
 		       const struct run_prem_memory *memory, size_t first_buffer,
-		       struct run_gate *gate);
+		       struct prem_gate *gate);
 
 /* A peripheral's compute action: `ns` of CPU time writing its buffer, held out of memory phases. */
 void run_peripheral_compute(rts_task_t *task, const struct run_prem_memory *memory, int64_t ns,
-			    struct run_gate *gate, const _Atomic bool *stopping);
+			    struct prem_gate *gate, const _Atomic bool *stopping);
 
 #endif
