@@ -76,6 +76,7 @@ struct hog {
 	size_t bytes;
 	atomic_bool on;   /* stream now (the hog rounds) */
 	atomic_bool quit;
+	atomic_ullong written; /* bytes streamed so far */
 };
 
 /* One way's samples (ns) and, with a PMU, LLC misses summed over its samples. */
@@ -168,6 +169,7 @@ static void *hog_main(void *arg)
 		while (!prem_gate_wanted(hog->gate) && atomic_load_explicit(&hog->on, memory_order_relaxed)) {
 			memset(hog->buffer + at, (int)at, chunk);
 			at = (at + chunk) % hog->bytes;
+			atomic_fetch_add_explicit(&hog->written, chunk, memory_order_relaxed);
 		}
 		prem_gate_leave(hog->gate);
 	}
@@ -234,6 +236,7 @@ struct bench {
 	int pmu;       /* LLC-miss counter fd, -1: none */
 	int pmu_errno; /* why there is none */
 	struct series series[PATTERNS][WAYS];
+	int64_t hog_on_ns; /* time spent in the hog rounds */
 	volatile uint64_t sink;
 };
 
@@ -272,14 +275,19 @@ static void *measure_main(void *arg)
 	b->pmu_errno = b->pmu < 0 ? errno : 0;
 	for (int round = 0; round < ROUNDS; round++) {
 		for (int hogged = 1; hogged >= 0; hogged--) {
+			int64_t begin = clock_ns(CLOCK_MONOTONIC);
 			atomic_store(&b->hog.on, hogged == 1);
 			struct timespec settle = { 0, 2000000 };
 			nanosleep(&settle, NULL);
-			for (long i = 0; i < per_round && b->series[0][0].n < b->o.samples; i++)
+			long target = b->series[0][hogged ? UNMODIFIED_HOG : UNMODIFIED_QUIET].n + per_round;
+			while (b->series[0][hogged ? UNMODIFIED_HOG : UNMODIFIED_QUIET].n < target &&
+			       b->series[0][hogged ? UNMODIFIED_HOG : UNMODIFIED_QUIET].n < b->o.samples)
 				for (int pattern = 0; pattern < PATTERNS; pattern++) {
 					sample(b, pattern, hogged ? UNMODIFIED_HOG : UNMODIFIED_QUIET);
 					sample(b, pattern, hogged ? PREM_HOG : PREM_QUIET);
 				}
+			if (hogged)
+				b->hog_on_ns += clock_ns(CLOCK_MONOTONIC) - begin;
 		}
 	}
 	atomic_store(&b->hog.on, false);
@@ -315,6 +323,12 @@ static int64_t *interval_of(const struct series *s)
 	return total;
 }
 
+static double hog_mib_per_s(const struct bench *b)
+{
+	return b->hog_on_ns ? (double)atomic_load(&b->hog.written) / (double)(1 << 20) / ((double)b->hog_on_ns / 1e9)
+			    : 0.0;
+}
+
 static void report(struct bench *b, const char *no_pmu)
 {
 	const struct options *o = &b->o;
@@ -325,10 +339,13 @@ static void report(struct bench *b, const char *no_pmu)
 		if (no_pmu)
 			printf("no PMU on this machine (perf_event_open: %s): LLC misses not counted, times only\n",
 			       no_pmu);
+		printf("the hog streamed %.0f MiB/s during the hog rounds (gated out of the PREM memory phases)\n",
+		       hog_mib_per_s(b));
 	} else {
 		printf("{\"kib\": %ld, \"passes\": %ld, \"compute\": %ld, \"hog_mib\": %ld, \"samples\": %ld, "
-		       "\"pmu\": %s, \"patterns\": {",
-		       o->kib, o->passes, o->compute, o->hog_mib, b->series[0][0].n, no_pmu ? "false" : "true");
+		       "\"pmu\": %s, \"hog_mib_per_s\": %.0f, \"patterns\": {",
+		       o->kib, o->passes, o->compute, o->hog_mib, b->series[0][0].n, no_pmu ? "false" : "true",
+		       hog_mib_per_s(b));
 	}
 	for (int p = 0; p < PATTERNS; p++) {
 		struct stats st[WAYS], interval[WAYS];
