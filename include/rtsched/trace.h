@@ -81,7 +81,13 @@ enum rts_trace_event_type {
 	RTS_EV_PRIORITY = 26,        /* arg0: effective priority from now on; arg1: TID it has it from, 0: its own */
 	/* The simulator's DVFS policies (docs/dvfs.md): */
 	RTS_EV_FREQ_CHANGE = 27,     /* cpu: the CPU; arg0: new frequency (kHz); arg1: its voltage (uV) */
-	RTS_EV_RESERVED_FIRST = 28,
+	/* PREM (rtsched-run's prem actions and peripherals, docs/prem.md): */
+	RTS_EV_PREM_MEMORY = 28,     /* arg0: index in the body; arg1: ns since the interval began (gate wait) */
+	RTS_EV_PREM_EXEC = 29,       /* arg0: 1 if a peripheral was still in its run span (forced); arg1: ns since the interval began */
+	RTS_EV_PREM_END = 30,        /* arg0: involuntary switches during the interval; arg1: padding (ns, < 0: overran) */
+	RTS_EV_GATE_RUN = 31,        /* a peripheral starts a run span: no memory phase can start until its GATE_HOLD */
+	RTS_EV_GATE_HOLD = 32,       /* arg0: 1 held by a memory phase, 0 its work is done; the span has ended */
+	RTS_EV_RESERVED_FIRST = 33,
 	RTS_EV_USER_FIRST = 64,
 };
 

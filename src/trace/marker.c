@@ -55,6 +55,8 @@ static const char *const type_names[] = {
 	[19] = "RPC_CALL",      [20] = "RPC_SERVE_START", [21] = "RPC_SERVE_END",
 	[22] = "RPC_REPLY",     [23] = "PREEMPT",       [24] = "RESUME",
 	[25] = "MIGRATE",       [26] = "PRIORITY",      [27] = "FREQ_CHANGE",
+	[28] = "PREM_MEMORY",   [29] = "PREM_EXEC",     [30] = "PREM_END",
+	[31] = "GATE_RUN",      [32] = "GATE_HOLD",
 };
 
 const char *rts_trace_type_name(uint16_t type)

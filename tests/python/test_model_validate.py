@@ -216,7 +216,7 @@ def test_body_actions():
     assert_error(doc, "tasks[0].body[2]: an action is a mapping with one key")
     assert_error(doc, "tasks[0].body[3]: an action is a mapping with one key")
     assert 'tasks[0].body[4].call: unknown server "server" (known: none are declared)' in errors
-    assert "tasks[0].body[5].prem: not implemented yet (a later issue adds it)" in errors
+    assert "tasks[0].body[5].prem.mem: unknown key (keys: access, buffers, compute, length)" in errors
 
 
 def test_empty_body():

@@ -227,13 +227,34 @@ static bool call(struct run_task_context *context, rts_task_t *task, const struc
 	return true;
 }
 
-static bool run_action(struct run_task_context *context, rts_task_t *task,
-		       const struct run_action *action)
+/* The first buffer of prem action body[index] in the task's PREM memory. */
+static size_t first_buffer(const struct run_task *spec, size_t index)
 {
+	size_t first = 0;
+	for (size_t a = 0; a < index; a++)
+		if (spec->body[a].op == RUN_OP_PREM)
+			first += spec->body[a].n_buffers;
+	return first;
+}
+
+static bool run_action(struct run_task_context *context, rts_task_t *task, size_t index)
+{
+	const struct run_action *action = &context->task->body[index];
 	switch (action->op) {
 	case RUN_OP_COMPUTE:
-		run_busy_ns(action->ns);
+		if (context->task->peripheral_buffer_bytes)
+			run_peripheral_compute(task, &context->prem, action->ns, &context->world->gate,
+					       &context->world->stopping);
+		else
+			run_busy_ns(action->ns);
 		return true;
+	case RUN_OP_PREM:
+		if (run_prem_interval(task, context->task, index, &context->prem,
+				      first_buffer(context->task, index), &context->world->gate))
+			return true;
+		fprintf(stderr, "rtsched-run: task %s: prem: cannot change its priority: %s\n",
+			context->task->name, strerror(errno));
+		return false;
 	case RUN_OP_LOCK:
 		return lock(context, task, action->index);
 	case RUN_OP_UNLOCK:
@@ -282,7 +303,7 @@ void run_job_body(rts_task_t *task, const struct rts_job *job, void *arg)
 	if (spec->lock_level > 0 && !context->level_declared && !declare_level(context))
 		return;
 	for (size_t i = 0; i < spec->body_len; i++) {
-		if (!run_action(context, task, &spec->body[i])) {
+		if (!run_action(context, task, i)) {
 			/* The run is ending (or a lock failed): give back what the job holds. */
 			for (size_t r = context->world->spec->n_resources; r-- > 0;)
 				if (context->held[r])

@@ -13,6 +13,7 @@
 #include <rtsched/mutex.h>
 #include <rtsched/task.h>
 
+#include "prem.h"
 #include "servers.h"
 #include "spec.h"
 
@@ -29,6 +30,7 @@ struct run_world {
 	struct run_condvar_state *condvars; /* one per spec condvar */
 	struct run_server_state *servers;   /* one per spec server (set up by main.c) */
 	atomic_bool stopping;               /* the run is ending: abandon blocking actions */
+	struct prem_gate gate;              /* PREM: peripherals wait while an interval is in its memory phase */
 };
 
 struct run_task_context {
@@ -36,6 +38,7 @@ struct run_task_context {
 	const struct run_task *task;
 	bool *held; /* per resource: held by this task's current job */
 	bool level_declared; /* the task's lock_level was declared on its thread */
+	struct run_prem_memory prem; /* the buffers of its prem actions, or its peripheral buffer */
 };
 
 /* 0 or a positive errno (with a message on stderr). */

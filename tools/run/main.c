@@ -231,7 +231,7 @@ static int create_tasks(struct run *run)
 		context->world = &run->world;
 		context->task = task;
 		context->held = calloc(spec->n_resources ? spec->n_resources : 1, sizeof(bool));
-		if (!context->held)
+		if (!context->held || run_prem_memory_init(&context->prem, task) != 0)
 			return ENOMEM;
 		task->params.cpuset = task->cpuset >= 0 ? run->cpusets.dirs[task->cpuset] : NULL;
 		task->params.trace_task_id = (int32_t)i;
@@ -264,8 +264,10 @@ static void tear_down(struct run *run)
 		run->trace = NULL;
 	}
 	run_cpusets_remove(&run->cpusets);
-	for (size_t i = 0; run->contexts && i < run->spec.n_tasks; i++)
+	for (size_t i = 0; run->contexts && i < run->spec.n_tasks; i++) {
 		free(run->contexts[i].held);
+		run_prem_memory_destroy(&run->contexts[i].prem);
+	}
 	free(run->contexts);
 	free(run->tasks);
 	run_world_destroy(&run->world);

@@ -266,6 +266,39 @@ static bool read_server(struct reader *r, json_t *json, const char *path, void *
 	return true;
 }
 
+/* {"op": "prem", "ns": compute, "length_ns", "buffers_bytes": [...], "access": "linear"|"random"} */
+static bool read_prem(struct reader *r, json_t *json, const char *path, struct run_action *action)
+{
+	static const char *const keys[] = { "op", "ns", "length_ns", "buffers_bytes", "access", NULL };
+	action->op = RUN_OP_PREM;
+	char access[16], at[PATH_MAX_LEN];
+	if (!check_keys(r, json, path, keys) ||
+	    !get_int(r, json, path, "ns", 1, INT64_MAX / 4, &action->ns) ||
+	    !get_int(r, json, path, "length_ns", action->ns + 1, INT64_MAX / 4, &action->length_ns) ||
+	    !get_string(r, json, path, "access", access, sizeof(access)))
+		return false;
+	if (strcmp(access, "linear") != 0 && strcmp(access, "random") != 0)
+		return fail(r, path, "access \"%s\" is not linear or random", access);
+	action->random_access = access[0] == 'r';
+	json_t *sizes = get_array(r, json, path, "buffers_bytes", at);
+	if (!sizes)
+		return false;
+	if (json_array_size(sizes) < 1 || json_array_size(sizes) > RUN_PREM_BUFFERS_MAX)
+		return fail(r, at, "expected 1 to %d buffers", RUN_PREM_BUFFERS_MAX);
+	size_t i;
+	json_t *size;
+	json_array_foreach(sizes, i, size) {
+		if (!json_is_integer(size) || json_integer_value(size) < RUN_LINE_BYTES ||
+		    json_integer_value(size) > RUN_BUFFER_MAX_BYTES ||
+		    json_integer_value(size) % RUN_LINE_BYTES)
+			return fail(r, at, "item %zu: expected a size in bytes, a multiple of 64 in [%d, %lld]",
+				    i, RUN_LINE_BYTES, (long long)RUN_BUFFER_MAX_BYTES);
+		action->buffer_bytes[i] = (uint64_t)json_integer_value(size);
+	}
+	action->n_buffers = (uint32_t)json_array_size(sizes);
+	return true;
+}
+
 struct body_context {
 	const struct run_spec *spec;
 };
@@ -317,6 +350,8 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 		action->index = (uint32_t)value;
 		return true;
 	}
+	if (strcmp(op, "prem") == 0)
+		return read_prem(r, json, path, action);
 	return fail(r, path, "unknown op \"%s\"", op);
 }
 
@@ -345,7 +380,8 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 	static const char *const keys[] = {
 		"name", "kind", "period_ns", "deadline_ns", "offset_ns", "wcet_ns",
 		"sporadic_max_extra_ns", "seed", "max_jobs", "policy", "priority",
-		"dl_runtime_ns", "cpus", "cpuset", "budget_ns", "lock_level", "body", NULL
+		"dl_runtime_ns", "cpus", "cpuset", "budget_ns", "lock_level", "body", "prem_priority",
+		"peripheral_buffer_bytes", NULL
 	};
 	const struct run_spec *spec = context;
 	struct run_task *task = out;
@@ -378,6 +414,15 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 	if (!get_int(r, json, path, "lock_level", 0, RTS_LOCK_MAX_LEVEL, &value))
 		return false;
 	task->lock_level = (int)value;
+	if (!get_int(r, json, path, "prem_priority", 0, 99, &value))
+		return false;
+	task->prem_priority = (int)value;
+	if (!get_int(r, json, path, "peripheral_buffer_bytes", 0, RUN_BUFFER_MAX_BYTES, &value))
+		return false;
+	if (value != 0 && (value < RUN_LINE_BYTES || value % RUN_LINE_BYTES))
+		return fail(r, path, "peripheral_buffer_bytes: %lld is not 0 or a multiple of %d",
+			    (long long)value, RUN_LINE_BYTES);
+	task->peripheral_buffer_bytes = (uint64_t)value;
 	if (!read_policy(r, json, path, task) || !get_cpus(r, json, path, &task->cpus))
 		return false;
 	char at[PATH_MAX_LEN];
@@ -475,8 +520,8 @@ static bool read_spec(struct reader *r, json_t *root, struct run_spec *spec)
 	if (!check_keys(r, root, "$", keys) ||
 	    !get_string(r, root, "$", "format", format, sizeof(format)))
 		return false;
-	if (strcmp(format, "rtsched-runner/4") != 0)
-		return fail(r, "$.format", "\"%s\" is not rtsched-runner/4", format);
+	if (strcmp(format, "rtsched-runner/5") != 0)
+		return fail(r, "$.format", "\"%s\" is not rtsched-runner/5", format);
 	if (!get_string(r, root, "$", "name", spec->name, sizeof(spec->name)) ||
 	    !get_string(r, root, "$", "scheduler", spec->scheduler, sizeof(spec->scheduler)) ||
 	    !get_string(r, root, "$", "backend", spec->backend, sizeof(spec->backend)) ||

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The runner's input (docs/runner-input.md, format "rtsched-runner/4"), read
+ * The runner's input (docs/runner-input.md, format "rtsched-runner/5"), read
  * with jansson into plain structs. Every problem is reported with its JSON
  * path; unknown keys are errors.
  */
@@ -27,12 +27,22 @@ enum run_op {
 	RUN_OP_BROADCAST,
 	RUN_OP_SLEEP,
 	RUN_OP_CALL,
+	RUN_OP_PREM,
 };
+
+#define RUN_PREM_BUFFERS_MAX 8
+#define RUN_LINE_BYTES 64                  /* the memory phase's stride */
+#define RUN_BUFFER_MAX_BYTES (256ll << 20) /* one buffer at most (rtsched.model.prem) */
 
 struct run_action {
 	enum run_op op;
 	int64_t ns;     /* compute, sleep; call: the service asked for */
 	uint32_t index; /* resource, condvar or server */
+	/* prem: ns is the execution phase's compute; the interval lasts length_ns from its start */
+	int64_t length_ns;
+	uint64_t buffer_bytes[RUN_PREM_BUFFERS_MAX];
+	uint32_t n_buffers;
+	bool random_access;
 };
 
 struct run_task {
@@ -41,6 +51,8 @@ struct run_task {
 	cpu_set_t cpus;
 	int cpuset;                    /* index into run_spec.cpusets, -1: none */
 	int lock_level;                /* SRP preemption level to declare; 0: none (the priority) */
+	int prem_priority;             /* prem actions run at this SCHED_FIFO priority; 0: no prem action */
+	uint64_t peripheral_buffer_bytes; /* a peripheral (gated by memory phases); 0: not one */
 	struct run_action *body;
 	size_t body_len;
 };

@@ -334,6 +334,9 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
       task and on its callers' partition; otherwise a server's work would
       interfere in ways Eq. 1–5 do not count, and every task is listed in
       ``unanalysable`` with the reason.
+    - Non-preemptive intervals (``np_segments_ns``): a PREM task's
+      predictable intervals, each its ``length`` (its body has nothing else,
+      so they sum to its WCET); ``fp-lp`` analyses them.
     - SCHED_OTHER background tasks are left out (noted).
     - A task inside a reservation is listed in ``unanalysable``: a flat test
       does not see the reservation's supply (``rtsched.analysis.reservations``
@@ -392,6 +395,7 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
                 partition=t.partition if taskset.platform.is_partitioned else None,
                 waits=waits,
                 rpcs=rpcs,
+                np_segments_ns=tuple(p.length_ns for p in t.prem_intervals),
             )
         )
     if cpus is None:

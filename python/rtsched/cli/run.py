@@ -254,6 +254,12 @@ def print_table(result: RunResult, console: Console) -> None:
               + ", ".join(f"priority {level} for {ns / 1e6:.3f} ms" for level, ns in p.ns_at_priority
                           if level != p.base_priority)
               for p in report.priorities if len(p.ns_at_priority) > 1]
+    notes += [f"PREM {p.name}: {p.intervals} intervals, memory phase up to {_ms(p.longest_memory_phase_ns)}, "
+              f"padding at least {_ms(p.least_padding_ns)}, {p.overruns} overran, length spread "
+              f"{p.length_spread_ns} ns, {p.involuntary_switches} involuntary switches, {p.forced} forced the gate"
+              for p in report.prem]
+    notes += [f"peripheral {p.name}: {p.spans} run spans, {p.held} ended by a memory phase, "
+              f"{p.overlapping} overlap one" for p in report.peripherals]
     if jobs.censored:
         notes.append(f"{jobs.censored} job(s) not completed when the run ended (left out)")
     if jobs.incomplete:

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from rtsched.model.durations import format_duration
-from rtsched.model.model import Action, Call, Compute, Lock, Reservation, Resource, Sleep, TaskSet, Unlock
+from rtsched.model.model import Action, Call, Compute, Lock, Prem, Reservation, Resource, Sleep, TaskSet, Unlock
 from rtsched.model.power import PowerModel
 
 __all__ = ["taskset_to_dict"]
@@ -22,6 +22,9 @@ __all__ = ["taskset_to_dict"]
 def _action(action: Action) -> dict[str, Any]:
     if isinstance(action, Call):
         return {"call": {"server": action.server, "duration": format_duration(action.ns)}}
+    if isinstance(action, Prem):
+        return {"prem": {"buffers": list(action.buffers_bytes), "compute": format_duration(action.compute_ns),
+                         "length": format_duration(action.length_ns), "access": action.access}}
     if isinstance(action, (Compute, Sleep)):
         return {action.op: format_duration(action.ns)}
     if isinstance(action, (Lock, Unlock)):
@@ -127,6 +130,8 @@ def taskset_to_dict(taskset: TaskSet) -> dict[str, Any]:
                 "max_extra": format_duration(t.sporadic.max_extra_ns),
                 "seed": t.sporadic.seed,
             }
+        if t.peripheral_buffer_bytes is not None:
+            task["peripheral"] = {"buffer": t.peripheral_buffer_bytes}
         task["body"] = [_action(a) for a in t.body]
         tasks.append(task)
     doc["tasks"] = tasks

@@ -44,6 +44,8 @@ __all__ = [
     "Signal",
     "Broadcast",
     "Call",
+    "Prem",
+    "PREM_ACCESS",
     "Action",
     "Task",
     "TaskSet",
@@ -297,11 +299,34 @@ class Call:
     ns: int
 
 
-Action = Union[Compute, Sleep, Lock, Unlock, Wait, Signal, Broadcast, Call]
+#: How a predictable interval's execution phase walks its buffers: in address order, or in a
+#: fixed pseudo-random order of their cache lines (the thesis's linear_access / random_access).
+PREM_ACCESS: tuple[str, ...] = ("linear", "random")
+
+
+@dataclass(frozen=True, slots=True)
+class Prem:
+    """A PREM predictable interval (seed 002, chapter 5; docs/prem.md).
+
+    The memory phase touches every cache line of ``buffers_bytes`` (one buffer per size, private to
+    the task); the execution phase then works ``compute_ns`` of CPU time over those buffers in the
+    ``access`` order. The whole interval runs non-preemptively and is padded to ``length_ns`` from
+    the start of its memory phase, so it always lasts ``length_ns``: the thesis's e_{i,j}, with
+    ``length_ns - compute_ns`` the memory phase's budget. Invariant: 0 < compute_ns < length_ns.
+    """
+
+    op: ClassVar[str] = "prem"
+    buffers_bytes: tuple[int, ...]
+    compute_ns: int
+    length_ns: int
+    access: str = "linear"
+
+
+Action = Union[Compute, Sleep, Lock, Unlock, Wait, Signal, Broadcast, Call, Prem]
 
 #: Action classes by their name in a task-set file.
 ACTIONS: dict[str, type] = {
-    cls.op: cls for cls in (Compute, Lock, Unlock, Wait, Signal, Broadcast, Sleep, Call)
+    cls.op: cls for cls in (Compute, Lock, Unlock, Wait, Signal, Broadcast, Sleep, Call, Prem)
 }
 
 
@@ -314,6 +339,9 @@ class Task:
     inside a reservation, ``fifo`` or ``deadline`` after the reservation's
     scheduler (FP or EDF). ``reservation``: the leaf reservation the task
     runs in (None: scheduled directly by the platform's scheduler).
+    ``peripheral_buffer_bytes``: set for a *peripheral* task (PREM's memory-heavy or I/O load):
+    its compute actions write over a private buffer of that size and run only while no
+    predictable interval of the set is in its memory phase (docs/prem.md).
     ``priority`` is set only for ``fifo``; ``partition`` only under P-FP /
     P-EDF (optional for ``other``). ``budget_ns`` is None when the file gives
     none (FP: not monitored; EDF: the runtime is ``wcet_ns``).
@@ -333,6 +361,7 @@ class Task:
     sporadic: Sporadic | None = None
     body: tuple[Action, ...] = field(default=())
     reservation: str | None = None
+    peripheral_buffer_bytes: int | None = None
 
     @property
     def utilization(self) -> Fraction:
@@ -353,6 +382,11 @@ class Task:
     def compute_ns(self) -> int:
         """The sum of the body's compute actions (the default WCET)."""
         return sum(a.ns for a in self.body if isinstance(a, Compute))
+
+    @property
+    def prem_intervals(self) -> tuple[Prem, ...]:
+        """The body's predictable intervals, in order (empty: not a PREM task)."""
+        return tuple(a for a in self.body if isinstance(a, Prem))
 
     @property
     def dl_runtime_ns(self) -> int:

@@ -1,4 +1,4 @@
-"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/4``).
+"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/5``).
 
 Durations become integer nanoseconds, names become indices, every CPU list
 is made explicit (the online CPUs are read here, at resolve time, when the
@@ -18,10 +18,12 @@ from rtsched.model.model import (
     Call,
     Compute,
     Lock,
+    Prem,
     Resource,
     RpcServer,
     Signal,
     Sleep,
+    Task,
     TaskSet,
     Unlock,
     Wait,
@@ -36,7 +38,7 @@ __all__ = [
     "to_runner_input",
 ]
 
-RUNNER_FORMAT = "rtsched-runner/4"
+RUNNER_FORMAT = "rtsched-runner/5"
 DEFAULT_RELEASE_DELAY_NS = 100_000_000
 #: Limits of rtsched-run's reader (tools/run/spec.h RUN_PATH_MAX, spec.c).
 TRACE_PATH_MAX = 512
@@ -64,7 +66,21 @@ def _action(action: Action, resources: dict[str, int], condvars: dict[str, int],
         return {"op": action.op, "resource": resources[action.resource]}
     if isinstance(action, (Wait, Signal, Broadcast)):
         return {"op": action.op, "condvar": condvars[action.condvar]}
+    if isinstance(action, Prem):
+        return {"op": "prem", "ns": action.compute_ns, "length_ns": action.length_ns,
+                "buffers_bytes": list(action.buffers_bytes), "access": action.access}
     raise TypeError(f"unknown action {action!r}")  # pragma: no cover
+
+
+def _prem_priority(taskset: TaskSet, task: Task, placement: Placement) -> int:
+    """The SCHED_FIFO priority a PREM task's intervals run at: the highest of the threads that share
+    a CPU with it, so that none of them preempts an interval (0: the task has no interval)."""
+    if not task.prem_intervals:
+        return 0
+    mine = set(placement.cpus_of(task.name))
+    threads = [(t.name, t.priority) for t in taskset.tasks if t.priority is not None]
+    threads += [(s.name, s.priority) for s in taskset.servers]
+    return max(p for name, p in threads if mine & set(placement.cpus_of(name)))
 
 
 def _server(taskset: TaskSet, server: RpcServer, placement: Placement) -> dict[str, Any]:
@@ -223,6 +239,8 @@ def to_runner_input(
                 "cpuset": cpuset,
                 "budget_ns": budget,
                 "lock_level": levels.get(task.name, 0),
+                "prem_priority": _prem_priority(taskset, task, placement),
+                "peripheral_buffer_bytes": task.peripheral_buffer_bytes or 0,
                 "body": [_action(a, resources, condvars, server_index) for a in task.body],
             }
         )

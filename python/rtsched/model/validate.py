@@ -20,6 +20,7 @@ from rtsched.model.ceilings import LEVEL_MAX, ceiling_problems
 from rtsched.model.dvfs_format import read_dvfs
 from rtsched.model.durations import DurationError, format_duration, parse_duration
 from rtsched.model.reservations import RESERVATION_KEYS, read_reservations, reservation_problems, with_inherited
+from rtsched.model.prem import parse_peripheral, parse_prem, prem_problems
 from rtsched.model.ult import ult_problems
 from rtsched.model.model import (
     ACTIONS,
@@ -42,6 +43,7 @@ from rtsched.model.model import (
     Platform,
     Policy,
     Reservation,
+    Prem,
     Resource,
     RpcServer,
     Scheduler,
@@ -100,6 +102,7 @@ TASK_KEYS = frozenset(
         "sporadic",
         "body",
         "reservation",
+        "peripheral",
     }
 )
 SPORADIC_KEYS = frozenset({"max_extra", "seed"})
@@ -113,7 +116,7 @@ FUTURE_PROTOCOLS = {
     "ceiling": 'write "ipcp" (immediate ceiling, the semantics of PTHREAD_PRIO_PROTECT)',
     "dpcp": "not implemented yet (a later issue adds it)",
 }
-FUTURE_ACTIONS = {a: "not implemented yet (a later issue adds it)" for a in ("prem",)}
+FUTURE_ACTIONS: dict[str, str] = {}
 
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 #: Task, resource, condvar and partition names fit the trace's 32-byte name field.
@@ -320,7 +323,8 @@ class _Checker:
             reservations=tuple(reservations.values()),
         )
         taskset = with_inherited(taskset)
-        for path, message in ceiling_problems(taskset) + ult_problems(taskset) + reservation_problems(taskset):
+        for path, message in (ceiling_problems(taskset) + ult_problems(taskset) + reservation_problems(taskset)
+                              + prem_problems(taskset)):
             self.error(path, message)
         return None if self.errors else taskset
 
@@ -612,6 +616,7 @@ class _Checker:
         max_jobs = field("max_jobs", lambda v, p: self.integer(v, p, 1))
         body = field("body", lambda v, p: self.body(v, p, resources, condvars, servers))
         reservation = field("reservation", self.name)
+        peripheral = field("peripheral", self.peripheral)
         if "name" not in data or "period" not in data or "body" not in data:
             ok = False
 
@@ -684,11 +689,12 @@ class _Checker:
             ok = False
 
         if body is not None and wcet is None and "wcet" not in data:
-            wcet = sum(a.ns for a in body if isinstance(a, Compute))
+            wcet = sum(a.ns for a in body if isinstance(a, Compute)) + sum(
+                a.length_ns for a in body if isinstance(a, Prem))
             if wcet == 0:
                 self.error(
                     f"{path}.wcet",
-                    "the body has no compute, so the default WCET would be 0: give wcet",
+                    "the body has no compute or prem, so the default WCET would be 0: give wcet",
                 )
                 ok = False
 
@@ -728,7 +734,14 @@ class _Checker:
             sporadic=sporadic,
             body=tuple(body),
             reservation=reservation,
+            peripheral_buffer_bytes=peripheral,
         )
+
+    def peripheral(self, value: Any, path: str) -> int | None:
+        size, problems = parse_peripheral(value, path)
+        for where, message in problems:
+            self.error(where, message)
+        return size
 
     def partition_ref(self, value: Any, path: str, platform: Platform) -> str | None:
         if platform.partitions is not None:
@@ -827,7 +840,15 @@ class _Checker:
                            + f" (actions: {', '.join(ACTION_NAMES)})")
                 ok = False
                 continue
-            if op == "call":
+            if op == "prem":
+                prem, problems = parse_prem(arg, opath)
+                for where, message in problems:
+                    self.error(where, message)
+                if prem is None:
+                    ok = False
+                    continue
+                actions.append(prem)
+            elif op == "call":
                 call = self.call(arg, opath, servers)
                 if call is None:
                     ok = False

@@ -24,6 +24,9 @@ Layout (the JSON "Trace Event Format"):
 - one track per server (tid = number of tasks + server position + 1) with an
   ``X`` slice per service, ``<server> for <client> #<job>`` (RPC_SERVE_START
   to RPC_SERVE_END), also on its CPU track when both ends were recorded there;
+- PREM (docs/prem.md): on a PREM task's track, an ``X`` slice per memory phase
+  and per execution phase of each interval, nested in its job's; on a
+  peripheral's track, one per run span (GATE_RUN to GATE_HOLD);
 - instant events on the task tracks: release (at the nominal release),
   deadline miss and budget overrun (at completion), lock acquire / release,
   condition wait / wake / signal / broadcast, markers.
@@ -40,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from rtsched.report.jobs import JobTable
+from rtsched.report.prem import gate_spans, prem_intervals
 from rtsched.trace import EventType as EV
 from rtsched.trace import Trace
 
@@ -125,6 +129,26 @@ def _us(t_ns: int, t0: int) -> float:
     return round((t_ns - t0) / 1000.0, 3)
 
 
+def _slice(name: str, cat: str, tid: int, begin: int, end: int, t0: int, args: dict[str, Any]) -> dict[str, Any]:
+    return {"ph": "X", "name": name, "cat": cat, "pid": TASKS_PID, "tid": tid, "ts": _us(begin, t0),
+            "dur": round((end - begin) / 1000.0, 3), "args": args}
+
+
+def _prem_slices(trace: Trace, task: str, tid: int, t0: int) -> list[dict[str, Any]]:
+    """PREM slices on a task's track, nested in its job's: each interval's memory phase (from the
+    interval's start: its gate wait included) and execution phase (to the end of its padding), and a
+    peripheral's run spans."""
+    out = []
+    for row in prem_intervals(trace, task):
+        args = {"interval": int(row["index"]), "padding_us": int(row["padding"]) / 1000.0,
+                "involuntary_switches": int(row["switches"])}
+        out.append(_slice("memory phase", "prem", tid, int(row["start"]), int(row["execution"]), t0, args))
+        out.append(_slice("execution phase", "prem", tid, int(row["execution"]), int(row["end"]), t0, args))
+    for begin, end in gate_spans(trace, task).tolist():
+        out.append(_slice("run (gate open)", "gate", tid, begin, end, t0, {}))
+    return out
+
+
 def perfetto_trace(table: JobTable, trace: Trace) -> dict[str, Any]:
     t0 = table.t0_ns
     out: list[dict[str, Any]] = [
@@ -190,6 +214,8 @@ def perfetto_trace(table: JobTable, trace: Trace) -> dict[str, Any]:
                     cpu_slices.setdefault(begin_cpu, []).append((begin, end, label, job_args))
                 else:
                     cpu_slices.setdefault(-1, []).append((begin, end, label, job_args))
+    for info in table.tasks:
+        out += _prem_slices(trace, info.name, info.index + 1, t0)
     names = {info.index: info.name for info in table.tasks}
     services = service_segments(trace)
     servers = sorted({s[0] for s in services})

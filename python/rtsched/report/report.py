@@ -28,6 +28,7 @@ from rtsched.report.export_perfetto import write_perfetto
 from rtsched.report.jobs import JobTable, build_job_table
 from rtsched.report.priorities import PriorityTime, priority_time
 from rtsched.report.stats import TaskStats, task_stats
+from rtsched.report.prem import PeripheralSpans, PremTask, prem_summary
 from rtsched.report.threads import ServerCalls, events_off_cpus, server_calls
 from rtsched.trace import Trace
 from rtsched.trace.kernel_sched import KernelSchedule
@@ -53,6 +54,8 @@ class Report:
     events_off_cpus: int
     excess: tuple[ExcessJob, ...] = ()  # every job above its bound, with what its window shows
     priorities: tuple[PriorityTime, ...] = ()  # time at each priority, where the trace records changes
+    prem: tuple[PremTask, ...] = ()  # PREM tasks' intervals (docs/prem.md)
+    peripherals: tuple[PeripheralSpans, ...] = ()  # peripherals' run spans against the memory phases
 
     @property
     def deadline_misses(self) -> int:
@@ -64,7 +67,11 @@ class Report:
 
     def summary(self, **producer: Any) -> dict[str, Any]:
         """The summary (summary.json): ``producer`` adds what the trace's producer knows
-        (the runner: PI-CV, steal time, exit status, files)."""
+        (the runner: PI-CV, steal time, exit status, files). A set with PREM tasks or
+        peripherals also gets ``prem`` and ``peripherals``."""
+        if self.prem or self.peripherals:
+            producer = {**producer, "prem": [p.as_dict() for p in self.prem],
+                        "peripherals": [p.as_dict() for p in self.peripherals]}
         return summary_dict(
             self.table,
             self.stats,
@@ -112,6 +119,7 @@ def build_report(
     of the run's CPUs) and ``steal`` (samples of host steal) explain jobs above their bounds."""
     table = build_job_table(trace)
     stats = tuple(task_stats(table, analysis, blocking_by_task(trace)))
+    prem, peripherals = prem_summary(trace, taskset)
     return Report(
         trace=trace,
         taskset=taskset,
@@ -123,6 +131,8 @@ def build_report(
         events_off_cpus=events_off_cpus(trace, placement),
         excess=explain_excess(table, stats, trace, placement, kernel, steal),
         priorities=priority_time(trace, taskset),
+        prem=prem,
+        peripherals=peripherals,
     )
 
 

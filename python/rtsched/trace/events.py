@@ -36,6 +36,11 @@ class EventType(IntEnum):
     MIGRATE = 25  # ult backend: arg0: CPU it last ran on; arg1: CPU it runs on now
     PRIORITY = 26  # arg0: the thread's effective priority from now on; arg1: TID of the thread it has it from (0: its own)
     FREQ_CHANGE = 27  # simulated DVFS: cpu: the CPU; arg0: frequency (kHz); arg1: voltage (uV)
+    PREM_MEMORY = 28  # arg0: interval's index in the body; arg1: ns since the interval began (gate wait); memory phase starts
+    PREM_EXEC = 29  # arg0: 1 if a peripheral was still in its run span (forced); arg1: ns since the interval began
+    PREM_END = 30  # arg0: involuntary switches during the interval; arg1: padding (ns, < 0: overran)
+    GATE_RUN = 31  # a peripheral starts a run span: no memory phase starts until its GATE_HOLD
+    GATE_HOLD = 32  # arg0: 1 held by a memory phase, 0 its work is done; the run span has ended
 
 
 class BlockCause(IntEnum):
@@ -46,7 +51,7 @@ class BlockCause(IntEnum):
     GATE = 3  # job start held back by a ceiling or a boosted holder
 
 
-RESERVED_FIRST = 28
+RESERVED_FIRST = 33
 USER_FIRST = 64
 
 # Module-level names, as in C: EV_RELEASE, EV_START, ...
@@ -77,6 +82,11 @@ EV_RESUME = EventType.RESUME
 EV_MIGRATE = EventType.MIGRATE
 EV_PRIORITY = EventType.PRIORITY
 EV_FREQ_CHANGE = EventType.FREQ_CHANGE
+EV_PREM_MEMORY = EventType.PREM_MEMORY
+EV_PREM_EXEC = EventType.PREM_EXEC
+EV_PREM_END = EventType.PREM_END
+EV_GATE_RUN = EventType.GATE_RUN
+EV_GATE_HOLD = EventType.GATE_HOLD
 
 
 def event_name(value: int) -> str:
