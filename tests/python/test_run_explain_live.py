@@ -75,12 +75,18 @@ def test_a_real_time_hog_on_the_cpu_is_named_as_the_cause(tmp_path):
     # The bound is 1 ms (alone on its CPU); jobs released while the hog runs take up to 5 ms.
     assert report.stats[0].bound_ns == 1_000_000
     # Every job's own overheads (tens of us) put it a little above the ideal 1 ms; the hog's bursts
-    # put some far above (up to its 4 ms burst). For those the hog is named and covers nearly all of
-    # the excess (the rest: the job's own overheads, which make it "mostly" disturbed).
+    # put some far above (up to its 4 ms burst). Each of those is explained by what ran outside the
+    # set; where the hog ran in the window it is named and covers most of the excess (the rest: the
+    # job's own overheads, which make it "mostly" disturbed). On a loaded machine a job may also be
+    # pushed far by other threads (the kernel's fair server running SCHED_OTHER ones ahead, kernel
+    # threads): still explained, by those.
     far = [e for e in report.excess if e.excess_ns > 1_000_000]
     assert far, [(e.excess_ns, e.cause) for e in report.excess][:5]
     for e in far:
         assert e.verdict in (DISTURBED, MOSTLY_DISTURBED), e.cause
-        assert [pid for _, pid, _ in e.others_rt] == [hog.pid], e.cause
-        assert e.others_rt[0][2] > 0.9 * e.excess_ns
+    by_hog = [(e, ns) for e in far for _, pid, ns in e.others_rt if pid == hog.pid]
+    assert by_hog, [e.cause for e in far][:5]
+    for e, hog_ns in by_hog:
         assert "real-time threads outside the set ran" in e.cause and f"[{hog.pid}]" in e.cause
+        if len(e.others_rt) == 1 and "SCHED_OTHER" not in e.cause:
+            assert hog_ns > 0.9 * e.excess_ns, e.cause
