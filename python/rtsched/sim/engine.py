@@ -53,7 +53,7 @@ class Engine:
         self.picv = options.picv
         self._jitter_ns = options.release_jitter_ns
         self._jitter = random.Random(options.seed * 7919 + 1) if options.release_jitter_ns else None
-        self._seq = 0
+        self.ready_seq = 0
         self.now = 0  # the instant being simulated
         self._to_advance: list[SimThread] = []
         settings = lock_settings(taskset)
@@ -62,8 +62,8 @@ class Engine:
         mutex = {lock.name: lock for lock in self.locks}
         self.condvars = [SimCondVar(i, c.name, mutex[c.mutex]) for i, c in enumerate(taskset.condvars)]
         self.partitions = Partitions()
-        self._dirty: list[Domain] = []  # domains to dispatch at this instant
-        self.domains = self._domains(taskset, placement, self._dirty)
+        self.dirty_domains: list[Domain] = []  # domains to dispatch at this instant
+        self.domains = self._domains(taskset, placement, self.dirty_domains)
         self.threads = self._threads(taskset, options)
         for t in self.threads:  # each fixed priority at t0, so that a trace shows them without a change
             if not t.is_edf:
@@ -155,7 +155,7 @@ class Engine:
         # at ``now``: a job whose work is done at t completes at t even when a higher-priority
         # job is released at t (otherwise it would be preempted with nothing left to run and
         # complete only after that job: a response the model does not have).
-        dirty = self._dirty
+        dirty = self.dirty_domains
         to_advance = self._to_advance
         while True:
             while to_advance:  # in the order they were queued, those queued meanwhile after them
@@ -214,8 +214,8 @@ class Engine:
 
     def make_ready(self, t: SimThread) -> None:
         t.state = READY
-        self._seq += 1
-        t.seq = self._seq
+        self.ready_seq += 1
+        t.seq = self.ready_seq
         t.domain.push(t)
 
     def _start(self, t: SimThread, cpu: int, now: int) -> None:
