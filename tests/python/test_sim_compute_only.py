@@ -1,6 +1,7 @@
 """The compute-only loop (rtsched.sim.compute_only) against the generic engine: on every set that
 fits it, the same events for every thread, the same count of completed jobs (hypothesis over
-generated sets: P-FP and P-EDF on one or two one-CPU partitions, equal priorities and deadlines,
+generated sets: P-FP, P-EDF (one-CPU partitions, or a two-CPU cluster), G-FP and G-EDF on 1 to 3
+CPUs, equal priorities and deadlines,
 offsets, sporadic gaps, job limits, several computes per body, drawn execution times, overload);
 and the sets it does not fit go to the generic engine."""
 
@@ -26,16 +27,25 @@ FAST = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[Hea
 
 @st.composite
 def compute_sets(draw):
-    scheduler = draw(st.sampled_from(["P-FP", "P-EDF"]))
-    cpus = draw(st.sampled_from([[0], [0, 1]]))
-    n = draw(st.integers(1, 7))
+    scheduler = draw(st.sampled_from(["P-FP", "P-EDF", "G-FP", "G-EDF"]))
+    platform = {"scheduler": scheduler, "cpus": draw(st.sampled_from([[0], [0, 1], [0, 1, 2]]))}
+    partitions = [None]
+    if scheduler.startswith("P-"):
+        partitions = [f"cpu{c}" for c in platform["cpus"]]
+        if len(platform["cpus"]) == 3 and draw(st.booleans()):  # a cluster of two CPUs beside one CPU
+            platform["partitions"] = [{"name": "c01", "cpus": [0, 1]}, {"name": "c2", "cpus": [2]}]
+            partitions = ["c01", "c2"]
+    n = draw(st.integers(1, 9))
     tasks = []
     for i in range(n):
         period = draw(st.sampled_from([2, 3, 4, 5, 6, 10])) * MS
         deadline_us = draw(st.integers(period // US // 2, period // US))
         computes = draw(st.lists(st.integers(50, deadline_us // 3), min_size=1, max_size=3))  # within the deadline
         task = {"name": f"t{i}", "period": f"{period}ns", "deadline": f"{deadline_us}us",
-                "partition": f"cpu{draw(st.sampled_from(cpus))}", "body": [{"compute": f"{c}us"} for c in computes]}
+                "body": [{"compute": f"{c}us"} for c in computes]}
+        partition = draw(st.sampled_from(partitions))
+        if partition is not None:
+            task["partition"] = partition
         if draw(st.booleans()):
             task["offset"] = f"{draw(st.integers(0, 4000))}us"
         if draw(st.integers(0, 4)) == 0:
@@ -43,13 +53,12 @@ def compute_sets(draw):
         if draw(st.integers(0, 3)) == 0:
             task["kind"] = "sporadic"
             task["sporadic"] = {"max_extra": f"{draw(st.integers(0, 3000))}us", "seed": draw(st.integers(0, 99))}
-        if scheduler == "P-FP":
+        if scheduler.endswith("FP"):
             task["priority"] = draw(st.integers(1, 4))  # often equal: FIFO among them
         tasks.append(task)
     options = SimOptions(duration_ns=draw(st.integers(5, 60)) * MS, seed=draw(st.integers(0, 9)),
                          exec_low_ppm=draw(st.sampled_from([None, 200_000, 900_000])))
-    return taskset_from_dict({"name": "gen", "platform": {"scheduler": scheduler, "cpus": cpus},
-                              "tasks": tasks}), options
+    return taskset_from_dict({"name": "gen", "platform": platform, "tasks": tasks}), options
 
 
 def _engine(taskset, options):
@@ -77,7 +86,7 @@ def _set(extra_platform=None, resources=(), body=None):
     return taskset_from_dict({"name": "x", "platform": platform, "tasks": [task], "resources": list(resources)})
 
 
-def test_sets_with_locks_overheads_jitter_or_several_cpus_per_domain_go_to_the_generic_engine():
+def test_sets_with_locks_overheads_or_jitter_go_to_the_generic_engine():
     plain = SimOptions(duration_ns=50 * MS)
     assert fits(_engine(_set(), plain), plain)
     locked = _set(resources=[{"name": "r", "protocol": "pip"}],
@@ -89,6 +98,20 @@ def test_sets_with_locks_overheads_jitter_or_several_cpus_per_domain_go_to_the_g
                     SimOptions(duration_ns=50 * MS, overheads=SimOverheads(trace_event_ns=1)),
                     SimOptions(duration_ns=50 * MS, overheads=SimOverheads(interference_ns=1))):
         assert not fits(_engine(_set(), options), options)
-    global_two = _set({"scheduler": "G-FP", "cpus": [0, 1]})
-    assert not fits(_engine(global_two, plain), plain)
-    assert fits(_engine(_set({"scheduler": "G-FP", "cpus": [0]}), plain), plain)
+    assert fits(_engine(_set({"scheduler": "G-FP", "cpus": [0, 1]}), plain), plain)
+
+
+def test_of_equal_running_keys_the_latest_ready_is_preempted():
+    """G-FP on two CPUs: a and b (equal priorities) run, c preempts b, the later ready of them
+    (dispatch's rule; a rank by key alone would take a, on the first CPU)."""
+    tasks = [{"name": "a", "period": "20ms", "priority": 1, "body": [{"compute": "5ms"}]},
+             {"name": "b", "period": "20ms", "priority": 1, "offset": "1ms", "body": [{"compute": "5ms"}]},
+             {"name": "c", "period": "20ms", "priority": 5, "offset": "2ms", "body": [{"compute": "1ms"}]}]
+    taskset = taskset_from_dict({"name": "x", "platform": {"scheduler": "G-FP", "cpus": [0, 1]}, "tasks": tasks})
+    options = SimOptions(duration_ns=10 * MS)
+    generic, compact = _engine(taskset, options), _engine(taskset, options)
+    generic.run()
+    run_compute_only(compact)
+    assert [t.events for t in compact.threads] == [t.events for t in generic.threads]
+    completions = {t.name: e[0] for t in compact.threads for e in t.events if e[1] == 3}
+    assert completions == {"a": 5 * MS, "b": 7 * MS, "c": 3 * MS}

@@ -1,7 +1,7 @@
 """The engine's loop for the commonest sets, in fewer Python calls per job.
 
 A set *fits* when every task's body is only ``compute``, there are no locks,
-condition variables or RPC servers, every scheduling domain has one CPU, and
+condition variables or RPC servers, and
 the options charge no overhead (context switch, release latency, trace
 event, OS interference) and no release jitter. Such a job is released, made
 ready, run (perhaps preempted and resumed) and completed, nothing else.
@@ -17,16 +17,19 @@ so the trace is byte for byte the generic engine's
 2. each thread whose stretch ended completes its job (COMPLETE, perhaps
    DEADLINE_MISS), then begins its oldest pending job at once, recording its
    RELEASE and START on the same CPU, or leaves its CPU (idle, or finished);
-3. each dirty domain is dispatched: the most urgent ready thread (smallest
-   key, then seq) preempts a strictly less urgent running one;
+3. each dirty domain is dispatched as ``dispatch`` does: the most urgent ready
+   thread (smallest key, then seq) takes an idle CPU (the one it last ran on
+   first, else the first in the domain's order), else preempts the least
+   urgent running thread (largest key, then seq) when strictly more urgent;
 4. each thread given a CPU resumes its stretch or starts its job.
 
 The body's computes are drawn at the job's start, in their order: the same
 draws from the thread's own generator as the interpreter's, one op at a time
 (no other thread draws from it, and with no overhead the end of one compute
 and the start of the next are the same instant on the same CPU, with nothing
-recorded between them). Two domains never interact, so the order in which
-steps 2 to 4 visit them does not reach any thread's own events.
+recorded between them). Threads never interact but through dispatch, so the
+order in which steps 2 and 4 take the threads of one instant (and so the
+order of their DONE events) does not reach any thread's own events.
 """
 
 from __future__ import annotations
@@ -53,9 +56,12 @@ def fits(engine: Engine, options: SimOptions) -> bool:
     if (ov.context_switch_ns or ov.release_latency_ns or ov.trace_event_ns or engine.interference
             or options.release_jitter_ns or engine.locks or engine.condvars):
         return False
-    if any(len(d.cpus) != 1 for d in engine.domains.values()):
-        return False
     return all(not t.is_server and all(op == OP_COMPUTE for op, _ns in t.ops) for t in engine.threads)
+
+
+def _urgency_rank(t: SimThread) -> tuple[int, int]:
+    """The larger, the less urgent (key, then the order it became ready)."""
+    return t.key, t.seq
 
 
 def _job_work(t: SimThread) -> int:
@@ -158,13 +164,25 @@ def run_compute_only(engine: Engine) -> None:
             domain = dirty.pop()
             ready = domain.heap
             running = domain.running
-            cpu = domain.cpus[0]
+            cpus = domain.cpus
+            single = len(cpus) == 1
             while ready:
                 key, _s, queued, t = ready[0]
                 if queued != t.queued or t.state != READY:
                     heappop(ready)
                     continue
-                current = running[cpu]
+                if single:
+                    cpu = cpus[0]
+                    current = running[cpu]
+                else:  # an idle CPU, its last one first, else the least urgent running thread's
+                    idle = t.cpu if running.get(t.cpu, 0) is None else next(
+                        (c for c in cpus if running[c] is None), None)
+                    current = None
+                    if idle is None:
+                        worst = max((r for r in running.values() if r is not None), key=_urgency_rank)
+                        current, cpu = worst, worst.cpu
+                    else:
+                        cpu = idle
                 if current is not None:
                     if key >= current.key:
                         break
