@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 from rtsched.trace import EventType as EV
 from rtsched.sim.eventq import DONE
 from rtsched.sim.options import SimOptions
-from rtsched.sim.threads import FINISHED, IDLE, OP_COMPUTE, READY, RUNNING, SimThread
+from rtsched.sim.threads import FINISHED, IDLE, NO_CPU, OP_COMPUTE, READY, RUNNING, SimThread
 
 if TYPE_CHECKING:
     from rtsched.sim.engine import Engine
@@ -57,11 +57,6 @@ def fits(engine: Engine, options: SimOptions) -> bool:
             or options.release_jitter_ns or engine.locks or engine.condvars):
         return False
     return all(not t.is_server and all(op == OP_COMPUTE for op, _ns in t.ops) for t in engine.threads)
-
-
-def _urgency_rank(t: SimThread) -> tuple[int, int]:
-    """The larger, the less urgent (key, then the order it became ready)."""
-    return t.key, t.seq
 
 
 def _job_work(t: SimThread) -> int:
@@ -175,14 +170,19 @@ def run_compute_only(engine: Engine) -> None:
                     cpu = cpus[0]
                     current = running[cpu]
                 else:  # an idle CPU, its last one first, else the least urgent running thread's
-                    idle = t.cpu if running.get(t.cpu, 0) is None else next(
-                        (c for c in cpus if running[c] is None), None)
-                    current = None
-                    if idle is None:
-                        worst = max((r for r in running.values() if r is not None), key=_urgency_rank)
-                        current, cpu = worst, worst.cpu
-                    else:
-                        cpu = idle
+                    cpu, current = t.cpu, None
+                    if running.get(cpu, 0) is not None:
+                        cpu = NO_CPU
+                        for c in cpus:
+                            r = running[c]
+                            if r is None:
+                                cpu, current = c, None
+                                break
+                            if current is None or r.key > current.key or (r.key == current.key
+                                                                           and r.seq > current.seq):
+                                current = r
+                        if current is not None:
+                            cpu = current.cpu
                 if current is not None:
                     if key >= current.key:
                         break
