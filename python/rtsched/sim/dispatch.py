@@ -77,6 +77,9 @@ def dispatch(domain: Domain, now: int, start: Callable[[SimThread, int, int], No
     The domain stays marked dirty meanwhile (its own preemptions re-queue threads) and is
     clean on return."""
     heap = domain.heap
+    if len(domain.cpus) == 1:
+        _dispatch_one(domain, now, start, preempt)
+        return
     while heap:
         key, _seq, queued, thread = heap[0]
         if queued != thread.queued or thread.state != READY:
@@ -89,6 +92,28 @@ def dispatch(domain: Domain, now: int, start: Callable[[SimThread, int, int], No
                 break
             cpu = worst.cpu
             preempt(worst, now)
+        heapq.heappop(heap)
+        start(thread, cpu, now)
+    domain.dirty = False
+
+
+def _dispatch_one(domain: Domain, now: int, start: Callable[[SimThread, int, int], None],
+                  preempt: Callable[[SimThread, int], Any]) -> None:
+    """``dispatch`` of a domain of one CPU: the same decisions without the search for an idle
+    CPU or the least urgent running thread."""
+    heap = domain.heap
+    running = domain.running
+    cpu = domain.cpus[0]
+    while heap:
+        key, _seq, queued, thread = heap[0]
+        if queued != thread.queued or thread.state != READY:
+            heapq.heappop(heap)
+            continue
+        current = running[cpu]
+        if current is not None:
+            if key >= current.key:
+                break
+            preempt(current, now)
         heapq.heappop(heap)
         start(thread, cpu, now)
     domain.dirty = False

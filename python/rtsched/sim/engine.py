@@ -15,7 +15,7 @@ were pushed, ties in priority by the order threads became ready.
 from __future__ import annotations
 
 import random
-from heapq import heappop
+from heapq import heappop, heappush
 
 from rtsched.model import TaskSet
 from rtsched.model.ceilings import lock_levels, lock_settings
@@ -47,12 +47,13 @@ class Engine:
         self.taskset = taskset
         self.end_ns = end_ns
         self.overheads = options.overheads
+        self._release_latency_ns = options.overheads.release_latency_ns
         self.queue = EventQueue()
         self.jobs_completed = 0
         self.picv = options.picv
         self._jitter_ns = options.release_jitter_ns
         self._jitter = random.Random(options.seed * 7919 + 1) if options.release_jitter_ns else None
-        self._seq = 0
+        self.ready_seq = 0
         self.now = 0  # the instant being simulated
         self._to_advance: list[SimThread] = []
         settings = lock_settings(taskset)
@@ -61,8 +62,8 @@ class Engine:
         mutex = {lock.name: lock for lock in self.locks}
         self.condvars = [SimCondVar(i, c.name, mutex[c.mutex]) for i, c in enumerate(taskset.condvars)]
         self.partitions = Partitions()
-        self._dirty: list[Domain] = []  # domains to dispatch at this instant
-        self.domains = self._domains(taskset, placement, self._dirty)
+        self.dirty_domains: list[Domain] = []  # domains to dispatch at this instant
+        self.domains = self._domains(taskset, placement, self.dirty_domains)
         self.threads = self._threads(taskset, options)
         for t in self.threads:  # each fixed priority at t0, so that a trace shows them without a change
             if not t.is_edf:
@@ -154,16 +155,13 @@ class Engine:
         # at ``now``: a job whose work is done at t completes at t even when a higher-priority
         # job is released at t (otherwise it would be preempted with nothing left to run and
         # complete only after that job: a response the model does not have).
-        dirty = self._dirty
+        dirty = self.dirty_domains
         to_advance = self._to_advance
         while True:
-            if to_advance:
-                batch = to_advance[:]
-                to_advance.clear()
-                for t in batch:
-                    if t.state == RUNNING:
-                        advance(self, t, now)
-                continue
+            while to_advance:  # in the order they were queued, those queued meanwhile after them
+                t = to_advance.pop(0)
+                if t.state == RUNNING:
+                    advance(self, t, now)
             if not dirty:
                 return
             while dirty:
@@ -174,10 +172,12 @@ class Engine:
     def _release(self, t: SimThread, nominal: int, now: int) -> None:
         t.released += 1
         if not t.max_jobs or t.released < t.max_jobs:
-            gap = t.period_ns + (t.gaps.next_extra_ns() if t.gaps is not None else 0)
-            if nominal + gap < self.end_ns:
-                self.queue.push(nominal + gap, RELEASE, t, nominal + gap)
-        delay = self.overheads.release_latency_ns
+            following = nominal + t.period_ns
+            if t.gaps is not None:
+                following += t.gaps.next_extra_ns()
+            if following < self.end_ns:
+                heappush(self.queue.heap, (following, next(self.queue.seq), RELEASE, t, following))
+        delay = self._release_latency_ns
         if self._jitter is not None:
             delay += self._jitter.randint(0, self._jitter_ns)
         if delay:
@@ -186,28 +186,36 @@ class Engine:
             self._job_ready(t, nominal)
 
     def _job_ready(self, t: SimThread, nominal: int) -> None:
-        t.pending.append(nominal)
-        if t.state == IDLE:
-            self.begin_job(t)
+        if t.state == IDLE:  # then nothing is pending: the job begins now, without the queue
+            self._begin(t, nominal)
             self.make_ready(t)
+        else:
+            t.pending.append(nominal)
 
     def begin_job(self, t: SimThread) -> None:
         """Make the oldest pending job ``t``'s current one (not started: ``pc`` -1)."""
-        release = t.pending.popleft()
+        self._begin(t, t.pending.popleft())
+
+    def _begin(self, t: SimThread, release: int) -> None:
         t.job_release = release
         t.job_deadline = release + t.deadline_ns
         t.job_cpu_ns = 0
         t.pc = -1
         if t.is_edf:
             t.base_key = t.job_deadline
-            self.update_key(t)
+            if t.donors or t.eager_keys or t.state not in (IDLE, RUNNING):
+                self.update_key(t)
+            elif t.key != t.base_key:  # update_key's outcome without donors or ceilings
+                t.key = t.base_key
+                if t.state == RUNNING:
+                    t.domain.mark_dirty()
 
     # --- CPUs ---------------------------------------------------------------------------------
 
     def make_ready(self, t: SimThread) -> None:
         t.state = READY
-        self._seq += 1
-        t.seq = self._seq
+        self.ready_seq += 1
+        t.seq = self.ready_seq
         t.domain.push(t)
 
     def _start(self, t: SimThread, cpu: int, now: int) -> None:

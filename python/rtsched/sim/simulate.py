@@ -13,6 +13,7 @@ from pathlib import Path
 from rtsched.cpus import online_cpus
 from rtsched.model import TaskSet
 from rtsched.model.placement import Placement, place
+from rtsched.sim.compute_only import fits, run_compute_only
 from rtsched.sim.engine import Engine
 from rtsched.sim.options import DEFAULT_DURATION_NS, SimOptions
 from rtsched.sim.support import check_supported
@@ -49,7 +50,10 @@ def simulate(taskset: TaskSet, options: SimOptions | None = None, trace_path: st
         raise ValueError(f"duration: must be > 0, got {duration}ns")
     placement = sim_placement(taskset, options)
     engine = Engine(taskset, placement, options, duration)
-    engine.run()
+    if fits(engine, options):
+        run_compute_only(engine)
+    else:
+        engine.run()
     written = None
     if trace_path is not None:
         written = write_sim_trace(trace_path, taskset.name, duration, engine.threads)

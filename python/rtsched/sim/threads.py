@@ -7,7 +7,7 @@ release). Priorities are integer *keys*, smaller is more urgent: ``-priority``
 under fixed priority, the absolute deadline (ns) under EDF.
 
 Invariants: ``key`` = min(base_key, eager ceiling keys, donors' keys);
-``blocked_on`` is set exactly when ``state`` is BLOCKED; events are recorded only by a
+``blocked_on`` is set exactly when ``state`` is BLOCKED; an IDLE thread has nothing ``pending``; events are recorded only by a
 RUNNING thread, so their CPU is never NO_CPU, except PRIORITY, which a change of donors
 records on any thread (on its last CPU, or CPU_UNKNOWN before it ran); a RUNNING thread has
 ``cpu`` set and its CPU's slot in its domain points back to it.

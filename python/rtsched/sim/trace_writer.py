@@ -9,10 +9,9 @@ traces; the times are simulated nanoseconds from t0 = 0.
 from __future__ import annotations
 
 import struct
+from itertools import starmap
 from pathlib import Path
 from typing import Protocol, Sequence
-
-import numpy as np
 
 __all__ = ["TraceStream", "write_sim_trace"]
 
@@ -34,9 +33,10 @@ _CLOCK_MONOTONIC = 1
 _CHUNK_MAGIC = 0x4B4E4843
 _NAME_MAX = 31  # bytes of a name that fit NUL-terminated in the 32-byte field
 
-#: One event as written (the reader adds the stream).
-_RECORD = np.dtype([("time_ns", "<i8"), ("type", "<u2"), ("cpu", "<u2"), ("job", "<u4"), ("arg0", "<u4"),
-                    ("reserved", "<u4"), ("arg1", "<i8")])
+#: One event as written (the reader adds the stream): time_ns i64, type u16, cpu u16, job u32,
+#: arg0 u32, reserved u32, arg1 i64, little-endian, unpadded (32 bytes); a value out of its
+#: field's range raises struct.error.
+_RECORD = struct.Struct("<qHHIIIq")
 
 
 def _name(text: str, size: int) -> bytes:
@@ -44,7 +44,7 @@ def _name(text: str, size: int) -> bytes:
 
 
 def _events(thread: TraceStream) -> bytes:
-    return np.array(thread.events, dtype=_RECORD).tobytes() if thread.events else b""
+    return b"".join(starmap(_RECORD.pack, thread.events))
 
 
 def write_sim_trace(path: str | Path, name: str, duration_ns: int, threads: Sequence[TraceStream]) -> Path:
