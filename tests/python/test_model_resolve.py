@@ -11,11 +11,12 @@ LIMITS = (100_000, 4_194_304_000)
 
 TASK_KEYS = {
     "name", "kind", "period_ns", "deadline_ns", "offset_ns", "wcet_ns", "sporadic_max_extra_ns",
-    "seed", "max_jobs", "policy", "priority", "dl_runtime_ns", "cpus", "cpuset", "budget_ns", "lock_level", "body",
+    "seed", "max_jobs", "policy", "priority", "dl_runtime_ns", "cpus", "cpuset", "budget_ns", "lock_level",
+    "reservation", "body",
 }
 TOP_KEYS = {
     "format", "name", "duration_ns", "release_delay_ns", "scheduler", "backend", "cpus", "cpusets",
-    "resources", "condvars", "picv", "servers", "tasks", "trace",
+    "resources", "condvars", "picv", "servers", "reservations", "tasks", "trace",
 }
 SERVER_KEYS = {"name", "priority", "cpus", "queue_capacity"}
 
@@ -28,7 +29,7 @@ def resolve(text, **kwargs):
 
 def check_shape(runner):
     assert set(runner) == TOP_KEYS
-    assert runner["format"] == "rtsched-runner/4"
+    assert runner["format"] == "rtsched-runner/5"
     for task in runner["tasks"]:
         assert set(task) == TASK_KEYS
     for server in runner["servers"]:
@@ -83,7 +84,7 @@ def test_pfp():
         "name": "t1", "kind": "periodic", "period_ns": 10_000_000, "deadline_ns": 10_000_000,
         "offset_ns": 0, "wcet_ns": 2_000_000, "sporadic_max_extra_ns": 0, "seed": 0, "max_jobs": 0,
         "policy": "fifo", "priority": 10, "dl_runtime_ns": 0, "cpus": [1], "cpuset": None,
-        "budget_ns": 0, "lock_level": 0,
+        "budget_ns": 0, "lock_level": 0, "reservation": None,
         "body": [
             {"op": "compute", "ns": 1_000_000}, {"op": "lock", "resource": 1},
             {"op": "compute", "ns": 200_000}, {"op": "signal", "condvar": 0},

@@ -1,4 +1,4 @@
-"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/4``).
+"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/5``).
 
 Durations become integer nanoseconds, names become indices, every CPU list
 is made explicit (the online CPUs are read here, at resolve time, when the
@@ -18,6 +18,7 @@ from rtsched.model.model import (
     Call,
     Compute,
     Lock,
+    Reservation,
     Resource,
     RpcServer,
     Signal,
@@ -36,7 +37,7 @@ __all__ = [
     "to_runner_input",
 ]
 
-RUNNER_FORMAT = "rtsched-runner/4"
+RUNNER_FORMAT = "rtsched-runner/5"
 DEFAULT_RELEASE_DELAY_NS = 100_000_000
 #: Limits of rtsched-run's reader (tools/run/spec.h RUN_PATH_MAX, spec.c).
 TRACE_PATH_MAX = 512
@@ -89,6 +90,47 @@ def _resource(resource: Resource, lock: LockSetting | None) -> dict[str, Any]:
         "ceiling": lock.ceiling if lock else 0,
         "partition_cpu": lock.cpu if lock else None,
     }
+
+
+def _top_of(taskset: TaskSet, reservation: Reservation) -> Reservation:
+    """The top-level ancestor of ``reservation`` (itself at the top)."""
+    while reservation.parent is not None:
+        reservation = taskset.reservation(reservation.parent)
+    return reservation
+
+
+def _parents_first(taskset: TaskSet) -> list[Reservation]:
+    """The reservations, each after its parent (the runner makes them in this order)."""
+    done: list[Reservation] = []
+    pending: list[str | None] = [None]  # breadth first from the top level
+    while pending:
+        parent = pending.pop(0)
+        for child in taskset.child_reservations(parent):
+            done.append(child)
+            pending.append(child.name)
+    return done
+
+
+def _reservations(taskset: TaskSet, partitions: dict[str, tuple[int, ...]]) -> list[dict[str, Any]]:
+    """The runner's reservations, parents first; a reservation's CPU is its partition's one CPU."""
+    ordered = _parents_first(taskset)
+    index = {r.name: i for i, r in enumerate(ordered)}
+    out = []
+    for r in ordered:
+        top = _top_of(taskset, r)
+        cpus = partitions[top.partition] if top.partition is not None else (0,)
+        out.append(
+            {
+                "name": r.name,
+                "period_ns": r.period_ns,
+                "budget_ns": r.budget_ns,
+                "order": r.scheduler,
+                "priority": r.priority or 0,
+                "cpu": cpus[0],
+                "parent": index[r.parent] if r.parent is not None else None,
+            }
+        )
+    return out
 
 
 def to_runner_input(
@@ -155,9 +197,16 @@ def to_runner_input(
                 f"(partitions: {', '.join(partition_index) or 'none'})"
             )
 
-    if taskset.reservations:
-        errors.append("reservations: the runtime of reservations is not there yet (docs/reservations.md): "
-                      "`rtsched analyze` checks them; to run the tasks, leave the reservations out")
+    for r_index, res in enumerate(taskset.reservations):
+        if res.kind == "cbs":
+            errors.append(f'reservations[{r_index}].kind: CBS "{res.name}" is not run yet (the ult backend '
+                          "runs periodic reservations; docs/reservations.md): `rtsched analyze` checks it")
+        top = _top_of(taskset, res)
+        if top.partition is not None and top.partition not in partition_index:
+            errors.append(
+                f'reservations[{r_index}].partition: "{top.partition}" does not exist on this machine '
+                f"(partitions: {', '.join(partition_index) or 'none'})"
+            )
     ult = platform.backend == "ult"  # no SCHED_DEADLINE, no cpusets: the library schedules
     if platform.scheduler == "G-EDF" and not ult and sorted(cpus) != sorted(online):
         errors.append(
@@ -194,6 +243,8 @@ def to_runner_input(
     # SRP preemption levels are declared only under EDF; under FP the level is the priority (0: read it).
     levels = lock_levels(taskset) if locks and platform.is_edf else {}
 
+    reservations = _reservations(taskset, {p.name: p.cpus for p in partitions})
+    reservation_index = {r["name"]: i for i, r in enumerate(reservations)}
     tasks = []
     for task in taskset.tasks:
         cpuset = None
@@ -223,6 +274,7 @@ def to_runner_input(
                 "cpuset": cpuset,
                 "budget_ns": budget,
                 "lock_level": levels.get(task.name, 0),
+                "reservation": reservation_index[task.reservation] if task.reservation is not None else None,
                 "body": [_action(a, resources, condvars, server_index) for a in task.body],
             }
         )
@@ -240,6 +292,7 @@ def to_runner_input(
         "condvars": [{"name": c.name, "mutex": resources[c.mutex]} for c in taskset.condvars],
         "picv": bool(picv),
         "servers": [_server(taskset, s, placement) for s in taskset.servers],
+        "reservations": reservations,
         "tasks": tasks,
         "trace": {
             "path": str(trace_path),
