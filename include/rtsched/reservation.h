@@ -53,7 +53,7 @@ struct rts_reservation_params {
 
 /* Counters, readable after rts_taskset_join(). */
 struct rts_reservation_stats {
-	uint32_t replenishments;  /* periods begun after the first */
+	uint32_t replenishments;  /* periods begun, the first (at t0) included */
 	uint32_t depletions;      /* times its budget reached zero */
 	int64_t consumed_ns;      /* budget consumed in all, running children or idling */
 };

@@ -81,7 +81,10 @@ enum rts_trace_event_type {
 	RTS_EV_PRIORITY = 26,        /* arg0: effective priority from now on; arg1: TID it has it from, 0: its own */
 	/* The simulator's DVFS policies (docs/dvfs.md): */
 	RTS_EV_FREQ_CHANGE = 27,     /* cpu: the CPU; arg0: new frequency (kHz); arg1: its voltage (uV) */
-	RTS_EV_RESERVED_FIRST = 28,
+	/* Reservations (ult backend, docs/reservations.md): on the reservation's own stream (task_id -1, its name). */
+	RTS_EV_RESERVATION_REPLENISH = 28, /* job: period number (1: first); arg0: budget used in the period before (ns, saturated); arg1: budget from now (ns) */
+	RTS_EV_RESERVATION_DEPLETE = 29,   /* job: period number; arg1: the budget that ran out (ns); time: when it reached zero */
+	RTS_EV_RESERVED_FIRST = 30,
 	RTS_EV_USER_FIRST = 64,
 };
 

@@ -118,8 +118,9 @@ struct rts_reservation {
 	uint32_t index;   /* in its cluster's array: ties go to the one made first */
 	int n_children;
 	int n_tasks;
+	struct rts_trace_stream *stream; /* its REPLENISH / DEPLETE events; NULL: not traced */
 
-	/* Under cluster->lock. */
+	/* Under cluster->lock (the stream's one producer: its cluster's decisions). */
 	int64_t remaining_ns;
 	int64_t period_end_ns; /* the next replenishment (its EDF deadline); 0: not begun */
 	struct rts_reservation_stats stats;

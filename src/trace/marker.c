@@ -55,6 +55,7 @@ static const char *const type_names[] = {
 	[19] = "RPC_CALL",      [20] = "RPC_SERVE_START", [21] = "RPC_SERVE_END",
 	[22] = "RPC_REPLY",     [23] = "PREEMPT",       [24] = "RESUME",
 	[25] = "MIGRATE",       [26] = "PRIORITY",      [27] = "FREQ_CHANGE",
+	[28] = "RESERVATION_REPLENISH", [29] = "RESERVATION_DEPLETE",
 };
 
 const char *rts_trace_type_name(uint16_t type)

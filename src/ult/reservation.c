@@ -26,6 +26,7 @@
  * until its release) runs outside every reservation and is not charged.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,8 @@
 #include "internal/export.h"
 #include "internal/task.h"
 #include "internal/ult.h"
+
+#include <rtsched/trace.h>
 
 #define FP_KEY(priority) (100 - (int64_t)(priority))
 
@@ -155,6 +158,14 @@ RTS_EXPORT int rts_reservation_create(rts_taskset_t *set, const struct rts_reser
 	r->budget_ns = params->budget_ns;
 	r->order = params->order;
 	r->priority = params->priority;
+	if (set->trace) { /* its own stream: task_id -1, its name (docs/trace-format.md) */
+		err = rts_trace_stream_add(set->trace, -1, r->name, r->period_ns, r->period_ns,
+					   &r->stream);
+		if (err) {
+			free(r);
+			return err;
+		}
+	}
 	pthread_mutex_lock(&c->lock);
 	err = append(c, r);
 	pthread_mutex_unlock(&c->lock);
@@ -222,6 +233,10 @@ static void charge(struct rts_ult_cluster *c, int64_t now_ns)
 		if (r->remaining_ns > used) {
 			r->remaining_ns -= used;
 		} else if (r->remaining_ns > 0) {
+			if (r->stream) /* it reached zero remaining_ns after the last decision */
+				rts_trace_event_at(r->stream, c->active_since_ns + r->remaining_ns,
+						   RTS_EV_RESERVATION_DEPLETE,
+						   r->stats.replenishments, 0, r->budget_ns);
 			r->remaining_ns = 0;
 			r->stats.depletions++;
 		}
@@ -233,7 +248,8 @@ static void replenish(struct rts_ult_cluster *c, int64_t now_ns)
 	int64_t t0 = atomic_load(c->runtime->t0_ns);
 	for (size_t i = 0; i < c->n_reservations; i++) {
 		struct rts_reservation *r = c->reservations[i];
-		if (!r->period_end_ns) {
+		bool first = !r->period_end_ns;
+		if (first) {
 			if (!t0 || now_ns < t0)
 				continue;
 			r->period_end_ns = t0; /* its first period begins at the set's release */
@@ -241,9 +257,14 @@ static void replenish(struct rts_ult_cluster *c, int64_t now_ns)
 		if (r->period_end_ns > now_ns)
 			continue;
 		int64_t behind = (now_ns - r->period_end_ns) / r->period_ns; /* whole periods missed */
+		int64_t used = first ? 0 : r->budget_ns - r->remaining_ns;
 		r->period_end_ns += (behind + 1) * r->period_ns;
 		r->remaining_ns = r->budget_ns;
 		r->stats.replenishments++;
+		if (r->stream) /* at the period's nominal start; job: its number, 1 at t0 */
+			rts_trace_event_at(r->stream, r->period_end_ns - r->period_ns,
+					   RTS_EV_RESERVATION_REPLENISH, r->stats.replenishments,
+					   used > UINT32_MAX ? UINT32_MAX : (uint32_t)used, r->budget_ns);
 	}
 }
 

@@ -36,6 +36,9 @@ class EventType(IntEnum):
     MIGRATE = 25  # ult backend: arg0: CPU it last ran on; arg1: CPU it runs on now
     PRIORITY = 26  # arg0: the thread's effective priority from now on; arg1: TID of the thread it has it from (0: its own)
     FREQ_CHANGE = 27  # simulated DVFS: cpu: the CPU; arg0: frequency (kHz); arg1: voltage (uV)
+    # reservations (ult backend), on the reservation's stream (task_id -1): job: its period number
+    RESERVATION_REPLENISH = 28  # arg0: budget used in the period before (ns, saturated); arg1: budget from now (ns)
+    RESERVATION_DEPLETE = 29  # arg1: the budget that ran out (ns); time: when it reached zero
 
 
 class BlockCause(IntEnum):
@@ -46,7 +49,7 @@ class BlockCause(IntEnum):
     GATE = 3  # job start held back by a ceiling or a boosted holder
 
 
-RESERVED_FIRST = 28
+RESERVED_FIRST = 30
 USER_FIRST = 64
 
 # Module-level names, as in C: EV_RELEASE, EV_START, ...

@@ -157,6 +157,36 @@ static struct rts_reservation_params periodic(const char *name, int64_t period_m
 					       .priority = priority};
 }
 
+/*
+ * Reservation `r`'s stream (task -1 - r in the run) says what its counters
+ * say: a REPLENISH per period begun, numbered 1, 2, ... at t0 + kP with the
+ * full budget, the budget used in the period before in arg0 (at most the
+ * budget); a DEPLETE per depletion, after its period's REPLENISH and within
+ * that period.
+ */
+static void check_reservation_events(int r, const struct rv_reservation *res, int64_t budget_ns,
+				     int64_t period_ns)
+{
+	CHECK_EQ(sc_count(&run, -1 - r, RTS_EV_RESERVATION_REPLENISH), res->stats.replenishments);
+	CHECK_EQ(sc_count(&run, -1 - r, RTS_EV_RESERVATION_DEPLETE), res->stats.depletions);
+	uint32_t period = 0;
+	for (size_t i = 0; i < run.n; i++) {
+		const struct rts_trace_event_rec *e = &run.ev[i].rec;
+		if (run.ev[i].task != -1 - r)
+			continue;
+		if (e->type == RTS_EV_RESERVATION_REPLENISH) {
+			CHECK_EQ(e->job, ++period);
+			CHECK_EQ(e->time_ns, run_t0 + (int64_t)(period - 1) * period_ns);
+			CHECK_EQ(e->arg1, budget_ns);
+			CHECK_LE(e->arg0, budget_ns);
+		} else if (e->type == RTS_EV_RESERVATION_DEPLETE) {
+			CHECK_EQ(e->job, period);
+			CHECK_EQ(e->arg1, budget_ns);
+			CHECK_LT(e->time_ns, run_t0 + (int64_t)period * period_ns);
+		}
+	}
+}
+
 /* One hog in a 3 ms / 10 ms reservation: 3 ms per period, never more, and a depletion each. */
 static void test_budget_per_period(void)
 {
@@ -172,6 +202,7 @@ static void test_budget_per_period(void)
 	CHECK_GE(rs[0].stats.depletions, 10);
 	CHECK_GE(sc_count(&run, 0, RTS_EV_PREEMPT), 10); /* switched out at each depletion */
 	CHECK_EQ(ts[0].stats.jobs_completed, 1); /* ended by the run's end, not by its work */
+	check_reservation_events(0, &rs[0], 3 * MS, 10 * MS);
 }
 
 /*
@@ -242,6 +273,8 @@ static void test_nested_share_bounded_by_parent(void)
 	CHECK_GE(rs[0].stats.depletions, 5);
 	/* the parent consumed its 4 ms per period: 2 running the child, 2 idling */
 	CHECK_GE(rs[0].stats.consumed_ns, 6 * (4 * MS - MARGIN_NS));
+	check_reservation_events(0, &rs[0], 4 * MS, 20 * MS);
+	check_reservation_events(1, &rs[1], 2 * MS, 10 * MS);
 }
 
 /*
