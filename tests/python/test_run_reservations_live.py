@@ -74,6 +74,13 @@ def test_each_reservations_tasks_get_at_most_its_budget_per_period(tmp_path):
         # in most periods (a period lost to another tenant of the shared machine is allowed)
         full = sum(1 for ns in used if ns >= budget - MARGIN_NS)
         assert full >= periods * 3 // 4, (res["name"], used)
+    # the report's budget per reservation (from the RESERVATION_* events) says the same
+    summary = json.loads(done.stdout)
+    assert [r["name"] for r in summary["reservations"]] == ["control", "batch"]
+    for res, budget in zip(reservations, summary["reservations"]):
+        assert budget["periods"] >= DURATION_NS // res["period_ns"]
+        assert budget["used_max_ns"] <= res["budget_ns"]  # the budget idles away: used = given
+        assert budget["depletions"] >= budget["periods"] * 3 // 4
     # the overrunning tasks are switched out at their reservation's depletion
     for name in ("hog", "crunch"):
         assert (trace.events_of(streams[name])["type"] == EV.PREEMPT).sum() > 0, name

@@ -27,6 +27,7 @@ from rtsched.report.export_csv import write_job_csv
 from rtsched.report.export_perfetto import write_perfetto
 from rtsched.report.jobs import JobTable, build_job_table
 from rtsched.report.priorities import PriorityTime, priority_time
+from rtsched.report.reservations import ReservationBudget, reservation_budgets
 from rtsched.report.stats import TaskStats, task_stats
 from rtsched.report.threads import ServerCalls, events_off_cpus, server_calls
 from rtsched.trace import Trace
@@ -53,6 +54,7 @@ class Report:
     events_off_cpus: int
     excess: tuple[ExcessJob, ...] = ()  # every job above its bound, with what its window shows
     priorities: tuple[PriorityTime, ...] = ()  # time at each priority, where the trace records changes
+    reservations: tuple[ReservationBudget, ...] = ()  # budget used per period, where the trace has reservations
 
     @property
     def deadline_misses(self) -> int:
@@ -76,6 +78,7 @@ class Report:
             analysis={"test": self.analysis.test, "verdict": self.analysis.verdict, "reason": self.analysis.reason},
             jobs_above_bound=[e.as_dict() for e in self.excess],
             time_at_priority=[p.as_dict() for p in self.priorities],
+            reservations=[r.as_dict() for r in self.reservations],
         )
 
 
@@ -123,6 +126,7 @@ def build_report(
         events_off_cpus=events_off_cpus(trace, placement),
         excess=explain_excess(table, stats, trace, placement, kernel, steal),
         priorities=priority_time(trace, taskset),
+        reservations=reservation_budgets(trace, taskset),
     )
 
 
