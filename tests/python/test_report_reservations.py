@@ -7,7 +7,7 @@ from __future__ import annotations
 import struct
 
 from rtsched.model import taskset_from_dict
-from rtsched.report.reservations import reservation_budgets
+from rtsched.report.reservations import plot_reservation_budgets, reservation_budgets
 from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace
 
@@ -55,6 +55,8 @@ def test_budget_used_per_period_comes_from_the_next_replenishment(tmp_path):
     assert (b.name, b.periods, b.depletions, b.used_ns, b.budgets_ns) == ("B", 3, 1, (5 * MS, MS), (5 * MS,) * 2)
     assert b.used_max_ns == 5 * MS and b.used_mean_ns == 3 * MS and b.used_share == 0.6
     assert b.as_dict()["used_ns"] == [5 * MS, MS]
+    plot_reservation_budgets((a, b), tmp_path / "budget.png", "two")
+    assert (tmp_path / "budget.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_a_trace_without_reservation_streams_has_none(tmp_path):

@@ -138,8 +138,8 @@ def write_report(
     plot_window_ns: tuple[int, int] = DEFAULT_WINDOW_NS,
 ) -> dict[str, Path]:
     """Write jobs.csv, trace.perfetto.json and (``plots``) response-cdf.png, schedule.png and,
-    when the trace records priority changes, priority-time.png into ``out_dir``; returns them
-    by file name."""
+    when the trace records priority changes, priority-time.png, when it has reservations,
+    budget.png into ``out_dir``; returns them by file name."""
     tasks = report.taskset.tasks
     files = {"jobs.csv": out_dir / "jobs.csv", "trace.perfetto.json": out_dir / "trace.perfetto.json"}
     write_job_csv(
@@ -161,4 +161,9 @@ def write_report(
 
             files["priority-time.png"] = out_dir / "priority-time.png"
             plot_priority_time(report.priorities, report.table.name, files["priority-time.png"])
+        if report.reservations:
+            from rtsched.report.reservations import plot_reservation_budgets
+
+            files["budget.png"] = out_dir / "budget.png"
+            plot_reservation_budgets(report.reservations, files["budget.png"], report.table.name)
     return files

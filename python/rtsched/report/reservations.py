@@ -3,6 +3,7 @@ RESERVATION_REPLENISH and RESERVATION_DEPLETE events (docs/trace-format.md).
 
     budgets = reservation_budgets(trace, taskset)   # one ReservationBudget per reservation traced
     budgets[0].used_max_ns, budgets[0].depletions
+    plot_reservation_budgets(budgets, "budget.png", "set")   # given and used per period (seed 000 Fig. 6)
 
 A reservation's stream has task_id -1 and its name. The budget used in period k
 is the arg0 of period k+1's REPLENISH, so the periods counted are those whose
@@ -12,6 +13,7 @@ end the trace saw (the last one, cut by the end of the run, is not).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,7 +22,7 @@ from rtsched.model import TaskSet
 from rtsched.trace import EventType as EV
 from rtsched.trace import Trace
 
-__all__ = ["ReservationBudget", "reservation_budgets"]
+__all__ = ["ReservationBudget", "plot_reservation_budgets", "reservation_budgets"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,3 +85,30 @@ def reservation_budgets(trace: Trace, taskset: TaskSet) -> tuple[ReservationBudg
             )
         )
     return tuple(out)
+
+
+def plot_reservation_budgets(budgets: tuple[ReservationBudget, ...], path: str | Path, name: str) -> None:
+    """One panel per reservation, over time (ms since t0): the budget each period was given
+    (a step line) and the budget it used (a bar per whole period), in ms."""
+    from rtsched.report.plots import pyplot
+
+    plt = pyplot()
+    fig, axes = plt.subplots(max(1, len(budgets)), 1, figsize=(10, 1.5 + 1.8 * len(budgets)), dpi=100,
+                             sharex=True, squeeze=False)
+    for row, b in enumerate(budgets):
+        ax = axes[row][0]
+        starts = [t / 1e6 for t in b.replenish_times_ns[: len(b.used_ns)]]
+        ax.bar(starts, [u / 1e6 for u in b.used_ns], width=b.period_ns / 1e6 * 0.8, align="edge",
+               color="tab:blue", alpha=0.6, label="used")
+        if starts:
+            ax.step(starts + [starts[-1] + b.period_ns / 1e6], [g / 1e6 for g in b.budgets_ns] + [b.budgets_ns[-1] / 1e6],
+                    where="post", color="tab:red", label="budget")
+        ax.set_ylabel(f"{b.name} (ms)")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+    axes[0][0].legend(loc="upper right", fontsize="small")
+    axes[-1][0].set_xlabel("time since t0 (ms)")
+    fig.suptitle(f"{name}: budget per reservation period, given and used")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
