@@ -22,6 +22,11 @@
  * (the CPU then idles: the budget idles away). At zero budget nothing inside
  * runs until the next replenishment.
  *
+ * With a trace, each reservation gets a stream of its own (task_id -1, its
+ * name, made here: before rts_trace_start) with RTS_EV_RESERVATION_REPLENISH
+ * at each period it begins and RTS_EV_RESERVATION_DEPLETE when its budget
+ * reaches zero (docs/trace-format.md).
+ *
  * Made before the set's release, by the thread that makes the tasks; a
  * task's reservation must be a leaf (no child reservations) on the task's
  * CPU. Freed with the set.
