@@ -114,6 +114,7 @@ struct rts_reservation {
 	int64_t period_ns;
 	int64_t budget_ns;
 	enum rts_reservation_order order;
+	enum rts_reservation_kind kind;
 	int priority;
 	uint32_t index;   /* in its cluster's array: ties go to the one made first */
 	int n_children;
@@ -122,7 +123,8 @@ struct rts_reservation {
 
 	/* Under cluster->lock (the stream's one producer: its cluster's decisions). */
 	int64_t remaining_ns;
-	int64_t period_end_ns; /* the next replenishment (its EDF deadline); 0: not begun */
+	int64_t period_end_ns; /* the next replenishment (its EDF deadline); 0: not begun. CBS: its deadline */
+	bool backlogged;       /* CBS: a task inside was ready at the last decision */
 	struct rts_reservation_stats stats;
 };
 
