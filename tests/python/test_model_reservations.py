@@ -88,14 +88,24 @@ def test_the_runner_input_lists_them_parents_first_and_tasks_point_at_their_leaf
     assert {t["name"]: names[t["reservation"]] for t in runner["tasks"]} == {"h1": "H", "a1": "A", "b1": "B"}
 
 
-def test_the_runner_refuses_a_cbs_and_the_simulator_all_reservations_until_they_schedule_them():
+def test_a_cbs_holds_tasks_not_reservations():
+    def nest_in_cbs(d):
+        d["reservations"][2]["kind"] = "cbs"
+        d["reservations"].append({"name": "D", "parent": "A", "period": "40ms", "budget": "1ms", "scheduler": "EDF"})
+        d["tasks"][1]["reservation"] = "D"
+    assert 'reservations[4].parent: "A" is a CBS: it holds tasks, not reservations' in errors(nest_in_cbs)
+
+
+def test_a_cbs_goes_to_the_runner_with_its_kind_and_the_simulator_refuses_reservations():
     def add_cbs(d):
         d["reservations"].append({"name": "C", "kind": "cbs", "parent": "A", "period": "20ms", "budget": "1ms",
                                   "scheduler": "EDF"})
         d["tasks"][1]["reservation"] = "C"
-    with pytest.raises(TaskSetError, match=r'reservations\[4\].kind: CBS "C" is not run yet'):
-        to_runner_input(taskset_from_dict(doc(add_cbs)), "t.rtst", cpus_online=(0,),
-                        dl_period_limits=(100_000, 4 * 10**9))
+    runner = to_runner_input(taskset_from_dict(doc(add_cbs)), "t.rtst", cpus_online=(0,),
+                             dl_period_limits=(100_000, 4 * 10**9))
+    assert [(r["name"], r["kind"], r["parent"]) for r in runner["reservations"]] == [
+        ("H", "periodic", None), ("S", "periodic", None), ("A", "periodic", 1), ("B", "periodic", 1), ("C", "cbs", 2)]
+    assert runner["tasks"][1]["reservation"] == 4
     with pytest.raises(SimUnsupported, match="reservations: not simulated yet"):
         check_supported(taskset_from_dict(doc()))
 
@@ -180,6 +190,7 @@ def test_an_invalid_reservation_is_reported_once_not_again_by_its_tasks():
         (lambda r: r["reservations"][0].update(budget_ns=200 * MS), "$.reservations[0].budget_ns: 200000000 is "
                                                                     "out of range [1, 100000000]"),
         (lambda r: r["reservations"][1].update(order="RM"), '$.reservations[1]: order "RM" is not FP or EDF'),
+        (lambda r: r["reservations"][1].update(kind="tbs"), '$.reservations[1]: kind "tbs" is not periodic or cbs'),
         (lambda r: r["tasks"][0].update(reservation=7), "$.tasks[0].reservation: no such reservation"),
         (lambda r: r.update(backend="threads"), "$.reservations: reservations need the ult backend"),
         (lambda r: r.update(backend="ult:gedf"), "$.reservations: reservations need backend ult:pfp or ult:pedf"),

@@ -17,7 +17,8 @@ import pytest
 
 from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace as load_trace
-from test_run_live import EXAMPLES, _rt_available, rtsched_run
+from stolen_cpu import skip_if_misses_were_stolen
+from test_run_live import EXAMPLES, _rt_available, rtsched_run, write_set
 
 pytestmark = pytest.mark.skipif(_rt_available() is not None, reason=str(_rt_available()))
 
@@ -84,3 +85,35 @@ def test_each_reservations_tasks_get_at_most_its_budget_per_period(tmp_path):
     # the overrunning tasks are switched out at their reservation's depletion
     for name in ("hog", "crunch"):
         assert (trace.events_of(streams[name])["type"] == EV.PREEMPT).sum() > 0, name
+
+
+CBS = """\
+name: cbs
+platform: {scheduler: P-EDF, backend: ult, cpus: [0]}
+reservations:
+  - {name: box, period: 10ms, budget: 4ms, scheduler: EDF, partition: cpu0}
+  - {name: A, parent: box, kind: cbs, period: 10ms, budget: 1ms, scheduler: EDF}
+  - {name: B, parent: box, kind: cbs, period: 10ms, budget: 3ms, scheduler: EDF}
+tasks:
+  - {name: hog, reservation: A, partition: cpu0, period: 5ms, body: [{compute: 4ms}]}
+  - {name: victim, reservation: B, partition: cpu0, period: 10ms, body: [{compute: 2ms}]}
+"""
+
+
+def test_a_cbs_keeps_an_overrunning_task_from_its_sibling(tmp_path):
+    """In one EDF reservation, "hog" (4 ms every 5 ms, the earlier deadlines) would take it
+    all (tests/c/ult/test_ult_reservations.c shows that flat case); in a CBS of 1 ms / 10 ms beside "victim"'s 3 ms / 10 ms it only
+    postpones its own deadlines: the victim misses nothing, the hog misses."""
+    spec = write_set(tmp_path / "cbs.yaml", CBS)
+    done = rtsched_run(str(spec), "--duration", "500ms", "--out", str(tmp_path / "out"), "--json", "--no-plots")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    runner = json.loads((tmp_path / "out" / "runner.json").read_text())
+    assert [r["kind"] for r in runner["reservations"]] == ["periodic", "cbs", "cbs"]
+    skip_if_misses_were_stolen(summary, DURATION_NS)
+    tasks = {t["task"]: t for t in summary["tasks"]}
+    assert tasks["victim"]["deadline_misses"] == 0, tasks["victim"]
+    assert tasks["victim"]["jobs"] >= DURATION_NS // (10 * 1_000_000) - 2
+    assert tasks["hog"]["deadline_misses"] > 0
+    depleted = {r["name"]: r["depletions"] for r in summary["reservations"]}
+    assert depleted["A"] > 10 and depleted["B"] == 0

@@ -16,6 +16,7 @@ int run_reservations_create(rts_taskset_t *set, struct run_spec *spec, char *err
 			.period_ns = res->period_ns,
 			.budget_ns = res->budget_ns,
 			.order = res->order,
+			.kind = res->kind,
 			.priority = res->priority,
 			.cpu = res->cpu,
 		};

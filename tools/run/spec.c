@@ -323,20 +323,27 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 static bool read_reservation(struct reader *r, json_t *json, const char *path, void *out,
 			     void *context)
 {
-	static const char *const keys[] = { "name", "period_ns", "budget_ns", "order", "priority",
-					    "cpu", "parent", NULL };
+	static const char *const keys[] = { "name", "kind", "period_ns", "budget_ns", "order",
+					    "priority", "cpu", "parent", NULL };
 	const size_t *index = context; /* this item's index: its parent comes before it */
 	struct run_reservation *res = out;
-	char order[8];
+	char order[8], kind[16];
 	int64_t priority, cpu;
 	if (!check_keys(r, json, path, keys) ||
 	    !get_string(r, json, path, "name", res->name, sizeof(res->name)) ||
+	    !get_string(r, json, path, "kind", kind, sizeof(kind)) ||
 	    !get_int(r, json, path, "period_ns", 1, INT64_MAX / 4, &res->period_ns) ||
 	    !get_int(r, json, path, "budget_ns", 1, res->period_ns, &res->budget_ns) ||
 	    !get_string(r, json, path, "order", order, sizeof(order)) ||
 	    !get_int(r, json, path, "priority", 0, 99, &priority) ||
 	    !get_int(r, json, path, "cpu", 0, CPU_SETSIZE - 1, &cpu))
 		return false;
+	if (strcmp(kind, "periodic") == 0)
+		res->kind = RTS_RESERVATION_PERIODIC;
+	else if (strcmp(kind, "cbs") == 0)
+		res->kind = RTS_RESERVATION_CBS;
+	else
+		return fail(r, path, "kind \"%s\" is not periodic or cbs", kind);
 	if (strcmp(order, "FP") == 0)
 		res->order = RTS_RESERVATION_FP;
 	else if (strcmp(order, "EDF") == 0)

@@ -82,6 +82,7 @@ struct run_reservation {
 	char name[RUN_NAME_MAX];
 	int64_t period_ns;
 	int64_t budget_ns;
+	enum rts_reservation_kind kind;
 	enum rts_reservation_order order;
 	int priority; /* 1..99 under an FP parent; 0 otherwise */
 	int cpu;

@@ -122,6 +122,7 @@ def _reservations(taskset: TaskSet, partitions: dict[str, tuple[int, ...]]) -> l
         out.append(
             {
                 "name": r.name,
+                "kind": r.kind,
                 "period_ns": r.period_ns,
                 "budget_ns": r.budget_ns,
                 "order": r.scheduler,
@@ -198,9 +199,6 @@ def to_runner_input(
             )
 
     for r_index, res in enumerate(taskset.reservations):
-        if res.kind == "cbs":
-            errors.append(f'reservations[{r_index}].kind: CBS "{res.name}" is not run yet (the ult backend '
-                          "runs periodic reservations; docs/reservations.md): `rtsched analyze` checks it")
         top = _top_of(taskset, res)
         if top.partition is not None and top.partition not in partition_index:
             errors.append(
