@@ -22,6 +22,11 @@
  * (the CPU then idles: the budget idles away). At zero budget nothing inside
  * runs until the next replenishment.
  *
+ * With a trace, each reservation gets a stream of its own (task_id -1, its
+ * name, made here: before rts_trace_start) with RTS_EV_RESERVATION_REPLENISH
+ * at each period it begins and RTS_EV_RESERVATION_DEPLETE when its budget
+ * reaches zero (docs/trace-format.md).
+ *
  * Made before the set's release, by the thread that makes the tasks; a
  * task's reservation must be a leaf (no child reservations) on the task's
  * CPU. Freed with the set.
@@ -42,6 +47,21 @@ enum rts_reservation_order {
 	RTS_RESERVATION_EDF = 1, /* children by absolute deadline */
 };
 
+enum rts_reservation_kind {
+	RTS_RESERVATION_PERIODIC = 0, /* the periodic server above (the default) */
+	RTS_RESERVATION_CBS = 1,      /* a constant bandwidth server, below */
+};
+
+/*
+ * A CBS (Abeni & Buttazzo), kind RTS_RESERVATION_CBS, in an EDF parent (or
+ * at the top of an "ult:pedf" CPU), holding tasks: budget Q = budget_ns per
+ * period T = period_ns, a deadline d. When a task inside becomes ready and
+ * none was: if Q_left >= (d - now) * Q / T, then d = now + T and Q_left = Q.
+ * At zero budget while tasks are ready: Q_left = Q, d += T. It competes in
+ * its parent by d and is chosen only while a task inside is ready (its budget
+ * does not idle away). So a task that overruns only postpones its own
+ * deadlines: its siblings in other CBSs keep their bandwidth.
+ */
 struct rts_reservation_params {
 	const char *name;               /* for errors; at most 31 bytes kept */
 	int64_t period_ns;              /* > 0 */
@@ -49,11 +69,12 @@ struct rts_reservation_params {
 	enum rts_reservation_order order;
 	int priority;                   /* 1..99 when the parent (or the CPU's scheduler) is FP */
 	int cpu;                        /* top level: the CPU of its one-CPU cluster; else ignored */
+	enum rts_reservation_kind kind; /* 0: periodic */
 };
 
 /* Counters, readable after rts_taskset_join(). */
 struct rts_reservation_stats {
-	uint32_t replenishments;  /* periods begun after the first */
+	uint32_t replenishments;  /* periods begun, the first (at t0) included */
 	uint32_t depletions;      /* times its budget reached zero */
 	int64_t consumed_ns;      /* budget consumed in all, running children or idling */
 };

@@ -87,7 +87,10 @@ enum rts_trace_event_type {
 	RTS_EV_PREM_END = 30,        /* arg0: involuntary switches during the interval; arg1: padding (ns, < 0: overran) */
 	RTS_EV_GATE_RUN = 31,        /* a peripheral starts a run span: no memory phase can start until its GATE_HOLD */
 	RTS_EV_GATE_HOLD = 32,       /* arg0: 1 held by a memory phase, 0 its work is done; the span has ended */
-	RTS_EV_RESERVED_FIRST = 33,
+	/* Reservations (ult backend, docs/reservations.md): on the reservation's own stream (task_id -1, its name). */
+	RTS_EV_RESERVATION_REPLENISH = 33, /* job: period number (1: first); arg0: budget used in the period before (ns, saturated); arg1: budget from now (ns) */
+	RTS_EV_RESERVATION_DEPLETE = 34,   /* job: period number; arg1: the budget that ran out (ns); time: when it reached zero */
+	RTS_EV_RESERVED_FIRST = 35,
 	RTS_EV_USER_FIRST = 64,
 };
 

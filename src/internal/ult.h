@@ -114,14 +114,17 @@ struct rts_reservation {
 	int64_t period_ns;
 	int64_t budget_ns;
 	enum rts_reservation_order order;
+	enum rts_reservation_kind kind;
 	int priority;
 	uint32_t index;   /* in its cluster's array: ties go to the one made first */
 	int n_children;
 	int n_tasks;
+	struct rts_trace_stream *stream; /* its REPLENISH / DEPLETE events; NULL: not traced */
 
-	/* Under cluster->lock. */
+	/* Under cluster->lock (the stream's one producer: its cluster's decisions). */
 	int64_t remaining_ns;
-	int64_t period_end_ns; /* the next replenishment (its EDF deadline); 0: not begun */
+	int64_t period_end_ns; /* the next replenishment (its EDF deadline); 0: not begun. CBS: its deadline */
+	bool backlogged;       /* CBS: a task inside was ready at the last decision */
 	struct rts_reservation_stats stats;
 };
 

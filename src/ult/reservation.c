@@ -26,6 +26,7 @@
  * until its release) runs outside every reservation and is not charged.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,8 @@
 #include "internal/export.h"
 #include "internal/task.h"
 #include "internal/ult.h"
+
+#include <rtsched/trace.h>
 
 #define FP_KEY(priority) (100 - (int64_t)(priority))
 
@@ -60,6 +63,21 @@ static int check_params(rts_taskset_t *set, const struct rts_reservation_params 
 	if (p->period_ns <= 0 || p->budget_ns <= 0 || p->budget_ns > p->period_ns) {
 		rts_taskset_set_error(set, "reservation %s: needs 0 < budget (%lld ns) <= period (%lld ns)",
 				      name, (long long)p->budget_ns, (long long)p->period_ns);
+		return EINVAL;
+	}
+	if (p->kind != RTS_RESERVATION_PERIODIC && p->kind != RTS_RESERVATION_CBS) {
+		rts_taskset_set_error(set, "reservation %s: unknown kind %d", name, (int)p->kind);
+		return EINVAL;
+	}
+	if (p->kind == RTS_RESERVATION_CBS &&
+	    orders_by_priority(set->backend_state, parent)) {
+		rts_taskset_set_error(set, "reservation %s: a CBS competes by its deadline: put it "
+				      "in an EDF parent or at the top of an \"ult:pedf\" CPU", name);
+		return EINVAL;
+	}
+	if (parent && parent->kind == RTS_RESERVATION_CBS) {
+		rts_taskset_set_error(set, "reservation %s: parent %s is a CBS, which holds tasks only",
+				      name, parent->name);
 		return EINVAL;
 	}
 	if (p->order != RTS_RESERVATION_FP && p->order != RTS_RESERVATION_EDF) {
@@ -154,7 +172,16 @@ RTS_EXPORT int rts_reservation_create(rts_taskset_t *set, const struct rts_reser
 	r->period_ns = params->period_ns;
 	r->budget_ns = params->budget_ns;
 	r->order = params->order;
+	r->kind = params->kind;
 	r->priority = params->priority;
+	if (set->trace) { /* its own stream: task_id -1, its name (docs/trace-format.md) */
+		err = rts_trace_stream_add(set->trace, -1, r->name, r->period_ns, r->period_ns,
+					   &r->stream);
+		if (err) {
+			free(r);
+			return err;
+		}
+	}
 	pthread_mutex_lock(&c->lock);
 	err = append(c, r);
 	pthread_mutex_unlock(&c->lock);
@@ -222,6 +249,10 @@ static void charge(struct rts_ult_cluster *c, int64_t now_ns)
 		if (r->remaining_ns > used) {
 			r->remaining_ns -= used;
 		} else if (r->remaining_ns > 0) {
+			if (r->stream) /* it reached zero remaining_ns after the last decision */
+				rts_trace_event_at(r->stream, c->active_since_ns + r->remaining_ns,
+						   RTS_EV_RESERVATION_DEPLETE,
+						   r->stats.replenishments, 0, r->budget_ns);
 			r->remaining_ns = 0;
 			r->stats.depletions++;
 		}
@@ -233,7 +264,10 @@ static void replenish(struct rts_ult_cluster *c, int64_t now_ns)
 	int64_t t0 = atomic_load(c->runtime->t0_ns);
 	for (size_t i = 0; i < c->n_reservations; i++) {
 		struct rts_reservation *r = c->reservations[i];
-		if (!r->period_end_ns) {
+		if (r->kind == RTS_RESERVATION_CBS)
+			continue; /* cbs_update() */
+		bool first = !r->period_end_ns;
+		if (first) {
 			if (!t0 || now_ns < t0)
 				continue;
 			r->period_end_ns = t0; /* its first period begins at the set's release */
@@ -241,9 +275,53 @@ static void replenish(struct rts_ult_cluster *c, int64_t now_ns)
 		if (r->period_end_ns > now_ns)
 			continue;
 		int64_t behind = (now_ns - r->period_end_ns) / r->period_ns; /* whole periods missed */
+		int64_t used = first ? 0 : r->budget_ns - r->remaining_ns;
 		r->period_end_ns += (behind + 1) * r->period_ns;
 		r->remaining_ns = r->budget_ns;
 		r->stats.replenishments++;
+		if (r->stream) /* at the period's nominal start; job: its number, 1 at t0 */
+			rts_trace_event_at(r->stream, r->period_end_ns - r->period_ns,
+					   RTS_EV_RESERVATION_REPLENISH, r->stats.replenishments,
+					   used > UINT32_MAX ? UINT32_MAX : (uint32_t)used, r->budget_ns);
+	}
+}
+
+/*
+ * The CBS rules at a decision (the ULT that ran is back in the ready queue):
+ * a CBS whose tasks became ready while none was takes a new deadline unless
+ * its (budget, deadline) still fit its bandwidth; one whose budget ran out
+ * while tasks are ready gets it back with its deadline a period later.
+ */
+static void cbs_update(struct rts_ult_cluster *c, int64_t now_ns)
+{
+	for (size_t i = 0; i < c->n_reservations; i++) {
+		struct rts_reservation *r = c->reservations[i];
+		if (r->kind != RTS_RESERVATION_CBS)
+			continue;
+		bool ready = false;
+		for (struct rts_ult *u = c->ready; u && !ready; u = u->next)
+			ready = u->reservation == r && u->key != INT64_MIN;
+		if (ready && !r->backlogged &&
+		    (!r->period_end_ns || r->period_end_ns <= now_ns ||
+		     (__int128)r->remaining_ns * r->period_ns >=
+			     (__int128)(r->period_end_ns - now_ns) * r->budget_ns)) {
+			r->period_end_ns = now_ns + r->period_ns;
+			r->remaining_ns = r->budget_ns;
+			r->stats.replenishments++;
+			if (r->stream)
+				rts_trace_event_at(r->stream, now_ns, RTS_EV_RESERVATION_REPLENISH,
+						   r->stats.replenishments, 0, r->budget_ns);
+		}
+		if (ready && r->remaining_ns <= 0) {
+			int64_t used = r->budget_ns - r->remaining_ns;
+			r->period_end_ns += r->period_ns;
+			r->remaining_ns = r->budget_ns;
+			r->stats.replenishments++;
+			if (r->stream)
+				rts_trace_event_at(r->stream, now_ns, RTS_EV_RESERVATION_REPLENISH,
+						   r->stats.replenishments, (uint32_t)used, r->budget_ns);
+		}
+		r->backlogged = ready;
 	}
 }
 
@@ -257,6 +335,7 @@ struct rts_ult *rts_ult_reservations_pick(struct rts_ult_cluster *c, int64_t now
 {
 	charge(c, now_ns);
 	replenish(c, now_ns);
+	cbs_update(c, now_ns);
 	c->active = NULL;
 	c->active_since_ns = now_ns;
 	if (c->ready && c->ready->key == INT64_MIN)
@@ -270,8 +349,9 @@ struct rts_ult *rts_ult_reservations_pick(struct rts_ult_cluster *c, int64_t now
 		int64_t best_key = INT64_MAX;
 		for (size_t i = 0; i < c->n_reservations; i++) {
 			struct rts_reservation *r = c->reservations[i];
-			if (r->parent != level || r->remaining_ns <= 0 || !r->period_end_ns)
-				continue;
+			if (r->parent != level || r->remaining_ns <= 0 || !r->period_end_ns ||
+			    (r->kind == RTS_RESERVATION_CBS && !r->backlogged))
+				continue; /* a CBS with nothing ready is not chosen: its budget keeps */
 			int64_t key = reservation_key(c->runtime, level, r);
 			if (!best || key < best_key) /* index order: ties to the one made first */
 				best = r, best_key = key;
@@ -295,6 +375,8 @@ int64_t rts_ult_reservations_next_ns(const struct rts_ult_cluster *c)
 	int64_t t0 = atomic_load(c->runtime->t0_ns);
 	for (size_t i = 0; i < c->n_reservations; i++) {
 		const struct rts_reservation *r = c->reservations[i];
+		if (r->kind == RTS_RESERVATION_CBS)
+			continue; /* its rules apply at decisions made for other reasons */
 		int64_t at = r->period_end_ns ? r->period_end_ns : t0;
 		if (at > 0 && at < next)
 			next = at;

@@ -42,6 +42,17 @@ def test_example_load_is_modest_on_a_shared_two_cpu_machine(path):
         # 14.5/40 + 14.5/50 + 10/60, below the 0.95 RT throttling allows; CPU 0 stays free
         assert ts.utilization_by_partition() == {"cpu0": 0, "cpu1": Fraction(983, 1200)}
         return
+    if ts.reservations:
+        # the tasks ask for more than their reservations give them: the CPU's load is the
+        # top-level reservations' bandwidth (and the tasks outside them)
+        load: dict[str | None, Fraction] = {}
+        for r in ts.child_reservations(None):
+            load[r.partition] = load.get(r.partition, Fraction(0)) + r.bandwidth
+        for t in ts.tasks:
+            if t.reservation is None:
+                load[t.partition] = load.get(t.partition, Fraction(0)) + Fraction(t.wcet_ns, t.period_ns)
+        assert load == {"cpu0": Fraction(7, 20)}, load
+        return
     if ts.platform.is_partitioned:
         for name, u in ts.utilization_by_partition().items():
             assert u <= Fraction(1, 2), (name, u)

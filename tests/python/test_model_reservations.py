@@ -2,11 +2,14 @@
 the tree, the round trip, and every bad file rejected with its path."""
 
 import copy
+import json
+import subprocess
 
 import pytest
 
 from rtsched.model import Reservation, taskset_from_dict, taskset_to_dict, to_runner_input, validate_dict
 from rtsched.model import TaskSetError
+from rtsched.native import NativeToolMissing, native_tool
 from rtsched.sim import SimUnsupported, check_supported
 
 MS = 1_000_000
@@ -72,9 +75,37 @@ def test_a_cbs_goes_inside_an_edf_parent():
     assert ts.reservation("C").kind == "cbs"
 
 
-def test_the_runner_and_the_simulator_refuse_them_until_they_schedule_them():
-    with pytest.raises(TaskSetError, match="reservations: the runtime of reservations is not there yet"):
-        to_runner_input(taskset_from_dict(doc()), "t.rtst", cpus_online=(0,), dl_period_limits=(100_000, 4 * 10**9))
+def test_the_runner_input_lists_them_parents_first_and_tasks_point_at_their_leaf():
+    runner = to_runner_input(taskset_from_dict(doc()), "t.rtst", cpus_online=(0, 1),
+                             dl_period_limits=(100_000, 4 * 10**9))
+    assert runner["backend"] == "ult:pedf"
+    assert [(r["name"], r["parent"], r["order"], r["cpu"]) for r in runner["reservations"]] == [
+        ("H", None, "FP", 0), ("S", None, "EDF", 0), ("A", 1, "EDF", 0), ("B", 1, "FP", 0)]
+    assert [(r["period_ns"], r["budget_ns"]) for r in runner["reservations"]][0] == (100 * MS, 39 * MS)
+    # priorities only under an FP parent (P-EDF at the top, S is EDF): none here
+    assert {r["priority"] for r in runner["reservations"]} == {0}
+    names = [r["name"] for r in runner["reservations"]]
+    assert {t["name"]: names[t["reservation"]] for t in runner["tasks"]} == {"h1": "H", "a1": "A", "b1": "B"}
+
+
+def test_a_cbs_holds_tasks_not_reservations():
+    def nest_in_cbs(d):
+        d["reservations"][2]["kind"] = "cbs"
+        d["reservations"].append({"name": "D", "parent": "A", "period": "40ms", "budget": "1ms", "scheduler": "EDF"})
+        d["tasks"][1]["reservation"] = "D"
+    assert 'reservations[4].parent: "A" is a CBS: it holds tasks, not reservations' in errors(nest_in_cbs)
+
+
+def test_a_cbs_goes_to_the_runner_with_its_kind_and_the_simulator_refuses_reservations():
+    def add_cbs(d):
+        d["reservations"].append({"name": "C", "kind": "cbs", "parent": "A", "period": "20ms", "budget": "1ms",
+                                  "scheduler": "EDF"})
+        d["tasks"][1]["reservation"] = "C"
+    runner = to_runner_input(taskset_from_dict(doc(add_cbs)), "t.rtst", cpus_online=(0,),
+                             dl_period_limits=(100_000, 4 * 10**9))
+    assert [(r["name"], r["kind"], r["parent"]) for r in runner["reservations"]] == [
+        ("H", "periodic", None), ("S", "periodic", None), ("A", "periodic", 1), ("B", "periodic", 1), ("C", "cbs", 2)]
+    assert runner["tasks"][1]["reservation"] == 4
     with pytest.raises(SimUnsupported, match="reservations: not simulated yet"):
         check_supported(taskset_from_dict(doc()))
 
@@ -149,3 +180,33 @@ def test_bad_files_are_rejected_with_their_path(change, expected):
 def test_an_invalid_reservation_is_reported_once_not_again_by_its_tasks():
     assert errors(lambda d: d["reservations"][0].update(budget="101ms")) == [
         "reservations[0].budget: budget 101ms is above the period 100ms: a reservation supplies at most its period"]
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (lambda r: r["reservations"][2].update(parent=3), "$.reservations[2].parent: expected the index of a "
+                                                          "reservation listed before this one"),
+        (lambda r: r["reservations"][0].update(budget_ns=200 * MS), "$.reservations[0].budget_ns: 200000000 is "
+                                                                    "out of range [1, 100000000]"),
+        (lambda r: r["reservations"][1].update(order="RM"), '$.reservations[1]: order "RM" is not FP or EDF'),
+        (lambda r: r["reservations"][1].update(kind="tbs"), '$.reservations[1]: kind "tbs" is not periodic or cbs'),
+        (lambda r: r["tasks"][0].update(reservation=7), "$.tasks[0].reservation: no such reservation"),
+        (lambda r: r.update(backend="threads"), "$.reservations: reservations need the ult backend"),
+        (lambda r: r.update(backend="ult:gedf"), "$.reservations: reservations need backend ult:pfp or ult:pedf"),
+    ],
+)
+def test_the_runner_reads_reservations_and_names_what_is_wrong_where(tmp_path, change, expected):
+    """An input error (exit 2) before anything runs: no real-time scheduling is needed."""
+    try:
+        runner = native_tool("rtsched-run")
+    except NativeToolMissing as missing:
+        pytest.skip(str(missing))
+    spec = to_runner_input(taskset_from_dict(doc()), str(tmp_path / "t.rtst"), cpus_online=(0, 1),
+                           dl_period_limits=(100_000, 4 * 10**9))
+    change(spec)
+    path = tmp_path / "runner.json"
+    path.write_text(json.dumps(spec))
+    done = subprocess.run([str(runner), str(path), "--quiet"], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2, done.stderr
+    assert expected in done.stderr

@@ -12,11 +12,11 @@ LIMITS = (100_000, 4_194_304_000)
 TASK_KEYS = {
     "name", "kind", "period_ns", "deadline_ns", "offset_ns", "wcet_ns", "sporadic_max_extra_ns",
     "seed", "max_jobs", "policy", "priority", "dl_runtime_ns", "cpus", "cpuset", "budget_ns", "lock_level", "body",
-    "prem_priority", "peripheral_buffer_bytes",
+    "prem_priority", "peripheral_buffer_bytes", "reservation",
 }
 TOP_KEYS = {
     "format", "name", "duration_ns", "release_delay_ns", "scheduler", "backend", "cpus", "cpusets",
-    "resources", "condvars", "picv", "servers", "tasks", "trace",
+    "resources", "condvars", "picv", "servers", "reservations", "tasks", "trace",
 }
 SERVER_KEYS = {"name", "priority", "cpus", "queue_capacity"}
 
@@ -84,7 +84,7 @@ def test_pfp():
         "name": "t1", "kind": "periodic", "period_ns": 10_000_000, "deadline_ns": 10_000_000,
         "offset_ns": 0, "wcet_ns": 2_000_000, "sporadic_max_extra_ns": 0, "seed": 0, "max_jobs": 0,
         "policy": "fifo", "priority": 10, "dl_runtime_ns": 0, "cpus": [1], "cpuset": None,
-        "budget_ns": 0, "lock_level": 0, "prem_priority": 0, "peripheral_buffer_bytes": 0,
+        "budget_ns": 0, "lock_level": 0, "prem_priority": 0, "peripheral_buffer_bytes": 0, "reservation": None,
         "body": [
             {"op": "compute", "ns": 1_000_000}, {"op": "lock", "resource": 1},
             {"op": "compute", "ns": 200_000}, {"op": "signal", "condvar": 0},

@@ -25,6 +25,7 @@
 
 #include "body.h"
 #include "cpusets.h"
+#include "reservations.h"
 #include "spec.h"
 #include "clock_ns.h"
 
@@ -223,6 +224,9 @@ static int create_tasks(struct run *run)
 		return err;
 	}
 	err = choose_backend(run);
+	if (err)
+		return err;
+	err = run_reservations_create(run->set, &run->spec, run->error, sizeof(run->error));
 	if (err)
 		return err;
 	for (size_t i = 0; i < spec->n_tasks; i++) {

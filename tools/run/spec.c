@@ -355,6 +355,53 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 	return fail(r, path, "unknown op \"%s\"", op);
 }
 
+static bool read_reservation(struct reader *r, json_t *json, const char *path, void *out,
+			     void *context)
+{
+	static const char *const keys[] = { "name", "kind", "period_ns", "budget_ns", "order",
+					    "priority", "cpu", "parent", NULL };
+	const size_t *index = context; /* this item's index: its parent comes before it */
+	struct run_reservation *res = out;
+	char order[8], kind[16];
+	int64_t priority, cpu;
+	if (!check_keys(r, json, path, keys) ||
+	    !get_string(r, json, path, "name", res->name, sizeof(res->name)) ||
+	    !get_string(r, json, path, "kind", kind, sizeof(kind)) ||
+	    !get_int(r, json, path, "period_ns", 1, INT64_MAX / 4, &res->period_ns) ||
+	    !get_int(r, json, path, "budget_ns", 1, res->period_ns, &res->budget_ns) ||
+	    !get_string(r, json, path, "order", order, sizeof(order)) ||
+	    !get_int(r, json, path, "priority", 0, 99, &priority) ||
+	    !get_int(r, json, path, "cpu", 0, CPU_SETSIZE - 1, &cpu))
+		return false;
+	if (strcmp(kind, "periodic") == 0)
+		res->kind = RTS_RESERVATION_PERIODIC;
+	else if (strcmp(kind, "cbs") == 0)
+		res->kind = RTS_RESERVATION_CBS;
+	else
+		return fail(r, path, "kind \"%s\" is not periodic or cbs", kind);
+	if (strcmp(order, "FP") == 0)
+		res->order = RTS_RESERVATION_FP;
+	else if (strcmp(order, "EDF") == 0)
+		res->order = RTS_RESERVATION_EDF;
+	else
+		return fail(r, path, "order \"%s\" is not FP or EDF", order);
+	res->priority = (int)priority;
+	res->cpu = (int)cpu;
+	char at[PATH_MAX_LEN];
+	json_t *parent = member(r, json, path, "parent", at);
+	if (!parent)
+		return false;
+	res->parent = -1;
+	if (json_is_integer(parent)) {
+		if (json_integer_value(parent) < 0 || json_integer_value(parent) >= (json_int_t)*index)
+			return fail(r, at, "expected the index of a reservation listed before this one");
+		res->parent = (int)json_integer_value(parent);
+	} else if (!json_is_null(parent)) {
+		return fail(r, at, "expected a reservation index or null");
+	}
+	return true;
+}
+
 static bool read_policy(struct reader *r, json_t *json, const char *path, struct run_task *task)
 {
 	char policy[16];
@@ -380,7 +427,7 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 	static const char *const keys[] = {
 		"name", "kind", "period_ns", "deadline_ns", "offset_ns", "wcet_ns",
 		"sporadic_max_extra_ns", "seed", "max_jobs", "policy", "priority",
-		"dl_runtime_ns", "cpus", "cpuset", "budget_ns", "lock_level", "body", "prem_priority",
+		"dl_runtime_ns", "cpus", "cpuset", "budget_ns", "lock_level", "reservation", "body", "prem_priority",
 		"peripheral_buffer_bytes", NULL
 	};
 	const struct run_spec *spec = context;
@@ -438,6 +485,18 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 	} else if (!json_is_null(cpuset)) {
 		return fail(r, at, "expected a cpuset index or null");
 	}
+	json_t *reservation = member(r, json, path, "reservation", at);
+	if (!reservation)
+		return false;
+	task->reservation = -1;
+	if (json_is_integer(reservation)) {
+		if (json_integer_value(reservation) < 0 ||
+		    json_integer_value(reservation) >= (json_int_t)spec->n_reservations)
+			return fail(r, at, "no such reservation");
+		task->reservation = (int)json_integer_value(reservation);
+	} else if (!json_is_null(reservation)) {
+		return fail(r, at, "expected a reservation index or null");
+	}
 	struct body_context body = { spec };
 	void *actions = NULL;
 	bool ok = get_items(r, json, path, "body", sizeof(struct run_action), &actions,
@@ -481,7 +540,8 @@ static bool read_trace(struct reader *r, json_t *root, struct run_spec *spec)
 static bool check_backend(struct reader *r, const struct run_spec *spec)
 {
 	if (strcmp(spec->backend, "threads") == 0)
-		return true;
+		return spec->n_reservations == 0 ||
+		       fail(r, "$.reservations", "reservations need the ult backend (docs/reservations.md)");
 	const char *why = " not under the ult backend yet (docs/ult.md)";
 	if (spec->n_resources)
 		return fail(r, "$.resources", "locks:%s", why);
@@ -489,6 +549,10 @@ static bool check_backend(struct reader *r, const struct run_spec *spec)
 		return fail(r, "$.condvars", "condition variables:%s", why);
 	if (spec->n_servers)
 		return fail(r, "$.servers", "RPC servers:%s", why);
+	if (spec->n_reservations && strcmp(spec->backend, "ult:pfp") != 0 &&
+	    strcmp(spec->backend, "ult:pedf") != 0)
+		return fail(r, "$.reservations", "reservations need backend ult:pfp or ult:pedf "
+			    "(one CPU per cluster; docs/reservations.md), got %s", spec->backend);
 	for (size_t i = 0; i < spec->n_tasks; i++) {
 		const struct run_task *task = &spec->tasks[i];
 		char at[PATH_MAX_LEN];
@@ -510,11 +574,35 @@ static bool check_backend(struct reader *r, const struct run_spec *spec)
 	return true;
 }
 
+/* The reservations, each read knowing its index (a parent comes first). */
+static bool read_reservations(struct reader *r, json_t *root, struct run_spec *spec)
+{
+	char at[PATH_MAX_LEN];
+	json_t *array = get_array(r, root, "$", "reservations", at);
+	if (!array)
+		return false;
+	spec->n_reservations = json_array_size(array);
+	spec->reservations = calloc(spec->n_reservations ? spec->n_reservations : 1,
+				    sizeof(*spec->reservations));
+	if (!spec->reservations)
+		return fail(r, at, "out of memory");
+	size_t i;
+	json_t *item;
+	json_array_foreach(array, i, item) {
+		char item_path[PATH_MAX_LEN];
+		snprintf(item_path, sizeof(item_path), "%s[%zu]", at, i);
+		if (!read_reservation(r, item, item_path, &spec->reservations[i], &i))
+			return false;
+	}
+	return true;
+}
+
 static bool read_spec(struct reader *r, json_t *root, struct run_spec *spec)
 {
 	static const char *const keys[] = { "format", "name", "duration_ns", "release_delay_ns",
 					    "scheduler", "backend", "cpus", "cpusets", "resources",
-					    "condvars", "picv", "servers", "tasks", "trace", NULL };
+					    "condvars", "picv", "servers", "reservations", "tasks", "trace",
+					    NULL };
 	char format[32];
 	void *items = NULL;
 	if (!check_keys(r, root, "$", keys) ||
@@ -552,6 +640,8 @@ static bool read_spec(struct reader *r, json_t *root, struct run_spec *spec)
 		       &spec->n_servers, read_server, spec))
 		return (spec->servers = items), false;
 	spec->servers = items;
+	if (!read_reservations(r, root, spec))
+		return false;
 	bool ok = get_items(r, root, "$", "tasks", sizeof(struct run_task), &items,
 			    &spec->n_tasks, read_task, spec);
 	spec->tasks = items;
@@ -587,5 +677,6 @@ void run_spec_free(struct run_spec *spec)
 	free(spec->resources);
 	free(spec->condvars);
 	free(spec->servers);
+	free(spec->reservations);
 	memset(spec, 0, sizeof(*spec));
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <rtsched/mutex.h>
+#include <rtsched/reservation.h>
 #include <rtsched/task.h>
 
 #define RUN_NAME_MAX 64
@@ -53,6 +54,7 @@ struct run_task {
 	int lock_level;                /* SRP preemption level to declare; 0: none (the priority) */
 	int prem_priority;             /* prem actions run at this SCHED_FIFO priority; 0: no prem action */
 	uint64_t peripheral_buffer_bytes; /* a peripheral (gated by memory phases); 0: not one */
+	int reservation;               /* index into run_spec.reservations, -1: none */
 	struct run_action *body;
 	size_t body_len;
 };
@@ -83,6 +85,23 @@ struct run_server {
 	uint32_t queue_capacity;
 };
 
+/*
+ * A reservation of the ult backend (<rtsched/reservation.h>): its parent
+ * comes before it in the list (-1: the top level of CPU `cpu`'s cluster).
+ * `handle` is set when the runner makes it (reservations.h).
+ */
+struct run_reservation {
+	char name[RUN_NAME_MAX];
+	int64_t period_ns;
+	int64_t budget_ns;
+	enum rts_reservation_kind kind;
+	enum rts_reservation_order order;
+	int priority; /* 1..99 under an FP parent; 0 otherwise */
+	int cpu;
+	int parent;
+	rts_reservation_t *handle;
+};
+
 struct run_spec {
 	char name[RUN_NAME_MAX];
 	char scheduler[16];
@@ -99,6 +118,8 @@ struct run_spec {
 	bool picv; /* callers lend their priority to the server they wait for */
 	struct run_server *servers;
 	size_t n_servers;
+	struct run_reservation *reservations;
+	size_t n_reservations;
 	struct run_task *tasks;
 	size_t n_tasks;
 	char trace_path[RUN_PATH_MAX];

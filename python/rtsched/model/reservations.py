@@ -237,6 +237,8 @@ def reservation_problems(taskset: TaskSet) -> list[tuple[str, str]]:
         if r.parent is None:
             continue
         parent = taskset.reservation(r.parent)
+        if parent.kind == "cbs":
+            problems.append((f"{path}.parent", f'"{parent.name}" is a CBS: it holds tasks, not reservations'))
         if r.is_hard and not parent.is_hard:
             problems.append((f"{path}.criticality", f'a hard reservation inside soft "{parent.name}" gets no '
                              "guarantee (its parent's budget is adapted): make it soft, or its parent hard"))

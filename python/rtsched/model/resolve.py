@@ -19,6 +19,7 @@ from rtsched.model.model import (
     Compute,
     Lock,
     Prem,
+    Reservation,
     Resource,
     RpcServer,
     Signal,
@@ -107,6 +108,48 @@ def _resource(resource: Resource, lock: LockSetting | None) -> dict[str, Any]:
     }
 
 
+def _top_of(taskset: TaskSet, reservation: Reservation) -> Reservation:
+    """The top-level ancestor of ``reservation`` (itself at the top)."""
+    while reservation.parent is not None:
+        reservation = taskset.reservation(reservation.parent)
+    return reservation
+
+
+def _parents_first(taskset: TaskSet) -> list[Reservation]:
+    """The reservations, each after its parent (the runner makes them in this order)."""
+    done: list[Reservation] = []
+    pending: list[str | None] = [None]  # breadth first from the top level
+    while pending:
+        parent = pending.pop(0)
+        for child in taskset.child_reservations(parent):
+            done.append(child)
+            pending.append(child.name)
+    return done
+
+
+def _reservations(taskset: TaskSet, partitions: dict[str, tuple[int, ...]]) -> list[dict[str, Any]]:
+    """The runner's reservations, parents first; a reservation's CPU is its partition's one CPU."""
+    ordered = _parents_first(taskset)
+    index = {r.name: i for i, r in enumerate(ordered)}
+    out = []
+    for r in ordered:
+        top = _top_of(taskset, r)
+        cpus = partitions[top.partition] if top.partition is not None else (0,)
+        out.append(
+            {
+                "name": r.name,
+                "kind": r.kind,
+                "period_ns": r.period_ns,
+                "budget_ns": r.budget_ns,
+                "order": r.scheduler,
+                "priority": r.priority or 0,
+                "cpu": cpus[0],
+                "parent": index[r.parent] if r.parent is not None else None,
+            }
+        )
+    return out
+
+
 def to_runner_input(
     taskset: TaskSet,
     trace_path: str | Path,
@@ -171,9 +214,13 @@ def to_runner_input(
                 f"(partitions: {', '.join(partition_index) or 'none'})"
             )
 
-    if taskset.reservations:
-        errors.append("reservations: the runtime of reservations is not there yet (docs/reservations.md): "
-                      "`rtsched analyze` checks them; to run the tasks, leave the reservations out")
+    for r_index, res in enumerate(taskset.reservations):
+        top = _top_of(taskset, res)
+        if top.partition is not None and top.partition not in partition_index:
+            errors.append(
+                f'reservations[{r_index}].partition: "{top.partition}" does not exist on this machine '
+                f"(partitions: {', '.join(partition_index) or 'none'})"
+            )
     ult = platform.backend == "ult"  # no SCHED_DEADLINE, no cpusets: the library schedules
     if platform.scheduler == "G-EDF" and not ult and sorted(cpus) != sorted(online):
         errors.append(
@@ -210,6 +257,8 @@ def to_runner_input(
     # SRP preemption levels are declared only under EDF; under FP the level is the priority (0: read it).
     levels = lock_levels(taskset) if locks and platform.is_edf else {}
 
+    reservations = _reservations(taskset, {p.name: p.cpus for p in partitions})
+    reservation_index = {r["name"]: i for i, r in enumerate(reservations)}
     tasks = []
     for task in taskset.tasks:
         cpuset = None
@@ -241,6 +290,7 @@ def to_runner_input(
                 "lock_level": levels.get(task.name, 0),
                 "prem_priority": _prem_priority(taskset, task, placement),
                 "peripheral_buffer_bytes": task.peripheral_buffer_bytes or 0,
+                "reservation": reservation_index[task.reservation] if task.reservation is not None else None,
                 "body": [_action(a, resources, condvars, server_index) for a in task.body],
             }
         )
@@ -258,6 +308,7 @@ def to_runner_input(
         "condvars": [{"name": c.name, "mutex": resources[c.mutex]} for c in taskset.condvars],
         "picv": bool(picv),
         "servers": [_server(taskset, s, placement) for s in taskset.servers],
+        "reservations": reservations,
         "tasks": tasks,
         "trace": {
             "path": str(trace_path),

@@ -27,6 +27,7 @@ from rtsched.report.export_csv import write_job_csv
 from rtsched.report.export_perfetto import write_perfetto
 from rtsched.report.jobs import JobTable, build_job_table
 from rtsched.report.priorities import PriorityTime, priority_time
+from rtsched.report.reservations import ReservationBudget, reservation_budgets
 from rtsched.report.stats import TaskStats, task_stats
 from rtsched.report.prem import PeripheralSpans, PremTask, prem_summary
 from rtsched.report.threads import ServerCalls, events_off_cpus, server_calls
@@ -56,6 +57,7 @@ class Report:
     priorities: tuple[PriorityTime, ...] = ()  # time at each priority, where the trace records changes
     prem: tuple[PremTask, ...] = ()  # PREM tasks' intervals (docs/prem.md)
     peripherals: tuple[PeripheralSpans, ...] = ()  # peripherals' run spans against the memory phases
+    reservations: tuple[ReservationBudget, ...] = ()  # budget used per period, where the trace has reservations
 
     @property
     def deadline_misses(self) -> int:
@@ -83,6 +85,7 @@ class Report:
             analysis={"test": self.analysis.test, "verdict": self.analysis.verdict, "reason": self.analysis.reason},
             jobs_above_bound=[e.as_dict() for e in self.excess],
             time_at_priority=[p.as_dict() for p in self.priorities],
+            reservations=[r.as_dict() for r in self.reservations],
         )
 
 
@@ -133,6 +136,7 @@ def build_report(
         priorities=priority_time(trace, taskset),
         prem=prem,
         peripherals=peripherals,
+        reservations=reservation_budgets(trace, taskset),
     )
 
 
@@ -144,8 +148,8 @@ def write_report(
     plot_window_ns: tuple[int, int] = DEFAULT_WINDOW_NS,
 ) -> dict[str, Path]:
     """Write jobs.csv, trace.perfetto.json and (``plots``) response-cdf.png, schedule.png and,
-    when the trace records priority changes, priority-time.png into ``out_dir``; returns them
-    by file name."""
+    when the trace records priority changes, priority-time.png, when it has reservations,
+    budget.png into ``out_dir``; returns them by file name."""
     tasks = report.taskset.tasks
     files = {"jobs.csv": out_dir / "jobs.csv", "trace.perfetto.json": out_dir / "trace.perfetto.json"}
     write_job_csv(
@@ -167,4 +171,9 @@ def write_report(
 
             files["priority-time.png"] = out_dir / "priority-time.png"
             plot_priority_time(report.priorities, report.table.name, files["priority-time.png"])
+        if report.reservations:
+            from rtsched.report.reservations import plot_reservation_budgets
+
+            files["budget.png"] = out_dir / "budget.png"
+            plot_reservation_budgets(report.reservations, files["budget.png"], report.table.name)
     return files

@@ -41,6 +41,9 @@ class EventType(IntEnum):
     PREM_END = 30  # arg0: involuntary switches during the interval; arg1: padding (ns, < 0: overran)
     GATE_RUN = 31  # a peripheral starts a run span: no memory phase starts until its GATE_HOLD
     GATE_HOLD = 32  # arg0: 1 held by a memory phase, 0 its work is done; the run span has ended
+    # reservations (ult backend), on the reservation's stream (task_id -1): job: its period number
+    RESERVATION_REPLENISH = 33  # arg0: budget used in the period before (ns, saturated); arg1: budget from now (ns)
+    RESERVATION_DEPLETE = 34  # arg1: the budget that ran out (ns); time: when it reached zero
 
 
 class BlockCause(IntEnum):
@@ -51,7 +54,7 @@ class BlockCause(IntEnum):
     GATE = 3  # job start held back by a ceiling or a boosted holder
 
 
-RESERVED_FIRST = 33
+RESERVED_FIRST = 35
 USER_FIRST = 64
 
 # Module-level names, as in C: EV_RELEASE, EV_START, ...

@@ -157,6 +157,36 @@ static struct rts_reservation_params periodic(const char *name, int64_t period_m
 					       .priority = priority};
 }
 
+/*
+ * Reservation `r`'s stream (task -1 - r in the run) says what its counters
+ * say: a REPLENISH per period begun, numbered 1, 2, ... at t0 + kP with the
+ * full budget, the budget used in the period before in arg0 (at most the
+ * budget); a DEPLETE per depletion, after its period's REPLENISH and within
+ * that period.
+ */
+static void check_reservation_events(int r, const struct rv_reservation *res, int64_t budget_ns,
+				     int64_t period_ns)
+{
+	CHECK_EQ(sc_count(&run, -1 - r, RTS_EV_RESERVATION_REPLENISH), res->stats.replenishments);
+	CHECK_EQ(sc_count(&run, -1 - r, RTS_EV_RESERVATION_DEPLETE), res->stats.depletions);
+	uint32_t period = 0;
+	for (size_t i = 0; i < run.n; i++) {
+		const struct rts_trace_event_rec *e = &run.ev[i].rec;
+		if (run.ev[i].task != -1 - r)
+			continue;
+		if (e->type == RTS_EV_RESERVATION_REPLENISH) {
+			CHECK_EQ(e->job, ++period);
+			CHECK_EQ(e->time_ns, run_t0 + (int64_t)(period - 1) * period_ns);
+			CHECK_EQ(e->arg1, budget_ns);
+			CHECK_LE(e->arg0, budget_ns);
+		} else if (e->type == RTS_EV_RESERVATION_DEPLETE) {
+			CHECK_EQ(e->job, period);
+			CHECK_EQ(e->arg1, budget_ns);
+			CHECK_LT(e->time_ns, run_t0 + (int64_t)period * period_ns);
+		}
+	}
+}
+
 /* One hog in a 3 ms / 10 ms reservation: 3 ms per period, never more, and a depletion each. */
 static void test_budget_per_period(void)
 {
@@ -172,6 +202,7 @@ static void test_budget_per_period(void)
 	CHECK_GE(rs[0].stats.depletions, 10);
 	CHECK_GE(sc_count(&run, 0, RTS_EV_PREEMPT), 10); /* switched out at each depletion */
 	CHECK_EQ(ts[0].stats.jobs_completed, 1); /* ended by the run's end, not by its work */
+	check_reservation_events(0, &rs[0], 3 * MS, 10 * MS);
 }
 
 /*
@@ -242,6 +273,8 @@ static void test_nested_share_bounded_by_parent(void)
 	CHECK_GE(rs[0].stats.depletions, 5);
 	/* the parent consumed its 4 ms per period: 2 running the child, 2 idling */
 	CHECK_GE(rs[0].stats.consumed_ns, 6 * (4 * MS - MARGIN_NS));
+	check_reservation_events(0, &rs[0], 4 * MS, 20 * MS);
+	check_reservation_events(1, &rs[1], 2 * MS, 10 * MS);
 }
 
 /*
@@ -283,6 +316,46 @@ static void test_hard_reservation_meets_prm_bound(void)
 	CHECK_GE(completed[1], 4);
 	CHECK_EQ(ts[0].stats.deadline_misses, 0);
 	CHECK_EQ(ts[1].stats.deadline_misses, 0);
+}
+
+/*
+ * A CBS isolates an overrunning task from its sibling (seed 000 §III; Abeni &
+ * Buttazzo): a hog whose one job never ends has the earliest deadline (5 ms)
+ * on a P-EDF CPU; a victim needs 2 ms every 10 ms. Flat, in one EDF
+ * reservation, the hog's deadline stays the earliest and the victim never
+ * runs. Each in a CBS (hog 2/10 ms, victim 3/10 ms), the hog's deadline moves
+ * a period on at each depletion: the victim misses nothing and the hog still
+ * takes what the victim leaves.
+ */
+static struct rts_reservation_params cbs(const char *name, int64_t period_ms, int64_t budget_us)
+{
+	struct rts_reservation_params p = periodic(name, period_ms, budget_us, RTS_RESERVATION_EDF, 0);
+	p.kind = RTS_RESERVATION_CBS;
+	return p;
+}
+
+static void test_cbs_isolates_an_overrunning_task(void)
+{
+	struct rv_task flat[] = {
+		{.name = "hog", .period_ms = 5, .compute_us = 500000, .reservation = 0},
+		{.name = "victim", .period_ms = 10, .compute_us = 2000, .reservation = 0},
+	};
+	struct rv_reservation one[] = {{periodic("all", 10, 10000, RTS_RESERVATION_EDF, 0), -1}};
+	rv_run("ult:pedf", one, 1, flat, 2, 200);
+	CHECK_EQ(flat[1].stats.jobs_completed, 0); /* starved by the hog's deadline */
+
+	struct rv_task ts[] = {
+		{.name = "hog", .period_ms = 5, .compute_us = 500000, .reservation = 0},
+		{.name = "victim", .period_ms = 10, .compute_us = 2000, .reservation = 1},
+	};
+	struct rv_reservation rs[] = {{cbs("A", 10, 2000), -1}, {cbs("B", 10, 3000), -1}};
+	rv_run("ult:pedf", rs, 2, ts, 2, 200);
+	CHECK_EQ(ts[1].stats.deadline_misses, 0);
+	CHECK_GE(ts[1].stats.jobs_completed, 18);
+	/* the hog has the rest: at least half of the 200 ms (it has 80% less latencies) */
+	CHECK_GE(ran_ns(0, run_t0, run_t0 + 200 * MS), 100 * MS);
+	CHECK_GE(rs[0].stats.depletions, 20); /* its deadline moved on at each */
+	CHECK_EQ(rs[1].stats.depletions, 0);  /* the victim's 2 ms fit the 3 ms budget */
 }
 
 /* ---- refusals ------------------------------------------------------------ */
@@ -364,6 +437,24 @@ static void test_refusals(void)
 	}
 	rts_taskset_destroy(set);
 
+	CHECK_OK(rts_taskset_create(&set, NULL)); /* CBS: by deadline, and a leaf */
+	CHECK_OK(rts_taskset_set_backend(set, "ult:pfp"));
+	struct rts_reservation_params q = cbs("Q", 10, 2000);
+	q.cpu = cpu;
+	q.priority = 10;
+	CHECK_ERR(EINVAL, rts_reservation_create(set, &q, NULL, &r)); /* top of an FP CPU */
+	expect_words(set, "competes by its deadline");
+	p.order = RTS_RESERVATION_EDF;
+	p.priority = 10;
+	CHECK_OK(rts_reservation_create(set, &p, NULL, &r));
+	CHECK_OK(rts_reservation_create(set, &q, r, &child)); /* in an EDF parent */
+	CHECK_ERR(EINVAL, rts_reservation_create(set, &q, child, &r));
+	expect_words(set, "is a CBS, which holds tasks only");
+	q.kind = 7;
+	CHECK_ERR(EINVAL, rts_reservation_create(set, &q, NULL, &r));
+	expect_words(set, "unknown kind 7");
+	rts_taskset_destroy(set);
+
 	CHECK_OK(rts_taskset_create(&set, NULL)); /* a task in a reservation under the threads backend */
 	t.reservation = child; /* any non-NULL: refused before it is looked at */
 	CHECK_ERR(EINVAL, rts_task_create(set, &t, noop_job, NULL, &task));
@@ -377,6 +468,7 @@ static const struct h_case cases[] = {
 	H_CASE(test_budget_idles_away, 20000),
 	H_CASE(test_nested_share_bounded_by_parent, 20000),
 	H_CASE(test_hard_reservation_meets_prm_bound, 20000),
+	H_CASE(test_cbs_isolates_an_overrunning_task, 20000),
 };
 
 int main(int argc, char **argv)

@@ -80,7 +80,16 @@ static void sc_read(const char *path, struct sc_run *run)
 	struct rts_trace_file_header h;
 	CHECK_EQ(fread(&h, sizeof(h), 1, f), 1);
 	CHECK(memcmp(h.magic, RTS_TRACE_MAGIC, 8) == 0);
-	CHECK_LE(h.n_streams, SC_MAX_TASKS);
+	CHECK_LE(h.n_streams, 2 * SC_MAX_TASKS);
+	/* A stream's `task`: tasks (task_id >= 0) count 0, 1, ... in stream order; the others
+	 * (reservations, docs/reservations.md) -1, -2, ... in theirs. */
+	int task_of[2 * SC_MAX_TASKS], tasks = 0, others = 0;
+	CHECK_EQ(fseek(f, (long)h.header_size, SEEK_SET), 0);
+	for (uint32_t i = 0; i < h.n_streams; i++) {
+		struct rts_trace_stream_record s;
+		CHECK_EQ(fread(&s, sizeof(s), 1, f), 1);
+		task_of[i] = s.task_id >= 0 ? tasks++ : -1 - others++;
+	}
 	CHECK_EQ(fseek(f, (long)(h.header_size + h.n_streams * h.stream_record_size), SEEK_SET), 0);
 	run->n = 0;
 	struct rts_trace_chunk_header ch;
@@ -90,7 +99,8 @@ static void sc_read(const char *path, struct sc_run *run)
 		CHECK_LE(run->n + ch.n_events, SC_MAX_EVENTS);
 		for (uint32_t i = 0; i < ch.n_events; i++, run->n++) {
 			CHECK_EQ(fread(&run->ev[run->n].rec, sizeof(run->ev[0].rec), 1, f), 1);
-			run->ev[run->n].task = (int)ch.stream_id;
+			CHECK_LT(ch.stream_id, h.n_streams);
+			run->ev[run->n].task = task_of[ch.stream_id];
 			run->ev[run->n].seq = (uint32_t)run->n;
 		}
 	}
@@ -109,7 +119,7 @@ static void sc_dump(const struct sc_run *run, const struct sc_task *tasks)
 	for (size_t i = 0; i < run->n; i++) {
 		const struct rts_trace_event_rec *r = &run->ev[i].rec;
 		fprintf(stderr, "  %3zu %-4s %-14s job %u cpu %u arg0 %u arg1 %lld t %lld\n", i,
-			tasks[run->ev[i].task].name, sc_type_name(r->type), r->job, r->cpu,
+			run->ev[i].task >= 0 ? tasks[run->ev[i].task].name : "(reservation)", sc_type_name(r->type), r->job, r->cpu,
 			r->arg0, (long long)r->arg1, (long long)r->time_ns);
 	}
 }

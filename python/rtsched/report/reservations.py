@@ -1,0 +1,114 @@
+"""Budget consumed per reservation (docs/reservations.md), from its trace stream's
+RESERVATION_REPLENISH and RESERVATION_DEPLETE events (docs/trace-format.md).
+
+    budgets = reservation_budgets(trace, taskset)   # one ReservationBudget per reservation traced
+    budgets[0].used_max_ns, budgets[0].depletions
+    plot_reservation_budgets(budgets, "budget.png", "set")   # given and used per period (seed 000 Fig. 6)
+
+A reservation's stream has task_id -1 and its name. The budget used in period k
+is the arg0 of period k+1's REPLENISH, so the periods counted are those whose
+end the trace saw (the last one, cut by the end of the run, is not).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rtsched.model import TaskSet
+from rtsched.trace import EventType as EV
+from rtsched.trace import Trace
+
+__all__ = ["ReservationBudget", "plot_reservation_budgets", "reservation_budgets"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReservationBudget:
+    """What one reservation's periods used of its budget. ``used_ns``: per whole period, in
+    order (the budget used, running its tasks or idling); ``budgets_ns``: the budget each of
+    those periods had; ``depletions``: periods whose budget ran out (DEPLETE events)."""
+
+    name: str
+    period_ns: int
+    periods: int
+    depletions: int
+    used_ns: tuple[int, ...]
+    budgets_ns: tuple[int, ...]
+    replenish_times_ns: tuple[int, ...]  # the start of each period begun, since t0
+
+    @property
+    def used_mean_ns(self) -> float:
+        return float(np.mean(self.used_ns)) if self.used_ns else 0.0
+
+    @property
+    def used_max_ns(self) -> int:
+        return max(self.used_ns, default=0)
+
+    @property
+    def used_share(self) -> float:
+        """Budget used over budget given, over the whole periods (0 without any)."""
+        given = sum(self.budgets_ns)
+        return sum(self.used_ns) / given if given else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.update(used_mean_ns=self.used_mean_ns, used_max_ns=self.used_max_ns, used_share=self.used_share)
+        for key in ("used_ns", "budgets_ns", "replenish_times_ns"):
+            d[key] = list(d[key])
+        return d
+
+
+def reservation_budgets(trace: Trace, taskset: TaskSet) -> tuple[ReservationBudget, ...]:
+    """One ReservationBudget per reservation of ``taskset`` with a stream in ``trace``, in the
+    file's order (none for a trace without reservation streams)."""
+    t0 = int(trace.header["t0_ns"])
+    streams = {str(s["name"]): int(s["stream_id"]) for s in trace.streams if s["task_id"] < 0}
+    out = []
+    for r in taskset.reservations:
+        if r.name not in streams:
+            continue
+        events = trace.events_of(streams[r.name])
+        replenish = events[events["type"] == int(EV.RESERVATION_REPLENISH)]
+        budgets = [int(b) for b in replenish["arg1"]]
+        out.append(
+            ReservationBudget(
+                name=r.name,
+                period_ns=r.period_ns,
+                periods=len(replenish),
+                depletions=int((events["type"] == int(EV.RESERVATION_DEPLETE)).sum()),
+                used_ns=tuple(int(u) for u in replenish["arg0"][1:]),
+                budgets_ns=tuple(budgets[:-1]),
+                replenish_times_ns=tuple(int(t) - t0 for t in replenish["time_ns"]),
+            )
+        )
+    return tuple(out)
+
+
+def plot_reservation_budgets(budgets: tuple[ReservationBudget, ...], path: str | Path, name: str) -> None:
+    """One panel per reservation, over time (ms since t0): the budget each period was given
+    (a step line) and the budget it used (a bar per whole period), in ms."""
+    from rtsched.report.plots import pyplot
+
+    plt = pyplot()
+    fig, axes = plt.subplots(max(1, len(budgets)), 1, figsize=(10, 1.5 + 1.8 * len(budgets)), dpi=100,
+                             sharex=True, squeeze=False)
+    for row, b in enumerate(budgets):
+        ax = axes[row][0]
+        starts = [t / 1e6 for t in b.replenish_times_ns[: len(b.used_ns)]]
+        ax.bar(starts, [u / 1e6 for u in b.used_ns], width=b.period_ns / 1e6 * 0.8, align="edge",
+               color="tab:blue", alpha=0.6, label="used")
+        if starts:
+            ax.step(starts + [starts[-1] + b.period_ns / 1e6], [g / 1e6 for g in b.budgets_ns] + [b.budgets_ns[-1] / 1e6],
+                    where="post", color="tab:red", label="budget")
+        ax.set_ylabel(f"{b.name} (ms)")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+    axes[0][0].legend(loc="upper right", fontsize="small")
+    axes[-1][0].set_xlabel("time since t0 (ms)")
+    fig.suptitle(f"{name}: budget per reservation period, given and used")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
