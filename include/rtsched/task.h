@@ -142,6 +142,14 @@ uint32_t rts_task_job_number(const rts_task_t *task);
  * by another task of the same worker does not advance.
  */
 int64_t rts_task_cputime_ns(void);
+/*
+ * Inside a job: sleep until time_ns (absolute CLOCK_MONOTONIC) through the
+ * calling task's backend: a kernel sleep under the threads backend; under the
+ * ult backend only the calling task sleeps, and its worker runs the other
+ * tasks of its cluster meanwhile. 0: the time has come; EINTR: woken early
+ * (a signal, or the set is stopping: rts_job_next then says ECANCELED).
+ */
+int rts_task_sleep_until(int64_t time_ns);
 
 #ifdef __cplusplus
 }

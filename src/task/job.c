@@ -77,6 +77,11 @@ RTS_EXPORT int64_t rts_task_cputime_ns(void)
 	return backend->cputime_ns ? backend->cputime_ns() : rts_thread_cputime_ns();
 }
 
+RTS_EXPORT int rts_task_sleep_until(int64_t time_ns)
+{
+	return -rts_backend()->sleep_until(time_ns);
+}
+
 static void complete_job(rts_task_t *task)
 {
 	/* The completion time, COMPLETE and the end of in_job at once (internal/no_switch.h). */

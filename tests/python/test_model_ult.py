@@ -116,7 +116,6 @@ def test_clusters_must_be_runs_of_consecutive_cpus():
         ("servers: [{name: srv, priority: 9, duration: 1ms}]\n",
          "priority: 5, body: [{compute: 1ms}, {call: srv}]", "servers", "RPC servers"),
         ("", "priority: 5, budget: 2ms, body: [{compute: 1ms}]", "tasks[0].budget", "CPU-time budgets"),
-        ("", "priority: 5, body: [{compute: 1ms}, {sleep: 1ms}]", "tasks[0].body[1].sleep", "sleeps"),
         ("", "policy: other, body: [{compute: 1ms}]", "tasks[0].policy", "background tasks"),
     ],
 )
@@ -142,7 +141,6 @@ def _runner():
         (lambda r: r["resources"].append({"name": "r", "protocol": "pip", "variant": "deferred", "ceiling": 0,
                                           "partition_cpu": None}), "$.resources", "locks"),
         (lambda r: r["tasks"][0].update(budget_ns=1000), "$.tasks[0].budget_ns", "CPU-time budgets"),
-        (lambda r: r["tasks"][0]["body"].append({"op": "sleep", "ns": 1000}), "$.tasks[0].body[1]", "sleeps"),
     ],
 )
 def test_the_runner_refuses_the_same_features_itself(tmp_path, change, where, feature):
@@ -169,7 +167,7 @@ def test_the_runner_refuses_an_older_format(tmp_path):
 
 
 def test_compare_backends_refuses_what_ult_lacks_before_running_anything(tmp_path):
-    """examples/gedf.yaml has budgets and a sleep: refused, nothing run, no output folder."""
+    """examples/gedf.yaml has budgets: refused, nothing run, no output folder."""
     import sys
     from pathlib import Path
 
@@ -179,9 +177,15 @@ def test_compare_backends_refuses_what_ult_lacks_before_running_anything(tmp_pat
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert "tasks[0].budget: CPU-time budgets are " + NOT_YET in done.stderr
-    assert "tasks[2].body[1].sleep: sleeps are " + NOT_YET in done.stderr
     assert "--compare-backends" in done.stderr
     assert not (tmp_path / "out").exists()
     both = subprocess.run([sys.executable, "-m", "rtsched.cli.main", "run", str(examples / "picv-rpc.yaml"),
                            "--compare-picv", "--compare-backends"], capture_output=True, text=True, timeout=60)
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
+
+
+def test_a_sleep_runs_under_ult():
+    """A sleep blocks only its ULT (rts_task_sleep_until), so the ult backend takes it."""
+    text = ("platform: {scheduler: G-FP, backend: ult}\n"
+            "tasks: [{name: a, period: 10ms, priority: 5, body: [{compute: 1ms}, {sleep: 1ms}]}]")
+    assert errors(text) == []

@@ -79,6 +79,33 @@ def test_pedf_under_ult_never_migrates(tmp_path):
     assert (events["long"]["type"] == EV.PREEMPT).sum() > 0
 
 
+SLEEP = """\
+name: ult-sleep
+platform: {scheduler: P-FP, backend: ult}
+tasks:
+  - {name: sleeper, partition: cpu1, period: 20ms, priority: 20, body: [{compute: 1ms}, {sleep: 6ms}, {compute: 1ms}]}
+  - {name: worker, partition: cpu1, period: 20ms, priority: 10, offset: 2ms, body: [{compute: 2ms}]}
+"""
+
+
+def test_a_sleeping_ult_leaves_its_worker_to_the_others(tmp_path):
+    # Both tasks share CPU 1's worker. The sleeper computes 1 ms, sleeps 6 ms, computes 1 ms;
+    # the lower-priority worker is released 2 ms in, during the sleep. A sleep that blocked the
+    # kernel thread would hold the worker back until the sleeper's job ends; a ULT sleep lets it
+    # run and complete first, in every period.
+    summary, trace = run_set(write_set(tmp_path / "sleep.yaml", SLEEP), tmp_path / "out")
+    skip_if_misses_were_stolen(summary, DURATION_NS)
+    events = task_events(trace)
+    sleeper, worker = events["sleeper"], events["worker"]
+    assert (sleeper["type"] == EV.SLEEP).sum() >= 20
+    done_sleeper = {int(e["job"]): int(e["time_ns"]) for e in sleeper if e["type"] == EV.COMPLETE}
+    done_worker = {int(e["job"]): int(e["time_ns"]) for e in worker if e["type"] == EV.COMPLETE}
+    both = sorted(set(done_sleeper) & set(done_worker))
+    assert len(both) >= 20
+    first = sum(done_worker[j] < done_sleeper[j] for j in both)
+    assert first >= len(both) - 1, (first, len(both))
+
+
 GEDF = """\
 name: ult-gedf
 platform: {scheduler: G-EDF, backend: ult}

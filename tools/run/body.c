@@ -196,11 +196,12 @@ static void signal_condvar(struct run_world *world, rts_task_t *task, uint32_t i
 	}
 }
 
+/* Through the task's backend: under ult only this task sleeps, not its worker. */
 static bool sleep_for(const struct run_world *world, rts_task_t *task, int64_t ns)
 {
 	trace(task, RTS_EV_SLEEP, 0, ns);
-	struct timespec until = monotonic_in(ns);
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+	int64_t until_ns = clock_ns(CLOCK_MONOTONIC) + ns;
+	while (rts_task_sleep_until(until_ns) == EINTR)
 		if (stopping(world))
 			return false;
 	return true;

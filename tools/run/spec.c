@@ -533,9 +533,9 @@ static bool read_trace(struct reader *r, json_t *root, struct run_spec *spec)
  * What the ult backend does not run yet (docs/ult.md), refused here with the
  * feature named (rtsched.model refuses the same at validation): locks and
  * condition variables (its blocking calls answer ENOSYS), servers (kernel
- * threads outside the user-level scheduler), sleeps (a relative
- * clock_nanosleep would block the worker, not the task), budgets and cpusets
- * (rts_task_create refuses them too, but only at run time).
+ * threads outside the user-level scheduler), budgets and cpusets
+ * (rts_task_create refuses them too, but only at run time). Sleeps run: the
+ * body sleeps through rts_task_sleep_until, which blocks only the ULT.
  */
 static bool check_backend(struct reader *r, const struct run_spec *spec)
 {
@@ -563,12 +563,6 @@ static bool check_backend(struct reader *r, const struct run_spec *spec)
 		if (task->cpuset >= 0) {
 			snprintf(at, sizeof(at), "$.tasks[%zu].cpuset", i);
 			return fail(r, at, "cpusets:%s", why);
-		}
-		for (size_t a = 0; a < task->body_len; a++) {
-			if (task->body[a].op == RUN_OP_SLEEP) {
-				snprintf(at, sizeof(at), "$.tasks[%zu].body[%zu]", i, a);
-				return fail(r, at, "sleeps:%s", why);
-			}
 		}
 	}
 	return true;
