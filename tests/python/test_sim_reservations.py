@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from rtsched.model import load_taskset, taskset_from_dict
 from rtsched.report.reservations import reservation_budgets
-from rtsched.sim import SimOptions, SimUnsupported, simulate
+from rtsched.sim import SimOptions, simulate
 from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace
 
@@ -122,10 +120,44 @@ def test_same_schedule_twice(tmp_path):
     assert a == b
 
 
-def test_cbs_is_refused_by_name():
-    ts = _set([{"name": "E", "period": "10ms", "budget": "4ms", "scheduler": "EDF", "partition": "cpu0"},
-               {"name": "Q", "parent": "E", "kind": "cbs", "period": "10ms", "budget": "1ms", "scheduler": "EDF"}],
-              [{"name": "x", "reservation": "Q", "partition": "cpu0", "period": "10ms",
+def test_a_cbs_postpones_its_deadline_and_keeps_the_hog_from_its_sibling(tmp_path):
+    # Two CBSs at the top of a P-EDF CPU. At 0 both arrive (d = 10): H first (file order) runs the
+    # hog [0, 1) and depletes; with the hog still ready it gets Q back and d = 20, so V (d = 10)
+    # runs the victim [1, 2). H then runs alone, postponed at each depletion (d = 10·t at t = 3,
+    # 4, ...); at 10 the victim arrives, V takes d = 20 < H's 100 and runs it [10, 11), and so on.
+    ts = _set([{"name": "H", "kind": "cbs", "period": "10ms", "budget": "1ms", "scheduler": "EDF",
+                "partition": "cpu0"},
+               {"name": "V", "kind": "cbs", "period": "10ms", "budget": "2ms", "scheduler": "EDF",
+                "partition": "cpu0"}],
+              [{"name": "hog", "reservation": "H", "partition": "cpu0", "period": "100ms",
+                "body": [{"compute": "80ms"}]},
+               {"name": "victim", "reservation": "V", "partition": "cpu0", "period": "10ms",
                 "body": [{"compute": "1ms"}]}], scheduler="P-EDF")
-    with pytest.raises(SimUnsupported, match=r'reservations\[1\]\.kind: "Q" is a cbs reservation: only periodic'):
-        simulate(ts, SimOptions(duration_ns=10 * MS))
+    trace = _run(tmp_path, ts, 25 * MS)
+    assert _intervals(trace, "victim") == [(MS, 2 * MS), (10 * MS, 11 * MS), (20 * MS, 21 * MS)]
+    assert _intervals(trace, "hog") == [(0, MS), (2 * MS, 10 * MS), (11 * MS, 20 * MS), (21 * MS, 25 * MS)]
+    assert _events(trace, "H")[:5] == [
+        (0, "RESERVATION_REPLENISH", 1, 0, MS), (MS, "RESERVATION_DEPLETE", 1, 0, MS),
+        (MS, "RESERVATION_REPLENISH", 2, MS, MS), (3 * MS, "RESERVATION_DEPLETE", 2, 0, MS),
+        (3 * MS, "RESERVATION_REPLENISH", 3, MS, MS)]
+    assert _events(trace, "V") == [(0, "RESERVATION_REPLENISH", 1, 0, 2 * MS),
+                                   (10 * MS, "RESERVATION_REPLENISH", 2, 0, 2 * MS),
+                                   (20 * MS, "RESERVATION_REPLENISH", 3, 0, 2 * MS)]
+
+
+
+def test_cbss_in_an_edf_reservation_isolate_an_overrunning_task(tmp_path):
+    # the live test's set (test_run_reservations_live.py), simulated: the hog overruns its 1/10 ms
+    # CBS and misses; the victim in its 3/10 ms CBS misses nothing; only the hog's CBS depletes.
+    ts = _set([{"name": "E", "period": "10ms", "budget": "4ms", "scheduler": "EDF", "partition": "cpu0"},
+               {"name": "Qh", "parent": "E", "kind": "cbs", "period": "10ms", "budget": "1ms", "scheduler": "EDF"},
+               {"name": "Qv", "parent": "E", "kind": "cbs", "period": "10ms", "budget": "3ms", "scheduler": "EDF"}],
+              [{"name": "hog", "reservation": "Qh", "partition": "cpu0", "period": "5ms",
+                "body": [{"compute": "4ms"}]},
+               {"name": "victim", "reservation": "Qv", "partition": "cpu0", "period": "10ms",
+                "body": [{"compute": "2ms"}]}], scheduler="P-EDF")
+    trace = _run(tmp_path, ts, 500 * MS)
+    kinds = {name: [e[1] for e in _events(trace, name)] for name in ("hog", "victim", "Qh", "Qv")}
+    assert kinds["victim"].count("COMPLETE") == 50 and "DEADLINE_MISS" not in kinds["victim"]
+    assert kinds["hog"].count("DEADLINE_MISS") >= 20
+    assert kinds["Qh"].count("RESERVATION_DEPLETE") >= 20 and "RESERVATION_DEPLETE" not in kinds["Qv"]

@@ -1,4 +1,4 @@
-"""Periodic reservations in the simulator: the rules of src/ult/reservation.c on one CPU.
+"""Reservations in the simulator (periodic and CBS): the rules of src/ult/reservation.c on one CPU.
 
 A partition (one CPU: the model checks it) that holds reservations is
 dispatched by ``ReservationTree.dispatch`` instead of the flat dispatcher
@@ -28,8 +28,8 @@ backend does, so per-period CPU time can be read from the trace.
 
 Invariant: after ``dispatch`` the CPU runs exactly the walk's thread (or
 nothing), and the only reservations charged are those on ``path`` since
-``charged_to``. Only periodic reservations; CBS is refused by
-``sim.support``. Threads keep their keys (donation is not modelled across
+``charged_to``. A CBS (``cbs_update``) is replenished at decisions, not
+every period, and chosen only while a task inside is ready. Threads keep their keys (donation is not modelled across
 levels: sets with locks, condition variables or calls in a reservation are
 refused too).
 """
@@ -58,7 +58,7 @@ class SimReservation:
 
     __slots__ = ("model", "order", "name", "task_id", "tid", "period_ns", "deadline_ns", "budget_ns",
                  "parent", "children", "threads", "left_ns", "used_ns", "period_no", "period_end",
-                 "key", "events")
+                 "key", "events", "is_cbs", "backlogged")
 
     def __init__(self, model: Reservation, stream_index: int, parent: SimReservation | None,
                  parent_is_fp: bool) -> None:
@@ -80,6 +80,8 @@ class SimReservation:
         # its key in its parent's order: -priority (FP), else the end of its period (set per period)
         self.key = -(model.priority or 0) if parent_is_fp else 0
         self.events: list[tuple[int, int, int, int, int, int, int]] = []
+        self.is_cbs = model.kind == "cbs"
+        self.backlogged = False  # a CBS: a task inside was ready at the last decision
 
 
 class ReservationTree:
@@ -124,6 +126,8 @@ class ReservationTree:
         if arg == 0:
             following = None
             for r in self.all:
+                if r.is_cbs:
+                    continue  # its rules apply at decisions (cbs_update)
                 if r.period_end <= now:
                     r.period_no += 1
                     r.events.append((now, _REPLENISH, self.cpu, r.period_no, min(r.used_ns, _U32), 0, r.budget_ns))
@@ -137,6 +141,30 @@ class ReservationTree:
                 self.engine.queue.push(following, RESERVATION_EVENT, self, 0)
         self.domain.mark_dirty()
 
+    def cbs_update(self, ready: dict[SimThread, None], current: SimThread | None, now: int) -> None:
+        """The CBS rules (Abeni & Buttazzo, as src/ult/reservation.c's ``cbs_update``): a CBS whose
+        tasks became ready while none was takes a new deadline now + T and its full budget Q,
+        unless its budget left still fits its bandwidth before its deadline (left·T < (d − now)·Q);
+        one whose budget ran out while tasks are ready gets Q back and d + T."""
+        for r in self.all:
+            if not r.is_cbs:
+                continue
+            backlogged = current in r.threads or any(t in ready for t in r.threads)
+            if backlogged and not r.backlogged and (
+                    r.period_no == 0 or r.period_end <= now
+                    or r.left_ns * r.period_ns >= (r.period_end - now) * r.budget_ns):
+                r.period_no += 1
+                r.events.append((now, _REPLENISH, self.cpu, r.period_no, 0, 0, r.budget_ns))
+                r.left_ns, r.used_ns = r.budget_ns, 0
+                r.period_end = r.key = now + r.period_ns
+            if backlogged and r.left_ns <= 0:
+                r.period_no += 1
+                r.events.append((now, _REPLENISH, self.cpu, r.period_no, min(r.used_ns, _U32), 0, r.budget_ns))
+                r.left_ns, r.used_ns = r.budget_ns, 0
+                r.period_end += r.period_ns
+                r.key = r.period_end
+            r.backlogged = backlogged
+
     # --- the decision -------------------------------------------------------------------------
 
     def dispatch(self, now: int, start: Callable[[SimThread, int, int], None],
@@ -149,6 +177,7 @@ class ReservationTree:
                 ready[t] = None
         domain.heap.clear()
         current = domain.running[self.cpu]
+        self.cbs_update(ready, current, now)
         if self.interference is None:  # made after the trees: above everything, at the top
             self.interference = [t for t in self.engine.interference if t.domain is domain]
             self.top_threads = self.interference + self.top_threads
@@ -164,7 +193,7 @@ class ReservationTree:
                     if best_rank is None or rank < best_rank:
                         best, best_rank = t, rank
             for i, r in enumerate(children):
-                if r.left_ns > 0:
+                if r.left_ns > 0 and (r.backlogged or not r.is_cbs):  # a CBS with nothing ready keeps its budget
                     rank = (r.key, 1, i)
                     if best_rank is None or rank < best_rank:
                         best, best_rank = r, rank

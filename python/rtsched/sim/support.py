@@ -30,10 +30,6 @@ def unsupported_features(taskset: TaskSet) -> list[str]:
         if s.queue_capacity is not None and s.queue_capacity < callers:
             problems.append(f'servers[{i}].queue: {s.queue_capacity} is below the {callers} tasks that call '
                             f'"{s.name}": waiting for room in a full queue is not simulated yet')
-    for i, reservation in enumerate(taskset.reservations):
-        if reservation.kind != "periodic":
-            problems.append(f'reservations[{i}].kind: "{reservation.name}" is a {reservation.kind} reservation: only periodic '
-                            "reservations are simulated yet (docs/sim.md)")
     if taskset.reservations and (taskset.resources or taskset.condvars or taskset.servers):
         problems.append("reservations: with resources, condition variables or RPC servers in the same set "
                         "not simulated yet (inheritance across reservation levels is not modelled)")
