@@ -10,7 +10,7 @@ import pytest
 from rtsched.model import Reservation, taskset_from_dict, taskset_to_dict, to_runner_input, validate_dict
 from rtsched.model import TaskSetError
 from rtsched.native import NativeToolMissing, native_tool
-from rtsched.sim import SimUnsupported, check_supported
+from rtsched.sim import check_supported
 
 MS = 1_000_000
 
@@ -96,7 +96,7 @@ def test_a_cbs_holds_tasks_not_reservations():
     assert 'reservations[4].parent: "A" is a CBS: it holds tasks, not reservations' in errors(nest_in_cbs)
 
 
-def test_a_cbs_goes_to_the_runner_with_its_kind_and_the_simulator_refuses_reservations():
+def test_a_cbs_goes_to_the_runner_with_its_kind_and_the_simulator_takes_it():
     def add_cbs(d):
         d["reservations"].append({"name": "C", "kind": "cbs", "parent": "A", "period": "20ms", "budget": "1ms",
                                   "scheduler": "EDF"})
@@ -106,8 +106,7 @@ def test_a_cbs_goes_to_the_runner_with_its_kind_and_the_simulator_refuses_reserv
     assert [(r["name"], r["kind"], r["parent"]) for r in runner["reservations"]] == [
         ("H", "periodic", None), ("S", "periodic", None), ("A", "periodic", 1), ("B", "periodic", 1), ("C", "cbs", 2)]
     assert runner["tasks"][1]["reservation"] == 4
-    with pytest.raises(SimUnsupported, match="reservations: not simulated yet"):
-        check_supported(taskset_from_dict(doc()))
+    check_supported(taskset_from_dict(doc(add_cbs)))  # periodic and CBS reservations are simulated
 
 
 @pytest.mark.parametrize(

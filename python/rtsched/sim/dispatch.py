@@ -26,7 +26,7 @@ __all__ = ["Domain", "dispatch"]
 class Domain:
     """``dirty``: the domain is in ``dirty_list`` (the engine's domains to dispatch at this instant)."""
 
-    __slots__ = ("name", "cpus", "heap", "running", "last_thread", "dirty", "dirty_list")
+    __slots__ = ("name", "cpus", "heap", "running", "last_thread", "dirty", "dirty_list", "tree")
 
     def __init__(self, name: str, cpus: tuple[int, ...], dirty_list: list[Domain]) -> None:
         self.name = name
@@ -36,6 +36,7 @@ class Domain:
         self.last_thread: dict[int, SimThread | None] = {cpu: None for cpu in cpus}
         self.dirty = False
         self.dirty_list = dirty_list
+        self.tree: Any = None  # a one-CPU partition with reservations: its sim.reservations.ReservationTree
 
     def mark_dirty(self) -> None:
         if not self.dirty:
@@ -76,6 +77,9 @@ def dispatch(domain: Domain, now: int, start: Callable[[SimThread, int, int], No
     """Run the most urgent ready threads of ``domain``, preempting less urgent running ones.
     The domain stays marked dirty meanwhile (its own preemptions re-queue threads) and is
     clean on return."""
+    if domain.tree is not None:  # reservations decide (sim/reservations.py)
+        domain.tree.dispatch(now, start, preempt)
+        return
     heap = domain.heap
     if len(domain.cpus) == 1:
         _dispatch_one(domain, now, start, preempt)

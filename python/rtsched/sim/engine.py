@@ -29,6 +29,7 @@ from rtsched.sim.draws import ExecutionTimes, SporadicGaps
 from rtsched.sim.eventq import DONE, READY as READY_EVENT, RELEASE, WAKE, EventQueue
 from rtsched.sim.options import SimOptions
 from rtsched.sim.protocols import GATE_PROTOCOLS, Partitions, SimLock
+from rtsched.sim.reservations import RESERVATION_EVENT, attach_reservations
 from rtsched.sim.threads import BLOCKED, IDLE, NO_CPU, READY, RUNNING, SLEEPING, SimThread, compile_body
 
 #: The key of an OS interference thread: above every priority and every absolute deadline.
@@ -65,6 +66,7 @@ class Engine:
         self.dirty_domains: list[Domain] = []  # domains to dispatch at this instant
         self.domains = self._domains(taskset, placement, self.dirty_domains)
         self.threads = self._threads(taskset, options)
+        self.reservations = attach_reservations(self, taskset, self.threads)  # their trace streams
         for t in self.threads:  # each fixed priority at t0, so that a trace shows them without a change
             if not t.is_edf:
                 t.events.append((0, _PRIORITY, CPU_UNKNOWN, 0, -t.key, 0, 0))
@@ -148,6 +150,8 @@ class Engine:
                 elif kind == WAKE:
                     if arg == t.version and t.state == SLEEPING:
                         self.make_ready(t)
+                elif kind == RESERVATION_EVENT:  # t: a ReservationTree
+                    t.on_event(arg, now)
             self._settle(now)
 
     def _settle(self, now: int) -> None:

@@ -56,5 +56,6 @@ def simulate(taskset: TaskSet, options: SimOptions | None = None, trace_path: st
         engine.run()
     written = None
     if trace_path is not None:
-        written = write_sim_trace(trace_path, taskset.name, duration, engine.threads)
+        written = write_sim_trace(trace_path, taskset.name, duration,
+                                  [*engine.threads, *engine.reservations])
     return SimRun(taskset, placement, duration, engine.jobs_completed, written)

@@ -30,9 +30,9 @@ def unsupported_features(taskset: TaskSet) -> list[str]:
         if s.queue_capacity is not None and s.queue_capacity < callers:
             problems.append(f'servers[{i}].queue: {s.queue_capacity} is below the {callers} tasks that call '
                             f'"{s.name}": waiting for room in a full queue is not simulated yet')
-    if taskset.reservations:
-        problems.append("reservations: not simulated yet: the simulator would schedule their tasks flat, "
-                        "without the reservations' budgets (docs/reservations.md)")
+    if taskset.reservations and (taskset.resources or taskset.condvars or taskset.servers):
+        problems.append("reservations: with resources, condition variables or RPC servers in the same set "
+                        "not simulated yet (inheritance across reservation levels is not modelled)")
     for i, t in enumerate(taskset.tasks):
         if t.is_background:
             problems.append(f'tasks[{i}]: task "{t.name}" has policy other (background load), '
