@@ -63,6 +63,29 @@ static json_t *member(struct reader *r, json_t *object, const char *path, const 
 	return value;
 }
 
+/*
+ * An index in [0, end) or null (-1 in *out) at object.key, its path in at;
+ * out_of_range and not_index are the errors for a number outside [0, end) and
+ * for anything but a number or null.
+ */
+static bool get_index_or_null(struct reader *r, json_t *object, const char *path, const char *key,
+			      json_int_t end, const char *out_of_range, const char *not_index, int *out,
+			      char at[PATH_MAX_LEN])
+{
+	json_t *value = member(r, object, path, key, at);
+	if (!value)
+		return false;
+	*out = -1;
+	if (json_is_integer(value)) {
+		if (json_integer_value(value) < 0 || json_integer_value(value) >= end)
+			return fail(r, at, "%s", out_of_range);
+		*out = (int)json_integer_value(value);
+	} else if (!json_is_null(value)) {
+		return fail(r, at, "%s", not_index);
+	}
+	return true;
+}
+
 static bool get_int(struct reader *r, json_t *object, const char *path, const char *key,
 		    int64_t min, int64_t max, int64_t *out)
 {
@@ -213,19 +236,11 @@ static bool read_resource(struct reader *r, json_t *json, const char *path, void
 	else
 		return fail(r, path, "variant \"%s\" is not deferred or eager", variant);
 	resource->ceiling = (int)ceiling;
-	char at[PATH_MAX_LEN];
-	json_t *cpu = member(r, json, path, "partition_cpu", at);
-	if (!cpu)
+	char at[PATH_MAX_LEN], range[64];
+	snprintf(range, sizeof(range), "expected a CPU in [0, %d)", RTS_LOCK_MAX_PARTITIONS);
+	if (!get_index_or_null(r, json, path, "partition_cpu", RTS_LOCK_MAX_PARTITIONS, range,
+			       "expected a CPU number or null", &resource->partition_cpu, at))
 		return false;
-	resource->partition_cpu = -1;
-	if (json_is_integer(cpu)) {
-		if (json_integer_value(cpu) < 0 ||
-		    json_integer_value(cpu) >= RTS_LOCK_MAX_PARTITIONS)
-			return fail(r, at, "expected a CPU in [0, %d)", RTS_LOCK_MAX_PARTITIONS);
-		resource->partition_cpu = (int)json_integer_value(cpu);
-	} else if (!json_is_null(cpu)) {
-		return fail(r, at, "expected a CPU number or null");
-	}
 	bool local = resource->protocol == RTS_PROTO_PCP || resource->protocol == RTS_PROTO_SRP ||
 		     resource->protocol == RTS_PROTO_IPCP;
 	if (local != (resource->partition_cpu >= 0))
@@ -388,17 +403,10 @@ static bool read_reservation(struct reader *r, json_t *json, const char *path, v
 	res->priority = (int)priority;
 	res->cpu = (int)cpu;
 	char at[PATH_MAX_LEN];
-	json_t *parent = member(r, json, path, "parent", at);
-	if (!parent)
+	if (!get_index_or_null(r, json, path, "parent", (json_int_t)*index,
+			       "expected the index of a reservation listed before this one",
+			       "expected a reservation index or null", &res->parent, at))
 		return false;
-	res->parent = -1;
-	if (json_is_integer(parent)) {
-		if (json_integer_value(parent) < 0 || json_integer_value(parent) >= (json_int_t)*index)
-			return fail(r, at, "expected the index of a reservation listed before this one");
-		res->parent = (int)json_integer_value(parent);
-	} else if (!json_is_null(parent)) {
-		return fail(r, at, "expected a reservation index or null");
-	}
 	return true;
 }
 
@@ -473,30 +481,12 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 	if (!read_policy(r, json, path, task) || !get_cpus(r, json, path, &task->cpus))
 		return false;
 	char at[PATH_MAX_LEN];
-	json_t *cpuset = member(r, json, path, "cpuset", at);
-	if (!cpuset)
+	if (!get_index_or_null(r, json, path, "cpuset", (json_int_t)spec->n_cpusets, "no such cpuset",
+			       "expected a cpuset index or null", &task->cpuset, at) ||
+	    !get_index_or_null(r, json, path, "reservation", (json_int_t)spec->n_reservations,
+			       "no such reservation", "expected a reservation index or null",
+			       &task->reservation, at))
 		return false;
-	task->cpuset = -1;
-	if (json_is_integer(cpuset)) {
-		if (json_integer_value(cpuset) < 0 ||
-		    json_integer_value(cpuset) >= (json_int_t)spec->n_cpusets)
-			return fail(r, at, "no such cpuset");
-		task->cpuset = (int)json_integer_value(cpuset);
-	} else if (!json_is_null(cpuset)) {
-		return fail(r, at, "expected a cpuset index or null");
-	}
-	json_t *reservation = member(r, json, path, "reservation", at);
-	if (!reservation)
-		return false;
-	task->reservation = -1;
-	if (json_is_integer(reservation)) {
-		if (json_integer_value(reservation) < 0 ||
-		    json_integer_value(reservation) >= (json_int_t)spec->n_reservations)
-			return fail(r, at, "no such reservation");
-		task->reservation = (int)json_integer_value(reservation);
-	} else if (!json_is_null(reservation)) {
-		return fail(r, at, "expected a reservation index or null");
-	}
 	struct body_context body = { spec };
 	void *actions = NULL;
 	bool ok = get_items(r, json, path, "body", sizeof(struct run_action), &actions,
