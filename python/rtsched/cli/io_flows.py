@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rtsched.cli.exit_codes import Exit
+from rtsched.cli.invalid_input import print_invalid
 
 if TYPE_CHECKING:
     from rtsched.analysis.io_flows import IoFlowBound
@@ -119,9 +120,7 @@ def io_command(args: argparse.Namespace) -> int:
     try:
         system = load_io_system(args.file)
     except TaskSetError as e:
-        for error in e.errors:
-            print(f"{args.file}: {error}", file=sys.stderr)
-        print(f"{args.file}: invalid ({len(e.errors)} error{'s' if len(e.errors) != 1 else ''})", file=sys.stderr)
+        print_invalid(args.file, e.errors)
         return Exit.FAILED
     unscheduled = simulate_unscheduled(system.without_controller())
     scheduled = simulate_controller(system) if system.scheduled else None

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rtsched.cli.exit_codes import Exit
+from rtsched.cli.invalid_input import print_invalid
 from rtsched.cli.overhead_profile import add_overhead_options, overheads_from_args
 from rtsched.cli.sim_dvfs import add_dvfs_options, sim_dvfs
 
@@ -109,9 +110,7 @@ def sim(args: argparse.Namespace) -> int:
     try:
         taskset = load_taskset(args.file)
     except TaskSetError as e:
-        for error in e.errors:
-            print(f"{args.file}: {error}", file=sys.stderr)
-        print(f"{args.file}: invalid ({len(e.errors)} error{'s' if len(e.errors) != 1 else ''})", file=sys.stderr)
+        print_invalid(args.file, e.errors)
         return Exit.FAILED
     try:
         counted = overheads_from_args(args)

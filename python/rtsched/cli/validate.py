@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from rtsched.cli.exit_codes import Exit
+from rtsched.cli.invalid_input import print_invalid
 from rtsched.model import TaskSetError, load_taskset
 
 
@@ -27,10 +27,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             taskset = load_taskset(path)
         except TaskSetError as e:
-            for error in e.errors:
-                print(f"{path}: {error}", file=sys.stderr)
-            count = len(e.errors)
-            print(f"{path}: invalid ({count} error{'s' if count != 1 else ''})", file=sys.stderr)
+            print_invalid(path, e.errors)
             status = Exit.FAILED
             continue
         n = len(taskset.tasks)
