@@ -92,15 +92,28 @@ def test_live_trace_of_a_failing_program_says_so():
 @needs_valgrind
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (scripts/setup installs build-essential)")
 def test_the_documented_fir_filter_study_runs(tmp_path, capsys):
-    """docs/tlb.md's real-program study, short: the example builds, and locking its hottest pages bounds its misses."""
+    """docs/tlb.md's real-program study, short: the example builds, and locking its hottest pages bounds its misses.
+
+    The bound "each unlocked page misses at most once per job" holds under
+    LRU when the job's unlocked pages fit in the unlocked entries (a page is
+    evicted only after as many other unlocked pages are used after it). Under
+    the SH-4 replace counter it does not: the counter may pick an entry the
+    job is still using (the documented study shows 10 misses for 9 unlocked
+    pages), so there only "fewer misses than without locking" is asserted.
+    """
     source = Path(__file__).resolve().parents[2] / "examples" / "tlb" / "fir_filter.c"
     program = tmp_path / "fir_filter"
     subprocess.run(["cc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(program), str(source)], check=True)
-    assert main(["tlb", "trace", "--run", "--rt", str(program), "--nr", str(program), "--periods", "3",
-                 "--nr-accesses", "50000", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    rows = {row["policy"]: row for row in out["policies"]}
-    assert out["pages_wanted"] > 16 and rows["static"]["entries_locked"] == min(48, out["pages_wanted"])
-    unlocked_pages = out["pages_wanted"] - rows["static"]["entries_locked"]
-    for policy in ("static", "dynamic-1", "dynamic-2"):
-        assert rows[policy]["max_misses"] <= unlocked_pages < rows["none"]["max_misses"]
+    entries, max_locked = 64, 48
+    for rule in ("lru", "urc"):
+        assert main(["tlb", "trace", "--run", "--rt", str(program), "--nr", str(program), "--periods", "3",
+                     "--nr-accesses", "50000", "--rule", rule, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        rows = {row["policy"]: row for row in out["policies"]}
+        assert out["pages_wanted"] > entries - max_locked
+        assert rows["static"]["entries_locked"] == min(max_locked, out["pages_wanted"])
+        unlocked_pages = out["pages_wanted"] - rows["static"]["entries_locked"]
+        for policy in ("static", "dynamic-1", "dynamic-2"):
+            assert rows[policy]["max_misses"] < rows["none"]["max_misses"]
+            if rule == "lru" and unlocked_pages <= entries - max_locked:
+                assert rows[policy]["max_misses"] <= unlocked_pages
