@@ -174,3 +174,12 @@ def test_the_schema_describes_the_compute_mapping():
     mapping = schema["$defs"]["compute"]["oneOf"][1]
     assert set(mapping["properties"]) == COMPUTE_KEYS
     assert set(mapping["properties"]["normal"]["properties"]) == NORMAL_KEYS
+
+
+def test_the_analysis_takes_the_maximum_and_says_so():
+    from rtsched.analysis.registry import run_test
+
+    ts = taskset_from_dict(doc({"compute": {"uniform": ["1ms", "3ms"]}}, {"compute": "1ms"}))
+    result = run_test("fp-rta", ts)
+    assert result.tasks[0].bound_ns == 4_000_000  # alone on its CPU: its WCET, the maximum 3 ms + 1 ms
+    assert result.details["notes"] == ["a: compute of varying demand analysed at its maximum (3ms), the WCET"]
