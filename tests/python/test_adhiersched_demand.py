@@ -77,3 +77,17 @@ def test_the_generator_reproduces_the_committed_traces_from_its_seed(tmp_path, m
     assert committed == sorted(p.name for p in tmp_path.glob("*.csv")) and len(committed) == 6
     for name in committed:
         assert (tmp_path / name).read_text() == (EXAMPLE / "demand" / name).read_text(), name
+
+
+def test_the_case_study_set_is_valid_against_the_json_schema():
+    import json
+
+    from rtsched.model import read_document
+
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((EXAMPLE.parents[1] / "docs" / "taskset.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    assert [e.message for e in validator.iter_errors(read_document(EXAMPLE / "case-study-static.yaml"))] == []
+    bad = {"name": "x", "platform": {"scheduler": "P-FP"},
+           "tasks": [{"name": "a", "period": "10ms", "body": [{"compute": {"uniform": ["1ms"], "seed": 1}}]}]}
+    assert list(validator.iter_errors(bad))
