@@ -120,6 +120,7 @@ def test_bad_distributions_are_rejected_with_their_path():
         {"compute": {"uniform": ["1ms", "2ms"], "empirical": ["1ms"]}},
         {"compute": {"uniform": ["0ms", "0ms"]}},
         {"compute": {"empirical": ["1ms"], "column": "x_us"}},
+        {"compute": {"uniform": ["3ms", "1ms"], "sed": 2}},
     )
     assert "tasks[0].body[0].compute.uniform: min 8ms is above max 2ms" in got
     assert "tasks[0].body[1].compute.uniform[0]: expected a non-negative duration, got \"-1ms\"" in got
@@ -132,6 +133,9 @@ def test_bad_distributions_are_rejected_with_their_path():
     assert any(e.startswith("tasks[0].body[7].compute: expected a mapping with one of") for e in got)
     assert "tasks[0].body[8].compute.uniform: every job would compute 0: the maximum must be > 0" in got
     assert "tasks[0].body[9].compute.column: only for a trace" in got
+    # every problem of an action at once: its unknown key and its bad distribution
+    assert any(e.startswith("tasks[0].body[10].compute.sed: unknown key") for e in got)
+    assert "tasks[0].body[10].compute.uniform: min 3ms is above max 1ms" in got
 
 
 def test_bad_traces_are_rejected_naming_the_file_and_line(tmp_path):

@@ -147,17 +147,16 @@ def parse_compute(value: dict[str, Any], path: str, base_dir: Path | None) -> tu
         problems += [(f"{path}.seed", "a trace has no seed: its rows are replayed in order")] if "seed" in value else []
     else:
         problems += [(f"{path}.{k}", "only for a trace") for k in ("column", "at_end") if k in value]
-    if problems:
-        return None, problems
+    demand: Demand | None
     if kind == "trace":
-        demand, problems = _trace(value, path, base_dir)
+        demand, more = _trace(value, path, base_dir)
     else:
-        seed, problems = _seed(value, path)
-        if seed is None:
-            return None, problems
+        seed, more = _seed(value, path)
         reader = {"uniform": _uniform, "normal": _normal, "empirical": _empirical}[kind]
-        demand, problems = reader(value[kind], f"{path}.{kind}", seed)
-    if demand is None:
+        demand, read = reader(value[kind], f"{path}.{kind}", seed if seed is not None else DEFAULT_SEED)
+        more += read
+    problems += more
+    if problems or demand is None:
         return None, problems
     if demand.max_ns <= 0:
         return None, [(f"{path}.{kind}", "every job would compute 0: the maximum must be > 0")]
