@@ -13,7 +13,8 @@ from fractions import Fraction
 from typing import Any
 
 from rtsched.model.durations import format_duration
-from rtsched.model.model import Action, Call, Compute, Lock, Prem, Reservation, Resource, Sleep, TaskSet, Unlock
+from rtsched.model.model import (Action, Call, Compute, IoWrite, Lock, MemWrite, Prem, Reservation, Resource, Sleep,
+                                 TaskSet, Unlock)
 from rtsched.model.power import PowerModel
 
 __all__ = ["taskset_to_dict"]
@@ -25,6 +26,12 @@ def _action(action: Action) -> dict[str, Any]:
     if isinstance(action, Prem):
         return {"prem": {"buffers": list(action.buffers_bytes), "compute": format_duration(action.compute_ns),
                          "length": format_duration(action.length_ns), "access": action.access}}
+    if isinstance(action, MemWrite):
+        return {"memwrite": {"bytes": action.bytes, "buffer": action.buffer_bytes,
+                             "wcet": format_duration(action.wcet_ns)}}
+    if isinstance(action, IoWrite):
+        return {"iowrite": {"bytes": action.bytes, "device": action.device, "buffer": action.buffer_bytes,
+                            "wcet": format_duration(action.wcet_ns)}}
     if isinstance(action, (Compute, Sleep)):
         return {action.op: format_duration(action.ns)}
     if isinstance(action, (Lock, Unlock)):

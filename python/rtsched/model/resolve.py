@@ -1,4 +1,4 @@
-"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/5``).
+"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/6``).
 
 Durations become integer nanoseconds, names become indices, every CPU list
 is made explicit (the online CPUs are read here, at resolve time, when the
@@ -17,7 +17,9 @@ from rtsched.model.model import (
     Broadcast,
     Call,
     Compute,
+    IoWrite,
     Lock,
+    MemWrite,
     Prem,
     Reservation,
     Resource,
@@ -39,7 +41,7 @@ __all__ = [
     "to_runner_input",
 ]
 
-RUNNER_FORMAT = "rtsched-runner/5"
+RUNNER_FORMAT = "rtsched-runner/6"
 DEFAULT_RELEASE_DELAY_NS = 100_000_000
 #: Limits of rtsched-run's reader (tools/run/spec.h RUN_PATH_MAX, spec.c).
 TRACE_PATH_MAX = 512
@@ -67,6 +69,10 @@ def _action(action: Action, resources: dict[str, int], condvars: dict[str, int],
         return {"op": action.op, "resource": resources[action.resource]}
     if isinstance(action, (Wait, Signal, Broadcast)):
         return {"op": action.op, "condvar": condvars[action.condvar]}
+    if isinstance(action, MemWrite):
+        return {"op": "memwrite", "bytes": action.bytes, "buffer_bytes": action.buffer_bytes}
+    if isinstance(action, IoWrite):
+        return {"op": "iowrite", "bytes": action.bytes, "buffer_bytes": action.buffer_bytes, "device": action.device}
     if isinstance(action, Prem):
         return {"op": "prem", "ns": action.compute_ns, "length_ns": action.length_ns,
                 "buffers_bytes": list(action.buffers_bytes), "access": action.access}
