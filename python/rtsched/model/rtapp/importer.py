@@ -1,7 +1,7 @@
 """An rt-app document (as read by reader.py) -> an rtsched task-set document.
 
 The steps: the ``global`` settings (``mem_buffer_size`` and ``io_device`` for
-the writes, writes.py); every thread into tasks (threads.py,
+the writes, writes.py); the launchers of forks (fork.py); every thread into tasks (threads.py,
 events.py); then what needs all threads at once: timers shared between
 tasks, barriers (expanded into per-thread conditions), signals sent
 without their mutex (wrapped), the platform (partitioned or global, from
@@ -18,6 +18,7 @@ from typing import Any
 
 from rtsched.model.durations import format_duration
 from rtsched.model.rtapp.events import Names, Problems
+from rtsched.model.rtapp.fork import fork_plan
 from rtsched.model.rtapp.reader import JObject, Member
 from rtsched.model.rtapp.threads import POLICIES, ThreadTask, thread_tasks
 from rtsched.model.rtapp.writes import WriteSettings, read_global_write_key
@@ -110,10 +111,15 @@ class _Assembler:
             self.problems.errors.append(f"{(tm or root).line}:{(tm or root).column}: tasks: expected an "
                                         "object with at least one thread")
             return None, []
+        plan = fork_plan(tm.value, self.problems)
         tasks: list[ThreadTask] = []
         for member in tm.value:
+            if member.key in plan.launchers:
+                self.problems.warn(member, f"tasks.{member.key}", "a launcher of sleeps and forks: no task of its "
+                                   "own; each fork is a copy of the forked thread's tasks, released at the fork's time")
+                continue
             tasks += thread_tasks(member, default_policy=default_policy, names=self.names, problems=self.problems,
-                                  writes=self.writes)
+                                  writes=self.writes, forks_us=tuple(plan.forks_us.get(member.key, ())))
         if self.problems.errors:
             return None, tasks
         self.rename(tasks)

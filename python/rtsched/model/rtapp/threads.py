@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rtsched.model.durations import format_duration
+from rtsched.model.durations import format_duration, parse_duration
 from rtsched.model.rtapp.events import Names, Problems, event_kind, translate_event
 from rtsched.model.rtapp.reader import JObject, Member
 from rtsched.model.rtapp.selfpaced import self_paced
@@ -141,8 +141,9 @@ def _classify(obj: JObject, path: str, phase: _Phase, problems: Problems, *, thr
 
 
 def thread_tasks(member: Member, *, default_policy: str, names: Names, problems: Problems,
-                 writes: WriteSettings = WriteSettings()) -> list[ThreadTask]:
-    """The tasks of one thread object (empty after an error, which is reported)."""
+                 writes: WriteSettings = WriteSettings(), forks_us: tuple[int, ...] = ()) -> list[ThreadTask]:
+    """The tasks of one thread object (empty after an error, which is reported); ``forks_us``: when a
+    launcher forks it (fork.py), each fork adding a copy of its tasks released that much later."""
     tname = member.key
     path = f"tasks.{tname}"
     if not isinstance(member.value, JObject):
@@ -185,7 +186,7 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
             problems.error(im, f"{path}.instance", f"expected a thread count >= 0, got {describe(im.value)}")
         else:
             instances = im.value
-            if instances == 0:
+            if instances == 0 and not forks_us:
                 problems.warn(im, f"{path}.instance", "0 instances: rt-app creates no thread, no task imported")
     delay_us = 0
     if "delay" in props:
@@ -250,14 +251,36 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
                       + ", ".join(t.doc["name"] for t in tasks)
                       + "); they do not overlap while every job ends within its period")
     if instances == 1:
-        return tasks
+        return tasks + _forked(tasks, forks_us, instances)
+    copies = [replace(task, doc={**task.doc, "name": f"{task.doc['name']}-{i}",
+                                 "body": [dict(a) for a in task.doc["body"]]}, instance=i)
+              for task in tasks for i in range(instances)]
+    return copies + _forked(tasks, forks_us, instances)
+
+
+def _forked(tasks: list[ThreadTask], forks_us: tuple[int, ...], instances: int) -> list[ThreadTask]:
+    """The copies of a thread's tasks that a launcher's forks start (fork.py): the k-th fork's copies are
+    named ``<task>-f<k>`` and released ``forks_us[k]`` later (added to their offsets)."""
     copies = []
-    for task in tasks:
-        for i in range(instances):
-            copy = replace(task, doc={**task.doc, "name": f"{task.doc['name']}-{i}",
-                                      "body": [dict(a) for a in task.doc["body"]]}, instance=i)
-            copies.append(copy)
+    for k, at_us in enumerate(forks_us):
+        for task in tasks:
+            doc = {**task.doc, "name": f"{task.doc['name']}-f{k}", "body": [dict(a) for a in task.doc["body"]]}
+            offset_ns = parse_duration(doc.get("offset", "0ns")) + at_us * 1000
+            doc.pop("offset", None)
+            if offset_ns:
+                doc = _with_offset(doc, format_duration(offset_ns))
+            copies.append(replace(task, doc=doc, instance=instances + k))
     return copies
+
+
+def _with_offset(doc: dict[str, Any], offset: str) -> dict[str, Any]:
+    """``doc`` with its offset right after its period (the documented key order)."""
+    out: dict[str, Any] = {}
+    for key, value in doc.items():
+        out[key] = value
+        if key == "period":
+            out["offset"] = offset
+    return out
 
 
 MAX_CYCLE_TASKS = 64  # phase iterations a repeated cycle may become (one task each)
