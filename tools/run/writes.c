@@ -107,6 +107,8 @@ int run_iowrite(int fd, const uint8_t *buffer, uint64_t chunk_bytes, uint64_t by
 				continue;
 			return err;
 		}
+		if (done == 0)
+			return EIO; /* no progress and no errno: never loop on it */
 		*written_bytes += (uint64_t)done;
 	}
 	return 0;

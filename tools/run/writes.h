@@ -40,8 +40,9 @@ void run_memwrite(uint8_t *buffer, uint64_t chunk_bytes, uint64_t bytes, uint8_t
 
 /*
  * write(2) `bytes` to fd in chunks of at most chunk_bytes from buffer,
- * retrying after EINTR. 0, or the errno of the write that failed; *written_bytes
- * is what was written either way.
+ * retrying after EINTR. 0, or the errno of the write that failed (EIO for a
+ * write that wrote nothing without an error); *written_bytes is what was
+ * written either way.
  */
 int run_iowrite(int fd, const uint8_t *buffer, uint64_t chunk_bytes, uint64_t bytes,
 		uint64_t *written_bytes);
