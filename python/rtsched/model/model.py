@@ -419,7 +419,7 @@ class Task:
 
     @property
     def compute_ns(self) -> int:
-        """The sum of the body's compute actions (the default WCET)."""
+        """The sum of the body's compute actions (the default WCET adds prem lengths and write wcets)."""
         return sum(a.ns for a in self.body if isinstance(a, Compute))
 
     @property
