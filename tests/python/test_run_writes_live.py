@@ -103,3 +103,19 @@ def test_a_device_that_cannot_be_opened_stops_the_run_before_it_starts(tmp_path)
     assert done.returncode != 0
     assert (f"tasks[0] (writer): body[2] iowrite: cannot open {tmp_path}/no-such-dir/out.bin for writing: "
             "No such file or directory") in done.stderr
+
+
+def test_an_rt_app_file_with_mem_and_iorun_writes_to_its_io_device(tmp_path):
+    """rt-app's mem and iorun through the importer: iorun's bytes reach global.io_device once per job."""
+    device = tmp_path / "rt-app.io"
+    spec = tmp_path / "writes.json"
+    spec.write_text(json.dumps({
+        "global": {"duration": 1, "io_device": str(device), "mem_buffer_size": 65536},
+        "tasks": {"logger": {"policy": "SCHED_FIFO", "cpus": [1], "loop": 12, "run": 200, "mem": 200000,
+                             "iorun": 70000, "wcet": {"mem": 500, "iorun": 1000},
+                             "timer": {"ref": "tick", "period": 20000}}}}))
+    done = rtsched_run(spec, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    trace = read_trace(tmp_path / "out" / "trace.rtst")
+    assert completed_jobs(trace, "logger") == 12
+    assert device.stat().st_size == 12 * 70000
