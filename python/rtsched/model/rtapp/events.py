@@ -8,7 +8,8 @@ it, ignored.
 
 Each event becomes zero or more rtsched actions (docs/from-rtapp.md has the
 table); ``mem`` and ``iorun``, which need the settings of ``global`` and a
-WCET, are translated by writes.py, and ``fork`` (a launcher thread's) by fork.py. Conditions and mutexes are collected in :class:`Names` so the
+WCET, are translated by writes.py, and ``fork`` (a launcher thread's) by
+fork.py. Conditions and mutexes are collected in :class:`Names` so the
 importer can declare them; a barrier is left as a marker that the importer
 expands once it knows every thread that uses it.
 """
