@@ -279,6 +279,13 @@ static bool run_action(struct run_task_context *context, rts_task_t *task, uint3
 		return sleep_for(context->world, task, action->ns);
 	case RUN_OP_CALL:
 		return call(context, task, action);
+	case RUN_OP_MEMWRITE:
+		run_memwrite(context->writes.buffer, action->chunk_bytes, action->write_bytes,
+			     (uint8_t)rts_task_job_number(task));
+		return true;
+	case RUN_OP_IOWRITE:
+		run_iowrite_action(&context->writes, context->task, index);
+		return true;
 	}
 	return false;
 }

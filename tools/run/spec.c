@@ -340,6 +340,31 @@ static bool read_per_job(struct reader *r, json_t *json, const char *path, struc
 	return true;
 }
 
+/* {"op": "memwrite", "bytes", "buffer_bytes"} or {"op": "iowrite", "bytes", "buffer_bytes", "device"} */
+static bool read_write(struct reader *r, json_t *json, const char *path, struct run_action *action,
+		       bool io)
+{
+	static const char *const mem_keys[] = { "op", "bytes", "buffer_bytes", NULL };
+	static const char *const io_keys[] = { "op", "bytes", "buffer_bytes", "device", NULL };
+	action->op = io ? RUN_OP_IOWRITE : RUN_OP_MEMWRITE;
+	int64_t bytes, chunk;
+	if (!check_keys(r, json, path, io ? io_keys : mem_keys) ||
+	    !get_int(r, json, path, "bytes", 1, INT64_MAX / 4, &bytes) ||
+	    !get_int(r, json, path, "buffer_bytes", 1, RUN_BUFFER_MAX_BYTES, &chunk))
+		return false;
+	action->write_bytes = (uint64_t)bytes;
+	action->chunk_bytes = (uint64_t)chunk;
+	if (!io)
+		return true;
+	char device[RUN_PATH_MAX];
+	if (!get_string(r, json, path, "device", device, sizeof(device)))
+		return false;
+	if (device[0] != '/')
+		return fail(r, path, "device: \"%s\" is not an absolute path", device);
+	action->device = strdup(device);
+	return action->device ? true : fail(r, path, "out of memory");
+}
+
 struct body_context {
 	const struct run_spec *spec;
 };
@@ -394,6 +419,8 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 	}
 	if (strcmp(op, "prem") == 0)
 		return read_prem(r, json, path, action);
+	if (strcmp(op, "memwrite") == 0 || strcmp(op, "iowrite") == 0)
+		return read_write(r, json, path, action, op[0] == 'i');
 	return fail(r, path, "unknown op \"%s\"", op);
 }
 
@@ -551,7 +578,8 @@ static bool read_trace(struct reader *r, json_t *root, struct run_spec *spec)
  * feature named (rtsched.model refuses the same at validation): locks and
  * condition variables (its blocking calls answer ENOSYS), servers (kernel
  * threads outside the user-level scheduler), budgets and cpusets
- * (rts_task_create refuses them too, but only at run time). Sleeps run: the
+ * (rts_task_create refuses them too, but only at run time), iowrite actions
+ * (a blocking write(2) would block the worker). Sleeps run: the
  * body sleeps through rts_task_sleep_until, which blocks only the ULT.
  */
 static bool check_backend(struct reader *r, const struct run_spec *spec)
@@ -580,6 +608,13 @@ static bool check_backend(struct reader *r, const struct run_spec *spec)
 		if (task->cpuset >= 0) {
 			snprintf(at, sizeof(at), "$.tasks[%zu].cpuset", i);
 			return fail(r, at, "cpusets:%s", why);
+		}
+		for (size_t a = 0; a < task->body_len; a++) {
+			if (task->body[a].op != RUN_OP_IOWRITE)
+				continue;
+			snprintf(at, sizeof(at), "$.tasks[%zu].body[%zu]", i, a);
+			return fail(r, at, "iowrite:%s: write(2) blocks in the kernel, and with it the "
+				    "CPU's worker", why);
 		}
 	}
 	return true;
@@ -682,8 +717,10 @@ int run_spec_load(const char *file, struct run_spec *spec, char *error, size_t e
 void run_spec_free(struct run_spec *spec)
 {
 	for (size_t i = 0; spec->tasks && i < spec->n_tasks; i++) {
-		for (size_t a = 0; spec->tasks[i].body && a < spec->tasks[i].body_len; a++)
+		for (size_t a = 0; spec->tasks[i].body && a < spec->tasks[i].body_len; a++) {
 			free(spec->tasks[i].body[a].per_job_ns);
+			free(spec->tasks[i].body[a].device);
+		}
 		free(spec->tasks[i].body);
 	}
 	free(spec->tasks);

@@ -29,6 +29,8 @@ enum run_op {
 	RUN_OP_SLEEP,
 	RUN_OP_CALL,
 	RUN_OP_PREM,
+	RUN_OP_MEMWRITE,
+	RUN_OP_IOWRITE,
 };
 
 #define RUN_PREM_BUFFERS_MAX 8
@@ -50,6 +52,10 @@ struct run_action {
 	uint64_t buffer_bytes[RUN_PREM_BUFFERS_MAX];
 	uint32_t n_buffers;
 	bool random_access;
+	/* memwrite, iowrite (writes.h): write_bytes per job, in chunks of chunk_bytes; iowrite's device */
+	uint64_t write_bytes;
+	uint64_t chunk_bytes;
+	char *device; /* malloc'd; NULL for other ops */
 };
 
 struct run_task {

@@ -284,12 +284,13 @@ def varying_demand_notes(taskset: TaskSet) -> list[str]:
 
 def _sections_of(body: Iterable[Action],
                  condvar_mutex: Mapping[str, str]) -> tuple[tuple[CriticalSection, ...], int, bool]:
-    """Critical sections (compute and sleep inside lock/unlock), total sleep, whether it waits.
+    """Critical sections (compute, memwrite, iowrite and sleep inside lock/unlock), total sleep,
+    whether it waits.
 
     A ``wait`` on a condition variable releases its mutex for the wait and
     takes it again after: the section is split there.
     """
-    from rtsched.model import Compute, Lock, Sleep, Unlock, Wait
+    from rtsched.model import Compute, IoWrite, Lock, MemWrite, Sleep, Unlock, Wait
 
     open_: list[_OpenSection] = []
     sections: list[CriticalSection] = []
@@ -305,6 +306,9 @@ def _sections_of(body: Iterable[Action],
         if isinstance(action, Compute):
             for entry in open_:
                 entry.length_ns += action.ns
+        elif isinstance(action, (MemWrite, IoWrite)):  # its WCET, as CPU time (suspension-oblivious for iowrite)
+            for entry in open_:
+                entry.length_ns += action.wcet_ns
         elif isinstance(action, Sleep):
             sleep += action.ns
             for entry in open_:

@@ -14,7 +14,8 @@ from typing import Any
 
 from rtsched.model.demand import Demand, Normal, Trace, Uniform
 from rtsched.model.durations import format_duration
-from rtsched.model.model import Action, Call, Compute, Lock, Prem, Reservation, Resource, Sleep, TaskSet, Unlock
+from rtsched.model.model import (Action, Call, Compute, IoWrite, Lock, MemWrite, Prem, Reservation, Resource, Sleep,
+                                 TaskSet, Unlock)
 from rtsched.model.power import PowerModel
 
 __all__ = ["taskset_to_dict"]
@@ -41,6 +42,12 @@ def _action(action: Action) -> dict[str, Any]:
                          "length": format_duration(action.length_ns), "access": action.access}}
     if isinstance(action, Compute) and action.demand is not None:
         return {"compute": _demand(action.demand)}
+    if isinstance(action, MemWrite):
+        return {"memwrite": {"bytes": action.bytes, "buffer": action.buffer_bytes,
+                             "wcet": format_duration(action.wcet_ns)}}
+    if isinstance(action, IoWrite):
+        return {"iowrite": {"bytes": action.bytes, "device": action.device, "buffer": action.buffer_bytes,
+                            "wcet": format_duration(action.wcet_ns)}}
     if isinstance(action, (Compute, Sleep)):
         return {action.op: format_duration(action.ns)}
     if isinstance(action, (Lock, Unlock)):

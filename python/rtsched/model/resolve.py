@@ -19,7 +19,9 @@ from rtsched.model.model import (
     Broadcast,
     Call,
     Compute,
+    IoWrite,
     Lock,
+    MemWrite,
     Prem,
     Reservation,
     Resource,
@@ -74,6 +76,10 @@ def _action(action: Action, resources: dict[str, int], condvars: dict[str, int],
         return {"op": action.op, "resource": resources[action.resource]}
     if isinstance(action, (Wait, Signal, Broadcast)):
         return {"op": action.op, "condvar": condvars[action.condvar]}
+    if isinstance(action, MemWrite):
+        return {"op": "memwrite", "bytes": action.bytes, "buffer_bytes": action.buffer_bytes}
+    if isinstance(action, IoWrite):
+        return {"op": "iowrite", "bytes": action.bytes, "buffer_bytes": action.buffer_bytes, "device": action.device}
     if isinstance(action, Prem):
         return {"op": "prem", "ns": action.compute_ns, "length_ns": action.length_ns,
                 "buffers_bytes": list(action.buffers_bytes), "access": action.access}

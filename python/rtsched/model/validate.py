@@ -24,6 +24,7 @@ from rtsched.model.durations import DurationError, format_duration, parse_durati
 from rtsched.model.reservations import RESERVATION_KEYS, read_reservations, reservation_problems, with_inherited
 from rtsched.model.prem import parse_peripheral, parse_prem, prem_problems
 from rtsched.model.ult import ult_problems
+from rtsched.model.writes import parse_write
 from rtsched.model.model import (
     ACTIONS,
     ALL_CEILING_PROTOCOLS,
@@ -40,7 +41,9 @@ from rtsched.model.model import (
     Call,
     Compute,
     CondVar,
+    IoWrite,
     Lock,
+    MemWrite,
     Partition,
     Platform,
     Policy,
@@ -696,11 +699,12 @@ class _Checker:
 
         if body is not None and wcet is None and "wcet" not in data:
             wcet = sum(a.ns for a in body if isinstance(a, Compute)) + sum(
-                a.length_ns for a in body if isinstance(a, Prem))
+                a.length_ns for a in body if isinstance(a, Prem)) + sum(
+                a.wcet_ns for a in body if isinstance(a, (MemWrite, IoWrite)))
             if wcet == 0:
                 self.error(
                     f"{path}.wcet",
-                    "the body has no compute or prem, so the default WCET would be 0: give wcet",
+                    "the body has no compute, prem, memwrite or iowrite, so the default WCET would be 0: give wcet",
                 )
                 ok = False
 
@@ -846,7 +850,15 @@ class _Checker:
                            + f" (actions: {', '.join(ACTION_NAMES)})")
                 ok = False
                 continue
-            if op == "prem":
+            if op in ("memwrite", "iowrite"):
+                write, problems = parse_write(op, arg, opath)
+                for where, message in problems:
+                    self.error(where, message)
+                if write is None:
+                    ok = False
+                    continue
+                actions.append(write)
+            elif op == "prem":
                 prem, problems = parse_prem(arg, opath)
                 for where, message in problems:
                     self.error(where, message)
