@@ -10,6 +10,7 @@ sets it); without it these tests skip, saying so."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 
@@ -155,3 +156,21 @@ def test_the_program_s_errors_reach_the_caller(tmp_path):
     engine = Engine(taskset, sim_placement(taskset, options), options, options.duration_ns)
     with pytest.raises(NativeToolFailed, match="No such file or directory"):
         run_native_loop(engine, options, "x", options.duration_ns, tmp_path / "missing" / "t.rtst")
+
+
+@needs_program
+def test_the_command_runs_the_compiled_loop_unless_told_and_says_so(tmp_path):
+    from rtsched.cli.main import main
+
+    example = tmp_path / "set.json"
+    example.write_text(json.dumps({"name": "two", "platform": {"scheduler": "G-EDF", "cpus": [0, 1]}, "tasks": [
+        {"name": "a", "period": "5ms", "body": [{"compute": "3ms"}]},
+        {"name": "b", "period": "7ms", "body": [{"compute": "4ms"}]},
+        {"name": "c", "period": "9ms", "body": [{"compute": "2ms"}, {"compute": "1ms"}]}]}))
+    for flags, engine in (((), "native"), (("--python-loop",), "python")):
+        out = tmp_path / engine
+        assert main(["sim", str(example), "--duration", "1s", "--ideal", "--no-plots",
+                     "--out", str(out), *flags]) == 0
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["simulated"]["engine"] == engine
+    assert (tmp_path / "native" / "trace.rtst").read_bytes() == (tmp_path / "python" / "trace.rtst").read_bytes()
