@@ -22,10 +22,9 @@ seed (``draws.SporadicGaps``: the task's ``sporadic.seed`` on 64 bits).
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
-from rtsched.native import NativeToolFailed, NativeToolMissing, native_tool
+from rtsched.native import NativeToolFailed, NativeToolMissing, native_tool, run_native_tool
 from rtsched.sim.draws import ExecutionTimes
 from rtsched.sim.engine import Engine
 from rtsched.sim.options import SimOptions
@@ -107,13 +106,10 @@ def run_native_loop(engine: Engine, options: SimOptions, name: str, duration_ns:
     """Simulate ``engine``'s set (which ``fits_native``) with the program, writing its trace to
     ``trace_path`` (None: no trace); return the jobs completed. Raises NativeToolMissing, and
     NativeToolFailed with the program's message."""
-    command = [str(native_tool(PROGRAM))]
-    if trace_path is not None:
-        command += ["--trace", str(trace_path)]
-    done = subprocess.run(command, input=spec_text(engine, options, name, duration_ns), capture_output=True,
-                          text=True)
-    words = done.stdout.split()
-    if done.returncode != 0 or len(words) != 2 or words[0] != "jobs_completed":
-        raise NativeToolFailed(PROGRAM, done.stderr.strip() or f"{PROGRAM} failed ({done.returncode})",
-                               done.returncode)
+    args = ["--trace", str(trace_path)] if trace_path is not None else []
+    # no time bound: as the Python loops, it runs as long as the simulation takes
+    out = run_native_tool(PROGRAM, args, timeout_s=None, input_text=spec_text(engine, options, name, duration_ns))
+    words = out.split()
+    if len(words) != 2 or words[0] != "jobs_completed":
+        raise NativeToolFailed(PROGRAM, f"{PROGRAM}: unexpected output {out!r}", 0)
     return int(words[1])
