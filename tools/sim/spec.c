@@ -44,6 +44,7 @@ static const char *take(struct cursor *c)
 
 static int take_i64(struct cursor *c, const char *what, int64_t min, int64_t *out)
 {
+	*out = 0; /* set on every path, so that no caller reads it uninitialized */
 	const char *s = take(c);
 	if (!s)
 		return fail(c, "%s: missing (end of input)", what);
@@ -58,6 +59,7 @@ static int take_i64(struct cursor *c, const char *what, int64_t min, int64_t *ou
 
 static int take_u64(struct cursor *c, const char *what, uint64_t *out)
 {
+	*out = 0;
 	const char *s = take(c);
 	if (!s)
 		return fail(c, "%s: missing (end of input)", what);
