@@ -344,7 +344,7 @@ static void run_instant(struct sim *s, int64_t now)
 				t->job_cpu_ns += now - t->run_since;
 				t->run_since = now;
 				t->remaining = 0;
-				s->ended[s->n_ended++] = e.thread;
+				s->ended[s->n_ended++] = e.thread; /* one live DONE per thread: n_ended <= n */
 			}
 			continue;
 		}
