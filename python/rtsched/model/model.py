@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import ClassVar, Literal, Union
 
+from rtsched.model.demand import Demand
 from rtsched.model.power import PowerModel
 
 __all__ = [
@@ -243,10 +244,13 @@ class Sporadic:
 
 @dataclass(frozen=True, slots=True)
 class Compute:
-    """Consume ``ns`` of CPU time."""
+    """Consume ``ns`` of CPU time; with a ``demand``, the job's own value of it
+    (``rtsched.model.demand.job_durations``) and ``ns`` is the demand's maximum, the WCET the
+    analysis uses."""
 
     op: ClassVar[str] = "compute"
     ns: int
+    demand: Demand | None = None
 
 
 @dataclass(frozen=True, slots=True)
