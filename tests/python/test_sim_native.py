@@ -133,6 +133,15 @@ def test_simulate_says_which_loop_ran(tmp_path, monkeypatch):
     assert simulate(taskset, options).engine == "python"
 
 
+def test_a_varying_compute_takes_the_python_loop():
+    """Its per-job values (docs/taskset.md), with or without --exec-low for the fixed computes."""
+    taskset, _ = _plain_set(body=[{"compute": {"uniform": ["1ms", "4ms"], "seed": 11}}, {"compute": "500us"}])
+    for low in (None, 500_000):
+        options = SimOptions(duration_ns=50 * MS, exec_low_ppm=low)
+        assert not fits_native(Engine(taskset, sim_placement(taskset, options), options, 50 * MS), options)
+        assert simulate(taskset, options).engine == "python"
+
+
 def test_times_not_drawn_by_the_simulator_s_draws_take_the_python_loop():
     taskset, options = _plain_set()
     engine = Engine(taskset, sim_placement(taskset, options), options, options.duration_ns)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rtsched.model import Compute
 from rtsched.native import NativeToolFailed, NativeToolMissing, native_tool, run_native_tool
 from rtsched.sim.draws import ExecutionTimes
 from rtsched.sim.engine import Engine
@@ -48,13 +49,16 @@ def native_loop_program() -> Path | None:
 
 def fits_native(engine: Engine, options: SimOptions) -> bool:
     """Whether the compiled loop reproduces ``run_compute_only`` on ``engine``'s set, which
-    ``compute_only.fits``: execution times fixed or drawn by ``draws.ExecutionTimes`` (times
-    from any other source take the Python loop), a draw's range never empty (the Python loop
-    raises there, and keeps raising)."""
+    ``compute_only.fits``: every compute at its length or drawn by ``draws.ExecutionTimes`` from
+    the seed (``--exec-low``); a compute of varying demand (its own per-job values, docs/taskset.md)
+    or times from any other source take the Python loop, and so does a draw whose range is empty
+    (the Python loop raises there, and keeps raising)."""
     low = options.exec_low_ppm
     if low is not None and not 0 <= low <= _PPM:
         return False
-    for t in engine.threads:
+    for task, t in zip(engine.taskset.tasks, engine.threads):
+        if any(isinstance(a, Compute) and a.demand is not None for a in task.body):
+            return False
         if type(t.exec_times) is not ExecutionTimes or t.exec_times.fixed != (low is None):
             return False
         if low is not None and any(ns < 1 for _op, ns in t.ops):
