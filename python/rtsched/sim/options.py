@@ -80,6 +80,8 @@ class SimOptions:
     (on top of the release latency), drawn from ``seed``.
     ``cpus``: the CPUs when the set names none (default: this machine's online CPUs, as the runner).
     ``picv``: RPC callers lend the server their key while they wait (False: they do not, to compare).
+    ``native``: a set that fits the compute-only loop runs in its compiled form (``rtsched-sim-loop``)
+    when that is installed (False: always the Python loops; the trace is the same).
     """
 
     duration_ns: int | None = None
@@ -89,3 +91,4 @@ class SimOptions:
     overheads: SimOverheads = field(default_factory=SimOverheads)
     cpus: tuple[int, ...] | None = None
     picv: bool = True
+    native: bool = True
