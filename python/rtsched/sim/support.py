@@ -7,7 +7,7 @@ from rtsched.model import TaskSet
 __all__ = ["SimUnsupported", "unsupported_features", "check_supported"]
 
 #: Protocols the simulator models: every protocol of the model today.
-SIMULATED_PROTOCOLS = frozenset({"none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp+"})
+SIMULATED_PROTOCOLS = frozenset({"none", "pip", "fifo", "pcp", "srp", "ipcp", "mpcp", "fmlp+"})
 
 
 class SimUnsupported(ValueError):
