@@ -103,3 +103,19 @@ def test_a_broadcast_on_a_pip_mutex_wakes_by_priority_instead(tmp_path):
     trace, _ = sim_trace(tmp_path, _condvar("pip"), 20 * MS, cpus=(0,))
     assert [e[1] for e in events(trace, "w1", EV.COND_WAKE, EV.COMPLETE)] == [1 * MS, 2 * MS]
     assert [e[1] for e in events(trace, "w2", EV.COND_WAKE, EV.COMPLETE)] == [2 * MS, 3 * MS]
+
+
+def test_the_example_takes_the_mutex_in_request_order_every_period(tmp_path):
+    from pathlib import Path
+
+    from rtsched.model import load_taskset
+    from rtsched.sim import SimOptions, simulate
+    from rtsched.trace import read_trace
+
+    from lock_order import acquisitions
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "fifo-order.yaml"
+    run = simulate(load_taskset(example), SimOptions(duration_ns=100 * MS), tmp_path / "sim.rtst")
+    taken = acquisitions(read_trace(run.trace_path), 0)
+    # per period: holder alone, then low ahead of high, then high
+    assert taken == [("holder", ["holder"]), ("low", ["low", "high"]), ("high", ["high"])] * 5
