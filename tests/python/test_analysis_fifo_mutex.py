@@ -145,3 +145,18 @@ def test_no_simulated_response_exceeds_a_bound_given_with_fifo_mutexes(tmp_path,
     for name, response in worst.items():
         if bounds[name] is not None:
             assert response is None or response <= bounds[name], (name, response, bounds[name])
+
+
+def test_the_example_bounds_the_holder_only_and_names_each_waiter_itself():
+    from pathlib import Path
+
+    from rtsched.model import load_taskset
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "fifo-order.yaml"
+    result = run_test("fp-rta", from_taskset(load_taskset(example)))
+    bounds = {b.name: (b.bound_ns, b.reason) for b in result.tasks}
+    assert bounds["holder"][0] == 5 * MS  # 3 + 1 (low) + 1 (high)
+    for name, priority in (("low", 20), ("high", 30)):
+        assert bounds[name][0] is None
+        assert f"FIFO mutex without inheritance: {name} (priority {priority}) may wait on m while holder" \
+            in bounds[name][1]

@@ -66,7 +66,7 @@ def fifo_problem(task: AnalysisTask, tasks: Sequence[AnalysisTask], protocol_of:
     prio = task.priority
     for r in sorted({r for t in tasks for r in t.resources() if is_fifo(r)}):
         users = [t for t in tasks if r in t.resources()]
-        waiter = max(users, key=lambda t: (t.priority, t is task))
+        waiter = max(users, key=lambda t: (t is task, t.priority))  # the task itself if it locks r
         holder = min(users, key=lambda t: t.priority)
         if waiter.priority >= prio > holder.priority:
             return (f"{NOT_APPLICABLE}: {waiter.name} (priority {waiter.priority}) may wait on {r} while "
