@@ -105,12 +105,17 @@ PERIODS_MS = (5, 6, 8, 10, 12, 15, 20, 24, 30, 40)
 
 @st.composite
 def fifo_sets(draw):
-    """3 to 5 tasks on one CPU, rate-monotonic, some locking m (fifo) and maybe p (pip)."""
+    """3 to 5 tasks on one CPU, rate-monotonic (some of equal priority), some locking m (fifo)
+    and maybe p (pip)."""
     n = draw(st.integers(3, 5))
     tasks = []
     periods = sorted(draw(st.sampled_from(PERIODS_MS)) for _ in range(n))
     u = draw(st.floats(0.2, 0.8))
+    priority = 90
     for rank, p in enumerate(periods):
+        if rank and not draw(st.integers(0, 3)):  # now and then equal to the previous task's
+            priority += 1
+        priority -= 1
         c = max(30, int(u / n * p * 1000)) * US  # at least 30 us
         body: list[dict] = [{"compute": f"{c}ns"}]
         resource = draw(st.sampled_from((None, "m", "m", "p")))
@@ -121,7 +126,7 @@ def fifo_sets(draw):
                 {"lock": resource}, {"compute": f"{inside}ns"}, {"unlock": resource}]
             if c - before - inside:
                 body.append({"compute": f"{c - before - inside}ns"})
-        tasks.append({"name": f"t{rank}", "period": f"{p}ms", "priority": 90 - rank, "partition": "cpu0",
+        tasks.append({"name": f"t{rank}", "period": f"{p}ms", "priority": priority, "partition": "cpu0",
                       "offset": f"{draw(st.integers(0, p * 1000)) * US}ns", "body": body})
     used = sorted({a["lock"] for t in tasks for a in t["body"] if "lock" in a})
     protocols = {"m": "fifo", "p": "pip"}
