@@ -190,7 +190,7 @@ class ReservationTree:
             r.backlogged = current in r.threads or any(t in ready for t in r.threads)
             r.left_ns = r.sporadic.update(r.backlogged, now)
             refill = r.sporadic.next_refill_ns(now)
-            if refill is not None and refill <= self.engine.end_ns:
+            if refill is not None and refill < self.engine.end_ns:  # as periods: begun before the end
                 self.engine.queue.push(refill, RESERVATION_EVENT, self, -1)
 
     # --- the decision -------------------------------------------------------------------------

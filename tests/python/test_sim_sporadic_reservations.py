@@ -1,0 +1,107 @@
+"""Sporadic reservations (``kind: sporadic``) in the simulator: hand-computed schedules with exact
+simulated times showing Sprunt's replenishment rule (each amount back one period after the
+activation it was consumed in, at its own time), no premature replenishment and no budget
+amplification (Stanovich et al., RTAS 2010), the REPLENISH / DEPLETE stream the report reads."""
+
+from __future__ import annotations
+
+from rtsched.model import taskset_from_dict
+from rtsched.report.reservations import reservation_budgets
+from rtsched.sim import SimOptions, simulate
+from rtsched.trace import EventType as EV
+from rtsched.trace import read_trace
+
+MS = 1_000_000
+
+
+def _set(server, tasks):
+    return taskset_from_dict({"name": "ss", "platform": {"scheduler": "P-FP", "backend": "ult", "cpus": [0]},
+                              "reservations": [{"name": "SS", "kind": "sporadic", "scheduler": "FP",
+                                                "partition": "cpu0", **server}],
+                              "tasks": tasks})
+
+
+def _task(name, priority, offset_ms, compute_ms, reservation="SS"):
+    task = {"name": name, "partition": "cpu0", "period": "100ms", "priority": priority, "offset": f"{offset_ms}ms",
+            "body": [{"compute": f"{compute_ms}ms"}]}
+    if reservation is not None:
+        task["reservation"] = reservation
+    return task
+
+
+def _run(tmp_path, taskset, duration_ns):
+    return read_trace(simulate(taskset, SimOptions(duration_ns=duration_ns), tmp_path / "t.rtst").trace_path)
+
+
+def _intervals(trace, name):
+    """The task's execution intervals in ms, from START/RESUME .. PREEMPT/COMPLETE (open: to the end)."""
+    stream = next(s for s in trace.streams if s["name"] == name)
+    out, since = [], None
+    for e in trace.events_of(stream["stream_id"]):
+        kind, t = int(e["type"]), int(e["time_ns"])
+        if kind in (EV.START, EV.RESUME):
+            since = t
+        elif kind in (EV.PREEMPT, EV.COMPLETE) and since is not None:
+            out.append((since / MS, t / MS))
+            since = None
+    if since is not None:
+        out.append((since / MS, int(trace.header["duration_ns"]) / MS))
+    return out
+
+
+def _budget_events(trace):
+    """The server's stream: (ms, kind, job, arg0 in ms)."""
+    stream = next(s for s in trace.streams if s["name"] == "SS")
+    return [(int(e["time_ns"]) / MS, EV(int(e["type"])).name.removeprefix("RESERVATION_"), int(e["job"]),
+             int(e["arg0"]) / MS) for e in trace.events_of(stream["stream_id"])]
+
+
+def test_each_chunk_comes_back_one_period_after_its_own_activation(tmp_path):
+    # Server 4 ms / 10 ms above a background task. a1 (1 ms at 1) and a2 (2 ms at 5) arrive
+    # while the server is idle: two activations, their chunks back at 1 + 10 and 5 + 10. a3
+    # (3 ms at 8) finds 1 ms left: runs 8..9, depletes, and waits.
+    # The 1 ms back at 11 arrived while the server was active (since 8): it is consumed 11..12
+    # and comes back at its arrival + 10 = 21, not at the activation 8 + 10 = 18 (premature:
+    # it would give the server 1 ms more in [11, 21)); likewise 15..16 comes back at 25.
+    ts = _set({"period": "10ms", "budget": "4ms", "priority": 30},
+              [_task("a1", 10, 1, 1), _task("a2", 9, 5, 2), _task("a3", 8, 8, 3),
+               _task("low", 5, 0, 50, reservation=None)])
+    trace = _run(tmp_path, ts, 30 * MS)
+    assert _intervals(trace, "a1") == [(1, 2)]
+    assert _intervals(trace, "a2") == [(5, 7)]
+    assert _intervals(trace, "a3") == [(8, 9), (11, 12), (15, 16)]
+    assert _intervals(trace, "low") == [(0, 1), (2, 5), (7, 8), (9, 11), (12, 15), (16, 30)]
+    assert _budget_events(trace) == [
+        (0, "REPLENISH", 1, 0), (9, "DEPLETE", 1, 0), (11, "REPLENISH", 2, 1), (12, "DEPLETE", 2, 0),
+        (15, "REPLENISH", 3, 2), (18, "REPLENISH", 4, 1), (21, "REPLENISH", 5, 1), (25, "REPLENISH", 6, 1)]
+
+
+def test_the_budget_returned_is_what_was_consumed_not_the_interval(tmp_path):
+    # A higher task preempts the server's run 1..3: the server consumed 0..1 and 3..6 (4 ms)
+    # in one activation at 0. What comes back at 10 is those 4 ms, not the 6 ms from the run's
+    # start to its depletion (the budget amplification Stanovich et al. find in POSIX, which
+    # measures intervals). Then 10..14 (back at 20) and 20..22 complete the job's 10 ms.
+    ts = _set({"period": "10ms", "budget": "4ms", "priority": 20},
+              [_task("ap", 10, 0, 10), _task("hi", 30, 1, 2, reservation=None),
+               _task("low", 5, 0, 50, reservation=None)])
+    trace = _run(tmp_path, ts, 30 * MS)
+    assert _intervals(trace, "ap") == [(0, 1), (3, 6), (10, 14), (20, 22)]
+    assert _intervals(trace, "hi") == [(1, 3)]
+    assert _intervals(trace, "low") == [(6, 10), (14, 20), (22, 30)]
+    assert _budget_events(trace) == [
+        (0, "REPLENISH", 1, 0), (6, "DEPLETE", 1, 0), (10, "REPLENISH", 2, 4), (14, "DEPLETE", 2, 0),
+        (20, "REPLENISH", 3, 4)]
+    (budget,) = reservation_budgets(trace, ts)  # the report reads the stream: 4 ms per replenishment
+    assert (budget.used_ns, budget.depletions) == ((4 * MS, 4 * MS), 2)
+
+
+def test_unused_budget_is_kept_and_an_idle_server_costs_nothing(tmp_path):
+    # Unlike a periodic reservation, a sporadic server's budget neither idles away nor
+    # resets: with nothing inside ready, the task below runs; an arrival at 25 finds the
+    # whole budget and runs at once, 3 ms, back at 35.
+    ts = _set({"period": "10ms", "budget": "3ms", "priority": 30},
+              [_task("ap", 10, 25, 3), _task("low", 5, 0, 50, reservation=None)])
+    trace = _run(tmp_path, ts, 40 * MS)
+    assert _intervals(trace, "ap") == [(25, 28)]
+    assert _intervals(trace, "low") == [(0, 25), (28, 40)]
+    assert _budget_events(trace) == [(0, "REPLENISH", 1, 0), (28, "DEPLETE", 1, 0), (35, "REPLENISH", 2, 3)]
