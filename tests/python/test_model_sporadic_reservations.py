@@ -5,9 +5,11 @@ with its path, the round trip, and the runner's refusal (it is simulated only)."
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import pytest
 
+from rtsched.cli.main import main
 from rtsched.model import TaskSetError, taskset_from_dict, taskset_to_dict, to_runner_input, validate_dict
 from rtsched.sim import check_supported
 
@@ -89,3 +91,9 @@ def test_the_runner_refuses_a_sporadic_server_it_is_simulated_only():
         to_runner_input(taskset_from_dict(doc()), "t.rtst", cpus_online=(0,), dl_period_limits=(100_000, 4 * 10**9))
     assert ('reservations[0].kind: "SS" is a sporadic server, which is simulated only for now (rtsched sim); '
             "the ult runtime runs periodic and cbs reservations") in str(err.value)
+
+
+def test_rtsched_run_refuses_the_example_before_running_anything(capsys):
+    example = Path(__file__).resolve().parents[2] / "examples" / "sporadic-server.yaml"
+    assert main(["run", str(example)]) == 1
+    assert 'reservations[0].kind: "SS" is a sporadic server, which is simulated only' in capsys.readouterr().err
