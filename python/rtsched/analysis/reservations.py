@@ -103,13 +103,13 @@ def _children(taskset: TaskSet, own: dict[str, AnalysisTask], parent: str) -> tu
 def _one(taskset: TaskSet, own: dict[str, AnalysisTask], r: Reservation) -> ReservationOutcome:
     if not r.is_hard:
         return ReservationOutcome(r, None, None, None)
-    if r.kind == "sporadic":
-        return _sporadic(taskset, own, r)
     test = "prm-fp" if r.scheduler == "FP" else "prm-edf"
     problem = AnalysisProblem(tasks=_children(taskset, own, r.name), scheduler=r.scheduler, name=r.name)
     if not problem.tasks:
         empty = AnalysisResult(test, SCHEDULABLE, (), f"{r.name} holds nothing", exact=True)
         return ReservationOutcome(r, empty, 0, 0)
+    if r.kind == "sporadic":
+        return _sporadic(taskset, own, r)
     result = run_test(test, problem, period_ns=r.period_ns, budget_ns=r.budget_ns)
     linear = run_test(test, problem, period_ns=r.period_ns, supply="linear")
     return ReservationOutcome(r, result, result.details.get("min_budget_ns"),
