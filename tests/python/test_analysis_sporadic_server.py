@@ -72,6 +72,18 @@ def test_below_another_task_the_server_s_tasks_have_no_bound_and_fail_nothing():
     assert result.schedulable
 
 
+def test_a_served_task_that_sleeps_has_no_bound_and_an_empty_server_holds_nothing():
+    sleeper = {**_task("a1", 10, 40, 2), "body": [{"compute": "1ms"}, {"sleep": "1ms"}, {"compute": "1ms"}]}
+    result = analyze_reservations(_set({"period": "10ms", "budget": "3ms", "priority": 30}, [sleeper], []))
+    (bound,) = result.tasks.tasks
+    assert (bound.bound_ns, bound.verdict) == (None, "unknown")
+    assert bound.reason == 'no bound for the tasks of sporadic server "SS": a1: it sleeps (self-suspension)'
+    empty = analyze_reservations(_set({"period": "10ms", "budget": "3ms", "priority": 30}, [],
+                                      [_task("hard", 10, 30, 5)]))
+    assert empty.schedulable and empty.outcome("SS").result is not None
+    assert {b.name: b.bound_ns for b in empty.tasks.tasks} == {"hard": 8 * MS}
+
+
 PERIODS_MS = (5, 6, 8, 10, 12, 15, 20, 24, 30, 40, 60)
 EXAMPLES = int(os.environ.get("SIM_PROPERTY_EXAMPLES", "40"))
 FAST = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
