@@ -1,17 +1,24 @@
 """Sporadic reservations (``kind: sporadic``) in the simulator: hand-computed schedules with exact
 simulated times showing Sprunt's replenishment rule (each amount back one period after the
 activation it was consumed in, at its own time), no premature replenishment and no budget
-amplification (Stanovich et al., RTAS 2010), the REPLENISH / DEPLETE stream the report reads."""
+amplification (Stanovich et al., RTAS 2010), the REPLENISH / DEPLETE stream the report reads;
+and, on hypothesis-generated sets, no served task ever runs without budget (400 examples,
+SIM_PROPERTY_EXAMPLES=400, 2026-11-25; it catches a server never deactivated)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rtsched.analysis.reservations import analyze_reservations
 from rtsched.model import load_taskset, taskset_from_dict
 from rtsched.report.reservations import reservation_budgets
 from rtsched.sim import SimOptions, simulate
+from rtsched.sim.sporadic_server import SporadicServer
 from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace
 
@@ -137,3 +144,83 @@ def test_example_serves_aperiodic_tasks_fast_and_keeps_every_bound(tmp_path):
     polled = _responses(_run(tmp_path / "polling", polling, 2000 * MS))
     mean = {name: sum(v) / len(v) for name, v in sporadic.items() if v}
     assert mean["events"] < 0.5 * sum(polled["events"]) / len(polled["events"])
+
+
+def _runs_and_activations(trace, names):
+    """The runs of the tasks ``names`` (ns, merged when back to back) and the activations: the
+    maximal intervals during which one of their jobs is pending (released, not complete)."""
+    runs, pending = [], []
+    end = int(trace.header["duration_ns"])
+    for stream in trace.streams:
+        if stream["name"] not in names:
+            continue
+        since, released = None, {}
+        for e in trace.events_of(stream["stream_id"]):
+            kind, t, job = int(e["type"]), int(e["time_ns"]), int(e["job"])
+            if kind == EV.RELEASE:
+                released[job] = t
+            elif kind in (EV.START, EV.RESUME):
+                since = t
+            elif kind in (EV.PREEMPT, EV.COMPLETE) and since is not None:
+                runs.append((since, t))
+                since = None
+            if kind == EV.COMPLETE:
+                pending.append((released.pop(job), t))
+        if since is not None:
+            runs.append((since, end))
+        pending += [(r, end) for r in released.values()]
+    activations: list[list[int]] = []
+    for a, b in sorted(pending):
+        if activations and a <= activations[-1][1]:
+            activations[-1][1] = max(activations[-1][1], b)
+        else:
+            activations.append([a, b])
+    return sorted(runs), activations
+
+
+server_params = st.tuples(st.sampled_from((5, 8, 10, 20)), st.integers(1, 4), st.integers(1, 3))
+
+
+@settings(max_examples=int(os.environ.get("SIM_PROPERTY_EXAMPLES", "40")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(servers=st.lists(server_params, min_size=1, max_size=2), data=st.data())
+def test_no_served_task_runs_without_budget(tmp_path, servers, data):
+    # One or two sporadic servers (period, budget in ms, tasks inside), overloaded or not,
+    # among periodic tasks above, between and below them: replay each server's runs, split at
+    # refill times, on a fresh SporadicServer activated when the trace shows work pending,
+    # which refuses a run without eligible budget; the simulator split its runs the same way.
+    reservations, tasks = [], []
+    for k, (period, budget, n) in enumerate(servers):
+        reservations.append({"name": f"S{k}", "kind": "sporadic", "period": f"{period}ms",
+                             "budget": f"{min(budget, period)}ms", "scheduler": "FP",
+                             "priority": data.draw(st.integers(20, 60)), "partition": "cpu0"})
+        for i in range(n):
+            p = data.draw(st.sampled_from((5, 10, 20, 40)))
+            tasks.append({"name": f"s{k}t{i}", "reservation": f"S{k}", "partition": "cpu0", "period": f"{p}ms",
+                          "priority": 10 + i, "offset": f"{data.draw(st.integers(0, 9))}ms", "kind": "sporadic",
+                          "sporadic": {"max_extra": f"{p}ms", "seed": data.draw(st.integers(1, 99))},
+                          "body": [{"compute": f"{data.draw(st.integers(1, 30)) * 100}us"}]})
+    for i in range(data.draw(st.integers(0, 3))):
+        p = data.draw(st.sampled_from((10, 20, 40)))
+        tasks.append({"name": f"h{i}", "partition": "cpu0", "period": f"{p}ms",
+                      "priority": data.draw(st.integers(15, 65)), "offset": f"{data.draw(st.integers(0, 9))}ms",
+                      "body": [{"compute": f"{data.draw(st.integers(1, p // 4)) * 1000}us"}]})
+    ts = taskset_from_dict({"name": "gen", "platform": {"scheduler": "P-FP", "backend": "ult", "cpus": [0]},
+                            "reservations": reservations, "tasks": tasks})
+    trace = _run(tmp_path, ts, 200 * MS)
+    for r in ts.reservations:
+        runs, activations = _runs_and_activations(trace, {t.name for t in ts.tasks_in(r.name)})
+        replay = SporadicServer(r.budget_ns, r.period_ns)
+        used = 0
+        for a, b in activations:
+            replay.activate(a)
+            for start, finish in (run for run in runs if a <= run[0] < b):
+                assert finish <= b, (r.name, start, finish, "a run outside its activation")
+                while start < finish:
+                    assert replay.available_ns(start) > 0, f"{r.name} ran at {start} ns without budget"
+                    stop = min(finish, replay.run_limit_ns(start))
+                    replay.start(start)
+                    used += replay.stop(stop)
+                    start = stop
+            replay.deactivate(b)
+        assert used == sum(f - s for s, f in runs)  # every run fell in an activation
