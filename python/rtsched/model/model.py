@@ -191,8 +191,10 @@ class RpcServer:
 
 
 #: Reservation kinds (docs/reservations.md): a periodic server (replenished every period, its
-#: budget idles away when nothing inside is ready) or a constant bandwidth server.
-RESERVATION_KINDS: tuple[str, ...] = ("periodic", "cbs")
+#: budget idles away when nothing inside is ready), a constant bandwidth server, or a sporadic
+#: server (Sprunt et al.: budget consumed only while a task inside runs, each amount replenished
+#: one period after the activation it was consumed in; simulated only).
+RESERVATION_KINDS: tuple[str, ...] = ("periodic", "cbs", "sporadic")
 #: How a reservation schedules its children (tasks and reservations).
 RESERVATION_SCHEDULERS: tuple[str, ...] = ("FP", "EDF")
 #: Hard reservations keep their budget; soft ones have it adapted at run time.
