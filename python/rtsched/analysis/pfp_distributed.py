@@ -41,7 +41,7 @@ from rtsched.analysis.blocking import Blocking, blocking_term
 from rtsched.analysis.lp_blocking import LpBlocking
 from rtsched.analysis.lp_distributed import arrivals, distributed_lp_blocking
 from rtsched.analysis.partitioned import _gcs, refuse_pfp_locking, suspension_aware_rta
-from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
+from rtsched.analysis.results import NOT_SCHEDULABLE, SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask
 
 __all__ = ["pfp_dpcp_lp", "pfp_dflp_lp", "refuse_distributed"]
@@ -124,14 +124,15 @@ def _pfp_distributed(problem: AnalysisProblem, test: str, protocol: str) -> Anal
     bounds = _bounds(problem, glob, sync, lp)
     ordered = [TaskBound(n, None, "unknown", problem.unanalysable[n]) if n in problem.unanalysable else bounds[n]
                for n in problem.names()]
-    if any(b.verdict == "miss" for b in ordered):
+    failed = [b for b in ordered if b.verdict != "ok" and b.name not in problem.unanalysable]
+    if any(b.verdict != "ok" for b in ordered):
         # the LP's job counts assumed every task meets its deadline: the other bounds are not proven
         ordered = [b if b.verdict != "ok" else TaskBound(b.name, None, "unknown", "the LP's request counts "
                                                          "assumed every task meets its deadline, not shown",
                                                          b.blocking_ns)
                    for b in ordered]
-    verdict = verdict_of(ordered)
-    bad = [b for b in ordered if b.verdict != "ok"]
+    verdict = NOT_SCHEDULABLE if failed else verdict_of(ordered)
+    bad = failed or [b for b in ordered if b.verdict != "ok"]
     return AnalysisResult(test, verdict, tuple(ordered),
                           "every bound is within its deadline" if verdict == SCHEDULABLE
                           else f"{bad[0].name}: {bad[0].reason}",
