@@ -311,7 +311,7 @@ class _Explorer:
 
     def _waiting_lock(self, job: _Job) -> str | None:
         if job.pc < len(job.body) and job.body[job.pc][0] == LOCK:
-            r = job.body[job.pc][1]
+            r: str = job.body[job.pc][1]
             if job.agent and self.protocol[r] == "dpcp":
                 return r
             return None if r in self.global_res else r
