@@ -236,3 +236,21 @@ def test_analyze_the_example_file():
     out = subprocess.run(cmd, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT / "python")}, check=False)
     assert out.returncode == 0, out.stderr
     assert '"test": "p-fp-dpcp-lp"' in out.stdout and '"verdict": "schedulable"' in out.stdout
+
+
+def test_schedcat_example():
+    """SchedCAT's ``schedcat/locking/linprog/common.py`` example (its LP printed, no answer given):
+    τ1 (C 10, T 100), τ2 (25, 200), τ3 (33, 33) in decreasing priority on partitions 0, 1, 0, each
+    requesting resource 0 once (lengths 1, 2, 3), resource 0 on partition 0, windows = periods.
+    For τ1: τ2 has ⌈300/200⌉ = 2 requests in the window, τ3 ⌈133/33⌉ = 5. DFLP: one of each per
+    request of τ1 (C5), τ2's agents (remote task) preempt τ1 at will (2·2), τ3's once per arrival
+    (C3): 2·2 + (1 + 1)·3 = 10. DPCP: 10 too: τ2 and τ3 share one lower-priority wait (C7 over
+    direct and indirect delay, the PCP's single blocking), which τ3's 3 takes. SchedCAT's
+    lp_dpcp.cpp bounds only the lower-priority *direct* variables there and leaves the indirect
+    ones to the supply, which gives τ3's five requests: 2·2 + 5·3 = 19."""
+    tasks = (_task("t1", 10, 100, 3, "p0", ("q", 1)), _task("t2", 25, 200, 2, "p1", ("q", 2)),
+             _task("t3", 33, 33, 1, "p0", ("q", 3)))
+    sync: dict[str, str | None] = {"q": "p0"}
+    for protocol in ("dflp", "dpcp"):
+        got = distributed_lp_blocking(tasks[0], tasks, frozenset({"q"}), sync, protocol)
+        assert got is not None and got.bound_ns == 10 * MS
