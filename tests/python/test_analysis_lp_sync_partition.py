@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+
 from rtsched.analysis import from_taskset
-from rtsched.model import taskset_from_dict, taskset_to_dict, validate_dict
+from rtsched.model import taskset_from_dict, taskset_to_dict, to_runner_input, validate_dict
+from rtsched.model.validate import TaskSetError
 
 DOC = {
     "name": "dist",
@@ -65,3 +68,11 @@ def test_errors_have_their_paths():
         del t["partition"]
     assert 'resources[0].protocol: "dpcp" needs scheduler P-FP, not G-FP (its agents run on a partition\'s ' \
            "processor above every task there)" in validate_dict(doc)
+
+
+def test_the_runner_input_refuses_distributed_protocols_by_path():
+    """Analysed only: `rtsched run` must say so before the runner starts, naming the resource."""
+    for protocol in ("dpcp", "dflp"):
+        with pytest.raises(TaskSetError, match=rf'resources\[0\]\.protocol: "q" uses {protocol}, which rtsched '
+                                               "analyses only"):
+            to_runner_input(taskset_from_dict(_doc(protocol=protocol)), "/tmp/unused.rtst")

@@ -15,6 +15,7 @@ from typing import Any
 from rtsched.cpus import online_cpus
 from rtsched.model.ceilings import LockSetting, lock_levels, lock_settings
 from rtsched.model.model import (
+    DISTRIBUTED_PROTOCOLS,
     Action,
     Broadcast,
     Call,
@@ -225,6 +226,14 @@ def to_runner_input(
             errors.append(
                 f'servers[{s_index}].partition: "{server.partition}" does not exist on this machine '
                 f"(partitions: {', '.join(partition_index) or 'none'})"
+            )
+
+    for q_index, resource in enumerate(taskset.resources):
+        if resource.protocol in DISTRIBUTED_PROTOCOLS:
+            errors.append(
+                f'resources[{q_index}].protocol: "{resource.name}" uses {resource.protocol}, which rtsched '
+                "analyses only for now (rtsched analyze: p-fp-dpcp-lp, p-fp-dflp-lp); neither the runner nor "
+                "the simulator has its agents"
             )
 
     for r_index, res in enumerate(taskset.reservations):
