@@ -16,9 +16,9 @@
  *
  * The default policy, per reservation (period P, budget B, k periods per
  * control period):
- *   request = peak + ceil(late * B / (P * k)), clamped to [min, max]
- * (its tasks' CPU time in its busiest period, plus the time its jobs spent
- * past their deadlines as CPU time at its bandwidth, per period). Then every
+ *   request = ceil(used / k) + ceil(late * B / (P * k)), clamped to [min, max]
+ * (its tasks' CPU time per period, plus the time its jobs spent past their
+ * deadlines as CPU time at its bandwidth, per period). Then every
  * one gets its min budget, and the rest of capacity_ppb goes to the requests,
  * larger importance first (ties: the order given), each grant rounded down to
  * what the bandwidth left offers and charged rounded up: the budgets never
@@ -42,7 +42,6 @@ struct rts_budget_observation {
 	int64_t budget_ns;     /* its budget during the control period */
 	int64_t periods;       /* its periods in the control period, >= 1 */
 	int64_t used_ns;       /* CPU time its tasks ran (not budget idled away) */
-	int64_t peak_ns;       /* the most of it in one of its periods */
 	int64_t jobs;          /* jobs of its tasks completed */
 	int64_t missed;        /* of those, completed after their deadline */
 	int64_t late_ns;       /* time its jobs spent past their deadlines in the control period */

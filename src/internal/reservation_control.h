@@ -26,8 +26,6 @@ struct rts_reservation_control_state {
 	uint32_t ran_jobs;         /* that task's jobs_completed then */
 	int64_t start_ns;          /* the current control period began then */
 	int64_t used_ns;           /* its tasks' CPU time since start_ns */
-	int64_t period_used_ns;    /* ... in its current period */
-	int64_t peak_ns;           /* the most in one period since start_ns */
 	int64_t late_ns;           /* late completions' time past deadlines since start_ns */
 	uint64_t jobs_seen;        /* its tasks' jobs_completed, summed, at start_ns */
 	uint64_t missed_seen;      /* ... deadline_misses */

@@ -8,8 +8,7 @@
  *
  * What is measured, per control period [start, now):
  *  - used_ns: the intervals between decisions in which one of its tasks was
- *    the one chosen (not its budget idling away); peak_ns the most of them
- *    in one of its periods;
+ *    the one chosen (not its budget idling away);
  *  - jobs, missed: the growth of its tasks' jobs_completed and
  *    deadline_misses (kept by the task code, read here on the worker that
  *    runs the tasks: the cluster has one CPU, so none of them is running);
@@ -86,7 +85,7 @@ int rts_ult_control_create(struct rts_reservation *r, const struct rts_reservati
 	/* not yet observed: it asks for its first budget */
 	st->last = (struct rts_budget_observation){
 		.period_ns = p->period_ns, .budget_ns = p->budget_ns, .periods = 1,
-		.used_ns = p->budget_ns, .peak_ns = p->budget_ns, .importance = ctl->importance,
+		.used_ns = p->budget_ns, .importance = ctl->importance,
 		.min_budget_ns = ctl->min_budget_ns, .max_budget_ns = ctl->max_budget_ns,
 	};
 	r->control = st;
@@ -102,7 +101,6 @@ void rts_ult_control_charge(struct rts_ult_cluster *c, int64_t dt, int64_t now_n
 	const rts_task_t *t = st->ran;
 	st->ran = NULL;
 	st->used_ns += dt;
-	st->period_used_ns += dt;
 	if (t->stats.jobs_completed != st->ran_jobs && !t->in_job && t->job.deadline_ns < now_ns)
 		st->late_ns += now_ns - (t->job.deadline_ns > st->start_ns ? t->job.deadline_ns : st->start_ns);
 }
@@ -134,7 +132,7 @@ static void observe(struct rts_ult_cluster *c, struct rts_reservation *r, int64_
 	}
 	st->last = (struct rts_budget_observation){
 		.period_ns = r->period_ns, .budget_ns = r->budget_ns, .periods = st->periods,
-		.used_ns = st->used_ns, .peak_ns = st->peak_ns,
+		.used_ns = st->used_ns,
 		.jobs = (int64_t)(jobs - st->jobs_seen), .missed = (int64_t)(missed - st->missed_seen),
 		.late_ns = late, .importance = st->params.importance,
 		.min_budget_ns = st->params.min_budget_ns, .max_budget_ns = st->params.max_budget_ns,
@@ -142,7 +140,7 @@ static void observe(struct rts_ult_cluster *c, struct rts_reservation *r, int64_
 	st->jobs_seen = jobs;
 	st->missed_seen = missed;
 	st->start_ns = now_ns;
-	st->used_ns = st->peak_ns = st->late_ns = 0;
+	st->used_ns = st->late_ns = 0;
 }
 
 static int64_t ppb_ceil(int64_t budget_ns, int64_t period_ns)
@@ -209,9 +207,6 @@ void rts_ult_control_period(struct rts_ult_cluster *c, struct rts_reservation *r
 			    int64_t period_start_ns, int64_t now_ns)
 {
 	struct rts_reservation_control_state *st = r->control;
-	if (st->period_used_ns > st->peak_ns)
-		st->peak_ns = st->period_used_ns;
-	st->period_used_ns = 0;
 	st->periods_left -= periods;
 	if (st->periods_left <= 0) {
 		int64_t began = rts_monotonic_now_ns();

@@ -17,9 +17,9 @@ from test_trace_roundtrip import find_library
 MS = 1_000_000
 
 
-def obs(*, period=10 * MS, budget=4 * MS, periods=10, used=0, peak=0, jobs=0, missed=0, late=0,
+def obs(*, period=10 * MS, budget=4 * MS, periods=10, used=0, jobs=0, missed=0, late=0,
         importance=1, least=MS // 10, most=10 * MS) -> Observation:
-    return Observation(period, budget, periods, used, peak, jobs, missed, late, importance, least, most)
+    return Observation(period, budget, periods, used, jobs, missed, late, importance, least, most)
 
 
 # ---- the policy --------------------------------------------------------------------------------
@@ -28,35 +28,35 @@ def obs(*, period=10 * MS, budget=4 * MS, periods=10, used=0, peak=0, jobs=0, mi
 def test_a_starving_reservation_asks_for_more_than_its_budget():
     # used its whole 4 ms in every period, and its jobs were 50 ms late in all over 10 periods:
     # 4 ms + 50 ms * (4/10) / 10 = 6 ms
-    starving = obs(used=40 * MS, peak=4 * MS, jobs=5, missed=5, late=50 * MS)
+    starving = obs(used=40 * MS, jobs=5, missed=5, late=50 * MS)
     assert request_ns(starving) == 6 * MS
     assert control_budgets([starving], PPB) == [6 * MS]
 
 
 def test_an_idle_reservation_falls_to_what_it_used_at_least_its_minimum():
-    assert control_budgets([obs(used=5 * MS, peak=MS, jobs=5)], PPB) == [MS]
+    assert control_budgets([obs(used=10 * MS, jobs=5)], PPB) == [MS]
     assert control_budgets([obs()], PPB) == [MS // 10]  # nothing ran: the least budget
 
 
 def test_a_request_is_clamped_to_the_largest_budget():
-    assert control_budgets([obs(peak=4 * MS, late=10_000 * MS, most=8 * MS)], PPB) == [8 * MS]
+    assert control_budgets([obs(used=40 * MS, late=10_000 * MS, most=8 * MS)], PPB) == [8 * MS]
 
 
 def test_in_overload_the_more_important_is_served_first():
     # both ask for 6 ms / 10 ms; the parent leaves 0.7 of a CPU: floors 0.01 each, then the
     # important one gets its 6 ms whichever comes first, the other what is left (0.7 - 0.6 - 0.01)
-    low, high = obs(peak=6 * MS, importance=1), obs(peak=6 * MS, importance=5)
+    low, high = obs(used=60 * MS, importance=1), obs(used=60 * MS, importance=5)
     assert control_budgets([low, high], 7 * PPB // 10) == [MS, 6 * MS]
     assert control_budgets([high, low], 7 * PPB // 10) == [6 * MS, MS]
 
 
 def test_equal_importance_goes_in_the_order_given():
-    a, b = obs(peak=6 * MS), obs(peak=6 * MS)
+    a, b = obs(used=60 * MS), obs(used=60 * MS)
     assert control_budgets([a, b], 7 * PPB // 10) == [6 * MS, MS]
 
 
 def test_without_overload_everyone_gets_its_request():
-    group = [obs(peak=2 * MS, importance=1), obs(peak=3 * MS, period=20 * MS, importance=3)]
+    group = [obs(used=20 * MS, importance=1), obs(used=30 * MS, period=20 * MS, importance=3)]
     assert control_budgets(group, PPB // 2) == [2 * MS, 3 * MS]
 
 
@@ -75,7 +75,7 @@ def test_shares_never_exceed_the_capacity():
 
 class CObservation(ctypes.Structure):
     _fields_ = [(name, ctypes.c_int64) for name in (
-        "period_ns", "budget_ns", "periods", "used_ns", "peak_ns", "jobs", "missed", "late_ns", "importance",
+        "period_ns", "budget_ns", "periods", "used_ns", "jobs", "missed", "late_ns", "importance",
         "min_budget_ns", "max_budget_ns")]
 
 
@@ -106,20 +106,19 @@ def _random_observation(rng: random.Random) -> Observation:
     least = rng.randint(1, period // 10)
     most = rng.randint(least, period)
     periods = rng.randint(1, 20)
-    peak = rng.randint(0, period)
-    return Observation(period, rng.randint(least, most), periods, rng.randint(0, peak * periods), peak,
+    return Observation(period, rng.randint(least, most), periods, rng.randint(0, period * periods),
                        rng.randint(0, 50), rng.randint(0, 5), rng.choice([0, rng.randint(0, 10**10)]),
                        rng.randint(1, 4), least, most)
 
 
 TABLE = [  # (group, capacity): the cases above, then edge cases
-    ([obs(used=40 * MS, peak=4 * MS, jobs=5, missed=5, late=50 * MS)], PPB),
-    ([obs(used=5 * MS, peak=MS, jobs=5)], PPB),
-    ([obs(peak=6 * MS, importance=1), obs(peak=6 * MS, importance=5)], 7 * PPB // 10),
-    ([obs(peak=6 * MS), obs(peak=6 * MS)], 7 * PPB // 10),
-    ([obs(peak=4 * MS, late=10_000 * MS, most=8 * MS)], PPB),
-    ([obs(peak=3 * MS, period=3_333_333), obs(peak=MS, period=7 * MS, importance=2)], 333_333_333),
-    ([obs(peak=MS), obs(peak=MS)], 0),  # the floors do not fit: everyone keeps its least budget
+    ([obs(used=40 * MS, jobs=5, missed=5, late=50 * MS)], PPB),
+    ([obs(used=10 * MS, jobs=5)], PPB),
+    ([obs(used=60 * MS, importance=1), obs(used=60 * MS, importance=5)], 7 * PPB // 10),
+    ([obs(used=60 * MS), obs(used=60 * MS)], 7 * PPB // 10),
+    ([obs(used=40 * MS, late=10_000 * MS, most=8 * MS)], PPB),
+    ([obs(used=30 * MS, period=3_333_333), obs(used=10 * MS, period=7 * MS, importance=2)], 333_333_333),
+    ([obs(used=10 * MS), obs(used=10 * MS)], 0),  # the floors do not fit: everyone keeps its least budget
 ]
 
 

@@ -19,13 +19,14 @@ budget its late tasks ask for; "hard servers keep their budgets"; in
 overload, "servers in the order of their importance"). Per reservation, over
 a control period of k periods P, budget B:
 
-1. request = peak + late · B / (P · k) (rounded up), clamped to
-   [min_budget, max_budget]: the most CPU time its tasks ran in one of its
-   periods (the peak, not the mean: a task whose period is longer than the
-   reservation's needs its job's time within one period), plus the time its
+1. request = used / k + late · B / (P · k) (each term rounded up), clamped
+   to [min_budget, max_budget]: the CPU time its tasks ran per period (the
+   paper's consumed budget; not the busiest period's, which for a task whose
+   jobs span several periods is always the whole budget), plus the time its
    jobs spent past their deadlines converted to CPU time at its bandwidth
-   B/P, per period (a starving reservation's request grows; an idle one's
-   falls to what it used, at least min_budget);
+   B/P, per period (the paper's extra requested budget): a starving
+   reservation's request grows, an idle one's falls to what it used, at
+   least min_budget;
 2. share: every reservation first gets its min_budget; then, most important
    first (larger ``importance``; ties: file order), each gets what it asks
    above that while the shared bandwidth lasts.
@@ -33,7 +34,7 @@ a control period of k periods P, budget B:
 Arithmetic is exact in integers: bandwidths in parts per billion
 (``PPB``), a grant rounded down, what it takes rounded up, so the shares
 never exceed ``capacity_ppb``. ``jobs`` and ``missed`` are inputs for other
-policies; the default reads ``peak_ns`` and ``late_ns``.
+policies; the default reads ``used_ns`` and ``late_ns``.
 """
 
 from __future__ import annotations
@@ -87,8 +88,7 @@ class Observation:
     """One soft reservation over the control period that just ended.
 
     ``periods``: its periods in the control period (k ≥ 1); ``used_ns``: the
-    CPU time its tasks ran (not budget idled away); ``peak_ns``: the most of
-    it in one of its periods; ``jobs``: jobs of its
+    CPU time its tasks ran (not budget idled away); ``jobs``: jobs of its
     tasks completed; ``missed``: of those, completed after their deadline;
     ``late_ns``: the time its jobs spent past their deadlines within the
     control period, jobs still running late included.
@@ -98,7 +98,6 @@ class Observation:
     budget_ns: int
     periods: int
     used_ns: int
-    peak_ns: int
     jobs: int
     missed: int
     late_ns: int
@@ -128,7 +127,7 @@ def ppb_floor(budget_ns: int, period_ns: int) -> int:
 
 def request_ns(o: Observation) -> int:
     """Step 1: the budget a reservation asks for from its observation (ns)."""
-    demand = o.peak_ns + _ceil_div(o.late_ns * o.budget_ns, o.period_ns * o.periods)
+    demand = _ceil_div(o.used_ns, o.periods) + _ceil_div(o.late_ns * o.budget_ns, o.period_ns * o.periods)
     return min(max(demand, o.min_budget_ns), o.max_budget_ns)
 
 

@@ -6,7 +6,7 @@ parent form a ``ControlGroup`` with the bandwidth they share. At the
 replenishment that ends a reservation's control period (every k-th of its
 periods), before its new budget is given:
 
-1. its ``Observation`` is read: the CPU time its threads ran (``used_ns``, and ``peak_ns`` the most in one period,
+1. its ``Observation`` is read: the CPU time its threads ran (``used_ns``,
    charged by the tree while one of them runs), and from their trace events
    and state the jobs completed, those late, and the time jobs spent past
    their deadlines within the control period (``late_ns``: a late
@@ -44,8 +44,8 @@ _U32 = (1 << 32) - 1
 class Control:
     """An adapted reservation's controller state."""
 
-    __slots__ = ("params", "importance", "group", "periods", "start_ns", "used_ns", "period_used_ns", "peak_ns",
-                 "scanned", "last", "request_ns", "next_budget_ns")
+    __slots__ = ("params", "importance", "group", "periods", "start_ns", "used_ns", "scanned", "last",
+                 "request_ns", "next_budget_ns")
 
     def __init__(self, params: BudgetControl, importance: int, r: SimReservation) -> None:
         self.params = params
@@ -54,24 +54,12 @@ class Control:
         self.periods = params.period_ns // r.period_ns  # k: its periods per control period
         self.start_ns = 0  # the current control period began then
         self.used_ns = 0  # its threads' CPU time since then
-        self.period_used_ns = 0  # ... in its current period
-        self.peak_ns = 0  # the most in one of its periods since start_ns
         self.scanned: dict[int, int] = {}  # per thread index: its events read so far
         self.request_ns = r.budget_ns
         self.next_budget_ns = r.budget_ns
         # not yet observed: asks for its first budget
-        self.last = Observation(r.period_ns, r.budget_ns, 1, r.budget_ns, r.budget_ns, 0, 0, 0, importance,
+        self.last = Observation(r.period_ns, r.budget_ns, 1, r.budget_ns, 0, 0, 0, importance,
                                 params.min_budget_ns, params.max_budget_ns)
-
-    def charge(self, dt: int) -> None:
-        """Its threads ran ``dt`` ns."""
-        self.used_ns += dt
-        self.period_used_ns += dt
-
-    def end_period(self) -> None:
-        """One of its periods ended (its replenishment): fold it into the peak."""
-        self.peak_ns = max(self.peak_ns, self.period_used_ns)
-        self.period_used_ns = 0
 
     def observe(self, r: SimReservation, now: int) -> Observation:
         """The control period [start_ns, now) of ``r``; starts the next one."""
@@ -91,9 +79,9 @@ class Control:
                 late += now - max(t.job_deadline, start)
             late += sum(now - max(release + t.deadline_ns, start) for release in t.pending
                         if release + t.deadline_ns < now)
-        o = Observation(r.period_ns, r.budget_ns, self.periods, self.used_ns, self.peak_ns, jobs, missed, late,
+        o = Observation(r.period_ns, r.budget_ns, self.periods, self.used_ns, jobs, missed, late,
                         self.importance, self.params.min_budget_ns, self.params.max_budget_ns)
-        self.start_ns, self.used_ns, self.peak_ns = now, 0, 0
+        self.start_ns, self.used_ns = now, 0
         return o
 
 

@@ -118,7 +118,7 @@ class ReservationTree:
             return
         leaf = self.path[-1] if self.path else None
         if leaf is not None and leaf.control is not None and self.running in leaf.threads:
-            leaf.control.charge(dt)  # its tasks' CPU time, for the controller
+            leaf.control.used_ns += dt  # its tasks' CPU time, for the controller
         for r in self.path:
             spent = min(dt, r.left_ns)
             r.left_ns -= spent
@@ -139,7 +139,6 @@ class ReservationTree:
                 if r.period_end <= now:
                     r.period_no += 1
                     if r.control is not None:
-                        r.control.end_period()
                         if r.period_no > 1 and (r.period_no - 1) % r.control.periods == 0:
                             assert r.control.group is not None
                             r.control.group.control(r, now, self.cpu)
