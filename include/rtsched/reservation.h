@@ -104,8 +104,8 @@ struct rts_reservation_stats {
 struct rts_reservation_overhead {
 	uint64_t decisions;  /* scheduler decisions of the CPU's reservation tree */
 	int64_t decision_ns; /* their time, the controller's included */
-	uint32_t controls;   /* runs of the budget controller */
-	int64_t control_ns;  /* their time */
+	uint32_t controls;   /* runs of the budget controller's policy (ends of control periods) */
+	int64_t control_ns;  /* the controller's time: those, and its sampling at every replenishment */
 };
 
 /*

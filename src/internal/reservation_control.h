@@ -24,10 +24,10 @@ struct rts_reservation_control_state {
 	int64_t periods_left;      /* until the end of the current control period */
 	const rts_task_t *ran;     /* its task chosen at the last decision; NULL: none */
 	uint32_t ran_jobs;         /* that task's jobs_completed then */
-	int64_t start_ns;          /* the current control period began then */
-	int64_t used_ns;           /* its tasks' CPU time since start_ns */
-	int64_t late_ns;           /* late completions' time past deadlines since start_ns */
-	uint64_t jobs_seen;        /* its tasks' jobs_completed, summed, at start_ns */
+	int64_t used_ns;           /* its tasks' CPU time in the current control period */
+	int64_t late_ns;           /* its jobs' time past their deadlines up to sampled_ns, in it */
+	int64_t sampled_ns;        /* lateness is counted up to then (its last replenishment) */
+	uint64_t jobs_seen;        /* its tasks' jobs_completed, summed, at the last control */
 	uint64_t missed_seen;      /* ... deadline_misses */
 	struct rts_budget_observation last; /* what the policy reads for it */
 	int64_t request_ns;        /* its last request (traced) */
@@ -46,8 +46,8 @@ void rts_ult_control_picked(struct rts_reservation *level, const rts_task_t *tas
 void rts_ult_control_charge(struct rts_ult_cluster *c, int64_t dt, int64_t now_ns);
 
 /* r (adapted) begins a period at period_start_ns after `periods` of them ended (now: the
- * decision); at the end of a control period its group's policy runs. Then r gets its next
- * budget (traced as RESERVATION_BUDGET when it changes). */
+ * decision): its tasks' lateness is sampled; at the end of a control period its group's
+ * policy runs. Then r gets its next budget (traced as RESERVATION_BUDGET when it changes). */
 void rts_ult_control_period(struct rts_ult_cluster *c, struct rts_reservation *r, int64_t periods,
 			    int64_t period_start_ns, int64_t now_ns);
 

@@ -12,14 +12,16 @@
  *  - jobs, missed: the growth of its tasks' jobs_completed and
  *    deadline_misses (kept by the task code, read here on the worker that
  *    runs the tasks: the cluster has one CPU, so none of them is running);
- *  - late_ns: for a job that completed late in an interval (its task was
- *    chosen, completed a job -- jobs_completed moved -- and is out of its
- *    job, past its deadline), the time from its deadline (or start) to the
- *    decision that follows; for a task still in a job past its deadline at
- *    the end, the time from that deadline (or start) to now. The simulator
- *    takes the exact completion time instead of the next decision's (the
- *    ult worker decides right after a job's completion, so they differ by
- *    the switch).
+ *  - late_ns: the time its jobs spent past their deadlines, sampled: at
+ *    each of its replenishments, for each task in a job past its deadline,
+ *    the time since the later of that deadline and the previous sample; and
+ *    for a job that completed late in an interval (its task was chosen,
+ *    jobs_completed moved, it is out of its job and past its deadline), the
+ *    time from the later of its deadline and the last sample to the
+ *    decision that follows. The simulator takes each job's exact completion;
+ *    here a late completion is seen at the next decision (the worker decides
+ *    right after it, unless the task's next job is already due: then up to
+ *    one period of that job's lateness goes uncounted).
  *
  * Invariant: the members of a group are the adapted reservations with the
  * same parent in the cluster's array (at most RTS_CONTROL_GROUP_MAX, checked
@@ -102,7 +104,7 @@ void rts_ult_control_charge(struct rts_ult_cluster *c, int64_t dt, int64_t now_n
 	st->ran = NULL;
 	st->used_ns += dt;
 	if (t->stats.jobs_completed != st->ran_jobs && !t->in_job && t->job.deadline_ns < now_ns)
-		st->late_ns += now_ns - (t->job.deadline_ns > st->start_ns ? t->job.deadline_ns : st->start_ns);
+		st->late_ns += now_ns - (t->job.deadline_ns > st->sampled_ns ? t->job.deadline_ns : st->sampled_ns);
 }
 
 void rts_ult_control_picked(struct rts_reservation *level, const rts_task_t *task)
@@ -113,23 +115,31 @@ void rts_ult_control_picked(struct rts_reservation *level, const rts_task_t *tas
 	level->control->ran_jobs = task ? task->stats.jobs_completed : 0;
 }
 
-/* The control period [start_ns, now) of r; the next one starts. */
-static void observe(struct rts_ult_cluster *c, struct rts_reservation *r, int64_t now_ns)
+/* Its tasks' lateness up to now (the jobs they are in); their completed and missed jobs so far. */
+static void sample(struct rts_ult_cluster *c, struct rts_reservation *r, int64_t now_ns, uint64_t *jobs,
+		   uint64_t *missed)
 {
 	struct rts_reservation_control_state *st = r->control;
-	uint64_t jobs = 0, missed = 0;
-	int64_t late = st->late_ns;
 	const struct rts_ult_runtime *rt = c->runtime;
 	for (size_t i = 0; i < rt->n_ults; i++) {
 		const struct rts_ult *u = rt->ults[i];
 		if (u->reservation != r || !u->task)
 			continue;
 		const rts_task_t *t = u->task;
-		jobs += t->stats.jobs_completed;
-		missed += t->stats.deadline_misses;
+		*jobs += t->stats.jobs_completed;
+		*missed += t->stats.deadline_misses;
 		if (t->in_job && t->job.deadline_ns < now_ns)
-			late += now_ns - (t->job.deadline_ns > st->start_ns ? t->job.deadline_ns : st->start_ns);
+			st->late_ns += now_ns - (t->job.deadline_ns > st->sampled_ns ? t->job.deadline_ns
+										 : st->sampled_ns);
 	}
+	st->sampled_ns = now_ns;
+}
+
+/* The control period that ends now, from the counts sample() gave; the next one starts. */
+static void observe(struct rts_reservation *r, uint64_t jobs, uint64_t missed)
+{
+	struct rts_reservation_control_state *st = r->control;
+	int64_t late = st->late_ns;
 	st->last = (struct rts_budget_observation){
 		.period_ns = r->period_ns, .budget_ns = r->budget_ns, .periods = st->periods,
 		.used_ns = st->used_ns,
@@ -139,7 +149,6 @@ static void observe(struct rts_ult_cluster *c, struct rts_reservation *r, int64_
 	};
 	st->jobs_seen = jobs;
 	st->missed_seen = missed;
-	st->start_ns = now_ns;
 	st->used_ns = st->late_ns = 0;
 }
 
@@ -207,14 +216,16 @@ void rts_ult_control_period(struct rts_ult_cluster *c, struct rts_reservation *r
 			    int64_t period_start_ns, int64_t now_ns)
 {
 	struct rts_reservation_control_state *st = r->control;
+	int64_t began = rts_monotonic_now_ns();
+	uint64_t jobs = 0, missed = 0;
+	sample(c, r, now_ns, &jobs, &missed);
 	st->periods_left -= periods;
 	if (st->periods_left <= 0) {
-		int64_t began = rts_monotonic_now_ns();
 		st->periods_left = st->periods;
-		observe(c, r, now_ns);
+		observe(r, jobs, missed);
 		control_group(c, r, now_ns);
 		c->overhead.controls++;
-		c->overhead.control_ns += rts_monotonic_now_ns() - began;
 	}
+	c->overhead.control_ns += rts_monotonic_now_ns() - began; /* the sampling is the controller's too */
 	set_budget(r, st->next_budget_ns, period_start_ns);
 }
