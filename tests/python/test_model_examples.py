@@ -10,6 +10,7 @@ import yaml
 from rtsched.model import load_taskset, read_document, to_runner_input
 from rtsched.model import validate as v
 from rtsched.model.model import CLUSTERED_SCHEDULERS, PROTOCOLS, SCHEDULERS
+from rtsched.model.writes import IOWRITE_KEYS, MEMWRITE_KEYS
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
@@ -80,7 +81,10 @@ def test_schema_keys_match_the_validator():
     assert set(task["properties"]) == v.TASK_KEYS
     assert set(task["required"]) == {"name", "period", "body"}
     assert set(task["properties"]["sporadic"]["properties"]) == v.SPORADIC_KEYS
-    for name in ("platform", "partition", "resource", "condvar", "server", "reservation", "task", "action"):
+    assert set(schema_def("memwrite")["properties"]) == MEMWRITE_KEYS
+    assert set(schema_def("iowrite")["properties"]) == IOWRITE_KEYS
+    for name in ("platform", "partition", "resource", "condvar", "server", "reservation", "task", "action",
+                 "memwrite", "iowrite"):
         assert schema_def(name)["additionalProperties"] is False, name
 
 

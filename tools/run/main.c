@@ -260,6 +260,9 @@ static int create_tasks(struct run *run)
 		context->held = calloc(spec->n_resources ? spec->n_resources : 1, sizeof(bool));
 		if (!context->held || run_prem_memory_init(&context->prem, task) != 0)
 			return ENOMEM;
+		err = run_writes_init(&context->writes, task, i, run->error, sizeof(run->error));
+		if (err)
+			return err;
 		task->params.cpuset = task->cpuset >= 0 ? run->cpusets.dirs[task->cpuset] : NULL;
 		task->params.trace_task_id = (int32_t)i;
 		err = rts_task_create(run->set, &task->params, run_job_body, context, &run->tasks[i]);
@@ -294,6 +297,8 @@ static void tear_down(struct run *run)
 	for (size_t i = 0; run->contexts && i < run->spec.n_tasks; i++) {
 		free(run->contexts[i].held);
 		run_prem_memory_destroy(&run->contexts[i].prem);
+		run_writes_report(&run->contexts[i].writes, &run->spec.tasks[i]);
+		run_writes_destroy(&run->contexts[i].writes);
 	}
 	free(run->contexts);
 	free(run->tasks);

@@ -29,6 +29,7 @@ __all__ = [
     "ceil_div",
     "ceil_fraction",
     "from_taskset",
+    "varying_demand_notes",
 ]
 
 #: Protocols the analysis knows. ``none``: a plain mutex (priority inversion is
@@ -268,14 +269,28 @@ class _OpenSection:
     depth: int
 
 
+def varying_demand_notes(taskset: TaskSet) -> list[str]:
+    """One note per task with computes of varying demand: the analysis takes their maximum."""
+    from rtsched.model import Compute, format_duration
+
+    notes = []
+    for t in taskset.tasks:
+        varying = [a for a in t.body if isinstance(a, Compute) and a.demand is not None]
+        if varying and not t.is_background:
+            maxima = ", ".join(format_duration(a.ns) for a in varying)
+            notes.append(f"{t.name}: compute of varying demand analysed at its maximum ({maxima}), the WCET")
+    return notes
+
+
 def _sections_of(body: Iterable[Action],
                  condvar_mutex: Mapping[str, str]) -> tuple[tuple[CriticalSection, ...], int, bool]:
-    """Critical sections (compute and sleep inside lock/unlock), total sleep, whether it waits.
+    """Critical sections (compute, memwrite, iowrite and sleep inside lock/unlock), total sleep,
+    whether it waits.
 
     A ``wait`` on a condition variable releases its mutex for the wait and
     takes it again after: the section is split there.
     """
-    from rtsched.model import Compute, Lock, Sleep, Unlock, Wait
+    from rtsched.model import Compute, IoWrite, Lock, MemWrite, Sleep, Unlock, Wait
 
     open_: list[_OpenSection] = []
     sections: list[CriticalSection] = []
@@ -291,6 +306,9 @@ def _sections_of(body: Iterable[Action],
         if isinstance(action, Compute):
             for entry in open_:
                 entry.length_ns += action.ns
+        elif isinstance(action, (MemWrite, IoWrite)):  # its WCET, as CPU time (suspension-oblivious for iowrite)
+            for entry in open_:
+                entry.length_ns += action.wcet_ns
         elif isinstance(action, Sleep):
             sleep += action.ns
             for entry in open_:
@@ -416,6 +434,7 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
                                     "(rtsched analyze, docs/reservations.md) bounds it, not a flat test")
     if any(t.suspension_ns for t in tasks):
         notes.append("sleeps in job bodies are analysed as execution (suspension-oblivious)")
+    notes += varying_demand_notes(taskset)
     return AnalysisProblem(
         tasks=tuple(tasks),
         scheduler=sched,

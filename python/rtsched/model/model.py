@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import ClassVar, Literal, Union
 
 from rtsched.model.budget_control import BudgetControl
+from rtsched.model.demand import Demand
 from rtsched.model.power import PowerModel
 
 __all__ = [
@@ -47,6 +48,10 @@ __all__ = [
     "Call",
     "Prem",
     "PREM_ACCESS",
+    "MemWrite",
+    "IoWrite",
+    "WRITE_BUFFER_DEFAULT_BYTES",
+    "IO_DEVICE_DEFAULT",
     "Action",
     "Task",
     "TaskSet",
@@ -246,10 +251,13 @@ class Sporadic:
 
 @dataclass(frozen=True, slots=True)
 class Compute:
-    """Consume ``ns`` of CPU time."""
+    """Consume ``ns`` of CPU time; with a ``demand``, the job's own value of it
+    (``rtsched.model.demand.job_durations``) and ``ns`` is the demand's maximum, the WCET the
+    analysis uses."""
 
     op: ClassVar[str] = "compute"
     ns: int
+    demand: Demand | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,11 +333,46 @@ class Prem:
     access: str = "linear"
 
 
-Action = Union[Compute, Sleep, Lock, Unlock, Wait, Signal, Broadcast, Call, Prem]
+#: The write buffer a memwrite or iowrite action uses when the file gives none (rt-app's
+#: ``mem_buffer_size`` default, 4 MiB).
+WRITE_BUFFER_DEFAULT_BYTES = 4 << 20
+#: Where an iowrite action writes when the file names no device (rt-app's ``io_device`` default).
+IO_DEVICE_DEFAULT = "/dev/null"
+
+
+@dataclass(frozen=True, slots=True)
+class MemWrite:
+    """Write ``bytes`` into the task's write buffer with real stores (docs/taskset.md "memwrite").
+
+    The stores go in chunks of ``buffer_bytes``, each from the buffer's start, so a write larger
+    than the buffer wraps (rt-app's ``mem``). Its duration is not known from its size, so the file
+    gives ``wcet_ns``: the analysis and the simulator take it as CPU time.
+    """
+
+    op: ClassVar[str] = "memwrite"
+    bytes: int
+    buffer_bytes: int
+    wcet_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class IoWrite:
+    """Write ``bytes`` to ``device`` with write(2), in chunks of ``buffer_bytes`` from the task's
+    write buffer (rt-app's ``iorun``; docs/taskset.md "iowrite"). It may block in the kernel; the
+    analysis and the simulator take its ``wcet_ns`` as CPU time (suspension-oblivious)."""
+
+    op: ClassVar[str] = "iowrite"
+    bytes: int
+    buffer_bytes: int
+    wcet_ns: int
+    device: str = IO_DEVICE_DEFAULT
+
+
+Action = Union[Compute, Sleep, Lock, Unlock, Wait, Signal, Broadcast, Call, Prem, MemWrite, IoWrite]
 
 #: Action classes by their name in a task-set file.
 ACTIONS: dict[str, type] = {
-    cls.op: cls for cls in (Compute, Lock, Unlock, Wait, Signal, Broadcast, Sleep, Call, Prem)
+    cls.op: cls for cls in (Compute, Lock, Unlock, Wait, Signal, Broadcast, Sleep, Call, Prem, MemWrite, IoWrite)
 }
 
 
@@ -383,8 +426,13 @@ class Task:
 
     @property
     def compute_ns(self) -> int:
-        """The sum of the body's compute actions (the default WCET)."""
+        """The sum of the body's compute actions (the default WCET adds prem lengths and write wcets)."""
         return sum(a.ns for a in self.body if isinstance(a, Compute))
+
+    @property
+    def writes(self) -> tuple[MemWrite | IoWrite, ...]:
+        """The body's memwrite and iowrite actions, in order."""
+        return tuple(a for a in self.body if isinstance(a, (MemWrite, IoWrite)))
 
     @property
     def prem_intervals(self) -> tuple[Prem, ...]:

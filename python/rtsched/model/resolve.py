@@ -1,8 +1,10 @@
-"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/6``).
+"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/7``).
 
 Durations become integer nanoseconds, names become indices, every CPU list
 is made explicit (the online CPUs are read here, at resolve time, when the
-file leaves them out), and every task gets its kernel policy.
+file leaves them out), and every task gets its kernel policy. A compute
+with a varying demand gets its per-job durations for the whole run
+(``rtsched.model.demand_jobs``): the ones the simulator draws.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from rtsched.model.model import (
     Broadcast,
     Call,
     Compute,
+    IoWrite,
     Lock,
+    MemWrite,
     Prem,
     Reservation,
     Resource,
@@ -29,6 +33,7 @@ from rtsched.model.model import (
     Unlock,
     Wait,
 )
+from rtsched.model.demand_jobs import demand_problems, run_job_durations
 from rtsched.model.placement import Placement, place
 from rtsched.model.reservation_control import adapted
 from rtsched.model.ult import ult_backend_name, ult_cpus
@@ -40,7 +45,7 @@ __all__ = [
     "to_runner_input",
 ]
 
-RUNNER_FORMAT = "rtsched-runner/6"
+RUNNER_FORMAT = "rtsched-runner/7"
 DEFAULT_RELEASE_DELAY_NS = 100_000_000
 #: Limits of rtsched-run's reader (tools/run/spec.h RUN_PATH_MAX, spec.c).
 TRACE_PATH_MAX = 512
@@ -59,7 +64,11 @@ def _dl_period_limits() -> tuple[int, int] | None:
     return lo, hi
 
 
-def _action(action: Action, resources: dict[str, int], condvars: dict[str, int], servers: dict[str, int]) -> dict[str, Any]:
+def _action(action: Action, resources: dict[str, int], condvars: dict[str, int], servers: dict[str, int],
+            per_job_ns: list[int] | None) -> dict[str, Any]:
+    """An action of the runner's body; ``per_job_ns``: a varying compute's durations for the run."""
+    if isinstance(action, Compute) and per_job_ns is not None:
+        return {"op": "compute", "ns": action.ns, "per_job_ns": per_job_ns}
     if isinstance(action, Call):
         return {"op": "call", "server": servers[action.server], "ns": action.ns}
     if isinstance(action, (Compute, Sleep)):
@@ -68,6 +77,10 @@ def _action(action: Action, resources: dict[str, int], condvars: dict[str, int],
         return {"op": action.op, "resource": resources[action.resource]}
     if isinstance(action, (Wait, Signal, Broadcast)):
         return {"op": action.op, "condvar": condvars[action.condvar]}
+    if isinstance(action, MemWrite):
+        return {"op": "memwrite", "bytes": action.bytes, "buffer_bytes": action.buffer_bytes}
+    if isinstance(action, IoWrite):
+        return {"op": "iowrite", "bytes": action.bytes, "buffer_bytes": action.buffer_bytes, "device": action.device}
     if isinstance(action, Prem):
         return {"op": "prem", "ns": action.compute_ns, "length_ns": action.length_ns,
                 "buffers_bytes": list(action.buffers_bytes), "access": action.access}
@@ -250,8 +263,11 @@ def to_runner_input(
                     f"{lo // 1000}us to {hi // 1000}us (kernel.sched_deadline_period_min_us / _max_us), "
                     f"got {task.period_ns // 1000}us"
                 )
+    if duration is not None and duration > 0:
+        errors += demand_problems(taskset, duration)
     if errors:
         raise TaskSetError(errors)
+    assert duration is not None
 
     backend = "threads"
     if ult:
@@ -272,6 +288,7 @@ def to_runner_input(
     reservation_index = {r["name"]: i for i, r in enumerate(reservations)}
     tasks = []
     for task in taskset.tasks:
+        per_job = run_job_durations(task, duration)
         cpuset = None
         if cpusets and task.policy == "deadline" and task.partition is not None:
             cpuset = partition_index[task.partition]
@@ -302,7 +319,8 @@ def to_runner_input(
                 "prem_priority": _prem_priority(taskset, task, placement),
                 "peripheral_buffer_bytes": task.peripheral_buffer_bytes or 0,
                 "reservation": reservation_index[task.reservation] if task.reservation is not None else None,
-                "body": [_action(a, resources, condvars, server_index) for a in task.body],
+                "body": [_action(a, resources, condvars, server_index, per_job.get(j))
+                         for j, a in enumerate(task.body)],
             }
         )
 

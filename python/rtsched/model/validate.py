@@ -14,14 +14,17 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Collection, Iterable
+from pathlib import Path
 from typing import Any, cast
 
 from rtsched.model.ceilings import LEVEL_MAX, ceiling_problems
+from rtsched.model.demand_format import parse_compute, trace_job_limit
 from rtsched.model.dvfs_format import read_dvfs
 from rtsched.model.durations import DurationError, format_duration, parse_duration
 from rtsched.model.reservations import RESERVATION_KEYS, read_reservations, reservation_problems, with_inherited
 from rtsched.model.prem import parse_peripheral, parse_prem, prem_problems
 from rtsched.model.ult import ult_problems
+from rtsched.model.writes import parse_write
 from rtsched.model.model import (
     ACTIONS,
     ALL_CEILING_PROTOCOLS,
@@ -38,7 +41,9 @@ from rtsched.model.model import (
     Call,
     Compute,
     CondVar,
+    IoWrite,
     Lock,
+    MemWrite,
     Partition,
     Platform,
     Policy,
@@ -169,8 +174,10 @@ def suggest(word: str, choices: Iterable[str]) -> str:
 
 
 class _Checker:
-    def __init__(self) -> None:
+    def __init__(self, base_dir: Path | None = None) -> None:
+        """``base_dir``: where relative paths in the set (demand traces) start; None: the current directory."""
         self.errors: list[str] = []
+        self.base_dir = base_dir
         # Names declared but invalid (already reported): references to them are not errors again.
         self.invalid_names: set[str] = set()
 
@@ -615,6 +622,8 @@ class _Checker:
         budget = field("budget", self.duration)
         max_jobs = field("max_jobs", lambda v, p: self.integer(v, p, 1))
         body = field("body", lambda v, p: self.body(v, p, resources, condvars, servers))
+        if body is not None and (trace_jobs := trace_job_limit(body)) is not None:
+            max_jobs = min(max_jobs or trace_jobs, trace_jobs)  # a stop trace ends the task
         reservation = field("reservation", self.name)
         peripheral = field("peripheral", self.peripheral)
         if "name" not in data or "period" not in data or "body" not in data:
@@ -690,11 +699,12 @@ class _Checker:
 
         if body is not None and wcet is None and "wcet" not in data:
             wcet = sum(a.ns for a in body if isinstance(a, Compute)) + sum(
-                a.length_ns for a in body if isinstance(a, Prem))
+                a.length_ns for a in body if isinstance(a, Prem)) + sum(
+                a.wcet_ns for a in body if isinstance(a, (MemWrite, IoWrite)))
             if wcet == 0:
                 self.error(
                     f"{path}.wcet",
-                    "the body has no compute or prem, so the default WCET would be 0: give wcet",
+                    "the body has no compute, prem, memwrite or iowrite, so the default WCET would be 0: give wcet",
                 )
                 ok = False
 
@@ -840,7 +850,15 @@ class _Checker:
                            + f" (actions: {', '.join(ACTION_NAMES)})")
                 ok = False
                 continue
-            if op == "prem":
+            if op in ("memwrite", "iowrite"):
+                write, problems = parse_write(op, arg, opath)
+                for where, message in problems:
+                    self.error(where, message)
+                if write is None:
+                    ok = False
+                    continue
+                actions.append(write)
+            elif op == "prem":
                 prem, problems = parse_prem(arg, opath)
                 for where, message in problems:
                     self.error(where, message)
@@ -854,6 +872,14 @@ class _Checker:
                     ok = False
                     continue
                 actions.append(call)
+            elif op == "compute" and isinstance(arg, dict):  # a varying demand
+                compute, problems = parse_compute(arg, opath, self.base_dir)
+                for where, message in problems:
+                    self.error(where, message)
+                if compute is None:
+                    ok = False
+                    continue
+                actions.append(compute)
             elif op in ("compute", "sleep"):
                 ns = self.duration(arg, opath)
                 if ns is None:
@@ -919,16 +945,18 @@ class _Checker:
         return actions if ok else None
 
 
-def validate_dict(data: Any) -> list[str]:
-    """Every error in a task set given as plain data; empty when it is valid."""
-    checker = _Checker()
+def validate_dict(data: Any, *, base_dir: Path | None = None) -> list[str]:
+    """Every error in a task set given as plain data; empty when it is valid. ``base_dir``: where
+    relative paths in it start (the set's file's directory; None: the current directory)."""
+    checker = _Checker(base_dir)
     checker.taskset(data)
     return checker.errors
 
 
-def taskset_from_dict(data: Any, *, source: str | None = None) -> TaskSet:
-    """Validate plain data and build the TaskSet; raise TaskSetError listing every error."""
-    checker = _Checker()
+def taskset_from_dict(data: Any, *, source: str | None = None, base_dir: Path | None = None) -> TaskSet:
+    """Validate plain data and build the TaskSet; raise TaskSetError listing every error.
+    ``base_dir``: where relative paths in it start (the set's file's directory; None: the current one)."""
+    checker = _Checker(base_dir)
     taskset = checker.taskset(data)
     if checker.errors or taskset is None:
         raise TaskSetError(checker.errors or ["not a task set"], source)
