@@ -16,9 +16,10 @@
  *
  * The default policy, per reservation (period P, budget B, k periods per
  * control period):
- *   request = ceil(used / k) + ceil(late * B / (P * k)), clamped to [min, max]
- * (its tasks' CPU time per period, plus the time its jobs spent past their
- * deadlines as CPU time at its bandwidth, per period). Then every
+ *   request = ceil(used * (100 + h) / (100 * k)) + ceil(late * B / (P * k)),
+ * clamped to [min, max] (its tasks' CPU time per period with a headroom of h
+ * percent, plus the time its jobs spent past their deadlines as CPU time at
+ * its bandwidth, per period). Then every
  * one gets its min budget, and the rest of capacity_ppb goes to the requests,
  * larger importance first (ties: the order given), each grant rounded down to
  * what the bandwidth left offers and charged rounded up: the budgets never
@@ -48,6 +49,7 @@ struct rts_budget_observation {
 	int64_t importance;    /* larger: served first in overload */
 	int64_t min_budget_ns; /* 0 < min <= max <= period */
 	int64_t max_budget_ns;
+	int64_t headroom_percent; /* 0..1000 */
 };
 
 /*

@@ -76,6 +76,7 @@ struct rts_reservation_control {
 	int64_t min_budget_ns;       /* 0 < min <= budget_ns <= max <= the reservation's period */
 	int64_t max_budget_ns;
 	int importance;              /* >= 1; larger is served first in overload */
+	int headroom_percent;        /* 0..1000: added to the CPU time used */
 	rts_budget_policy_fn policy; /* NULL: rts_budget_control */
 };
 

@@ -23,7 +23,7 @@ static int64_t ppb_ceil(int64_t budget_ns, int64_t period_ns)
 
 RTS_EXPORT int64_t rts_budget_request_ns(const struct rts_budget_observation *o)
 {
-	int64_t demand = ceil_div(o->used_ns, o->periods) +
+	int64_t demand = ceil_div((__int128)o->used_ns * (100 + o->headroom_percent), (__int128)100 * o->periods) +
 			 ceil_div((__int128)o->late_ns * o->budget_ns, (__int128)o->period_ns * o->periods);
 	if (demand < o->min_budget_ns)
 		demand = o->min_budget_ns;

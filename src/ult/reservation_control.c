@@ -65,6 +65,10 @@ int rts_ult_control_create(struct rts_reservation *r, const struct rts_reservati
 			 (long long)ctl->max_budget_ns, (long long)p->period_ns);
 		return EINVAL;
 	}
+	if (ctl->headroom_percent < 0 || ctl->headroom_percent > 1000) {
+		snprintf(why, why_len, "headroom %d%%: give 0..1000", ctl->headroom_percent);
+		return EINVAL;
+	}
 	if (ctl->importance < 1) {
 		snprintf(why, why_len, "importance %d: give 1 or more", ctl->importance);
 		return EINVAL;
@@ -146,6 +150,7 @@ static void observe(struct rts_reservation *r, uint64_t jobs, uint64_t missed)
 		.jobs = (int64_t)(jobs - st->jobs_seen), .missed = (int64_t)(missed - st->missed_seen),
 		.late_ns = late, .importance = st->params.importance,
 		.min_budget_ns = st->params.min_budget_ns, .max_budget_ns = st->params.max_budget_ns,
+		.headroom_percent = st->params.headroom_percent,
 	};
 	st->jobs_seen = jobs;
 	st->missed_seen = missed;

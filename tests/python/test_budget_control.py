@@ -18,8 +18,8 @@ MS = 1_000_000
 
 
 def obs(*, period=10 * MS, budget=4 * MS, periods=10, used=0, jobs=0, missed=0, late=0,
-        importance=1, least=MS // 10, most=10 * MS) -> Observation:
-    return Observation(period, budget, periods, used, jobs, missed, late, importance, least, most)
+        importance=1, least=MS // 10, most=10 * MS, headroom=0) -> Observation:
+    return Observation(period, budget, periods, used, jobs, missed, late, importance, least, most, headroom)
 
 
 # ---- the policy --------------------------------------------------------------------------------
@@ -36,6 +36,11 @@ def test_a_starving_reservation_asks_for_more_than_its_budget():
 def test_an_idle_reservation_falls_to_what_it_used_at_least_its_minimum():
     assert control_budgets([obs(used=10 * MS, jobs=5)], PPB) == [MS]
     assert control_budgets([obs()], PPB) == [MS // 10]  # nothing ran: the least budget
+
+
+def test_the_headroom_adds_to_the_time_used():
+    # 1 ms a period used, 30 % more: 1.3 ms
+    assert control_budgets([obs(used=10 * MS, headroom=30)], PPB) == [1_300_000]
 
 
 def test_a_request_is_clamped_to_the_largest_budget():
@@ -76,7 +81,7 @@ def test_shares_never_exceed_the_capacity():
 class CObservation(ctypes.Structure):
     _fields_ = [(name, ctypes.c_int64) for name in (
         "period_ns", "budget_ns", "periods", "used_ns", "jobs", "missed", "late_ns", "importance",
-        "min_budget_ns", "max_budget_ns")]
+        "min_budget_ns", "max_budget_ns", "headroom_percent")]
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +113,7 @@ def _random_observation(rng: random.Random) -> Observation:
     periods = rng.randint(1, 20)
     return Observation(period, rng.randint(least, most), periods, rng.randint(0, period * periods),
                        rng.randint(0, 50), rng.randint(0, 5), rng.choice([0, rng.randint(0, 10**10)]),
-                       rng.randint(1, 4), least, most)
+                       rng.randint(1, 4), least, most, rng.choice([0, 30, rng.randint(0, 1000)]))
 
 
 TABLE = [  # (group, capacity): the cases above, then edge cases
@@ -119,6 +124,7 @@ TABLE = [  # (group, capacity): the cases above, then edge cases
     ([obs(used=40 * MS, late=10_000 * MS, most=8 * MS)], PPB),
     ([obs(used=30 * MS, period=3_333_333), obs(used=10 * MS, period=7 * MS, importance=2)], 333_333_333),
     ([obs(used=10 * MS), obs(used=10 * MS)], 0),  # the floors do not fit: everyone keeps its least budget
+    ([obs(used=10 * MS, headroom=30), obs(used=7 * MS, headroom=1000, periods=3)], PPB // 3),
 ]
 
 

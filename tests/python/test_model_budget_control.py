@@ -26,7 +26,7 @@ BASE = {
         {"name": "S", "period": "10ms", "budget": "6ms", "scheduler": "EDF", "criticality": "soft",
          "partition": "cpu0"},
         {"name": "A", "parent": "S", "period": "20ms", "budget": "4ms", "scheduler": "EDF", "importance": 3,
-         "controller": {"period": "200ms", "min_budget": "1ms", "max_budget": "10ms"}},
+         "controller": {"period": "200ms", "min_budget": "1ms", "max_budget": "10ms", "headroom": 0}},
         {"name": "B", "parent": "S", "period": "50ms", "budget": "5ms", "scheduler": "EDF"},
         {"name": "C", "parent": "S", "period": "10ms", "budget": "1ms", "scheduler": "EDF",
          "controller": {"policy": "fixed"}},
@@ -50,9 +50,9 @@ def doc(change=None):
 
 def test_soft_leaves_are_adapted_with_their_parameters_or_the_defaults():
     ts = taskset_from_dict(doc())
-    assert adapted(ts, ts.reservation("A")) == BudgetControl("adhiersched", 200 * MS, MS, 10 * MS)
-    # no key: 10 periods, 1 % of the period, the period
-    assert adapted(ts, ts.reservation("B")) == BudgetControl("adhiersched", 500 * MS, MS // 2, 50 * MS)
+    assert adapted(ts, ts.reservation("A")) == BudgetControl("adhiersched", 200 * MS, MS, 10 * MS, 0)
+    # no key: 10 periods, 1 % of the period, the period, 30 % headroom
+    assert adapted(ts, ts.reservation("B")) == BudgetControl("adhiersched", 500 * MS, MS // 2, 50 * MS, 30)
     assert adapted(ts, ts.reservation("C")) is None  # policy fixed
     assert adapted(ts, ts.reservation("H")) is None  # hard
     assert adapted(ts, ts.reservation("S")) is None  # holds reservations: its children share it
@@ -79,8 +79,10 @@ def test_the_runner_input_has_the_controller_of_adapted_reservations_only():
     controllers = {r["name"]: r["controller"] for r in runner["reservations"]}
     assert controllers == {
         "H": None, "S": None, "C": None,
-        "A": {"period_ns": 200 * MS, "min_budget_ns": MS, "max_budget_ns": 10 * MS, "importance": 3},
-        "B": {"period_ns": 500 * MS, "min_budget_ns": MS // 2, "max_budget_ns": 50 * MS, "importance": 1},
+        "A": {"period_ns": 200 * MS, "min_budget_ns": MS, "max_budget_ns": 10 * MS, "headroom_percent": 0,
+              "importance": 3},
+        "B": {"period_ns": 500 * MS, "min_budget_ns": MS // 2, "max_budget_ns": 50 * MS, "headroom_percent": 30,
+              "importance": 1},
     }
 
 
@@ -105,6 +107,8 @@ def _controller(index, **keys):
                                            "in [min_budget 1ms, max_budget 3ms]"),
         (_controller(2, max_budget="30ms"), "reservations[2].controller.max_budget: 30ms is above the period 20ms"),
         (_controller(2, period="-1ms"), "reservations[2].controller.period"),
+        (_controller(2, headroom=1001), "reservations[2].controller.headroom"),
+        (_controller(2, headroom="30%"), "reservations[2].controller.headroom"),
         (_set(2, controller="on"), "reservations[2].controller"),
         (_controller(0, period="100ms"), "reservations[0].controller: only for soft reservations"),
         (_controller(1, period="100ms"), "reservations[1].controller: only for a reservation that holds tasks"),
@@ -128,6 +132,7 @@ def test_bad_controllers_are_rejected_with_their_path(change, expected):
         (lambda c: c.update(period_ns=210 * MS), "$.reservations[2].controller: period_ns 210000000 is not a whole "
                                                  "number of the reservation's periods"),
         (lambda c: c.update(importance=0), "$.reservations[2].controller.importance: 0 is out of range"),
+        (lambda c: c.update(headroom_percent=-1), "$.reservations[2].controller.headroom_percent: -1 is out of range"),
         (lambda c: c.update(gain=2), "$.reservations[2].controller"),
         (lambda c: c.update(min_budget_ns=5 * MS), "$.reservations[2].controller.min_budget_ns: 5000000 is out of "
                                                    "range [1, 4000000]"),

@@ -37,11 +37,11 @@ STEADY = {"name": "steady", "period": "10ms", "partition": "cpu0", "reservation"
 
 
 def test_the_budget_follows_the_demand(tmp_path):
-    """2 ms / 10 ms, control every 50 ms: 6 ms a period are asked (burst 5 + steady 1) for the first
+    """2 ms / 10 ms, control every 50 ms, no headroom: 6 ms a period are asked (burst 5 + steady 1) for the first
     200 ms, then 1 ms. The budget rises (late jobs add to the request), serves the backlog at the
     largest budget, settles at the demand, 6 ms, and falls to 1 ms once the burst is over."""
     ts = _set([{"name": "R", "period": "10ms", "budget": "2ms", "scheduler": "EDF", "criticality": "soft",
-                "partition": "cpu0", "controller": {"period": "50ms"}}], [BURST, STEADY])
+                "partition": "cpu0", "controller": {"period": "50ms", "headroom": 0}}], [BURST, STEADY])
     trace = read_trace(simulate(ts, SimOptions(duration_ns=600 * MS), tmp_path / "t.rtst").trace_path)
     changes = _budget_events(trace, "R")
     assert [(t, b) for t, _request, b in changes] == [(50 * MS, 7_720_000), (100 * MS, 10 * MS), (200 * MS, 6 * MS),
@@ -63,9 +63,9 @@ def test_in_overload_the_more_important_keeps_what_it_needs(tmp_path):
     hogs = [{"name": n, "period": "10ms", "partition": "cpu0", "reservation": n.upper(),
              "body": [{"compute": "6ms"}]} for n in ("low", "high")]
     ts = _set([{"name": "LOW", "period": "10ms", "budget": "5ms", "scheduler": "EDF", "criticality": "soft",
-                "partition": "cpu0", "importance": 1, "controller": {"period": "50ms"}},
+                "partition": "cpu0", "importance": 1, "controller": {"period": "50ms", "headroom": 0}},
                {"name": "HIGH", "period": "10ms", "budget": "5ms", "scheduler": "EDF", "criticality": "soft",
-                "partition": "cpu0", "importance": 2, "controller": {"period": "50ms"}}], hogs)
+                "partition": "cpu0", "importance": 2, "controller": {"period": "50ms", "headroom": 0}}], hogs)
     trace = read_trace(simulate(ts, SimOptions(duration_ns=400 * MS), tmp_path / "t.rtst").trace_path)
     assert _replenished_budgets(trace, "HIGH")[-1] == 6 * MS
     assert _replenished_budgets(trace, "LOW")[-1] == 4 * MS

@@ -428,8 +428,8 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 static bool read_controller(struct reader *r, json_t *json, const char *path,
 			    struct run_reservation *res)
 {
-	static const char *const keys[] = { "period_ns", "min_budget_ns", "max_budget_ns", "importance",
-					    NULL };
+	static const char *const keys[] = { "period_ns", "min_budget_ns", "max_budget_ns",
+					    "headroom_percent", "importance", NULL };
 	char at[PATH_MAX_LEN];
 	json_t *value = member(r, json, path, "controller", at);
 	if (!value)
@@ -438,18 +438,20 @@ static bool read_controller(struct reader *r, json_t *json, const char *path,
 		return true;
 	if (!json_is_object(value))
 		return fail(r, at, "expected an object or null");
-	int64_t importance;
+	int64_t importance, headroom;
 	if (!check_keys(r, value, at, keys) ||
 	    !get_int(r, value, at, "period_ns", res->period_ns, INT64_MAX / 4, &res->control.period_ns) ||
 	    !get_int(r, value, at, "min_budget_ns", 1, res->budget_ns, &res->control.min_budget_ns) ||
 	    !get_int(r, value, at, "max_budget_ns", res->budget_ns, res->period_ns,
 		     &res->control.max_budget_ns) ||
+	    !get_int(r, value, at, "headroom_percent", 0, 1000, &headroom) ||
 	    !get_int(r, value, at, "importance", 1, INT32_MAX, &importance))
 		return false;
 	if (res->control.period_ns % res->period_ns)
 		return fail(r, at, "period_ns %lld is not a whole number of the reservation's periods",
 			    (long long)res->control.period_ns);
 	res->control.importance = (int)importance;
+	res->control.headroom_percent = (int)headroom;
 	return true;
 }
 

@@ -19,14 +19,15 @@ budget its late tasks ask for; "hard servers keep their budgets"; in
 overload, "servers in the order of their importance"). Per reservation, over
 a control period of k periods P, budget B:
 
-1. request = used / k + late · B / (P · k) (each term rounded up), clamped
-   to [min_budget, max_budget]: the CPU time its tasks ran per period (the
-   paper's consumed budget; not the busiest period's, which for a task whose
-   jobs span several periods is always the whole budget), plus the time its
-   jobs spent past their deadlines converted to CPU time at its bandwidth
-   B/P, per period (the paper's extra requested budget): a starving
-   reservation's request grows, an idle one's falls to what it used, at
-   least min_budget;
+1. request = used · (1 + h) / k + late · B / (P · k) (each term rounded
+   up), clamped to [min_budget, max_budget]: the CPU time its tasks ran per
+   period (the paper's consumed budget; not the busiest period's, which for
+   a task whose jobs span several periods is always the whole budget) with a
+   headroom h (``headroom_percent``, ours: the paper gives none) for demand
+   that varies within the control period, plus the time its jobs spent past
+   their deadlines converted to CPU time at its bandwidth B/P, per period
+   (the paper's extra requested budget): a starving reservation's request
+   grows, an idle one's falls to what it used, at least min_budget;
 2. share: every reservation first gets its min_budget; then, most important
    first (larger ``importance``; ties: file order), each gets what it asks
    above that while the shared bandwidth lasts.
@@ -47,6 +48,7 @@ __all__ = [
     "CONTROL_POLICIES",
     "DEFAULT_CONTROL_PERIODS",
     "DEFAULT_MIN_BUDGET_PERCENT",
+    "DEFAULT_HEADROOM_PERCENT",
     "BudgetControl",
     "Observation",
     "BudgetPolicy",
@@ -68,19 +70,25 @@ DEFAULT_CONTROL_PERIODS = 10
 #: the default least budget, in percent of the reservation's period
 DEFAULT_MIN_BUDGET_PERCENT = 1
 
+#: the default headroom above the CPU time used, in percent (our choice: the least that keeps the
+#: case study's soft servers within the paper's adaptive miss ratios, docs/reservations.md)
+DEFAULT_HEADROOM_PERCENT = 30
+
 
 @dataclass(frozen=True, slots=True)
 class BudgetControl:
     """A reservation's ``controller`` key: its policy and parameters (ns), defaults filled in.
 
     Invariants (checked at load): ``period_ns`` is a whole number ≥ 1 of the
-    reservation's periods; 0 < min_budget_ns ≤ budget ≤ max_budget_ns ≤ period.
+    reservation's periods; 0 < min_budget_ns ≤ budget ≤ max_budget_ns ≤ period;
+    0 ≤ headroom_percent ≤ 1000.
     """
 
     policy: str
     period_ns: int
     min_budget_ns: int
     max_budget_ns: int
+    headroom_percent: int = DEFAULT_HEADROOM_PERCENT
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +99,9 @@ class Observation:
     CPU time its tasks ran (not budget idled away); ``jobs``: jobs of its
     tasks completed; ``missed``: of those, completed after their deadline;
     ``late_ns``: the time its jobs spent past their deadlines within the
-    control period, jobs still running late included.
+    control period, jobs still running late included. The rest are its
+    parameters: ``importance``, ``min_budget_ns``, ``max_budget_ns``,
+    ``headroom_percent``.
     """
 
     period_ns: int
@@ -104,6 +114,7 @@ class Observation:
     importance: int
     min_budget_ns: int
     max_budget_ns: int
+    headroom_percent: int
 
 
 #: the controller's signature: observations of the soft reservations of one parent, the bandwidth
@@ -127,7 +138,8 @@ def ppb_floor(budget_ns: int, period_ns: int) -> int:
 
 def request_ns(o: Observation) -> int:
     """Step 1: the budget a reservation asks for from its observation (ns)."""
-    demand = _ceil_div(o.used_ns, o.periods) + _ceil_div(o.late_ns * o.budget_ns, o.period_ns * o.periods)
+    demand = (_ceil_div(o.used_ns * (100 + o.headroom_percent), 100 * o.periods)
+              + _ceil_div(o.late_ns * o.budget_ns, o.period_ns * o.periods))
     return min(max(demand, o.min_budget_ns), o.max_budget_ns)
 
 

@@ -92,7 +92,7 @@ def _reservation(r: Reservation) -> dict[str, Any]:
         c = r.controller
         out["controller"] = {"policy": c.policy, "period": format_duration(c.period_ns),
                              "min_budget": format_duration(c.min_budget_ns),
-                             "max_budget": format_duration(c.max_budget_ns)}
+                             "max_budget": format_duration(c.max_budget_ns), "headroom": c.headroom_percent}
     return out
 
 

@@ -14,6 +14,7 @@ from typing import Any, Collection, Protocol
 from rtsched.model.budget_control import (
     CONTROL_POLICIES,
     DEFAULT_CONTROL_PERIODS,
+    DEFAULT_HEADROOM_PERCENT,
     DEFAULT_MIN_BUDGET_PERCENT,
     PPB,
     BudgetControl,
@@ -26,7 +27,7 @@ from rtsched.model.model import Reservation, TaskSet
 __all__ = ["CONTROLLER_KEYS", "read_controller", "controller_problems", "adapted", "default_control",
            "sibling_groups", "capacity_ppb"]
 
-CONTROLLER_KEYS = frozenset({"policy", "period", "min_budget", "max_budget"})
+CONTROLLER_KEYS = frozenset({"policy", "period", "min_budget", "max_budget", "headroom"})
 
 
 class ControlChecks(Protocol):
@@ -39,12 +40,14 @@ class ControlChecks(Protocol):
     def duration(self, value: Any, path: str, *, positive: bool = True) -> int | None: ...
     def enum(self, value: Any, path: str, choices: Collection[str],
              future: dict[str, str] | None = None) -> str | None: ...
+    def integer(self, value: Any, path: str, lo: int | None = None, hi: int | None = None) -> int | None: ...
 
 
 def default_control(period_ns: int, budget_ns: int) -> BudgetControl:
     """The parameters of a soft leaf without a ``controller`` key (or the ones it leaves out)."""
     least = min(max(1, -(-period_ns * DEFAULT_MIN_BUDGET_PERCENT // 100)), budget_ns)
-    return BudgetControl("adhiersched", DEFAULT_CONTROL_PERIODS * period_ns, least, period_ns)
+    return BudgetControl("adhiersched", DEFAULT_CONTROL_PERIODS * period_ns, least, period_ns,
+                         DEFAULT_HEADROOM_PERCENT)
 
 
 def read_controller(checks: ControlChecks, value: Any, path: str, period_ns: int | None,
@@ -69,6 +72,11 @@ def read_controller(checks: ControlChecks, value: Any, path: str, period_ns: int
         got = checks.duration(data[key], f"{path}.{key}") if key in data else default
         ok = ok and got is not None
         values[key] = got or 0
+    headroom = defaults.headroom_percent
+    if "headroom" in data:
+        got_headroom = checks.integer(data["headroom"], f"{path}.headroom", 0, 1000)
+        ok = ok and got_headroom is not None
+        headroom = got_headroom or 0
     if not ok:
         return None
     if values["period"] % period_ns:
@@ -84,7 +92,8 @@ def read_controller(checks: ControlChecks, value: Any, path: str, period_ns: int
                      f"the first budget {format_duration(budget_ns)} must lie in [min_budget "
                      f"{format_duration(values['min_budget'])}, max_budget {format_duration(values['max_budget'])}]")
         ok = False
-    return BudgetControl(policy, values["period"], values["min_budget"], values["max_budget"]) if ok else None
+    return (BudgetControl(policy, values["period"], values["min_budget"], values["max_budget"], headroom)
+            if ok else None)
 
 
 def _is_leaf(taskset: TaskSet, r: Reservation) -> bool:

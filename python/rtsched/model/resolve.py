@@ -171,7 +171,8 @@ def _controller(taskset: TaskSet, r: Reservation) -> dict[str, int] | None:
     if control is None:
         return None
     return {"period_ns": control.period_ns, "min_budget_ns": control.min_budget_ns,
-            "max_budget_ns": control.max_budget_ns, "importance": r.importance or 1}
+            "max_budget_ns": control.max_budget_ns, "headroom_percent": control.headroom_percent,
+            "importance": r.importance or 1}
 
 
 def to_runner_input(

@@ -59,7 +59,7 @@ class Control:
         self.next_budget_ns = r.budget_ns
         # not yet observed: asks for its first budget
         self.last = Observation(r.period_ns, r.budget_ns, 1, r.budget_ns, 0, 0, 0, importance,
-                                params.min_budget_ns, params.max_budget_ns)
+                                params.min_budget_ns, params.max_budget_ns, 0)
 
     def observe(self, r: SimReservation, now: int) -> Observation:
         """The control period [start_ns, now) of ``r``; starts the next one."""
@@ -80,7 +80,8 @@ class Control:
             late += sum(now - max(release + t.deadline_ns, start) for release in t.pending
                         if release + t.deadline_ns < now)
         o = Observation(r.period_ns, r.budget_ns, self.periods, self.used_ns, jobs, missed, late,
-                        self.importance, self.params.min_budget_ns, self.params.max_budget_ns)
+                        self.importance, self.params.min_budget_ns, self.params.max_budget_ns,
+                        self.params.headroom_percent)
         self.start_ns, self.used_ns = now, 0
         return o
 
