@@ -30,6 +30,7 @@ struct rts_reservation_control_state {
 	uint64_t jobs_seen;        /* its tasks' jobs_completed, summed, at the last control */
 	uint64_t missed_seen;      /* ... deadline_misses */
 	struct rts_budget_observation last; /* what the policy reads for it */
+	int64_t period_consumed_ns; /* its stats.consumed_ns when its current period began */
 	int64_t request_ns;        /* its last request (traced) */
 	int64_t next_budget_ns;    /* what the policy gave it last */
 };
@@ -44,6 +45,10 @@ void rts_ult_control_picked(struct rts_reservation *level, const rts_task_t *tas
 
 /* dt ns of the last decision's interval went to c->active; now: the decision's time. */
 void rts_ult_control_charge(struct rts_ult_cluster *c, int64_t dt, int64_t now_ns);
+
+/* The budget r (adapted) consumed in the period that ends now: its budget may have been cut
+ * within the period, so not budget_ns - remaining_ns. */
+int64_t rts_ult_control_period_used_ns(const struct rts_reservation *r);
 
 /* r (adapted) begins a period at period_start_ns after `periods` of them ended (now: the
  * decision): its tasks' lateness is sampled; at the end of a control period its group's

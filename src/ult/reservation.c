@@ -305,7 +305,9 @@ static void replenish(struct rts_ult_cluster *c, int64_t now_ns)
 		if (r->period_end_ns > now_ns)
 			continue;
 		int64_t behind = (now_ns - r->period_end_ns) / r->period_ns; /* whole periods missed */
-		int64_t used = first ? 0 : r->budget_ns - r->remaining_ns;
+		int64_t used = first ? 0
+			       : r->control ? rts_ult_control_period_used_ns(r) /* its budget may have been cut */
+					    : r->budget_ns - r->remaining_ns;
 		r->period_end_ns += (behind + 1) * r->period_ns;
 		if (r->control && !first)
 			rts_ult_control_period(c, r, behind + 1, r->period_end_ns - r->period_ns, now_ns);

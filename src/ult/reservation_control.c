@@ -217,6 +217,11 @@ static void control_group(struct rts_ult_cluster *c, struct rts_reservation *r, 
 	}
 }
 
+int64_t rts_ult_control_period_used_ns(const struct rts_reservation *r)
+{
+	return r->stats.consumed_ns - r->control->period_consumed_ns;
+}
+
 void rts_ult_control_period(struct rts_ult_cluster *c, struct rts_reservation *r, int64_t periods,
 			    int64_t period_start_ns, int64_t now_ns)
 {
@@ -231,6 +236,7 @@ void rts_ult_control_period(struct rts_ult_cluster *c, struct rts_reservation *r
 		control_group(c, r, now_ns);
 		c->overhead.controls++;
 	}
+	st->period_consumed_ns = r->stats.consumed_ns;
 	c->overhead.control_ns += rts_monotonic_now_ns() - began; /* the sampling is the controller's too */
 	set_budget(r, st->next_budget_ns, period_start_ns);
 }
