@@ -417,6 +417,25 @@ static void test_controller_moves_budgets(void)
 		  (unsigned long long)o.decisions, (long long)o.control_ns, (long long)o.decision_ns);
 }
 
+/*
+ * Overload: two soft reservations at the top of one CPU, each with a task
+ * that would take 8 ms of every 10: together they ask for more than the CPU.
+ * The more important one ends with the larger budget, the other with its
+ * least (0.1 ms), and its task misses more.
+ */
+static void test_controller_serves_the_important_first(void)
+{
+	struct rv_reservation rs[] = {{adapted("low", 3000, 1), -1}, {adapted("high", 3000, 2), -1}};
+	struct rv_task ts[] = {{.name = "l", .period_ms = 10, .compute_us = 8000, .reservation = 0},
+			       {.name = "h", .period_ms = 10, .compute_us = 8000, .reservation = 1}};
+	rv_run("ult:pedf", rs, 2, ts, 2, 450);
+	CHECK_MSG(rs[1].stats.budget_ns > rs[0].stats.budget_ns && rs[0].stats.budget_ns == 100000,
+		  "budgets at the end: low %lld ns, high %lld ns", (long long)rs[0].stats.budget_ns,
+		  (long long)rs[1].stats.budget_ns);
+	CHECK_MSG(ts[1].stats.jobs_completed > ts[0].stats.jobs_completed,
+		  "jobs completed: low %u, high %u", ts[0].stats.jobs_completed, ts[1].stats.jobs_completed);
+}
+
 /* ---- refusals ------------------------------------------------------------ */
 
 static void noop_job(rts_task_t *task, const struct rts_job *job, void *arg)
@@ -561,6 +580,7 @@ static const struct h_case cases[] = {
 	H_CASE(test_cbs_isolates_an_overrunning_task, 20000),
 	H_CASE(test_controller_refusals, 10000),
 	H_CASE(test_controller_moves_budgets, 20000),
+	H_CASE(test_controller_serves_the_important_first, 20000),
 };
 
 int main(int argc, char **argv)
