@@ -54,6 +54,8 @@ def show_reservations(path: str, taskset: TaskSet, as_json: bool) -> int:
         r = o.reservation
         if o.result is None:
             verdict = "[yellow]soft: adapted[/]"
+        elif o.result.verdict == "unsupported":
+            verdict = "[yellow]no bound[/]"
         else:
             verdict = "[green]ok[/]" if o.schedulable else "[red]miss[/]"
         budget = _fmt(r.budget_ns) + (" (least)" if o.is_minimum else "")

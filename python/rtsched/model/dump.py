@@ -61,6 +61,8 @@ def _resource(resource: Resource) -> dict[str, Any]:
         out["variant"] = resource.variant
     if resource.ceiling is not None:
         out["ceiling"] = resource.ceiling
+    if resource.sync_partition is not None:
+        out["sync_partition"] = resource.sync_partition
     return out
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "ALL_CEILING_PROTOCOLS",
     "LOCAL_PROTOCOLS",
     "GLOBAL_PROTOCOLS",
+    "DISTRIBUTED_PROTOCOLS",
     "VARIANTS",
     "Partition",
     "Platform",
@@ -72,7 +73,10 @@ CLUSTERED_SCHEDULERS: dict[str, str] = {"C-FP": "P-FP", "C-EDF": "P-EDF"}
 BACKENDS: tuple[str, ...] = ("threads", "ult")
 
 #: Locking protocols implemented today (docs/taskset.md; docs/ceiling.md for the ceiling ones).
-PROTOCOLS: tuple[str, ...] = ("none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp+", "fifo")
+PROTOCOLS: tuple[str, ...] = ("none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp+", "fifo", "dpcp", "dflp")
+#: Distributed protocols of partitioned fixed priority (analysis only: rtsched analyze, not run or sim):
+#: each resource's critical sections run on its synchronization partition (``Resource.sync_partition``).
+DISTRIBUTED_PROTOCOLS = frozenset({"dpcp", "dflp"})
 #: Local ceiling protocols: one partition (one CPU) uses the resource.
 LOCAL_PROTOCOLS = frozenset({"pcp", "srp", "ipcp"})
 #: Global protocols of partitioned fixed priority: users on any partition.
@@ -152,12 +156,16 @@ class Resource:
     Ceiling protocols only: ``variant`` (``deferred`` or ``eager``) and
     ``ceiling``, the ceiling the file gives (None: computed from the task
     set, see ``rtsched.model.ceilings``). Both are None for none and pip.
+    ``sync_partition``: dpcp and dflp only, the partition whose processor
+    runs the resource's agents (None: the partition of its first user, in
+    task order).
     """
 
     name: str
     protocol: str = "pip"
     variant: str | None = None
     ceiling: int | None = None
+    sync_partition: str | None = None
 
     @property
     def is_ceiling(self) -> bool:
@@ -192,8 +200,10 @@ class RpcServer:
 
 
 #: Reservation kinds (docs/reservations.md): a periodic server (replenished every period, its
-#: budget idles away when nothing inside is ready) or a constant bandwidth server.
-RESERVATION_KINDS: tuple[str, ...] = ("periodic", "cbs")
+#: budget idles away when nothing inside is ready), a constant bandwidth server, or a sporadic
+#: server (Sprunt et al.: budget consumed only while a task inside runs, each amount replenished
+#: one period after the activation it was consumed in; simulated only).
+RESERVATION_KINDS: tuple[str, ...] = ("periodic", "cbs", "sporadic")
 #: How a reservation schedules its children (tasks and reservations).
 RESERVATION_SCHEDULERS: tuple[str, ...] = ("FP", "EDF")
 #: Hard reservations keep their budget; soft ones have it adapted at run time.

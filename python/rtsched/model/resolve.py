@@ -15,6 +15,7 @@ from typing import Any
 from rtsched.cpus import online_cpus
 from rtsched.model.ceilings import LockSetting, lock_levels, lock_settings
 from rtsched.model.model import (
+    DISTRIBUTED_PROTOCOLS,
     Action,
     Broadcast,
     Call,
@@ -239,7 +240,20 @@ def to_runner_input(
                 f"(partitions: {', '.join(partition_index) or 'none'})"
             )
 
+    for q_index, resource in enumerate(taskset.resources):
+        if resource.protocol in DISTRIBUTED_PROTOCOLS:
+            errors.append(
+                f'resources[{q_index}].protocol: "{resource.name}" uses {resource.protocol}, which rtsched '
+                "analyses only for now (rtsched analyze: p-fp-dpcp-lp, p-fp-dflp-lp); neither the runner nor "
+                "the simulator has its agents"
+            )
+
     for r_index, res in enumerate(taskset.reservations):
+        if res.kind == "sporadic":
+            errors.append(
+                f'reservations[{r_index}].kind: "{res.name}" is a sporadic server, which is simulated only '
+                "for now (rtsched sim); the ult runtime runs periodic and cbs reservations"
+            )
         top = _top_of(taskset, res)
         if top.partition is not None and top.partition not in partition_index:
             errors.append(

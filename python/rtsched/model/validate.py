@@ -30,6 +30,7 @@ from rtsched.model.model import (
     ALL_CEILING_PROTOCOLS,
     BACKENDS,
     CLUSTERED_SCHEDULERS,
+    DISTRIBUTED_PROTOCOLS,
     EDF_SCHEDULERS,
     FP_SCHEDULERS,
     PARTITIONED_SCHEDULERS,
@@ -87,7 +88,7 @@ __all__ = [
 TOP_KEYS = frozenset({"name", "duration", "platform", "resources", "condvars", "servers", "reservations", "tasks"})
 PLATFORM_KEYS = frozenset({"scheduler", "backend", "cpus", "partitions", "clusters", "dvfs"})
 PARTITION_KEYS = frozenset({"name", "cpus"})
-RESOURCE_KEYS = frozenset({"name", "protocol", "variant", "ceiling"})
+RESOURCE_KEYS = frozenset({"name", "protocol", "variant", "ceiling", "sync_partition"})
 CONDVAR_KEYS = frozenset({"name", "mutex"})
 SERVER_KEYS = frozenset({"name", "priority", "partition", "duration", "queue"})
 CALL_KEYS = frozenset({"server", "duration"})
@@ -119,7 +120,6 @@ POLICIES = ("fifo", "deadline", "other")
 FUTURE_SCHEDULERS: dict[str, str] = {}
 FUTURE_PROTOCOLS = {
     "ceiling": 'write "ipcp" (immediate ceiling, the semantics of PTHREAD_PRIO_PROTECT)',
-    "dpcp": "not implemented yet (a later issue adds it)",
 }
 FUTURE_ACTIONS: dict[str, str] = {}
 
@@ -306,7 +306,7 @@ class _Checker:
         name = self.name(top["name"], "name", limit=MAX_SET_NAME) if "name" in top else None
         duration = self.duration(top["duration"], "duration") if "duration" in top else None
         platform = self.platform(top["platform"]) if "platform" in top else None
-        resources = self.resources(top.get("resources", []))
+        resources = self.resources(top.get("resources", []), platform)
         condvars = self.condvars(top.get("condvars", []), resources)
         servers = self.servers(top.get("servers", []), platform)
         reservations = read_reservations(self, top.get("reservations", []), platform)
@@ -412,7 +412,7 @@ class _Checker:
         self.unique(names, "partition")
         return tuple(result)
 
-    def resources(self, value: Any) -> dict[str, Resource]:
+    def resources(self, value: Any, platform: Platform | None) -> dict[str, Resource]:
         items = self.list_of(value, "resources")
         result: dict[str, Resource] = {}
         if items is None:
@@ -430,12 +430,30 @@ class _Checker:
             if "protocol" in data:
                 protocol = self.enum(data["protocol"], f"{path}.protocol", PROTOCOLS, FUTURE_PROTOCOLS)
             variant, ceiling, ok = self.ceiling_keys(data, path, protocol)
-            if name is not None and protocol is not None and ok and name not in result:
-                result[name] = Resource(name, protocol, variant, ceiling)
+            sync, sync_ok = self.sync_partition(data, path, protocol, platform)
+            if name is not None and protocol is not None and ok and sync_ok and name not in result:
+                result[name] = Resource(name, protocol, variant, ceiling, sync)
             elif name is not None and name not in result:
                 self.invalid_names.add(name)
         self.unique(names, "resource")
         return result
+
+    def sync_partition(self, data: dict[str, Any], path: str, protocol: str | None,
+                       platform: Platform | None) -> tuple[str | None, bool]:
+        """(sync_partition, ok) of a resource: dpcp and dflp only, under P-FP, a partition of the platform."""
+        if protocol not in DISTRIBUTED_PROTOCOLS:
+            if "sync_partition" in data:
+                self.error(f"{path}.sync_partition", f'only for dpcp and dflp, not "{protocol}"')
+                return None, False
+            return None, True
+        if platform is not None and platform.scheduler != "P-FP":
+            self.error(f"{path}.protocol", f'"{protocol}" needs scheduler P-FP, not {platform.policy} (its agents '
+                       "run on a partition's processor above every task there)")
+            return None, False
+        if "sync_partition" not in data or platform is None:
+            return None, True
+        sync = self.partition_ref(data["sync_partition"], f"{path}.sync_partition", platform)
+        return sync, sync is not None
 
     def ceiling_keys(
         self, data: dict[str, Any], path: str, protocol: str | None

@@ -6,7 +6,8 @@ from rtsched.model import TaskSet
 
 __all__ = ["SimUnsupported", "unsupported_features", "check_supported"]
 
-#: Protocols the simulator models: every protocol of the model today.
+#: Protocols the simulator models: every protocol of the model but the FIFO mutex and the
+#: distributed ones (dpcp, dflp: analysed only, their agents are not simulated).
 SIMULATED_PROTOCOLS = frozenset({"none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp+"})
 
 
