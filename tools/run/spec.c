@@ -424,11 +424,42 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 	return fail(r, path, "unknown op \"%s\"", op);
 }
 
+/* A reservation's "controller": null (a fixed budget) or its budget controller's parameters. */
+static bool read_controller(struct reader *r, json_t *json, const char *path,
+			    struct run_reservation *res)
+{
+	static const char *const keys[] = { "period_ns", "min_budget_ns", "max_budget_ns",
+					    "headroom_percent", "importance", NULL };
+	char at[PATH_MAX_LEN];
+	json_t *value = member(r, json, path, "controller", at);
+	if (!value)
+		return false;
+	if (json_is_null(value))
+		return true;
+	if (!json_is_object(value))
+		return fail(r, at, "expected an object or null");
+	int64_t importance, headroom;
+	if (!check_keys(r, value, at, keys) ||
+	    !get_int(r, value, at, "period_ns", res->period_ns, INT64_MAX / 4, &res->control.period_ns) ||
+	    !get_int(r, value, at, "min_budget_ns", 1, res->budget_ns, &res->control.min_budget_ns) ||
+	    !get_int(r, value, at, "max_budget_ns", res->budget_ns, res->period_ns,
+		     &res->control.max_budget_ns) ||
+	    !get_int(r, value, at, "headroom_percent", 0, 1000, &headroom) ||
+	    !get_int(r, value, at, "importance", 1, INT32_MAX, &importance))
+		return false;
+	if (res->control.period_ns % res->period_ns)
+		return fail(r, at, "period_ns %lld is not a whole number of the reservation's periods",
+			    (long long)res->control.period_ns);
+	res->control.importance = (int)importance;
+	res->control.headroom_percent = (int)headroom;
+	return true;
+}
+
 static bool read_reservation(struct reader *r, json_t *json, const char *path, void *out,
 			     void *context)
 {
 	static const char *const keys[] = { "name", "kind", "period_ns", "budget_ns", "order",
-					    "priority", "cpu", "parent", NULL };
+					    "priority", "cpu", "parent", "controller", NULL };
 	const size_t *index = context; /* this item's index: its parent comes before it */
 	struct run_reservation *res = out;
 	char order[8], kind[16];
@@ -461,7 +492,7 @@ static bool read_reservation(struct reader *r, json_t *json, const char *path, v
 			       "expected the index of a reservation listed before this one",
 			       "expected a reservation index or null", &res->parent, at))
 		return false;
-	return true;
+	return read_controller(r, json, path, res);
 }
 
 static bool read_policy(struct reader *r, json_t *json, const char *path, struct run_task *task)
@@ -654,8 +685,8 @@ static bool read_spec(struct reader *r, json_t *root, struct run_spec *spec)
 	if (!check_keys(r, root, "$", keys) ||
 	    !get_string(r, root, "$", "format", format, sizeof(format)))
 		return false;
-	if (strcmp(format, "rtsched-runner/6") != 0)
-		return fail(r, "$.format", "\"%s\" is not rtsched-runner/6", format);
+	if (strcmp(format, "rtsched-runner/7") != 0)
+		return fail(r, "$.format", "\"%s\" is not rtsched-runner/7", format);
 	if (!get_string(r, root, "$", "name", spec->name, sizeof(spec->name)) ||
 	    !get_string(r, root, "$", "scheduler", spec->scheduler, sizeof(spec->scheduler)) ||
 	    !get_string(r, root, "$", "backend", spec->backend, sizeof(spec->backend)) ||

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The runner's input (docs/runner-input.md, format "rtsched-runner/6"), read
+ * The runner's input (docs/runner-input.md, format "rtsched-runner/7"), read
  * with jansson into plain structs. Every problem is reported with its JSON
  * path; unknown keys are errors.
  */
@@ -111,6 +111,7 @@ struct run_reservation {
 	int priority; /* 1..99 under an FP parent; 0 otherwise */
 	int cpu;
 	int parent;
+	struct rts_reservation_control control; /* period_ns 0: a fixed budget */
 	rts_reservation_t *handle;
 };
 

@@ -90,6 +90,11 @@ def _reservation(r: Reservation) -> dict[str, Any]:
             out[key] = value
     if r.partition is not None and r.parent is None:
         out["partition"] = r.partition
+    if r.controller is not None:
+        c = r.controller
+        out["controller"] = {"policy": c.policy, "period": format_duration(c.period_ns),
+                             "min_budget": format_duration(c.min_budget_ns),
+                             "max_budget": format_duration(c.max_budget_ns), "headroom": c.headroom_percent}
     return out
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import ClassVar, Literal, Union
 
+from rtsched.model.budget_control import BudgetControl
 from rtsched.model.demand import Demand
 from rtsched.model.power import PowerModel
 
@@ -237,6 +238,8 @@ class Reservation:
     priority: int | None = None
     importance: int | None = None
     partition: str | None = None
+    #: the ``controller`` key as written (defaults filled in); None: not written (model.reservation_control)
+    controller: BudgetControl | None = None
 
     @property
     def bandwidth(self) -> Fraction:

@@ -22,6 +22,7 @@ from fractions import Fraction
 from typing import Any, Collection, Protocol
 
 from rtsched.model.durations import format_duration
+from rtsched.model.reservation_control import controller_problems, read_controller
 from rtsched.model.model import (
     CRITICALITIES,
     PARTITIONED_SCHEDULERS,
@@ -35,7 +36,8 @@ from rtsched.model.model import (
 __all__ = ["RESERVATION_KEYS", "Checks", "read_reservations", "reservation_problems", "with_inherited", "parent_orders_by_priority"]
 
 RESERVATION_KEYS = frozenset(
-    {"name", "kind", "period", "budget", "scheduler", "criticality", "parent", "priority", "importance", "partition"}
+    {"name", "kind", "period", "budget", "scheduler", "criticality", "parent", "priority", "importance", "partition",
+     "controller"}
 )
 
 
@@ -124,13 +126,17 @@ def read_reservations(checks: Checks, value: Any, platform: Platform | None) -> 
             checks.error(path, f'missing required key "partition" (a top-level reservation under '
                          f"{platform.scheduler} runs on one partition)")
             ok = False
+        controller = None
+        if "controller" in data:
+            controller = read_controller(checks, data["controller"], f"{path}.controller", period, budget)
+            ok = ok and controller is not None
         if (not ok or name is None or kind is None or period is None or budget is None or scheduler is None
                 or name in result):
             if name is not None and name not in result:
                 checks.invalid_names.add(name)
             continue
         result[name] = Reservation(name, kind, period, budget, scheduler, criticality, parent, priority,
-                                   importance, partition)
+                                   importance, partition, controller)
     checks.unique(names, "reservation")
     return result
 
@@ -186,12 +192,12 @@ def _resolve_inherited(taskset: TaskSet) -> tuple[Reservation, ...]:
             return done[r.name]
         if r.parent is None:
             out = Reservation(r.name, r.kind, r.period_ns, r.budget_ns, r.scheduler, r.criticality or "hard",
-                              None, r.priority, r.importance, r.partition)
+                              None, r.priority, r.importance, r.partition, r.controller)
         else:
             parent = resolved(taskset.reservation(r.parent))
             out = Reservation(r.name, r.kind, r.period_ns, r.budget_ns, r.scheduler,
                               r.criticality or parent.criticality, r.parent, r.priority, r.importance,
-                              parent.partition)
+                              parent.partition, r.controller)
         done[r.name] = out
         return out
 
@@ -252,6 +258,7 @@ def reservation_problems(taskset: TaskSet) -> list[tuple[str, str]]:
                              f'parent "{parent.name}"\'s {_fmt_share(parent.bandwidth)}'))
     for holder in (None, *taskset.reservations):
         problems += _sibling_problems(taskset, holder, index)
+    problems += controller_problems(taskset)
     for i, t in enumerate(taskset.tasks):
         if t.reservation is None:
             continue

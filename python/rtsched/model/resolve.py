@@ -1,4 +1,4 @@
-"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/6``).
+"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/7``).
 
 Durations become integer nanoseconds, names become indices, every CPU list
 is made explicit (the online CPUs are read here, at resolve time, when the
@@ -36,6 +36,7 @@ from rtsched.model.model import (
 )
 from rtsched.model.demand_jobs import demand_problems, run_job_durations
 from rtsched.model.placement import Placement, place
+from rtsched.model.reservation_control import adapted
 from rtsched.model.ult import ult_backend_name, ult_cpus
 from rtsched.model.validate import TaskSetError
 
@@ -45,7 +46,7 @@ __all__ = [
     "to_runner_input",
 ]
 
-RUNNER_FORMAT = "rtsched-runner/6"
+RUNNER_FORMAT = "rtsched-runner/7"
 DEFAULT_RELEASE_DELAY_NS = 100_000_000
 #: Limits of rtsched-run's reader (tools/run/spec.h RUN_PATH_MAX, spec.c).
 TRACE_PATH_MAX = 512
@@ -159,9 +160,20 @@ def _reservations(taskset: TaskSet, partitions: dict[str, tuple[int, ...]]) -> l
                 "priority": r.priority or 0,
                 "cpu": cpus[0],
                 "parent": index[r.parent] if r.parent is not None else None,
+                "controller": _controller(taskset, r),
             }
         )
     return out
+
+
+def _controller(taskset: TaskSet, r: Reservation) -> dict[str, int] | None:
+    """The runner's ``controller`` of an adapted reservation (None: a fixed budget)."""
+    control = adapted(taskset, r)
+    if control is None:
+        return None
+    return {"period_ns": control.period_ns, "min_budget_ns": control.min_budget_ns,
+            "max_budget_ns": control.max_budget_ns, "headroom_percent": control.headroom_percent,
+            "importance": r.importance or 1}
 
 
 def to_runner_input(

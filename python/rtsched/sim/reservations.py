@@ -44,6 +44,9 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from rtsched.model import Reservation, TaskSet
+from rtsched.model.budget_control import BudgetPolicy, control_budgets
+from rtsched.model.reservation_control import adapted, capacity_ppb, sibling_groups
+from rtsched.sim.reservation_control import Control, ControlGroup, set_budget
 from rtsched.trace import EventType as EV
 from rtsched.sim.sporadic_reservation import SporadicBudget
 from rtsched.sim.threads import READY, TID_BASE, SimThread
@@ -64,7 +67,7 @@ class SimReservation:
 
     __slots__ = ("model", "order", "name", "task_id", "tid", "period_ns", "deadline_ns", "budget_ns",
                  "parent", "children", "threads", "left_ns", "used_ns", "period_no", "period_end",
-                 "key", "events", "is_cbs", "backlogged", "sporadic")
+                 "key", "events", "is_cbs", "backlogged", "sporadic", "control")
 
     def __init__(self, model: Reservation, stream_index: int, parent: SimReservation | None,
                  parent_is_fp: bool) -> None:
@@ -89,6 +92,7 @@ class SimReservation:
         self.is_cbs = model.kind == "cbs"
         self.backlogged = False  # a CBS or sporadic: a task inside was ready at the last decision
         self.sporadic: SporadicBudget | None = None  # kind sporadic: its server (set by its tree)
+        self.control: Control | None = None  # an adapted reservation's controller (sim/reservation_control.py)
 
 
 class ReservationTree:
@@ -108,6 +112,7 @@ class ReservationTree:
         self.charged_to = 0
         self.version = 0
         self.preempted: set[SimThread] = set()  # switched out by a decision: RESUME when chosen again
+        self.running: SimThread | None = None  # the thread the last decision chose
         for r in all_:
             if r.model.kind == "sporadic":
                 r.sporadic = SporadicBudget(r.model, r.events, self.cpu)
@@ -124,6 +129,9 @@ class ReservationTree:
         self.charged_to = now
         if dt <= 0:
             return
+        leaf = self.path[-1] if self.path else None
+        if leaf is not None and leaf.control is not None and self.running in leaf.threads:
+            leaf.control.used_ns += dt  # its tasks' CPU time, for the controller
         for r in self.path:
             if r.sporadic is not None:
                 continue
@@ -146,6 +154,11 @@ class ReservationTree:
                     continue  # their rules apply at decisions (cbs_update, sporadic_update)
                 if r.period_end <= now:
                     r.period_no += 1
+                    if r.control is not None:
+                        if r.period_no > 1 and (r.period_no - 1) % r.control.periods == 0:
+                            assert r.control.group is not None
+                            r.control.group.control(r, now, self.cpu)
+                        set_budget(r, now, self.cpu)
                     r.events.append((now, _REPLENISH, self.cpu, r.period_no, min(r.used_ns, _U32), 0, r.budget_ns))
                     r.left_ns, r.used_ns = r.budget_ns, 0
                     r.period_end = now + r.period_ns
@@ -248,6 +261,7 @@ class ReservationTree:
                 chosen.events.append((now, _RESUME, self.cpu, chosen.job, self.cpu, 0, 0))
             start(chosen, self.cpu, now)
         self.path = path
+        self.running = chosen
         self.version += 1
         for r in path:
             if r.sporadic is not None:  # its depletion: the run's limit (budget used up, or a refill)
@@ -259,9 +273,11 @@ class ReservationTree:
         domain.dirty = False
 
 
-def attach_reservations(engine: Any, taskset: TaskSet, threads: list[SimThread]) -> list[SimReservation]:
+def attach_reservations(engine: Any, taskset: TaskSet, threads: list[SimThread],
+                        policy: BudgetPolicy = control_budgets) -> list[SimReservation]:
     """Build each partition's tree, give its domain the tree and its threads the keys of their
-    reservation's order; return the reservations as trace streams (after the threads')."""
+    reservation's order, and the adapted reservations their controller (``policy``); return the
+    reservations as trace streams (after the threads')."""
     if not taskset.reservations:
         return []
     first = len(threads)
@@ -287,6 +303,7 @@ def attach_reservations(engine: Any, taskset: TaskSet, threads: list[SimThread])
         r.threads.append(t)
         t.is_edf = r.order == "EDF"
         t.base_key = t.key = 0 if t.is_edf else -(task.priority or 0)
+    _attach_controls(taskset, made, policy)
     file_order = {m.name: k for k, m in enumerate(taskset.reservations)}
     for domain in engine.domains.values():
         top = sorted((r for r in ordered if r.parent is None and r.model.partition == domain.name),
@@ -304,3 +321,20 @@ def _top_of(r: SimReservation) -> SimReservation:
     while r.parent is not None:
         r = r.parent
     return r
+
+
+def _attach_controls(taskset: TaskSet, made: dict[str, SimReservation], policy: BudgetPolicy) -> None:
+    """A ``Control`` for each adapted reservation, a ``ControlGroup`` for those of one parent."""
+    for parent, group in sibling_groups(taskset):
+        members = []
+        for m in group:
+            params = adapted(taskset, m)
+            if params is not None:
+                r = made[m.name]
+                r.control = Control(params, m.importance or 1, r)
+                members.append(r)
+        if members:
+            shared = ControlGroup(members, capacity_ppb(taskset, parent, group), policy)
+            for r in members:
+                assert r.control is not None
+                r.control.group = shared
