@@ -429,9 +429,18 @@ static void test_controller_serves_the_important_first(void)
 	struct rv_task ts[] = {{.name = "l", .period_ms = 10, .compute_us = 8000, .reservation = 0},
 			       {.name = "h", .period_ms = 10, .compute_us = 8000, .reservation = 1}};
 	rv_run("ult:pedf", rs, 2, ts, 2, 450);
-	CHECK_MSG(rs[1].stats.budget_ns > rs[0].stats.budget_ns && rs[0].stats.budget_ns == 100000,
+	CHECK_MSG(rs[1].stats.budget_ns > rs[0].stats.budget_ns &&
+			  rs[0].stats.budget_ns + rs[1].stats.budget_ns <= 10 * MS,
 		  "budgets at the end: low %lld ns, high %lld ns", (long long)rs[0].stats.budget_ns,
 		  (long long)rs[1].stats.budget_ns);
+	/* At full speed "high" asks for more than the CPU has left, so "low" is
+	 * cut to its least. Under TSan every switch is a slow fiber switch and
+	 * the high task's measured use can fall below that (CI: it asked 8.02 ms,
+	 * leaving low the 0.44 ms it asked for): only the order and the capacity
+	 * are checked there. */
+	if (!H_TSAN)
+		CHECK_MSG(rs[0].stats.budget_ns == 100000, "low's budget %lld ns is not its least (0.1 ms)",
+			  (long long)rs[0].stats.budget_ns);
 	CHECK_MSG(ts[1].stats.jobs_completed > ts[0].stats.jobs_completed,
 		  "jobs completed: low %u, high %u", ts[0].stats.jobs_completed, ts[1].stats.jobs_completed);
 }
