@@ -232,7 +232,9 @@ static void kick(struct rts_ult_worker *w)
 /*
  * Tell other workers of the cluster to run the ready ULTs that belong on a
  * CPU: for each ready ULT in priority order, an idle worker, else the
- * worker running the lowest-priority ULT if that is below it. A worker
+ * worker running the lowest-priority ULT if its key is larger (an equal
+ * key does not preempt, as under SCHED_FIFO: a lock owner boosted to its
+ * running waiter's priority must not take the CPU from it). A worker
  * already told is not counted twice. Under the lock; `self` (NULL: none) is
  * choosing on its own.
  */
@@ -248,8 +250,8 @@ static void kick_workers(struct rts_ult_cluster *c, const struct rts_ult_worker 
 				target = w;
 				break;
 			}
-			if (!rts_ult_before(u->key, u->id, w->current_key, w->current->id))
-				continue;
+			if (u->key >= w->current_key)
+				continue; /* an equal key does not preempt (SCHED_FIFO's rule) */
 			if (!target || rts_ult_before(target->current_key, target->current->id,
 						      w->current_key, w->current->id))
 				target = w;
