@@ -42,7 +42,7 @@ struct actor {
 static atomic_int log_next;
 static int log_tags[MAX_LOG];
 
-static void log_tag(int tag)
+__attribute__((unused)) static void log_tag(int tag)
 {
 	int i = atomic_fetch_add(&log_next, 1);
 	if (i < MAX_LOG)
@@ -50,7 +50,7 @@ static void log_tag(int tag)
 }
 
 /* The tags in the log, in order, equal `want` (n of them). */
-static void check_log(const int *want, int n)
+__attribute__((unused)) static void check_log(const int *want, int n)
 {
 	int have = atomic_load(&log_next);
 	bool same = have == n;
@@ -82,7 +82,7 @@ static void busy_us(int64_t us)
 }
 
 /* Busy until *flag >= value (bounded: 2 s); false if it never came. */
-static bool busy_until(atomic_int *flag, int value)
+__attribute__((unused)) static bool busy_until(atomic_int *flag, int value)
 {
 	int64_t give_up = now_ns() + 2000 * MS;
 	while (atomic_load(flag) < value)
@@ -92,7 +92,7 @@ static bool busy_until(atomic_int *flag, int value)
 }
 
 /* A ULT's effective priority as its scheduler orders it (FP: 100 - key); 0 for the caller. */
-static int effective_priority(uint32_t id)
+__attribute__((unused)) static int effective_priority(uint32_t id)
 {
 	struct rts_ult *self = rts_ult_self();
 	struct rts_ult *u = id ? rts_ult_runtime_find_id(self->cluster->runtime, id) : self;
@@ -105,7 +105,7 @@ static int effective_priority(uint32_t id)
 }
 
 /* A ULT's own priority as get_attr reads it (SCHED_FIFO); 0 for the caller. */
-static int own_priority(uint32_t id)
+__attribute__((unused)) static int own_priority(uint32_t id)
 {
 	struct rts_sched_attr attr = {.size = sizeof(attr)};
 	CHECK_OK(-rts_backend()->get_attr(id, &attr));
