@@ -10,14 +10,17 @@
  * of every CPU is G-EDF / G-FP, clusters of one CPU are P-EDF / P-FP).
  *
  * Priority: a ULT's `key`, smaller first, ties by smaller id. EDF: the
- * absolute deadline of its current job; FP: 100 - priority. The invariant
- * the scheduler keeps (apart from the moments a decision is in flight): in
- * each cluster the running ULTs are the n_workers smallest keys among the
- * running and ready ones.
+ * absolute deadline of its current job; FP: 100 - priority; either may be
+ * lowered by inheritance (key = min(base_key, boost_key), ult/wait_table.c).
+ * The invariant the scheduler keeps (apart from the moments a decision is
+ * in flight): in each cluster no ready ULT has a smaller key than a running
+ * one (an equal key does not preempt, as under SCHED_FIFO; the ready queue
+ * and the choice of an idle worker still break ties by id).
  *
- * Locking order. cluster->lock is a leaf: nothing else is taken while it
- * is held, it is never held across a context switch, and never taken in a
- * signal handler. The scheduler takes it once per decision; another thread
+ * Locking order. The runtime's wait_lock (the wait table, ult/sync.c)
+ * comes first and is taken only by ULTs holding off switches; then
+ * cluster->lock, a leaf: nothing else is taken while it is held, it is
+ * never held across a context switch, and never taken in a signal handler. The scheduler takes it once per decision; another thread
  * takes it to interrupt a ULT (rts_ult_interrupt). The release timer is
  * armed under it, so that two workers never arm it out of order.
  *
