@@ -340,8 +340,8 @@ bool rts_ult_pi_chain_reaches(const struct rts_ult_runtime *rt, struct rts_ult *
 			      const struct rts_ult *target);
 /* Restore o's boost from the waiters on the words it owns, and on along the chain. */
 void rts_ult_pi_update(struct rts_ult_runtime *rt, struct rts_ult *o);
-/* Set u's base and boost keys (under its cluster lock, which this takes) and reschedule. */
-void rts_ult_set_key(struct rts_ult *u, int64_t base_key, int64_t boost_key);
+/* Set u's boost key (under its cluster lock, which this takes) and reschedule; whether its key changed. */
+bool rts_ult_set_boost(struct rts_ult *u, int64_t boost_key);
 
 /* ---- the backend's lock operations (ult/sync.c; internal/backend.h has the contract) ---- */
 

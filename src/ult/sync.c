@@ -309,11 +309,14 @@ int rts_ult_cond_requeue(rts_futex_word *cond, uint32_t expected, int nr_requeue
 	return moved ? moved : err;
 }
 
-/* Under u's cluster lock: take the attributes; the base key they give u's
- * current job (INT64_MIN, before its first release, stays). */
-static int set_own_attributes(struct rts_ult *u, const struct rts_sched_attr *attr, int64_t *base_key)
+/*
+ * Under u's cluster lock: take the attributes and give u's current job the
+ * base key they make (a ULT before its first release keeps INT64_MIN);
+ * 0 and *changed (its key), or -EINVAL.
+ */
+static int set_own_attributes(struct rts_ult *u, const struct rts_sched_attr *attr, bool *changed)
 {
-	const struct rts_ult_cluster *c = u->cluster;
+	struct rts_ult_cluster *c = u->cluster;
 	bool fp = u->reservation ? u->reservation->order == RTS_RESERVATION_FP
 				 : c->runtime->spec.policy == RTS_ULT_FP;
 	if (fp) {
@@ -327,9 +330,12 @@ static int set_own_attributes(struct rts_ult *u, const struct rts_sched_attr *at
 			return -EINVAL; /* EDF ULTs are SCHED_DEADLINE with a deadline */
 		u->attr_deadline_ns = (int64_t)attr->sched_deadline;
 	}
-	*base_key = u->base_key == INT64_MIN
-			    ? INT64_MIN
-			    : rts_ult_release_key(c, u, u->task->job.release_ns);
+	int64_t before = u->key;
+	if (u->base_key != INT64_MIN)
+		u->base_key = rts_ult_release_key(c, u, u->task->job.release_ns);
+	rts_ult_rekey(c, u);
+	rts_ult_kick_workers(c);
+	*changed = u->key != before;
 	return 0;
 }
 
@@ -341,20 +347,17 @@ int rts_ult_set_attr(uint32_t id, const struct rts_sched_attr *attr)
 		return err;
 	struct rts_ult_runtime *rt = self->cluster->runtime;
 	struct rts_ult *u = id ? rts_ult_runtime_find_id(rt, id) : self;
-	int64_t base_key = 0;
+	bool changed = false;
 	if (!u || atomic_load_explicit(&u->done, memory_order_acquire)) {
 		err = -ESRCH;
 	} else {
 		pthread_mutex_lock(&u->cluster->lock);
-		err = set_own_attributes(u, attr, &base_key);
+		err = set_own_attributes(u, attr, &changed);
 		pthread_mutex_unlock(&u->cluster->lock);
 	}
-	if (!err && base_key != u->base_key) {
-		int64_t before = u->key;
-		rts_ult_set_key(u, base_key, u->boost_key);
-		if (u->key != before && u->wait_word && u->wait_kind == RTS_ULT_WAIT_PI)
-			rts_ult_pi_update(rt, rts_ult_word_owner(rt, u->wait_word));
-	}
+	/* a waiter's new key changes what the owner of its PI word inherits */
+	if (changed && u->wait_word && u->wait_kind == RTS_ULT_WAIT_PI)
+		rts_ult_pi_update(rt, rts_ult_word_owner(rt, u->wait_word));
 	leave(self);
 	return err;
 }

@@ -122,15 +122,17 @@ static int64_t best_waiter_key(struct rts_ult_runtime *rt, const struct rts_ult 
 	return best;
 }
 
-void rts_ult_set_key(struct rts_ult *u, int64_t base_key, int64_t boost_key)
+bool rts_ult_set_boost(struct rts_ult *u, int64_t boost_key)
 {
 	struct rts_ult_cluster *c = u->cluster;
 	pthread_mutex_lock(&c->lock);
-	u->base_key = base_key;
+	int64_t before = u->key; /* a release sets key and base_key (queue.c): under the lock */
 	u->boost_key = boost_key;
 	rts_ult_rekey(c, u);
+	bool changed = u->key != before;
 	rts_ult_kick_workers(c);
 	pthread_mutex_unlock(&c->lock);
+	return changed;
 }
 
 void rts_ult_pi_update(struct rts_ult_runtime *rt, struct rts_ult *o)
@@ -139,9 +141,7 @@ void rts_ult_pi_update(struct rts_ult_runtime *rt, struct rts_ult *o)
 		int64_t boost = best_waiter_key(rt, o);
 		if (boost == o->boost_key)
 			return;
-		int64_t before = o->key;
-		rts_ult_set_key(o, o->base_key, boost);
-		if (o->key == before || !o->wait_word || o->wait_kind != RTS_ULT_WAIT_PI)
+		if (!rts_ult_set_boost(o, boost) || !o->wait_word || o->wait_kind != RTS_ULT_WAIT_PI)
 			return; /* nothing changes further along */
 		o = rts_ult_word_owner(rt, o->wait_word);
 	}

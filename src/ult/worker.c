@@ -376,11 +376,13 @@ static void schedule_loop(struct rts_ult_worker *w)
 		}
 		kick_workers(c, w);
 		arm_release_timer(c);
-		/* With reservations an idle worker also sleeps at most until the
-		 * timer's time: a budget decision must not hang on one signal (a
-		 * sanitizer may hold a signal back while the worker is in a raw
-		 * futex wait). */
-		int64_t idle_until_ns = c->n_reservations ? c->timer_armed_ns : 0;
+		/* An idle worker also sleeps at most until the timer's time: a
+		 * release, a blocked ULT's timeout or a budget decision must not
+		 * hang on one signal (a sanitizer may hold a signal back while the
+		 * worker is in a raw futex wait). The first worker's timer sends
+		 * it to the first worker only; the others' waits end at the same
+		 * time, which costs each at most one look at the queues. */
+		int64_t idle_until_ns = c->timer_armed_ns;
 		pthread_mutex_unlock(&c->lock);
 
 		if (finished) {
