@@ -145,6 +145,12 @@ static int ult_get_attr(uint32_t id, struct rts_sched_attr *attr)
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
 	struct rts_ult_cluster *c = u->cluster;
+	/* a ULT takes a cluster lock only holding off switches (internal/ult.h),
+	 * unless it holds them off already */
+	struct rts_ult_worker *w = rts_ult_worker_self();
+	bool held = w && w->current && !atomic_load_explicit(&w->in_scheduler, memory_order_relaxed);
+	if (held)
+		rts_ult_hold_switches();
 	pthread_mutex_lock(&c->lock);
 	if (c->runtime->spec.policy == RTS_ULT_FP) {
 		attr->sched_policy = SCHED_FIFO;
@@ -155,6 +161,8 @@ static int ult_get_attr(uint32_t id, struct rts_sched_attr *attr)
 		attr->sched_period = (uint64_t)p->period_ns;
 	}
 	pthread_mutex_unlock(&c->lock);
+	if (held)
+		rts_ult_allow_switches();
 	return 0;
 }
 
