@@ -37,10 +37,15 @@
  * and an idle worker sleeps on wake_word with the value it read before.
  *
  * Who writes what. Under cluster->lock: a ULT's state, queue link, key,
- * wake_ns, sleep_result, interrupt_pending; a worker's current,
- * current_key, kicked. The ULT itself, just before switching to its
- * worker's scheduler: request, wake_ns_requested, saved errno and trace
- * state (read by that scheduler after the switch, on the same thread).
+ * base_key, boost_key, attributes, wake_ns, sleep_result,
+ * interrupt_pending, timeout_ns, block_end; a worker's current,
+ * current_key, kicked. Under the runtime's wait_lock: a ULT's place in the
+ * wait table (wait_word .. wait_result); boost_key and wake_pending under
+ * both. A ULT takes either lock only holding off switches
+ * (rts_ult_hold_switches), so it is never switched out holding one. The
+ * ULT itself, just before switching to its worker's scheduler: request,
+ * wake_ns_requested, saved errno, trace state and task-local state (read
+ * by that scheduler after the switch, on the same thread).
  */
 #ifndef RTS_INTERNAL_ULT_H
 #define RTS_INTERNAL_ULT_H
