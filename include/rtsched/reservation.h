@@ -36,6 +36,7 @@
 
 #include <stdint.h>
 
+#include <rtsched/budget_controller.h>
 #include <rtsched/task.h>
 
 #ifdef __cplusplus
@@ -62,6 +63,23 @@ enum rts_reservation_kind {
  * does not idle away). So a task that overruns only postpones its own
  * deadlines: its siblings in other CBSs keep their bandwidth.
  */
+/*
+ * The budget controller (docs/reservations.md; <rtsched/budget_controller.h>)
+ * of a soft periodic reservation that holds tasks: at every control period
+ * its group (the adapted reservations of its parent) gets budgets from the
+ * policy; its own applies at once (it is its replenishment), a sibling's
+ * smaller one at once (its budget left is cut), a larger one at the
+ * sibling's next replenishment. period_ns 0: the budget stays.
+ */
+struct rts_reservation_control {
+	int64_t period_ns;           /* a whole number >= 1 of the reservation's periods; 0: off */
+	int64_t min_budget_ns;       /* 0 < min <= budget_ns <= max <= the reservation's period */
+	int64_t max_budget_ns;
+	int importance;              /* >= 1; larger is served first in overload */
+	int headroom_percent;        /* 0..1000: added to the CPU time used */
+	rts_budget_policy_fn policy; /* NULL: rts_budget_control */
+};
+
 struct rts_reservation_params {
 	const char *name;               /* for errors; at most 31 bytes kept */
 	int64_t period_ns;              /* > 0 */
@@ -70,6 +88,7 @@ struct rts_reservation_params {
 	int priority;                   /* 1..99 when the parent (or the CPU's scheduler) is FP */
 	int cpu;                        /* top level: the CPU of its one-CPU cluster; else ignored */
 	enum rts_reservation_kind kind; /* 0: periodic */
+	struct rts_reservation_control control; /* zero: a fixed budget */
 };
 
 /* Counters, readable after rts_taskset_join(). */
@@ -77,6 +96,17 @@ struct rts_reservation_stats {
 	uint32_t replenishments;  /* periods begun, the first (at t0) included */
 	uint32_t depletions;      /* times its budget reached zero */
 	int64_t consumed_ns;      /* budget consumed in all, running children or idling */
+	uint32_t budget_changes;  /* changes by the budget controller */
+	int64_t budget_ns;        /* its budget at the end */
+};
+
+/* Time its CPU's scheduler spent on the hierarchy, measured with timestamps
+ * (CLOCK_MONOTONIC) around each decision and each run of the controller. */
+struct rts_reservation_overhead {
+	uint64_t decisions;  /* scheduler decisions of the CPU's reservation tree */
+	int64_t decision_ns; /* their time, the controller's included */
+	uint32_t controls;   /* runs of the budget controller's policy (ends of control periods) */
+	int64_t control_ns;  /* the controller's time: those, and its sampling at every replenishment */
 };
 
 /*
@@ -89,6 +119,8 @@ int rts_reservation_create(rts_taskset_t *set, const struct rts_reservation_para
 			   rts_reservation_t *parent, rts_reservation_t **reservation);
 
 int rts_reservation_stats(const rts_reservation_t *reservation, struct rts_reservation_stats *stats);
+/* The overhead of the reservation tree of reservation's CPU (after rts_taskset_join). */
+int rts_reservation_overhead(const rts_reservation_t *reservation, struct rts_reservation_overhead *overhead);
 
 #ifdef __cplusplus
 }

@@ -90,7 +90,8 @@ enum rts_trace_event_type {
 	/* Reservations (ult backend, docs/reservations.md): on the reservation's own stream (task_id -1, its name). */
 	RTS_EV_RESERVATION_REPLENISH = 33, /* job: period number (1: first); arg0: budget used in the period before (ns, saturated); arg1: budget from now (ns) */
 	RTS_EV_RESERVATION_DEPLETE = 34,   /* job: period number; arg1: the budget that ran out (ns); time: when it reached zero */
-	RTS_EV_RESERVED_FIRST = 35,
+	RTS_EV_RESERVATION_BUDGET = 35,    /* job: period number; arg0: the controller's request (ns, saturated); arg1: the new budget (ns) */
+	RTS_EV_RESERVED_FIRST = 36,
 	RTS_EV_USER_FIRST = 64,
 };
 

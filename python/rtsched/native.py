@@ -10,7 +10,7 @@ How they are driven, by what each caller needs:
 
 - ``exec_native``: replace this process (``rtsched lockbench``: signals and the
   exit code pass straight through);
-- ``run_native_tool``: run to the end within a time bound, output captured;
+- ``run_native_tool``: run to the end within a time bound (or none), input given, output captured;
   a failure raises ``NativeToolFailed`` with the program's own explanation;
 - ``start_native``: start it and hand back the process (the runner's
   progress bar and signal forwarding, rtsched-latency's progress lines,
@@ -84,11 +84,13 @@ def exec_native(name: str, args: Sequence[str]) -> NoReturn:
     os.execv(command[0], command)
 
 
-def run_native_tool(name: str, args: Sequence[str], *, timeout_s: float) -> str:
-    """Run ``name`` to its end (killed after ``timeout_s``) and return its standard output.
+def run_native_tool(name: str, args: Sequence[str], *, timeout_s: float | None, input_text: str | None = None) -> str:
+    """Run ``name`` to its end (killed after ``timeout_s``; None: no bound) with ``input_text`` on its
+    standard input, and return its standard output.
     Raises NativeToolFailed with its standard error when it exits with a status other than 0."""
     try:
-        done = subprocess.run(native_command(name, args), capture_output=True, text=True, timeout=timeout_s)
+        done = subprocess.run(native_command(name, args), capture_output=True, text=True, timeout=timeout_s,
+                              input=input_text)
     except subprocess.TimeoutExpired as error:
         raise NativeToolFailed(name, f"{name} did not finish in time ({timeout_s:.0f} s)", None) from error
     if done.returncode != 0:

@@ -123,6 +123,7 @@ enum rts_ult_wait_kind {
 
 struct rts_ult_cluster;
 struct rts_ult_runtime;
+struct rts_reservation_control_state; /* internal/reservation_control.h */
 
 /*
  * A reservation (<rtsched/reservation.h>, docs/reservations.md): a node of
@@ -155,6 +156,7 @@ struct rts_reservation {
 	int64_t period_end_ns; /* the next replenishment (its EDF deadline); 0: not begun. CBS: its deadline */
 	bool backlogged;       /* CBS: a task inside was ready at the last decision */
 	struct rts_reservation_stats stats;
+	struct rts_reservation_control_state *control; /* NULL: a fixed budget (ult/reservation_control.c) */
 };
 
 struct rts_ult {
@@ -249,6 +251,7 @@ struct rts_ult_cluster {
 	/* Under the lock: the reservation charged since active_since_ns (NULL: none). */
 	struct rts_reservation *active;
 	int64_t active_since_ns;
+	struct rts_reservation_overhead overhead; /* under the lock */
 };
 
 struct rts_ult_runtime {

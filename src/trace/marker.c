@@ -58,6 +58,7 @@ static const char *const type_names[] = {
 	[28] = "PREM_MEMORY",   [29] = "PREM_EXEC",     [30] = "PREM_END",
 	[31] = "GATE_RUN",      [32] = "GATE_HOLD",
 	[33] = "RESERVATION_REPLENISH", [34] = "RESERVATION_DEPLETE",
+	[35] = "RESERVATION_BUDGET",
 };
 
 const char *rts_trace_type_name(uint16_t type)

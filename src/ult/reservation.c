@@ -33,6 +33,7 @@
 
 #include "internal/backend.h"
 #include "internal/export.h"
+#include "internal/reservation_control.h"
 #include "internal/task.h"
 #include "internal/ult.h"
 
@@ -95,6 +96,11 @@ static int check_params(rts_taskset_t *set, const struct rts_reservation_params 
 		return 0;
 	if (parent->cluster->runtime != rt) {
 		rts_taskset_set_error(set, "reservation %s: its parent belongs to another task set", name);
+		return EINVAL;
+	}
+	if (parent->control) {
+		rts_taskset_set_error(set, "reservation %s: parent %s has a budget controller, which "
+				      "adapts reservations that hold tasks", name, parent->name);
 		return EINVAL;
 	}
 	if (parent->n_tasks) {
@@ -174,10 +180,18 @@ RTS_EXPORT int rts_reservation_create(rts_taskset_t *set, const struct rts_reser
 	r->order = params->order;
 	r->kind = params->kind;
 	r->priority = params->priority;
+	char why[160];
+	err = rts_ult_control_create(r, params, why, sizeof(why));
+	if (err) {
+		rts_taskset_set_error(set, "reservation %s: %s", r->name, why);
+		free(r);
+		return err;
+	}
 	if (set->trace) { /* its own stream: task_id -1, its name (docs/trace-format.md) */
 		err = rts_trace_stream_add(set->trace, -1, r->name, r->period_ns, r->period_ns,
 					   &r->stream);
 		if (err) {
+			free(r->control);
 			free(r);
 			return err;
 		}
@@ -186,6 +200,7 @@ RTS_EXPORT int rts_reservation_create(rts_taskset_t *set, const struct rts_reser
 	err = append(c, r);
 	pthread_mutex_unlock(&c->lock);
 	if (err) {
+		free(r->control);
 		free(r);
 		return err;
 	}
@@ -202,6 +217,18 @@ RTS_EXPORT int rts_reservation_stats(const rts_reservation_t *reservation,
 		return EINVAL;
 	pthread_mutex_lock(&reservation->cluster->lock);
 	*stats = reservation->stats;
+	stats->budget_ns = reservation->budget_ns;
+	pthread_mutex_unlock(&reservation->cluster->lock);
+	return 0;
+}
+
+RTS_EXPORT int rts_reservation_overhead(const rts_reservation_t *reservation,
+					struct rts_reservation_overhead *overhead)
+{
+	if (!reservation || !overhead)
+		return EINVAL;
+	pthread_mutex_lock(&reservation->cluster->lock);
+	*overhead = reservation->cluster->overhead;
 	pthread_mutex_unlock(&reservation->cluster->lock);
 	return 0;
 }
@@ -230,8 +257,10 @@ int rts_ult_reservation_check(const struct rts_ult_runtime *rt, int cluster, con
 
 void rts_ult_reservations_free(struct rts_ult_cluster *c)
 {
-	for (size_t i = 0; i < c->n_reservations; i++)
+	for (size_t i = 0; i < c->n_reservations; i++) {
+		free(c->reservations[i]->control);
 		free(c->reservations[i]);
+	}
 	free(c->reservations);
 	c->reservations = NULL;
 	c->n_reservations = c->reservations_capacity = 0;
@@ -244,6 +273,7 @@ static void charge(struct rts_ult_cluster *c, int64_t now_ns)
 	int64_t used = now_ns - c->active_since_ns;
 	if (used <= 0)
 		return;
+	rts_ult_control_charge(c, used, now_ns);
 	for (struct rts_reservation *r = c->active; r; r = r->parent) {
 		r->stats.consumed_ns += used;
 		if (r->remaining_ns > used) {
@@ -275,8 +305,12 @@ static void replenish(struct rts_ult_cluster *c, int64_t now_ns)
 		if (r->period_end_ns > now_ns)
 			continue;
 		int64_t behind = (now_ns - r->period_end_ns) / r->period_ns; /* whole periods missed */
-		int64_t used = first ? 0 : r->budget_ns - r->remaining_ns;
+		int64_t used = first ? 0
+			       : r->control ? rts_ult_control_period_used_ns(r) /* its budget may have been cut */
+					    : r->budget_ns - r->remaining_ns;
 		r->period_end_ns += (behind + 1) * r->period_ns;
+		if (r->control && !first)
+			rts_ult_control_period(c, r, behind + 1, r->period_end_ns - r->period_ns, now_ns);
 		r->remaining_ns = r->budget_ns;
 		r->stats.replenishments++;
 		if (r->stream) /* at the period's nominal start; job: its number, 1 at t0 */
@@ -331,13 +365,27 @@ static int64_t reservation_key(const struct rts_ult_runtime *rt, const struct rt
 	return orders_by_priority(rt, level) ? FP_KEY(r->priority) : r->period_end_ns;
 }
 
+static struct rts_ult *walk(struct rts_ult_cluster *c);
+
+/* The decision, timed (the hierarchy's overhead: docs/reservations.md). */
 struct rts_ult *rts_ult_reservations_pick(struct rts_ult_cluster *c, int64_t now_ns)
 {
 	charge(c, now_ns);
+	if (c->active && c->active->control)
+		rts_ult_control_picked(c->active, NULL); /* whatever ran was charged */
 	replenish(c, now_ns);
 	cbs_update(c, now_ns);
 	c->active = NULL;
 	c->active_since_ns = now_ns;
+	struct rts_ult *ult = walk(c);
+	c->overhead.decisions++;
+	c->overhead.decision_ns += rts_monotonic_now_ns() - now_ns;
+	return ult;
+}
+
+/* Step 3: the walk from the top (the one before its first release goes first). */
+static struct rts_ult *walk(struct rts_ult_cluster *c)
+{
 	if (c->ready && c->ready->key == INT64_MIN)
 		return rts_ult_ready_pop(c); /* on its way to its first release sleep */
 	struct rts_reservation *level = NULL;
@@ -358,6 +406,8 @@ struct rts_ult *rts_ult_reservations_pick(struct rts_ult_cluster *c, int64_t now
 		}
 		if (ult && (!best || ult->key <= best_key)) {
 			c->active = level;
+			if (ult->task)
+				rts_ult_control_picked(level, ult->task);
 			rts_ult_ready_remove(c, ult);
 			return ult;
 		}

@@ -71,10 +71,28 @@ static int64_t now_ns(void)
 	return rts_timespec_to_ns(&now);
 }
 
+/*
+ * The calling ULT's time switched in. A preemption (the worker's signal
+ * handler switches the ULT out, docs/ult.md) may fall between any two reads:
+ * an old switched_in_ns with a clock read after the ULT came back would count
+ * its time away as running (a compute loop then ended early). Every switch-in
+ * stamps a later switched_in_ns, so the same value before and after the reads
+ * means no switch came between them; otherwise read again.
+ */
 int64_t rts_ult_self_run_ns(void)
 {
 	struct rts_ult *u = rts_ult_self();
-	return u ? u->run_ns + (now_ns() - u->switched_in_ns) : 0;
+	if (!u)
+		return 0;
+	for (;;) {
+		int64_t in_ns = *(volatile int64_t *)&u->switched_in_ns;
+		atomic_signal_fence(memory_order_seq_cst);
+		int64_t run_ns = *(volatile int64_t *)&u->run_ns;
+		int64_t now = now_ns();
+		atomic_signal_fence(memory_order_seq_cst);
+		if (*(volatile int64_t *)&u->switched_in_ns == in_ns)
+			return run_ns + (now - in_ns);
+	}
 }
 
 /* ---- the ULT's side ------------------------------------------------------ */

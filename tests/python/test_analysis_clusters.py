@@ -96,6 +96,7 @@ LABELS = {
     "edf-util": "exact", "edf-dbf": "exact", "edf-qpa": "exact", "p-edf": "exact",
     "p-fp-mpcp": "sufficient", "p-fp-fmlp+": "sufficient", "p-fp-fmlp+-lp": "sufficient",
     "p-fp-mpcp-lp": "sufficient", "p-fp-msrp": "exact",  # no resources: fp-rta
+    "p-fp-dpcp-lp": "sufficient", "p-fp-dflp-lp": "sufficient",
     "c-fp": "exact", "c-edf": "exact",  # one CPU per partition: the uniprocessor tests
     "gedf-gfb": "sufficient", "gedf-bcl": "sufficient", "gedf-rta": "sufficient", "gedf-tardiness": "sufficient",
     "gedf-tardiness-lambda": "sufficient",

@@ -24,7 +24,7 @@ ALLOWED: dict[str, set[str]] = {
     "run": {"model", "analysis", "trace", "report", "measure", "native", "cpus"},
     "litmus": {"trace", "report"},
     "cpufreq": {"cpus"},
-    "sim": {"model", "trace", "report", "cpus", "analysis.results", "analysis.overheads"},
+    "sim": {"model", "trace", "report", "cpus", "native", "analysis.results", "analysis.overheads"},
     "sweep": {"rtsched", "analysis", "model", "cpus"},
     "tlb": {"analysis"},
     "cli": {"rtsched", "model", "analysis", "trace", "report", "measure", "run", "sim", "sweep", "native", "cpus",

@@ -79,12 +79,24 @@ def test_import_rtapp_output_file_and_json(tmp_path):
 
 
 def test_import_rtapp_unsupported_event(tmp_path):
+    path = tmp_path / "fork.json"
+    path.write_text('{"tasks": {"thread0": {"policy": "SCHED_FIFO", "run": 100, "fork": "t",'
+                    ' "timer": {"ref": "t", "period": 1000}}}}')
+    result = rtsched("import-rtapp", str(path))
+    assert result.returncode == 1
+    assert (f'{path}:1:60: tasks.thread0.fork: a fork maps only from a launcher thread of sleeps and forks: this '
+            'thread\'s "run" (1:48) makes the fork\'s time depend on how the thread runs' in result.stderr)
+
+
+def test_import_rtapp_iorun_without_its_wcet_says_what_to_add(tmp_path):
     path = tmp_path / "io.json"
     path.write_text('{"tasks": {"thread0": {"policy": "SCHED_FIFO", "run": 100, "iorun": 10,'
                     ' "timer": {"ref": "t", "period": 1000}}}}')
     result = rtsched("import-rtapp", str(path))
     assert result.returncode == 1
-    assert f'{path}:1:60: tasks.thread0.iorun: rt-app event "iorun" is not supported' in result.stderr
+    assert (f'{path}:1:60: tasks.thread0.iorun: rtsched needs the time this iorun may take (its size does not say '
+            'it): add "wcet": {"iorun": MICROSECONDS} to the same thread or phase (rt-app ignores that key)'
+            in result.stderr)
 
 
 def test_import_rtapp_usage_and_missing_file(tmp_path):

@@ -296,8 +296,6 @@ def test_scheduler_and_platform():
 
 def test_protocols_refused():
     doc = base()
-    doc["resources"][0]["protocol"] = "dpcp"
-    assert 'resources[0].protocol: "dpcp": not implemented yet (a later issue adds it)' in errors_of(doc)
     doc["resources"][0]["protocol"] = "ceiling"
     assert ('resources[0].protocol: "ceiling": write "ipcp" (immediate ceiling, the semantics of '
             "PTHREAD_PRIO_PROTECT)") in errors_of(doc)

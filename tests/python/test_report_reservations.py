@@ -1,4 +1,4 @@
-"""Budget used per reservation from its stream's RESERVATION_REPLENISH / _DEPLETE events
+"""Budget used per reservation from its stream's RESERVATION_REPLENISH / _DEPLETE / _BUDGET events
 (rtsched.report.reservations; docs/reservations.md, docs/trace-format.md), on a synthetic
 trace: the numbers are the events', nothing is timed."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import struct
 
 from rtsched.model import taskset_from_dict
-from rtsched.report.reservations import plot_reservation_budgets, reservation_budgets
+from rtsched.report.reservations import plot_reservation_budgets, reservation_budgets, reservation_line
 from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace
 
@@ -62,3 +62,27 @@ def test_budget_used_per_period_comes_from_the_next_replenishment(tmp_path):
 def test_a_trace_without_reservation_streams_has_none(tmp_path):
     path = write_trace(tmp_path / "t.rtst", [("a", 10 * MS, 10 * MS, []), ("b", 20 * MS, 20 * MS, [])])
     assert reservation_budgets(read_trace(path), taskset_from_dict(SET)) == ()
+
+
+def test_budget_changes_and_the_miss_ratio_come_from_the_events(tmp_path):
+    """RESERVATION_BUDGET events are the controller's changes (time since t0, new budget); the miss
+    ratio is the reservation's tasks' DEADLINE_MISS over COMPLETE."""
+    a_events = reservation_stream(10 * MS, 2 * MS, [2 * MS, 2 * MS], [1, 1])
+    a_events.insert(2, _event(T0 + 10 * MS, EV.RESERVATION_BUDGET, 0, 2, 3 * MS, 3 * MS))
+    task_events = [_event(T0 + k * 10 * MS + 3 * MS, EV.COMPLETE, 0, k + 1, 0, 3 * MS) for k in range(4)]
+    task_events.insert(2, _event(T0 + 13 * MS, EV.DEADLINE_MISS, 0, 2, 0, MS))
+    path = write_trace(tmp_path / "t.rtst", [
+        ("A", 10 * MS, 10 * MS, a_events),
+        ("B", 20 * MS, 20 * MS, reservation_stream(20 * MS, 5 * MS, [MS], [0])),
+        ("a", 10 * MS, 10 * MS, task_events),
+    ])
+    data = bytearray(path.read_bytes())
+    for i in (0, 1):
+        struct.pack_into("<i", data, 128 + 64 * i + 4, -1)
+    path.write_bytes(bytes(data))
+    a, b = reservation_budgets(read_trace(path), taskset_from_dict(SET))
+    assert a.budget_changes == ((10 * MS, 3 * MS),) and b.budget_changes == ()
+    assert (a.jobs, a.misses, a.miss_ratio) == (4, 1, 0.25) and (b.jobs, b.miss_ratio) == (0, 0.0)
+    assert a.as_dict()["budget_changes"] == [{"time_ns": 10 * MS, "budget_ns": 3 * MS}]
+    assert reservation_line(a).endswith("budget changed 1 time(s), 3..3 ms, last 3 ms; 1 of 4 job(s) missed (25.00%)")
+    plot_reservation_budgets((a, b), tmp_path / "budget.png", "two")

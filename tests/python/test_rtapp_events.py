@@ -107,9 +107,6 @@ def test_yield_is_left_out_under_fifo_and_refused_under_deadline():
 
 
 @pytest.mark.parametrize(("key", "value", "reason"), [
-    ("mem0", 1000, "rtsched has no memory-write action"),
-    ("iorun", 100, "rtsched has no I/O action"),
-    ("fork", "other", "rtsched's task set is fixed when the run starts"),
     ("sync", {"ref": "c", "mutex": "m"}, "rtsched's signals are counted, so the thread would take its own signal"),
 ])
 def test_refused_events_name_the_event_its_position_and_why(key, value, reason):

@@ -71,7 +71,7 @@ def test_validate_and_analyze_report_rt_app_errors_with_their_position(tmp_path)
     for command in ("validate", "analyze"):
         result = rtsched(command, str(path))
         assert result.returncode != 0
-        assert '3:46: tasks.t.fork: rt-app event "fork" is not supported' in result.stderr
+        assert '3:46: tasks.t.fork: a fork maps only from a launcher thread of sleeps and forks' in result.stderr
 
 
 def test_analyze_an_rt_app_file():

@@ -27,8 +27,7 @@ def test_small_file_gives_the_expected_model():
     assert (logger.partition, logger.priority, logger.period_ns) == ("cpu1", 5, 50_000_000)
     assert warnings == ["4:3: global: ignored calibration, logdir: rt-app's own settings (calibration: rtsched's "
                         "compute is measured CPU time, so run and runtime both become compute; logs, ftrace and "
-                        "gnuplot: rtsched writes its own trace; lock_pages: the runner decides; io_device, "
-                        "mem_buffer_size: only for the refused iorun and mem)"]
+                        "gnuplot: rtsched writes its own trace; lock_pages: the runner decides)"]
 
 
 def test_repeated_keys_keep_their_order():

@@ -246,6 +246,23 @@ def test_fifo_mutex_condvar_hands_every_signal_to_the_consumer_and_stops_cleanly
     assert (events["type"] == EV.COND_WAKE).sum() >= len(consumer)
 
 
+def test_fifo_mutex_is_taken_in_request_order_not_priority_order(tmp_path):
+    """examples/fifo-order.yaml: every period the holder (10) holds m while low (20) and then
+    high (30) ask for it; the trace's lock events show each acquisition going to the task that
+    asked first among those waiting, so low before high in (nearly) every period."""
+    from lock_order import acquisitions
+
+    out = tmp_path / "out"
+    done = rtsched_run(str(EXAMPLES / "fifo-order.yaml"), "--duration", "300ms", "--out", str(out),
+                       "--no-plots", "--json", timeout=60)
+    assert done.returncode == 0, done.stderr
+    taken = acquisitions(load_trace(out / "trace.rtst"), 0)
+    assert len(taken) >= 3 * 10
+    assert all(waiting[0] == name for name, waiting in taken), [t for t in taken if t[1][0] != t[0]]
+    low_first = sum(1 for name, waiting in taken if name == "low" and waiting == ["low", "high"])
+    assert low_first >= 10  # low was served ahead of a waiting higher-priority task
+
+
 def test_overloaded_set_reports_misses_and_tardiness(tmp_path):
     out = tmp_path / "out"
     done = rtsched_run(str(EXAMPLES / "overload.yaml"), "--duration", "1s", "--out", str(out), "--no-plots", "--json")

@@ -217,7 +217,7 @@ def test_event_types_mirror_the_c_enum():
         (name, int(value))
         for name, value in re.findall(r"RTS_EV_(\w+)\s*=\s*(\d+)", header_file.read_text())
     )
-    assert found.pop("RESERVED_FIRST") == 35
+    assert found.pop("RESERVED_FIRST") == 36
     assert found.pop("USER_FIRST") == 64
     assert found == {t.name: t.value for t in EventType}
 

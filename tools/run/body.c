@@ -256,16 +256,24 @@ static size_t first_buffer(const struct run_task *spec, size_t index)
 	return first;
 }
 
-static bool run_action(struct run_task_context *context, rts_task_t *task, size_t index)
+/* A compute's CPU time in job `job` (from 1): its own per-job value, or ns for every job. */
+static int64_t compute_ns(const struct run_action *action, uint32_t job)
+{
+	if (action->n_per_job == 0)
+		return action->ns;
+	return action->per_job_ns[(job - 1) % action->n_per_job];
+}
+
+static bool run_action(struct run_task_context *context, rts_task_t *task, uint32_t job, size_t index)
 {
 	const struct run_action *action = &context->task->body[index];
 	switch (action->op) {
 	case RUN_OP_COMPUTE:
 		if (context->task->peripheral_buffer_bytes)
-			run_peripheral_compute(task, &context->prem, action->ns, &context->world->gate,
-					       &context->world->stopping);
+			run_peripheral_compute(task, &context->prem, compute_ns(action, job),
+					       &context->world->gate, &context->world->stopping);
 		else
-			run_busy_ns(action->ns);
+			run_busy_ns(compute_ns(action, job));
 		return true;
 	case RUN_OP_PREM:
 		if (run_prem_interval(task, context->task, index, &context->prem,
@@ -289,6 +297,13 @@ static bool run_action(struct run_task_context *context, rts_task_t *task, size_
 		return sleep_for(context->world, task, action->ns);
 	case RUN_OP_CALL:
 		return call(context, task, action);
+	case RUN_OP_MEMWRITE:
+		run_memwrite(context->writes.buffer, action->chunk_bytes, action->write_bytes,
+			     (uint8_t)rts_task_job_number(task));
+		return true;
+	case RUN_OP_IOWRITE:
+		run_iowrite_action(&context->writes, context->task, index);
+		return true;
 	}
 	return false;
 }
@@ -316,13 +331,12 @@ static bool declare_level(struct run_task_context *context)
 
 void run_job_body(rts_task_t *task, const struct rts_job *job, void *arg)
 {
-	(void)job;
 	struct run_task_context *context = arg;
 	const struct run_task *spec = context->task;
 	if (spec->lock_level > 0 && !context->level_declared && !declare_level(context))
 		return;
 	for (size_t i = 0; i < spec->body_len; i++) {
-		if (!run_action(context, task, i)) {
+		if (!run_action(context, task, job->number, i)) {
 			/* The run is ending (or a lock failed): give back what the job holds. */
 			for (size_t r = context->world->spec->n_resources; r-- > 0;)
 				if (context->held[r])

@@ -16,6 +16,7 @@
 #include "prem.h"
 #include "servers.h"
 #include "spec.h"
+#include "writes.h"
 
 /* A condvar of the run; `pending` and `waiting` are guarded by its mutex. */
 struct run_condvar_state {
@@ -39,6 +40,7 @@ struct run_task_context {
 	bool *held; /* per resource: held by this task's current job */
 	bool level_declared; /* the task's lock_level was declared on its thread */
 	struct run_prem_memory prem; /* the buffers of its prem actions, or its peripheral buffer */
+	struct run_writes writes;    /* the write buffer and devices of its memwrite / iowrite actions */
 };
 
 /* 0 or a positive errno (with a message on stderr). */

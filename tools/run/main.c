@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include <rtsched/reservation.h>
 #include <rtsched/task.h>
 #include <rtsched/trace.h>
 
@@ -143,6 +144,28 @@ static void print_summary(const struct run_spec *spec, rts_task_t **tasks, size_
 	}
 }
 
+/* Per CPU with reservations: the time its scheduler spent on them and on the budget
+ * controller, beside the run's length (docs/reservations.md, "Overhead"). */
+static void print_reservation_overhead(const struct run_spec *spec)
+{
+	for (size_t i = 0; i < spec->n_reservations; i++) {
+		const struct run_reservation *res = &spec->reservations[i];
+		if (res->parent >= 0)
+			continue;
+		bool seen = false; /* one line per CPU: its first top-level reservation's */
+		for (size_t j = 0; j < i; j++)
+			seen |= spec->reservations[j].parent < 0 && spec->reservations[j].cpu == res->cpu;
+		struct rts_reservation_overhead o;
+		if (seen || rts_reservation_overhead(res->handle, &o) != 0)
+			continue;
+		double run_ns = (double)spec->duration_ns;
+		printf("reservations on CPU %d: %llu decisions, %.3f ms (%.4f%% of the run); "
+		       "controller: %u runs, %.3f ms (%.4f%%)\n", res->cpu, (unsigned long long)o.decisions,
+		       o.decision_ns / 1e6, 100.0 * o.decision_ns / run_ns, o.controls, o.control_ns / 1e6,
+		       100.0 * o.control_ns / run_ns);
+	}
+}
+
 struct run {
 	struct run_spec spec;
 	struct run_world world;
@@ -237,6 +260,9 @@ static int create_tasks(struct run *run)
 		context->held = calloc(spec->n_resources ? spec->n_resources : 1, sizeof(bool));
 		if (!context->held || run_prem_memory_init(&context->prem, task) != 0)
 			return ENOMEM;
+		err = run_writes_init(&context->writes, task, i, run->error, sizeof(run->error));
+		if (err)
+			return err;
 		task->params.cpuset = task->cpuset >= 0 ? run->cpusets.dirs[task->cpuset] : NULL;
 		task->params.trace_task_id = (int32_t)i;
 		err = rts_task_create(run->set, &task->params, run_job_body, context, &run->tasks[i]);
@@ -271,6 +297,8 @@ static void tear_down(struct run *run)
 	for (size_t i = 0; run->contexts && i < run->spec.n_tasks; i++) {
 		free(run->contexts[i].held);
 		run_prem_memory_destroy(&run->contexts[i].prem);
+		run_writes_report(&run->contexts[i].writes, &run->spec.tasks[i]);
+		run_writes_destroy(&run->contexts[i].writes);
 	}
 	free(run->contexts);
 	free(run->tasks);
@@ -297,8 +325,10 @@ static int execute(struct run *run, const struct options *options)
 	rts_taskset_release(run->set, t0);
 	int signo = wait_for_end(t0 + spec->duration_ns);
 	stop_and_join(run->set, &run->world);
-	if (!options->quiet)
+	if (!options->quiet) {
 		print_summary(spec, run->tasks, spec->n_tasks);
+		print_reservation_overhead(spec);
+	}
 	if (signo) {
 		fprintf(stderr, "rtsched-run: stopped early by %s; cleaned up\n", strsignal(signo));
 		return 128 + signo;

@@ -19,6 +19,7 @@ int run_reservations_create(rts_taskset_t *set, struct run_spec *spec, char *err
 			.kind = res->kind,
 			.priority = res->priority,
 			.cpu = res->cpu,
+			.control = res->control,
 		};
 		/* the reader checked that a parent comes before its child */
 		rts_reservation_t *parent =

@@ -314,6 +314,57 @@ static bool read_prem(struct reader *r, json_t *json, const char *path, struct r
 	return true;
 }
 
+/* A compute's "per_job_ns": 1 to RUN_PER_JOB_MAX durations, each in [0, ns]. */
+static bool read_per_job(struct reader *r, json_t *json, const char *path, struct run_action *action)
+{
+	char at[PATH_MAX_LEN];
+	json_t *values = get_array(r, json, path, "per_job_ns", at);
+	if (!values)
+		return false;
+	size_t n = json_array_size(values);
+	if (n < 1 || n > RUN_PER_JOB_MAX)
+		return fail(r, at, "expected 1 to %d durations, got %zu", RUN_PER_JOB_MAX, n);
+	action->per_job_ns = calloc(n, sizeof(int64_t));
+	if (!action->per_job_ns)
+		return fail(r, at, "out of memory");
+	action->n_per_job = n;
+	size_t i;
+	json_t *value;
+	json_array_foreach(values, i, value) {
+		if (!json_is_integer(value) || json_integer_value(value) < 0 ||
+		    json_integer_value(value) > action->ns)
+			return fail(r, at, "item %zu: expected a duration in ns in [0, %lld] (the compute's ns)",
+				    i, (long long)action->ns);
+		action->per_job_ns[i] = json_integer_value(value);
+	}
+	return true;
+}
+
+/* {"op": "memwrite", "bytes", "buffer_bytes"} or {"op": "iowrite", "bytes", "buffer_bytes", "device"} */
+static bool read_write(struct reader *r, json_t *json, const char *path, struct run_action *action,
+		       bool io)
+{
+	static const char *const mem_keys[] = { "op", "bytes", "buffer_bytes", NULL };
+	static const char *const io_keys[] = { "op", "bytes", "buffer_bytes", "device", NULL };
+	action->op = io ? RUN_OP_IOWRITE : RUN_OP_MEMWRITE;
+	int64_t bytes, chunk;
+	if (!check_keys(r, json, path, io ? io_keys : mem_keys) ||
+	    !get_int(r, json, path, "bytes", 1, INT64_MAX / 4, &bytes) ||
+	    !get_int(r, json, path, "buffer_bytes", 1, RUN_BUFFER_MAX_BYTES, &chunk))
+		return false;
+	action->write_bytes = (uint64_t)bytes;
+	action->chunk_bytes = (uint64_t)chunk;
+	if (!io)
+		return true;
+	char device[RUN_PATH_MAX];
+	if (!get_string(r, json, path, "device", device, sizeof(device)))
+		return false;
+	if (device[0] != '/')
+		return fail(r, path, "device: \"%s\" is not an absolute path", device);
+	action->device = strdup(device);
+	return action->device ? true : fail(r, path, "out of memory");
+}
+
 struct body_context {
 	const struct run_spec *spec;
 };
@@ -328,17 +379,18 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 	if (!get_string(r, json, path, "op", op, sizeof(op)))
 		return false;
 	static const char *const timed[] = { "op", "ns", NULL };
+	static const char *const varying[] = { "op", "ns", "per_job_ns", NULL };
 	static const char *const on_resource[] = { "op", "resource", NULL };
 	static const char *const on_condvar[] = { "op", "condvar", NULL };
 	static const char *const on_server[] = { "op", "server", "ns", NULL };
 	int64_t value;
 	if (strcmp(op, "compute") == 0 || strcmp(op, "sleep") == 0) {
 		action->op = op[0] == 'c' ? RUN_OP_COMPUTE : RUN_OP_SLEEP;
-		if (!check_keys(r, json, path, timed) ||
+		if (!check_keys(r, json, path, action->op == RUN_OP_COMPUTE ? varying : timed) ||
 		    !get_int(r, json, path, "ns", 1, INT64_MAX / 2, &value))
 			return false;
 		action->ns = value;
-		return true;
+		return !json_object_get(json, "per_job_ns") || read_per_job(r, json, path, action);
 	}
 	if (strcmp(op, "lock") == 0 || strcmp(op, "unlock") == 0) {
 		action->op = op[0] == 'l' ? RUN_OP_LOCK : RUN_OP_UNLOCK;
@@ -367,14 +419,47 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 	}
 	if (strcmp(op, "prem") == 0)
 		return read_prem(r, json, path, action);
+	if (strcmp(op, "memwrite") == 0 || strcmp(op, "iowrite") == 0)
+		return read_write(r, json, path, action, op[0] == 'i');
 	return fail(r, path, "unknown op \"%s\"", op);
+}
+
+/* A reservation's "controller": null (a fixed budget) or its budget controller's parameters. */
+static bool read_controller(struct reader *r, json_t *json, const char *path,
+			    struct run_reservation *res)
+{
+	static const char *const keys[] = { "period_ns", "min_budget_ns", "max_budget_ns",
+					    "headroom_percent", "importance", NULL };
+	char at[PATH_MAX_LEN];
+	json_t *value = member(r, json, path, "controller", at);
+	if (!value)
+		return false;
+	if (json_is_null(value))
+		return true;
+	if (!json_is_object(value))
+		return fail(r, at, "expected an object or null");
+	int64_t importance, headroom;
+	if (!check_keys(r, value, at, keys) ||
+	    !get_int(r, value, at, "period_ns", res->period_ns, INT64_MAX / 4, &res->control.period_ns) ||
+	    !get_int(r, value, at, "min_budget_ns", 1, res->budget_ns, &res->control.min_budget_ns) ||
+	    !get_int(r, value, at, "max_budget_ns", res->budget_ns, res->period_ns,
+		     &res->control.max_budget_ns) ||
+	    !get_int(r, value, at, "headroom_percent", 0, 1000, &headroom) ||
+	    !get_int(r, value, at, "importance", 1, INT32_MAX, &importance))
+		return false;
+	if (res->control.period_ns % res->period_ns)
+		return fail(r, at, "period_ns %lld is not a whole number of the reservation's periods",
+			    (long long)res->control.period_ns);
+	res->control.importance = (int)importance;
+	res->control.headroom_percent = (int)headroom;
+	return true;
 }
 
 static bool read_reservation(struct reader *r, json_t *json, const char *path, void *out,
 			     void *context)
 {
 	static const char *const keys[] = { "name", "kind", "period_ns", "budget_ns", "order",
-					    "priority", "cpu", "parent", NULL };
+					    "priority", "cpu", "parent", "controller", NULL };
 	const size_t *index = context; /* this item's index: its parent comes before it */
 	struct run_reservation *res = out;
 	char order[8], kind[16];
@@ -407,7 +492,7 @@ static bool read_reservation(struct reader *r, json_t *json, const char *path, v
 			       "expected the index of a reservation listed before this one",
 			       "expected a reservation index or null", &res->parent, at))
 		return false;
-	return true;
+	return read_controller(r, json, path, res);
 }
 
 static bool read_policy(struct reader *r, json_t *json, const char *path, struct run_task *task)
@@ -524,8 +609,9 @@ static bool read_trace(struct reader *r, json_t *root, struct run_spec *spec)
  * feature named (rtsched.model refuses the same at validation): the FIFO
  * mutex (its per-thread record cache is not per ULT), servers (kernel
  * threads outside the user-level scheduler), budgets and cpusets
- * (rts_task_create refuses them too, but only at run time). Sleeps, locks
- * and condition variables run: they block only the ULT.
+ * (rts_task_create refuses them too, but only at run time), iowrite actions
+ * (a blocking write(2) would block the worker). Sleeps, locks and
+ * condition variables run: they block only the ULT.
  */
 static bool check_backend(struct reader *r, const struct run_spec *spec)
 {
@@ -556,6 +642,13 @@ static bool check_backend(struct reader *r, const struct run_spec *spec)
 		if (task->cpuset >= 0) {
 			snprintf(at, sizeof(at), "$.tasks[%zu].cpuset", i);
 			return fail(r, at, "cpusets:%s", why);
+		}
+		for (size_t a = 0; a < task->body_len; a++) {
+			if (task->body[a].op != RUN_OP_IOWRITE)
+				continue;
+			snprintf(at, sizeof(at), "$.tasks[%zu].body[%zu]", i, a);
+			return fail(r, at, "iowrite:%s: write(2) blocks in the kernel, and with it the "
+				    "CPU's worker", why);
 		}
 	}
 	return true;
@@ -595,8 +688,8 @@ static bool read_spec(struct reader *r, json_t *root, struct run_spec *spec)
 	if (!check_keys(r, root, "$", keys) ||
 	    !get_string(r, root, "$", "format", format, sizeof(format)))
 		return false;
-	if (strcmp(format, "rtsched-runner/5") != 0)
-		return fail(r, "$.format", "\"%s\" is not rtsched-runner/5", format);
+	if (strcmp(format, "rtsched-runner/7") != 0)
+		return fail(r, "$.format", "\"%s\" is not rtsched-runner/7", format);
 	if (!get_string(r, root, "$", "name", spec->name, sizeof(spec->name)) ||
 	    !get_string(r, root, "$", "scheduler", spec->scheduler, sizeof(spec->scheduler)) ||
 	    !get_string(r, root, "$", "backend", spec->backend, sizeof(spec->backend)) ||
@@ -657,8 +750,13 @@ int run_spec_load(const char *file, struct run_spec *spec, char *error, size_t e
 
 void run_spec_free(struct run_spec *spec)
 {
-	for (size_t i = 0; spec->tasks && i < spec->n_tasks; i++)
+	for (size_t i = 0; spec->tasks && i < spec->n_tasks; i++) {
+		for (size_t a = 0; spec->tasks[i].body && a < spec->tasks[i].body_len; a++) {
+			free(spec->tasks[i].body[a].per_job_ns);
+			free(spec->tasks[i].body[a].device);
+		}
 		free(spec->tasks[i].body);
+	}
 	free(spec->tasks);
 	free(spec->cpusets);
 	free(spec->resources);

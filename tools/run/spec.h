@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The runner's input (docs/runner-input.md, format "rtsched-runner/5"), read
+ * The runner's input (docs/runner-input.md, format "rtsched-runner/7"), read
  * with jansson into plain structs. Every problem is reported with its JSON
  * path; unknown keys are errors.
  */
@@ -29,21 +29,33 @@ enum run_op {
 	RUN_OP_SLEEP,
 	RUN_OP_CALL,
 	RUN_OP_PREM,
+	RUN_OP_MEMWRITE,
+	RUN_OP_IOWRITE,
 };
 
 #define RUN_PREM_BUFFERS_MAX 8
 #define RUN_LINE_BYTES 64                  /* the memory phase's stride */
 #define RUN_BUFFER_MAX_BYTES (256ll << 20) /* one buffer at most (rtsched.model.prem) */
+/* Per-job durations of one compute at most (rtsched.model.demand MAX_JOB_DURATIONS). */
+#define RUN_PER_JOB_MAX (1 << 20)
 
 struct run_action {
 	enum run_op op;
 	int64_t ns;     /* compute, sleep; call: the service asked for */
+	/* compute with a varying demand: job k (from 1) computes per_job_ns[(k - 1) % n_per_job],
+	 * each in [0, ns]; NULL (n_per_job 0): every job computes ns */
+	int64_t *per_job_ns;
+	size_t n_per_job;
 	uint32_t index; /* resource, condvar or server */
 	/* prem: ns is the execution phase's compute; the interval lasts length_ns from its start */
 	int64_t length_ns;
 	uint64_t buffer_bytes[RUN_PREM_BUFFERS_MAX];
 	uint32_t n_buffers;
 	bool random_access;
+	/* memwrite, iowrite (writes.h): write_bytes per job, in chunks of chunk_bytes; iowrite's device */
+	uint64_t write_bytes;
+	uint64_t chunk_bytes;
+	char *device; /* malloc'd; NULL for other ops */
 };
 
 struct run_task {
@@ -99,6 +111,7 @@ struct run_reservation {
 	int priority; /* 1..99 under an FP parent; 0 otherwise */
 	int cpu;
 	int parent;
+	struct rts_reservation_control control; /* period_ns 0: a fixed budget */
 	rts_reservation_t *handle;
 };
 

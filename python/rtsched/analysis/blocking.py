@@ -19,6 +19,8 @@ each resource:
 - ``np`` (non-preemptive sections): the longest section of any lower-priority task on an ``np``
   resource, at any depth: one nested inside a section under another protocol blocks every task as
   well (the holder is not preempted from its lock to its unlock).
+- ``fifo`` (the FIFO mutex, no inheritance; ``fifo_blocking``): no term when no task of
+  priority ≥ τ_i's shares a FIFO resource with a task below τ_i; otherwise no bound.
 - ``none`` (plain mutex, no inheritance): only direct blocking on the
   resources τ_i locks, once per lower task and resource like PIP; and
   **unbounded** when a task of priority strictly between the holder and
@@ -38,16 +40,12 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from rtsched.analysis.fifo_blocking import fifo_problem
 from rtsched.analysis.matching import PrefixMatcher
 from rtsched.analysis.tasks import CEILING_PROTOCOLS, AnalysisTask
 
 _CEIL = CEILING_PROTOCOLS
-_UNIPROCESSOR = frozenset({"pip", "none", "np"}) | _CEIL
-#: Why a protocol that is not analysed on one processor gives no blocking term.
-FOREIGN_PROTOCOLS = {
-    "fifo": "the FIFO mutex (no priority inheritance; waiters served in arrival order) has no blocking "
-            "analysis here yet",
-}
+_UNIPROCESSOR = frozenset({"pip", "none", "np", "fifo"}) | _CEIL
 
 __all__ = ["Blocking", "ceilings", "blocking_term", "blocking_context", "pip_blocking", "ceiling_blocking", "np_blocking"]
 
@@ -358,11 +356,15 @@ def blocking_term(task: AnalysisTask, tasks: Sequence[AnalysisTask], protocol_of
     if not protos:
         return Blocking(extra, "no shared resources" + (f"; {extra} ns given" if extra else ""))
     if ctx.foreign is not None:
-        return Blocking(None, FOREIGN_PROTOCOLS.get(ctx.foreign, f"protocol {ctx.foreign} is not a uniprocessor protocol"))
+        return Blocking(None, f"protocol {ctx.foreign} is not a uniprocessor protocol")
     if ctx.pip_only and not extra:  # the common case, the same term as below
         return ctx.pip_term(task)
     if "none" in protos:
         problem = _unbounded_inversion(task, tasks, protocol_of)
+        if problem:
+            return Blocking(None, problem)
+    if "fifo" in protos:  # no term of its own: a bound only where it adds nothing
+        problem = fifo_problem(task, tasks, protocol_of)
         if problem:
             return Blocking(None, problem)
     parts: list[str] = []
@@ -396,6 +398,8 @@ def blocking_term(task: AnalysisTask, tasks: Sequence[AnalysisTask], protocol_of
         if best:
             total += best
             parts.append(f"non-preemptive {best} ns: one section ({who})")
+    if "fifo" in protos:
+        parts.append("FIFO mutex 0 ns: no holder below this priority delays it")
     if extra:
         total += extra
         parts.append(f"given {extra} ns")

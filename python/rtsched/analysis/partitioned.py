@@ -56,7 +56,7 @@ from rtsched.analysis.blocking import Blocking, blocking_term
 from rtsched.analysis.edf_uni import edf_qpa, qpa_group
 from rtsched.analysis.fp_uni import rta_tasks
 from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, refuse_clusters, unsupported, verdict_of
-from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, CriticalSection, ceil_div
+from rtsched.analysis.tasks import DISTRIBUTED_PROTOCOLS, AnalysisProblem, AnalysisTask, CriticalSection, ceil_div
 
 __all__ = ["pfp_mpcp", "pfp_fmlp_plus", "pedf", "partition_tasks", "Partitioning", "suspension_aware_rta"]
 
@@ -120,6 +120,11 @@ def _pfp_locking(problem: AnalysisProblem, test: str, protocol: str) -> Analysis
     if refused is not None:
         return refused
     glob = problem.global_resources()
+    distributed = sorted(r for r in glob if problem.protocol(r) in DISTRIBUTED_PROTOCOLS)
+    if distributed:
+        r = distributed[0]
+        return unsupported(test, problem.names(), f"{r} is under {problem.protocol(r)}, whose sections run on "
+                                                  f"another processor: use p-fp-{problem.protocol(r)}-lp")
     tasks = problem.tasks
     remote: dict[str, int] = {}
     remote_reason: dict[str, str] = {}

@@ -16,8 +16,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
 
 from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_baker, gedf_bcl_iterative, gedf_demand,
-                              gedf_tardiness_lambda, gfp_guan, hierarchical, lp_blocking, partitioned, picv_rpc,
-                              spin_locks)
+                              gedf_tardiness_lambda, gfp_guan, hierarchical, lp_blocking, partitioned, pfp_distributed,
+                              picv_rpc, spin_locks)
 from rtsched.analysis.overheads import Overheads, apply_overheads, is_interference
 from rtsched.analysis.results import AnalysisResult, unsupported
 from rtsched.analysis.tasks import AnalysisProblem, from_taskset
@@ -68,6 +68,8 @@ TESTS: dict[str, Test] = {
     "p-fp-fmlp+": _named(partitioned.pfp_fmlp_plus, "p-fp-fmlp+"),
     "p-fp-fmlp+-lp": _named(lp_blocking.pfp_fmlp_plus_lp, "p-fp-fmlp+-lp"),
     "p-fp-mpcp-lp": _named(lp_blocking.pfp_mpcp_lp, "p-fp-mpcp-lp"),
+    "p-fp-dpcp-lp": _named(pfp_distributed.pfp_dpcp_lp, "p-fp-dpcp-lp"),
+    "p-fp-dflp-lp": _named(pfp_distributed.pfp_dflp_lp, "p-fp-dflp-lp"),
     "p-fp-msrp": _named(spin_locks.pfp_msrp, "p-fp-msrp"),
     "p-edf": _named(partitioned.pedf, "p-edf"),
     "c-fp": _named(cluster.c_fp, "c-fp"),
@@ -105,6 +107,10 @@ DESCRIPTIONS: dict[str, str] = {
     "p-fp-fmlp+": "partitioned FP with FMLP+ blocking",
     "p-fp-fmlp+-lp": "partitioned FP with FMLP+ blocking bounded by a linear program (after Brandenburg 2013)",
     "p-fp-mpcp-lp": "partitioned FP with MPCP blocking bounded by a linear program (after Brandenburg 2013)",
+    "p-fp-dpcp-lp": "partitioned FP with the distributed PCP (agents on synchronization partitions), blocking "
+                    "bounded by a linear program (after Brandenburg 2013)",
+    "p-fp-dflp-lp": "partitioned FP with the distributed FMLP (FIFO agents on synchronization partitions), "
+                    "blocking bounded by a linear program (after Brandenburg 2013)",
     "p-fp-msrp": "partitioned FP with MSRP spin locks on global resources (Gai et al. 2001; API only)",
     "p-edf": "partitioned EDF, QPA per partition",
     "c-fp": "clustered FP: fp-rta per one-CPU partition, global FP RTA at m = the size of the others",
@@ -142,6 +148,10 @@ def default_test(problem: AnalysisProblem) -> str:
                 return "p-fp-fmlp+"
             if protos == {"mpcp"}:
                 return "p-fp-mpcp"
+            if protos == {"dpcp"}:
+                return "p-fp-dpcp-lp"
+            if protos == {"dflp"}:
+                return "p-fp-dflp-lp"
         if any(t.np_segments_ns for t in problem.tasks):
             return "fp-lp"
         return "fp-rta"

@@ -15,7 +15,10 @@ the way up and the top level are schedulable, which is what ``schedulable``
 of the whole means. Soft reservations are not analysed: their budgets are
 adapted at run time (their tasks get ``unknown``). A CBS is analysed as a
 periodic resource of its (Q, T): a backlogged CBS in a schedulable EDF
-parent gets Q within each of its deadline windows of length T.
+parent gets Q within each of its deadline windows of length T. A sporadic server is a
+periodic task of (Q, T) at the top level (the sporadic-server theorem); its tasks are
+bounded by ``ss-fp`` (rtsched.analysis.sporadic_server) when it is the highest priority of
+its partition, else they have no bound ("unknown", the reason says why) and fail nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rtsched.analysis.registry import run_test
-from rtsched.analysis.results import NOT_SCHEDULABLE, SCHEDULABLE, AnalysisResult, TaskBound
+from rtsched.analysis.results import NOT_SCHEDULABLE, SCHEDULABLE, UNSUPPORTED, AnalysisResult, TaskBound
+from rtsched.analysis.sporadic_server import sporadic_server_fp
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, from_taskset
 from rtsched.model import Reservation, TaskSet
 
@@ -54,7 +58,12 @@ class ReservationOutcome:
 
     @property
     def schedulable(self) -> bool:
-        return self.result is None or self.result.schedulable
+        """Its children are shown schedulable, or not analysed: a soft reservation, or a sporadic
+        server whose tasks have no bound (they are "unknown", as a soft reservation's)."""
+        if self.result is None:
+            return True
+        return self.result.schedulable or (self.reservation.kind == "sporadic"
+                                           and self.result.verdict == UNSUPPORTED)
 
     @property
     def is_minimum(self) -> bool:
@@ -99,10 +108,24 @@ def _one(taskset: TaskSet, own: dict[str, AnalysisTask], r: Reservation) -> Rese
     if not problem.tasks:
         empty = AnalysisResult(test, SCHEDULABLE, (), f"{r.name} holds nothing", exact=True)
         return ReservationOutcome(r, empty, 0, 0)
+    if r.kind == "sporadic":
+        return _sporadic(taskset, own, r)
     result = run_test(test, problem, period_ns=r.period_ns, budget_ns=r.budget_ns)
     linear = run_test(test, problem, period_ns=r.period_ns, supply="linear")
     return ReservationOutcome(r, result, result.details.get("min_budget_ns"),
                               linear.details.get("min_budget_ns"))
+
+
+def _sporadic(taskset: TaskSet, own: dict[str, AnalysisTask], r: Reservation) -> ReservationOutcome:
+    """A sporadic server's tasks (the model puts it at the top of a P-FP partition, tasks only)."""
+    level = r.priority or 0
+    above = [f"{o.name} ({o.priority})" for o in taskset.child_reservations(None)
+             if o is not r and o.partition == r.partition and (o.priority or 0) >= level]
+    above += [f"{t.name} ({t.priority})" for t in taskset.rt_tasks
+              if t.reservation is None and t.partition == r.partition and (t.priority or 0) >= level]
+    tasks = tuple(own[t.name] for t in taskset.tasks_in(r.name))
+    result = sporadic_server_fp(r.name, tasks, r.period_ns, r.budget_ns, above)
+    return ReservationOutcome(r, result, result.details.get("min_budget_ns"), None)
 
 
 def _top(taskset: TaskSet, own: dict[str, AnalysisTask]) -> tuple[tuple[str | None, AnalysisResult], ...]:

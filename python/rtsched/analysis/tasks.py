@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CEILING_PROTOCOLS",
+    "DISTRIBUTED_PROTOCOLS",
     "GLOBAL_PROTOCOLS",
     "KNOWN_PROTOCOLS",
     "AnalysisProblem",
@@ -29,6 +30,7 @@ __all__ = [
     "ceil_div",
     "ceil_fraction",
     "from_taskset",
+    "varying_demand_notes",
 ]
 
 #: Protocols the analysis knows. ``none``: a plain mutex (priority inversion is
@@ -36,10 +38,13 @@ __all__ = [
 #: ``pcp`` the original priority ceiling protocol; ``srp`` Baker's stack
 #: resource policy; ``ipcp`` immediate ceiling (``PTHREAD_PRIO_PROTECT``);
 #: ``np`` non-preemptive critical sections; ``mpcp`` and ``fmlp+`` the
-#: multiprocessor protocols of partitioned FP.
-KNOWN_PROTOCOLS = ("none", "pip", "pcp", "srp", "ipcp", "np", "mpcp", "fmlp+", "fifo")
+#: multiprocessor protocols of partitioned FP; ``dpcp`` and ``dflp`` its
+#: distributed protocols (sections run by agents on the resource's
+#: synchronization partition, ``AnalysisProblem.sync_partition``).
+KNOWN_PROTOCOLS = ("none", "pip", "pcp", "srp", "ipcp", "np", "mpcp", "fmlp+", "fifo", "dpcp", "dflp")
 CEILING_PROTOCOLS = frozenset({"pcp", "srp", "ipcp"})
-GLOBAL_PROTOCOLS = frozenset({"mpcp", "fmlp+"})
+DISTRIBUTED_PROTOCOLS = frozenset({"dpcp", "dflp"})
+GLOBAL_PROTOCOLS = frozenset({"mpcp", "fmlp+"}) | DISTRIBUTED_PROTOCOLS
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -158,7 +163,9 @@ class AnalysisProblem:
     replaces the computed one (the highest priority of its users) in the
     fixed-priority blocking terms; resources not listed use the computed one.
     ``partition_cpus``: partition → its number of CPUs (partitions not
-    listed have one); see ``clusters``.
+    listed have one); see ``clusters``. ``sync_partitions``: resource under
+    dpcp or dflp → the partition whose processor runs its agents (resources
+    not listed: see ``sync_partition``).
     """
 
     tasks: tuple[AnalysisTask, ...]
@@ -170,6 +177,7 @@ class AnalysisProblem:
     notes: tuple[str, ...] = ()
     ceilings: Mapping[str, int] = field(default_factory=dict)
     partition_cpus: Mapping[str, int] = field(default_factory=dict)
+    sync_partitions: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         names = [t.name for t in self.tasks]
@@ -205,6 +213,13 @@ class AnalysisProblem:
 
     def protocol(self, resource: str) -> str:
         return self.protocols.get(resource, "pip")
+
+    def sync_partition(self, resource: str) -> str | None:
+        """Where ``resource``'s agents run (dpcp, dflp): the partition given in ``sync_partitions``,
+        else the partition of its first user in task order (None: no task uses it)."""
+        if resource in self.sync_partitions:
+            return self.sync_partitions[resource]
+        return next((t.partition for t in self.tasks if resource in t.resources()), None)
 
     def names(self) -> tuple[str, ...]:
         return tuple(t.name for t in self.tasks)
@@ -268,14 +283,28 @@ class _OpenSection:
     depth: int
 
 
+def varying_demand_notes(taskset: TaskSet) -> list[str]:
+    """One note per task with computes of varying demand: the analysis takes their maximum."""
+    from rtsched.model import Compute, format_duration
+
+    notes = []
+    for t in taskset.tasks:
+        varying = [a for a in t.body if isinstance(a, Compute) and a.demand is not None]
+        if varying and not t.is_background:
+            maxima = ", ".join(format_duration(a.ns) for a in varying)
+            notes.append(f"{t.name}: compute of varying demand analysed at its maximum ({maxima}), the WCET")
+    return notes
+
+
 def _sections_of(body: Iterable[Action],
                  condvar_mutex: Mapping[str, str]) -> tuple[tuple[CriticalSection, ...], int, bool]:
-    """Critical sections (compute and sleep inside lock/unlock), total sleep, whether it waits.
+    """Critical sections (compute, memwrite, iowrite and sleep inside lock/unlock), total sleep,
+    whether it waits.
 
     A ``wait`` on a condition variable releases its mutex for the wait and
     takes it again after: the section is split there.
     """
-    from rtsched.model import Compute, Lock, Sleep, Unlock, Wait
+    from rtsched.model import Compute, IoWrite, Lock, MemWrite, Sleep, Unlock, Wait
 
     open_: list[_OpenSection] = []
     sections: list[CriticalSection] = []
@@ -291,6 +320,9 @@ def _sections_of(body: Iterable[Action],
         if isinstance(action, Compute):
             for entry in open_:
                 entry.length_ns += action.ns
+        elif isinstance(action, (MemWrite, IoWrite)):  # its WCET, as CPU time (suspension-oblivious for iowrite)
+            for entry in open_:
+                entry.length_ns += action.wcet_ns
         elif isinstance(action, Sleep):
             sleep += action.ns
             for entry in open_:
@@ -416,6 +448,7 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
                                     "(rtsched analyze, docs/reservations.md) bounds it, not a flat test")
     if any(t.suspension_ns for t in tasks):
         notes.append("sleeps in job bodies are analysed as execution (suspension-oblivious)")
+    notes += varying_demand_notes(taskset)
     return AnalysisProblem(
         tasks=tuple(tasks),
         scheduler=sched,
@@ -428,4 +461,5 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
         notes=tuple(notes),
         partition_cpus={p.name: len(p.cpus) for p in (taskset.platform.partitions or ())}
         if taskset.platform.is_partitioned else {},
+        sync_partitions={r.name: r.sync_partition for r in taskset.resources if r.sync_partition is not None},
     )

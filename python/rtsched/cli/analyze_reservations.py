@@ -26,6 +26,7 @@ def _fmt(ns: int | None) -> str:
 
 def show_reservations(path: str, taskset: TaskSet, as_json: bool) -> int:
     from rtsched.analysis.reservations import analyze_reservations
+    from rtsched.analysis.tasks import varying_demand_notes
 
     result = analyze_reservations(taskset)
     status = Exit.OK if result.schedulable else Exit.FAILED
@@ -38,7 +39,8 @@ def show_reservations(path: str, taskset: TaskSet, as_json: bool) -> int:
                                  "is_minimum": o.is_minimum,
                                  "verdict": None if o.result is None else o.result.verdict}
                                 for o in result.reservations],
-               "top": [{"partition": part, **res.to_dict()} for part, res in result.top]}
+               "top": [{"partition": part, **res.to_dict()} for part, res in result.top],
+               "notes": varying_demand_notes(taskset)}
         json.dump(out, sys.stdout, indent=1)
         print()
         return status
@@ -52,6 +54,8 @@ def show_reservations(path: str, taskset: TaskSet, as_json: bool) -> int:
         r = o.reservation
         if o.result is None:
             verdict = "[yellow]soft: adapted[/]"
+        elif o.result.verdict == "unsupported":
+            verdict = "[yellow]no bound[/]"
         else:
             verdict = "[green]ok[/]" if o.schedulable else "[red]miss[/]"
         budget = _fmt(r.budget_ns) + (" (least)" if o.is_minimum else "")
@@ -71,6 +75,8 @@ def show_reservations(path: str, taskset: TaskSet, as_json: bool) -> int:
     console.print(tasks)
     for b in result.tasks.tasks:
         console.print(f"  {b.name}: {b.reason}", highlight=False)
+    for note in varying_demand_notes(taskset):
+        console.print(f"note: {note}", highlight=False)
     colour = "green" if result.schedulable else "red"
     console.print(f"[{colour}]{result.tasks.verdict}[/]: {result.tasks.reason}")
     return status

@@ -205,6 +205,8 @@ def print_table(result: RunResult, console: Console) -> None:
     steal time (the run's, from its summary) comes from the typed report."""
     from rich.table import Table
 
+    from rtsched.report.reservations import reservation_line
+
     report = result.report
     assert report is not None, "print_table needs a run that wrote its trace"
     jobs = report.table
@@ -285,12 +287,7 @@ def print_table(result: RunResult, console: Console) -> None:
         notes.append(f"analysis ({analysis.test}): {analysis.verdict}: {analysis.reason}")
     if report.deadline_misses:
         notes.append(f"[bold red]{report.deadline_misses} deadline miss(es)[/]")
-    for r in report.reservations:
-        budget = max(r.budgets_ns, default=0)
-        notes.append(f"reservation {r.name}: budget {budget / 1e6:g} ms / {r.period_ns / 1e6:g} ms; "
-                     f"used {r.used_mean_ns / 1e6:.2f} ms a period on average, at most {r.used_max_ns / 1e6:.2f} "
-                     f"ms ({100 * r.used_share:.0f}% of the budget over {len(r.used_ns)} whole periods); "
-                     f"{r.depletions} depletion(s)")
+    notes.extend(reservation_line(r) for r in report.reservations)
     for note in notes:
         console.print(note)
     console.print(f"outputs in {result.out_dir}/: " + ", ".join(sorted(k for k in result.files)))

@@ -2,8 +2,9 @@
 
 The simulation gets the run's duration, CPUs, PI-CV setting and the overheads
 its bounds count (``--overheads`` / the machine's profile; none with
-``--ideal``), every ``compute`` at its full length (the runner's jobs spin
-their WCET) and the set's own sporadic seeds, so its releases are the run's.
+``--ideal``), every fixed ``compute`` at its full length (the runner's jobs
+spin their WCET), every varying one at the job's own value (the runner's, from
+the same stream) and the set's own sporadic seeds, so its releases are the run's.
 It goes to DIR/sim/ (its trace and report); the comparison
 (``rtsched.report.compare_sim``) to DIR/compare-sim.csv (every job in both)
 and to summary.json's ``compare_sim`` (per task, every diverging job). The

@@ -57,6 +57,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--fail-on-miss", action="store_true", help="exit 1 when any deadline was missed")
     parser.add_argument("--no-picv", action="store_true",
                         help="sets with servers: callers do not lend the server their priority while they wait")
+    parser.add_argument("--python-loop", action="store_true",
+                        help="simulate a compute-only set in Python even where the compiled loop (rtsched-sim-loop) "
+                        "is installed; the trace is the same (summary.json's simulated.engine says which ran)")
     add_overhead_options(parser)
     add_dvfs_options(parser)
     parser.set_defaults(handler=sim)
@@ -92,6 +95,7 @@ def _options(args: argparse.Namespace, overheads: Overheads | None) -> SimOption
         overheads=SimOverheads.from_overheads(overheads) if overheads is not None else SimOverheads(),
         cpus=cpus,
         picv=not args.no_picv,
+        native=not args.python_loop,
     )
 
 

@@ -12,11 +12,26 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from rtsched.model.demand import Demand, Normal, Trace, Uniform
 from rtsched.model.durations import format_duration
-from rtsched.model.model import Action, Call, Compute, Lock, Prem, Reservation, Resource, Sleep, TaskSet, Unlock
+from rtsched.model.model import (Action, Call, Compute, IoWrite, Lock, MemWrite, Prem, Reservation, Resource, Sleep,
+                                 TaskSet, Unlock)
 from rtsched.model.power import PowerModel
 
 __all__ = ["taskset_to_dict"]
+
+
+def _demand(demand: Demand) -> dict[str, Any]:
+    """A varying compute's mapping; a trace by its absolute path, so the dump reads from anywhere."""
+    fd = format_duration
+    if isinstance(demand, Trace):
+        return {"trace": demand.path, "column": demand.column, "at_end": demand.at_end}
+    if isinstance(demand, Uniform):
+        return {"uniform": [fd(demand.min_ns), fd(demand.max_ns)], "seed": demand.seed}
+    if isinstance(demand, Normal):
+        return {"normal": {"mean": fd(demand.mean_ns), "stddev": fd(demand.stddev_ns), "min": fd(demand.min_ns),
+                           "max": fd(demand.max_ns)}, "seed": demand.seed}
+    return {"empirical": [fd(v) for v in demand.values_ns], "seed": demand.seed}
 
 
 def _action(action: Action) -> dict[str, Any]:
@@ -25,6 +40,14 @@ def _action(action: Action) -> dict[str, Any]:
     if isinstance(action, Prem):
         return {"prem": {"buffers": list(action.buffers_bytes), "compute": format_duration(action.compute_ns),
                          "length": format_duration(action.length_ns), "access": action.access}}
+    if isinstance(action, Compute) and action.demand is not None:
+        return {"compute": _demand(action.demand)}
+    if isinstance(action, MemWrite):
+        return {"memwrite": {"bytes": action.bytes, "buffer": action.buffer_bytes,
+                             "wcet": format_duration(action.wcet_ns)}}
+    if isinstance(action, IoWrite):
+        return {"iowrite": {"bytes": action.bytes, "device": action.device, "buffer": action.buffer_bytes,
+                            "wcet": format_duration(action.wcet_ns)}}
     if isinstance(action, (Compute, Sleep)):
         return {action.op: format_duration(action.ns)}
     if isinstance(action, (Lock, Unlock)):
@@ -38,6 +61,8 @@ def _resource(resource: Resource) -> dict[str, Any]:
         out["variant"] = resource.variant
     if resource.ceiling is not None:
         out["ceiling"] = resource.ceiling
+    if resource.sync_partition is not None:
+        out["sync_partition"] = resource.sync_partition
     return out
 
 
@@ -65,6 +90,11 @@ def _reservation(r: Reservation) -> dict[str, Any]:
             out[key] = value
     if r.partition is not None and r.parent is None:
         out["partition"] = r.partition
+    if r.controller is not None:
+        c = r.controller
+        out["controller"] = {"policy": c.policy, "period": format_duration(c.period_ns),
+                             "min_budget": format_duration(c.min_budget_ns),
+                             "max_budget": format_duration(c.max_budget_ns), "headroom": c.headroom_percent}
     return out
 
 

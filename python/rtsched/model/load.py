@@ -131,7 +131,7 @@ def load_taskset(path: str | Path) -> TaskSet:
             print(located(str(path), warning, warning=True), file=sys.stderr)
         return taskset
     data = read_document(path)
-    return taskset_from_dict(data, source=str(path))
+    return taskset_from_dict(data, source=str(path), base_dir=path.parent)
 
 
 def _is_rtapp_file(path: Path) -> bool:

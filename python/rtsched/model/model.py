@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import ClassVar, Literal, Union
 
+from rtsched.model.budget_control import BudgetControl
+from rtsched.model.demand import Demand
 from rtsched.model.power import PowerModel
 
 __all__ = [
@@ -24,6 +26,7 @@ __all__ = [
     "ALL_CEILING_PROTOCOLS",
     "LOCAL_PROTOCOLS",
     "GLOBAL_PROTOCOLS",
+    "DISTRIBUTED_PROTOCOLS",
     "VARIANTS",
     "Partition",
     "Platform",
@@ -46,6 +49,10 @@ __all__ = [
     "Call",
     "Prem",
     "PREM_ACCESS",
+    "MemWrite",
+    "IoWrite",
+    "WRITE_BUFFER_DEFAULT_BYTES",
+    "IO_DEVICE_DEFAULT",
     "Action",
     "Task",
     "TaskSet",
@@ -66,7 +73,10 @@ CLUSTERED_SCHEDULERS: dict[str, str] = {"C-FP": "P-FP", "C-EDF": "P-EDF"}
 BACKENDS: tuple[str, ...] = ("threads", "ult")
 
 #: Locking protocols implemented today (docs/taskset.md; docs/ceiling.md for the ceiling ones).
-PROTOCOLS: tuple[str, ...] = ("none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp+", "fifo")
+PROTOCOLS: tuple[str, ...] = ("none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp+", "fifo", "dpcp", "dflp")
+#: Distributed protocols of partitioned fixed priority (analysis only: rtsched analyze, not run or sim):
+#: each resource's critical sections run on its synchronization partition (``Resource.sync_partition``).
+DISTRIBUTED_PROTOCOLS = frozenset({"dpcp", "dflp"})
 #: Local ceiling protocols: one partition (one CPU) uses the resource.
 LOCAL_PROTOCOLS = frozenset({"pcp", "srp", "ipcp"})
 #: Global protocols of partitioned fixed priority: users on any partition.
@@ -146,12 +156,16 @@ class Resource:
     Ceiling protocols only: ``variant`` (``deferred`` or ``eager``) and
     ``ceiling``, the ceiling the file gives (None: computed from the task
     set, see ``rtsched.model.ceilings``). Both are None for none and pip.
+    ``sync_partition``: dpcp and dflp only, the partition whose processor
+    runs the resource's agents (None: the partition of its first user, in
+    task order).
     """
 
     name: str
     protocol: str = "pip"
     variant: str | None = None
     ceiling: int | None = None
+    sync_partition: str | None = None
 
     @property
     def is_ceiling(self) -> bool:
@@ -186,8 +200,10 @@ class RpcServer:
 
 
 #: Reservation kinds (docs/reservations.md): a periodic server (replenished every period, its
-#: budget idles away when nothing inside is ready) or a constant bandwidth server.
-RESERVATION_KINDS: tuple[str, ...] = ("periodic", "cbs")
+#: budget idles away when nothing inside is ready), a constant bandwidth server, or a sporadic
+#: server (Sprunt et al.: budget consumed only while a task inside runs, each amount replenished
+#: one period after the activation it was consumed in; simulated only).
+RESERVATION_KINDS: tuple[str, ...] = ("periodic", "cbs", "sporadic")
 #: How a reservation schedules its children (tasks and reservations).
 RESERVATION_SCHEDULERS: tuple[str, ...] = ("FP", "EDF")
 #: Hard reservations keep their budget; soft ones have it adapted at run time.
@@ -222,6 +238,8 @@ class Reservation:
     priority: int | None = None
     importance: int | None = None
     partition: str | None = None
+    #: the ``controller`` key as written (defaults filled in); None: not written (model.reservation_control)
+    controller: BudgetControl | None = None
 
     @property
     def bandwidth(self) -> Fraction:
@@ -243,10 +261,13 @@ class Sporadic:
 
 @dataclass(frozen=True, slots=True)
 class Compute:
-    """Consume ``ns`` of CPU time."""
+    """Consume ``ns`` of CPU time; with a ``demand``, the job's own value of it
+    (``rtsched.model.demand.job_durations``) and ``ns`` is the demand's maximum, the WCET the
+    analysis uses."""
 
     op: ClassVar[str] = "compute"
     ns: int
+    demand: Demand | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,11 +343,46 @@ class Prem:
     access: str = "linear"
 
 
-Action = Union[Compute, Sleep, Lock, Unlock, Wait, Signal, Broadcast, Call, Prem]
+#: The write buffer a memwrite or iowrite action uses when the file gives none (rt-app's
+#: ``mem_buffer_size`` default, 4 MiB).
+WRITE_BUFFER_DEFAULT_BYTES = 4 << 20
+#: Where an iowrite action writes when the file names no device (rt-app's ``io_device`` default).
+IO_DEVICE_DEFAULT = "/dev/null"
+
+
+@dataclass(frozen=True, slots=True)
+class MemWrite:
+    """Write ``bytes`` into the task's write buffer with real stores (docs/taskset.md "memwrite").
+
+    The stores go in chunks of ``buffer_bytes``, each from the buffer's start, so a write larger
+    than the buffer wraps (rt-app's ``mem``). Its duration is not known from its size, so the file
+    gives ``wcet_ns``: the analysis and the simulator take it as CPU time.
+    """
+
+    op: ClassVar[str] = "memwrite"
+    bytes: int
+    buffer_bytes: int
+    wcet_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class IoWrite:
+    """Write ``bytes`` to ``device`` with write(2), in chunks of ``buffer_bytes`` from the task's
+    write buffer (rt-app's ``iorun``; docs/taskset.md "iowrite"). It may block in the kernel; the
+    analysis and the simulator take its ``wcet_ns`` as CPU time (suspension-oblivious)."""
+
+    op: ClassVar[str] = "iowrite"
+    bytes: int
+    buffer_bytes: int
+    wcet_ns: int
+    device: str = IO_DEVICE_DEFAULT
+
+
+Action = Union[Compute, Sleep, Lock, Unlock, Wait, Signal, Broadcast, Call, Prem, MemWrite, IoWrite]
 
 #: Action classes by their name in a task-set file.
 ACTIONS: dict[str, type] = {
-    cls.op: cls for cls in (Compute, Lock, Unlock, Wait, Signal, Broadcast, Sleep, Call, Prem)
+    cls.op: cls for cls in (Compute, Lock, Unlock, Wait, Signal, Broadcast, Sleep, Call, Prem, MemWrite, IoWrite)
 }
 
 
@@ -380,8 +436,13 @@ class Task:
 
     @property
     def compute_ns(self) -> int:
-        """The sum of the body's compute actions (the default WCET)."""
+        """The sum of the body's compute actions (the default WCET adds prem lengths and write wcets)."""
         return sum(a.ns for a in self.body if isinstance(a, Compute))
+
+    @property
+    def writes(self) -> tuple[MemWrite | IoWrite, ...]:
+        """The body's memwrite and iowrite actions, in order."""
+        return tuple(a for a in self.body if isinstance(a, (MemWrite, IoWrite)))
 
     @property
     def prem_intervals(self) -> tuple[Prem, ...]:

@@ -10,7 +10,9 @@ child reservations, to any depth. Two steps live here:
 - ``reservation_problems``: the rules that need the whole set, as (path,
   message) pairs: parents exist and form a tree, bandwidths nest, hard
   never inside soft, tasks attach to leaves, priorities where the parent
-  orders by priority, one partition per subtree, the ult backend.
+  orders by priority, one partition per subtree, the ult backend; a CBS
+  under EDF, a sporadic server at the top of a P-FP partition (hard, FP
+  inside); both hold tasks only.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from fractions import Fraction
 from typing import Any, Collection, Protocol
 
 from rtsched.model.durations import format_duration
+from rtsched.model.reservation_control import controller_problems, read_controller
 from rtsched.model.model import (
     CRITICALITIES,
     PARTITIONED_SCHEDULERS,
@@ -33,7 +36,8 @@ from rtsched.model.model import (
 __all__ = ["RESERVATION_KEYS", "Checks", "read_reservations", "reservation_problems", "with_inherited", "parent_orders_by_priority"]
 
 RESERVATION_KEYS = frozenset(
-    {"name", "kind", "period", "budget", "scheduler", "criticality", "parent", "priority", "importance", "partition"}
+    {"name", "kind", "period", "budget", "scheduler", "criticality", "parent", "priority", "importance", "partition",
+     "controller"}
 )
 
 
@@ -122,13 +126,17 @@ def read_reservations(checks: Checks, value: Any, platform: Platform | None) -> 
             checks.error(path, f'missing required key "partition" (a top-level reservation under '
                          f"{platform.scheduler} runs on one partition)")
             ok = False
+        controller = None
+        if "controller" in data:
+            controller = read_controller(checks, data["controller"], f"{path}.controller", period, budget)
+            ok = ok and controller is not None
         if (not ok or name is None or kind is None or period is None or budget is None or scheduler is None
                 or name in result):
             if name is not None and name not in result:
                 checks.invalid_names.add(name)
             continue
         result[name] = Reservation(name, kind, period, budget, scheduler, criticality, parent, priority,
-                                   importance, partition)
+                                   importance, partition, controller)
     checks.unique(names, "reservation")
     return result
 
@@ -184,12 +192,12 @@ def _resolve_inherited(taskset: TaskSet) -> tuple[Reservation, ...]:
             return done[r.name]
         if r.parent is None:
             out = Reservation(r.name, r.kind, r.period_ns, r.budget_ns, r.scheduler, r.criticality or "hard",
-                              None, r.priority, r.importance, r.partition)
+                              None, r.priority, r.importance, r.partition, r.controller)
         else:
             parent = resolved(taskset.reservation(r.parent))
             out = Reservation(r.name, r.kind, r.period_ns, r.budget_ns, r.scheduler,
                               r.criticality or parent.criticality, r.parent, r.priority, r.importance,
-                              parent.partition)
+                              parent.partition, r.controller)
         done[r.name] = out
         return out
 
@@ -231,14 +239,17 @@ def reservation_problems(taskset: TaskSet) -> list[tuple[str, str]]:
             problems.append((f"{path}.priority", f"not used: its {orderer} schedules by EDF; remove it"))
         if r.kind == "cbs" and by_priority:
             problems.append((f"{path}.kind", f"a CBS orders by deadlines: its {orderer} must schedule by EDF"))
+        if r.kind == "sporadic":
+            problems += _sporadic_problems(r, path, orderer, by_priority)
         if r.importance is not None and r.is_hard:
             problems.append((f"{path}.importance", "only for soft reservations (a hard one keeps its budget); "
                              "remove it or write criticality: soft"))
         if r.parent is None:
             continue
         parent = taskset.reservation(r.parent)
-        if parent.kind == "cbs":
-            problems.append((f"{path}.parent", f'"{parent.name}" is a CBS: it holds tasks, not reservations'))
+        if parent.kind in ("cbs", "sporadic"):
+            what = "a CBS" if parent.kind == "cbs" else "a sporadic server"
+            problems.append((f"{path}.parent", f'"{parent.name}" is {what}: it holds tasks, not reservations'))
         if r.is_hard and not parent.is_hard:
             problems.append((f"{path}.criticality", f'a hard reservation inside soft "{parent.name}" gets no '
                              "guarantee (its parent's budget is adapted): make it soft, or its parent hard"))
@@ -247,6 +258,7 @@ def reservation_problems(taskset: TaskSet) -> list[tuple[str, str]]:
                              f'parent "{parent.name}"\'s {_fmt_share(parent.bandwidth)}'))
     for holder in (None, *taskset.reservations):
         problems += _sibling_problems(taskset, holder, index)
+    problems += controller_problems(taskset)
     for i, t in enumerate(taskset.tasks):
         if t.reservation is None:
             continue
@@ -261,6 +273,26 @@ def reservation_problems(taskset: TaskSet) -> list[tuple[str, str]]:
                              f'("{owner.partition}")'))
         if t.policy == "other":
             problems.append((f"tasks[{i}].policy", "a background task has no place in a reservation"))
+    return problems
+
+
+def _sporadic_problems(r: Reservation, path: str, orderer: str, by_priority: bool) -> list[tuple[str, str]]:
+    """A sporadic server (Sprunt et al.) is a fixed-priority server: at the top of a P-FP partition,
+    hard (analysed as a periodic task of its budget and period), its tasks ordered by FP."""
+    problems: list[tuple[str, str]] = []
+    if r.parent is not None:
+        problems.append((f"{path}.parent", "a sporadic server sits at the top level of a P-FP partition "
+                         "(its rules assume it is scheduled by fixed priority with the tasks it competes with); "
+                         "remove the parent"))
+    elif not by_priority:
+        problems.append((f"{path}.kind", f"a sporadic server is scheduled by fixed priority: its {orderer} "
+                         "must be P-FP"))
+    if r.scheduler != "FP":
+        problems.append((f"{path}.scheduler", "the tasks of a sporadic server are ordered by fixed priority: "
+                         "write FP"))
+    if not r.is_hard:
+        problems.append((f"{path}.criticality", "a sporadic server keeps its budget (the controller adapts "
+                         "periodic reservations only): remove it or write hard"))
     return problems
 
 

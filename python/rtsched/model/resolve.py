@@ -1,8 +1,10 @@
-"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/5``).
+"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/7``).
 
 Durations become integer nanoseconds, names become indices, every CPU list
 is made explicit (the online CPUs are read here, at resolve time, when the
-file leaves them out), and every task gets its kernel policy.
+file leaves them out), and every task gets its kernel policy. A compute
+with a varying demand gets its per-job durations for the whole run
+(``rtsched.model.demand_jobs``): the ones the simulator draws.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ from typing import Any
 from rtsched.cpus import online_cpus
 from rtsched.model.ceilings import LockSetting, lock_levels, lock_settings
 from rtsched.model.model import (
+    DISTRIBUTED_PROTOCOLS,
     Action,
     Broadcast,
     Call,
     Compute,
+    IoWrite,
     Lock,
+    MemWrite,
     Prem,
     Reservation,
     Resource,
@@ -29,7 +34,9 @@ from rtsched.model.model import (
     Unlock,
     Wait,
 )
+from rtsched.model.demand_jobs import demand_problems, run_job_durations
 from rtsched.model.placement import Placement, place
+from rtsched.model.reservation_control import adapted
 from rtsched.model.ult import ult_backend_name, ult_cpus
 from rtsched.model.validate import TaskSetError
 
@@ -39,7 +46,7 @@ __all__ = [
     "to_runner_input",
 ]
 
-RUNNER_FORMAT = "rtsched-runner/5"
+RUNNER_FORMAT = "rtsched-runner/7"
 DEFAULT_RELEASE_DELAY_NS = 100_000_000
 #: Limits of rtsched-run's reader (tools/run/spec.h RUN_PATH_MAX, spec.c).
 TRACE_PATH_MAX = 512
@@ -58,7 +65,11 @@ def _dl_period_limits() -> tuple[int, int] | None:
     return lo, hi
 
 
-def _action(action: Action, resources: dict[str, int], condvars: dict[str, int], servers: dict[str, int]) -> dict[str, Any]:
+def _action(action: Action, resources: dict[str, int], condvars: dict[str, int], servers: dict[str, int],
+            per_job_ns: list[int] | None) -> dict[str, Any]:
+    """An action of the runner's body; ``per_job_ns``: a varying compute's durations for the run."""
+    if isinstance(action, Compute) and per_job_ns is not None:
+        return {"op": "compute", "ns": action.ns, "per_job_ns": per_job_ns}
     if isinstance(action, Call):
         return {"op": "call", "server": servers[action.server], "ns": action.ns}
     if isinstance(action, (Compute, Sleep)):
@@ -67,6 +78,10 @@ def _action(action: Action, resources: dict[str, int], condvars: dict[str, int],
         return {"op": action.op, "resource": resources[action.resource]}
     if isinstance(action, (Wait, Signal, Broadcast)):
         return {"op": action.op, "condvar": condvars[action.condvar]}
+    if isinstance(action, MemWrite):
+        return {"op": "memwrite", "bytes": action.bytes, "buffer_bytes": action.buffer_bytes}
+    if isinstance(action, IoWrite):
+        return {"op": "iowrite", "bytes": action.bytes, "buffer_bytes": action.buffer_bytes, "device": action.device}
     if isinstance(action, Prem):
         return {"op": "prem", "ns": action.compute_ns, "length_ns": action.length_ns,
                 "buffers_bytes": list(action.buffers_bytes), "access": action.access}
@@ -145,9 +160,20 @@ def _reservations(taskset: TaskSet, partitions: dict[str, tuple[int, ...]]) -> l
                 "priority": r.priority or 0,
                 "cpu": cpus[0],
                 "parent": index[r.parent] if r.parent is not None else None,
+                "controller": _controller(taskset, r),
             }
         )
     return out
+
+
+def _controller(taskset: TaskSet, r: Reservation) -> dict[str, int] | None:
+    """The runner's ``controller`` of an adapted reservation (None: a fixed budget)."""
+    control = adapted(taskset, r)
+    if control is None:
+        return None
+    return {"period_ns": control.period_ns, "min_budget_ns": control.min_budget_ns,
+            "max_budget_ns": control.max_budget_ns, "headroom_percent": control.headroom_percent,
+            "importance": r.importance or 1}
 
 
 def to_runner_input(
@@ -214,7 +240,20 @@ def to_runner_input(
                 f"(partitions: {', '.join(partition_index) or 'none'})"
             )
 
+    for q_index, resource in enumerate(taskset.resources):
+        if resource.protocol in DISTRIBUTED_PROTOCOLS:
+            errors.append(
+                f'resources[{q_index}].protocol: "{resource.name}" uses {resource.protocol}, which rtsched '
+                "analyses only for now (rtsched analyze: p-fp-dpcp-lp, p-fp-dflp-lp); neither the runner nor "
+                "the simulator has its agents"
+            )
+
     for r_index, res in enumerate(taskset.reservations):
+        if res.kind == "sporadic":
+            errors.append(
+                f'reservations[{r_index}].kind: "{res.name}" is a sporadic server, which is simulated only '
+                "for now (rtsched sim); the ult runtime runs periodic and cbs reservations"
+            )
         top = _top_of(taskset, res)
         if top.partition is not None and top.partition not in partition_index:
             errors.append(
@@ -239,8 +278,11 @@ def to_runner_input(
                     f"{lo // 1000}us to {hi // 1000}us (kernel.sched_deadline_period_min_us / _max_us), "
                     f"got {task.period_ns // 1000}us"
                 )
+    if duration is not None and duration > 0:
+        errors += demand_problems(taskset, duration)
     if errors:
         raise TaskSetError(errors)
+    assert duration is not None
 
     backend = "threads"
     if ult:
@@ -261,6 +303,7 @@ def to_runner_input(
     reservation_index = {r["name"]: i for i, r in enumerate(reservations)}
     tasks = []
     for task in taskset.tasks:
+        per_job = run_job_durations(task, duration)
         cpuset = None
         if cpusets and task.policy == "deadline" and task.partition is not None:
             cpuset = partition_index[task.partition]
@@ -291,7 +334,8 @@ def to_runner_input(
                 "prem_priority": _prem_priority(taskset, task, placement),
                 "peripheral_buffer_bytes": task.peripheral_buffer_bytes or 0,
                 "reservation": reservation_index[task.reservation] if task.reservation is not None else None,
-                "body": [_action(a, resources, condvars, server_index) for a in task.body],
+                "body": [_action(a, resources, condvars, server_index, per_job.get(j))
+                         for j, a in enumerate(task.body)],
             }
         )
 

@@ -14,19 +14,23 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Collection, Iterable
+from pathlib import Path
 from typing import Any, cast
 
 from rtsched.model.ceilings import LEVEL_MAX, ceiling_problems
+from rtsched.model.demand_format import parse_compute, trace_job_limit
 from rtsched.model.dvfs_format import read_dvfs
 from rtsched.model.durations import DurationError, format_duration, parse_duration
 from rtsched.model.reservations import RESERVATION_KEYS, read_reservations, reservation_problems, with_inherited
 from rtsched.model.prem import parse_peripheral, parse_prem, prem_problems
 from rtsched.model.ult import ult_problems
+from rtsched.model.writes import parse_write
 from rtsched.model.model import (
     ACTIONS,
     ALL_CEILING_PROTOCOLS,
     BACKENDS,
     CLUSTERED_SCHEDULERS,
+    DISTRIBUTED_PROTOCOLS,
     EDF_SCHEDULERS,
     FP_SCHEDULERS,
     PARTITIONED_SCHEDULERS,
@@ -38,7 +42,9 @@ from rtsched.model.model import (
     Call,
     Compute,
     CondVar,
+    IoWrite,
     Lock,
+    MemWrite,
     Partition,
     Platform,
     Policy,
@@ -82,7 +88,7 @@ __all__ = [
 TOP_KEYS = frozenset({"name", "duration", "platform", "resources", "condvars", "servers", "reservations", "tasks"})
 PLATFORM_KEYS = frozenset({"scheduler", "backend", "cpus", "partitions", "clusters", "dvfs"})
 PARTITION_KEYS = frozenset({"name", "cpus"})
-RESOURCE_KEYS = frozenset({"name", "protocol", "variant", "ceiling"})
+RESOURCE_KEYS = frozenset({"name", "protocol", "variant", "ceiling", "sync_partition"})
 CONDVAR_KEYS = frozenset({"name", "mutex"})
 SERVER_KEYS = frozenset({"name", "priority", "partition", "duration", "queue"})
 CALL_KEYS = frozenset({"server", "duration"})
@@ -114,7 +120,6 @@ POLICIES = ("fifo", "deadline", "other")
 FUTURE_SCHEDULERS: dict[str, str] = {}
 FUTURE_PROTOCOLS = {
     "ceiling": 'write "ipcp" (immediate ceiling, the semantics of PTHREAD_PRIO_PROTECT)',
-    "dpcp": "not implemented yet (a later issue adds it)",
 }
 FUTURE_ACTIONS: dict[str, str] = {}
 
@@ -169,8 +174,10 @@ def suggest(word: str, choices: Iterable[str]) -> str:
 
 
 class _Checker:
-    def __init__(self) -> None:
+    def __init__(self, base_dir: Path | None = None) -> None:
+        """``base_dir``: where relative paths in the set (demand traces) start; None: the current directory."""
         self.errors: list[str] = []
+        self.base_dir = base_dir
         # Names declared but invalid (already reported): references to them are not errors again.
         self.invalid_names: set[str] = set()
 
@@ -299,7 +306,7 @@ class _Checker:
         name = self.name(top["name"], "name", limit=MAX_SET_NAME) if "name" in top else None
         duration = self.duration(top["duration"], "duration") if "duration" in top else None
         platform = self.platform(top["platform"]) if "platform" in top else None
-        resources = self.resources(top.get("resources", []))
+        resources = self.resources(top.get("resources", []), platform)
         condvars = self.condvars(top.get("condvars", []), resources)
         servers = self.servers(top.get("servers", []), platform)
         reservations = read_reservations(self, top.get("reservations", []), platform)
@@ -405,7 +412,7 @@ class _Checker:
         self.unique(names, "partition")
         return tuple(result)
 
-    def resources(self, value: Any) -> dict[str, Resource]:
+    def resources(self, value: Any, platform: Platform | None) -> dict[str, Resource]:
         items = self.list_of(value, "resources")
         result: dict[str, Resource] = {}
         if items is None:
@@ -423,12 +430,30 @@ class _Checker:
             if "protocol" in data:
                 protocol = self.enum(data["protocol"], f"{path}.protocol", PROTOCOLS, FUTURE_PROTOCOLS)
             variant, ceiling, ok = self.ceiling_keys(data, path, protocol)
-            if name is not None and protocol is not None and ok and name not in result:
-                result[name] = Resource(name, protocol, variant, ceiling)
+            sync, sync_ok = self.sync_partition(data, path, protocol, platform)
+            if name is not None and protocol is not None and ok and sync_ok and name not in result:
+                result[name] = Resource(name, protocol, variant, ceiling, sync)
             elif name is not None and name not in result:
                 self.invalid_names.add(name)
         self.unique(names, "resource")
         return result
+
+    def sync_partition(self, data: dict[str, Any], path: str, protocol: str | None,
+                       platform: Platform | None) -> tuple[str | None, bool]:
+        """(sync_partition, ok) of a resource: dpcp and dflp only, under P-FP, a partition of the platform."""
+        if protocol not in DISTRIBUTED_PROTOCOLS:
+            if "sync_partition" in data:
+                self.error(f"{path}.sync_partition", f'only for dpcp and dflp, not "{protocol}"')
+                return None, False
+            return None, True
+        if platform is not None and platform.scheduler != "P-FP":
+            self.error(f"{path}.protocol", f'"{protocol}" needs scheduler P-FP, not {platform.policy} (its agents '
+                       "run on a partition's processor above every task there)")
+            return None, False
+        if "sync_partition" not in data or platform is None:
+            return None, True
+        sync = self.partition_ref(data["sync_partition"], f"{path}.sync_partition", platform)
+        return sync, sync is not None
 
     def ceiling_keys(
         self, data: dict[str, Any], path: str, protocol: str | None
@@ -615,6 +640,8 @@ class _Checker:
         budget = field("budget", self.duration)
         max_jobs = field("max_jobs", lambda v, p: self.integer(v, p, 1))
         body = field("body", lambda v, p: self.body(v, p, resources, condvars, servers))
+        if body is not None and (trace_jobs := trace_job_limit(body)) is not None:
+            max_jobs = min(max_jobs or trace_jobs, trace_jobs)  # a stop trace ends the task
         reservation = field("reservation", self.name)
         peripheral = field("peripheral", self.peripheral)
         if "name" not in data or "period" not in data or "body" not in data:
@@ -690,11 +717,12 @@ class _Checker:
 
         if body is not None and wcet is None and "wcet" not in data:
             wcet = sum(a.ns for a in body if isinstance(a, Compute)) + sum(
-                a.length_ns for a in body if isinstance(a, Prem))
+                a.length_ns for a in body if isinstance(a, Prem)) + sum(
+                a.wcet_ns for a in body if isinstance(a, (MemWrite, IoWrite)))
             if wcet == 0:
                 self.error(
                     f"{path}.wcet",
-                    "the body has no compute or prem, so the default WCET would be 0: give wcet",
+                    "the body has no compute, prem, memwrite or iowrite, so the default WCET would be 0: give wcet",
                 )
                 ok = False
 
@@ -840,7 +868,15 @@ class _Checker:
                            + f" (actions: {', '.join(ACTION_NAMES)})")
                 ok = False
                 continue
-            if op == "prem":
+            if op in ("memwrite", "iowrite"):
+                write, problems = parse_write(op, arg, opath)
+                for where, message in problems:
+                    self.error(where, message)
+                if write is None:
+                    ok = False
+                    continue
+                actions.append(write)
+            elif op == "prem":
                 prem, problems = parse_prem(arg, opath)
                 for where, message in problems:
                     self.error(where, message)
@@ -854,6 +890,14 @@ class _Checker:
                     ok = False
                     continue
                 actions.append(call)
+            elif op == "compute" and isinstance(arg, dict):  # a varying demand
+                compute, problems = parse_compute(arg, opath, self.base_dir)
+                for where, message in problems:
+                    self.error(where, message)
+                if compute is None:
+                    ok = False
+                    continue
+                actions.append(compute)
             elif op in ("compute", "sleep"):
                 ns = self.duration(arg, opath)
                 if ns is None:
@@ -919,16 +963,18 @@ class _Checker:
         return actions if ok else None
 
 
-def validate_dict(data: Any) -> list[str]:
-    """Every error in a task set given as plain data; empty when it is valid."""
-    checker = _Checker()
+def validate_dict(data: Any, *, base_dir: Path | None = None) -> list[str]:
+    """Every error in a task set given as plain data; empty when it is valid. ``base_dir``: where
+    relative paths in it start (the set's file's directory; None: the current directory)."""
+    checker = _Checker(base_dir)
     checker.taskset(data)
     return checker.errors
 
 
-def taskset_from_dict(data: Any, *, source: str | None = None) -> TaskSet:
-    """Validate plain data and build the TaskSet; raise TaskSetError listing every error."""
-    checker = _Checker()
+def taskset_from_dict(data: Any, *, source: str | None = None, base_dir: Path | None = None) -> TaskSet:
+    """Validate plain data and build the TaskSet; raise TaskSetError listing every error.
+    ``base_dir``: where relative paths in it start (the set's file's directory; None: the current one)."""
+    checker = _Checker(base_dir)
     taskset = checker.taskset(data)
     if checker.errors or taskset is None:
         raise TaskSetError(checker.errors or ["not a task set"], source)

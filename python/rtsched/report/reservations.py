@@ -1,5 +1,6 @@
 """Budget consumed per reservation (docs/reservations.md), from its trace stream's
-RESERVATION_REPLENISH and RESERVATION_DEPLETE events (docs/trace-format.md).
+RESERVATION_REPLENISH, RESERVATION_DEPLETE and RESERVATION_BUDGET events
+(docs/trace-format.md), and the deadline-miss ratio of its tasks.
 
     budgets = reservation_budgets(trace, taskset)   # one ReservationBudget per reservation traced
     budgets[0].used_max_ns, budgets[0].depletions
@@ -7,7 +8,10 @@ RESERVATION_REPLENISH and RESERVATION_DEPLETE events (docs/trace-format.md).
 
 A reservation's stream has task_id -1 and its name. The budget used in period k
 is the arg0 of period k+1's REPLENISH, so the periods counted are those whose
-end the trace saw (the last one, cut by the end of the run, is not).
+end the trace saw (the last one, cut by the end of the run, is not). The
+budget controller's changes are its RESERVATION_BUDGET events (seed 000's
+Fig. 6). The miss ratio is the paper's: jobs of its tasks (of every leaf
+below it) completed after their deadline over the jobs completed.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from rtsched.model import TaskSet
 from rtsched.trace import EventType as EV
 from rtsched.trace import Trace
 
-__all__ = ["ReservationBudget", "plot_reservation_budgets", "reservation_budgets"]
+__all__ = ["ReservationBudget", "plot_reservation_budgets", "reservation_budgets", "reservation_line"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +42,15 @@ class ReservationBudget:
     used_ns: tuple[int, ...]
     budgets_ns: tuple[int, ...]
     replenish_times_ns: tuple[int, ...]  # the start of each period begun, since t0
+    #: (time since t0, new budget) of each change by the budget controller
+    budget_changes: tuple[tuple[int, int], ...] = ()
+    jobs: int = 0  # jobs of its tasks completed
+    misses: int = 0  # of those, completed after their deadline
+
+    @property
+    def miss_ratio(self) -> float:
+        """misses / jobs (0 without any job)."""
+        return self.misses / self.jobs if self.jobs else 0.0
 
     @property
     def used_mean_ns(self) -> float:
@@ -55,9 +68,11 @@ class ReservationBudget:
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        d.update(used_mean_ns=self.used_mean_ns, used_max_ns=self.used_max_ns, used_share=self.used_share)
+        d.update(used_mean_ns=self.used_mean_ns, used_max_ns=self.used_max_ns, used_share=self.used_share,
+                 miss_ratio=self.miss_ratio)
         for key in ("used_ns", "budgets_ns", "replenish_times_ns"):
             d[key] = list(d[key])
+        d["budget_changes"] = [{"time_ns": t, "budget_ns": b} for t, b in self.budget_changes]
         return d
 
 
@@ -66,6 +81,7 @@ def reservation_budgets(trace: Trace, taskset: TaskSet) -> tuple[ReservationBudg
     file's order (none for a trace without reservation streams)."""
     t0 = int(trace.header["t0_ns"])
     streams = {str(s["name"]): int(s["stream_id"]) for s in trace.streams if s["task_id"] < 0}
+    task_streams = {str(s["name"]): int(s["stream_id"]) for s in trace.streams if s["task_id"] >= 0}
     out = []
     for r in taskset.reservations:
         if r.name not in streams:
@@ -73,6 +89,13 @@ def reservation_budgets(trace: Trace, taskset: TaskSet) -> tuple[ReservationBudg
         events = trace.events_of(streams[r.name])
         replenish = events[events["type"] == int(EV.RESERVATION_REPLENISH)]
         budgets = [int(b) for b in replenish["arg1"]]
+        changes = events[events["type"] == int(EV.RESERVATION_BUDGET)]
+        jobs = misses = 0
+        for task in _tasks_below(taskset, r.name):
+            if task.name in task_streams:
+                kinds = trace.events_of(task_streams[task.name])["type"]
+                jobs += int((kinds == int(EV.COMPLETE)).sum())
+                misses += int((kinds == int(EV.DEADLINE_MISS)).sum())
         out.append(
             ReservationBudget(
                 name=r.name,
@@ -82,9 +105,20 @@ def reservation_budgets(trace: Trace, taskset: TaskSet) -> tuple[ReservationBudg
                 used_ns=tuple(int(u) for u in replenish["arg0"][1:]),
                 budgets_ns=tuple(budgets[:-1]),
                 replenish_times_ns=tuple(int(t) - t0 for t in replenish["time_ns"]),
+                budget_changes=tuple((int(t) - t0, int(b)) for t, b in zip(changes["time_ns"], changes["arg1"])),
+                jobs=jobs,
+                misses=misses,
             )
         )
     return tuple(out)
+
+
+def _tasks_below(taskset: TaskSet, name: str) -> list[Any]:
+    """The tasks of reservation ``name`` and of every reservation below it."""
+    found = list(taskset.tasks_in(name))
+    for child in taskset.child_reservations(name):
+        found += _tasks_below(taskset, child.name)
+    return found
 
 
 def plot_reservation_budgets(budgets: tuple[ReservationBudget, ...], path: str | Path, name: str) -> None:
@@ -103,12 +137,34 @@ def plot_reservation_budgets(budgets: tuple[ReservationBudget, ...], path: str |
         if starts:
             ax.step(starts + [starts[-1] + b.period_ns / 1e6], [g / 1e6 for g in b.budgets_ns] + [b.budgets_ns[-1] / 1e6],
                     where="post", color="tab:red", label="budget")
+        if b.budget_changes:  # the controller's changes (seed 000 Fig. 6)
+            ax.plot([t / 1e6 for t, _ in b.budget_changes], [v / 1e6 for _, v in b.budget_changes], "o",
+                    color="tab:green", markersize=3, label="budget changed")
         ax.set_ylabel(f"{b.name} (ms)")
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
-    axes[0][0].legend(loc="upper right", fontsize="small")
+    for row in axes:
+        if row[0].get_legend_handles_labels()[0]:
+            row[0].legend(loc="upper right", fontsize="small")
     axes[-1][0].set_xlabel("time since t0 (ms)")
     fig.suptitle(f"{name}: budget per reservation period, given and used")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+def reservation_line(r: ReservationBudget) -> str:
+    """The report's text line for one reservation (its budget, what its periods used, the controller's
+    changes, its tasks' miss ratio)."""
+    budget = max(r.budgets_ns, default=0)
+    line = (f"reservation {r.name}: budget {budget / 1e6:g} ms / {r.period_ns / 1e6:g} ms; "
+            f"used {r.used_mean_ns / 1e6:.2f} ms a period on average, at most {r.used_max_ns / 1e6:.2f} "
+            f"ms ({100 * r.used_share:.0f}% of the budget over {len(r.used_ns)} whole periods); "
+            f"{r.depletions} depletion(s)")
+    if r.budget_changes:
+        values = [b for _t, b in r.budget_changes]
+        line += (f"; budget changed {len(values)} time(s), {min(values) / 1e6:g}..{max(values) / 1e6:g} ms, "
+                 f"last {values[-1] / 1e6:g} ms")
+    if r.jobs:
+        line += f"; {r.misses} of {r.jobs} job(s) missed ({100 * r.miss_ratio:.2f}%)"
+    return line

@@ -30,6 +30,11 @@ and the start of the next are the same instant on the same CPU, with nothing
 recorded between them). Threads never interact but through dispatch, so the
 order in which steps 2 and 4 take the threads of one instant (and so the
 order of their DONE events) does not reach any thread's own events.
+
+The same loop is compiled in tools/sim/loop.c (``rtsched-sim-loop``, driven by
+``native_loop``), which ``simulate`` prefers when it is installed: a change of
+these steps is a change of both, and tests/python/test_sim_native.py compares
+their trace files byte for byte.
 """
 
 from __future__ import annotations

@@ -7,6 +7,12 @@ condvar relocks inside) and looks again; it takes one pending signal and
 records COND_WAKE. ``signal`` adds one pending signal and wakes the most urgent
 waiter; ``broadcast`` adds one per thread between its COND_WAIT and COND_WAKE
 and wakes every waiter. A signal nobody waits for stays pending.
+
+On a FIFO mutex (docs/fifo-mutex.md, COND_REQUEUE) the waiters go in the order
+they waited, not by priority: ``signal`` moves the first onto the tail of the
+mutex's queue, ``broadcast`` all of them in order; each takes the mutex when
+an unlock hands it over (the signaller holds it: the model refuses a signal
+outside its mutex).
 """
 
 from __future__ import annotations
@@ -37,9 +43,11 @@ class SimCondVar:
 
 
 def wake_waiters(cv: SimCondVar, everyone: bool, parts: Partitions, sched: Scheduler, now: int) -> None:
-    """Wake the most urgent waiter (or all): each takes the mutex again or blocks on its owner."""
+    """Wake the most urgent waiter, the first under a FIFO mutex (or all): each takes the
+    mutex again or blocks on its owner."""
+    fifo = cv.mutex.protocol == "fifo"
     while cv.waiters:
-        waiter = min(cv.waiters, key=lambda w: (w.key, w.seq))
+        waiter = cv.waiters[0] if fifo else min(cv.waiters, key=lambda w: (w.key, w.seq))
         cv.waiters.remove(waiter)
         if try_lock(waiter, cv.mutex, parts, sched, now):
             sched.make_ready(waiter)

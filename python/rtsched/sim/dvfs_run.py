@@ -23,7 +23,7 @@ from pathlib import Path
 
 from rtsched.model import Compute, Task, TaskSet
 from rtsched.model.power import PowerModel
-from rtsched.sim.draws import ExecutionTimes
+from rtsched.sim.draws import ExecutionTimes, demand_streams
 from rtsched.sim.dvfs_engine import Choice, CpuResult, DvfsTaskStream, JobWork, run_cpu
 from rtsched.sim.dvfs_policies import POLICIES, PolicyTask, make_policy
 from rtsched.sim.options import DEFAULT_DURATION_NS, SimOptions
@@ -176,7 +176,8 @@ def simulate_dvfs(taskset: TaskSet, options: SimOptions, policy: str, *, tau0: b
         entries = [(taskset.tasks[i], streams[i],
                     _scripted_work(taskset.tasks[i], scripts[taskset.tasks[i].name], segments)
                     if taskset.tasks[i].name in scripts
-                    else _drawn_work(taskset.tasks[i], ExecutionTimes(options.seed, i, options.exec_low_ppm), segments))
+                    else _drawn_work(taskset.tasks[i], ExecutionTimes(options.seed, i, options.exec_low_ppm,
+                                                                      demand_streams(taskset.tasks[i])), segments))
                    for i in indices]
         results.append(run_cpu(cpu, entries, model, chosen, duration, tau0))
     written = None

@@ -25,7 +25,7 @@ from rtsched.trace import EventType as EV
 from rtsched.sim.body import advance
 from rtsched.sim.condvars import SimCondVar
 from rtsched.sim.dispatch import Domain, dispatch
-from rtsched.sim.draws import ExecutionTimes, SporadicGaps
+from rtsched.sim.draws import ExecutionTimes, SporadicGaps, demand_streams
 from rtsched.sim.eventq import DONE, READY as READY_EVENT, RELEASE, WAKE, EventQueue
 from rtsched.sim.options import SimOptions
 from rtsched.sim.protocols import GATE_PROTOCOLS, Partitions, SimLock
@@ -96,7 +96,7 @@ class Engine:
             thread = SimThread(i, task.name, self.domains[task.partition if partitioned else None], task.partition,
                                task.priority, is_edf, task=task, ops=ops, calls=calls,
                                level=levels.get(task.name, 0), gaps=gaps,
-                               exec_times=ExecutionTimes(options.seed, i, options.exec_low_ppm))
+                               exec_times=ExecutionTimes(options.seed, i, options.exec_low_ppm, demand_streams(task)))
             threads.append(thread)
             if task.offset_ns < self.end_ns:
                 self.queue.push(task.offset_ns, RELEASE, thread, task.offset_ns)

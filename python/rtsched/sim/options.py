@@ -74,11 +74,14 @@ class SimOptions:
     """``duration_ns``: None for the set's duration, else DEFAULT_DURATION_NS.
     ``seed``: of the execution-time draws (sporadic gaps use each task's own seed, as the runner).
     ``exec_low_ppm``: None runs every ``compute`` for its full length (the WCET); a value draws
-    each uniformly in [low, full] with low = exec_low_ppm millionths of it.
+    each uniformly in [low, full] with low = exec_low_ppm millionths of it. A compute with a varying
+    demand ignores it: it takes its own per-job values (``draws.ExecutionTimes``).
     ``release_jitter_ns``: each job becomes runnable a uniform [0, jitter] after its release
     (on top of the release latency), drawn from ``seed``.
     ``cpus``: the CPUs when the set names none (default: this machine's online CPUs, as the runner).
     ``picv``: RPC callers lend the server their key while they wait (False: they do not, to compare).
+    ``native``: a set that fits the compute-only loop runs in its compiled form (``rtsched-sim-loop``)
+    when that is installed (False: always the Python loops; the trace is the same).
     """
 
     duration_ns: int | None = None
@@ -88,3 +91,4 @@ class SimOptions:
     overheads: SimOverheads = field(default_factory=SimOverheads)
     cpus: tuple[int, ...] | None = None
     picv: bool = True
+    native: bool = True

@@ -1,5 +1,5 @@
-"""Lock protocols of the simulator: none, PIP, the local ceiling protocols PCP, SRP, IPCP,
-and the global ones MPCP and FMLP+ (partitioned FP, one-CPU partitions).
+"""Lock protocols of the simulator: none, PIP, the FIFO mutex, the local ceiling protocols
+PCP, SRP, IPCP, and the global ones MPCP and FMLP+ (partitioned FP, one-CPU partitions).
 
 What each does (docs/ceiling.md has the library's, which this follows):
 
@@ -8,6 +8,13 @@ What each does (docs/ceiling.md has the library's, which this follows):
   blocked on it, transitively. At unlock the most urgent waiter becomes the
   owner at once (the kernel's rt_mutex hands over); it records LOCK_ACQUIRE
   when it runs.
+- **fifo** (docs/fifo-mutex.md): a held lock blocks the caller, which lends
+  nothing (the holder keeps its own priority: a thread of a priority between
+  the holder's and a waiter's delays the waiter); at unlock the *longest
+  waiting* request becomes the owner at once, whatever its priority (no
+  barging: the unlocker cannot take it back before the heir ran). A
+  condition variable on it moves its waiters in the order they waited
+  (``condvars.py``).
 - Ceiling protocols put an *entry* on a partition for each lock held: a local
   lock's on its users' partition with key = its ceiling; a global lock's on
   the partition its holder runs on, with a key above every local level
@@ -49,6 +56,10 @@ GLOBAL_PROTOCOLS = frozenset({"mpcp", "fmlp+"})
 CEILING_PROTOCOLS = LOCAL_PROTOCOLS | GLOBAL_PROTOCOLS
 #: Protocols whose entries hold back job starts (PCP's do not: it blocks only at lock).
 GATE_PROTOCOLS = frozenset({"srp", "ipcp"}) | GLOBAL_PROTOCOLS
+#: Protocols whose waiters lend their holder nothing.
+NO_INHERITANCE = frozenset({"none", "fmlp+", "fifo"})
+#: Protocols that serve their waiters in request order, not by priority.
+FIFO_ORDER = frozenset({"fmlp+", "fifo"})
 #: Entry keys of the global protocols, above every local level (at most 65535).
 MPCP_KEY_BASE = 0x10000
 FMLP_KEY_BASE = 0x40000000
@@ -127,7 +138,7 @@ def try_lock(thread: SimThread, lock: SimLock, parts: Partitions, sched: Schedul
     owner = lock.owner
     if owner is not None:
         lock.waiters.append(thread)
-        donate = lock.protocol not in ("none", "fmlp+")
+        donate = lock.protocol not in NO_INHERITANCE
         sched.block(thread, owner, BlockCause.OWNER, donate, lock.records, now)
         return False
     if lock.protocol == "pcp":
@@ -156,8 +167,9 @@ def wait_at_gate(thread: SimThread, holder: SimThread, parts: Partitions, sched:
 
 
 def _heir(lock: SimLock) -> SimThread:
-    """Who gets ``lock`` next: the first requester under FMLP+, else the most urgent waiter."""
-    if lock.protocol == "fmlp+":
+    """Who gets ``lock`` next: the first requester under FMLP+ and the FIFO mutex, else the
+    most urgent waiter."""
+    if lock.protocol in FIFO_ORDER:
         return lock.waiters[0]
     return min(lock.waiters, key=lambda w: (w.key, w.seq))
 

@@ -1,4 +1,4 @@
-"""Reservations in the simulator (periodic and CBS): the rules of src/ult/reservation.c on one CPU.
+"""Reservations in the simulator (periodic, CBS and sporadic): the rules of src/ult/reservation.c on one CPU.
 
 A partition (one CPU: the model checks it) that holds reservations is
 dispatched by ``ReservationTree.dispatch`` instead of the flat dispatcher
@@ -32,6 +32,11 @@ nothing), and the only reservations charged are those on ``path`` since
 every period, and chosen only while a task inside is ready. Threads keep their keys (donation is not modelled across
 levels: sets with locks, condition variables or calls in a reservation are
 refused too).
+
+A sporadic reservation (``kind: sporadic``, simulated only) keeps its budget in a
+``SporadicBudget`` (sim/sporadic_reservation.py: Sprunt's rules, the I/O controller's server):
+it is charged only while a task inside runs, chosen only while one is ready, and each of its
+refill instants is a decision (an event with arg -1).
 """
 
 from __future__ import annotations
@@ -39,7 +44,11 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from rtsched.model import Reservation, TaskSet
+from rtsched.model.budget_control import BudgetPolicy, control_budgets
+from rtsched.model.reservation_control import adapted, capacity_ppb, sibling_groups
+from rtsched.sim.reservation_control import Control, ControlGroup, set_budget
 from rtsched.trace import EventType as EV
+from rtsched.sim.sporadic_reservation import SporadicBudget
 from rtsched.sim.threads import READY, TID_BASE, SimThread
 
 __all__ = ["RESERVATION_EVENT", "SimReservation", "ReservationTree", "attach_reservations"]
@@ -58,7 +67,7 @@ class SimReservation:
 
     __slots__ = ("model", "order", "name", "task_id", "tid", "period_ns", "deadline_ns", "budget_ns",
                  "parent", "children", "threads", "left_ns", "used_ns", "period_no", "period_end",
-                 "key", "events", "is_cbs", "backlogged")
+                 "key", "events", "is_cbs", "backlogged", "sporadic", "control")
 
     def __init__(self, model: Reservation, stream_index: int, parent: SimReservation | None,
                  parent_is_fp: bool) -> None:
@@ -81,7 +90,9 @@ class SimReservation:
         self.key = -(model.priority or 0) if parent_is_fp else 0
         self.events: list[tuple[int, int, int, int, int, int, int]] = []
         self.is_cbs = model.kind == "cbs"
-        self.backlogged = False  # a CBS: a task inside was ready at the last decision
+        self.backlogged = False  # a CBS or sporadic: a task inside was ready at the last decision
+        self.sporadic: SporadicBudget | None = None  # kind sporadic: its server (set by its tree)
+        self.control: Control | None = None  # an adapted reservation's controller (sim/reservation_control.py)
 
 
 class ReservationTree:
@@ -101,17 +112,29 @@ class ReservationTree:
         self.charged_to = 0
         self.version = 0
         self.preempted: set[SimThread] = set()  # switched out by a decision: RESUME when chosen again
+        self.running: SimThread | None = None  # the thread the last decision chose
+        for r in all_:
+            if r.model.kind == "sporadic":
+                r.sporadic = SporadicBudget(r.model, r.events, self.cpu)
         if all_:  # every period's start is a decision, the first at t0
             engine.queue.push(0, RESERVATION_EVENT, self, 0)
 
     # --- budgets ------------------------------------------------------------------------------
 
     def charge(self, now: int) -> None:
+        for r in self.path:
+            if r.sporadic is not None:  # charged by its server, only for what a task inside ran
+                r.sporadic.stop(now)
         dt = now - self.charged_to
         self.charged_to = now
         if dt <= 0:
             return
+        leaf = self.path[-1] if self.path else None
+        if leaf is not None and leaf.control is not None and self.running in leaf.threads:
+            leaf.control.used_ns += dt  # its tasks' CPU time, for the controller
         for r in self.path:
+            if r.sporadic is not None:
+                continue
             spent = min(dt, r.left_ns)
             r.left_ns -= spent
             r.used_ns += spent
@@ -119,17 +142,23 @@ class ReservationTree:
                 r.events.append((now, _DEPLETE, self.cpu, r.period_no, 0, 0, r.budget_ns))
 
     def on_event(self, arg: int, now: int) -> None:
-        """A replenishment check (arg 0) or the active path's depletion (arg: its version)."""
-        if arg and arg != self.version:
+        """A replenishment check (arg 0), the active path's depletion (arg > 0: its version) or a
+        sporadic reservation's refill (arg < 0)."""
+        if arg > 0 and arg != self.version:
             return
         self.charge(now)
         if arg == 0:
             following = None
             for r in self.all:
-                if r.is_cbs:
-                    continue  # its rules apply at decisions (cbs_update)
+                if r.is_cbs or r.sporadic is not None:
+                    continue  # their rules apply at decisions (cbs_update, sporadic_update)
                 if r.period_end <= now:
                     r.period_no += 1
+                    if r.control is not None:
+                        if r.period_no > 1 and (r.period_no - 1) % r.control.periods == 0:
+                            assert r.control.group is not None
+                            r.control.group.control(r, now, self.cpu)
+                        set_budget(r, now, self.cpu)
                     r.events.append((now, _REPLENISH, self.cpu, r.period_no, min(r.used_ns, _U32), 0, r.budget_ns))
                     r.left_ns, r.used_ns = r.budget_ns, 0
                     r.period_end = now + r.period_ns
@@ -165,6 +194,18 @@ class ReservationTree:
                 r.key = r.period_end
             r.backlogged = backlogged
 
+    def sporadic_update(self, ready: dict[SimThread, None], current: SimThread | None, now: int) -> None:
+        """Each sporadic reservation's server sees whether a task inside is ready (activation) and
+        traces what came back; its next refill instant is armed as a decision."""
+        for r in self.all:
+            if r.sporadic is None:
+                continue
+            r.backlogged = current in r.threads or any(t in ready for t in r.threads)
+            r.left_ns = r.sporadic.update(r.backlogged, now)
+            refill = r.sporadic.next_refill_ns(now)
+            if refill is not None and refill < self.engine.end_ns:  # as periods: begun before the end
+                self.engine.queue.push(refill, RESERVATION_EVENT, self, -1)
+
     # --- the decision -------------------------------------------------------------------------
 
     def dispatch(self, now: int, start: Callable[[SimThread, int, int], None],
@@ -178,6 +219,7 @@ class ReservationTree:
         domain.heap.clear()
         current = domain.running[self.cpu]
         self.cbs_update(ready, current, now)
+        self.sporadic_update(ready, current, now)
         if self.interference is None:  # made after the trees: above everything, at the top
             self.interference = [t for t in self.engine.interference if t.domain is domain]
             self.top_threads = self.interference + self.top_threads
@@ -193,7 +235,8 @@ class ReservationTree:
                     if best_rank is None or rank < best_rank:
                         best, best_rank = t, rank
             for i, r in enumerate(children):
-                if r.left_ns > 0 and (r.backlogged or not r.is_cbs):  # a CBS with nothing ready keeps its budget
+                # a CBS or sporadic reservation with nothing ready keeps its budget
+                if r.left_ns > 0 and (r.backlogged or not (r.is_cbs or r.sporadic is not None)):
                     rank = (r.key, 1, i)
                     if best_rank is None or rank < best_rank:
                         best, best_rank = r, rank
@@ -218,7 +261,11 @@ class ReservationTree:
                 chosen.events.append((now, _RESUME, self.cpu, chosen.job, self.cpu, 0, 0))
             start(chosen, self.cpu, now)
         self.path = path
+        self.running = chosen
         self.version += 1
+        for r in path:
+            if r.sporadic is not None:  # its depletion: the run's limit (budget used up, or a refill)
+                r.left_ns = r.sporadic.start(now) - now
         if path:
             left = min(r.left_ns for r in path)
             if now + left <= self.engine.end_ns:
@@ -226,9 +273,11 @@ class ReservationTree:
         domain.dirty = False
 
 
-def attach_reservations(engine: Any, taskset: TaskSet, threads: list[SimThread]) -> list[SimReservation]:
+def attach_reservations(engine: Any, taskset: TaskSet, threads: list[SimThread],
+                        policy: BudgetPolicy = control_budgets) -> list[SimReservation]:
     """Build each partition's tree, give its domain the tree and its threads the keys of their
-    reservation's order; return the reservations as trace streams (after the threads')."""
+    reservation's order, and the adapted reservations their controller (``policy``); return the
+    reservations as trace streams (after the threads')."""
     if not taskset.reservations:
         return []
     first = len(threads)
@@ -254,6 +303,7 @@ def attach_reservations(engine: Any, taskset: TaskSet, threads: list[SimThread])
         r.threads.append(t)
         t.is_edf = r.order == "EDF"
         t.base_key = t.key = 0 if t.is_edf else -(task.priority or 0)
+    _attach_controls(taskset, made, policy)
     file_order = {m.name: k for k, m in enumerate(taskset.reservations)}
     for domain in engine.domains.values():
         top = sorted((r for r in ordered if r.parent is None and r.model.partition == domain.name),
@@ -271,3 +321,20 @@ def _top_of(r: SimReservation) -> SimReservation:
     while r.parent is not None:
         r = r.parent
     return r
+
+
+def _attach_controls(taskset: TaskSet, made: dict[str, SimReservation], policy: BudgetPolicy) -> None:
+    """A ``Control`` for each adapted reservation, a ``ControlGroup`` for those of one parent."""
+    for parent, group in sibling_groups(taskset):
+        members = []
+        for m in group:
+            params = adapted(taskset, m)
+            if params is not None:
+                r = made[m.name]
+                r.control = Control(params, m.importance or 1, r)
+                members.append(r)
+        if members:
+            shared = ControlGroup(members, capacity_ppb(taskset, parent, group), policy)
+            for r in members:
+                assert r.control is not None
+                r.control.group = shared

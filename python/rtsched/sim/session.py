@@ -73,6 +73,7 @@ def simulate_to_dir(
             "exec_low_ppm": options.exec_low_ppm,
             "release_jitter_ns": options.release_jitter_ns,
             "jobs_completed": run.jobs_completed,
+            "engine": run.engine,
         },
         overheads=None if ideal_analysis is None else {
             "sources": list(overhead_sources),

@@ -2,7 +2,12 @@
 
     from rtsched.sim import SimOptions, simulate
     run = simulate(taskset, SimOptions(duration_ns=10**9), trace_path="out/x/trace.rtst")
-    run.jobs_completed, run.placement, run.trace_path
+    run.jobs_completed, run.placement, run.trace_path, run.engine
+
+Three loops, one trace: a set whose bodies are only ``compute`` (no locks, overheads or jitter)
+runs in the compiled compute-only loop (``native``: ``rtsched-sim-loop``, when installed and
+``SimOptions.native``), else in its Python form (``python``: ``compute_only``); any other set in
+the engine's own loop (``generic``).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from rtsched.model import TaskSet
 from rtsched.model.placement import Placement, place
 from rtsched.sim.compute_only import fits, run_compute_only
 from rtsched.sim.engine import Engine
+from rtsched.sim.native_loop import fits_native, native_loop_program, run_native_loop
 from rtsched.sim.options import DEFAULT_DURATION_NS, SimOptions
 from rtsched.sim.support import check_supported
 from rtsched.sim.trace_writer import write_sim_trace
@@ -24,13 +30,15 @@ __all__ = ["SimRun", "simulate", "sim_placement"]
 
 @dataclass(frozen=True)
 class SimRun:
-    """One simulation: where the threads ran, how long, how many jobs completed, the trace file."""
+    """One simulation: where the threads ran, how long, how many jobs completed, the trace file, and
+    the loop that ran it: ``native``, ``python`` or ``generic`` (the module's text)."""
 
     taskset: TaskSet
     placement: Placement
     duration_ns: int
     jobs_completed: int
     trace_path: Path | None
+    engine: str = "generic"
 
 
 def sim_placement(taskset: TaskSet, options: SimOptions) -> Placement:
@@ -50,12 +58,17 @@ def simulate(taskset: TaskSet, options: SimOptions | None = None, trace_path: st
         raise ValueError(f"duration: must be > 0, got {duration}ns")
     placement = sim_placement(taskset, options)
     engine = Engine(taskset, placement, options, duration)
-    if fits(engine, options):
-        run_compute_only(engine)
-    else:
+    path = Path(trace_path) if trace_path is not None else None
+    if not fits(engine, options):
         engine.run()
+        loop = "generic"
+    elif options.native and fits_native(engine, options) and native_loop_program() is not None:
+        jobs = run_native_loop(engine, options, taskset.name, duration, path)
+        return SimRun(taskset, placement, duration, jobs, path, "native")
+    else:
+        run_compute_only(engine)
+        loop = "python"
     written = None
-    if trace_path is not None:
-        written = write_sim_trace(trace_path, taskset.name, duration,
-                                  [*engine.threads, *engine.reservations])
-    return SimRun(taskset, placement, duration, engine.jobs_completed, written)
+    if path is not None:
+        written = write_sim_trace(path, taskset.name, duration, [*engine.threads, *engine.reservations])
+    return SimRun(taskset, placement, duration, engine.jobs_completed, written, loop)

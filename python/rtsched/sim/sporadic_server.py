@@ -34,9 +34,15 @@ Baker, Wang and González Harbour (RTAS 2010) correct POSIX SCHED_SPORADIC:
   is only ever deferred, never created.
 
 Invariants: refills are sorted by ``at_ns`` with distinct times; their
-amounts are positive and sum to ``budget_ns``; in any window of
-``period_ns`` the server runs at most ``budget_ns`` (tests check it on
-schedules; the two corrections above are what make it hold).
+amounts are positive and sum to ``budget_ns``; a unit consumed at ``c`` in an
+activation that began at ``a``, from a refill eligible since ``e``, is back at
+``max(a, e) + period_ns`` (≤ ``c + period_ns``), never earlier: the server
+demands no more than a periodic task of (budget, period) released at its
+activations (Sprunt's theorem; the two corrections above are what make it
+hold: tests/python/test_analysis_sporadic_server.py checks the tasks below a
+CPU server against that bound). As a periodic task's consecutive jobs may, a
+server delayed by higher priorities can run more than ``budget_ns`` in a
+window of ``period_ns`` (run 5..7 of an activation at 0, then 10..12).
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ from rtsched.model import TaskSet
 
 __all__ = ["SimUnsupported", "unsupported_features", "check_supported"]
 
-#: Protocols the simulator models: every protocol of the model today.
-SIMULATED_PROTOCOLS = frozenset({"none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp+"})
+#: Protocols the simulator models: every protocol of the model but the distributed ones
+#: (dpcp, dflp: analysed only, their agents are not simulated).
+SIMULATED_PROTOCOLS = frozenset({"none", "pip", "fifo", "pcp", "srp", "ipcp", "mpcp", "fmlp+"})
 
 
 class SimUnsupported(ValueError):

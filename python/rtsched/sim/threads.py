@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from rtsched.model import Broadcast, Call, Compute, Lock, Signal, Sleep, Task, Unlock, Wait
+from rtsched.model import Broadcast, Call, Compute, IoWrite, Lock, MemWrite, Signal, Sleep, Task, Unlock, Wait
 
 __all__ = [
     "IDLE", "READY", "RUNNING", "BLOCKED", "SLEEPING", "FINISHED", "WAITING",
@@ -38,7 +38,8 @@ TID_BASE = 10000
 
 def compile_body(task: Task, lock_index: dict[str, int], condvar_index: dict[str, int],
                  server_index: dict[str, int]) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
-    """The body as (op, argument) pairs: ns for compute and sleep, the lock's index for lock and
+    """The body as (op, argument) pairs: ns for compute and sleep (a memwrite or iowrite is a
+    compute of its WCET), the lock's index for lock and
     unlock, the condition variable's for wait, signal and broadcast, the call's for call; and the
     calls as (server thread index, service ns)."""
     ops: list[tuple[int, int]] = []
@@ -46,6 +47,8 @@ def compile_body(task: Task, lock_index: dict[str, int], condvar_index: dict[str
     for action in task.body:
         if isinstance(action, Compute):
             ops.append((OP_COMPUTE, action.ns))
+        elif isinstance(action, (MemWrite, IoWrite)):
+            ops.append((OP_COMPUTE, action.wcet_ns))  # its WCET as CPU time, as the analysis takes it
         elif isinstance(action, Sleep):
             ops.append((OP_SLEEP, action.ns))
         elif isinstance(action, Lock):

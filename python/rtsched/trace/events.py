@@ -44,6 +44,7 @@ class EventType(IntEnum):
     # reservations (ult backend), on the reservation's stream (task_id -1): job: its period number
     RESERVATION_REPLENISH = 33  # arg0: budget used in the period before (ns, saturated); arg1: budget from now (ns)
     RESERVATION_DEPLETE = 34  # arg1: the budget that ran out (ns); time: when it reached zero
+    RESERVATION_BUDGET = 35  # the controller changed the budget: arg0: its request (ns, saturated); arg1: the new budget (ns)
 
 
 class BlockCause(IntEnum):
@@ -54,7 +55,7 @@ class BlockCause(IntEnum):
     GATE = 3  # job start held back by a ceiling or a boosted holder
 
 
-RESERVED_FIRST = 35
+RESERVED_FIRST = 36
 USER_FIRST = 64
 
 # Module-level names, as in C: EV_RELEASE, EV_START, ...

@@ -6,7 +6,10 @@
  * intervals, within a margin); its budget idles away while its task has
  * nothing to do, and a lower sibling does not run meanwhile; a child's share
  * is bounded by its parent's. Then every refusal with its error number and
- * words. Jobs compute for CPU time (rts_task_cputime_ns) until told to stop;
+ * words. The budget controller raises a starving reservation's budget and
+ * lowers an idle one's, each change traced and counted, its time inside the
+ * decisions'; and its refusals. Jobs compute for CPU time
+ * (rts_task_cputime_ns) until told to stop;
  * assertions are on shares per period with margins, never absolute times.
  */
 #include <rtsched/reservation.h>
@@ -32,6 +35,7 @@ struct rv_reservation {
 	int parent; /* -1: top level */
 	rts_reservation_t *made;
 	struct rts_reservation_stats stats;
+	struct rts_reservation_overhead overhead; /* its CPU's */
 };
 
 static atomic_bool run_over;
@@ -112,8 +116,10 @@ static void rv_run(const char *form, struct rv_reservation *rs, int n_rs, struct
 	CHECK_OK(rts_taskset_join(set));
 	for (int i = 0; i < n_ts; i++)
 		CHECK_OK(rts_task_stats(made[i], &ts[i].stats));
-	for (int i = 0; i < n_rs; i++)
+	for (int i = 0; i < n_rs; i++) {
 		CHECK_OK(rts_reservation_stats(rs[i].made, &rs[i].stats));
+		CHECK_OK(rts_reservation_overhead(rs[i].made, &rs[i].overhead));
+	}
 	rts_taskset_destroy(set);
 	CHECK_MSG(rts_trace_close(trace) == 0, "rts_trace_close: %s", why);
 	sc_read(path, &run);
@@ -358,6 +364,78 @@ static void test_cbs_isolates_an_overrunning_task(void)
 	CHECK_EQ(rs[1].stats.depletions, 0);  /* the victim's 2 ms fit the 3 ms budget */
 }
 
+/* ---- the budget controller ----------------------------------------------- */
+
+static struct rts_reservation_params adapted(const char *name, int64_t budget_us, int importance)
+{
+	struct rts_reservation_params p = periodic(name, 10, budget_us, RTS_RESERVATION_EDF, 0);
+	p.control = (struct rts_reservation_control){.period_ns = 100 * MS, .min_budget_ns = 100000,
+						     .max_budget_ns = 10 * MS, .importance = importance};
+	return p;
+}
+
+/* Reservation r's RESERVATION_BUDGET events: their number (each arg1 into budgets, at most n). */
+static size_t budget_events(int r, int64_t *budgets, size_t n)
+{
+	size_t found = 0;
+	for (size_t i = 0; i < run.n; i++)
+		if (run.ev[i].task == -1 - r && run.ev[i].rec.type == RTS_EV_RESERVATION_BUDGET) {
+			if (found < n)
+				budgets[found] = run.ev[i].rec.arg1;
+			found++;
+		}
+	return found;
+}
+
+/*
+ * Two soft reservations at the top of one CPU, controlled every 100 ms:
+ * "starve" (1 ms / 10 ms) holds a task that needs 6 ms every 20 ms, "idle"
+ * (5 ms / 10 ms) one that needs 1 ms every 100 ms. The controller raises the
+ * first and lowers the second; each change is a RESERVATION_BUDGET event and
+ * counted; the controller's time is part of the decisions' (overhead).
+ */
+static void test_controller_moves_budgets(void)
+{
+	struct rv_reservation rs[] = {{adapted("starve", 1000, 2), -1}, {adapted("idle", 5000, 1), -1}};
+	struct rv_task ts[] = {{.name = "a", .period_ms = 20, .compute_us = 6000, .reservation = 0},
+			       {.name = "b", .period_ms = 100, .compute_us = 1000, .reservation = 1}};
+	rv_run("ult:pedf", rs, 2, ts, 2, 450);
+	int64_t starve[16], idle[16];
+	size_t n_starve = budget_events(0, starve, 16), n_idle = budget_events(1, idle, 16);
+	CHECK_EQ(n_starve, rs[0].stats.budget_changes);
+	CHECK_EQ(n_idle, rs[1].stats.budget_changes);
+	CHECK_MSG(n_starve > 0 && n_idle > 0, "budget changes: starve %zu, idle %zu", n_starve, n_idle);
+	int64_t most = 0;
+	for (size_t i = 0; i < n_starve && i < 16; i++)
+		most = starve[i] > most ? starve[i] : most;
+	CHECK_MSG(most > 1 * MS, "starve's budget never rose above 1 ms (most %lld ns)", (long long)most);
+	CHECK_MSG(idle[0] < 5 * MS, "idle's first change %lld ns is not below 5 ms", (long long)idle[0]);
+	CHECK_EQ(rs[0].stats.budget_ns, starve[(n_starve < 16 ? n_starve : 16) - 1]);
+	const struct rts_reservation_overhead o = rs[0].overhead;
+	CHECK_MSG(o.controls >= 4 && o.decisions > o.controls && o.control_ns <= o.decision_ns,
+		  "overhead: %u controls, %llu decisions, %lld / %lld ns", o.controls,
+		  (unsigned long long)o.decisions, (long long)o.control_ns, (long long)o.decision_ns);
+}
+
+/*
+ * Overload: two soft reservations at the top of one CPU, each with a task
+ * that would take 8 ms of every 10: together they ask for more than the CPU.
+ * The more important one ends with the larger budget, the other with its
+ * least (0.1 ms), and its task misses more.
+ */
+static void test_controller_serves_the_important_first(void)
+{
+	struct rv_reservation rs[] = {{adapted("low", 3000, 1), -1}, {adapted("high", 3000, 2), -1}};
+	struct rv_task ts[] = {{.name = "l", .period_ms = 10, .compute_us = 8000, .reservation = 0},
+			       {.name = "h", .period_ms = 10, .compute_us = 8000, .reservation = 1}};
+	rv_run("ult:pedf", rs, 2, ts, 2, 450);
+	CHECK_MSG(rs[1].stats.budget_ns > rs[0].stats.budget_ns && rs[0].stats.budget_ns == 100000,
+		  "budgets at the end: low %lld ns, high %lld ns", (long long)rs[0].stats.budget_ns,
+		  (long long)rs[1].stats.budget_ns);
+	CHECK_MSG(ts[1].stats.jobs_completed > ts[0].stats.jobs_completed,
+		  "jobs completed: low %u, high %u", ts[0].stats.jobs_completed, ts[1].stats.jobs_completed);
+}
+
 /* ---- refusals ------------------------------------------------------------ */
 
 static void noop_job(rts_task_t *task, const struct rts_job *job, void *arg)
@@ -462,6 +540,37 @@ static void test_refusals(void)
 	rts_taskset_destroy(set);
 }
 
+static void test_controller_refusals(void)
+{
+	rts_taskset_t *set;
+	rts_reservation_t *r, *child;
+	CHECK_OK(rts_taskset_create(&set, NULL));
+	CHECK_OK(rts_taskset_set_backend(set, "ult:pedf"));
+	struct rts_reservation_params p = adapted("A", 2000, 1);
+	p.cpu = the_cpu();
+	p.control.period_ns = 105 * MS;
+	CHECK_ERR(EINVAL, rts_reservation_create(set, &p, NULL, &r));
+	expect_words(set, "is not a whole number of its periods");
+	p.control.period_ns = 100 * MS;
+	p.control.min_budget_ns = 3 * MS;
+	CHECK_ERR(EINVAL, rts_reservation_create(set, &p, NULL, &r));
+	expect_words(set, "needs 0 < min_budget (3000000 ns) <= budget (2000000 ns)");
+	p.control.min_budget_ns = 100000;
+	p.control.importance = 0;
+	CHECK_ERR(EINVAL, rts_reservation_create(set, &p, NULL, &r));
+	expect_words(set, "importance 0");
+	p.control.importance = 1;
+	p.kind = RTS_RESERVATION_CBS;
+	CHECK_ERR(EINVAL, rts_reservation_create(set, &p, NULL, &r));
+	expect_words(set, "adapts periodic reservations, not a CBS");
+	p.kind = RTS_RESERVATION_PERIODIC;
+	CHECK_OK(rts_reservation_create(set, &p, NULL, &r));
+	struct rts_reservation_params c = periodic("C", 10, 1000, RTS_RESERVATION_EDF, 0);
+	CHECK_ERR(EINVAL, rts_reservation_create(set, &c, r, &child));
+	expect_words(set, "has a budget controller");
+	rts_taskset_destroy(set);
+}
+
 static const struct h_case cases[] = {
 	H_CASE(test_refusals, 10000),
 	H_CASE(test_budget_per_period, 20000),
@@ -469,6 +578,9 @@ static const struct h_case cases[] = {
 	H_CASE(test_nested_share_bounded_by_parent, 20000),
 	H_CASE(test_hard_reservation_meets_prm_bound, 20000),
 	H_CASE(test_cbs_isolates_an_overrunning_task, 20000),
+	H_CASE(test_controller_refusals, 10000),
+	H_CASE(test_controller_moves_budgets, 20000),
+	H_CASE(test_controller_serves_the_important_first, 20000),
 };
 
 int main(int argc, char **argv)

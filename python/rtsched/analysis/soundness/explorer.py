@@ -46,7 +46,15 @@ resource):
   every normal priority of its processor (``mpcp``: boosted jobs ordered by
   the resource's global ceiling, the highest priority of any user;
   ``fmlp+``: by request time, earliest first); the resource goes to the next
-  waiter at unlock.
+  waiter at unlock;
+- a resource under ``dpcp`` or ``dflp`` (the distributed protocols): a job
+  that reaches its lock, on its own processor, becomes an *agent* on the
+  resource's synchronization partition until its unlock (it leaves its own
+  processor meanwhile); agents run above every normal task of that
+  processor. ``dflp``: one FIFO queue per resource, agents ordered by
+  request time; ``dpcp``: an agent has its task's priority and the agents of
+  a processor follow the PCP (ceiling: the highest priority of any user),
+  the blocking agent inheriting the blocked one's priority.
 
 ``np`` body intervals, once begun, run to their end (a boundary between two
 intervals is a preemption point). A job tries a lock only when it has a
@@ -66,6 +74,7 @@ from rtsched.analysis.soundness.model import (
 __all__ = ["Semantics", "Run", "explore"]
 
 _EDF_AS_SRP = {"pcp": "srp", "ipcp": "srp"}
+_DISTRIBUTED = ("dpcp", "dflp")
 
 #: The jobs of one processor, or of every processor under global scheduling: a partition, or None.
 Group = str | None
@@ -76,8 +85,8 @@ class Semantics:
     """Choices the explorer takes from the test under check.
 
     ``global_protocol``: the protocol of every resource shared across
-    partitions (``mpcp`` or ``fmlp+``; the partitioned tests impose theirs);
-    None: each resource's own protocol.
+    partitions (``mpcp``, ``fmlp+``, ``dpcp`` or ``dflp``; the partitioned
+    tests impose theirs); None: each resource's own protocol.
     """
 
     global_protocol: str | None = None
@@ -100,14 +109,17 @@ class _Job:
     """The state of one job while the explorer runs."""
 
     __slots__ = ("index", "spec", "task", "body", "group", "pc", "left", "active", "done", "finish", "held",
-                 "sleep_until", "waking", "started", "queued", "request", "ready_since", "base", "level", "rank")
+                 "sleep_until", "waking", "started", "queued", "request", "ready_since", "base", "level", "rank",
+                 "home", "agent")
 
     def __init__(self, index: int, spec: Job, task: TaskModel, group: Group, base: int, level: int, rank: int):
         self.index = index
         self.spec = spec
         self.task = task
         self.body = expand_calls(spec.body)
-        self.group = group
+        self.group = group  # where it runs now: its home group, or an agent's synchronization partition
+        self.home = group
+        self.agent = False  # a request under dpcp / dflp issued and not yet unlocked
         self.pc = 0
         self.left = 0
         self.active = False
@@ -139,9 +151,9 @@ class _Explorer:
             p = problem.protocol(r)
             if r in self.global_res:
                 p = semantics.global_protocol or p
-                if p not in ("mpcp", "fmlp+"):
+                if p not in ("mpcp", "fmlp+") + _DISTRIBUTED:
                     raise ValueError(f"resource {r} is shared across partitions under {p}: "
-                                     "the explorer needs mpcp or fmlp+ semantics for it")
+                                     "the explorer needs mpcp, fmlp+, dpcp or dflp semantics for it")
             elif not self.fp:
                 p = _EDF_AS_SRP.get(p, p)
             self.protocol[r] = p
@@ -161,6 +173,10 @@ class _Explorer:
         else:
             for t in model.tasks:
                 self.cpus.setdefault(t.partition, [t.partition or "cpu0"])
+        self.sync = {r: problem.sync_partition(r) for r in self.global_res if self.protocol[r] in _DISTRIBUTED}
+        for part in self.sync.values():
+            self.cpus.setdefault(part, [part or "cpu0"])
+        self.moved = False  # a job became an agent or came back this instant: every group is chosen again
         order = {name: k for k, name in enumerate(scenario.order)}
         self.jobs: list[_Job] = []
         self.by_task: dict[str, list[_Job]] = {t.name: [] for t in model.tasks}
@@ -174,7 +190,6 @@ class _Explorer:
             self.by_task[task.name].append(job)
         for jobs in self.by_task.values():
             jobs.sort(key=lambda j: j.spec.arrival)
-        self.members = {g: [j for j in self.jobs if j.group == g] for g in self.cpus}
         # simultaneous events on different processors (two requests of one global resource at the
         # same instant) are applied processor by processor, in the scenario's tie-break order
         rank = {t.name: order.get(t.name, len(order)) for t in model.tasks}
@@ -184,6 +199,8 @@ class _Explorer:
         self.ceiling = self._ceilings()
         self.global_ceiling = {r: max(t.priority for t in model.tasks if any(op == (LOCK, r) for op in t.body))
                                for r in self.global_res}
+        for r, part in self.sync.items():  # the agents' PCP: one ceiling, on the synchronization partition
+            self.ceiling[(part, r)] = self.global_ceiling[r]
         self.holder: dict[str, _Job | None] = {r: None for r in self.protocol}
         self.queue: dict[str, list[_Job]] = {r: [] for r in self.global_res}
         self.slots: dict[str, list[str | None]] = {cpu: [] for cpus in self.cpus.values() for cpu in cpus}
@@ -230,6 +247,10 @@ class _Explorer:
     def _unlock(self, job: _Job, resource: str, now: int) -> None:
         job.held.remove(resource)
         self.holder[resource] = None
+        if job.agent:
+            job.agent = False
+            job.group = job.home
+            self.moved = True
         waiters = self.queue.get(resource)
         if not waiters:
             return
@@ -250,8 +271,19 @@ class _Explorer:
 
     def _lock(self, job: _Job, resource: str, now: int) -> None:
         """The job, on a processor, tries its lock (local locks are tried only when admissible)."""
-        if resource in self.global_res:
+        if resource in self.sync and not job.agent:  # issued on its own processor: it becomes an agent
+            job.agent = True
+            job.group = self.sync[resource]
             job.request = now
+            self.moved = True
+            if self.protocol[resource] == "dpcp":
+                return  # it locks under the agents' PCP when it runs there
+        elif resource in self.sync:
+            self._take(job, resource, now)  # a dpcp agent chosen to run: not blocked by the PCP
+            return
+        if resource in self.global_res:
+            if not job.agent:
+                job.request = now
             if self.holder[resource] is None and not self.queue[resource]:
                 self._take(job, resource, now)
             else:
@@ -279,7 +311,9 @@ class _Explorer:
 
     def _waiting_lock(self, job: _Job) -> str | None:
         if job.pc < len(job.body) and job.body[job.pc][0] == LOCK:
-            r = job.body[job.pc][1]
+            r: str = job.body[job.pc][1]
+            if job.agent and self.protocol[r] == "dpcp":
+                return r
             return None if r in self.global_res else r
         return None
 
@@ -289,10 +323,10 @@ class _Explorer:
         holder = self.holder[resource]
         if holder is not None and holder is not job:
             return holder
-        if self.protocol[resource] == "pcp":
+        if self.protocol[resource] in ("pcp", "dpcp"):
             best: tuple[int, _Job] | None = None
             for r, h in held_by_others(job):
-                if self.protocol[r] == "pcp":
+                if self.protocol[r] == self.protocol[resource]:  # normal tasks' PCP, or the agents'
                     c = self.ceiling[(job.group, r)]
                     if c >= eff[job.index] and (best is None or c > best[0]):
                         best = (c, h)
@@ -302,7 +336,7 @@ class _Explorer:
     def _priorities(self, group: Group, now: int) -> tuple[list[_Job], dict[int, int], dict[int, _Job],
                                                            list[tuple[str, _Job]]]:
         """Effective priorities (inheritance, immediate ceilings) and the jobs blocked on local locks."""
-        live = [j for j in self.members[group] if j.active and not j.done]
+        live = [j for j in self.jobs if j.group == group and j.active and not j.done]
         eff = {j.index: j.base for j in live}
         if self.fp:
             for j in live:
@@ -340,6 +374,8 @@ class _Explorer:
         kind = job.body[job.pc][0] if job.pc < len(job.body) else None
         if (kind == NP and job.left < job.body[job.pc][1]) or any(self.protocol[r] == "np" for r in job.held):
             head: tuple[int, int] = (3, 0)
+        elif job.agent:  # above every normal task; among agents, dpcp: priority, dflp: request time
+            head = (2, eff[job.index]) if self._agent_protocol(job) == "dpcp" else (2, -job.request)
         else:
             boosted = [r for r in job.held if r in self.global_res]
             if boosted:
@@ -351,10 +387,15 @@ class _Explorer:
                 head = (1, eff[job.index])
         return head + (-job.ready_since, -job.rank, -job.index)
 
+    def _agent_protocol(self, job: _Job) -> str:
+        """The protocol of the request an agent serves (the resource it holds, or waits to lock)."""
+        held = [r for r in job.held if r in self.sync]
+        return self.protocol[held[0] if held else job.body[job.pc][1]]
+
     def _eligible(self, job: _Job, now: int, blocked: dict[int, _Job], held: list[tuple[str, _Job]]) -> bool:
         if job.queued or job.sleep_until > now or job.index in blocked:
             return False
-        if not job.started:
+        if not job.started and not job.agent:
             srp = [self.ceiling[(job.group, r)] for r, h in held if self.protocol[r] == "srp" and h is not job]
             if srp and max(srp) >= job.level:
                 return False
@@ -391,10 +432,17 @@ class _Explorer:
         while now < until and not all(j.done for j in self.jobs):
             self._activate(now)
             ran: list[_Job] = []
-            for group in self.cpus:
-                chosen = self._pick(group, now) if self.scenario.available(now) else []
-                self._place(group, chosen)
-                ran += chosen
+            for _ in range(4 * len(self.jobs) + 8):
+                self.moved = False
+                ran = []
+                for group in self.cpus:
+                    chosen = self._pick(group, now) if self.scenario.available(now) else []
+                    self._place(group, chosen)
+                    ran += chosen
+                if not self.moved:
+                    break
+            else:
+                raise RuntimeError("the explorer's agents did not settle (zero-time loop)")
             for cpu, job in self.running.items():
                 self.slots[cpu].append(job.task.name if job is not None else None)
             for job in ran:

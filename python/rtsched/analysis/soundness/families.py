@@ -15,6 +15,7 @@ non-preemptive interval.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from rtsched.analysis.generators import uunifast
 from rtsched.analysis.soundness.model import CALL, EXEC, LOCK, NP, SLEEP, UNLOCK, Op, SystemModel, TaskModel
@@ -223,3 +224,16 @@ def rpc_clients(rng: random.Random, *, servers: tuple[str, ...] = ("S1", "S2")) 
                 body.insert(rng.randint(0, len(body)), (CALL, (server, rng.randint(1, 2))))
         out.append(TaskModel(t.name, t.period, t.deadline, tuple(body), t.priority, t.jitter, t.partition))
     return SystemModel(tuple(out), "FP", 1, {})
+
+
+def partitioned_distributed(rng: random.Random, *, protocol: str) -> SystemModel:
+    """``partitioned_global`` or ``partitioned_suspension`` with q under ``protocol`` (dpcp, dflp), its agents
+    on either processor; half the time the local resources too (one partition's resource then runs on
+    the other partition's processor, or shares a processor's agents with q)."""
+    make = partitioned_global if rng.random() < 0.5 else partitioned_suspension
+    model = make(rng, protocol=protocol)
+    protocols = dict(model.protocols)
+    if rng.random() < 0.5:
+        protocols = {r: protocol for r in protocols}
+    sync = {r: rng.choice(("p0", "p1")) for r, p in protocols.items() if p == protocol}
+    return replace(model, protocols=protocols, sync_partitions=sync)

@@ -135,16 +135,19 @@ class TaskModel:
 
 @dataclass(frozen=True)
 class SystemModel:
-    """Task models plus the platform: scheduler (as AnalysisProblem), processors, protocols."""
+    """Task models plus the platform: scheduler (as AnalysisProblem), processors, protocols, and the
+    synchronization partitions of resources under dpcp / dflp (``AnalysisProblem.sync_partitions``)."""
 
     tasks: tuple[TaskModel, ...]
     scheduler: str = "FP"
     cpus: int = 1
     protocols: Mapping[str, str] = field(default_factory=dict)
+    sync_partitions: Mapping[str, str] = field(default_factory=dict)
 
     def problem(self) -> AnalysisProblem:
         return AnalysisProblem(tasks=tuple(t.analysis_task() for t in self.tasks), scheduler=self.scheduler,
-                               cpus=self.cpus, protocols=dict(self.protocols))
+                               cpus=self.cpus, protocols=dict(self.protocols),
+                               sync_partitions=dict(self.sync_partitions))
 
     def task(self, name: str) -> TaskModel:
         for t in self.tasks:

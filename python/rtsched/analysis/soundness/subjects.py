@@ -25,7 +25,7 @@ from typing import Callable
 from rtsched.analysis.registry import TestOptions
 from rtsched.analysis.soundness.explorer import Semantics
 from rtsched.analysis.soundness.families import (
-    global_multi, partitioned_global, partitioned_suspension, rpc_clients, uniprocessor)
+    global_multi, partitioned_distributed, partitioned_global, partitioned_suspension, rpc_clients, uniprocessor)
 from rtsched.analysis.soundness.model import SystemModel
 
 __all__ = ["Subject", "SUBJECTS", "EXCLUDED", "subject"]
@@ -93,6 +93,8 @@ SUBJECTS: tuple[Subject, ...] = (
     Subject("p-fp-fmlp+-lp", "suspension", partial(partitioned_suspension, protocol="fmlp+"), Semantics("fmlp+")),
     Subject("p-fp-mpcp-lp", "global", partial(partitioned_global, protocol="mpcp"), Semantics("mpcp")),
     Subject("p-fp-mpcp-lp", "suspension", partial(partitioned_suspension, protocol="mpcp"), Semantics("mpcp")),
+    Subject("p-fp-dpcp-lp", "agents", partial(partitioned_distributed, protocol="dpcp"), Semantics("dpcp")),
+    Subject("p-fp-dflp-lp", "agents", partial(partitioned_distributed, protocol="dflp"), Semantics("dflp")),
     # The global tests refuse deadlines beyond the period (issue 22 defect 2): only constrained families.
     Subject("gedf-gfb", "constrained", partial(global_multi, sleep=True)),
     Subject("gedf-bcl", "constrained", partial(global_multi, sleep=True)),

@@ -6,6 +6,8 @@
 - reader.py: the JSON syntax rt-app accepts (json-c's: comments, trailing
   commas, single quotes; repeated keys kept in order), with positions;
 - events.py: rt-app's events and the actions each becomes;
+- writes.py: ``mem`` and ``iorun`` (with ``global`` settings and each one's WCET);
+- fork.py: ``fork`` from launcher threads;
 - threads.py: a thread and its phases -> tasks;
 - importer.py: the whole set (global keys, barriers, platform, validation).
 

@@ -7,7 +7,9 @@ other key of a thread or phase is a property or, if rt-app does not know
 it, ignored.
 
 Each event becomes zero or more rtsched actions (docs/from-rtapp.md has the
-table). Conditions and mutexes are collected in :class:`Names` so the
+table); ``mem`` and ``iorun``, which need the settings of ``global`` and a
+WCET, are translated by writes.py, and ``fork`` (a launcher thread's) by
+fork.py. Conditions and mutexes are collected in :class:`Names` so the
 importer can declare them; a barrier is left as a marker that the importer
 expands once it knows every thread that uses it.
 """
@@ -31,10 +33,6 @@ RT_APP_EVENTS = (
 
 #: Why each refused event cannot be given rtsched's meaning.
 REFUSED_EVENTS = {
-    "mem": "rtsched has no memory-write action (its compute is CPU time): replace it by a run of the "
-           "time the write takes",
-    "iorun": "rtsched has no I/O action: replace it by a run of the time the write takes, or a sleep",
-    "fork": "rtsched's task set is fixed when the run starts; threads created by fork are not supported",
     "sync": "it signals a condition and then waits on the same one; rtsched's signals are counted, so the "
             "thread would take its own signal and not wait: write the handover with two conditions (signal "
             "one, wait on the other)",
@@ -168,4 +166,4 @@ def translate_event(kind: str, member: Member, path: str, *, thread: str, policy
         if barrier is None:
             return None
         return [{"_barrier": barrier, "_where": member.where}]
-    raise AssertionError(kind)  # pragma: no cover - timer is handled by the importer
+    raise AssertionError(kind)  # pragma: no cover - timer: the importer; mem, iorun: writes.py; fork: fork.py

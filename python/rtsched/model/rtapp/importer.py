@@ -1,6 +1,7 @@
 """An rt-app document (as read by reader.py) -> an rtsched task-set document.
 
-The steps: the ``global`` settings; every thread into tasks (threads.py,
+The steps: the ``global`` settings (``mem_buffer_size`` and ``io_device`` for
+the writes, writes.py); the launchers of forks (fork.py); every thread into tasks (threads.py,
 events.py); then what needs all threads at once: timers shared between
 tasks, barriers (expanded into per-thread conditions), signals sent
 without their mutex (wrapped), the platform (partitioned or global, from
@@ -17,21 +18,21 @@ from typing import Any
 
 from rtsched.model.durations import format_duration
 from rtsched.model.rtapp.events import Names, Problems
+from rtsched.model.rtapp.fork import fork_plan
 from rtsched.model.rtapp.reader import JObject, Member
 from rtsched.model.rtapp.threads import POLICIES, ThreadTask, thread_tasks
+from rtsched.model.rtapp.writes import WriteSettings, read_global_write_key
 from rtsched.model.validate import MAX_NAME, NAME_PATTERN, TaskSetError, describe, taskset_from_dict
 
 __all__ = ["rtapp_document"]
 
 #: global keys that only shape rt-app's own logging, calibration or buffers: ignored, in one warning
 _GLOBAL_IGNORED = (
-    "calibration", "logdir", "log_basename", "log_size", "ftrace", "gnuplot", "lock_pages", "io_device",
-    "mem_buffer_size", "cumulative_slack",
+    "calibration", "logdir", "log_basename", "log_size", "ftrace", "gnuplot", "lock_pages", "cumulative_slack",
 )
 _GLOBAL_IGNORED_WHY = (
     "rt-app's own settings (calibration: rtsched's compute is measured CPU time, so run and runtime both "
-    "become compute; logs, ftrace and gnuplot: rtsched writes its own trace; lock_pages: the runner decides; "
-    "io_device, mem_buffer_size: only for the refused iorun and mem)"
+    "become compute; logs, ftrace and gnuplot: rtsched writes its own trace; lock_pages: the runner decides)"
 )
 _TOP_KEYS = ("tasks", "global", "resources")
 
@@ -45,6 +46,7 @@ class _Assembler:
         self.forced_policy = forced_policy
         self.problems = Problems()
         self.names = Names()
+        self.writes = WriteSettings()  # global mem_buffer_size and io_device
 
     # -- global ---------------------------------------------------------------------------------
     def global_settings(self, root: JObject) -> tuple[int | None, str, bool]:
@@ -76,6 +78,8 @@ class _Assembler:
                     self.problems.error(m, path, f"expected true or false, got {describe(m.value)}")
                 else:
                     pi = m.value
+            elif m.key in ("mem_buffer_size", "io_device"):
+                self.writes = read_global_write_key(m, self.writes, self.problems)
             elif m.key in _GLOBAL_IGNORED:
                 ignored.append(m)
             else:
@@ -107,9 +111,15 @@ class _Assembler:
             self.problems.errors.append(f"{(tm or root).line}:{(tm or root).column}: tasks: expected an "
                                         "object with at least one thread")
             return None, []
+        plan = fork_plan(tm.value, self.problems)
         tasks: list[ThreadTask] = []
         for member in tm.value:
-            tasks += thread_tasks(member, default_policy=default_policy, names=self.names, problems=self.problems)
+            if member.key in plan.launchers:
+                self.problems.warn(member, f"tasks.{member.key}", "a launcher of sleeps and forks: no task of its "
+                                   "own; each fork is a copy of the forked thread's tasks, released at the fork's time")
+                continue
+            tasks += thread_tasks(member, default_policy=default_policy, names=self.names, problems=self.problems,
+                                  writes=self.writes, forks_us=tuple(plan.forks_us.get(member.key, ())))
         if self.problems.errors:
             return None, tasks
         self.rename(tasks)
@@ -257,7 +267,7 @@ class _Assembler:
             elif t.cpus is not None and t.policy == "other" and platform.get("cpus") != t.cpus[0]:
                 self.problems.warn(t.where, f"tasks.{t.doc['name']}.cpus",
                                    "ignored: a SCHED_OTHER task runs on the platform's CPUs")
-            if not any("compute" in action for action in t.doc["body"]):
+            if not any(op in action for action in t.doc["body"] for op in ("compute", "memwrite", "iowrite")):
                 t.doc["wcet"] = "2us"
                 self.problems.warn(t.where, f"tasks.{t.doc['name']}", "no run or runtime: wcet 2us given for "
                                    "the analysis (the job only synchronises)")

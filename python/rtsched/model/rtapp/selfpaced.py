@@ -13,8 +13,10 @@ task is the thread at its fastest pace, the most it can demand.
 
 That holds only when the loop's length is known from the file: a loop that
 waits for another thread (``wait``, ``suspend``, ``barrier``) is paced by that
-thread, and a loop with no sleep at its start or end (L + T = 0) would meet
-every release exactly at the end of its previous job; both are refused.
+thread, a loop with ``mem`` or ``iorun`` is paced by how long its writes
+take (the file bounds that only from above), and a loop with no sleep at its
+start or end (L + T = 0) would meet every release exactly at the end of its
+previous job; all three are refused.
 
 The time units are rt-app's: microseconds.
 """
@@ -27,6 +29,7 @@ from typing import Any
 from rtsched.model.durations import format_duration, parse_duration
 from rtsched.model.rtapp.events import Problems
 from rtsched.model.rtapp.reader import Member
+from rtsched.model.rtapp.writes import WRITE_EVENTS
 
 __all__ = ["PACED_BY_OTHERS", "Pace", "self_paced"]
 
@@ -63,7 +66,13 @@ def self_paced(events: list[tuple[str, Member, str]], body: list[dict[str, Any]]
         problems.error(member, event_path, f'no timer, and "{kind}" makes the loop wait for another thread: '
                        "its pace is that thread's, not a period rtsched can release it at; give the loop a "
                        'timer event {"ref": ..., "period": ...} as its last event')
-    if waits:
+    writes = [(kind, m, p) for kind, m, p in events if kind in WRITE_EVENTS]
+    for kind, member, event_path in writes:
+        problems.error(member, event_path, f'no timer, and "{kind}" is part of the loop: the loop\'s pace then '
+                       "depends on how long the write takes, which the file does not give (a wcet bounds it "
+                       "from above, while a period needs the fastest pace); give the loop a timer event "
+                       '{"ref": ..., "period": ...} as its last event')
+    if waits or writes:
         return None
     lead = 0
     while lead < len(body) and _sleep_us(body[lead]) is not None:

@@ -30,10 +30,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rtsched.model.durations import format_duration
+from rtsched.model.durations import format_duration, parse_duration
 from rtsched.model.rtapp.events import Names, Problems, event_kind, translate_event
 from rtsched.model.rtapp.reader import JObject, Member
 from rtsched.model.rtapp.selfpaced import self_paced
+from rtsched.model.rtapp.writes import WRITE_EVENTS, WriteSettings, read_wcets, write_action
 from rtsched.model.validate import describe
 
 __all__ = ["POLICIES", "ThreadTask", "thread_tasks"]
@@ -98,6 +99,7 @@ class _Phase:
         self.sched: dict[str, tuple[Any, Member, str]] = {}
         self.loop_member: Member | None = None
         self.taskgroup: Member | None = None
+        self.wcet: Member | None = None  # the WCETs of its mem and iorun events (rtapp/writes.py)
 
 
 def _classify(obj: JObject, path: str, phase: _Phase, problems: Problems, *, thread_level: bool,
@@ -121,6 +123,8 @@ def _classify(obj: JObject, path: str, phase: _Phase, problems: Problems, *, thr
             phase.loop_member = m
         elif thread_level and m.key in _THREAD_ONLY:
             thread_props[m.key] = m
+        elif m.key == "wcet":
+            phase.wcet = m
         elif m.key == "taskgroup":
             if m.value not in ("", None):
                 phase.taskgroup = m
@@ -136,8 +140,10 @@ def _classify(obj: JObject, path: str, phase: _Phase, problems: Problems, *, thr
     return thread_props
 
 
-def thread_tasks(member: Member, *, default_policy: str, names: Names, problems: Problems) -> list[ThreadTask]:
-    """The tasks of one thread object (empty after an error, which is reported)."""
+def thread_tasks(member: Member, *, default_policy: str, names: Names, problems: Problems,
+                 writes: WriteSettings = WriteSettings(), forks_us: tuple[int, ...] = ()) -> list[ThreadTask]:
+    """The tasks of one thread object (empty after an error, which is reported); ``forks_us``: when a
+    launcher forks it (fork.py), each fork adding a copy of its tasks released that much later."""
     tname = member.key
     path = f"tasks.{tname}"
     if not isinstance(member.value, JObject):
@@ -180,7 +186,7 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
             problems.error(im, f"{path}.instance", f"expected a thread count >= 0, got {describe(im.value)}")
         else:
             instances = im.value
-            if instances == 0:
+            if instances == 0 and not forks_us:
                 problems.warn(im, f"{path}.instance", "0 instances: rt-app creates no thread, no task imported")
     delay_us = 0
     if "delay" in props:
@@ -190,6 +196,10 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
         else:
             delay_us = dm.value
 
+    thread_wcets: dict[str, int] = {}  # a thread's wcet beside its phases: for every phase's writes
+    if has_phases:
+        keys = {m.key for phase in phases for kind, m, _ in phase.events if kind in WRITE_EVENTS}
+        thread_wcets = read_wcets(top.wcet, f"{path}.wcet", keys, problems)
     paced_by_itself = not any(kind == "timer" for phase in phases for kind, _, _ in phase.events)
     if paced_by_itself and len(phases) > 1:
         cycle = _one_cycle(phases, top, f"{path}.phases", problems)
@@ -218,7 +228,8 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
                 sched["cpus"] = cpus
         task = _phase_task(phase, top, dict(sched), tname if len(phases) == 1 else f"{tname}-{phase.name}",
                            1 if repeated else thread_loop, offset_us, default_policy, names, problems,
-                           several=len(phases) > 1, paced_by_itself=paced_by_itself)
+                           several=len(phases) > 1, paced_by_itself=paced_by_itself, writes=writes,
+                           inherited_wcets=thread_wcets)
         if task is None:
             continue
         tasks.append(task)
@@ -240,14 +251,36 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
                       + ", ".join(t.doc["name"] for t in tasks)
                       + "); they do not overlap while every job ends within its period")
     if instances == 1:
-        return tasks
+        return tasks + _forked(tasks, forks_us, instances)
+    copies = [replace(task, doc={**task.doc, "name": f"{task.doc['name']}-{i}",
+                                 "body": [dict(a) for a in task.doc["body"]]}, instance=i)
+              for task in tasks for i in range(instances)]
+    return copies + _forked(tasks, forks_us, instances)
+
+
+def _forked(tasks: list[ThreadTask], forks_us: tuple[int, ...], instances: int) -> list[ThreadTask]:
+    """The copies of a thread's tasks that a launcher's forks start (fork.py): the k-th fork's copies are
+    named ``<task>-f<k>`` and released ``forks_us[k]`` later (added to their offsets)."""
     copies = []
-    for task in tasks:
-        for i in range(instances):
-            copy = replace(task, doc={**task.doc, "name": f"{task.doc['name']}-{i}",
-                                      "body": [dict(a) for a in task.doc["body"]]}, instance=i)
-            copies.append(copy)
+    for k, at_us in enumerate(forks_us):
+        for task in tasks:
+            doc = {**task.doc, "name": f"{task.doc['name']}-f{k}", "body": [dict(a) for a in task.doc["body"]]}
+            offset_ns = parse_duration(doc.get("offset", "0ns")) + at_us * 1000
+            doc.pop("offset", None)
+            if offset_ns:
+                doc = _with_offset(doc, format_duration(offset_ns))
+            copies.append(replace(task, doc=doc, instance=instances + k))
     return copies
+
+
+def _with_offset(doc: dict[str, Any], offset: str) -> dict[str, Any]:
+    """``doc`` with its offset right after its period (the documented key order)."""
+    out: dict[str, Any] = {}
+    for key, value in doc.items():
+        out[key] = value
+        if key == "period":
+            out["offset"] = offset
+    return out
 
 
 MAX_CYCLE_TASKS = 64  # phase iterations a repeated cycle may become (one task each)
@@ -374,7 +407,8 @@ def _repeat_cycle(phase_tasks: list[ThreadTask], thread_loop: int | None, delay_
 
 def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, str]], name: str,
                 thread_loop: int | None, offset_us: int, default_policy: str, names: Names, problems: Problems,
-                *, several: bool, paced_by_itself: bool) -> ThreadTask | None:
+                *, several: bool, paced_by_itself: bool, writes: WriteSettings,
+                inherited_wcets: dict[str, int]) -> ThreadTask | None:
     where = phase.where
     policy_name = default_policy
     if "policy" in sched:
@@ -400,9 +434,13 @@ def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, 
     if not events:
         problems.error(where, phase.path, "no events (rt-app refuses a thread or phase without events too)")
         return None
+    wcets = _wcets(phase, inherited_wcets, problems)
     body: list[dict[str, Any]] = []  # every event is translated first, so that every refused one is reported
     for kind, m, mpath in events:
-        if kind != "timer":
+        if kind in WRITE_EVENTS:
+            if not paced_by_itself:  # else self_paced refuses the loop, with the reason
+                body.extend(write_action(kind, m, mpath, writes, wcets.get(m.key), problems) or [])
+        elif kind != "timer":
             actions = translate_event(kind, m, mpath, thread=top.name, policy=policy, names=names,
                                       problems=problems)
             body.extend(actions or [])
@@ -454,6 +492,13 @@ def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, 
         doc["max_jobs"] = max_jobs
     doc["body"] = body
     return task
+
+
+def _wcets(phase: _Phase, inherited: dict[str, int], problems: Problems) -> dict[str, int]:
+    """Event key -> WCET (µs) of the phase's mem and iorun events: its own ``wcet``, else the thread's."""
+    own = {m.key for kind, m, _ in phase.events if kind in WRITE_EVENTS}
+    table = read_wcets(phase.wcet, f"{phase.path}.wcet", own, problems)
+    return {**{k: v for k, v in inherited.items() if k in own}, **table}
 
 
 def _timer(member: Member, path: str, problems: Problems) -> tuple[int | None, str | None]:
