@@ -394,13 +394,12 @@ static void schedule_loop(struct rts_ult_worker *w)
 		}
 		kick_workers(c, w);
 		arm_release_timer(c);
-		/* An idle worker also sleeps at most until the timer's time: a
-		 * release, a blocked ULT's timeout or a budget decision must not
-		 * hang on one signal (a sanitizer may hold a signal back while the
-		 * worker is in a raw futex wait). The first worker's timer sends
-		 * it to the first worker only; the others' waits end at the same
-		 * time, which costs each at most one look at the queues. */
-		int64_t idle_until_ns = c->timer_armed_ns;
+		/* The worker the cluster's timer signals (the first) also sleeps
+		 * at most until the timer's time when idle: a release, a blocked
+		 * ULT's timeout or a budget decision must not hang on one signal
+		 * (a sanitizer may hold a signal back while the worker is in a
+		 * raw futex wait). The others are woken by a futex wake (kick). */
+		int64_t idle_until_ns = w == &c->workers[0] ? c->timer_armed_ns : 0;
 		pthread_mutex_unlock(&c->lock);
 
 		if (finished) {
