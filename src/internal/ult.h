@@ -10,14 +10,17 @@
  * of every CPU is G-EDF / G-FP, clusters of one CPU are P-EDF / P-FP).
  *
  * Priority: a ULT's `key`, smaller first, ties by smaller id. EDF: the
- * absolute deadline of its current job; FP: 100 - priority. The invariant
- * the scheduler keeps (apart from the moments a decision is in flight): in
- * each cluster the running ULTs are the n_workers smallest keys among the
- * running and ready ones.
+ * absolute deadline of its current job; FP: 100 - priority; either may be
+ * lowered by inheritance (key = min(base_key, boost_key), ult/wait_table.c).
+ * The invariant the scheduler keeps (apart from the moments a decision is
+ * in flight): in each cluster no ready ULT has a smaller key than a running
+ * one (an equal key does not preempt, as under SCHED_FIFO; the ready queue
+ * and the choice of an idle worker still break ties by id).
  *
- * Locking order. cluster->lock is a leaf: nothing else is taken while it
- * is held, it is never held across a context switch, and never taken in a
- * signal handler. The scheduler takes it once per decision; another thread
+ * Locking order. The runtime's wait_lock (the wait table, ult/sync.c)
+ * comes first and is taken only by ULTs holding off switches; then
+ * cluster->lock, a leaf: nothing else is taken while it is held, it is
+ * never held across a context switch, and never taken in a signal handler. The scheduler takes it once per decision; another thread
  * takes it to interrupt a ULT (rts_ult_interrupt). The release timer is
  * armed under it, so that two workers never arm it out of order.
  *
@@ -34,10 +37,15 @@
  * and an idle worker sleeps on wake_word with the value it read before.
  *
  * Who writes what. Under cluster->lock: a ULT's state, queue link, key,
- * wake_ns, sleep_result, interrupt_pending; a worker's current,
- * current_key, kicked. The ULT itself, just before switching to its
- * worker's scheduler: request, wake_ns_requested, saved errno and trace
- * state (read by that scheduler after the switch, on the same thread).
+ * base_key, boost_key, attributes, wake_ns, sleep_result,
+ * interrupt_pending, timeout_ns, block_end; a worker's current,
+ * current_key, kicked. Under the runtime's wait_lock: a ULT's place in the
+ * wait table (wait_word .. wait_result); boost_key and wake_pending under
+ * both. A ULT takes either lock only holding off switches
+ * (rts_ult_hold_switches), so it is never switched out holding one. The
+ * ULT itself, just before switching to its worker's scheduler: request,
+ * wake_ns_requested, saved errno, trace state and task-local state (read
+ * by that scheduler after the switch, on the same thread).
  */
 #ifndef RTS_INTERNAL_ULT_H
 #define RTS_INTERNAL_ULT_H
@@ -54,6 +62,8 @@
 #include <rtsched/task.h>
 
 #include "internal/futex.h"
+#include "internal/sched_attr.h"
+#include "internal/task_local.h"
 #include "internal/trace.h"
 #include "internal/ult_context.h"
 
@@ -83,6 +93,7 @@ enum rts_ult_state {
 	RTS_ULT_RUNNING = 1,  /* some worker's current */
 	RTS_ULT_SLEEPING = 2, /* in its cluster's release queue */
 	RTS_ULT_DONE = 3,     /* its task ended; never runs again */
+	RTS_ULT_BLOCKED = 4,  /* waits on a word (ult/wait_table.c); in the timeout queue if timed */
 };
 
 /* Why a ULT switched to its worker's scheduler. */
@@ -90,7 +101,25 @@ enum rts_ult_request {
 	RTS_ULT_PREEMPTED = 0, /* still ready */
 	RTS_ULT_SLEEP = 1,     /* until wake_ns_requested */
 	RTS_ULT_EXIT = 2,
+	RTS_ULT_BLOCK = 3,     /* queued on a word; until woken, timeout_ns, or interrupted */
 };
+
+/* How a blocked ULT was made ready other than by a waker (under cluster->lock). */
+enum rts_ult_block_end {
+	RTS_ULT_BLOCK_WOKEN = 0,
+	RTS_ULT_BLOCK_TIMED_OUT = 1,
+	RTS_ULT_BLOCK_INTERRUPTED = 2,
+};
+
+/* What a ULT waits for on a word (ult/wait_table.c). */
+enum rts_ult_wait_kind {
+	RTS_ULT_WAIT_PLAIN = 0, /* block: a wake */
+	RTS_ULT_WAIT_PI = 1,    /* pi_block: the word handed over; its owner inherits */
+	RTS_ULT_WAIT_COND = 2,  /* cond_block: a requeue onto requeue_to (then PI) */
+};
+
+/* Buckets of a runtime's wait table (by word address). */
+#define RTS_ULT_WAIT_BUCKETS 64
 
 struct rts_ult_cluster;
 struct rts_ult_runtime;
@@ -140,11 +169,31 @@ struct rts_ult {
 
 	/* Under cluster->lock. */
 	enum rts_ult_state state;
-	struct rts_ult *next; /* ready or release queue */
-	int64_t key;
+	struct rts_ult *next; /* ready, release or timeout queue */
+	int64_t key;          /* the effective key: min(base_key, boost_key) */
+	int64_t base_key;     /* its job's own (release_key, set_attr) */
 	int64_t wake_ns;
 	int sleep_result;     /* what the sleep returns: 0, or -EINTR */
 	bool interrupt_pending;
+	int64_t timeout_ns;   /* RTS_ULT_BLOCKED: when it times out; 0: never */
+	enum rts_ult_block_end block_end;
+	bool wake_pending;    /* woken while not yet filed as BLOCKED (also under wait_lock) */
+	/* Its own attributes (get_attr / set_attr): SCHED_FIFO priority (FP), relative deadline (EDF). */
+	int attr_priority;
+	int64_t attr_deadline_ns;
+
+	/* Under the runtime's wait_lock (ult/wait_table.c). */
+	rts_futex_word *wait_word; /* the word it is queued on; NULL: none */
+	enum rts_ult_wait_kind wait_kind;
+	rts_futex_word *requeue_to; /* RTS_ULT_WAIT_COND: the PI word it is requeued onto */
+	struct rts_ult *wait_next;  /* its bucket */
+	uint64_t wait_seq;          /* FIFO among equal keys */
+	int wait_result;            /* set by whoever dequeued it: 0 */
+	int64_t boost_key;          /* the best key of PI waiters on words it owns; INT64_MAX: none */
+
+	/* The library's per-task thread-local state, swapped at each switch (internal/task_local.h). */
+	struct rts_task_local local;
+	struct rts_task_cond_record cond_record;
 
 	/* The ULT's own, read by its scheduler after the switch. */
 	enum rts_ult_request request;
@@ -191,6 +240,7 @@ struct rts_ult_cluster {
 	struct rts_ult *releases; /* by wake_ns */
 	timer_t release_timer;
 	bool has_timer;
+	struct rts_ult *timeouts; /* blocked with a deadline, by timeout_ns */
 	int64_t timer_armed_ns;   /* 0: disarmed */
 	struct rts_ult_worker *workers;
 	int n_workers;
@@ -215,6 +265,12 @@ struct rts_ult_runtime {
 	int n_clusters;
 	bool workers_started;
 	atomic_bool shutting_down;
+	/* The wait table (ult/wait_table.c): ULTs blocked on words, by word
+	 * address. wait_lock is taken before any cluster->lock, only by ULTs
+	 * holding off switches (rts_ult_hold_switches). */
+	pthread_mutex_t wait_lock;
+	struct rts_ult *wait_buckets[RTS_ULT_WAIT_BUCKETS];
+	uint64_t wait_seq;
 	/* Made before the release by the controlling thread, read-only after. */
 	struct rts_ult **ults;
 	size_t n_ults;
@@ -254,11 +310,59 @@ bool rts_ult_release_remove(struct rts_ult_cluster *c, struct rts_ult *u);
 void rts_ult_ready_remove(struct rts_ult_cluster *c, struct rts_ult *u);
 /* Move every ULT whose wake_ns <= now_ns to the ready queue, its key set for the job it releases. */
 void rts_ult_release_due(struct rts_ult_cluster *c, int64_t now_ns);
+/* A blocked ULT's deadline: into / out of the timeout queue (by timeout_ns). */
+void rts_ult_timeout_insert(struct rts_ult_cluster *c, struct rts_ult *u);
+void rts_ult_timeout_remove(struct rts_ult_cluster *c, struct rts_ult *u);
+/* Make every blocked ULT whose timeout_ns <= now_ns ready, block_end TIMED_OUT. */
+void rts_ult_timeouts_due(struct rts_ult_cluster *c, int64_t now_ns);
+/* The key a job of u released at release_ns has, in the order of whoever schedules it. */
+int64_t rts_ult_release_key(const struct rts_ult_cluster *c, const struct rts_ult *u, int64_t release_ns);
+/* Set u's key to min(base_key, boost_key) and keep the queues and its
+ * worker's current_key in order. Callers then rts_ult_kick_workers. */
+void rts_ult_rekey(struct rts_ult_cluster *c, struct rts_ult *u);
 /* Whether a's priority is higher than b's (smaller key, then smaller id). */
 static inline bool rts_ult_before(int64_t key_a, uint32_t id_a, int64_t key_b, uint32_t id_b)
 {
 	return key_a < key_b || (key_a == key_b && id_a < id_b);
 }
+
+/* ---- the wait table (ult/wait_table.c), all under rt->wait_lock ---- */
+
+/* Queue u on word (it blocks next); kind RTS_ULT_WAIT_COND names the PI word it may be requeued onto. */
+void rts_ult_wait_enqueue(struct rts_ult_runtime *rt, struct rts_ult *u, rts_futex_word *word,
+			  enum rts_ult_wait_kind kind, rts_futex_word *requeue_to);
+void rts_ult_wait_dequeue(struct rts_ult_runtime *rt, struct rts_ult *u);
+/* The waiter of `kind` on word that goes first (smallest key, then FIFO); NULL if none. */
+struct rts_ult *rts_ult_wait_top(struct rts_ult_runtime *rt, const rts_futex_word *word,
+				 enum rts_ult_wait_kind kind);
+bool rts_ult_wait_any(struct rts_ult_runtime *rt, const rts_futex_word *word,
+		      enum rts_ult_wait_kind kind);
+/* Move a waiter onto the PI word `word` (a requeue); it is a PI waiter there. */
+void rts_ult_wait_move(struct rts_ult_runtime *rt, struct rts_ult *u, rts_futex_word *word);
+/* Take u off its word and make it ready: its block returns 0. */
+void rts_ult_wait_wake(struct rts_ult_runtime *rt, struct rts_ult *u);
+/* The ULT whose identity the word holds; NULL if none of this runtime's. */
+struct rts_ult *rts_ult_word_owner(const struct rts_ult_runtime *rt, const rts_futex_word *word);
+/* Whether following PI owners from `from` reaches `target` (a deadlock if target would block). */
+bool rts_ult_pi_chain_reaches(const struct rts_ult_runtime *rt, struct rts_ult *from,
+			      const struct rts_ult *target);
+/* Restore o's boost from the waiters on the words it owns, and on along the chain. */
+void rts_ult_pi_update(struct rts_ult_runtime *rt, struct rts_ult *o);
+/* Set u's boost key (under its cluster lock, which this takes) and reschedule; whether its key changed. */
+bool rts_ult_set_boost(struct rts_ult *u, int64_t boost_key);
+
+/* ---- the backend's lock operations (ult/sync.c; internal/backend.h has the contract) ---- */
+
+int rts_ult_block(rts_futex_word *word, uint32_t expected, const struct timespec *deadline,
+		  clockid_t clock, bool pshared);
+int rts_ult_wake(rts_futex_word *word, int count, bool pshared);
+int rts_ult_pi_block(rts_futex_word *word, const struct timespec *deadline_mono, bool pshared);
+int rts_ult_pi_wake(rts_futex_word *word, bool pshared);
+int rts_ult_cond_block(rts_futex_word *cond, uint32_t expected, const struct timespec *deadline,
+		       clockid_t clock, rts_futex_word *mutex, bool pshared);
+int rts_ult_cond_requeue(rts_futex_word *cond, uint32_t expected, int nr_requeue,
+			 rts_futex_word *mutex, bool pshared);
+int rts_ult_set_attr(uint32_t id, const struct rts_sched_attr *attr);
 
 /* ---- reservations (ult/reservation.c), under cluster->lock unless said ---- */
 
@@ -286,8 +390,20 @@ void rts_ult_start(void *arg);
 int rts_ult_sleep_until(int64_t time_ns);
 /* From a ULT: end it (never returns). */
 __attribute__((noreturn)) void rts_ult_exit(void);
-/* From any thread: a sleeping ULT wakes with -EINTR; a running one's next sleep does. */
+/* From any thread: a sleeping or blocked ULT wakes with -EINTR; a running one's next sleep or block does. */
 void rts_ult_interrupt(struct rts_ult *u);
+/* From a ULT: switch out as blocked (it is queued on a word already); return when it runs again. */
+void rts_ult_block_self(int64_t timeout_ns);
+/* From a ULT: a section no signal switches it out of (a preemption waits for
+ * its end), for taking wait_lock and cluster locks; returns the worker. */
+struct rts_ult_worker *rts_ult_hold_switches(void);
+void rts_ult_allow_switches(void);
+/* Under c->lock: tell workers of c to run the ready ULTs that now belong on
+ * a CPU (an idle one, else the one running the lowest below); the calling
+ * worker, if it is one, is told without a system call. */
+void rts_ult_kick_workers(struct rts_ult_cluster *c);
+/* Under c->lock: a blocked (or not yet filed) ULT is woken: ready, or marked. */
+void rts_ult_make_ready(struct rts_ult_cluster *c, struct rts_ult *u);
 /* The ULT the caller runs in, and its worker (NULL outside workers). */
 struct rts_ult *rts_ult_self(void);
 struct rts_ult_worker *rts_ult_worker_self(void);

@@ -2,7 +2,8 @@
 /*
  * The calling thread's backend state: which backend it uses
  * (internal/backend.h) and its sections without user-level switches
- * (internal/no_switch.h). Its own file: everything reads it, and
+ * (internal/no_switch.h), and where its task's condvar record is
+ * (internal/task_local.h). Its own file: everything reads it, and
  * backend.c, which knows every backend, must not be reached back from them
  * (scripts/check-no-cycles).
  */
@@ -10,10 +11,12 @@
 
 #include "internal/backend.h"
 #include "internal/no_switch.h"
+#include "internal/task_local.h"
 
 __thread const struct rts_backend *rts_backend_of_thread __attribute__((tls_model("initial-exec")));
 __thread volatile sig_atomic_t rts_no_switch_depth __attribute__((tls_model("initial-exec")));
 __thread void (*volatile rts_no_switch_deferred)(void) __attribute__((tls_model("initial-exec")));
+__thread struct rts_task_cond_record *rts_task_cond_record __attribute__((tls_model("initial-exec")));
 
 void rts_no_switch_run_deferred(void)
 {

@@ -14,8 +14,9 @@
  * a woken waiter never touches the condvar again.
  *
  * A waiter's record lives in its thread's TLS (a thread waits on one
- * condvar at a time). Its word holds the record's generation, advanced by
- * GENERATION_STEP for every wait, and a state in the low bits:
+ * condvar at a time); a user-level task has its own (internal/task_local.h).
+ * Its word holds the record's generation, advanced by GENERATION_STEP
+ * for every wait, and a state in the low bits:
  *   WAITING    queued, asleep or on its way to sleep;
  *   SIGNALLED  taken out of the queue by a signal or broadcast (the
  *              signaller's CAS, under the queue lock): the wait is over,
@@ -78,6 +79,7 @@
 #include "internal/pi_word.h"
 #include "internal/robust_list.h"
 #include "internal/sched_attr.h"
+#include "internal/task_local.h"
 #include "internal/tid.h"
 
 #define STATE_MASK 3u
@@ -100,7 +102,19 @@ struct cond_waiter {
 	uint32_t generation;          /* the owning thread's alone */
 };
 
-static __thread struct cond_waiter self_record __attribute__((tls_model("initial-exec")));
+static __thread struct cond_waiter thread_record __attribute__((tls_model("initial-exec")));
+
+_Static_assert(sizeof(struct cond_waiter) <= sizeof(struct rts_task_cond_record) &&
+		       _Alignof(struct cond_waiter) <= _Alignof(struct rts_task_cond_record),
+	       "a user-level task's record slot holds a waiter record");
+
+/* The calling task's record: its kernel thread's, or the one a user-level
+ * scheduler gives each of its tasks (internal/task_local.h). */
+static struct cond_waiter *self_record(void)
+{
+	struct rts_task_cond_record *own = rts_task_cond_record;
+	return own ? (struct cond_waiter *)(void *)own : &thread_record;
+}
 
 /* What a signaller needs of a record it took out, copied under the lock. */
 struct taken {
@@ -276,7 +290,7 @@ static int sleep_on_record(struct wait_frame *f, const struct timespec *deadline
 
 int rts_cond_private_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *deadline)
 {
-	struct cond_waiter *w = &self_record;
+	struct cond_waiter *w = self_record();
 	bool pi = rts_mutex_protocol(rts_mutex_flags_load(m)) == RTS_PROTO_PIP;
 	w->generation += GENERATION_STEP;
 	struct wait_frame f = { .c = c, .m = m, .w = w, .waiting = w->generation | WAITING };

@@ -5,11 +5,14 @@
  * SCHED_FIFO workers. Chosen with rts_taskset_set_backend(set, "ult") or
  * one of its forms ("ult:pedf", "ult:cedf:2", "ult:gfp", ...).
  *
- * What this first step covers: the task runtime (releases, jobs, completion,
+ * This file: the task runtime's entry points (releases, jobs, completion,
  * deadline misses, its trace, plus PREEMPT / RESUME / MIGRATE), identity,
- * current CPU, interrupt, attributes read. Not yet: the lock and condition
- * variable operations (block, wake, pi_*, cond_*) and set_attr answer
- * -ENOSYS; CPU-time budgets and cpusets are refused at task creation.
+ * current CPU, interrupt, attributes. The lock and condition-variable
+ * operations (block, wake, pi_block, pi_wake, cond_block, cond_requeue)
+ * and set_attr are the user-level scheduler's own (ult/sync.c over the wait
+ * table of ult/wait_table.c): inheritance and priority changes make no
+ * system call. Process-shared words are refused (-ENOTSUP); CPU-time
+ * budgets and cpusets are refused at task creation.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -128,7 +131,9 @@ static int ult_interrupt(uint32_t id)
 	return 0;
 }
 
-/* EDF tasks read as SCHED_DEADLINE (deadline and period theirs), FP tasks as SCHED_FIFO. */
+/* EDF tasks read as SCHED_DEADLINE (deadline and period theirs), FP tasks as
+ * SCHED_FIFO: their own attributes (set_attr's), without what they inherit
+ * through PI words, as the kernel's sched_getattr reads them. */
 static int ult_get_attr(uint32_t id, struct rts_sched_attr *attr)
 {
 	struct rts_ult *u = rts_ult_self();
@@ -139,14 +144,25 @@ static int ult_get_attr(uint32_t id, struct rts_sched_attr *attr)
 	const struct rts_task_params *p = &u->task->params;
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
-	if (u->cluster->runtime->spec.policy == RTS_ULT_FP) {
+	struct rts_ult_cluster *c = u->cluster;
+	/* a ULT takes a cluster lock only holding off switches (internal/ult.h),
+	 * unless it holds them off already */
+	struct rts_ult_worker *w = rts_ult_worker_self();
+	bool held = w && w->current && !atomic_load_explicit(&w->in_scheduler, memory_order_relaxed);
+	if (held)
+		rts_ult_hold_switches();
+	pthread_mutex_lock(&c->lock);
+	if (c->runtime->spec.policy == RTS_ULT_FP) {
 		attr->sched_policy = SCHED_FIFO;
-		attr->sched_priority = (uint32_t)p->priority;
+		attr->sched_priority = (uint32_t)u->attr_priority;
 	} else {
 		attr->sched_policy = SCHED_DEADLINE;
-		attr->sched_deadline = (uint64_t)p->deadline_ns;
+		attr->sched_deadline = (uint64_t)u->attr_deadline_ns;
 		attr->sched_period = (uint64_t)p->period_ns;
 	}
+	pthread_mutex_unlock(&c->lock);
+	if (held)
+		rts_ult_allow_switches();
 	return 0;
 }
 
@@ -161,61 +177,14 @@ static int64_t ult_cputime_ns(void)
 	return rts_ult_self_run_ns();
 }
 
-/* ---- not in this step: locks and condition variables (docs/ult.md) ---- */
-
-static int ult_block(rts_futex_word *word, uint32_t expected, const struct timespec *deadline,
-		     clockid_t clock, bool pshared)
-{
-	(void)word, (void)expected, (void)deadline, (void)clock, (void)pshared;
-	return -ENOSYS;
-}
-
-static int ult_wake(rts_futex_word *word, int count, bool pshared)
-{
-	(void)word, (void)count, (void)pshared;
-	return -ENOSYS;
-}
-
-static int ult_pi_block(rts_futex_word *word, const struct timespec *deadline_mono, bool pshared)
-{
-	(void)word, (void)deadline_mono, (void)pshared;
-	return -ENOSYS;
-}
-
-static int ult_pi_wake(rts_futex_word *word, bool pshared)
-{
-	(void)word, (void)pshared;
-	return -ENOSYS;
-}
-
-static int ult_cond_block(rts_futex_word *cond, uint32_t expected, const struct timespec *deadline,
-			  clockid_t clock, rts_futex_word *mutex, bool pshared)
-{
-	(void)cond, (void)expected, (void)deadline, (void)clock, (void)mutex, (void)pshared;
-	return -ENOSYS;
-}
-
-static int ult_cond_requeue(rts_futex_word *cond, uint32_t expected, int nr_requeue,
-			    rts_futex_word *mutex, bool pshared)
-{
-	(void)cond, (void)expected, (void)nr_requeue, (void)mutex, (void)pshared;
-	return -ENOSYS;
-}
-
-static int ult_set_attr(uint32_t id, const struct rts_sched_attr *attr)
-{
-	(void)id, (void)attr;
-	return -ENOSYS;
-}
-
 const struct rts_backend rts_backend_ult = {
 	.name = "ult",
-	.block = ult_block,
-	.wake = ult_wake,
-	.pi_block = ult_pi_block,
-	.pi_wake = ult_pi_wake,
-	.cond_block = ult_cond_block,
-	.cond_requeue = ult_cond_requeue,
+	.block = rts_ult_block,
+	.wake = rts_ult_wake,
+	.pi_block = rts_ult_pi_block,
+	.pi_wake = rts_ult_pi_wake,
+	.cond_block = rts_ult_cond_block,
+	.cond_requeue = rts_ult_cond_requeue,
 	.task_admit = ult_task_admit,
 	.sleep_until = ult_sleep_until,
 	.configure = ult_configure,
@@ -227,6 +196,6 @@ const struct rts_backend rts_backend_ult = {
 	.task_exists = ult_task_exists,
 	.interrupt = ult_interrupt,
 	.get_attr = ult_get_attr,
-	.set_attr = ult_set_attr,
+	.set_attr = rts_ult_set_attr,
 	.current_cpu = ult_current_cpu,
 };

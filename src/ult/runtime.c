@@ -135,6 +135,7 @@ int rts_ult_runtime_create(struct rts_ult_runtime **out, const struct rts_ult_sp
 	rt->backend = backend;
 	rt->released = released;
 	rt->t0_ns = t0_ns;
+	pthread_mutex_init(&rt->wait_lock, NULL);
 	int err = allowed_cpus(rt, why, why_len);
 	if (!err)
 		err = make_clusters(rt, why, why_len);
@@ -254,8 +255,13 @@ int rts_ult_runtime_add(struct rts_ult_runtime *rt, rts_task_t *task,
 	u->reservation = task->params.reservation;
 	u->id = RTS_ULT_ID_BIT | (uint32_t)(rt->n_ults + 1);
 	u->key = INT64_MIN; /* its first act is the sleep to its first release */
+	u->base_key = INT64_MIN;
+	u->boost_key = INT64_MAX;
+	u->attr_priority = task->params.priority;
+	u->attr_deadline_ns = task->params.deadline_ns;
 	u->last_cpu = -1;
 	u->trace.stream = task->stream;
+	rts_task_local_init(&u->local, u->id, &u->cond_record);
 	int err = -rts_ult_context_create(&u->context, RTS_ULT_STACK_BYTES, rts_ult_start, u);
 	if (!err && (err = append(rt, u)) != 0)
 		rts_ult_context_destroy(&u->context);
@@ -309,5 +315,6 @@ void rts_ult_runtime_destroy(struct rts_ult_runtime *rt)
 		free(c->workers);
 	}
 	free(rt->clusters);
+	pthread_mutex_destroy(&rt->wait_lock);
 	free(rt);
 }

@@ -114,6 +114,7 @@ static void switch_out(enum rts_ult_request request, int64_t wake_ns)
 		u->wake_ns_requested = wake_ns;
 		u->saved_errno = errno_get();
 		rts_trace_thread_state_save(&u->trace);
+		rts_task_local_save(&u->local);
 		rts_ult_context_switch(&u->context, &w->sched_context);
 
 		w = rts_ult_worker_self(); /* resumed: maybe another worker */
@@ -142,6 +143,26 @@ int rts_ult_sleep_until(int64_t time_ns)
 	switch_out(RTS_ULT_SLEEP, time_ns);
 	struct rts_ult *u = rts_ult_self();
 	return u->sleep_result;
+}
+
+void rts_ult_block_self(int64_t timeout_ns)
+{
+	switch_out(RTS_ULT_BLOCK, timeout_ns);
+}
+
+struct rts_ult_worker *rts_ult_hold_switches(void)
+{
+	struct rts_ult_worker *w = rts_ult_worker_self();
+	atomic_store_explicit(&w->in_scheduler, 1, memory_order_relaxed);
+	return w;
+}
+
+void rts_ult_allow_switches(void)
+{
+	struct rts_ult_worker *w = rts_ult_worker_self(); /* the same: nothing switched it out */
+	atomic_store_explicit(&w->in_scheduler, 0, memory_order_relaxed);
+	if (atomic_load_explicit(&w->resched_pending, memory_order_relaxed))
+		switch_out(RTS_ULT_PREEMPTED, 0);
 }
 
 void rts_ult_exit(void)
@@ -189,11 +210,14 @@ static void trace_ult(struct rts_ult *u, int64_t time_ns, uint16_t type, uint32_
 		rts_trace_event_at(u->task->stream, time_ns, type, u->task->job.number, arg0, arg1);
 }
 
-/* The cluster's timer at the earliest sleeper's wake time, or the reservations'
- * next replenishment or depletion if earlier (disarmed if none). Under the lock. */
+/* The cluster's timer at the earliest sleeper's wake time or blocked ULT's
+ * timeout, or the reservations' next replenishment or depletion if earlier
+ * (disarmed if none). Under the lock. */
 static void arm_release_timer(struct rts_ult_cluster *c)
 {
 	int64_t want_ns = c->releases ? c->releases->wake_ns : 0;
+	if (c->timeouts && (!want_ns || c->timeouts->timeout_ns < want_ns))
+		want_ns = c->timeouts->timeout_ns;
 	if (c->n_reservations) {
 		int64_t reservations_ns = rts_ult_reservations_next_ns(c);
 		if (reservations_ns != INT64_MAX && (!want_ns || reservations_ns < want_ns))
@@ -208,10 +232,14 @@ static void arm_release_timer(struct rts_ult_cluster *c)
 		c->timer_armed_ns = want_ns;
 }
 
+/* The calling worker (a ULT holding off switches) is told without a system
+ * call: it looks again when it allows switches. */
 static void kick(struct rts_ult_worker *w)
 {
 	w->kicked = true;
-	if (!w->current) {
+	if (w == rts_ult_worker_self()) {
+		atomic_store_explicit(&w->resched_pending, 1, memory_order_relaxed);
+	} else if (!w->current) {
 		atomic_fetch_add_explicit(&w->wake_word, 1, memory_order_release);
 		rts_futex_wake(&w->wake_word, 1, false);
 	} else {
@@ -222,7 +250,9 @@ static void kick(struct rts_ult_worker *w)
 /*
  * Tell other workers of the cluster to run the ready ULTs that belong on a
  * CPU: for each ready ULT in priority order, an idle worker, else the
- * worker running the lowest-priority ULT if that is below it. A worker
+ * worker running the lowest-priority ULT if its key is larger (an equal
+ * key does not preempt, as under SCHED_FIFO: a lock owner boosted to its
+ * running waiter's priority must not take the CPU from it). A worker
  * already told is not counted twice. Under the lock; `self` (NULL: none) is
  * choosing on its own.
  */
@@ -238,8 +268,8 @@ static void kick_workers(struct rts_ult_cluster *c, const struct rts_ult_worker 
 				target = w;
 				break;
 			}
-			if (!rts_ult_before(u->key, u->id, w->current_key, w->current->id))
-				continue;
+			if (u->key >= w->current_key)
+				continue; /* an equal key does not preempt (SCHED_FIFO's rule) */
 			if (!target || rts_ult_before(target->current_key, target->current->id,
 						      w->current_key, w->current->id))
 				target = w;
@@ -248,6 +278,27 @@ static void kick_workers(struct rts_ult_cluster *c, const struct rts_ult_worker 
 			return; /* the rest are lower still */
 		kick(target);
 	}
+}
+
+void rts_ult_kick_workers(struct rts_ult_cluster *c)
+{
+	kick_workers(c, NULL);
+}
+
+void rts_ult_make_ready(struct rts_ult_cluster *c, struct rts_ult *u)
+{
+	if (u->state != RTS_ULT_BLOCKED) {
+		/* Not filed yet (on its way out to its scheduler) or already ready
+		 * or running (timed out or interrupted first): its block ends as
+		 * woken (file_previous, or its own look at the wait table). */
+		if (u->state == RTS_ULT_RUNNING)
+			u->wake_pending = true;
+		return;
+	}
+	if (u->timeout_ns)
+		rts_ult_timeout_remove(c, u);
+	u->block_end = RTS_ULT_BLOCK_WOKEN;
+	rts_ult_ready_insert(c, u);
 }
 
 /* File the ULT that just switched out as its request says. Under the lock. */
@@ -269,6 +320,22 @@ static void file_previous(struct rts_ult_cluster *c, struct rts_ult *prev)
 		break;
 	case RTS_ULT_EXIT:
 		prev->state = RTS_ULT_DONE;
+		break;
+	case RTS_ULT_BLOCK:
+		prev->timeout_ns = prev->wake_ns_requested;
+		prev->block_end = RTS_ULT_BLOCK_WOKEN;
+		if (prev->wake_pending) {
+			prev->wake_pending = false;
+			rts_ult_ready_insert(c, prev);
+		} else if (prev->interrupt_pending) {
+			prev->interrupt_pending = false;
+			prev->block_end = RTS_ULT_BLOCK_INTERRUPTED;
+			rts_ult_ready_insert(c, prev);
+		} else {
+			prev->state = RTS_ULT_BLOCKED;
+			if (prev->timeout_ns)
+				rts_ult_timeout_insert(c, prev);
+		}
 		break;
 	}
 }
@@ -310,9 +377,13 @@ static void schedule_loop(struct rts_ult_worker *w)
 			file_previous(c, prev);
 		w->current = NULL;
 		rts_ult_release_due(c, now);
+		rts_ult_timeouts_due(c, now);
 		struct rts_ult *next = c->n_reservations ? rts_ult_reservations_pick(c, now)
 						     : rts_ult_ready_pop(c);
-		if (prev && prev->request == RTS_ULT_PREEMPTED && next != prev && prev->task->in_job) {
+		/* A job that blocks leaves its CPU as a preempted one does: its
+		 * execution intervals end at the PREEMPT either way. */
+		bool leaves = prev && (prev->request == RTS_ULT_PREEMPTED || prev->request == RTS_ULT_BLOCK);
+		if (leaves && next != prev && prev->task->in_job) {
 			trace_ult(prev, now, RTS_EV_PREEMPT, (uint32_t)w->cpu, 0); /* before another worker may resume it */
 			prev->preempted = true;
 		}
@@ -323,11 +394,12 @@ static void schedule_loop(struct rts_ult_worker *w)
 		}
 		kick_workers(c, w);
 		arm_release_timer(c);
-		/* With reservations an idle worker also sleeps at most until the
-		 * timer's time: a budget decision must not hang on one signal (a
-		 * sanitizer may hold a signal back while the worker is in a raw
-		 * futex wait). */
-		int64_t idle_until_ns = c->n_reservations ? c->timer_armed_ns : 0;
+		/* The worker the cluster's timer signals (the first) also sleeps
+		 * at most until the timer's time when idle: a release, a blocked
+		 * ULT's timeout or a budget decision must not hang on one signal
+		 * (a sanitizer may hold a signal back while the worker is in a
+		 * raw futex wait). The others are woken by a futex wake (kick). */
+		int64_t idle_until_ns = w == &c->workers[0] ? c->timer_armed_ns : 0;
 		pthread_mutex_unlock(&c->lock);
 
 		if (finished) {
@@ -340,6 +412,7 @@ static void schedule_loop(struct rts_ult_worker *w)
 			trace_switch_in(w, next, in_ns);
 			next->switched_in_ns = in_ns;
 			rts_trace_thread_state_load(&next->trace);
+			rts_task_local_load(&next->local);
 			rts_ult_context_switch(&w->sched_context, &next->context);
 			rts_trace_thread_state_load(&no_trace);
 			prev = next;
@@ -498,6 +571,13 @@ void rts_ult_interrupt(struct rts_ult *u)
 	if (u->state == RTS_ULT_SLEEPING) {
 		rts_ult_release_remove(c, u);
 		u->sleep_result = -EINTR;
+		rts_ult_ready_insert(c, u);
+		kick_workers(c, NULL);
+		arm_release_timer(c);
+	} else if (u->state == RTS_ULT_BLOCKED) {
+		if (u->timeout_ns)
+			rts_ult_timeout_remove(c, u);
+		u->block_end = RTS_ULT_BLOCK_INTERRUPTED;
 		rts_ult_ready_insert(c, u);
 		kick_workers(c, NULL);
 		arm_release_timer(c);

@@ -110,9 +110,8 @@ def test_clusters_must_be_runs_of_consecutive_cpus():
 @pytest.mark.parametrize(
     "extra, task, path, feature",
     [
-        ("resources: [{name: r}]\n", "priority: 5, body: [{compute: 1ms}]", "resources", "locks"),
-        ("resources: [{name: r}]\ncondvars: [{name: c, mutex: r}]\n", "priority: 5, body: [{compute: 1ms}]",
-         "condvars", "condition variables"),
+        ("resources: [{name: r, protocol: fifo}]\n", "priority: 5, body: [{lock: r}, {compute: 1ms}, {unlock: r}]",
+         "resources[0].protocol", "the FIFO mutex"),
         ("servers: [{name: srv, priority: 9, duration: 1ms}]\n",
          "priority: 5, body: [{compute: 1ms}, {call: srv}]", "servers", "RPC servers"),
         ("", "priority: 5, budget: 2ms, body: [{compute: 1ms}]", "tasks[0].budget", "CPU-time budgets"),
@@ -138,8 +137,8 @@ def _runner():
 @pytest.mark.parametrize(
     "change, where, feature",
     [
-        (lambda r: r["resources"].append({"name": "r", "protocol": "pip", "variant": "deferred", "ceiling": 0,
-                                          "partition_cpu": None}), "$.resources", "locks"),
+        (lambda r: r["resources"].append({"name": "r", "protocol": "fifo", "variant": "deferred", "ceiling": 0,
+                                          "partition_cpu": None}), "$.resources[0].protocol", "the FIFO mutex"),
         (lambda r: r["tasks"][0].update(budget_ns=1000), "$.tasks[0].budget_ns", "CPU-time budgets"),
     ],
 )
@@ -188,4 +187,16 @@ def test_a_sleep_runs_under_ult():
     """A sleep blocks only its ULT (rts_task_sleep_until), so the ult backend takes it."""
     text = ("platform: {scheduler: G-FP, backend: ult}\n"
             "tasks: [{name: a, period: 10ms, priority: 5, body: [{compute: 1ms}, {sleep: 1ms}]}]")
+    assert errors(text) == []
+
+
+@pytest.mark.parametrize("protocol", ["none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp+"])
+def test_locks_and_condvars_run_under_ult(protocol):
+    """The user-level scheduler applies inheritance and ceilings itself (docs/ult.md): every
+    protocol but the FIFO mutex, and condition variables, validate under backend: ult."""
+    cond = "condvars: [{name: c, mutex: r}]\n" if protocol in ("none", "pip") else ""
+    text = (f"platform: {{scheduler: P-FP, backend: ult}}\nresources: [{{name: r, protocol: {protocol}}}]\n{cond}"
+            "tasks: [{name: a, partition: cpu0, period: 10ms, priority: 5, body: [{lock: r}, {compute: 1ms}, "
+            "{unlock: r}]}, {name: b, partition: cpu0, period: 10ms, priority: 6, body: [{lock: r}, {compute: 1ms}, "
+            "{unlock: r}]}]")
     assert errors(text) == []

@@ -92,6 +92,16 @@ void run_world_destroy(struct run_world *world)
 }
 
 /*
+ * Under the ult backend condvar waits poll for the stop instead of being
+ * woken for it: its waiters are ULTs, which a broadcast from this kernel
+ * thread (the threads backend's futex calls) cannot reach (docs/ult.md).
+ */
+static bool waits_poll_for_stop(const struct run_world *world)
+{
+	return strcmp(world->spec->backend, "threads") != 0;
+}
+
+/*
  * Wake every waiter of condvar i so that it sees the stop. A FIFO mutex's
  * condvar may be signalled only by the mutex's holder (EPERM otherwise), so
  * for it the mutex is tried, never waited for: its holder may itself wait
@@ -100,6 +110,8 @@ void run_world_destroy(struct run_world *world)
  */
 static void wake_for_stop(struct run_world *world, size_t i)
 {
+	if (waits_poll_for_stop(world))
+		return;
 	uint32_t m = world->spec->condvars[i].mutex;
 	if (world->spec->resources[m].protocol != RTS_PROTO_FIFO) {
 		rts_cond_broadcast(&world->condvars[i].cond);
@@ -173,8 +185,14 @@ static bool wait(struct run_task_context *context, rts_task_t *task, uint32_t in
 	rts_mutex_t *mutex = &world->mutexes[world->spec->condvars[index].mutex];
 	trace(task, RTS_EV_COND_WAIT, index, 0);
 	cv->waiting++;
-	while (cv->pending == 0 && !stopping(world))
-		rts_cond_wait(&cv->cond, mutex);
+	while (cv->pending == 0 && !stopping(world)) {
+		if (waits_poll_for_stop(world)) {
+			struct timespec deadline = monotonic_in(STOP_POLL_NS);
+			rts_cond_timedwait(&cv->cond, mutex, &deadline);
+		} else {
+			rts_cond_wait(&cv->cond, mutex);
+		}
+	}
 	cv->waiting--;
 	if (cv->pending == 0)
 		return false;

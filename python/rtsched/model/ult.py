@@ -4,8 +4,10 @@
 library's scheduler instead of kernel threads. Two things live here:
 
 - ``ult_problems``: what the file asks and the ult backend does not do yet,
-  as (path, message) pairs for the validator (locks, condition variables,
-  servers, budgets, background tasks, iowrite actions, clusters it cannot form);
+  as (path, message) pairs for the validator (the FIFO mutex, servers,
+  budgets, background tasks, iowrite actions, clusters it cannot form);
+  every other lock protocol and condition variables run, the user-level
+  scheduler applying inheritance and ceilings itself;
 - ``ult_backend_name`` / ``ult_cpus``: the name ``rts_taskset_set_backend``
   takes for the set's scheduler (P-FP -> ``ult:pfp``, C-EDF with clusters of
   2 CPUs -> ``ult:cedf:2``, ...) and the CPUs the runner gives the backend.
@@ -69,10 +71,11 @@ def ult_problems(taskset: TaskSet) -> list[tuple[str, str]]:
     if platform.backend != "ult":
         return []
     problems: list[tuple[str, str]] = []
-    if taskset.resources:
-        problems.append(("resources", f"locks are {NOT_YET}: remove them, or use backend: threads"))
-    if taskset.condvars:
-        problems.append(("condvars", f"condition variables are {NOT_YET}"))
+    for i, resource in enumerate(taskset.resources):
+        if resource.protocol == "fifo":
+            problems.append((f"resources[{i}].protocol",
+                             f"the FIFO mutex (protocol fifo) is {NOT_YET}: use pip or a ceiling protocol, "
+                             "or backend: threads"))
     if taskset.servers:
         problems.append(("servers", f"RPC servers are {NOT_YET}"))
     for i, task in enumerate(taskset.tasks):
