@@ -95,15 +95,18 @@ static int block_queued(struct rts_ult *self, int64_t timeout_ns)
 	return ret;
 }
 
-int rts_ult_block(rts_futex_word *word, uint32_t expected, const struct timespec *deadline,
-		  clockid_t clock, bool pshared)
+/*
+ * block and cond_block: sleep on `word` while it holds `expected` (the
+ * compare and the enqueue are one step under the wait lock), as a plain
+ * waiter or as a condvar waiter to be requeued onto `mutex`.
+ */
+static int block_if_equal(rts_futex_word *word, uint32_t expected, const struct timespec *deadline,
+			  clockid_t clock, enum rts_ult_wait_kind kind, rts_futex_word *mutex)
 {
 	int err = 0;
 	int64_t timeout_ns = timeout_ns_of(deadline, clock, &err);
 	if (err)
 		return err;
-	if (pshared)
-		return -ENOTSUP;
 	struct rts_ult *self = enter(&err);
 	if (!self)
 		return err;
@@ -111,8 +114,16 @@ int rts_ult_block(rts_futex_word *word, uint32_t expected, const struct timespec
 		leave(self);
 		return -EAGAIN;
 	}
-	rts_ult_wait_enqueue(self->cluster->runtime, self, word, RTS_ULT_WAIT_PLAIN, NULL);
+	rts_ult_wait_enqueue(self->cluster->runtime, self, word, kind, mutex);
 	return block_queued(self, timeout_ns);
+}
+
+int rts_ult_block(rts_futex_word *word, uint32_t expected, const struct timespec *deadline,
+		  clockid_t clock, bool pshared)
+{
+	if (pshared)
+		return -ENOTSUP;
+	return block_if_equal(word, expected, deadline, clock, RTS_ULT_WAIT_PLAIN, NULL);
 }
 
 int rts_ult_wake(rts_futex_word *word, int count, bool pshared)
@@ -254,23 +265,11 @@ int rts_ult_pi_wake(rts_futex_word *word, bool pshared)
 int rts_ult_cond_block(rts_futex_word *cond, uint32_t expected, const struct timespec *deadline,
 		       clockid_t clock, rts_futex_word *mutex, bool pshared)
 {
-	int err = 0;
-	int64_t timeout_ns = timeout_ns_of(deadline, clock, &err);
-	if (err)
-		return err;
 	if (pshared)
 		return -ENOTSUP;
 	if (cond == mutex)
 		return -EINVAL;
-	struct rts_ult *self = enter(&err);
-	if (!self)
-		return err;
-	if (atomic_load_explicit(cond, memory_order_relaxed) != expected) {
-		leave(self);
-		return -EAGAIN;
-	}
-	rts_ult_wait_enqueue(self->cluster->runtime, self, cond, RTS_ULT_WAIT_COND, mutex);
-	return block_queued(self, timeout_ns);
+	return block_if_equal(cond, expected, deadline, clock, RTS_ULT_WAIT_COND, mutex);
 }
 
 int rts_ult_cond_requeue(rts_futex_word *cond, uint32_t expected, int nr_requeue,

@@ -238,15 +238,23 @@ def pfp_mpcp_lp(problem: AnalysisProblem) -> AnalysisResult:
     return _pfp_lp(problem, "p-fp-mpcp-lp", "mpcp")
 
 
-def _pfp_lp(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResult:
+def refuse_other_protocols(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResult | None:
+    """Why ``test`` (P-FP locking with ``protocol`` on every global resource) does not apply, or None."""
     refused = refuse_pfp_locking(problem, test)
     if refused is not None:
         return refused
-    glob = problem.global_resources()
-    others = {problem.protocol(r) for r in glob} - {protocol}
+    others = {problem.protocol(r) for r in problem.global_resources()} - {protocol}
     if others:
         return unsupported(test, problem.names(), f"{test} assumes {protocol} on every global resource; "
                                                   f"some use {', '.join(sorted(others))}")
+    return None
+
+
+def _pfp_lp(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResult:
+    refused = refuse_other_protocols(problem, test, protocol)
+    if refused is not None:
+        return refused
+    glob = problem.global_resources()
     blocking = fmlp_plus_lp_blocking if protocol == "fmlp+" else mpcp_lp_blocking
     lp = {t.name: blocking(t, problem.tasks, glob) for t in problem.tasks}
 

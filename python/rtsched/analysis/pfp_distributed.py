@@ -38,9 +38,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rtsched.analysis.blocking import Blocking, blocking_term
-from rtsched.analysis.lp_blocking import LpBlocking
+from rtsched.analysis.lp_blocking import LpBlocking, refuse_other_protocols
 from rtsched.analysis.lp_distributed import arrivals, distributed_lp_blocking
-from rtsched.analysis.partitioned import _gcs, refuse_pfp_locking, suspension_aware_rta
+from rtsched.analysis.partitioned import _gcs, suspension_aware_rta
 from rtsched.analysis.results import NOT_SCHEDULABLE, SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask
 
@@ -57,14 +57,10 @@ def pfp_dflp_lp(problem: AnalysisProblem) -> AnalysisResult:
 
 def refuse_distributed(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResult | None:
     """Why ``test`` (``protocol`` on every global resource) does not apply to ``problem``, or None."""
-    refused = refuse_pfp_locking(problem, test)
+    refused = refuse_other_protocols(problem, test, protocol)
     if refused is not None:
         return refused
     glob = problem.global_resources()
-    others = {problem.protocol(r) for r in glob} - {protocol}
-    if others:
-        return unsupported(test, problem.names(), f"{test} assumes {protocol} on every global resource; "
-                                                  f"some use {', '.join(sorted(others))}")
     for t in problem.tasks:
         inner = next((cs for cs in t.critical_sections
                       if (not cs.outermost and cs.resource in glob) or glob.intersection(cs.nested)), None)
