@@ -26,14 +26,25 @@ stream (arg0: its request, saturated; arg1: the new budget).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol, Sequence
 
 from rtsched.model.budget_control import BudgetControl, BudgetPolicy, Observation, request_ns
-from rtsched.sim.threads import FINISHED, IDLE
+from rtsched.sim.threads import FINISHED, IDLE, SimThread
 from rtsched.trace import EventType as EV
 
-if TYPE_CHECKING:
-    from rtsched.sim.reservations import SimReservation
+
+class SimReservation(Protocol):
+    """What the controller reads and sets of a simulated reservation (sim/reservations.py's
+    ``SimReservation``; a protocol here, so that the controller does not import the tree)."""
+
+    name: str
+    period_ns: int
+    budget_ns: int
+    left_ns: int
+    period_no: int
+    threads: list[SimThread]
+    events: list[tuple[int, int, int, int, int, int, int]]
+    control: Control | None
 
 __all__ = ["Control", "ControlGroup", "set_budget"]
 
@@ -90,7 +101,7 @@ class ControlGroup:
     """The adapted reservations of one parent (at the top: of one partition), in file order, and the
     bandwidth they share (ppb of one CPU)."""
 
-    def __init__(self, members: list[SimReservation], capacity_ppb: int, policy: BudgetPolicy) -> None:
+    def __init__(self, members: Sequence[SimReservation], capacity_ppb: int, policy: BudgetPolicy) -> None:
         self.members = members
         self.capacity_ppb = capacity_ppb
         self.policy = policy
