@@ -8,9 +8,9 @@ paper's, then the hard tasks' largest simulated response against their bound fro
 ``rtsched analyze`` (the PRM analysis of S1's 39 ms of 100):
 
     PYTHONPATH=python python3 examples/adhiersched/compare_table_iv.py [--duration 60]
-        [--run out/adhiersched-adaptive-run/summary.json]
+        [--run out/adhiersched-adaptive/summary.json ...]
 
-``--run`` adds a row from a live ``rtsched run``'s summary.json. The paper's "total" is the sum
+``--run`` adds a row from a live ``rtsched run``'s summary.json (of either file). The paper's "total" is the sum
 of its three rows (3.36 + 27.28 + 2.19 = 32.83), so ours is too; "pooled" is all soft jobs
 together. The simulation is deterministic: the same numbers on every machine.
 """
@@ -79,7 +79,8 @@ def _row(label: str, values: dict[str, float] | tuple[float, ...]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=int, default=60, metavar="S", help="simulated seconds (default 60)")
-    parser.add_argument("--run", type=Path, metavar="SUMMARY", help="a live `rtsched run`'s summary.json")
+    parser.add_argument("--run", type=Path, metavar="SUMMARY", action="append", default=[],
+                        help="a live `rtsched run`'s summary.json of either file (repeatable)")
     args = parser.parse_args(argv)
     fixed, adaptive = simulate(STATIC, args.duration), simulate(ADAPTIVE, args.duration)
     print(f"{'deadline-miss ratio %':<26}" + "".join(f"{h:>8}" for h in (*SOFT, "total", "pooled")))
@@ -87,8 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         print(_row(f"paper, {name}", (*PAPER[name], sum(PAPER[name]))))
     print(_row(f"sim, fixed ({args.duration} s)", miss_percent(fixed)))
     print(_row(f"sim, adaptive ({args.duration} s)", miss_percent(adaptive)))
-    if args.run is not None:
-        print(_row("run, " + args.run.parent.name, miss_percent(json.loads(args.run.read_text()))))
+    for path in args.run:
+        summary = json.loads(path.read_text())
+        label = f"run, {summary['name'].removeprefix('adhiersched-')} ({summary['duration_ns'] / 1e9:.0f} s)"
+        print(_row(label, miss_percent(summary)))
     print()
     for task, jobs, misses, response, bound in hard_tasks(adaptive, analyze(ADAPTIVE)):
         print(f"S1 {task}: {misses} of {jobs} jobs missed; largest response {response / 1e6:.1f} ms, "
