@@ -87,3 +87,19 @@ def test_the_figures_in_the_docs(fixed, adaptive):
         return {k: round(v, 2) for k, v in table.miss_percent(summary).items()}
     assert rounded(fixed) == {"S3": 92.85, "S4": 74.5, "S5": 90.33, "total": 257.68, "pooled": 89.4}
     assert rounded(adaptive) == {"S3": 1.0, "S4": 4.46, "S5": 1.22, "total": 6.68, "pooled": 1.62}
+
+
+def test_the_demand_plot_shows_table_iii(tmp_path, monkeypatch):
+    """examples/adhiersched/plot_demand.py (seed 000 Fig. 5): per server period, Table III's average
+    and maximum, and the PNG written."""
+    monkeypatch.syspath_prepend(str(EXAMPLE))  # the script imports generate_demand beside it
+    spec = importlib.util.spec_from_file_location("plot_demand", EXAMPLE / "plot_demand.py")
+    assert spec is not None and spec.loader is not None
+    plot_demand = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plot_demand)
+    demand = plot_demand.demand_percent()
+    for server, (average, maximum) in {"S3": (13.35, 60.0), "S4": (12.36, 54.0), "S5": (11.98, 44.0)}.items():
+        assert demand[server].mean() == pytest.approx(average, abs=0.001)
+        assert demand[server].max() == pytest.approx(maximum)
+    plot_demand.plot(tmp_path / "demand.png", 5.0)
+    assert (tmp_path / "demand.png").stat().st_size > 0
