@@ -76,9 +76,8 @@ struct latency {
 };
 
 struct task_arg {
-	struct latency *lat;
+	struct latency lat; /* per task: no lock shared between ULTs */
 	int64_t work_ns;
-	pthread_mutex_t *lock;
 };
 
 static void latency_job(rts_task_t *task, const struct rts_job *job, void *arg)
@@ -88,12 +87,10 @@ static void latency_job(rts_task_t *task, const struct rts_job *job, void *arg)
 	struct task_arg *a = arg;
 	int64_t latency_ns = start_ns - job->release_ns;
 	if (job->number > 1) { /* the first release is the synchronous one: warm-up */
-		pthread_mutex_lock(a->lock);
-		a->lat->samples++;
-		a->lat->sum_ns += (double)latency_ns;
-		if (latency_ns > a->lat->max_ns)
-			a->lat->max_ns = latency_ns;
-		pthread_mutex_unlock(a->lock);
+		a->lat.samples++;
+		a->lat.sum_ns += (double)latency_ns;
+		if (latency_ns > a->lat.max_ns)
+			a->lat.max_ns = latency_ns;
 	}
 	while (clock_ns(CLOCK_MONOTONIC) - start_ns < a->work_ns)
 		;
@@ -102,7 +99,6 @@ static void latency_job(rts_task_t *task, const struct rts_job *job, void *arg)
 static int run_set(const struct options *o, const char *backend, const cpu_set_t *cpus, int d,
 		   struct latency *lat, char *why, size_t why_len)
 {
-	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	struct task_arg args[MAX_TASKS];
 	rts_taskset_t *set;
 	int err = rts_taskset_create(&set, NULL);
@@ -111,7 +107,7 @@ static int run_set(const struct options *o, const char *backend, const cpu_set_t
 	err = rts_taskset_set_backend(set, backend);
 	for (int i = 0; i < d && !err; i++) {
 		int64_t period_ns = o->period_us * 1000 * (2 + i) / 2;
-		args[i] = (struct task_arg){.lat = lat, .work_ns = o->work_us * 1000, .lock = &lock};
+		args[i] = (struct task_arg){.work_ns = o->work_us * 1000};
 		const struct rts_task_params p = {
 			.name = "tables", .kind = RTS_TASK_PERIODIC, .period_ns = period_ns,
 			.deadline_ns = period_ns, .max_jobs = (uint32_t)o->jobs + 1,
@@ -125,6 +121,11 @@ static int run_set(const struct options *o, const char *backend, const cpu_set_t
 	if (err)
 		snprintf(why, why_len, "%s", rts_taskset_error(set));
 	rts_taskset_destroy(set);
+	for (int i = 0; i < d && !err; i++) {
+		lat->samples += args[i].lat.samples;
+		lat->sum_ns += args[i].lat.sum_ns;
+		lat->max_ns = args[i].lat.max_ns > lat->max_ns ? args[i].lat.max_ns : lat->max_ns;
+	}
 	return err;
 }
 
