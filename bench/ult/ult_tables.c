@@ -287,7 +287,7 @@ static int usage(const char *arg)
 		"usage: rtsched-ult-tables [--cluster-sizes D,D,...] [--period-us N] [--work-us N]\n"
 		"                          [--jobs N] [--reps N] [--switches N]\n"
 		"  --cluster-sizes  CPUs per cluster, each dividing the allowed CPU count\n"
-		"                   (default: every divisor, at most %d)\n"
+		"                   (default: every divisor, the first %d)\n"
 		"  --period-us N    the first task's period (default 1000, >= 200); task i: P*(2+i)/2\n"
 		"  --work-us N      each job's spin (default 50, < period/2)\n"
 		"  --jobs N         jobs per task and run (default 300)\n"
@@ -302,7 +302,7 @@ static bool parse_long(const char *text, long min, long max, long *out)
 	char *end;
 	errno = 0;
 	long v = strtol(text, &end, 10);
-	if (errno || end == text || (*end && *end != ',') || v < min || v > max)
+	if (errno || end == text || *end || v < min || v > max)
 		return false;
 	*out = v;
 	return true;
@@ -311,13 +311,18 @@ static bool parse_long(const char *text, long min, long max, long *out)
 static bool parse_sizes(const char *text, int n_allowed, struct options *o)
 {
 	o->n_sizes = 0;
-	for (const char *p = text; *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : p + strlen(p)) {
-		long v;
-		if (o->n_sizes == MAX_SIZES || !parse_long(p, 1, MAX_TASKS, &v) || n_allowed % v)
+	for (const char *p = text;; p++) {
+		char *end;
+		errno = 0;
+		long v = strtol(p, &end, 10);
+		if (errno || end == p || (*end && *end != ',') || v < 1 || v > MAX_TASKS ||
+		    n_allowed % v || o->n_sizes == MAX_SIZES)
 			return false;
 		o->sizes[o->n_sizes++] = (int)v;
+		if (!*end)
+			return true;
+		p = end;
 	}
-	return o->n_sizes > 0;
 }
 
 static int parse(int argc, char **argv, int n_allowed, struct options *o)
