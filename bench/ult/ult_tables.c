@@ -241,12 +241,13 @@ static int measure_size(const struct options *o, const int *allowed, int n_allow
 static const char *const columns[6] = {"EventLat", "RelOvh", "ReqOvh", "SigLat", "SchedOvh",
 				       "CtxSw"};
 
-static void cell(double us)
+/* The seed's figures have 2 decimals; ours 3 (a ULT switch is about 0.01 us). */
+static void cell(double us, int decimals)
 {
 	if (us < 0)
 		printf(" %9s", "-");
 	else
-		printf(" %9.2f", us);
+		printf(" %9.*f", decimals, us);
 }
 
 static void print_table(const struct options *o, const struct size_result *res, bool maxima)
@@ -264,15 +265,15 @@ static void print_table(const struct options *o, const struct size_result *res, 
 		char label[32];
 		snprintf(label, sizeof(label), "rtsched ult d=%d", s->d);
 		printf("%-22s", label);
-		cell(ult_ns / 1000);
+		cell(ult_ns / 1000, 3);
 		printf(" %9s %9s %9s %9s", "n/m", "n/m", s->d == 1 ? "-" : "n/m", "n/m");
-		cell((maxima ? s->sw.max_ns : s->sw.avg_ns) / 1000);
-		printf(" %10.2f %7.2fx\n", thr_ns / 1000, ult_ns / thr_ns);
+		cell((maxima ? s->sw.max_ns : s->sw.avg_ns) / 1000, 3);
+		printf(" %10.3f %7.2fx\n", thr_ns / 1000, ult_ns / thr_ns);
 	}
 	for (size_t i = 0; i < sizeof(seed_rows) / sizeof(seed_rows[0]); i++) {
 		printf("seed 003 %-13s", seed_rows[i].label);
 		for (int c = 0; c < 6; c++)
-			cell(maxima ? seed_rows[i].max[c] : seed_rows[i].avg[c]);
+			cell(maxima ? seed_rows[i].max[c] : seed_rows[i].avg[c], 2);
 		printf("\n");
 	}
 }
