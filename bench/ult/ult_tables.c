@@ -75,9 +75,19 @@ struct latency {
 	int64_t max_ns;
 };
 
+static void add_latency(struct latency *to, const struct latency *from)
+{
+	to->samples += from->samples;
+	to->sum_ns += from->sum_ns;
+	to->max_ns = from->max_ns > to->max_ns ? from->max_ns : to->max_ns;
+}
+
+/* Jobs started on the CPU whose worker gets the cluster's timer signal
+ * (index 0) and on the others (index 1). */
 struct task_arg {
-	struct latency lat; /* per task: no lock shared between ULTs */
+	struct latency lat[2]; /* per task: no lock shared between ULTs */
 	int64_t work_ns;
+	int timer_cpu;
 };
 
 static void latency_job(rts_task_t *task, const struct rts_job *job, void *arg)
@@ -87,17 +97,18 @@ static void latency_job(rts_task_t *task, const struct rts_job *job, void *arg)
 	struct task_arg *a = arg;
 	int64_t latency_ns = start_ns - job->release_ns;
 	if (job->number > 1) { /* the first release is the synchronous one: warm-up */
-		a->lat.samples++;
-		a->lat.sum_ns += (double)latency_ns;
-		if (latency_ns > a->lat.max_ns)
-			a->lat.max_ns = latency_ns;
+		struct latency *lat = &a->lat[sched_getcpu() != a->timer_cpu];
+		lat->samples++;
+		lat->sum_ns += (double)latency_ns;
+		if (latency_ns > lat->max_ns)
+			lat->max_ns = latency_ns;
 	}
 	while (clock_ns(CLOCK_MONOTONIC) - start_ns < a->work_ns)
 		;
 }
 
 static int run_set(const struct options *o, const char *backend, const cpu_set_t *cpus, int d,
-		   struct latency *lat, char *why, size_t why_len)
+		   int timer_cpu, struct latency split[2], char *why, size_t why_len)
 {
 	struct task_arg args[MAX_TASKS];
 	rts_taskset_t *set;
@@ -107,7 +118,7 @@ static int run_set(const struct options *o, const char *backend, const cpu_set_t
 	err = rts_taskset_set_backend(set, backend);
 	for (int i = 0; i < d && !err; i++) {
 		int64_t period_ns = o->period_us * 1000 * (2 + i) / 2;
-		args[i] = (struct task_arg){.work_ns = o->work_us * 1000};
+		args[i] = (struct task_arg){.work_ns = o->work_us * 1000, .timer_cpu = timer_cpu};
 		const struct rts_task_params p = {
 			.name = "tables", .kind = RTS_TASK_PERIODIC, .period_ns = period_ns,
 			.deadline_ns = period_ns, .max_jobs = (uint32_t)o->jobs + 1,
@@ -122,9 +133,8 @@ static int run_set(const struct options *o, const char *backend, const cpu_set_t
 		snprintf(why, why_len, "%s", rts_taskset_error(set));
 	rts_taskset_destroy(set);
 	for (int i = 0; i < d && !err; i++) {
-		lat->samples += args[i].lat.samples;
-		lat->sum_ns += args[i].lat.sum_ns;
-		lat->max_ns = args[i].lat.max_ns > lat->max_ns ? args[i].lat.max_ns : lat->max_ns;
+		add_latency(&split[0], &args[i].lat[0]);
+		add_latency(&split[1], &args[i].lat[1]);
 	}
 	return err;
 }
@@ -187,6 +197,7 @@ static int measure_switch(const struct options *o, int cpu, struct switch_run *r
 struct size_result {
 	int d;
 	struct latency ult, threads;
+	struct latency ult_split[2]; /* on the timer's CPU, on the others */
 	double ult_mean_ns, threads_mean_ns; /* median of the runs' means */
 	struct switch_run sw;
 };
@@ -216,10 +227,15 @@ static int measure_size(const struct options *o, const int *allowed, int n_allow
 	char backend[32];
 	snprintf(backend, sizeof(backend), "ult:cedf:%d", d);
 	for (int r = 0; r < o->reps; r++) {
-		struct latency t = {0}, u = {0};
-		int err = run_set(o, "threads", &cpus, d, &t, why, why_len);
+		struct latency t = {0}, u = {0}, t_split[2] = {{0}}, u_split[2] = {{0}};
+		int timer_cpu = allowed[n_allowed - d]; /* the cluster's first worker */
+		int err = run_set(o, "threads", &cpus, d, timer_cpu, t_split, why, why_len);
 		if (!err)
-			err = run_set(o, backend, &cpus, d, &u, why, why_len);
+			err = run_set(o, backend, &cpus, d, timer_cpu, u_split, why, why_len);
+		add_latency(&t, &t_split[0]), add_latency(&t, &t_split[1]);
+		add_latency(&u, &u_split[0]), add_latency(&u, &u_split[1]);
+		add_latency(&s->ult_split[0], &u_split[0]);
+		add_latency(&s->ult_split[1], &u_split[1]);
 		if (!err && (!t.samples || !u.samples))
 			err = EIO, snprintf(why, why_len, "no job measured");
 		if (err)
@@ -274,6 +290,25 @@ static void print_table(const struct options *o, const struct size_result *res, 
 		printf("seed 003 %-13s", seed_rows[i].label);
 		for (int c = 0; c < 6; c++)
 			cell(maxima ? seed_rows[i].max[c] : seed_rows[i].avg[c], 2);
+		printf("\n");
+	}
+}
+
+/*
+ * The cluster's timer signals its first worker only: a job that starts on
+ * another CPU also waits for that worker's futex wake of its own worker.
+ */
+static void print_split(const struct options *o, const struct size_result *res)
+{
+	printf("\nult EventLat by the CPU the job started on, us (avg over all jobs / max)\n");
+	for (int i = 0; i < o->n_sizes; i++) {
+		const struct latency *l = res[i].ult_split, *r = &res[i].ult_split[1];
+		printf("  d=%d  timer's CPU: %8.3f / %9.3f (%ld jobs)", res[i].d,
+		       l->samples ? l->sum_ns / (double)l->samples / 1000 : 0.0,
+		       (double)l->max_ns / 1000, l->samples);
+		if (r->samples)
+			printf("   other CPUs: %8.3f / %9.3f (%ld jobs)", r->sum_ns / (double)r->samples / 1000,
+			       (double)r->max_ns / 1000, r->samples);
 		printf("\n");
 	}
 }
@@ -391,5 +426,6 @@ int main(int argc, char **argv)
 	       o.period_us, o.work_us, o.jobs, o.reps, o.switches, SWITCH_SAMPLES);
 	print_table(&o, res, false);
 	print_table(&o, res, true);
+	print_split(&o, res);
 	return 0;
 }
