@@ -16,6 +16,8 @@
  *  - release latency of the threads backend: the same set, same CPUs, one
  *    SCHED_FIFO thread per task (clock_nanosleep), measured the same way in
  *    alternating runs; the ratio ult/threads (issue 14 target <= 1.2x).
+ *    The ult figure is also printed by the CPU the job started on: the
+ *    cluster's timer signals its first worker, which wakes the others.
  *  - context switch: rts_ult_context_switch between two contexts on a thread
  *    pinned to the cluster's first CPU (rtsched-ult-switch's method): the
  *    average from a batch, the maximum from single round trips (half of one,
