@@ -5,8 +5,8 @@
  * seed's published figures beside (bench/README.md, "ult backend: seed 003
  * Tables 1 and 2").
  *
- * For each cluster size d (`--cluster-sizes`, default 1 and every divisor of
- * the allowed CPU count up to it), the last cluster of `ult:cedf:d` (its d
+ * For each cluster size d (`--cluster-sizes`, default every divisor of the
+ * allowed CPU count, the first MAX_SIZES of them), the last cluster of `ult:cedf:d` (its d
  * CPUs) runs d periodic tasks (periods P, 1.5P, 2P, ...; each job spins
  * `--work-us`), so that no job waits for another job of its cluster:
  *
