@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtsched-ult-tables: the ult backend's latencies and overheads in the layout
+ * of seed 003's Tables 1 (averages) and 2 (maxima), per cluster size, with the
+ * seed's published figures beside (bench/README.md, "ult backend: seed 003
+ * Tables 1 and 2").
+ *
+ * For each cluster size d (`--cluster-sizes`, default every divisor of the
+ * allowed CPU count, the first MAX_SIZES of them), the last cluster of `ult:cedf:d` (its d
+ * CPUs) runs d periodic tasks (periods P, 1.5P, 2P, ...; each job spins
+ * `--work-us`), so that no job waits for another job of its cluster:
+ *
+ *  - event latency: the job's own clock read at its first instruction minus
+ *    its nominal release (the release timer's absolute expiry): timer,
+ *    signal, the worker's wake-up, the release, the decision and the switch.
+ *  - release latency of the threads backend: the same set, same CPUs, one
+ *    SCHED_FIFO thread per task (clock_nanosleep), measured the same way in
+ *    alternating runs; the ratio ult/threads (issue 14 target <= 1.2x).
+ *    The ult figure is also printed by the CPU the job started on: the
+ *    cluster's timer signals its first worker, which wakes the others.
+ *  - context switch: rts_ult_context_switch between two contexts on a thread
+ *    pinned to the cluster's first CPU (rtsched-ult-switch's method): the
+ *    average from a batch, the maximum from single round trips (half of one,
+ *    a clock read included).
+ *
+ * Release overhead, request overhead, signal latency and scheduling overhead
+ * need timestamps inside src/ult/worker.c: printed "n/m" (not measured).
+ * Exit status 0 measured, 1 a measurement failed, 2 bad command line.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <rtsched/task.h>
+
+#include "internal/ult_context.h"
+#include "clock_ns.h"
+#include "pinned_thread.h"
+
+#define MAX_SIZES 8
+#define MAX_TASKS 64
+#define SWITCH_SAMPLES 20000
+
+struct options {
+	int sizes[MAX_SIZES];
+	int n_sizes;
+	long period_us;
+	long work_us;
+	long jobs;
+	int reps;
+	long switches;
+};
+
+/* Seed 003 (Mollison & Anderson), Tables 1 and 2, us; c clusters of d CPUs. */
+struct seed_row {
+	const char *label;
+	double avg[6], max[6]; /* -1: not reported */
+};
+
+static const struct seed_row seed_rows[] = {
+	{"c=8,d=1", {10.81, 3.07, 0.08, -1, 0.37, 0.51}, {84.60, 32.30, 7.06, -1, 21.72, 18.31}},
+	{"c=4,d=2", {11.25, 4.01, 4.07, 13.38, 1.25, 0.89}, {86.29, 31.38, 65.94, 91.23, 18.27, 20.84}},
+	{"c=2,d=4", {11.59, 4.71, 10.43, 40.57, 1.57, 1.18}, {78.24, 27.53, 84.20, 120.80, 19.00, 18.78}},
+	{"c=1,d=8", {13.18, 6.02, 52.62, 62.84, 1.63, 1.29}, {60.64, 36.53, 218.61, 187.13, 32.58, 18.90}},
+};
+
+/* ---- event latency: a periodic set under one backend ---- */
+
+struct latency {
+	long samples;
+	double sum_ns;
+	int64_t max_ns;
+};
+
+static void add_latency(struct latency *to, const struct latency *from)
+{
+	to->samples += from->samples;
+	to->sum_ns += from->sum_ns;
+	to->max_ns = from->max_ns > to->max_ns ? from->max_ns : to->max_ns;
+}
+
+/* Jobs started on the CPU whose worker gets the cluster's timer signal
+ * (index 0) and on the others (index 1). */
+struct task_arg {
+	struct latency lat[2]; /* per task: no lock shared between ULTs */
+	int64_t work_ns;
+	int timer_cpu;
+};
+
+static void latency_job(rts_task_t *task, const struct rts_job *job, void *arg)
+{
+	int64_t start_ns = clock_ns(CLOCK_MONOTONIC); /* the job's first instruction */
+	(void)task;
+	struct task_arg *a = arg;
+	int64_t latency_ns = start_ns - job->release_ns;
+	if (job->number > 1) { /* the first release is the synchronous one: warm-up */
+		struct latency *lat = &a->lat[sched_getcpu() != a->timer_cpu];
+		lat->samples++;
+		lat->sum_ns += (double)latency_ns;
+		if (latency_ns > lat->max_ns)
+			lat->max_ns = latency_ns;
+	}
+	while (clock_ns(CLOCK_MONOTONIC) - start_ns < a->work_ns)
+		;
+}
+
+static int run_set(const struct options *o, const char *backend, const cpu_set_t *cpus, int d,
+		   int timer_cpu, struct latency split[2], char *why, size_t why_len)
+{
+	struct task_arg args[MAX_TASKS];
+	rts_taskset_t *set;
+	int err = rts_taskset_create(&set, NULL);
+	if (err)
+		return err;
+	err = rts_taskset_set_backend(set, backend);
+	for (int i = 0; i < d && !err; i++) {
+		int64_t period_ns = o->period_us * 1000 * (2 + i) / 2;
+		args[i] = (struct task_arg){.work_ns = o->work_us * 1000, .timer_cpu = timer_cpu};
+		const struct rts_task_params p = {
+			.name = "tables", .kind = RTS_TASK_PERIODIC, .period_ns = period_ns,
+			.deadline_ns = period_ns, .max_jobs = (uint32_t)o->jobs + 1,
+			.policy = RTS_POLICY_FIFO, .priority = 80 - i, .cpus = cpus};
+		err = rts_task_create(set, &p, latency_job, &args[i], NULL);
+	}
+	if (!err)
+		err = rts_taskset_release(set, clock_ns(CLOCK_MONOTONIC) + 2000000);
+	if (!err)
+		err = rts_taskset_join(set);
+	if (err)
+		snprintf(why, why_len, "%s", rts_taskset_error(set));
+	rts_taskset_destroy(set);
+	for (int i = 0; i < d && !err; i++) {
+		add_latency(&split[0], &args[i].lat[0]);
+		add_latency(&split[1], &args[i].lat[1]);
+	}
+	return err;
+}
+
+/* ---- context switch: two contexts on one pinned thread ---- */
+
+static struct rts_ult_context main_ctx, ctx_a;
+
+static void bounce(void *arg)
+{
+	(void)arg;
+	for (;;)
+		rts_ult_context_switch(&ctx_a, &main_ctx);
+}
+
+struct switch_run {
+	long switches;
+	double avg_ns, max_ns;
+	int err;
+};
+
+static void *switch_main(void *arg)
+{
+	struct switch_run *r = arg;
+	r->err = -rts_ult_context_of_thread(&main_ctx);
+	if (!r->err)
+		r->err = -rts_ult_context_create(&ctx_a, 64 * 1024, bounce, NULL);
+	if (r->err)
+		return NULL;
+	long round_trips = r->switches / 2;
+	int64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	for (long i = 0; i < round_trips; i++)
+		rts_ult_context_switch(&main_ctx, &ctx_a);
+	r->avg_ns = (double)(clock_ns(CLOCK_MONOTONIC) - t0) / (double)(2 * round_trips);
+	int64_t max_ns = 0;
+	for (int i = 0; i < SWITCH_SAMPLES; i++) {
+		int64_t a = clock_ns(CLOCK_MONOTONIC);
+		rts_ult_context_switch(&main_ctx, &ctx_a);
+		int64_t b = clock_ns(CLOCK_MONOTONIC);
+		max_ns = b - a > max_ns ? b - a : max_ns;
+	}
+	r->max_ns = (double)max_ns / 2;
+	rts_ult_context_destroy(&ctx_a);
+	return NULL;
+}
+
+static int measure_switch(const struct options *o, int cpu, struct switch_run *r)
+{
+	*r = (struct switch_run){.switches = o->switches};
+	pthread_t t;
+	int err = pinned_thread_start(&t, switch_main, r, 80, cpu);
+	if (err)
+		return err;
+	pthread_join(t, NULL);
+	return r->err;
+}
+
+/* ---- one cluster size ---- */
+
+struct size_result {
+	int d;
+	struct latency ult, threads;
+	struct latency ult_split[2]; /* on the timer's CPU, on the others */
+	double ult_mean_ns, threads_mean_ns; /* median of the runs' means */
+	struct switch_run sw;
+};
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), by_value);
+	return v[n / 2];
+}
+
+static int measure_size(const struct options *o, const int *allowed, int n_allowed, int d,
+			struct size_result *s, char *why, size_t why_len)
+{
+	memset(s, 0, sizeof(*s));
+	s->d = d;
+	cpu_set_t cpus; /* the last cluster: CPUs [n-d, n) of the allowed list */
+	CPU_ZERO(&cpus);
+	for (int i = n_allowed - d; i < n_allowed; i++)
+		CPU_SET(allowed[i], &cpus);
+	double ult_means[64], threads_means[64];
+	char backend[32];
+	snprintf(backend, sizeof(backend), "ult:cedf:%d", d);
+	for (int r = 0; r < o->reps; r++) {
+		struct latency t = {0}, u = {0}, t_split[2] = {{0}}, u_split[2] = {{0}};
+		int timer_cpu = allowed[n_allowed - d]; /* the cluster's first worker */
+		int err = run_set(o, "threads", &cpus, d, timer_cpu, t_split, why, why_len);
+		if (!err)
+			err = run_set(o, backend, &cpus, d, timer_cpu, u_split, why, why_len);
+		add_latency(&t, &t_split[0]), add_latency(&t, &t_split[1]);
+		add_latency(&u, &u_split[0]), add_latency(&u, &u_split[1]);
+		add_latency(&s->ult_split[0], &u_split[0]);
+		add_latency(&s->ult_split[1], &u_split[1]);
+		if (!err && (!t.samples || !u.samples))
+			err = EIO, snprintf(why, why_len, "no job measured");
+		if (err)
+			return err;
+		threads_means[r] = t.sum_ns / (double)t.samples;
+		ult_means[r] = u.sum_ns / (double)u.samples;
+		s->threads.max_ns = t.max_ns > s->threads.max_ns ? t.max_ns : s->threads.max_ns;
+		s->ult.max_ns = u.max_ns > s->ult.max_ns ? u.max_ns : s->ult.max_ns;
+		s->threads.samples += t.samples;
+		s->ult.samples += u.samples;
+	}
+	s->threads_mean_ns = median(threads_means, o->reps);
+	s->ult_mean_ns = median(ult_means, o->reps);
+	return measure_switch(o, allowed[n_allowed - d], &s->sw);
+}
+
+/* ---- the tables ---- */
+
+static const char *const columns[6] = {"EventLat", "RelOvh", "ReqOvh", "SigLat", "SchedOvh",
+				       "CtxSw"};
+
+/* The seed's figures have 2 decimals; ours 3 (a ULT switch is about 0.01 us). */
+static void cell(double us, int decimals)
+{
+	if (us < 0)
+		printf(" %9s", "-");
+	else
+		printf(" %9.*f", decimals, us);
+}
+
+static void print_table(const struct options *o, const struct size_result *res, bool maxima)
+{
+	printf("\nTable %d layout: %s latencies and overheads, us (seed 003 Table %d beside)\n",
+	       maxima ? 2 : 1, maxima ? "worst-case" : "average-case", maxima ? 2 : 1);
+	printf("%-22s", "");
+	for (int c = 0; c < 6; c++)
+		printf(" %9s", columns[c]);
+	printf(" %10s %8s\n", "threads", "ult/thr");
+	for (int i = 0; i < o->n_sizes; i++) {
+		const struct size_result *s = &res[i];
+		double ult_ns = maxima ? (double)s->ult.max_ns : s->ult_mean_ns;
+		double thr_ns = maxima ? (double)s->threads.max_ns : s->threads_mean_ns;
+		char label[32];
+		snprintf(label, sizeof(label), "rtsched ult d=%d", s->d);
+		printf("%-22s", label);
+		cell(ult_ns / 1000, 3);
+		printf(" %9s %9s %9s %9s", "n/m", "n/m", s->d == 1 ? "-" : "n/m", "n/m");
+		cell((maxima ? s->sw.max_ns : s->sw.avg_ns) / 1000, 3);
+		printf(" %10.3f %7.2fx\n", thr_ns / 1000, ult_ns / thr_ns);
+	}
+	for (size_t i = 0; i < sizeof(seed_rows) / sizeof(seed_rows[0]); i++) {
+		printf("seed 003 %-13s", seed_rows[i].label);
+		for (int c = 0; c < 6; c++)
+			cell(maxima ? seed_rows[i].max[c] : seed_rows[i].avg[c], 2);
+		printf("\n");
+	}
+}
+
+/*
+ * The cluster's timer signals its first worker only: a job that starts on
+ * another CPU also waits for that worker's futex wake of its own worker.
+ */
+static void print_split(const struct options *o, const struct size_result *res)
+{
+	printf("\nult EventLat by the CPU the job started on, us (avg over all jobs / max)\n");
+	for (int i = 0; i < o->n_sizes; i++) {
+		const struct latency *l = res[i].ult_split, *r = &res[i].ult_split[1];
+		printf("  d=%d  timer's CPU: %8.3f / %9.3f (%ld jobs)", res[i].d,
+		       l->samples ? l->sum_ns / (double)l->samples / 1000 : 0.0,
+		       (double)l->max_ns / 1000, l->samples);
+		if (r->samples)
+			printf("   other CPUs: %8.3f / %9.3f (%ld jobs)", r->sum_ns / (double)r->samples / 1000,
+			       (double)r->max_ns / 1000, r->samples);
+		printf("\n");
+	}
+}
+
+/* ---- the command ---- */
+
+static int usage(const char *arg)
+{
+	if (arg)
+		fprintf(stderr, "rtsched-ult-tables: bad argument \"%s\"\n", arg);
+	fprintf(stderr,
+		"usage: rtsched-ult-tables [--cluster-sizes D,D,...] [--period-us N] [--work-us N]\n"
+		"                          [--jobs N] [--reps N] [--switches N]\n"
+		"  --cluster-sizes  CPUs per cluster, each dividing the allowed CPU count\n"
+		"                   (default: every divisor, the first %d)\n"
+		"  --period-us N    the first task's period (default 1000, >= 200); task i: P*(2+i)/2\n"
+		"  --work-us N      each job's spin (default 50, < period/2)\n"
+		"  --jobs N         jobs per task and run (default 300)\n"
+		"  --reps N         alternating threads/ult runs (default 5, 1..64)\n"
+		"  --switches N     context switches in the average's batch (default 200000)\n",
+		MAX_SIZES);
+	return 2;
+}
+
+static bool parse_long(const char *text, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	if (errno || end == text || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_sizes(const char *text, int n_allowed, struct options *o)
+{
+	o->n_sizes = 0;
+	for (const char *p = text;; p++) {
+		char *end;
+		errno = 0;
+		long v = strtol(p, &end, 10);
+		if (errno || end == p || (*end && *end != ',') || v < 1 || v > MAX_TASKS ||
+		    n_allowed % v || o->n_sizes == MAX_SIZES)
+			return false;
+		o->sizes[o->n_sizes++] = (int)v;
+		if (!*end)
+			return true;
+		p = end;
+	}
+}
+
+static int parse(int argc, char **argv, int n_allowed, struct options *o)
+{
+	*o = (struct options){.period_us = 1000, .work_us = 50, .jobs = 300, .reps = 5,
+			      .switches = 200000};
+	for (int d = 1; d <= n_allowed && o->n_sizes < MAX_SIZES; d++)
+		if (n_allowed % d == 0 && d <= MAX_TASKS)
+			o->sizes[o->n_sizes++] = d;
+	for (int i = 1; i < argc; i++) {
+		long v;
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!next)
+			return usage(argv[i]);
+		if (strcmp(argv[i], "--cluster-sizes") == 0 && parse_sizes(next, n_allowed, o))
+			i++;
+		else if (strcmp(argv[i], "--period-us") == 0 && parse_long(next, 200, 1000000, &v))
+			o->period_us = v, i++;
+		else if (strcmp(argv[i], "--work-us") == 0 && parse_long(next, 0, 1000000, &v))
+			o->work_us = v, i++;
+		else if (strcmp(argv[i], "--jobs") == 0 && parse_long(next, 1, 1000000, &v))
+			o->jobs = v, i++;
+		else if (strcmp(argv[i], "--reps") == 0 && parse_long(next, 1, 64, &v))
+			o->reps = (int)v, i++;
+		else if (strcmp(argv[i], "--switches") == 0 && parse_long(next, 2, 1000000000, &v))
+			o->switches = v, i++;
+		else
+			return usage(argv[i]);
+	}
+	if (o->work_us * 2 >= o->period_us)
+		return usage("--work-us");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	cpu_set_t set;
+	int allowed[CPU_SETSIZE], n_allowed = 0;
+	sched_getaffinity(0, sizeof(set), &set);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			allowed[n_allowed++] = cpu;
+	struct options o;
+	int bad = parse(argc, argv, n_allowed, &o);
+	if (bad)
+		return bad;
+	mlockall(MCL_CURRENT | MCL_FUTURE);
+	static struct size_result res[MAX_SIZES];
+	for (int i = 0; i < o.n_sizes; i++) {
+		char why[512] = "";
+		int err = measure_size(&o, allowed, n_allowed, o.sizes[i], &res[i], why, sizeof(why));
+		if (err) {
+			fprintf(stderr, "rtsched-ult-tables: cluster size %d failed: %s%s%s\n",
+				o.sizes[i], strerror(err), *why ? ": " : "",
+				*why ? why : (err == EPERM ? "SCHED_FIFO refused" : ""));
+			return 1;
+		}
+	}
+	printf("rtsched-ult-tables: d CPUs per cluster (the last d allowed CPUs), d tasks, "
+	       "period %ld us x (2+i)/2, work %ld us, %ld jobs x %d alternating runs per backend\n"
+	       "EventLat: job's first clock read - nominal release (avg: median of runs' means; "
+	       "max: of all); threads: the same for the threads backend, same set and CPUs\n"
+	       "CtxSw: rts_ult_context_switch (avg: batch of %ld; max: half of one round trip "
+	       "of %d, a clock read included); n/m: not measured (needs src/ult instrumentation)\n",
+	       o.period_us, o.work_us, o.jobs, o.reps, o.switches, SWITCH_SAMPLES);
+	print_table(&o, res, false);
+	print_table(&o, res, true);
+	print_split(&o, res);
+	return 0;
+}
