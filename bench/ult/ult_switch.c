@@ -25,8 +25,6 @@
  * ratios to the kernel switch. Exit status 0 measured, 1 a measurement
  * failed, 2 bad command line. Needs SCHED_FIFO (else exit 1, explained).
  */
-#define _GNU_SOURCE
-#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -43,6 +41,7 @@
 #include "internal/ult_context.h"
 #include "clock_ns.h"
 #include "pinned_thread.h"
+#include "opts.h"
 
 #define MAX_REPS 64
 
@@ -313,17 +312,6 @@ static int usage(const char *arg)
 	return 2;
 }
 
-static bool parse_long(const char *text, long min, long max, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(text, &end, 10);
-	if (errno || end == text || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 static int parse(int argc, char **argv, struct options *o)
 {
 	cpu_set_t set;
@@ -334,23 +322,23 @@ static int parse(int argc, char **argv, struct options *o)
 		if (CPU_ISSET(cpu, &set))
 			o->cpu = cpu;
 	for (int i = 1; i < argc; i++) {
-		long v;
+		uint64_t v;
 		if (strcmp(argv[i], "--json") == 0)
 			o->json = true;
 		else if (strcmp(argv[i], "--switches") == 0 && i + 1 < argc &&
-			 parse_long(argv[i + 1], 2, 1000000000, &v))
+			 opts_parse_u64(argv[i + 1], 2, 1000000000, &v) == 0)
 			o->switches = v, i++;
 		else if (strcmp(argv[i], "--period-us") == 0 && i + 1 < argc &&
-			 parse_long(argv[i + 1], 200, 1000000, &v))
+			 opts_parse_u64(argv[i + 1], 200, 1000000, &v) == 0)
 			o->period_us = v, i++;
 		else if (strcmp(argv[i], "--jobs") == 0 && i + 1 < argc &&
-			 parse_long(argv[i + 1], 1, 1000000, &v))
+			 opts_parse_u64(argv[i + 1], 1, 1000000, &v) == 0)
 			o->jobs = v, i++;
 		else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc &&
-			 parse_long(argv[i + 1], 1, MAX_REPS, &v))
+			 opts_parse_u64(argv[i + 1], 1, MAX_REPS, &v) == 0)
 			o->reps = (int)v, i++;
 		else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc &&
-			 parse_long(argv[i + 1], 0, CPU_SETSIZE - 1, &v) && CPU_ISSET(v, &set))
+			 opts_parse_u64(argv[i + 1], 0, CPU_SETSIZE - 1, &v) == 0 && CPU_ISSET(v, &set))
 			o->cpu = (int)v, i++;
 		else
 			return usage(argv[i]);

@@ -27,7 +27,6 @@
  * need timestamps inside src/ult/worker.c: printed "n/m" (not measured).
  * Exit status 0 measured, 1 a measurement failed, 2 bad command line.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -41,6 +40,7 @@
 #include "internal/ult_context.h"
 #include "clock_ns.h"
 #include "pinned_thread.h"
+#include "opts.h"
 
 #define MAX_SIZES 8
 #define MAX_TASKS 64
@@ -335,17 +335,6 @@ static int usage(const char *arg)
 	return 2;
 }
 
-static bool parse_long(const char *text, long min, long max, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(text, &end, 10);
-	if (errno || end == text || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 static bool parse_sizes(const char *text, int n_allowed, struct options *o)
 {
 	o->n_sizes = 0;
@@ -371,21 +360,21 @@ static int parse(int argc, char **argv, int n_allowed, struct options *o)
 		if (n_allowed % d == 0 && d <= MAX_TASKS)
 			o->sizes[o->n_sizes++] = d;
 	for (int i = 1; i < argc; i++) {
-		long v;
+		uint64_t v;
 		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!next)
 			return usage(argv[i]);
 		if (strcmp(argv[i], "--cluster-sizes") == 0 && parse_sizes(next, n_allowed, o))
 			i++;
-		else if (strcmp(argv[i], "--period-us") == 0 && parse_long(next, 200, 1000000, &v))
+		else if (strcmp(argv[i], "--period-us") == 0 && opts_parse_u64(next, 200, 1000000, &v) == 0)
 			o->period_us = v, i++;
-		else if (strcmp(argv[i], "--work-us") == 0 && parse_long(next, 0, 1000000, &v))
+		else if (strcmp(argv[i], "--work-us") == 0 && opts_parse_u64(next, 0, 1000000, &v) == 0)
 			o->work_us = v, i++;
-		else if (strcmp(argv[i], "--jobs") == 0 && parse_long(next, 1, 1000000, &v))
+		else if (strcmp(argv[i], "--jobs") == 0 && opts_parse_u64(next, 1, 1000000, &v) == 0)
 			o->jobs = v, i++;
-		else if (strcmp(argv[i], "--reps") == 0 && parse_long(next, 1, 64, &v))
+		else if (strcmp(argv[i], "--reps") == 0 && opts_parse_u64(next, 1, 64, &v) == 0)
 			o->reps = (int)v, i++;
-		else if (strcmp(argv[i], "--switches") == 0 && parse_long(next, 2, 1000000000, &v))
+		else if (strcmp(argv[i], "--switches") == 0 && opts_parse_u64(next, 2, 1000000000, &v) == 0)
 			o->switches = v, i++;
 		else
 			return usage(argv[i]);
