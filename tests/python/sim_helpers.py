@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
+
+from hypothesis import strategies as st
 
 from rtsched.model import taskset_from_dict
 from rtsched.sim import SimOptions, simulate
 from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace
 
+US = 1_000
 MS = 1_000_000
 
 
@@ -74,3 +78,46 @@ def first_job(trace, task: str) -> dict[str, int]:
 
 def tid_of(trace, task: str) -> int:
     return next(int(s["tid"]) for s in trace.streams if s["name"] == task)
+
+
+@st.composite
+def compute_only_sets(draw, max_cpus: int, max_tasks: int, min_compute_us: int, sporadic_seeds: Sequence[int],
+                      sim_seeds: Sequence[int], exec_lows: Sequence[int | None]):
+    """(TaskSet, SimOptions) of a set the compute-only loops take: P-FP and P-EDF (one-CPU
+    partitions, or with 3 CPUs or more a cluster of two beside them), G-FP and G-EDF on 1 to
+    ``max_cpus`` CPUs; equal priorities and deadlines, offsets, sporadic gaps, job limits, several
+    computes per body, drawn execution times (``exec_lows``), overload."""
+    scheduler = draw(st.sampled_from(["P-FP", "P-EDF", "G-FP", "G-EDF"]))
+    cpus = list(range(draw(st.integers(1, max_cpus))))
+    platform: dict = {"scheduler": scheduler, "cpus": cpus}
+    partitions: list[str | None] = [None]
+    if scheduler.startswith("P-"):
+        partitions = [f"cpu{c}" for c in cpus]
+        if len(cpus) >= 3 and draw(st.booleans()):  # clustered: a cluster of two CPUs beside the others
+            platform["partitions"] = [{"name": "c01", "cpus": [0, 1]},
+                                      *({"name": f"c{c}", "cpus": [c]} for c in cpus[2:])]
+            partitions = [p["name"] for p in platform["partitions"]]
+    tasks = []
+    for i in range(draw(st.integers(1, max_tasks))):
+        period = draw(st.sampled_from([2, 3, 4, 5, 6, 10])) * MS
+        deadline_us = draw(st.integers(period // US // 2, period // US))
+        computes = draw(st.lists(st.integers(min_compute_us, deadline_us // 3), min_size=1, max_size=3))
+        task: dict = {"name": f"t{i}", "period": f"{period}ns", "deadline": f"{deadline_us}us",
+                      "body": [{"compute": f"{c}us"} for c in computes]}
+        partition = draw(st.sampled_from(partitions))
+        if partition is not None:
+            task["partition"] = partition
+        if draw(st.booleans()):
+            task["offset"] = f"{draw(st.integers(0, 4000))}us"
+        if draw(st.integers(0, 4)) == 0:
+            task["max_jobs"] = draw(st.integers(1, 20))
+        if draw(st.integers(0, 3)) == 0:
+            task["kind"] = "sporadic"
+            task["sporadic"] = {"max_extra": f"{draw(st.integers(0, 3000))}us",
+                                "seed": draw(st.sampled_from(sporadic_seeds))}
+        if scheduler.endswith("FP"):
+            task["priority"] = draw(st.integers(1, 4))  # often equal: FIFO among them
+        tasks.append(task)
+    options = SimOptions(duration_ns=draw(st.integers(5, 60)) * MS, seed=draw(st.sampled_from(sim_seeds)),
+                         exec_low_ppm=draw(st.sampled_from(exec_lows)))
+    return taskset_from_dict({"name": "gen", "platform": platform, "tasks": tasks}), options

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from rtsched.model import taskset_from_dict
 from rtsched.sim import SimOptions
@@ -18,47 +17,11 @@ from rtsched.sim.compute_only import fits, run_compute_only
 from rtsched.sim.engine import Engine
 from rtsched.sim.options import SimOverheads
 from rtsched.sim.simulate import sim_placement
+from sim_helpers import compute_only_sets
 
-US = 1_000
 MS = 1_000_000
 EXAMPLES = int(os.environ.get("SIM_PROPERTY_EXAMPLES", "60"))
 FAST = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-
-
-@st.composite
-def compute_sets(draw):
-    scheduler = draw(st.sampled_from(["P-FP", "P-EDF", "G-FP", "G-EDF"]))
-    platform = {"scheduler": scheduler, "cpus": draw(st.sampled_from([[0], [0, 1], [0, 1, 2]]))}
-    partitions = [None]
-    if scheduler.startswith("P-"):
-        partitions = [f"cpu{c}" for c in platform["cpus"]]
-        if len(platform["cpus"]) == 3 and draw(st.booleans()):  # a cluster of two CPUs beside one CPU
-            platform["partitions"] = [{"name": "c01", "cpus": [0, 1]}, {"name": "c2", "cpus": [2]}]
-            partitions = ["c01", "c2"]
-    n = draw(st.integers(1, 9))
-    tasks = []
-    for i in range(n):
-        period = draw(st.sampled_from([2, 3, 4, 5, 6, 10])) * MS
-        deadline_us = draw(st.integers(period // US // 2, period // US))
-        computes = draw(st.lists(st.integers(50, deadline_us // 3), min_size=1, max_size=3))  # within the deadline
-        task = {"name": f"t{i}", "period": f"{period}ns", "deadline": f"{deadline_us}us",
-                "body": [{"compute": f"{c}us"} for c in computes]}
-        partition = draw(st.sampled_from(partitions))
-        if partition is not None:
-            task["partition"] = partition
-        if draw(st.booleans()):
-            task["offset"] = f"{draw(st.integers(0, 4000))}us"
-        if draw(st.integers(0, 4)) == 0:
-            task["max_jobs"] = draw(st.integers(1, 20))
-        if draw(st.integers(0, 3)) == 0:
-            task["kind"] = "sporadic"
-            task["sporadic"] = {"max_extra": f"{draw(st.integers(0, 3000))}us", "seed": draw(st.integers(0, 99))}
-        if scheduler.endswith("FP"):
-            task["priority"] = draw(st.integers(1, 4))  # often equal: FIFO among them
-        tasks.append(task)
-    options = SimOptions(duration_ns=draw(st.integers(5, 60)) * MS, seed=draw(st.integers(0, 9)),
-                         exec_low_ppm=draw(st.sampled_from([None, 200_000, 900_000])))
-    return taskset_from_dict({"name": "gen", "platform": platform, "tasks": tasks}), options
 
 
 def _engine(taskset, options):
@@ -66,7 +29,8 @@ def _engine(taskset, options):
 
 
 @FAST
-@given(compute_sets())
+@given(compute_only_sets(max_cpus=3, max_tasks=9, min_compute_us=50, sporadic_seeds=range(100), sim_seeds=range(10),
+                         exec_lows=[None, 200_000, 900_000]))
 def test_the_compute_only_loop_records_what_the_generic_engine_records(case):
     taskset, options = case
     generic, compact = _engine(taskset, options), _engine(taskset, options)

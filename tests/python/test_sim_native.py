@@ -16,7 +16,6 @@ import subprocess
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from rtsched.model import taskset_from_dict
 from rtsched.native import NativeToolFailed
@@ -24,53 +23,14 @@ from rtsched.sim import SimOptions, simulate
 from rtsched.sim.engine import Engine
 from rtsched.sim.native_loop import PROGRAM, fits_native, native_loop_program, run_native_loop
 from rtsched.sim.simulate import sim_placement
+from sim_helpers import compute_only_sets
 
-US = 1_000
 MS = 1_000_000
 EXAMPLES = int(os.environ.get("SIM_PROPERTY_EXAMPLES", "60"))
 FAST = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 needs_program = pytest.mark.skipif(native_loop_program() is None,
                                    reason=f"{PROGRAM} is not built (set RTSCHED_NATIVE_BIN to build/dev/tools)")
-
-
-@st.composite
-def compute_sets(draw):
-    scheduler = draw(st.sampled_from(["P-FP", "P-EDF", "G-FP", "G-EDF"]))
-    cpus = list(range(draw(st.integers(1, 4))))
-    platform: dict = {"scheduler": scheduler, "cpus": cpus}
-    partitions = [None]
-    if scheduler.startswith("P-"):
-        partitions = [f"cpu{c}" for c in cpus]
-        if len(cpus) >= 3 and draw(st.booleans()):  # clustered: a cluster of two CPUs beside the others
-            platform["partitions"] = [{"name": "c01", "cpus": [0, 1]},
-                                      *({"name": f"c{c}", "cpus": [c]} for c in cpus[2:])]
-            partitions = [p["name"] for p in platform["partitions"]]
-    n = draw(st.integers(1, 12))
-    tasks = []
-    for i in range(n):
-        period = draw(st.sampled_from([2, 3, 4, 5, 6, 10])) * MS
-        deadline_us = draw(st.integers(period // US // 2, period // US))
-        computes = draw(st.lists(st.integers(2, deadline_us // 3), min_size=1, max_size=3))  # within the deadline
-        task = {"name": f"t{i}", "period": f"{period}ns", "deadline": f"{deadline_us}us",
-                "body": [{"compute": f"{c}us"} for c in computes]}
-        partition = draw(st.sampled_from(partitions))
-        if partition is not None:
-            task["partition"] = partition
-        if draw(st.booleans()):
-            task["offset"] = f"{draw(st.integers(0, 4000))}us"
-        if draw(st.integers(0, 4)) == 0:
-            task["max_jobs"] = draw(st.integers(1, 20))
-        if draw(st.integers(0, 3)) == 0:
-            task["kind"] = "sporadic"
-            task["sporadic"] = {"max_extra": f"{draw(st.integers(0, 3000))}us",
-                                "seed": draw(st.sampled_from([0, 1, 99, 2**63 - 5]))}
-        if scheduler.endswith("FP"):
-            task["priority"] = draw(st.integers(1, 4))  # often equal: FIFO among them
-        tasks.append(task)
-    options = SimOptions(duration_ns=draw(st.integers(5, 60)) * MS, seed=draw(st.sampled_from([0, 1, 9, -3, 2**40])),
-                         exec_low_ppm=draw(st.sampled_from([None, 0, 200_000, 900_000, 1_000_000])))
-    return taskset_from_dict({"name": "gen", "platform": platform, "tasks": tasks}), options
 
 
 def _both(taskset, options, tmp_path):
@@ -82,7 +42,8 @@ def _both(taskset, options, tmp_path):
 
 @needs_program
 @FAST
-@given(compute_sets())
+@given(compute_only_sets(max_cpus=4, max_tasks=12, min_compute_us=2, sporadic_seeds=[0, 1, 99, 2**63 - 5],
+                         sim_seeds=[0, 1, 9, -3, 2**40], exec_lows=[None, 0, 200_000, 900_000, 1_000_000]))
 def test_the_compiled_loop_writes_the_python_loop_s_trace_byte_for_byte(tmp_path, case):
     taskset, options = case
     (native, native_bytes), (python, python_bytes) = _both(taskset, options, tmp_path)
