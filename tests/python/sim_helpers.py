@@ -80,6 +80,24 @@ def tid_of(trace, task: str) -> int:
     return next(int(s["tid"]) for s in trace.streams if s["name"] == task)
 
 
+def execution_intervals(trace, task: str) -> list[tuple[int, int]]:
+    """The task's execution intervals in ns, from START/RESUME to PREEMPT/COMPLETE (one still open
+    at the end of the run ends there)."""
+    stream = next(s for s in trace.streams if s["name"] == task)
+    out, since = [], None
+    for e in trace.events_of(stream["stream_id"]):
+        kind, t = int(e["type"]), int(e["time_ns"])
+        if kind in (EV.START, EV.RESUME):
+            since = t
+        elif kind in (EV.PREEMPT, EV.COMPLETE) and since is not None:
+            out.append((since, t))
+            since = None
+    end_ns = int(trace.header["duration_ns"])
+    if since is not None and since < end_ns:
+        out.append((since, end_ns))
+    return out
+
+
 @st.composite
 def compute_only_sets(draw, max_cpus: int, max_tasks: int, min_compute_us: int, sporadic_seeds: Sequence[int],
                       sim_seeds: Sequence[int], exec_lows: Sequence[int | None]):

@@ -11,6 +11,7 @@ from rtsched.report.reservations import reservation_budgets
 from rtsched.sim import SimOptions, simulate
 from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace
+from sim_helpers import execution_intervals
 
 MS = 1_000_000
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,22 +27,6 @@ def _run(tmp_path, taskset, duration_ns):
     return read_trace(run.trace_path)
 
 
-def _intervals(trace, name):
-    """The task's execution intervals, from START/RESUME .. PREEMPT/COMPLETE (an open one ends at the end)."""
-    stream = next(s for s in trace.streams if s["name"] == name)
-    out, since = [], None
-    for e in trace.events_of(stream["stream_id"]):
-        kind, t = int(e["type"]), int(e["time_ns"])
-        if kind in (EV.START, EV.RESUME):
-            since = t
-        elif kind in (EV.PREEMPT, EV.COMPLETE) and since is not None:
-            out.append((since, t))
-            since = None
-    if since is not None and since < int(trace.header["duration_ns"]):
-        out.append((since, int(trace.header["duration_ns"])))
-    return out
-
-
 def _events(trace, name):
     stream = next(s for s in trace.streams if s["name"] == name)
     return [(int(e["time_ns"]), EV(int(e["type"])).name, int(e["job"]), int(e["arg0"]), int(e["arg1"]))
@@ -55,7 +40,7 @@ def test_hog_runs_exactly_its_budget_each_period(tmp_path):
     ts = _set([{"name": "R", "period": "10ms", "budget": "3ms", "scheduler": "FP", "priority": 20,
                 "partition": "cpu0"}], [{**HOG, "reservation": "R"}])
     trace = _run(tmp_path, ts, 35 * MS)
-    assert _intervals(trace, "hog") == [(0, 3 * MS), (10 * MS, 13 * MS), (20 * MS, 23 * MS), (30 * MS, 33 * MS)]
+    assert execution_intervals(trace, "hog") == [(0, 3 * MS), (10 * MS, 13 * MS), (20 * MS, 23 * MS), (30 * MS, 33 * MS)]
     assert _events(trace, "R") == [
         (0, "RESERVATION_REPLENISH", 1, 0, 3 * MS), (3 * MS, "RESERVATION_DEPLETE", 1, 0, 3 * MS),
         (10 * MS, "RESERVATION_REPLENISH", 2, 3 * MS, 3 * MS), (13 * MS, "RESERVATION_DEPLETE", 2, 0, 3 * MS),
@@ -74,8 +59,8 @@ def test_budget_idles_away_before_a_lower_sibling(tmp_path):
               [{"name": "light", "reservation": "A", "partition": "cpu0", "period": "10ms", "priority": 10,
                 "body": [{"compute": "1ms"}]}, {**HOG, "reservation": "B"}])
     trace = _run(tmp_path, ts, 30 * MS)
-    assert _intervals(trace, "light") == [(0, MS), (10 * MS, 11 * MS), (20 * MS, 21 * MS)]
-    assert _intervals(trace, "hog") == [(4 * MS, 10 * MS), (14 * MS, 20 * MS), (24 * MS, 30 * MS)]
+    assert execution_intervals(trace, "light") == [(0, MS), (10 * MS, 11 * MS), (20 * MS, 21 * MS)]
+    assert execution_intervals(trace, "hog") == [(4 * MS, 10 * MS), (14 * MS, 20 * MS), (24 * MS, 30 * MS)]
     assert [e for e in _events(trace, "A") if e[1] == "RESERVATION_DEPLETE"] == [
         (4 * MS, "RESERVATION_DEPLETE", 1, 0, 4 * MS), (14 * MS, "RESERVATION_DEPLETE", 2, 0, 4 * MS),
         (24 * MS, "RESERVATION_DEPLETE", 3, 0, 4 * MS)]
@@ -89,7 +74,7 @@ def test_nested_child_is_bounded_by_its_parent(tmp_path):
                {"name": "C", "parent": "P", "period": "10ms", "budget": "2ms", "scheduler": "FP", "priority": 5}],
               [{**HOG, "reservation": "C"}])
     trace = _run(tmp_path, ts, 45 * MS)
-    assert _intervals(trace, "hog") == [(0, 2 * MS), (20 * MS, 22 * MS), (40 * MS, 42 * MS)]
+    assert execution_intervals(trace, "hog") == [(0, 2 * MS), (20 * MS, 22 * MS), (40 * MS, 42 * MS)]
     assert [e[:2] for e in _events(trace, "P") if e[1] == "RESERVATION_DEPLETE"] == [
         (4 * MS, "RESERVATION_DEPLETE"), (24 * MS, "RESERVATION_DEPLETE"), (44 * MS, "RESERVATION_DEPLETE")]
 
@@ -101,7 +86,7 @@ def test_example_stays_within_each_budget(tmp_path):
         tasks = [t.name for t in ts.tasks if t.reservation == r.name]
         per_period: dict[int, int] = {}
         for name in tasks:
-            for a, b in _intervals(trace, name):
+            for a, b in execution_intervals(trace, name):
                 assert a // r.period_ns == (b - 1) // r.period_ns, (name, a, b)  # never across a period
                 per_period[a // r.period_ns] = per_period.get(a // r.period_ns, 0) + b - a
         assert per_period and max(per_period.values()) <= r.budget_ns, r.name
@@ -134,8 +119,8 @@ def test_a_cbs_postpones_its_deadline_and_keeps_the_hog_from_its_sibling(tmp_pat
                {"name": "victim", "reservation": "V", "partition": "cpu0", "period": "10ms",
                 "body": [{"compute": "1ms"}]}], scheduler="P-EDF")
     trace = _run(tmp_path, ts, 25 * MS)
-    assert _intervals(trace, "victim") == [(MS, 2 * MS), (10 * MS, 11 * MS), (20 * MS, 21 * MS)]
-    assert _intervals(trace, "hog") == [(0, MS), (2 * MS, 10 * MS), (11 * MS, 20 * MS), (21 * MS, 25 * MS)]
+    assert execution_intervals(trace, "victim") == [(MS, 2 * MS), (10 * MS, 11 * MS), (20 * MS, 21 * MS)]
+    assert execution_intervals(trace, "hog") == [(0, MS), (2 * MS, 10 * MS), (11 * MS, 20 * MS), (21 * MS, 25 * MS)]
     assert _events(trace, "H")[:5] == [
         (0, "RESERVATION_REPLENISH", 1, 0, MS), (MS, "RESERVATION_DEPLETE", 1, 0, MS),
         (MS, "RESERVATION_REPLENISH", 2, MS, MS), (3 * MS, "RESERVATION_DEPLETE", 2, 0, MS),

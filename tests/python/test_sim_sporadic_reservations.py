@@ -22,6 +22,7 @@ from rtsched.sim.draws import SporadicGaps
 from rtsched.sim.sporadic_server import SporadicServer
 from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace
+from sim_helpers import execution_intervals
 
 MS = 1_000_000
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,19 +48,8 @@ def _run(tmp_path, taskset, duration_ns):
 
 
 def _intervals(trace, name):
-    """The task's execution intervals in ms, from START/RESUME .. PREEMPT/COMPLETE (open: to the end)."""
-    stream = next(s for s in trace.streams if s["name"] == name)
-    out, since = [], None
-    for e in trace.events_of(stream["stream_id"]):
-        kind, t = int(e["type"]), int(e["time_ns"])
-        if kind in (EV.START, EV.RESUME):
-            since = t
-        elif kind in (EV.PREEMPT, EV.COMPLETE) and since is not None:
-            out.append((since / MS, t / MS))
-            since = None
-    if since is not None:
-        out.append((since / MS, int(trace.header["duration_ns"]) / MS))
-    return out
+    """The task's execution intervals in ms."""
+    return [(begin / MS, end / MS) for begin, end in execution_intervals(trace, name)]
 
 
 def _budget_events(trace):
