@@ -303,7 +303,17 @@ void rts_ult_runtime_destroy(struct rts_ult_runtime *rt);
 
 /* ---- queues (ult/queue.c), all under cluster->lock ---- */
 
+/*
+ * The ready queue orders equal keys as SCHED_FIFO orders a priority's list:
+ * a ULT made ready (released, woken, re-keyed) goes after its equals; one
+ * switched out while still ready (an interrupt, a section's end) goes
+ * before them, as a preempted thread stays at the head of its list. So an
+ * interrupt that brings no higher-priority work (an equal or lower release,
+ * a kick of no consequence) resumes the ULT it interrupted: an equal key
+ * never takes a CPU (kick_workers' rule), whatever the ULTs' ids.
+ */
 void rts_ult_ready_insert(struct rts_ult_cluster *c, struct rts_ult *u);
+void rts_ult_ready_insert_preempted(struct rts_ult_cluster *c, struct rts_ult *u);
 struct rts_ult *rts_ult_ready_pop(struct rts_ult_cluster *c);
 void rts_ult_release_insert(struct rts_ult_cluster *c, struct rts_ult *u);
 bool rts_ult_release_remove(struct rts_ult_cluster *c, struct rts_ult *u);

@@ -515,7 +515,7 @@ static void test_refusals(void)
 	rts_taskset_destroy(set);
 
 	CHECK_OK(rts_taskset_create(&set, NULL));
-	CHECK_OK(rts_taskset_set_backend(set, "ult:gedf"));
+	ult_set_backend_or_skip(set, "ult:gedf");
 	cpu_set_t allowed;
 	CHECK_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
 	if (CPU_COUNT(&allowed) > 1) {

@@ -99,6 +99,50 @@ static void test_edf_no_preemption_by_later_deadline(void)
 	CHECK_EQ(sc_count(&run, 0, RTS_EV_PREEMPT), 0);
 }
 
+/*
+ * An equal key never takes the CPU: a job released with the running job's
+ * priority (FP) or absolute deadline (EDF) waits until it completes, though
+ * it was created first (the smaller id, which orders equal keys in the ready
+ * queue), and so does a lower-priority release that interrupts the worker
+ * meanwhile. SCHED_FIFO keeps an interrupted thread at the head of its
+ * priority's list; the ULT an interrupt switched out goes back before its
+ * equals.
+ */
+static void check_equal_key_waits(const char *form, struct sc_task *tasks)
+{
+	sc_run_set(form, tasks, 3, &run);
+	size_t running_done = sc_must_find(&run, tasks, 0, 1, RTS_EV_COMPLETE, 1);
+	CHECK_EQ(sc_find(&run, 0, 0, RTS_EV_START, 1) > (ssize_t)running_done, true);
+	CHECK_EQ(sc_count(&run, 1, RTS_EV_PREEMPT), 0);
+	CHECK_EQ(sc_count(&run, 0, RTS_EV_PREEMPT), 0);
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ(tasks[i].stats.jobs_completed, 1);
+}
+
+static void test_fp_equal_priority_does_not_preempt(void)
+{
+	int cpu;
+	cpus_or_skip(1, &cpu);
+	struct sc_task tasks[] = {
+		{.name = "equal", .cpu = cpu, .offset_ms = 4, .period_ms = 200, .deadline_ms = 150, .busy_us = 2000, .jobs = 1, .priority = 20},
+		{.name = "running", .cpu = cpu, .period_ms = 200, .deadline_ms = 150, .busy_us = 15000, .jobs = 1, .priority = 20},
+		{.name = "lower", .cpu = cpu, .offset_ms = 8, .period_ms = 200, .deadline_ms = 150, .busy_us = 1000, .jobs = 1, .priority = 5},
+	};
+	check_equal_key_waits("ult:pfp", tasks);
+}
+
+static void test_edf_equal_deadline_does_not_preempt(void)
+{
+	int cpu;
+	cpus_or_skip(1, &cpu);
+	struct sc_task tasks[] = {
+		{.name = "equal", .cpu = cpu, .offset_ms = 4, .period_ms = 200, .deadline_ms = 46, .busy_us = 2000, .jobs = 1},
+		{.name = "running", .cpu = cpu, .period_ms = 200, .deadline_ms = 50, .busy_us = 15000, .jobs = 1},
+		{.name = "later", .cpu = cpu, .offset_ms = 8, .period_ms = 200, .deadline_ms = 150, .busy_us = 1000, .jobs = 1},
+	};
+	check_equal_key_waits("ult:pedf", tasks);
+}
+
 /* G-EDF on two CPUs: three jobs released together; the two earliest deadlines run, the third waits. */
 static void test_gedf_two_earliest_run_third_waits(void)
 {
@@ -259,7 +303,7 @@ static void test_stop_ends_sleeping_ults(void)
 {
 	rts_taskset_t *set;
 	CHECK_OK(rts_taskset_create(&set, NULL));
-	CHECK_OK(rts_taskset_set_backend(set, "ult"));
+	ult_set_backend_or_skip(set, "ult");
 	static atomic_int jobs[3];
 	rts_task_t *tasks[3];
 	for (int i = 0; i < 3; i++) {
@@ -317,6 +361,8 @@ static const struct h_case cases[] = {
 	H_CASE(test_edf_preemption_at_earlier_deadline_release, 20000),
 	H_CASE(test_edf_no_preemption_by_later_deadline, 20000),
 	H_CASE(test_fp_preemption_by_priority, 20000),
+	H_CASE(test_fp_equal_priority_does_not_preempt, 20000),
+	H_CASE(test_edf_equal_deadline_does_not_preempt, 20000),
 	H_CASE(test_gedf_two_earliest_run_third_waits, 20000),
 	H_CASE(test_gedf_preempted_job_migrates, 20000),
 	H_CASE(test_pedf_tasks_never_leave_their_cpu, 20000),

@@ -16,6 +16,7 @@
 #include <rtsched/trace.h>
 
 #include "harness.h"
+#include "ult_arch.h"
 #include "internal/trace.h"
 #include "internal/trace_format.h"
 
@@ -143,7 +144,7 @@ static void sc_run_set_until(const char *form, struct sc_task *tasks, int n, int
 	CHECK_MSG(rts_trace_open(&trace, &config) == 0, "rts_trace_open: %s", why);
 	rts_taskset_t *set;
 	CHECK_OK(rts_taskset_create(&set, trace));
-	CHECK_MSG(rts_taskset_set_backend(set, form) == 0, "%s", rts_taskset_error(set));
+	ult_set_backend_or_skip(set, form);
 	static cpu_set_t cpus[SC_MAX_TASKS];
 	rts_task_t *made[SC_MAX_TASKS];
 	for (int i = 0; i < n; i++) {
