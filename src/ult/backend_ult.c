@@ -11,8 +11,9 @@
  * operations (block, wake, pi_block, pi_wake, cond_block, cond_requeue)
  * and set_attr are the user-level scheduler's own (ult/sync.c over the wait
  * table of ult/wait_table.c): inheritance and priority changes make no
- * system call. Process-shared words are refused (-ENOTSUP); CPU-time
- * budgets and cpusets are refused at task creation.
+ * system call. Process-shared words are refused (-ENOTSUP); cpusets are
+ * refused at task creation. CPU-time budgets are settled at each job's
+ * completion from cputime_ns (task/budget.c), exact here.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,12 +42,6 @@ static int ult_configure(rts_taskset_t *set, const char *name, char *why, size_t
 /* What a ULT task cannot have yet; 0 or EINVAL with why. */
 static int ult_task_admit(const struct rts_task_params *p, char *why, size_t why_len)
 {
-	if (p->budget_ns > 0) {
-		snprintf(why, why_len,
-			 "task %s: the ult backend does not monitor CPU-time budgets yet (budget 0)",
-			 p->name);
-		return EINVAL;
-	}
 	if (p->cpuset) {
 		snprintf(why, why_len,
 			 "task %s: under the ult backend a task cannot join a cpuset of its own (its "

@@ -635,10 +635,6 @@ static bool check_backend(struct reader *r, const struct run_spec *spec)
 	for (size_t i = 0; i < spec->n_tasks; i++) {
 		const struct run_task *task = &spec->tasks[i];
 		char at[PATH_MAX_LEN];
-		if (task->params.budget_ns > 0) {
-			snprintf(at, sizeof(at), "$.tasks[%zu].budget_ns", i);
-			return fail(r, at, "CPU-time budgets:%s", why);
-		}
 		if (task->cpuset >= 0) {
 			snprintf(at, sizeof(at), "$.tasks[%zu].cpuset", i);
 			return fail(r, at, "cpusets:%s", why);

@@ -307,9 +307,7 @@ def to_runner_input(
         cpuset = None
         if cpusets and task.policy == "deadline" and task.partition is not None:
             cpuset = partition_index[task.partition]
-        if ult:
-            budget = 0  # the ult backend monitors no budget (refused at validation)
-        elif task.policy == "deadline":
+        if task.policy == "deadline":  # its runtime: under ult too, checked at each completion
             budget = task.dl_runtime_ns
         else:
             budget = task.budget_ns or 0

@@ -5,7 +5,7 @@ library's scheduler instead of kernel threads. Two things live here:
 
 - ``ult_problems``: what the file asks and the ult backend does not do yet,
   as (path, message) pairs for the validator (the FIFO mutex, servers,
-  budgets, background tasks, iowrite actions, clusters it cannot form);
+  background tasks, iowrite actions, clusters it cannot form);
   every other lock protocol and condition variables run, the user-level
   scheduler applying inheritance and ceilings itself;
 - ``ult_backend_name`` / ``ult_cpus``: the name ``rts_taskset_set_backend``
@@ -80,8 +80,6 @@ def ult_problems(taskset: TaskSet) -> list[tuple[str, str]]:
         problems.append(("servers", f"RPC servers are {NOT_YET}"))
     for i, task in enumerate(taskset.tasks):
         path = f"tasks[{i}]"
-        if task.budget_ns is not None:
-            problems.append((f"{path}.budget", f"CPU-time budgets are {NOT_YET}: remove it"))
         if task.policy == "other":
             problems.append((f"{path}.policy", f'background tasks (policy "other") are {NOT_YET}'))
         for j, action in enumerate(task.body):

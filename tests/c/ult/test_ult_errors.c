@@ -2,7 +2,7 @@
 /*
  * The ult backend's refusals, each with its error number and words: names
  * that are no ult form, cluster sizes the CPUs cannot be split into, and
- * tasks it cannot run (a budget, a cpuset, FP without a priority, a task
+ * tasks it cannot run (a cpuset, FP without a priority, a task
  * without CPUs among several clusters or with CPUs in two). None of them
  * starts a worker, so none needs real-time privilege.
  */
@@ -84,9 +84,6 @@ static void test_tasks(void)
 		.deadline_ns = 10 * MS, .policy = RTS_POLICY_OTHER,
 	};
 	struct rts_task_params p = base;
-	p.budget_ns = MS;
-	expect_task_error("ult", &p, EINVAL, "budget");
-	p = base;
 	p.cpuset = "/sys/fs/cgroup/none";
 	expect_task_error("ult", &p, EINVAL, "cpuset");
 	p = base;

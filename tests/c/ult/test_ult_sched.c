@@ -143,6 +143,32 @@ static void test_edf_equal_deadline_does_not_preempt(void)
 	check_equal_key_waits("ult:pedf", tasks);
 }
 
+/*
+ * CPU-time budgets are settled with the ULT's own CPU time, exact at every
+ * switch: a job that computes beyond its budget is an overrun, each one;
+ * a job preempted for longer than its budget, whose own computing stays
+ * within it, is not (its response exceeds the budget, its CPU time does not).
+ */
+static void test_budget_overrun_by_cpu_time_not_response(void)
+{
+	int cpu;
+	cpus_or_skip(1, &cpu);
+	struct sc_task tasks[] = {
+		{.name = "within", .cpu = cpu, .period_ms = 40, .deadline_ms = 40, .busy_us = 1500, .jobs = 3, .priority = 10, .budget_us = 3000},
+		{.name = "over", .cpu = cpu, .offset_ms = 1, .period_ms = 40, .deadline_ms = 40, .busy_us = 5000, .jobs = 3, .priority = 20, .budget_us = 2000},
+	};
+	sc_run_set("ult:pfp", tasks, 2, &run);
+	CHECK_EQ(tasks[0].stats.jobs_completed, 3);
+	CHECK_EQ(tasks[1].stats.jobs_completed, 3);
+	CHECK_EQ(tasks[1].stats.budget_overruns, 3);
+	CHECK_EQ(sc_count(&run, 1, RTS_EV_BUDGET_OVERRUN), 3);
+	CHECK_EQ(sc_count(&run, 0, RTS_EV_PREEMPT), 3); /* "over" lands inside each "within" job */
+	CHECK_MSG(tasks[0].stats.max_response_ns > 3000 * 1000, "within: max response %lld ns",
+		  (long long)tasks[0].stats.max_response_ns);
+	CHECK_EQ(tasks[0].stats.budget_overruns, 0);
+	CHECK_EQ(sc_count(&run, 0, RTS_EV_BUDGET_OVERRUN), 0);
+}
+
 /* G-EDF on two CPUs: three jobs released together; the two earliest deadlines run, the third waits. */
 static void test_gedf_two_earliest_run_third_waits(void)
 {
@@ -362,6 +388,7 @@ static const struct h_case cases[] = {
 	H_CASE(test_edf_no_preemption_by_later_deadline, 20000),
 	H_CASE(test_fp_preemption_by_priority, 20000),
 	H_CASE(test_fp_equal_priority_does_not_preempt, 20000),
+	H_CASE(test_budget_overrun_by_cpu_time_not_response, 20000),
 	H_CASE(test_edf_equal_deadline_does_not_preempt, 20000),
 	H_CASE(test_gedf_two_earliest_run_third_waits, 20000),
 	H_CASE(test_gedf_preempted_job_migrates, 20000),

@@ -31,6 +31,7 @@ struct sc_task {
 	int jobs;            /* 0: until the set is stopped */
 	int priority;        /* FP forms: the SCHED_FIFO priority */
 	int64_t sporadic_extra_us; /* > 0: sporadic, gaps of period + [0, this] */
+	int64_t budget_us;   /* > 0: the CPU-time budget per job */
 	/* Filled by the run. */
 	atomic_uint cpus_seen; /* bit per CPU a job body ran on */
 	atomic_int jobs_run;
@@ -160,6 +161,7 @@ static void sc_run_set_until(const char *form, struct sc_task *tasks, int n, int
 			.period_ns = t->period_ms * MS,
 			.deadline_ns = t->deadline_ms * MS,
 			.offset_ns = t->offset_ms * MS,
+			.budget_ns = t->budget_us * 1000,
 			.max_jobs = (uint32_t)t->jobs,
 			.policy = t->priority ? RTS_POLICY_FIFO : RTS_POLICY_OTHER,
 			.priority = t->priority,
