@@ -194,6 +194,7 @@ struct rts_ult {
 	/* The library's per-task thread-local state, swapped at each switch (internal/task_local.h). */
 	struct rts_task_local local;
 	struct rts_task_cond_record cond_record;
+	struct rts_task_fifo_cache fifo_cache;
 
 	/* The ULT's own, read by its scheduler after the switch. */
 	enum rts_ult_request request;

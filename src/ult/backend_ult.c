@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "internal/backend.h"
+#include "internal/fifo_scope.h"
 #include "internal/task.h"
 #include "internal/trace.h"
 #include "internal/timespec.h"
@@ -55,6 +56,7 @@ static int ult_task_admit(const struct rts_task_params *p, char *why, size_t why
 static void ult_body(rts_task_t *task)
 {
 	rts_task_run_jobs(task);
+	rts_fifo_records_give_back(); /* no thread exit will */
 }
 
 static int ult_task_start(rts_task_t *task, char *why, size_t why_len)
