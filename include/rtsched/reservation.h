@@ -52,6 +52,7 @@ enum rts_reservation_kind {
 	RTS_RESERVATION_PERIODIC = 0, /* the periodic server above (the default) */
 	RTS_RESERVATION_CBS = 1,      /* a constant bandwidth server, below */
 	RTS_RESERVATION_SPORADIC = 2, /* a sporadic server, below */
+	RTS_RESERVATION_HARD_CBS = 3, /* a CBS throttled until its deadline when its budget runs out */
 };
 
 /*
@@ -63,6 +64,12 @@ enum rts_reservation_kind {
  * its parent by d and is chosen only while a task inside is ready (its budget
  * does not idle away). So a task that overruns only postpones its own
  * deadlines: its siblings in other CBSs keep their bandwidth.
+ *
+ * A hard CBS, kind RTS_RESERVATION_HARD_CBS (as SCHED_DEADLINE's): the same,
+ * except that at zero budget with tasks ready it is throttled until its
+ * deadline d, and only then gets Q_left = Q and d += T. So it never runs
+ * more than Q between two of its deadlines, even when the CPU would be idle
+ * (a soft CBS alone on its CPU takes all of it).
  */
 /*
  * A sporadic server (Sprunt, Sha, Lehoczky; with the corrections of Stanovich

@@ -53,6 +53,11 @@ static bool orders_by_priority(const struct rts_ult_runtime *rt, const struct rt
 	return parent ? parent->order == RTS_RESERVATION_FP : rt->spec.policy == RTS_ULT_FP;
 }
 
+static bool is_cbs(enum rts_reservation_kind kind)
+{
+	return kind == RTS_RESERVATION_CBS || kind == RTS_RESERVATION_HARD_CBS;
+}
+
 static int check_params(rts_taskset_t *set, const struct rts_reservation_params *p,
 			const struct rts_reservation *parent)
 {
@@ -71,12 +76,12 @@ static int check_params(rts_taskset_t *set, const struct rts_reservation_params 
 				      name, (long long)p->budget_ns, (long long)p->period_ns);
 		return EINVAL;
 	}
-	if (p->kind != RTS_RESERVATION_PERIODIC && p->kind != RTS_RESERVATION_CBS &&
+	if (p->kind != RTS_RESERVATION_PERIODIC && !is_cbs(p->kind) &&
 	    p->kind != RTS_RESERVATION_SPORADIC) {
 		rts_taskset_set_error(set, "reservation %s: unknown kind %d", name, (int)p->kind);
 		return EINVAL;
 	}
-	if (p->kind == RTS_RESERVATION_CBS &&
+	if (is_cbs(p->kind) &&
 	    orders_by_priority(set->backend_state, parent)) {
 		rts_taskset_set_error(set, "reservation %s: a CBS competes by its deadline: put it "
 				      "in an EDF parent or at the top of an \"ult:pedf\" CPU", name);
@@ -92,7 +97,7 @@ static int check_params(rts_taskset_t *set, const struct rts_reservation_params 
 	if (parent && parent->kind != RTS_RESERVATION_PERIODIC) {
 		rts_taskset_set_error(set, "reservation %s: parent %s is a %s, which holds tasks only",
 				      name, parent->name,
-				      parent->kind == RTS_RESERVATION_CBS ? "CBS" : "sporadic server");
+				      is_cbs(parent->kind) ? "CBS" : "sporadic server");
 		return EINVAL;
 	}
 	if (p->order != RTS_RESERVATION_FP && p->order != RTS_RESERVATION_EDF) {
@@ -359,15 +364,19 @@ static bool has_ready(const struct rts_ult_cluster *c, const struct rts_reservat
  * The CBS rules at a decision (the ULT that ran is back in the ready queue):
  * a CBS whose tasks became ready while none was takes a new deadline unless
  * its (budget, deadline) still fit its bandwidth; one whose budget ran out
- * while tasks are ready gets it back with its deadline a period later.
+ * while tasks are ready gets it back with its deadline a period later: a
+ * soft CBS at once, a hard one at its deadline (throttled until then: the
+ * walk passes over it at zero budget, and rts_ult_reservations_next_ns
+ * makes its deadline a decision).
  */
 static void cbs_update(struct rts_ult_cluster *c, int64_t now_ns)
 {
 	for (size_t i = 0; i < c->n_reservations; i++) {
 		struct rts_reservation *r = c->reservations[i];
-		if (r->kind != RTS_RESERVATION_CBS)
+		if (!is_cbs(r->kind))
 			continue;
 		bool ready = has_ready(c, r);
+		bool throttled = r->kind == RTS_RESERVATION_HARD_CBS && r->period_end_ns > now_ns;
 		if (ready && !r->backlogged &&
 		    (!r->period_end_ns || r->period_end_ns <= now_ns ||
 		     (__int128)r->remaining_ns * r->period_ns >=
@@ -379,13 +388,15 @@ static void cbs_update(struct rts_ult_cluster *c, int64_t now_ns)
 				rts_trace_event_at(r->stream, now_ns, RTS_EV_RESERVATION_REPLENISH,
 						   r->stats.replenishments, 0, r->budget_ns);
 		}
-		if (ready && r->remaining_ns <= 0) {
+		if (ready && r->remaining_ns <= 0 && !throttled) {
 			int64_t used = r->budget_ns - r->remaining_ns;
+			/* soft: now; hard: at its deadline, the end of its throttling */
+			int64_t at = r->kind == RTS_RESERVATION_HARD_CBS ? r->period_end_ns : now_ns;
 			r->period_end_ns += r->period_ns;
 			r->remaining_ns = r->budget_ns;
 			r->stats.replenishments++;
 			if (r->stream)
-				rts_trace_event_at(r->stream, now_ns, RTS_EV_RESERVATION_REPLENISH,
+				rts_trace_event_at(r->stream, at, RTS_EV_RESERVATION_REPLENISH,
 						   r->stats.replenishments, (uint32_t)used, r->budget_ns);
 		}
 		r->backlogged = ready;
@@ -419,6 +430,7 @@ static bool competes(const struct rts_reservation *r)
 	case RTS_RESERVATION_PERIODIC:
 		return r->remaining_ns > 0 && r->period_end_ns;
 	case RTS_RESERVATION_CBS:
+	case RTS_RESERVATION_HARD_CBS:
 		return r->remaining_ns > 0 && r->period_end_ns && r->backlogged;
 	case RTS_RESERVATION_SPORADIC:
 		return r->remaining_ns > 0 && r->backlogged;
@@ -495,8 +507,14 @@ int64_t rts_ult_reservations_next_ns(const struct rts_ult_cluster *c)
 	int64_t t0 = atomic_load(c->runtime->t0_ns);
 	for (size_t i = 0; i < c->n_reservations; i++) {
 		const struct rts_reservation *r = c->reservations[i];
-		if (r->kind == RTS_RESERVATION_CBS)
-			continue; /* its rules apply at decisions made for other reasons */
+		if (is_cbs(r->kind)) {
+			/* its rules apply at decisions made for other reasons; a hard CBS
+			 * throttled (no budget, its deadline still ahead) is let go then */
+			if (r->kind == RTS_RESERVATION_HARD_CBS && r->remaining_ns <= 0 &&
+			    r->period_end_ns > c->active_since_ns && r->period_end_ns < next)
+				next = r->period_end_ns;
+			continue;
+		}
 		int64_t at = r->sporadic ? rts_ult_sporadic_next_ns(r, t0, c->active_since_ns)
 			     : r->period_end_ns ? r->period_end_ns : t0;
 		if (at > 0 && at < next)

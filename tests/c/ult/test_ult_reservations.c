@@ -5,8 +5,9 @@
  * more (CPU time per period, from the task's START/RESUME .. PREEMPT/COMPLETE
  * intervals, within a margin); its budget idles away while its task has
  * nothing to do, and a lower sibling does not run meanwhile; a child's share
- * is bounded by its parent's. Then every refusal with its error number and
- * words. The budget controller raises a starving reservation's budget and
+ * is bounded by its parent's; a CBS isolates an overrunning task, and a
+ * hard CBS gives at most its budget between its deadlines. Then every
+ * refusal with its error number and words. The budget controller raises a starving reservation's budget and
  * lowers an idle one's, each change traced and counted, its time inside the
  * decisions'; and its refusals. Jobs compute for CPU time
  * (rts_task_cputime_ns) until told to stop;
@@ -221,6 +222,45 @@ static void test_cbs_isolates_an_overrunning_task(void)
 	CHECK_EQ(rs[1].stats.depletions, 0);  /* the victim's 2 ms fit the 3 ms budget */
 }
 
+/*
+ * A hard CBS (RTS_RESERVATION_HARD_CBS) never gives more than its budget per
+ * period, a soft one may: a hog alone on a P-EDF CPU in a 3 ms / 10 ms CBS.
+ * Soft, its deadline moves on at each depletion and it takes the idle CPU
+ * (at least 3/4 of 200 ms). Hard, it is throttled at each depletion until
+ * its deadline: its replenishments come a period apart, and between two of
+ * them it runs at most its budget (and, asking for more, at least most of
+ * it in three windows of four).
+ */
+static void test_hard_cbs_gives_at_most_its_budget_per_period(void)
+{
+	struct rv_task soft_ts[] = {{.name = "hog", .period_ms = 1000, .compute_us = 500000}};
+	struct rv_reservation soft[] = {{cbs("S", 10, 3000), -1}};
+	rv_run("ult:pedf", soft, 1, soft_ts, 1, 200);
+	CHECK_GE(ran_ns(0, run_t0, run_t0 + 200 * MS), 150 * MS);
+	CHECK_GE(soft[0].stats.depletions, 40); /* each one 3 ms: its deadline moved on */
+
+	struct rv_task ts[] = {{.name = "hog", .period_ms = 1000, .compute_us = 500000}};
+	struct rv_reservation rs[] = {{cbs("H", 10, 3000), -1}};
+	rs[0].params.kind = RTS_RESERVATION_HARD_CBS;
+	rv_run("ult:pedf", rs, 1, ts, 1, 200);
+	int64_t replenished[32];
+	size_t n = 0;
+	for (size_t i = 0; i < run.n && n < 32; i++)
+		if (run.ev[i].task == -1 && run.ev[i].rec.type == RTS_EV_RESERVATION_REPLENISH)
+			replenished[n++] = run.ev[i].rec.time_ns;
+	CHECK_GE(n, 18);
+	size_t full = 0;
+	for (size_t k = 0; k + 1 < n; k++) {
+		CHECK_GE(replenished[k + 1] - replenished[k], 10 * MS - MARGIN_NS);
+		int64_t got = ran_ns(0, replenished[k], replenished[k + 1]);
+		CHECK_LE(got, 3 * MS + MARGIN_NS);
+		full += got >= 3 * MS - MARGIN_NS;
+	}
+	CHECK_GE(4 * full, 3 * (n - 1));
+	CHECK_LE(ran_ns(0, run_t0, run_t0 + 200 * MS), 21 * 3 * MS + MARGIN_NS);
+	CHECK_GE(rs[0].stats.depletions, 18);
+}
+
 /* ---- the budget controller ----------------------------------------------- */
 
 static struct rts_reservation_params adapted(const char *name, int64_t budget_us, int importance)
@@ -388,6 +428,10 @@ static void test_refusals(void)
 	q.priority = 10;
 	CHECK_ERR(EINVAL, rts_reservation_create(set, &q, NULL, &r)); /* top of an FP CPU */
 	expect_words(set, "competes by its deadline");
+	q.kind = RTS_RESERVATION_HARD_CBS; /* a hard one too */
+	CHECK_ERR(EINVAL, rts_reservation_create(set, &q, NULL, &r));
+	expect_words(set, "competes by its deadline");
+	q.kind = RTS_RESERVATION_CBS;
 	p.order = RTS_RESERVATION_EDF;
 	p.priority = 10;
 	CHECK_OK(rts_reservation_create(set, &p, NULL, &r));
@@ -444,6 +488,7 @@ static const struct h_case cases[] = {
 	H_CASE(test_nested_share_bounded_by_parent, 20000),
 	H_CASE(test_hard_reservation_meets_prm_bound, 20000),
 	H_CASE(test_cbs_isolates_an_overrunning_task, 20000),
+	H_CASE(test_hard_cbs_gives_at_most_its_budget_per_period, 20000),
 	H_CASE(test_controller_refusals, 10000),
 	H_CASE(test_controller_moves_budgets, 20000),
 	H_CASE(test_controller_serves_the_important_first, 20000),
