@@ -79,7 +79,7 @@ def _holds_a_reservation(d):
      "reservations only): remove it or write hard"),
     (_holds_a_reservation, 'reservations[2].parent: "SS" is a sporadic server: it holds tasks, not reservations'),
     (lambda d: d["reservations"][0].update(kind="deferrable"),
-     'reservations[0].kind: expected one of periodic, cbs, sporadic, got "deferrable"'),
+     'reservations[0].kind: expected one of periodic, cbs, hard-cbs, sporadic, got "deferrable"'),
 ])
 def test_a_sporadic_server_elsewhere_is_rejected_with_its_path(change, expected):
     assert expected in validate_dict(doc(change))
