@@ -212,7 +212,8 @@ def test_an_invalid_reservation_is_reported_once_not_again_by_its_tasks():
         (lambda r: r["reservations"][0].update(budget_ns=200 * MS), "$.reservations[0].budget_ns: 200000000 is "
                                                                     "out of range [1, 100000000]"),
         (lambda r: r["reservations"][1].update(order="RM"), '$.reservations[1]: order "RM" is not FP or EDF'),
-        (lambda r: r["reservations"][1].update(kind="tbs"), '$.reservations[1]: kind "tbs" is not periodic, cbs, hard-cbs or sporadic'),
+        (lambda r: r["reservations"][1].update(kind="tbs"),
+         '$.reservations[1]: kind "tbs" is not periodic, cbs, hard-cbs or sporadic'),
         (lambda r: r["tasks"][0].update(reservation=7), "$.tasks[0].reservation: no such reservation"),
         (lambda r: r.update(backend="threads"), "$.reservations: reservations need the ult backend"),
         (lambda r: r.update(backend="ult:gedf"), "$.reservations: reservations need backend ult:pfp or ult:pedf"),

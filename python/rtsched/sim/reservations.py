@@ -33,8 +33,8 @@ every period, and chosen only while a task inside is ready. Threads keep their k
 levels: sets with locks, condition variables or calls in a reservation are
 refused too).
 
-A sporadic reservation (``kind: sporadic``, simulated only) keeps its budget in a
-``SporadicBudget`` (sim/sporadic_reservation.py: Sprunt's rules, the I/O controller's server):
+A sporadic reservation (``kind: sporadic``; at run time: src/ult/sporadic_reservation.c) keeps
+its budget in a ``SporadicBudget`` (sim/sporadic_reservation.py: Sprunt's rules, the I/O controller's server):
 it is charged only while a task inside runs, chosen only while one is ready, and each of its
 refill instants is a decision (an event with arg -1).
 """
