@@ -154,9 +154,10 @@ struct rts_reservation {
 	/* Under cluster->lock (the stream's one producer: its cluster's decisions). */
 	int64_t remaining_ns;
 	int64_t period_end_ns; /* the next replenishment (its EDF deadline); 0: not begun. CBS: its deadline */
-	bool backlogged;       /* CBS: a task inside was ready at the last decision */
+	bool backlogged;       /* CBS, sporadic: a task inside was ready at the last decision */
 	struct rts_reservation_stats stats;
 	struct rts_reservation_control_state *control; /* NULL: a fixed budget (ult/reservation_control.c) */
+	struct rts_sporadic_state *sporadic; /* kind sporadic: its refills (ult/sporadic_reservation.c) */
 };
 
 struct rts_ult {

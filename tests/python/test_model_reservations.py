@@ -109,6 +109,29 @@ def test_a_cbs_goes_to_the_runner_with_its_kind_and_the_simulator_takes_it():
     check_supported(taskset_from_dict(doc(add_cbs)))  # periodic and CBS reservations are simulated
 
 
+def test_a_hard_cbs_is_a_cbs_for_the_rules_and_goes_to_the_runner_with_its_kind():
+    def add_hard_cbs(d):
+        d["reservations"].append({"name": "C", "kind": "hard-cbs", "parent": "A", "period": "20ms",
+                                  "budget": "1ms", "scheduler": "EDF"})
+        d["tasks"][1]["reservation"] = "C"
+    ts = taskset_from_dict(doc(add_hard_cbs))
+    assert ts.reservation("C").is_cbs and taskset_from_dict(taskset_to_dict(ts)) == ts
+    runner = to_runner_input(ts, "t.rtst", cpus_online=(0,), dl_period_limits=(100_000, 4 * 10**9))
+    assert [(r["name"], r["kind"]) for r in runner["reservations"]][-1] == ("C", "hard-cbs")
+    check_supported(ts)
+
+    def under_fp(d):
+        d["reservations"].append({"name": "C", "kind": "hard-cbs", "parent": "B", "priority": 3,
+                                  "period": "50ms", "budget": "1ms", "scheduler": "EDF"})
+    assert 'reservations[4].kind: a CBS orders by deadlines: its parent "B" must schedule by EDF' in errors(under_fp)
+
+    def nest_in_hard_cbs(d):
+        d["reservations"][2]["kind"] = "hard-cbs"
+        d["reservations"].append({"name": "D", "parent": "A", "period": "40ms", "budget": "1ms", "scheduler": "EDF"})
+        d["tasks"][1]["reservation"] = "D"
+    assert 'reservations[4].parent: "A" is a CBS: it holds tasks, not reservations' in errors(nest_in_hard_cbs)
+
+
 @pytest.mark.parametrize(
     "change, expected",
     [
@@ -189,7 +212,8 @@ def test_an_invalid_reservation_is_reported_once_not_again_by_its_tasks():
         (lambda r: r["reservations"][0].update(budget_ns=200 * MS), "$.reservations[0].budget_ns: 200000000 is "
                                                                     "out of range [1, 100000000]"),
         (lambda r: r["reservations"][1].update(order="RM"), '$.reservations[1]: order "RM" is not FP or EDF'),
-        (lambda r: r["reservations"][1].update(kind="tbs"), '$.reservations[1]: kind "tbs" is not periodic or cbs'),
+        (lambda r: r["reservations"][1].update(kind="tbs"),
+         '$.reservations[1]: kind "tbs" is not periodic, cbs, hard-cbs or sporadic'),
         (lambda r: r["tasks"][0].update(reservation=7), "$.tasks[0].reservation: no such reservation"),
         (lambda r: r.update(backend="threads"), "$.reservations: reservations need the ult backend"),
         (lambda r: r.update(backend="ult:gedf"), "$.reservations: reservations need backend ult:pfp or ult:pedf"),

@@ -477,8 +477,12 @@ static bool read_reservation(struct reader *r, json_t *json, const char *path, v
 		res->kind = RTS_RESERVATION_PERIODIC;
 	else if (strcmp(kind, "cbs") == 0)
 		res->kind = RTS_RESERVATION_CBS;
+	else if (strcmp(kind, "hard-cbs") == 0)
+		res->kind = RTS_RESERVATION_HARD_CBS;
+	else if (strcmp(kind, "sporadic") == 0)
+		res->kind = RTS_RESERVATION_SPORADIC;
 	else
-		return fail(r, path, "kind \"%s\" is not periodic or cbs", kind);
+		return fail(r, path, "kind \"%s\" is not periodic, cbs, hard-cbs or sporadic", kind);
 	if (strcmp(order, "FP") == 0)
 		res->order = RTS_RESERVATION_FP;
 	else if (strcmp(order, "EDF") == 0)

@@ -249,11 +249,6 @@ def to_runner_input(
             )
 
     for r_index, res in enumerate(taskset.reservations):
-        if res.kind == "sporadic":
-            errors.append(
-                f'reservations[{r_index}].kind: "{res.name}" is a sporadic server, which is simulated only '
-                "for now (rtsched sim); the ult runtime runs periodic and cbs reservations"
-            )
         top = _top_of(taskset, res)
         if top.partition is not None and top.partition not in partition_index:
             errors.append(
