@@ -206,6 +206,7 @@ def print_table(result: RunResult, console: Console) -> None:
     from rich.table import Table
 
     from rtsched.report.reservations import reservation_line
+    from rtsched.run.reservation_overhead import overhead_line
 
     report = result.report
     assert report is not None, "print_table needs a run that wrote its trace"
@@ -288,6 +289,7 @@ def print_table(result: RunResult, console: Console) -> None:
     if report.deadline_misses:
         notes.append(f"[bold red]{report.deadline_misses} deadline miss(es)[/]")
     notes.extend(reservation_line(r) for r in report.reservations)
+    notes.extend(overhead_line(o) for o in result.reservation_overhead)
     for note in notes:
         console.print(note)
     console.print(f"outputs in {result.out_dir}/: " + ", ".join(sorted(k for k in result.files)))

@@ -32,6 +32,7 @@ from rtsched.model import TaskSet, online_cpus, to_runner_input
 from rtsched.model.placement import Placement, place
 from rtsched.report import DEFAULT_WINDOW_NS, JobTable, Report, TaskStats, build_report, write_report
 from rtsched.report.excess import StealSample
+from rtsched.run.reservation_overhead import ReservationOverhead, parse_reservation_overhead
 from rtsched.run.runner import RunnerOutcome, run_native, write_runner_input
 from rtsched.run.steal import StealSampler, read_steal_ns, steal_during
 from rtsched.trace import read_trace
@@ -86,6 +87,8 @@ class RunResult:
     slack: Sensitivity | None = None  # how far each bound of ``analysis`` is from a cliff
     kernel: KernelSchedule | None = None  # the kernel's schedule of the run's CPUs, when recorded
     steal_samples: tuple[StealSample, ...] = ()  # host steal sampled during the run
+    #: per CPU with reservations, the time its scheduler spent on them (the runner's own measure)
+    reservation_overhead: tuple[ReservationOverhead, ...] = ()
 
     @property
     def interrupted(self) -> bool:
@@ -202,9 +205,10 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     steal = steal_during(steal_before, read_steal_ns(placement.cpus))
     if not outcome.completed and not outcome.interrupted:
         raise _setup_error(outcome)
+    overhead = parse_reservation_overhead(outcome.stdout, run_ns=runner_input["duration_ns"])
     ran = partial(RunResult, out_dir, taskset, placement, analysis, options.picv, outcome,
                   ideal_analysis=ideal if options.overheads else None, explain_note=explain_note, slack=slack,
-                  kernel=kernel, steal_samples=tuple(sampler.samples))
+                  kernel=kernel, steal_samples=tuple(sampler.samples), reservation_overhead=overhead)
     if not trace_path.exists():
         return ran(files=files)  # interrupted before the trace was opened
     files["trace.rtst"] = trace_path
@@ -227,6 +231,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
             "ideal_bounds_ns": {b.name: b.bound_ns for b in ideal.tasks},
         },
         explain_note=explain_note,
+        **({"reservation_overhead": [o.as_dict() for o in overhead]} if taskset.reservations else {}),
         files={k: str(v) for k, v in sorted(files.items())},
     )
     files["summary.json"].write_text(json.dumps(summary, indent=2) + "\n")
