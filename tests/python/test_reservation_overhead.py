@@ -24,7 +24,7 @@ def test_each_cpus_line_is_read_to_the_microsecond():
     assert (cpu1.cpu, cpu1.decisions, cpu1.decision_ns, cpu1.controls, cpu1.control_ns) == (1, 12, 4_000, 0, 0)
     assert cpu0.decision_share == pytest.approx(2_996_000 / 20e9)
     assert cpu0.as_dict()["control_share"] == pytest.approx(421_000 / 20e9)
-    assert overhead_line(cpu0) == ("reservation overhead on CPU 0: 6786 decisions, 2.996 ms (0.0150% of the run); "
+    assert overhead_line(cpu0.as_dict()) == ("reservation overhead on CPU 0: 6786 decisions, 2.996 ms (0.0150% of the run); "
                                    "controller: 148 runs, 0.421 ms (0.0021%)")
 
 

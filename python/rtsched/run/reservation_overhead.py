@@ -82,8 +82,8 @@ def parse_reservation_overhead(stdout: str, run_ns: int) -> tuple[ReservationOve
     return tuple(out)
 
 
-def overhead_line(o: ReservationOverhead) -> str:
-    """The report's line for one CPU."""
-    return (f"reservation overhead on CPU {o.cpu}: {o.decisions} decisions, {o.decision_ns / 1e6:.3f} ms "
-            f"({100 * o.decision_share:.4f}% of the run); controller: {o.controls} runs, "
-            f"{o.control_ns / 1e6:.3f} ms ({100 * o.control_share:.4f}%)")
+def overhead_line(o: dict[str, Any]) -> str:
+    """The report's line for one CPU, from its summary form (``ReservationOverhead.as_dict``)."""
+    return (f"reservation overhead on CPU {o['cpu']}: {o['decisions']} decisions, {o['decision_ns'] / 1e6:.3f} ms "
+            f"({100 * o['decision_share']:.4f}% of the run); controller: {o['controls']} runs, "
+            f"{o['control_ns'] / 1e6:.3f} ms ({100 * o['control_share']:.4f}%)")
