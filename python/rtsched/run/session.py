@@ -7,7 +7,9 @@
 
 The output folder gets: runner.json (the resolved input), trace.rtst, and the
 report's files (``rtsched.report.write_report``): jobs.csv,
-trace.perfetto.json, response-cdf.png, schedule.png; then summary.json.
+trace.perfetto.json, response-cdf.png, schedule.png; then summary.json (with,
+for a set with reservations, the runner's own overhead lines as
+``reservation_overhead``: rtsched.run.reservation_overhead).
 The result carries the model objects (the task set, its placement, the
 analysis) and the report; the runner's input exists only as runner.json.
 """
@@ -32,7 +34,7 @@ from rtsched.model import TaskSet, online_cpus, to_runner_input
 from rtsched.model.placement import Placement, place
 from rtsched.report import DEFAULT_WINDOW_NS, JobTable, Report, TaskStats, build_report, write_report
 from rtsched.report.excess import StealSample
-from rtsched.run.reservation_overhead import ReservationOverhead, parse_reservation_overhead
+from rtsched.run.reservation_overhead import parse_reservation_overhead
 from rtsched.run.runner import RunnerOutcome, run_native, write_runner_input
 from rtsched.run.steal import StealSampler, read_steal_ns, steal_during
 from rtsched.trace import read_trace
@@ -87,8 +89,6 @@ class RunResult:
     slack: Sensitivity | None = None  # how far each bound of ``analysis`` is from a cliff
     kernel: KernelSchedule | None = None  # the kernel's schedule of the run's CPUs, when recorded
     steal_samples: tuple[StealSample, ...] = ()  # host steal sampled during the run
-    #: per CPU with reservations, the time its scheduler spent on them (the runner's own measure)
-    reservation_overhead: tuple[ReservationOverhead, ...] = ()
 
     @property
     def interrupted(self) -> bool:
@@ -208,7 +208,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     overhead = parse_reservation_overhead(outcome.stdout, run_ns=runner_input["duration_ns"])
     ran = partial(RunResult, out_dir, taskset, placement, analysis, options.picv, outcome,
                   ideal_analysis=ideal if options.overheads else None, explain_note=explain_note, slack=slack,
-                  kernel=kernel, steal_samples=tuple(sampler.samples), reservation_overhead=overhead)
+                  kernel=kernel, steal_samples=tuple(sampler.samples))
     if not trace_path.exists():
         return ran(files=files)  # interrupted before the trace was opened
     files["trace.rtst"] = trace_path
