@@ -155,3 +155,21 @@ def test_pip_across_reservations_and_the_top_level_is_simulated():
               [_task("a", "A", 5, body=_section("m", "1ms")),
                {"name": "top", "partition": "cpu0", "period": "20ms", "priority": 30, "body": _section("m", "1ms")}])
     assert lock_homes(ts) == {"m": ("A", None)} and unsupported_features(ts) == []
+
+
+def test_a_waiter_of_an_fp_reservation_makes_a_holder_the_first_of_its_edf_reservation(tmp_path):
+    """Keys of different orders compare as in the ult runtime: an FP key is above every deadline.
+    e_low (EDF reservation E, deadline 100 ms) holds m over E's depletion at 3 ms; b (FP
+    reservation B) blocks on it at 3 and lends it its FP key, so at 10 e_low runs before e2
+    (deadline 40 ms), unlocks at 12, and e2 runs 12..13 (E depleted at 13)."""
+    ts = _set([{"name": "m", "protocol": "pip"}],
+              [{"name": "E", "period": "10ms", "budget": "3ms", "scheduler": "EDF", "priority": 20,
+                "partition": "cpu0"}, B],
+              [_task("e_low", "E", body=_section("m", "5ms")),
+               _task("e2", "E", offset="10ms", period="30ms", body=[{"compute": "1ms"}]),
+               _task("b", "B", 5, body=_section("m", "1ms"))])
+    trace = _run(tmp_path, ts, 20 * MS)
+    assert _times(trace, "b", EV.LOCK_REQUEST) == [3 * MS]
+    assert _times(trace, "e_low", EV.LOCK_RELEASE) == [12 * MS]
+    assert _times(trace, "e2", EV.START) == [12 * MS] and _times(trace, "e2", EV.COMPLETE) == [13 * MS]
+    assert _times(trace, "b", EV.COMPLETE) == [14 * MS]
