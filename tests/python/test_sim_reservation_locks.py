@@ -192,6 +192,6 @@ def test_the_example_stays_within_its_bounds(tmp_path):
     worst, misses = worst_responses(tmp_path / "t.rtst", ts, ts.duration_ns)
     assert misses == 0
     assert all(worst[n] <= bounds[n] for n in bounds), (worst, bounds)
-    assert worst["sensor"] == 2 * MS and bounds["sensor"] == 13 * MS  # 1 ms of its own, 1 ms blocked
+    assert worst["sensor"] == 2 * MS and bounds["sensor"] == 17 * MS  # 1 ms of its own, 1 ms blocked
     trace = read_trace(tmp_path / "t.rtst")
     assert 30 in {prio for _, prio, _ in _events(trace, "logger", EV.PRIORITY)}
