@@ -29,9 +29,15 @@ backend does, so per-period CPU time can be read from the trace.
 Invariant: after ``dispatch`` the CPU runs exactly the walk's thread (or
 nothing), and the only reservations charged are those on ``path`` since
 ``charged_to``. A CBS (``cbs_update``) is replenished at decisions, not
-every period, and chosen only while a task inside is ready. Threads keep their keys (donation is not modelled across
-levels: sets with locks, condition variables or calls in a reservation are
-refused too).
+every period, and chosen only while a task inside is ready.
+
+Locks (docs/reservations.md, "Locks inside reservations"): a thread that holds
+a lock runs only in its own reservation, on its budget (no bandwidth
+inheritance); what it inherits from its waiters (``Engine.update_key``, as the
+ult runtime's ``pi_block``) is its key, which orders it among its own
+reservation's threads, whichever reservation the waiter is in. Ceiling
+protocols work per reservation (sim/reservation_locks.py). Condition
+variables and calls beside reservations are refused (rtsched.sim.support).
 
 A sporadic reservation (``kind: sporadic``; at run time: src/ult/sporadic_reservation.c) keeps
 its budget in a ``SporadicBudget`` (sim/sporadic_reservation.py: Sprunt's rules, the I/O controller's server):
@@ -47,6 +53,7 @@ from rtsched.model import Reservation, TaskSet
 from rtsched.model.budget_control import BudgetPolicy, control_budgets
 from rtsched.model.reservation_control import adapted, capacity_ppb, sibling_groups
 from rtsched.sim.reservation_control import Control, ControlGroup, set_budget
+from rtsched.sim.reservation_locks import scope_ceilings
 from rtsched.trace import EventType as EV
 from rtsched.sim.sporadic_reservation import SporadicBudget
 from rtsched.sim.threads import READY, TID_BASE, SimThread
@@ -307,6 +314,7 @@ def attach_reservations(engine: Any, taskset: TaskSet, threads: list[SimThread],
         r.threads.append(t)
         t.is_edf = r.order == "EDF"
         t.base_key = t.key = 0 if t.is_edf else -(task.priority or 0)
+    scope_ceilings(taskset, threads, engine.locks)
     _attach_controls(taskset, made, policy)
     file_order = {m.name: k for k, m in enumerate(taskset.reservations)}
     for domain in engine.domains.values():
