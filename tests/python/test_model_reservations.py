@@ -88,6 +88,29 @@ def test_the_runner_input_lists_them_parents_first_and_tasks_point_at_their_leaf
     assert {t["name"]: names[t["reservation"]] for t in runner["tasks"]} == {"h1": "H", "a1": "A", "b1": "B"}
 
 
+@pytest.mark.parametrize("protocol, refused", [("srp", True), ("pip", False)])
+def test_a_ceiling_lock_inside_a_reservation_is_simulated_but_not_run(protocol, refused):
+    """The ult runtime keeps one system ceiling per CPU: a ceiling lock of H's tasks would hold back
+    job starts in S, a blocking S's bounds do not count. The file is valid (the simulator scopes the
+    ceiling to H); only the runner input is refused, naming the resource and the reservation."""
+    def two_users(d):
+        d["resources"] = [{"name": "q", "protocol": protocol}]
+        h1 = d["tasks"][0]
+        h1["body"] = [{"lock": "q"}, {"compute": "1ms"}, {"unlock": "q"}, {"compute": "30ms"}]
+        d["tasks"].append({"name": "h2", "period": "400ms", "priority": 10, "partition": "cpu0",
+                           "reservation": "H", "body": [{"lock": "q"}, {"compute": "1ms"}, {"unlock": "q"}]})
+
+    assert errors(two_users) == []
+    taskset = taskset_from_dict(doc(two_users))
+    if not refused:
+        to_runner_input(taskset, "t.rtst", cpus_online=(0, 1), dl_period_limits=(100_000, 4 * 10**9))
+        return
+    with pytest.raises(TaskSetError) as refusal:
+        to_runner_input(taskset, "t.rtst", cpus_online=(0, 1), dl_period_limits=(100_000, 4 * 10**9))
+    assert f'resources[0].protocol: "q" uses {protocol} inside reservation "H"' in str(refusal.value)
+    assert "one system ceiling per CPU" in str(refusal.value)
+
+
 def test_a_cbs_holds_tasks_not_reservations():
     def nest_in_cbs(d):
         d["reservations"][2]["kind"] = "cbs"

@@ -16,6 +16,7 @@ from rtsched.cpus import online_cpus
 from rtsched.model.ceilings import LockSetting, lock_levels, lock_settings
 from rtsched.model.model import (
     DISTRIBUTED_PROTOCOLS,
+    LOCAL_PROTOCOLS,
     Action,
     Broadcast,
     Call,
@@ -37,6 +38,7 @@ from rtsched.model.model import (
 from rtsched.model.demand_jobs import demand_problems, run_job_durations
 from rtsched.model.placement import Placement, place
 from rtsched.model.reservation_control import adapted
+from rtsched.model.reservation_locks import lock_homes
 from rtsched.model.ult import ult_backend_name, ult_cpus
 from rtsched.model.validate import TaskSetError
 
@@ -246,6 +248,17 @@ def to_runner_input(
                 f'resources[{q_index}].protocol: "{resource.name}" uses {resource.protocol}, which rtsched '
                 "analyses only for now (rtsched analyze: p-fp-dpcp-lp, p-fp-dflp-lp); neither the runner nor "
                 "the simulator has its agents"
+            )
+
+    homes = lock_homes(taskset)
+    for q_index, resource in enumerate(taskset.resources):
+        inside = [h for h in homes.get(resource.name, ()) if h is not None]
+        if resource.protocol in LOCAL_PROTOCOLS and inside:
+            errors.append(
+                f'resources[{q_index}].protocol: "{resource.name}" uses {resource.protocol} inside reservation '
+                f'"{inside[0]}", which rtsched simulates and analyses only for now (rtsched sim): the ult '
+                "runtime keeps one system ceiling per CPU, so it would hold back job starts in the CPU's other "
+                "reservations, a blocking their bounds do not count; use protocol pip to run it"
             )
 
     for r_index, res in enumerate(taskset.reservations):
