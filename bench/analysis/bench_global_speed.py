@@ -54,7 +54,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def corpora(sets: int) -> dict[str, list[Any]]:
+def corpora(sets: int, period_range: tuple[int, int] = (10_000_000, 1_000_000_000)) -> dict[str, list[Any]]:
+    """The corpora; ``period_range`` (in the analysis' integer time unit, ns by default) for other scales."""
     from rtsched.analysis.generators import generate_problem
 
     global_sets: list[Any] = []
@@ -66,12 +67,13 @@ def corpora(sets: int) -> dict[str, list[Any]]:
                     seed += 1
                     try:
                         global_sets.append(generate_problem(n, 0.05 * step * m, seed, scheduler="G-EDF", cpus=m,
-                                                            deadlines="constrained", utilizations="uunifast-discard"))
+                                                            deadlines="constrained", utilizations="uunifast-discard",
+                                                            period_range_ns=period_range))
                     except ValueError:  # UUniFast-discard stalls on few heavy tasks
                         continue
     global_sets = global_sets[:sets]
     edf = [generate_problem(5 + i % 20, 0.50 + 0.49 * (i % 100) / 99, 777 + i, scheduler="EDF",
-                            deadlines="constrained") for i in range(sets)]
+                            deadlines="constrained", period_range_ns=period_range) for i in range(sets)]
     return {"G-EDF": global_sets, "G-FP": [replace(p, scheduler="G-FP") for p in global_sets], "EDF": edf}
 
 
