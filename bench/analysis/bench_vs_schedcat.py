@@ -106,8 +106,9 @@ def load_schedcat(path: Path | None) -> Any:
 
 
 def fp_corpus(sets: int, period_range: tuple[int, int]) -> list[AnalysisProblem]:
-    return [generate_problem(5 + i % 20, 0.50 + 0.45 * (i % 100) / 99, 4242 + i, period_range_ns=period_range)
-            for i in range(sets)]
+    grain = max(1, period_range[0] // 10_000)  # as bench_global_speed.corpora
+    return [generate_problem(5 + i % 20, 0.50 + 0.45 * (i % 100) / 99, 4242 + i, period_range_ns=period_range,
+                             period_granularity_ns=grain) for i in range(sets)]
 
 
 def to_schedcat(problem: AnalysisProblem, model: Any) -> Any:
