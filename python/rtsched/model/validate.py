@@ -23,6 +23,7 @@ from rtsched.model.dvfs_format import read_dvfs
 from rtsched.model.durations import DurationError, format_duration, parse_duration
 from rtsched.model.reservations import RESERVATION_KEYS, read_reservations, reservation_problems, with_inherited
 from rtsched.model.prem import parse_peripheral, parse_prem, prem_problems
+from rtsched.model.stacks import parse_stack
 from rtsched.model.ult import ult_problems
 from rtsched.model.writes import parse_write
 from rtsched.model.model import (
@@ -109,6 +110,7 @@ TASK_KEYS = frozenset(
         "body",
         "reservation",
         "peripheral",
+        "stack",
     }
 )
 SPORADIC_KEYS = frozenset({"max_extra", "seed"})
@@ -644,6 +646,7 @@ class _Checker:
             max_jobs = min(max_jobs or trace_jobs, trace_jobs)  # a stop trace ends the task
         reservation = field("reservation", self.name)
         peripheral = field("peripheral", self.peripheral)
+        stack = field("stack", self.stack)
         if "name" not in data or "period" not in data or "body" not in data:
             ok = False
 
@@ -763,10 +766,17 @@ class _Checker:
             body=tuple(body),
             reservation=reservation,
             peripheral_buffer_bytes=peripheral,
+            stack_bytes=stack,
         )
 
     def peripheral(self, value: Any, path: str) -> int | None:
         size, problems = parse_peripheral(value, path)
+        for where, message in problems:
+            self.error(where, message)
+        return size
+
+    def stack(self, value: Any, path: str) -> int | None:
+        size, problems = parse_stack(value, path)
         for where, message in problems:
             self.error(where, message)
         return size
