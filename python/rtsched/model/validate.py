@@ -67,6 +67,7 @@ __all__ = [
     "TaskSetError",
     "taskset_from_dict",
     "validate_dict",
+    "whole_set_problems",
     "TOP_KEYS",
     "PLATFORM_KEYS",
     "PARTITION_KEYS",
@@ -135,6 +136,12 @@ MAX_QUEUE = 4096
 #: SCHED_DEADLINE refuses a runtime below 1024 ns (kernel DL_SCALE).
 DL_MIN_RUNTIME_NS = 1 << 10
 
+
+def whole_set_problems(taskset: TaskSet) -> list[tuple[str, str]]:
+    """(path, message) for each rule of the whole set ``taskset`` breaks: ceilings, what its
+    backend runs (ult, reservations, PREM). Give it ``with_inherited(taskset)``; a set read from a
+    file passed them, so they say what changes when the set is given another backend."""
+    return ceiling_problems(taskset) + ult_problems(taskset) + reservation_problems(taskset) + prem_problems(taskset)
 
 class TaskSetError(Exception):
     """An invalid task set (or file): ``errors`` lists every problem found, each with its path."""
@@ -332,8 +339,7 @@ class _Checker:
             reservations=tuple(reservations.values()),
         )
         taskset = with_inherited(taskset)
-        for path, message in (ceiling_problems(taskset) + ult_problems(taskset) + reservation_problems(taskset)
-                              + prem_problems(taskset)):
+        for path, message in whole_set_problems(taskset):
             self.error(path, message)
         return None if self.errors else taskset
 
