@@ -297,26 +297,28 @@ def _comparison_columns(comparison) -> list[tuple[str, Callable[[dict], str]]]:
         ("mean", lambda r: _ms(r["mean_ns"])),
         ("p90", lambda r: _ms(r["p90_ns"])) if picv else ("p99", lambda r: _ms(r["p99_ns"])),
         ("max", lambda r: f"[bold red]{_ms(r['max_ns'])} ![/]" if r["bound_exceeded"] else _ms(r["max_ns"])),
-        ("bound", lambda r: _ms(r["bound_ns"]) if r["variant"] == comparison.variants[0] else "–"),
+        ("bound", lambda r: _ms(r["bound_ns"])),
     ]
     if not picv:
         columns += [("rel lat median", lambda r: _ms(r["release_latency_median_ns"])),
                     ("rel lat p99", lambda r: _ms(r["release_latency_p99_ns"])),
                     ("rel lat max", lambda r: _ms(r["release_latency_max_ns"]))]
     if comparison.paper():
-        columns += [(f"paper {what}", lambda r, k=k: f"{r['paper_ms'][k]:.3f}" if r["paper_ms"] else "–")
-                    for k, what in enumerate(("mean", "p90", "max"))]
+        def paper_figure(k: int) -> Callable[[dict], str]:
+            return lambda r: f"{r['paper_ms'][k]:.3f}" if r["paper_ms"] else "–"
+
+        columns += [(f"paper {what}", paper_figure(k)) for k, what in enumerate(("mean", "p90", "max"))]
     return columns
 
 
 def print_comparison(comparison, console) -> None:
     """Per task and variant: jobs, misses, response mean, p90 (PI-CV) or p99 and the release
-    latency (backends), max, beside the bound (first variant) and, for picv-rpc, the paper's figures;
+    latency (backends), max, beside the bound (PI-CV: the first variant's) and, for picv-rpc, the paper's figures;
     then each run's notes."""
     picv = comparison.variants == ("picv", "no-picv")
     some = next(iter(comparison.runs.values())).summary
     what = "with and without PI-CV" if picv else "under the threads and the ult backend"
-    assumed = "with PI-CV (picv-rpc, seed 004 Eq. 1-5)" if picv else "one analysis for both backends, shown once"
+    assumed = "with PI-CV (picv-rpc, seed 004 Eq. 1-5)" if picv else "the same for both backends (one policy)"
     variant_header = _VARIANT_LABELS[comparison.variants[0]][0]
     columns = _comparison_columns(comparison)
     table = figures_table(

@@ -63,15 +63,16 @@ class Comparison:
         return PAPER_TABLE_II.get(self.taskset.name) if self.variants == PICV_VARIANTS else None
 
     def rows(self) -> list[dict[str, Any]]:
-        """Per task (set order) and variant: this run's figures (ns), the bound
-        (first variant only: the analysis assumes it), and the paper's (ms) when known."""
+        """Per task (set order) and variant: this run's figures (ns), the bound (PI-CV: the
+        first variant's only, the analysis assumes PI-CV; backends: both, one policy, one
+        analysis), and the paper's (ms) when known."""
         paper = self.paper() or {}
         out = []
         for task in self.taskset.rt_tasks:
             for variant in self.variants:
                 run = self.runs.get(variant)
                 stats = next((s for s in run.stats if s.task == task.name), None) if run else None
-                first = variant == self.variants[0]
+                first = variant == self.variants[0] or self.variants == BACKEND_VARIANTS  # the bound applies
                 out.append(
                     {
                         "task": task.name,
@@ -180,18 +181,17 @@ def backend_refusals(taskset: TaskSet, options: RunOptions) -> list[str]:
     feature and the backend (empty: it runs under both). Each variant is checked as its own
     file would be (validation: what ult lacks, what only ult runs), then resolved for this
     machine as the run would resolve it (e.g. G-EDF on part of the CPUs under threads)."""
-    reasons = []
+    reasons: list[str] = []
     for backend, variant in _backend_variants(taskset).items():
-        problems = whole_set_problems(variant)
-        if not problems:
+        found = [f"{path}: {message}" for path, message in whole_set_problems(variant)]
+        if not found:
             try:
                 to_runner_input(variant, "trace.rtst", duration_ns=options.duration_ns or variant.duration_ns
                                 or DEFAULT_DURATION_NS, picv=options.picv, cpus_online=online_cpus())
             except TaskSetError as e:
-                problems = [(None, error) for error in e.errors]
-        reasons += [f"{path + ': ' if path else ''}{message} (refused under the {backend} backend, which "
-                    "--compare-backends runs the set under too)"
-                    for path, message in problems]
+                found = list(e.errors)  # each already "path: message"
+        reasons += [f"{problem} (refused under the {backend} backend, which --compare-backends runs the set "
+                    "under too)" for problem in found]
     return reasons
 
 
