@@ -31,7 +31,6 @@ def refusals(text: str) -> list[str]:
 @pytest.mark.parametrize(
     "example, backend, first",
     [
-        ("gedf.yaml", "ult", "tasks[0].budget: CPU-time budgets are not under the ult backend yet"),
         ("picv-rpc.yaml", "ult", "servers: RPC servers are not under the ult backend yet"),
         ("prem-pfp.yaml", "ult", "tasks[0]: PREM (prem actions, peripheral tasks) needs scheduler P-FP with the "
                                  "threads backend"),

@@ -50,14 +50,9 @@ RUNNABLE = [p for p in EXAMPLE_FILES if as_ult(p)[0] is not None]
 #: What docs/ult.md says is refused under ult, and for what (checked below: the list stays true).
 REFUSED = {
     "dpcp-dflp.yaml": "analyses only",           # distributed protocols: under either backend
-    "fifo-order.yaml": "the FIFO mutex",
-    "fifo-producer-consumer.yaml": "the FIFO mutex",
-    "gedf.yaml": "CPU-time budgets",
-    "pedf.yaml": "CPU-time budgets",
     "picv-rpc.yaml": "RPC servers",
     "picv-rtsim.yaml": "RPC servers",
     "prem-pfp.yaml": "PREM",
-    "sporadic-server.yaml": "simulated only",     # under either backend
 }
 
 
