@@ -210,26 +210,129 @@ static void trace_ult(struct rts_ult *u, int64_t time_ns, uint16_t type, uint32_
 		rts_trace_event_at(u->task->stream, time_ns, type, u->task->job.number, arg0, arg1);
 }
 
-/* The cluster's timer at the earliest sleeper's wake time or blocked ULT's
- * timeout, or the reservations' next replenishment or depletion if earlier
- * (disarmed if none). Under the lock. */
-static void arm_release_timer(struct rts_ult_cluster *c)
+/*
+ * Up to max of the cluster's next events, earliest first: the sleepers'
+ * wake times (one each), and the earliest of the blocked ULTs' timeouts and
+ * the reservations' next replenishment or depletion. Under the lock.
+ */
+static int next_events(const struct rts_ult_cluster *c, int64_t *events, int max)
 {
-	int64_t want_ns = c->releases ? c->releases->wake_ns : 0;
-	if (c->timeouts && (!want_ns || c->timeouts->timeout_ns < want_ns))
-		want_ns = c->timeouts->timeout_ns;
+	int64_t other_ns = c->timeouts ? c->timeouts->timeout_ns : INT64_MAX;
 	if (c->n_reservations) {
 		int64_t reservations_ns = rts_ult_reservations_next_ns(c);
-		if (reservations_ns != INT64_MAX && (!want_ns || reservations_ns < want_ns))
-			want_ns = reservations_ns;
+		if (reservations_ns < other_ns)
+			other_ns = reservations_ns;
 	}
-	if (!c->has_timer || want_ns == c->timer_armed_ns)
-		return;
+	int n = 0;
+	for (const struct rts_ult *u = c->releases; u && n < max; u = u->next) {
+		if (other_ns <= u->wake_ns) {
+			events[n++] = other_ns;
+			other_ns = INT64_MAX;
+			if (n == max)
+				break;
+		}
+		events[n++] = u->wake_ns;
+	}
+	if (n < max && other_ns != INT64_MAX)
+		events[n++] = other_ns;
+	return n;
+}
+
+static void set_timer(struct rts_ult_worker *w, int64_t at_ns)
+{
 	struct itimerspec when = {0};
-	if (want_ns)
-		when.it_value = rts_ns_to_timespec(want_ns);
-	if (timer_settime(c->release_timer, TIMER_ABSTIME, &when, NULL) == 0)
-		c->timer_armed_ns = want_ns;
+	if (at_ns)
+		when.it_value = rts_ns_to_timespec(at_ns);
+	if (timer_settime(w->timer, TIMER_ABSTIME, &when, NULL) == 0)
+		w->timer_armed_ns = at_ns;
+}
+
+/* Whether the event is still free; then take it. */
+static bool take_event(int64_t *events, int n_events, int64_t event_ns)
+{
+	for (int i = 0; i < n_events; i++) {
+		if (events[i] && events[i] == event_ns) {
+			events[i] = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The first free event, taken; 0 if none. */
+static int64_t take_first_event(int64_t *events, int n_events)
+{
+	for (int i = 0; i < n_events; i++) {
+		if (events[i]) {
+			int64_t event_ns = events[i];
+			events[i] = 0;
+			return event_ns;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Give the cluster's next events to its workers (internal/ult.h, "Release
+ * timers"): the k idle workers not told to look take the first k events
+ * (each sleeps until its own in its futex wait); with none idle, the timer
+ * of the worker running the lowest-priority ULT is armed for the first
+ * (its signal preempts that ULT), and no other timer is left armed. Under
+ * the lock; now_ns is the caller's clock read (a timer armed for later has
+ * not fired).
+ */
+static void arm_release_timer(struct rts_ult_cluster *c, int64_t now_ns)
+{
+	struct rts_ult_worker *self = rts_ult_worker_self();
+	struct rts_ult_worker *lowest = NULL;
+	int n_idle = 0;
+	for (int i = 0; i < c->n_workers; i++) {
+		struct rts_ult_worker *w = &c->workers[i];
+		if (!w->current)
+			n_idle += !w->kicked;
+		else if (!lowest || rts_ult_before(lowest->current_key, lowest->current->id,
+						     w->current_key, w->current->id)) {
+			lowest = w;
+		}
+	}
+	int64_t events[RTS_ULT_MAX_CPUS];
+	int n_events = next_events(c, events, n_idle ? n_idle : 1);
+	struct rts_ult_worker *timed = !n_idle && n_events ? lowest : NULL;
+	struct rts_ult_worker *old = c->timer_worker;
+	if (old && old != timed && old->timer_armed_ns) {
+		if (old->timer_armed_ns > now_ns)
+			set_timer(old, 0); /* it would interrupt its worker for nothing */
+		old->timer_armed_ns = 0;
+	}
+	c->timer_worker = timed;
+	if (timed && timed->has_timer && timed->timer_armed_ns != events[0])
+		set_timer(timed, events[0]);
+	if (!n_idle)
+		return;
+	/* An idle worker asleep until one of the events keeps it (no wake). */
+	bool keeps[RTS_ULT_MAX_CPUS] = {false};
+	for (int i = 0; i < c->n_workers; i++) {
+		struct rts_ult_worker *w = &c->workers[i];
+		if (!w->current && !w->kicked && w != self && w->idle_until_ns)
+			keeps[i] = take_event(events, n_events, w->idle_until_ns);
+	}
+	/* The rest, earliest first, to the caller (awake), then by index; one
+	 * asleep past its event is woken to look again (and take it). A worker
+	 * left without one sleeps on: an earlier bound only wakes it early. */
+	if (self && self->cluster == c && !self->current && !self->kicked)
+		self->idle_until_ns = take_first_event(events, n_events);
+	for (int i = 0; i < c->n_workers; i++) {
+		struct rts_ult_worker *w = &c->workers[i];
+		if (w->current || w->kicked || w == self || keeps[i])
+			continue;
+		int64_t event_ns = take_first_event(events, n_events);
+		if (!event_ns)
+			break;
+		if (!w->idle_until_ns || w->idle_until_ns > event_ns) {
+			atomic_fetch_add_explicit(&w->wake_word, 1, memory_order_release);
+			rts_futex_wake(&w->wake_word, 1, false);
+		}
+	}
 }
 
 /* The calling worker (a ULT holding off switches) is told without a system
@@ -393,13 +496,10 @@ static void schedule_loop(struct rts_ult_worker *w)
 			w->current_key = next->key;
 		}
 		kick_workers(c, w);
-		arm_release_timer(c);
-		/* The worker the cluster's timer signals (the first) also sleeps
-		 * at most until the timer's time when idle: a release, a blocked
-		 * ULT's timeout or a budget decision must not hang on one signal
-		 * (a sanitizer may hold a signal back while the worker is in a
-		 * raw futex wait). The others are woken by a futex wake (kick). */
-		int64_t idle_until_ns = w == &c->workers[0] ? c->timer_armed_ns : 0;
+		arm_release_timer(c, now);
+		/* Idle, it sleeps until the event it was given, if any
+		 * (arm_release_timer), or a futex wake. */
+		int64_t idle_until_ns = next ? 0 : w->idle_until_ns;
 		pthread_mutex_unlock(&c->lock);
 
 		if (finished) {
@@ -428,19 +528,19 @@ static void schedule_loop(struct rts_ult_worker *w)
 
 /* ---- start and stop ------------------------------------------------------- */
 
-static int create_release_timer(struct rts_ult_cluster *c, pid_t tid)
+static int create_release_timer(struct rts_ult_worker *w, pid_t tid)
 {
 	struct sigevent event = {0};
 	event.sigev_notify = SIGEV_THREAD_ID;
 	event.sigev_signo = RTS_ULT_SIGNAL;
 	event._sigev_un._tid = tid; /* sigev_notify_thread_id: glibc 2.36 headers lack the name */
-	if (timer_create(CLOCK_MONOTONIC, &event, &c->release_timer) != 0)
+	if (timer_create(CLOCK_MONOTONIC, &event, &w->timer) != 0)
 		return errno;
-	c->has_timer = true;
+	w->has_timer = true;
 	return 0;
 }
 
-/* Pin, SCHED_FIFO, its context, the cluster's timer (first worker); 0 or an error with why. */
+/* Pin, SCHED_FIFO, its context, its release timer; 0 or an error with why. */
 static int set_up_worker(struct rts_ult_worker *w, char *why, size_t why_len)
 {
 	cpu_set_t cpus;
@@ -457,8 +557,8 @@ static int set_up_worker(struct rts_ult_worker *w, char *why, size_t why_len)
 		return err;
 	}
 	err = -rts_ult_context_of_thread(&w->sched_context);
-	if (!err && w == &w->cluster->workers[0])
-		err = create_release_timer(w->cluster, atomic_load(&w->tid));
+	if (!err)
+		err = create_release_timer(w, atomic_load(&w->tid));
 	if (err)
 		snprintf(why, why_len, "ult backend: the worker for CPU %d: %s", w->cpu,
 			 strerror(err));
@@ -573,14 +673,14 @@ void rts_ult_interrupt(struct rts_ult *u)
 		u->sleep_result = -EINTR;
 		rts_ult_ready_insert(c, u);
 		kick_workers(c, NULL);
-		arm_release_timer(c);
+		arm_release_timer(c, now_ns());
 	} else if (u->state == RTS_ULT_BLOCKED) {
 		if (u->timeout_ns)
 			rts_ult_timeout_remove(c, u);
 		u->block_end = RTS_ULT_BLOCK_INTERRUPTED;
 		rts_ult_ready_insert(c, u);
 		kick_workers(c, NULL);
-		arm_release_timer(c);
+		arm_release_timer(c, now_ns());
 	} else if (u->state != RTS_ULT_DONE) {
 		u->interrupt_pending = true;
 	}
