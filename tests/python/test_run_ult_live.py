@@ -111,17 +111,16 @@ name: ult-gedf
 platform: {scheduler: G-EDF, backend: ult}
 tasks:
   - {name: long, period: 20ms, body: [{compute: 4ms}]}
-  - {name: urgent, period: 20ms, deadline: 3ms, offset: 1ms, body: [{compute: 1500us}]}
-  - {name: brief, period: 20ms, deadline: 4ms, offset: 1ms, body: [{compute: 500us}]}
+  - {name: side, period: 20ms, deadline: 10ms, body: [{compute: 2ms}]}
+  - {name: urgent, period: 20ms, deadline: 3ms, offset: 1ms, body: [{compute: 2ms}]}
 """
 
 
 def test_gedf_under_ult_migrates_and_traces_each_migration(tmp_path):
-    """1 ms into each period of "long", "urgent" and "brief" are released together: one of
-    them preempts "long" and the other takes the idle CPU. Whichever CPU "long" was on, the
-    worker that takes the release runs "urgent" (earliest deadline) and the other CPU gets
-    "brief", which ends first: when "long" was on the releasing worker's CPU, it goes on on
-    the other one."""
+    """"long" and "side" start together on the two CPUs; 1 ms in, "urgent" preempts "long",
+    the running job with the latest deadline, wherever it is. "side" ends 1 ms before
+    "urgent": G-EDF runs "long" on the CPU that "side" leaves, so it migrates in every period,
+    whichever worker takes which release."""
     summary, trace = run_set(write_set(tmp_path / "gedf.yaml", GEDF), tmp_path / "out")
     skip_if_misses_were_stolen(summary, DURATION_NS)
     moves = 0
@@ -137,7 +136,8 @@ def test_gedf_under_ult_migrates_and_traces_each_migration(tmp_path):
             before = [j for j in range(i) if kinds[j] == EV.PREEMPT][-1]
             after = next(j for j in range(i + 1, len(kinds)) if kinds[j] == EV.RESUME)
             assert ev[before]["arg0"] == here["arg0"] and ev[after]["arg0"] == here["arg1"]
-    assert moves > 0
+    periods = DURATION_NS // 20_000_000
+    assert moves >= periods // 2, (moves, periods)  # one a period, a VM stall aside
 
 
 def test_compare_backends_runs_the_set_under_both_and_puts_them_side_by_side(tmp_path):
