@@ -144,6 +144,7 @@ enum rts_ult_wait_kind {
 struct rts_ult_cluster;
 struct rts_ult_runtime;
 struct rts_reservation_control_state; /* internal/reservation_control.h */
+struct rts_ult_probes;                /* internal/ult_probe.h */
 
 /*
  * A reservation (<rtsched/reservation.h>, docs/reservations.md): a node of
@@ -251,6 +252,14 @@ struct rts_ult_worker {
 	bool has_timer;
 	int64_t timer_armed_ns;
 	int64_t idle_until_ns;
+
+	/* Timestamps for rtsched-ult-tables (internal/ult_probe.h), fixed at its
+	 * start; NULL: off. A request to it (set by the requester) and its
+	 * signal handler's or futex return's time after one (set by its
+	 * handler or itself), recorded at its next decision. */
+	struct rts_ult_probes *probes;
+	_Atomic int64_t probe_request_ns;
+	_Atomic int64_t probe_arrival_ns;
 
 	/* This worker and its signal handler; others only bump wake_word. */
 	atomic_int in_scheduler;

@@ -31,6 +31,7 @@
 #include "internal/task.h"
 #include "internal/timespec.h"
 #include "internal/ult.h"
+#include "internal/ult_probe.h"
 
 static __thread struct rts_ult_worker *self_worker __attribute__((tls_model("initial-exec")));
 
@@ -69,6 +70,68 @@ static int64_t now_ns(void)
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return rts_timespec_to_ns(&now);
+}
+
+/* ---- timestamps for rtsched-ult-tables (internal/ult_probe.h) ---------- */
+
+static _Atomic(struct rts_ult_probes *) probes_attached;
+
+void rts_ult_probes_attach(struct rts_ult_probes *probes)
+{
+	atomic_store(&probes_attached, probes);
+}
+
+/* A decision's times, read only when its worker has probes. */
+struct probe_times {
+	int64_t begin_ns;   /* it starts looking */
+	int64_t due_ns;     /* the earliest due wake it releases; 0: none */
+	int64_t release_ns; /* its release work */
+	int64_t request_ns; /* its requests to other workers */
+};
+
+/* Just before a futex wake or tgkill to w: the first request not yet seen. */
+static void probe_request(struct rts_ult_worker *w)
+{
+	int64_t none = 0;
+	if (w->probes)
+		atomic_compare_exchange_strong_explicit(&w->probe_request_ns, &none, now_ns(),
+							memory_order_relaxed, memory_order_relaxed);
+}
+
+/* w's handler or futex return: when a request was made, the first arrival after it. */
+static void probe_arrival(struct rts_ult_worker *w)
+{
+	int64_t none = 0;
+	if (w->probes && atomic_load_explicit(&w->probe_request_ns, memory_order_relaxed))
+		atomic_compare_exchange_strong_explicit(&w->probe_arrival_ns, &none, now_ns(),
+							memory_order_relaxed, memory_order_relaxed);
+}
+
+/* At a decision's start: a request and its arrival since the last one, if
+ * both (a request the worker took in while looking anyway has none). */
+static void probe_begin(struct rts_ult_worker *w, struct probe_times *t)
+{
+	*t = (struct probe_times){.begin_ns = now_ns()};
+	int64_t request_ns = atomic_exchange_explicit(&w->probe_request_ns, 0, memory_order_relaxed);
+	int64_t arrival_ns = atomic_exchange_explicit(&w->probe_arrival_ns, 0, memory_order_relaxed);
+	if (request_ns && arrival_ns >= request_ns)
+		rts_ult_probe_record(w->probes, w->cpu, RTS_ULT_PROBE_SIGNAL_LATENCY,
+				     arrival_ns - request_ns);
+}
+
+/* At its end (just before the switch, or the futex wait if switches is false). */
+static void probe_end(struct rts_ult_worker *w, const struct probe_times *t, bool switches)
+{
+	int64_t end_ns = now_ns();
+	if (t->due_ns) {
+		rts_ult_probe_record(w->probes, w->cpu, RTS_ULT_PROBE_EVENT_LATENCY,
+				     t->begin_ns - t->due_ns);
+		rts_ult_probe_record(w->probes, w->cpu, RTS_ULT_PROBE_RELEASE, t->release_ns);
+		rts_ult_probe_record(w->probes, w->cpu, RTS_ULT_PROBE_REQUEST, t->request_ns);
+	}
+	if (switches)
+		rts_ult_probe_record(w->probes, w->cpu, RTS_ULT_PROBE_SCHEDULING,
+				     end_ns - t->begin_ns - t->release_ns - t->request_ns);
 }
 
 /*
@@ -190,6 +253,8 @@ static void on_ult_signal(int signo)
 	struct rts_ult_worker *w = rts_ult_worker_self();
 	if (!w)
 		return;
+	if (w->probes)
+		probe_arrival(w);
 	atomic_fetch_add_explicit(&w->wake_word, 1, memory_order_relaxed);
 	if (atomic_load_explicit(&w->in_scheduler, memory_order_relaxed)) {
 		atomic_store_explicit(&w->resched_pending, 1, memory_order_relaxed);
@@ -343,9 +408,11 @@ static void kick(struct rts_ult_worker *w)
 	if (w == rts_ult_worker_self()) {
 		atomic_store_explicit(&w->resched_pending, 1, memory_order_relaxed);
 	} else if (!w->current) {
+		probe_request(w);
 		atomic_fetch_add_explicit(&w->wake_word, 1, memory_order_release);
 		rts_futex_wake(&w->wake_word, 1, false);
 	} else {
+		probe_request(w);
 		syscall(SYS_tgkill, getpid(), atomic_load(&w->tid), RTS_ULT_SIGNAL);
 	}
 }
@@ -465,9 +532,12 @@ static void schedule_loop(struct rts_ult_worker *w)
 	struct rts_ult_runtime *rt = c->runtime;
 	const struct rts_trace_thread_state no_trace = {0};
 	struct rts_ult *prev = NULL;
+	struct probe_times probe = {0};
 	for (;;) {
 		uint32_t seen = atomic_load_explicit(&w->wake_word, memory_order_acquire);
 		atomic_store_explicit(&w->resched_pending, 0, memory_order_relaxed);
+		if (w->probes)
+			probe_begin(w, &probe);
 		pthread_mutex_lock(&c->lock);
 		/* Read under the lock: the events two workers record for one ULT
 		 * (PREEMPT here, MIGRATE and RESUME there) are in time order. */
@@ -479,8 +549,14 @@ static void schedule_loop(struct rts_ult_worker *w)
 		if (prev)
 			file_previous(c, prev);
 		w->current = NULL;
+		if (w->probes) {
+			probe.due_ns = c->releases && c->releases->wake_ns <= now ? c->releases->wake_ns : 0;
+			probe.release_ns = now_ns();
+		}
 		rts_ult_release_due(c, now);
 		rts_ult_timeouts_due(c, now);
+		if (w->probes)
+			probe.release_ns = now_ns() - probe.release_ns;
 		struct rts_ult *next = c->n_reservations ? rts_ult_reservations_pick(c, now)
 						     : rts_ult_ready_pop(c);
 		/* A job that blocks leaves its CPU as a preempted one does: its
@@ -495,8 +571,14 @@ static void schedule_loop(struct rts_ult_worker *w)
 			w->current = next;
 			w->current_key = next->key;
 		}
+		int64_t requests_from_ns = w->probes ? now_ns() : 0;
 		kick_workers(c, w);
+		int64_t handout_from_ns = w->probes ? now_ns() : 0;
 		arm_release_timer(c, now);
+		if (w->probes) {
+			probe.request_ns = handout_from_ns - requests_from_ns;
+			probe.release_ns += now_ns() - handout_from_ns;
+		}
 		/* Idle, it sleeps until the event it was given, if any
 		 * (arm_release_timer), or a futex wake. */
 		int64_t idle_until_ns = next ? 0 : w->idle_until_ns;
@@ -513,6 +595,8 @@ static void schedule_loop(struct rts_ult_worker *w)
 			next->switched_in_ns = in_ns;
 			rts_trace_thread_state_load(&next->trace);
 			rts_task_local_load(&next->local);
+			if (w->probes)
+				probe_end(w, &probe, true);
 			rts_ult_context_switch(&w->sched_context, &next->context);
 			rts_trace_thread_state_load(&no_trace);
 			prev = next;
@@ -520,9 +604,13 @@ static void schedule_loop(struct rts_ult_worker *w)
 		}
 		if (atomic_load(&rt->shutting_down))
 			return;
+		if (w->probes)
+			probe_end(w, &probe, false);
 		struct timespec idle_until = rts_ns_to_timespec(idle_until_ns);
 		rts_futex_wait_until(&w->wake_word, seen, idle_until_ns ? &idle_until : NULL,
 				     CLOCK_MONOTONIC, false);
+		if (w->probes)
+			probe_arrival(w);
 	}
 }
 
@@ -628,6 +716,7 @@ int rts_ult_worker_start(struct rts_ult_worker *w, char *why, size_t why_len)
 			 RTS_ULT_SIGNAL, strerror(handler_error));
 		return handler_error;
 	}
+	w->probes = atomic_load(&probes_attached); /* before its thread: read by the others too */
 	struct worker_start start = {.worker = w, .why = why, .why_len = why_len};
 	int err = pthread_create(&w->thread, NULL, worker_main, &start);
 	if (err) {
