@@ -12,14 +12,16 @@
  *
  *  - EventLat, RelOvh, ReqOvh, SigLat, SchedOvh: the workers' own timestamps
  *    (internal/ult_probe.h has what each one spans), recorded over the ult
- *    runs: average over all samples, maximum of all. SigLat only where a
+ *    runs (one more per repetition, after the others): average the median
+ *    of the runs' means, maximum of all samples. SigLat only where a
  *    worker tells another (none at d=1: "-", as in the seed).
- *  - job start: the job's own clock read at its first instruction minus its
+ *  - JobStart: the job's own clock read at its first instruction minus its
  *    nominal release (timer, wake-up, release, decision, switch: the release
- *    latency of issue 14); threads: the same set, same CPUs, one SCHED_FIFO
- *    thread per task (clock_nanosleep), measured the same way in alternating
- *    runs; ult/thr their ratio (target <= 1.2x on the average, the median of
- *    the runs' means).
+ *    latency of issue 14), from ult runs with the timestamps off; threads:
+ *    the same set, same CPUs, one SCHED_FIFO thread per task
+ *    (clock_nanosleep), measured the same way in alternating runs; ult/thr
+ *    their ratio (target <= 1.2x on the average, the median of the runs'
+ *    means).
  *  - context switch: rts_ult_context_switch between two contexts on a thread
  *    pinned to the cluster's first CPU (rtsched-ult-switch's method): the
  *    average from a batch, the maximum from single round trips (half of one,
@@ -196,23 +198,30 @@ struct size_result {
 	struct latency ult, threads;
 	double ult_mean_ns, threads_mean_ns; /* median of the runs' means */
 	struct rts_ult_probe_stat probe[RTS_ULT_PROBE_KINDS]; /* the cluster's CPUs, all ult runs */
+	double probe_mean_ns[RTS_ULT_PROBE_KINDS];             /* median of the runs' means; -1: none */
 	struct switch_run sw;
 };
 
-/* The workers' timestamps (internal/ult_probe.h), attached for the whole run. */
+/* The workers' timestamps (internal/ult_probe.h), attached for one ult run per repetition. */
 static struct rts_ult_probes probes;
 
-static void add_probes(struct size_result *s, const cpu_set_t *cpus)
+/* Add one run's timestamps of the cluster's CPUs to s; its means per kind (-1: no sample). */
+static void add_probes(struct size_result *s, const cpu_set_t *cpus, double run_mean_ns[RTS_ULT_PROBE_KINDS])
 {
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		if (!CPU_ISSET(cpu, cpus))
-			continue;
-		for (int k = 0; k < RTS_ULT_PROBE_KINDS; k++) {
+	for (int k = 0; k < RTS_ULT_PROBE_KINDS; k++) {
+		struct rts_ult_probe_stat run = {0};
+		for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+			if (!CPU_ISSET(cpu, cpus))
+				continue;
 			const struct rts_ult_probe_stat *p = &probes.cpu[cpu][k];
-			s->probe[k].count += p->count;
-			s->probe[k].sum_ns += p->sum_ns;
-			s->probe[k].max_ns = p->max_ns > s->probe[k].max_ns ? p->max_ns : s->probe[k].max_ns;
+			run.count += p->count;
+			run.sum_ns += p->sum_ns;
+			run.max_ns = p->max_ns > run.max_ns ? p->max_ns : run.max_ns;
 		}
+		s->probe[k].count += run.count;
+		s->probe[k].sum_ns += run.sum_ns;
+		s->probe[k].max_ns = run.max_ns > s->probe[k].max_ns ? run.max_ns : s->probe[k].max_ns;
+		run_mean_ns[k] = run.count ? (double)run.sum_ns / (double)run.count : -1;
 	}
 }
 
@@ -237,16 +246,21 @@ static int measure_size(const struct options *o, const int *allowed, int n_allow
 	CPU_ZERO(&cpus);
 	for (int i = n_allowed - d; i < n_allowed; i++)
 		CPU_SET(allowed[i], &cpus);
-	double ult_means[64], threads_means[64];
+	double ult_means[64], threads_means[64], probe_means[64][RTS_ULT_PROBE_KINDS];
 	char backend[32];
 	snprintf(backend, sizeof(backend), "ult:cedf:%d", d);
 	for (int r = 0; r < o->reps; r++) {
-		struct latency t = {0}, u = {0};
+		/* JobStart with the timestamps off, then their run (its JobStart unused). */
+		struct latency t = {0}, u = {0}, probed = {0};
 		int err = run_set(o, "threads", &cpus, d, &t, why, why_len);
-		memset(&probes, 0, sizeof(probes)); /* no worker runs now */
 		if (!err)
 			err = run_set(o, backend, &cpus, d, &u, why, why_len);
-		add_probes(s, &cpus); /* its workers are joined */
+		memset(&probes, 0, sizeof(probes)); /* no worker runs now */
+		rts_ult_probes_attach(&probes);
+		if (!err)
+			err = run_set(o, backend, &cpus, d, &probed, why, why_len);
+		rts_ult_probes_attach(NULL);
+		add_probes(s, &cpus, probe_means[r]); /* its workers are joined */
 		if (!err && (!t.samples || !u.samples))
 			err = EIO, snprintf(why, why_len, "no job measured");
 		if (err)
@@ -260,6 +274,14 @@ static int measure_size(const struct options *o, const int *allowed, int n_allow
 	}
 	s->threads_mean_ns = median(threads_means, o->reps);
 	s->ult_mean_ns = median(ult_means, o->reps);
+	for (int k = 0; k < RTS_ULT_PROBE_KINDS; k++) {
+		double means[64];
+		int n = 0;
+		for (int r = 0; r < o->reps; r++)
+			if (probe_means[r][k] >= 0)
+				means[n++] = probe_means[r][k];
+		s->probe_mean_ns[k] = n ? median(means, n) : -1;
+	}
 	return measure_switch(o, allowed[n_allowed - d], &s->sw);
 }
 
@@ -286,7 +308,7 @@ static double probe_us(const struct size_result *s, int c, bool maxima)
 	const struct rts_ult_probe_stat *p = &s->probe[kinds[c]];
 	if (!p->count)
 		return -1;
-	return (maxima ? (double)p->max_ns : (double)p->sum_ns / (double)p->count) / 1000;
+	return (maxima ? (double)p->max_ns : s->probe_mean_ns[kinds[c]]) / 1000;
 }
 
 static void print_table(const struct options *o, const struct size_result *res, bool maxima)
@@ -320,10 +342,10 @@ static void print_table(const struct options *o, const struct size_result *res, 
 /* How many samples each of the workers' columns has. */
 static void print_samples(const struct options *o, const struct size_result *res)
 {
-	printf("\nsamples (all ult runs):");
+	printf("\nsamples:");
 	for (int c = 0; c < 5; c++)
 		printf(" %s", columns[c]);
-	printf(" JobStart\n");
+	printf(" (timestamped runs) JobStart (the other ult runs)\n");
 	for (int i = 0; i < o->n_sizes; i++) {
 		const struct size_result *s = &res[i];
 		printf("  d=%d  %ld %ld %ld %ld %ld %ld\n", s->d,
@@ -417,7 +439,6 @@ int main(int argc, char **argv)
 	if (bad)
 		return bad;
 	mlockall(MCL_CURRENT | MCL_FUTURE);
-	rts_ult_probes_attach(&probes);
 	static struct size_result res[MAX_SIZES];
 	for (int i = 0; i < o.n_sizes; i++) {
 		char why[512] = "";
@@ -430,11 +451,12 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("rtsched-ult-tables: d CPUs per cluster (the last d allowed CPUs), d tasks, "
-	       "period %ld us x (2+i)/2, work %ld us, %ld jobs x %d alternating runs per backend\n"
-	       "EventLat..SchedOvh: the workers' timestamps (src/internal/ult_probe.h; avg and max "
-	       "over all samples of the ult runs); -: no sample\n"
-	       "JobStart: job's first clock read - nominal release (avg: median of runs' means; "
-	       "max: of all); threads: the same for the threads backend, same set and CPUs\n"
+	       "period %ld us x (2+i)/2, work %ld us, %ld jobs x %d repetitions of: threads, ult, "
+	       "ult with timestamps\n"
+	       "EventLat..SchedOvh: the workers' timestamps (src/internal/ult_probe.h; avg: median "
+	       "of the ult runs' means; max: of all); -: no sample\n"
+	       "JobStart: job's first clock read - nominal release, timestamps off (avg: median of "
+	       "runs' means; max: of all); threads: the same for the threads backend, same set and CPUs\n"
 	       "CtxSw: rts_ult_context_switch (avg: batch of %ld; max: half of one round trip "
 	       "of %d, a clock read included)\n",
 	       o.period_us, o.work_us, o.jobs, o.reps, o.switches, SWITCH_SAMPLES);
