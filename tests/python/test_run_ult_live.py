@@ -2,7 +2,8 @@
 
 Order and counts only (STYLE 18); every test needs root and real-time
 scheduling and skips with its reason otherwise. The sets keep CPU 0 light
-(at most about a third of it, for half a second). Run under
+(at most about a third of it, for half a second), except the C-EDF set at 70%
+of both CPUs (about 56% busy, for 2 s). Run under
 ``flock /tmp/rt.lock`` with RTSCHED_NATIVE_BIN pointing at the runner.
 """
 
@@ -208,3 +209,36 @@ def test_the_locks_example_runs_under_ult_and_loses_no_signal(tmp_path):
     signals = (events["producer"]["type"] == EV.COND_SIGNAL).sum()
     assert completed >= 40
     assert completed <= woken <= signals
+
+
+def load_cedf70():
+    """bench/ult/cedf70.py, the generator of the 60 s C-EDF benchmark set (a script, not a package)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "ult" / "cedf70.py"
+    spec = importlib.util.spec_from_file_location("cedf70", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_cedf70_set_runs_without_misses_under_ult(tmp_path):
+    """The benchmark's set (C-EDF at 70% of two CPUs by WCET, bench/README.md "ult backend:
+    C-EDF at 70%"), 2 s under ult instead of 60: no deadline miss, and every task's largest
+    response within its bound (the analysis' bound: the deadline, GFB)."""
+    cedf70 = load_cedf70()
+    text = cedf70.generate(seed=1, tasks=10, cpus=2, u_max=0.5, period_min_ns=5_000_000,
+                           period_max_ns=50_000_000, compute_share=0.8)
+    out = tmp_path / "out"
+    done = rtsched_run(str(write_set(tmp_path / "cedf70.yaml", text)), "--duration", "2s", "--out", str(out),
+                       "--json", "--no-plots")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert json.loads((out / "runner.json").read_text())["backend"] == "ult:cedf:2"
+    skip_if_misses_were_stolen(summary, 2_000_000_000)
+    assert summary["deadline_misses"] == 0, summary["tasks"]
+    assert len(summary["tasks"]) == 10
+    for task in summary["tasks"]:
+        assert task["jobs"] >= 2_000_000_000 // task["period_ns"] - 1, task
+        assert task["bound_ns"] is not None and task["response_max_ns"] <= task["bound_ns"], task
