@@ -200,10 +200,11 @@ class RpcServer:
 
 
 #: Reservation kinds (docs/reservations.md): a periodic server (replenished every period, its
-#: budget idles away when nothing inside is ready), a constant bandwidth server, or a sporadic
-#: server (Sprunt et al.: budget consumed only while a task inside runs, each amount replenished
-#: one period after the activation it was consumed in; simulated only).
-RESERVATION_KINDS: tuple[str, ...] = ("periodic", "cbs", "sporadic")
+#: budget idles away when nothing inside is ready), a constant bandwidth server (soft: its
+#: deadline postponed at once when its budget runs out; hard: throttled until its deadline), or
+#: a sporadic server (Sprunt et al.: budget consumed only while a task inside runs, each amount
+#: replenished one period after the activation it was consumed in).
+RESERVATION_KINDS: tuple[str, ...] = ("periodic", "cbs", "hard-cbs", "sporadic")
 #: How a reservation schedules its children (tasks and reservations).
 RESERVATION_SCHEDULERS: tuple[str, ...] = ("FP", "EDF")
 #: Hard reservations keep their budget; soft ones have it adapted at run time.
@@ -249,6 +250,11 @@ class Reservation:
     @property
     def is_hard(self) -> bool:
         return self.criticality == "hard"
+
+    @property
+    def is_cbs(self) -> bool:
+        """A constant bandwidth server, soft (``cbs``) or hard (``hard-cbs``)."""
+        return self.kind in ("cbs", "hard-cbs")
 
 
 @dataclass(frozen=True, slots=True)
