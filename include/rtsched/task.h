@@ -66,7 +66,9 @@ struct rts_task_params {
 	int32_t trace_task_id;         /* task id written in the trace's stream table */
 	rts_reservation_t *reservation; /* ult backend: the leaf it runs in; NULL: none */
 	size_t stack_bytes;            /* its stack, rounded up to pages, a guard page below it
-					* (both backends: the ULT's or the kernel thread's);
+					* (both backends: the ULT's or the kernel thread's,
+					* which is at least the system's least thread stack,
+					* 128 KiB on AArch64);
 					* 0: the backend's default (ult 256 KiB; threads glibc's) */
 };
 

@@ -176,7 +176,9 @@ static rts_task_t *new_task(const struct rts_task_params *params, rts_job_fn job
 }
 
 /* The task's kernel thread, with its own stack size when it asks for one
- * (rounded up to pages; glibc keeps its guard page below it). */
+ * (rounded up to pages, and to the system's least thread stack, which is
+ * 128 KiB on AArch64 where pthread_attr_setstacksize refuses less; glibc
+ * keeps its guard page below it). */
 static int create_thread(rts_task_t *task)
 {
 	size_t stack_bytes = task->params.stack_bytes;
@@ -187,7 +189,11 @@ static int create_thread(rts_task_t *task)
 	int err = pthread_attr_init(&attr);
 	if (err)
 		return err;
-	err = pthread_attr_setstacksize(&attr, (stack_bytes + page - 1) / page * page);
+	stack_bytes = (stack_bytes + page - 1) / page * page;
+	long least = sysconf(_SC_THREAD_STACK_MIN);
+	if (least > 0 && stack_bytes < (size_t)least)
+		stack_bytes = (size_t)least;
+	err = pthread_attr_setstacksize(&attr, stack_bytes);
 	if (!err)
 		err = pthread_create(&task->thread, &attr, rts_task_thread_main, task);
 	pthread_attr_destroy(&attr);
