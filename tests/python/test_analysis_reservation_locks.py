@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from rtsched.analysis.reservations import analyze_reservations
 from rtsched.model import taskset_from_dict
 from sim_helpers import worst_responses
+from reservation_lock_sets import R, section, task
 
 US, MS = 1_000, 1_000_000
 
@@ -24,26 +25,10 @@ def _set(resources, reservations, tasks):
                               "resources": resources, "reservations": reservations, "tasks": tasks})
 
 
-def _task(name, reservation, priority=None, period="100ms", body=(), offset=None):
-    t = {"name": name, "partition": "cpu0", "period": period, "body": list(body)}
-    if reservation is not None:
-        t["reservation"] = reservation
-    if priority is not None:
-        t["priority"] = priority
-    if offset is not None:
-        t["offset"] = offset
-    return t
-
-
-def _section(lock, compute):
-    return [{"lock": lock}, {"compute": compute}, {"unlock": lock}]
-
-
-R = {"name": "R", "period": "10ms", "budget": "5ms", "scheduler": "FP", "priority": 20, "partition": "cpu0"}
 A = {"name": "A", "period": "10ms", "budget": "2ms", "scheduler": "FP", "priority": 30, "partition": "cpu0"}
 B = {"name": "B", "period": "20ms", "budget": "4ms", "scheduler": "FP", "priority": 10, "partition": "cpu0"}
-INVERSION = [_task("low", "R", 1, body=_section("m", "3ms")), _task("high", "R", 3, body=_section("m", "1ms")),
-             _task("mid", "R", 2, body=[{"compute": "2ms"}])]
+INVERSION = [task("low", "R", 1, body=section("m", "3ms")), task("high", "R", 3, body=section("m", "1ms")),
+             task("mid", "R", 2, body=[{"compute": "2ms"}])]
 
 
 def _bounds(taskset):
@@ -62,7 +47,7 @@ def test_local_sections_in_an_fp_reservation_add_their_blocking_term():
             "low": (21 * MS, 0), "high": (14 * MS, 3 * MS), "mid": (21 * MS, 3 * MS)}, protocol
         leaf = result.outcome("R").result
         assert leaf is not None and leaf.label == "sufficient"
-    free = _set([], [R], [_task("high", "R", 3, body=[{"compute": "1ms"}])])
+    free = _set([], [R], [task("high", "R", 3, body=[{"compute": "1ms"}])])
     assert _bounds(free)[1]["high"].bound_ns == 11 * MS
 
 
@@ -70,8 +55,8 @@ def test_a_resource_across_reservations_leaves_their_tasks_without_a_bound():
     """m shared by A and B: every task of both has no bound (and the whole is not shown
     schedulable); R, not involved, keeps its bounds."""
     ts = _set([{"name": "m", "protocol": "pip"}], [A, B, {**R, "budget": "3ms", "priority": 5}],
-              [_task("a", "A", 5, body=_section("m", "1ms")), _task("a2", "A", 9, body=[{"compute": "1ms"}]),
-               _task("b", "B", 5, body=_section("m", "1ms")), _task("r", "R", 5, body=[{"compute": "1ms"}])])
+              [task("a", "A", 5, body=section("m", "1ms")), task("a2", "A", 9, body=[{"compute": "1ms"}]),
+               task("b", "B", 5, body=section("m", "1ms")), task("r", "R", 5, body=[{"compute": "1ms"}])])
     result, bounds = _bounds(ts)
     for name in ("a", "a2", "b"):
         assert bounds[name].verdict == "unknown" and bounds[name].bound_ns is None
@@ -82,8 +67,8 @@ def test_a_resource_across_reservations_leaves_their_tasks_without_a_bound():
 
 def test_a_resource_shared_with_the_top_level_leaves_the_whole_partition_without_a_bound():
     ts = _set([{"name": "m", "protocol": "pip"}], [A, B],
-              [_task("a", "A", 5, body=_section("m", "1ms")), _task("b", "B", 5, body=[{"compute": "1ms"}]),
-               _task("top", None, 40, body=_section("m", "1ms"))])
+              [task("a", "A", 5, body=section("m", "1ms")), task("b", "B", 5, body=[{"compute": "1ms"}]),
+               task("top", None, 40, body=section("m", "1ms"))])
     result, bounds = _bounds(ts)
     assert all(b.verdict == "unknown" for b in bounds.values()), bounds
     assert "a holder at the top level" in bounds["b"].reason and "a holder at the top level" in bounds["top"].reason
@@ -92,7 +77,7 @@ def test_a_resource_shared_with_the_top_level_leaves_the_whole_partition_without
 
 def test_no_bound_inside_an_edf_reservation_or_past_an_unbounded_inversion():
     edf = _set([{"name": "y", "protocol": "srp"}], [{**R, "scheduler": "EDF"}],
-               [_task("e1", "R", body=_section("y", "1ms")), _task("e2", "R", period="50ms", body=_section("y", "1ms"))])
+               [task("e1", "R", body=section("y", "1ms")), task("e2", "R", period="50ms", body=section("y", "1ms"))])
     _, bounds = _bounds(edf)
     assert bounds["e1"].verdict == "unknown" and "inside a periodic EDF reservation" in bounds["e1"].reason
     none = _set([{"name": "m", "protocol": "none"}], [R], INVERSION)
@@ -126,11 +111,11 @@ def sets(draw):
         before, inside, after = (draw(st.integers(0, 2)) * unit, draw(st.integers(1, 3)) * unit,
                                  draw(st.integers(0, 2)) * unit)
         lock = f"m{draw(st.integers(0, 1))}"
-        body = ([{"compute": f"{before}ns"}] if before else []) + _section(lock, f"{inside}ns") + (
+        body = ([{"compute": f"{before}ns"}] if before else []) + section(lock, f"{inside}ns") + (
             [{"compute": f"{after}ns"}] if after else [])
-        tasks.append(_task(f"t{i}", "R", 10 + i, period=f"{p}ns", body=body,
+        tasks.append(task(f"t{i}", "R", 10 + i, period=f"{p}ns", body=body,
                            offset=f"{draw(st.integers(0, p // MS - 1)) * MS}ns"))
-    tasks.append(_task("h", "H", 5, period="100ms", body=[{"compute": f"{h_budget}ns"}]))
+    tasks.append(task("h", "H", 5, period="100ms", body=[{"compute": f"{h_budget}ns"}]))
     used = sorted({a["lock"] for t in tasks for a in t["body"] if "lock" in a})
     reservations = [{"name": "H", "period": f"{h_period}ns", "budget": f"{h_budget}ns", "scheduler": "FP",
                      "priority": 30, "partition": "cpu0"},

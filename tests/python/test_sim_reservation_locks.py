@@ -14,6 +14,7 @@ from rtsched.sim import SimOptions, SimUnsupported, simulate, unsupported_featur
 from rtsched.trace import BlockCause
 from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace
+from reservation_lock_sets import R, section, task
 
 US, MS = 1_000, 1_000_000
 
@@ -40,23 +41,9 @@ def _events(trace, name, kind):
     return [(int(e["time_ns"]), int(e["arg0"]), int(e["arg1"])) for e in evs if e["type"] == kind]
 
 
-def _task(name, reservation, priority=None, offset=None, period="100ms", body=()):
-    t = {"name": name, "reservation": reservation, "partition": "cpu0", "period": period, "body": list(body)}
-    if priority is not None:
-        t["priority"] = priority
-    if offset is not None:
-        t["offset"] = offset
-    return t
-
-
-def _section(lock, compute):
-    return [{"lock": lock}, {"compute": compute}, {"unlock": lock}]
-
-
-R = {"name": "R", "period": "10ms", "budget": "5ms", "scheduler": "FP", "priority": 20, "partition": "cpu0"}
-INVERSION = [_task("low", "R", 1, body=_section("m", "3500us")),
-             _task("high", "R", 3, offset="1ms", body=_section("m", "1ms")),
-             _task("mid", "R", 2, offset="2ms", body=[{"compute": "2ms"}])]
+INVERSION = [task("low", "R", 1, body=section("m", "3500us")),
+             task("high", "R", 3, offset="1ms", body=section("m", "1ms")),
+             task("mid", "R", 2, offset="2ms", body=[{"compute": "2ms"}])]
 
 
 def test_pip_inside_a_reservation_inherits_as_on_a_processor(tmp_path):
@@ -92,9 +79,9 @@ def test_a_holder_runs_on_its_own_budget_with_the_key_inherited_from_another_res
     a_mid (priority 5, released at 10) inside A, unlocks at 11; a_mid runs to A's depletion at
     12; then b, 12..13."""
     ts = _set([{"name": "m", "protocol": "pip"}], [A, B],
-              [_task("a_low", "A", 1, body=_section("m", "3ms")),
-               _task("a_mid", "A", 5, offset="10ms", body=[{"compute": "1ms"}]),
-               _task("b", "B", 10, body=_section("m", "1ms"))])
+              [task("a_low", "A", 1, body=section("m", "3ms")),
+               task("a_mid", "A", 5, offset="10ms", body=[{"compute": "1ms"}]),
+               task("b", "B", 10, body=section("m", "1ms"))])
     trace = _run(tmp_path, ts, 20 * MS)
     assert _times(trace, "a_low", EV.COMPLETE) == [11 * MS]
     assert [(t, prio) for t, prio, _ in _events(trace, "a_low", EV.PRIORITY)] == [(0, 1), (2 * MS, 10), (11 * MS, 1)]
@@ -112,10 +99,10 @@ def test_ceilings_work_per_reservation(tmp_path):
     held back by x, though b1's level number is below x's ceiling."""
     ts = _set([{"name": "x", "protocol": "ipcp"}, {"name": "y", "protocol": "srp"}],
               [{**A, "budget": "3ms"}, {**B, "scheduler": "EDF"}],
-              [_task("a1", "A", 5, body=_section("x", "5ms")),
-               _task("a3", "A", 7, offset="1ms", body=_section("x", "1ms")),
-               _task("b1", "B", body=[{"compute": "2ms"}]),
-               _task("b2", "B", period="50ms", body=_section("y", "1ms"))])
+              [task("a1", "A", 5, body=section("x", "5ms")),
+               task("a3", "A", 7, offset="1ms", body=section("x", "1ms")),
+               task("b1", "B", body=[{"compute": "2ms"}]),
+               task("b2", "B", period="50ms", body=section("y", "1ms"))])
     assert reservation_levels(ts, "B") == {"b1": 1, "b2": 2} and reservation_ceiling(ts, "x", "A") == 7
     trace = _run(tmp_path, ts, 20 * MS)
     a1_tid = next(s["tid"] for s in trace.streams if s["name"] == "a1")
@@ -128,32 +115,32 @@ def test_ceilings_work_per_reservation(tmp_path):
 
 def test_what_is_not_simulated_is_refused_with_its_path():
     cases = [
-        ([{"name": "g", "protocol": "mpcp"}], [_task("a", "A", 5, body=_section("g", "1ms"))],
+        ([{"name": "g", "protocol": "mpcp"}], [task("a", "A", 5, body=section("g", "1ms"))],
          'resources[0]: "g" (mpcp) is used inside a reservation'),
-        ([{"name": "x", "protocol": "srp"}], [_task("a", "A", 5, body=_section("x", "1ms")),
-                                             _task("b", "B", 5, body=_section("x", "1ms"))],
+        ([{"name": "x", "protocol": "srp"}], [task("a", "A", 5, body=section("x", "1ms")),
+                                             task("b", "B", 5, body=section("x", "1ms"))],
          'resources[0]: "x" (srp) is used in reservation "A", reservation "B"'),
-        ([{"name": "x", "protocol": "ipcp", "ceiling": 9}], [_task("a", "A", 5, body=_section("x", "1ms"))],
+        ([{"name": "x", "protocol": "ipcp", "ceiling": 9}], [task("a", "A", 5, body=section("x", "1ms"))],
          'resources[0].ceiling: "x" is used inside reservation "A"'),
     ]
     for resources, tasks, message in cases:
         problems = unsupported_features(_set(resources, [A, B], tasks))
         assert any(p.startswith(message) for p in problems), problems
     edf = _set([{"name": "x", "protocol": "pcp"}], [A, {**B, "scheduler": "EDF"}],
-               [_task("b", "B", body=_section("x", "1ms"))])
+               [task("b", "B", body=section("x", "1ms"))])
     assert any('"x" (pcp) is used in EDF reservation "B"' in p for p in unsupported_features(edf))
     with pytest.raises(SimUnsupported, match="condition variables or RPC servers"):
         simulate(taskset_from_dict({
             "name": "cv", "platform": {"scheduler": "P-FP", "backend": "ult", "cpus": [0]},
             "resources": [{"name": "m"}], "condvars": [{"name": "c", "mutex": "m"}], "reservations": [A],
-            "tasks": [_task("a", "A", 5, body=[{"lock": "m"}, {"compute": "1ms"}, {"signal": "c"}, {"unlock": "m"}])]}),
+            "tasks": [task("a", "A", 5, body=[{"lock": "m"}, {"compute": "1ms"}, {"signal": "c"}, {"unlock": "m"}])]}),
             SimOptions(duration_ns=MS), "/dev/null")
 
 
 def test_pip_across_reservations_and_the_top_level_is_simulated():
     ts = _set([{"name": "m", "protocol": "pip"}], [A],
-              [_task("a", "A", 5, body=_section("m", "1ms")),
-               {"name": "top", "partition": "cpu0", "period": "20ms", "priority": 30, "body": _section("m", "1ms")}])
+              [task("a", "A", 5, body=section("m", "1ms")),
+               {"name": "top", "partition": "cpu0", "period": "20ms", "priority": 30, "body": section("m", "1ms")}])
     assert lock_homes(ts) == {"m": ("A", None)} and unsupported_features(ts) == []
 
 
@@ -165,9 +152,9 @@ def test_a_waiter_of_an_fp_reservation_makes_a_holder_the_first_of_its_edf_reser
     ts = _set([{"name": "m", "protocol": "pip"}],
               [{"name": "E", "period": "10ms", "budget": "3ms", "scheduler": "EDF", "priority": 20,
                 "partition": "cpu0"}, B],
-              [_task("e_low", "E", body=_section("m", "5ms")),
-               _task("e2", "E", offset="10ms", period="30ms", body=[{"compute": "1ms"}]),
-               _task("b", "B", 5, body=_section("m", "1ms"))])
+              [task("e_low", "E", body=section("m", "5ms")),
+               task("e2", "E", offset="10ms", period="30ms", body=[{"compute": "1ms"}]),
+               task("b", "B", 5, body=section("m", "1ms"))])
     trace = _run(tmp_path, ts, 20 * MS)
     assert _times(trace, "b", EV.LOCK_REQUEST) == [3 * MS]
     assert _times(trace, "e_low", EV.LOCK_RELEASE) == [12 * MS]

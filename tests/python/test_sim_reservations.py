@@ -105,19 +105,25 @@ def test_same_schedule_twice(tmp_path):
     assert a == b
 
 
+def _hog_and_victim(hog_kind):
+    """Two reservations at the top of a P-EDF CPU: H (``hog_kind``, 1 ms every 10 ms) with a hog
+    computing 80 ms, V (a CBS, 2 ms every 10 ms) with a victim computing 1 ms every 10 ms."""
+    return _set([{"name": "H", "kind": hog_kind, "period": "10ms", "budget": "1ms", "scheduler": "EDF",
+                  "partition": "cpu0"},
+                 {"name": "V", "kind": "cbs", "period": "10ms", "budget": "2ms", "scheduler": "EDF",
+                  "partition": "cpu0"}],
+                [{"name": "hog", "reservation": "H", "partition": "cpu0", "period": "100ms",
+                  "body": [{"compute": "80ms"}]},
+                 {"name": "victim", "reservation": "V", "partition": "cpu0", "period": "10ms",
+                  "body": [{"compute": "1ms"}]}], scheduler="P-EDF")
+
+
 def test_a_cbs_postpones_its_deadline_and_keeps_the_hog_from_its_sibling(tmp_path):
     # Two CBSs at the top of a P-EDF CPU. At 0 both arrive (d = 10): H first (file order) runs the
     # hog [0, 1) and depletes; with the hog still ready it gets Q back and d = 20, so V (d = 10)
     # runs the victim [1, 2). H then runs alone, postponed at each depletion (d = 10·t at t = 3,
     # 4, ...); at 10 the victim arrives, V takes d = 20 < H's 100 and runs it [10, 11), and so on.
-    ts = _set([{"name": "H", "kind": "cbs", "period": "10ms", "budget": "1ms", "scheduler": "EDF",
-                "partition": "cpu0"},
-               {"name": "V", "kind": "cbs", "period": "10ms", "budget": "2ms", "scheduler": "EDF",
-                "partition": "cpu0"}],
-              [{"name": "hog", "reservation": "H", "partition": "cpu0", "period": "100ms",
-                "body": [{"compute": "80ms"}]},
-               {"name": "victim", "reservation": "V", "partition": "cpu0", "period": "10ms",
-                "body": [{"compute": "1ms"}]}], scheduler="P-EDF")
+    ts = _hog_and_victim("cbs")
     trace = _run(tmp_path, ts, 25 * MS)
     assert execution_intervals(trace, "victim") == [(MS, 2 * MS), (10 * MS, 11 * MS), (20 * MS, 21 * MS)]
     assert execution_intervals(trace, "hog") == [(0, MS), (2 * MS, 10 * MS), (11 * MS, 20 * MS), (21 * MS, 25 * MS)]
@@ -130,20 +136,12 @@ def test_a_cbs_postpones_its_deadline_and_keeps_the_hog_from_its_sibling(tmp_pat
                                    (20 * MS, "RESERVATION_REPLENISH", 3, 0, 2 * MS)]
 
 
-
 def test_a_hard_cbs_is_throttled_until_its_deadline(tmp_path):
     # The set above with H a hard CBS (kind hard-cbs): at its depletion at 1 it waits for its
     # deadline 10 instead of taking d = 20 at once, so the CPU idles [2, 10) and the hog gets
     # 1 ms between H's deadlines, never more. At 10 H gets Q and d = 20; the victim's V takes
     # d = 20 too (its old deadline passed) and runs after H (file order): [10, 11), [11, 12).
-    ts = _set([{"name": "H", "kind": "hard-cbs", "period": "10ms", "budget": "1ms", "scheduler": "EDF",
-                "partition": "cpu0"},
-               {"name": "V", "kind": "cbs", "period": "10ms", "budget": "2ms", "scheduler": "EDF",
-                "partition": "cpu0"}],
-              [{"name": "hog", "reservation": "H", "partition": "cpu0", "period": "100ms",
-                "body": [{"compute": "80ms"}]},
-               {"name": "victim", "reservation": "V", "partition": "cpu0", "period": "10ms",
-                "body": [{"compute": "1ms"}]}], scheduler="P-EDF")
+    ts = _hog_and_victim("hard-cbs")
     trace = _run(tmp_path, ts, 25 * MS)
     assert execution_intervals(trace, "hog") == [(0, MS), (10 * MS, 11 * MS), (20 * MS, 21 * MS)]
     assert execution_intervals(trace, "victim") == [(MS, 2 * MS), (11 * MS, 12 * MS), (21 * MS, 22 * MS)]
