@@ -65,17 +65,9 @@ static void rv_run(const char *form, struct rv_reservation *rs, int n_rs, struct
 		   int64_t run_ms)
 {
 	int cpu = the_cpu();
-	char path[256];
-	const char *dir = getenv("TMPDIR");
-	snprintf(path, sizeof(path), "%s/rtsched-rv-%d.rtst", dir && *dir ? dir : "/tmp", (int)getpid());
-	char why[256] = "";
-	struct rts_trace_config config = {.path = path, .name = form, .error_buf = why,
-					  .error_buf_size = sizeof(why)};
-	struct rts_trace *trace;
-	CHECK_MSG(rts_trace_open(&trace, &config) == 0, "rts_trace_open: %s", why);
-	rts_taskset_t *set;
-	CHECK_OK(rts_taskset_create(&set, trace));
-	CHECK_MSG(rts_taskset_set_backend(set, form) == 0, "%s", rts_taskset_error(set));
+	struct sc_traced_set traced;
+	sc_open_traced_set(&traced, form, "rv");
+	rts_taskset_t *set = traced.set;
 	for (int i = 0; i < n_rs; i++) {
 		rs[i].params.cpu = cpu;
 		rts_reservation_t *parent = rs[i].parent >= 0 ? rs[rs[i].parent].made : NULL;
@@ -106,7 +98,7 @@ static void rv_run(const char *form, struct rv_reservation *rs, int n_rs, struct
 		CHECK_MSG(err == 0, "task %s: %s: %s", ts[i].name, h_errname(err), rts_taskset_error(set));
 	}
 	run_t0 = clock_ns(CLOCK_MONOTONIC) + 20 * MS;
-	CHECK_OK(rts_trace_start(trace, run_t0, 0));
+	CHECK_OK(rts_trace_start(traced.trace, run_t0, 0));
 	CHECK_OK(rts_taskset_release(set, run_t0));
 	h_sleep_ms(20 + run_ms);
 	atomic_store(&run_over, true);
@@ -118,10 +110,7 @@ static void rv_run(const char *form, struct rv_reservation *rs, int n_rs, struct
 		CHECK_OK(rts_reservation_stats(rs[i].made, &rs[i].stats));
 		CHECK_OK(rts_reservation_overhead(rs[i].made, &rs[i].overhead));
 	}
-	rts_taskset_destroy(set);
-	CHECK_MSG(rts_trace_close(trace) == 0, "rts_trace_close: %s", why);
-	sc_read(path, &run);
-	unlink(path);
+	sc_close_traced_set(&traced, &run);
 	if (h_verbose()) {
 		for (size_t i = 0; i < run.n; i++)
 			fprintf(stderr, "  %3zu task %d %-10s job %u t %.3f ms\n", i, run.ev[i].task,

@@ -126,6 +126,38 @@ static void sc_dump(const struct sc_run *run, const struct sc_task *tasks)
 	}
 }
 
+/* A trace file of this process in $TMPDIR (or /tmp) and the set that writes it. */
+struct sc_traced_set {
+	char path[256];
+	char why[256];
+	struct rts_trace *trace;
+	rts_taskset_t *set;
+};
+
+/* Open the trace file named by `tag` and a task set on backend `form` writing to it
+ * (skipped where this architecture refuses the form). */
+static void sc_open_traced_set(struct sc_traced_set *s, const char *form, const char *tag)
+{
+	const char *dir = getenv("TMPDIR");
+	snprintf(s->path, sizeof(s->path), "%s/rtsched-%s-%d.rtst", dir && *dir ? dir : "/tmp", tag,
+		 (int)getpid());
+	s->why[0] = '\0';
+	struct rts_trace_config config = {.path = s->path, .name = form, .error_buf = s->why,
+					  .error_buf_size = sizeof(s->why)};
+	CHECK_MSG(rts_trace_open(&s->trace, &config) == 0, "rts_trace_open: %s", s->why);
+	CHECK_OK(rts_taskset_create(&s->set, s->trace));
+	ult_set_backend_or_skip(s->set, form);
+}
+
+/* Destroy the set (joined), close its trace and read it into run; the file is removed. */
+static void sc_close_traced_set(struct sc_traced_set *s, struct sc_run *run)
+{
+	rts_taskset_destroy(s->set);
+	CHECK_MSG(rts_trace_close(s->trace) == 0, "rts_trace_close: %s", s->why);
+	sc_read(s->path, run);
+	unlink(s->path);
+}
+
 /*
  * Run tasks[0..n) on backend `form`; skips without real-time privilege.
  * Returns when every task has done its jobs (stop_after_ms > 0: when the set,
@@ -134,18 +166,9 @@ static void sc_dump(const struct sc_run *run, const struct sc_task *tasks)
 static void sc_run_set_until(const char *form, struct sc_task *tasks, int n, int64_t stop_after_ms,
 			     struct sc_run *run)
 {
-	char path[256];
-	const char *dir = getenv("TMPDIR");
-	snprintf(path, sizeof(path), "%s/rtsched-ult-%d.rtst", dir && *dir ? dir : "/tmp",
-		 (int)getpid());
-	char why[256] = "";
-	struct rts_trace_config config = {.path = path, .name = form, .error_buf = why,
-					  .error_buf_size = sizeof(why)};
-	struct rts_trace *trace;
-	CHECK_MSG(rts_trace_open(&trace, &config) == 0, "rts_trace_open: %s", why);
-	rts_taskset_t *set;
-	CHECK_OK(rts_taskset_create(&set, trace));
-	ult_set_backend_or_skip(set, form);
+	struct sc_traced_set traced;
+	sc_open_traced_set(&traced, form, "ult");
+	rts_taskset_t *set = traced.set;
 	static cpu_set_t cpus[SC_MAX_TASKS];
 	rts_task_t *made[SC_MAX_TASKS];
 	for (int i = 0; i < n; i++) {
@@ -174,7 +197,7 @@ static void sc_run_set_until(const char *form, struct sc_task *tasks, int n, int
 		CHECK_MSG(err == 0, "task %s: %s: %s", t->name, h_errname(err), rts_taskset_error(set));
 	}
 	int64_t t0 = clock_ns(CLOCK_MONOTONIC) + 20 * MS;
-	CHECK_OK(rts_trace_start(trace, t0, 0));
+	CHECK_OK(rts_trace_start(traced.trace, t0, 0));
 	CHECK_OK(rts_taskset_release(set, t0));
 	if (stop_after_ms > 0) {
 		h_sleep_ms(20 + stop_after_ms);
@@ -183,10 +206,7 @@ static void sc_run_set_until(const char *form, struct sc_task *tasks, int n, int
 	CHECK_OK(rts_taskset_join(set));
 	for (int i = 0; i < n; i++)
 		CHECK_OK(rts_task_stats(made[i], &tasks[i].stats));
-	rts_taskset_destroy(set);
-	CHECK_MSG(rts_trace_close(trace) == 0, "rts_trace_close: %s", why);
-	sc_read(path, run);
-	unlink(path);
+	sc_close_traced_set(&traced, run);
 	if (h_verbose())
 		sc_dump(run, tasks);
 }
