@@ -146,6 +146,7 @@ struct rts_ult_cluster;
 struct rts_ult_runtime;
 struct rts_reservation_control_state; /* internal/reservation_control.h */
 struct rts_ult_probes;                /* internal/ult_probe.h */
+struct rts_ult_proxy;                 /* internal/ult_proxy.h */
 
 /*
  * A reservation (<rtsched/reservation.h>, docs/reservations.md): a node of
@@ -189,6 +190,7 @@ struct rts_ult {
 	void (*body)(rts_task_t *task); /* what it runs; it ends when body returns */
 	uint32_t id;
 	struct rts_reservation *reservation; /* the leaf it runs in; NULL: none */
+	struct rts_ult_proxy *proxy;         /* the kernel thread its blocking calls run in (ult/proxy.c) */
 
 	/* Under cluster->lock. */
 	enum rts_ult_state state;

@@ -12,6 +12,7 @@
 
 #include "internal/task.h"
 #include "internal/ult.h"
+#include "internal/ult_proxy.h"
 
 #define SPEC_FORMS "ult, ult:gedf, ult:pedf, ult:cedf:C, ult:gfp, ult:pfp, ult:cfp:C"
 
@@ -288,11 +289,18 @@ int rts_ult_runtime_add(struct rts_ult_runtime *rt, rts_task_t *task,
 	rts_task_local_init(&u->local, u->id, &u->cond_record, &u->fifo_cache);
 	size_t stack_bytes = task->params.stack_bytes ? task->params.stack_bytes : RTS_ULT_STACK_BYTES;
 	int err = -rts_ult_context_create(&u->context, stack_bytes, rts_ult_start, u);
-	if (!err && (err = append(rt, u)) != 0)
-		rts_ult_context_destroy(&u->context);
 	if (err) {
 		snprintf(why, why_len, "task %s: cannot make its user-level thread: %s", task->name,
 			 strerror(err));
+		free(u);
+		return err;
+	}
+	err = rts_ult_proxy_start(u, why, why_len);
+	if (!err && (err = append(rt, u)) != 0)
+		snprintf(why, why_len, "task %s: %s", task->name, strerror(err));
+	if (err) {
+		rts_ult_proxy_stop(u);
+		rts_ult_context_destroy(&u->context);
 		free(u);
 		return err;
 	}
@@ -327,6 +335,7 @@ void rts_ult_runtime_destroy(struct rts_ult_runtime *rt)
 		return;
 	rts_ult_workers_stop(rt);
 	for (size_t i = 0; i < rt->n_ults; i++) {
+		rts_ult_proxy_stop(rt->ults[i]);
 		rts_ult_context_destroy(&rt->ults[i]->context);
 		free(rt->ults[i]);
 	}

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Blocking system calls under the ult backend (<rtsched/blocking.h>,
+ * docs/ult.md "Blocking system calls"): a ULT that blocks in read() on a
+ * pipe leaves its worker to the other ULTs, whose jobs run on the same
+ * worker kernel thread while it waits, and gets the writer's bytes exactly
+ * when they come; results and errno come back from the proxy (EBADF, an
+ * errno the call leaves alone); stopping the set interrupts a read that
+ * waits (EINTR, as under the threads backend); and a stress of readers,
+ * writers and busy ULTs on two CPUs loses and reorders no byte.
+ */
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <rtsched/blocking.h>
+
+#include "ult_actors.h"
+
+static const char MESSAGE[] = "bytes through the pipe";
+
+/* ---- a reader blocked in read() does not stop its worker -------------------- */
+
+enum { R_CALLS = 1, O_JOB, O_WRITES, R_RETURNS, O_AFTER };
+
+#define OTHER_JOBS 4
+
+struct pipe_scene {
+	int fds[2];
+	atomic_int reader_done;
+	pid_t reader_tid;     /* the worker kernel thread the reader called from */
+	int reader_cpu;
+	atomic_int other_tids_same; /* jobs of `other` on the reader's worker thread while it waited */
+	atomic_int other_jobs_while_waiting;
+	ssize_t got;
+	char buf[64];
+};
+
+static void pipe_reader(struct actor *a)
+{
+	struct pipe_scene *s = a->scene;
+	s->reader_tid = gettid();
+	s->reader_cpu = rts_backend()->current_cpu();
+	log_tag(R_CALLS);
+	s->got = rts_blocking_read(s->fds[0], s->buf, sizeof(s->buf));
+	log_tag(R_RETURNS);
+	atomic_store(&s->reader_done, 1);
+}
+
+static void pipe_other(struct actor *a)
+{
+	struct pipe_scene *s = a->scene;
+	int job = atomic_fetch_add(&a->step, 1) + 1;
+	if (!atomic_load(&s->reader_done)) {
+		atomic_fetch_add(&s->other_jobs_while_waiting, 1);
+		if (gettid() == s->reader_tid && rts_backend()->current_cpu() == s->reader_cpu)
+			atomic_fetch_add(&s->other_tids_same, 1);
+	}
+	if (job < OTHER_JOBS) {
+		log_tag(O_JOB);
+		return;
+	}
+	log_tag(O_WRITES);
+	CHECK_EQ(write(s->fds[1], MESSAGE, sizeof(MESSAGE)), (ssize_t)sizeof(MESSAGE));
+	/* The reader, of higher priority on this CPU, must come back through the
+	 * wake path and preempt this busy job. */
+	CHECK(busy_until(&s->reader_done, 1));
+	log_tag(O_AFTER);
+}
+
+static void test_reader_in_read_does_not_stop_its_worker(void)
+{
+	static struct pipe_scene s;
+	memset(&s, 0, sizeof(s));
+	CHECK_SYS(pipe2(s.fds, O_CLOEXEC));
+	struct actor actors[] = {
+		{.name = "reader", .priority = 50, .cpu = 0, .play = pipe_reader, .scene = &s},
+		{.name = "other", .priority = 30, .offset_ms = 2, .period_ms = 3, .jobs = OTHER_JOBS,
+		 .cpu = 0, .play = pipe_other, .scene = &s},
+	};
+	run_actors("ult:pfp", actors, 2);
+	const int want[] = {R_CALLS, O_JOB, O_JOB, O_JOB, O_WRITES, R_RETURNS, O_AFTER};
+	check_log(want, 7);
+	/* Every job of `other` ran while the reader waited, on the reader's worker. */
+	CHECK_EQ(atomic_load(&s.other_jobs_while_waiting), OTHER_JOBS);
+	CHECK_EQ(atomic_load(&s.other_tids_same), OTHER_JOBS);
+	CHECK_EQ(s.got, (ssize_t)sizeof(MESSAGE));
+	CHECK_EQ(memcmp(s.buf, MESSAGE, sizeof(MESSAGE)), 0);
+	CHECK_EQ(actors[1].stats.jobs_completed, (uint32_t)OTHER_JOBS);
+	close(s.fds[0]);
+	close(s.fds[1]);
+}
+
+/* ---- results and errno come back from the proxy -------------------------- */
+
+struct errno_scene {
+	int fds[2];
+	ssize_t bad_fd, wrong_end, ok;
+	int bad_fd_errno, wrong_end_errno, ok_errno;
+	long custom;
+	int custom_errno;
+	pid_t caller_tid, callee_tid;
+};
+
+static long custom_call(void *arg)
+{
+	struct errno_scene *s = arg;
+	s->callee_tid = gettid();
+	errno = ERANGE;
+	return 42;
+}
+
+static void errno_player(struct actor *a)
+{
+	struct errno_scene *s = a->scene;
+	char byte = 0;
+	s->bad_fd = rts_blocking_read(-1, &byte, 1);
+	s->bad_fd_errno = errno;
+	s->wrong_end = rts_blocking_write(s->fds[0], &byte, 1); /* the read end */
+	s->wrong_end_errno = errno;
+	errno = EOWNERDEAD; /* a successful write(2) leaves errno alone: so must the proxy */
+	s->ok = rts_blocking_write(s->fds[1], "x", 1);
+	s->ok_errno = errno;
+	s->caller_tid = gettid();
+	s->custom = rts_blocking_call(custom_call, s);
+	s->custom_errno = errno;
+}
+
+static void test_errno_comes_back(void)
+{
+	static struct errno_scene s;
+	memset(&s, 0, sizeof(s));
+	CHECK_SYS(pipe2(s.fds, O_CLOEXEC));
+	struct actor actors[] = {{.name = "caller", .priority = 40, .cpu = 0, .play = errno_player, .scene = &s}};
+	run_actors("ult:pfp", actors, 1);
+	CHECK_EQ(s.bad_fd, -1);
+	CHECK_EQ(s.bad_fd_errno, EBADF);
+	CHECK_EQ(s.wrong_end, -1);
+	CHECK_EQ(s.wrong_end_errno, EBADF);
+	CHECK_EQ(s.ok, 1);
+	CHECK_EQ(s.ok_errno, EOWNERDEAD);
+	CHECK_EQ(s.custom, 42);
+	CHECK_EQ(s.custom_errno, ERANGE);
+	CHECK_NE(s.callee_tid, s.caller_tid); /* it ran in the proxy, not on the worker */
+	/* Outside any task the call is made in place. */
+	char byte;
+	errno = 0;
+	CHECK_EQ(rts_blocking_read(-1, &byte, 1), -1);
+	CHECK_EQ(errno, EBADF);
+	s.callee_tid = 0;
+	CHECK_EQ(rts_blocking_call(custom_call, &s), 42);
+	CHECK_EQ(s.callee_tid, gettid());
+	close(s.fds[0]);
+	close(s.fds[1]);
+}
+
+/* ---- stopping the set interrupts a read that waits (both backends) ------- */
+
+struct eintr_scene {
+	int fds[2];
+	atomic_int calling;
+	ssize_t got;
+	int got_errno;
+};
+
+static void eintr_job(rts_task_t *task, const struct rts_job *job, void *arg)
+{
+	(void)task, (void)job;
+	struct eintr_scene *s = arg;
+	char buf[8];
+	atomic_store(&s->calling, 1);
+	s->got = rts_blocking_read(s->fds[0], buf, sizeof(buf));
+	s->got_errno = errno;
+}
+
+static void run_eintr(const char *backend)
+{
+	static struct eintr_scene s;
+	memset(&s, 0, sizeof(s));
+	CHECK_SYS(pipe2(s.fds, O_CLOEXEC));
+	rts_taskset_t *set;
+	CHECK_OK(rts_taskset_create(&set, NULL));
+	CHECK_MSG(rts_taskset_set_backend(set, backend) == 0, "%s", rts_taskset_error(set));
+	struct rts_task_params p = {
+		.name = "reader", .kind = RTS_TASK_PERIODIC, .period_ns = 1000 * MS,
+		.deadline_ns = 1000 * MS, .max_jobs = 1, .policy = RTS_POLICY_FIFO, .priority = 40,
+	};
+	rts_task_t *task;
+	int err = rts_task_create(set, &p, eintr_job, &s, &task);
+	if (err == EPERM)
+		SKIP("%s", rts_taskset_error(set));
+	CHECK_MSG(err == 0, "%s", rts_taskset_error(set));
+	CHECK_OK(rts_taskset_release(set, now_ns() + 5 * MS));
+	WAIT_FOR(atomic_load(&s.calling), 2000);
+	h_sleep_ms(20); /* let the read block (a stop before it is interrupted just the same) */
+	CHECK_OK(rts_taskset_stop(set));
+	CHECK_OK(rts_taskset_join(set));
+	rts_taskset_destroy(set);
+	CHECK_EQ(s.got, -1);
+	CHECK_EQ(s.got_errno, EINTR);
+	close(s.fds[0]);
+	close(s.fds[1]);
+}
+
+static void test_stop_interrupts_read_under_ult(void)
+{
+	run_eintr("ult:gfp");
+}
+
+static void test_stop_interrupts_read_under_threads(void)
+{
+	run_eintr("threads");
+}
+
+/* ---- stress: pairs through pipes beside busy ULTs, two CPUs ---------------- */
+
+#define PAIRS 3
+#define MESSAGES 40
+
+struct stress_scene {
+	int fds[PAIRS][2];
+	int received[PAIRS];   /* messages read in order */
+	int out_of_order;
+	atomic_int busy_jobs;
+};
+
+static void stress_writer(struct actor *a)
+{
+	struct stress_scene *s = a->scene;
+	int pair = a->result;
+	for (int m = 0; m < MESSAGES; m++) {
+		uint32_t word = (uint32_t)(pair << 16 | m);
+		CHECK_EQ(rts_blocking_write(s->fds[pair][1], &word, sizeof(word)), (ssize_t)sizeof(word));
+		if (m % 8 == 7)
+			CHECK_OK(rts_task_sleep_until(now_ns() + MS / 2));
+	}
+}
+
+static void stress_reader(struct actor *a)
+{
+	struct stress_scene *s = a->scene;
+	int pair = a->result;
+	for (int m = 0; m < MESSAGES; m++) {
+		uint32_t word;
+		CHECK_EQ(rts_blocking_read(s->fds[pair][0], &word, sizeof(word)), (ssize_t)sizeof(word));
+		if (word != (uint32_t)(pair << 16 | m))
+			s->out_of_order++;
+		s->received[pair]++;
+	}
+}
+
+static void stress_busy(struct actor *a)
+{
+	struct stress_scene *s = a->scene;
+	busy_us(300);
+	atomic_fetch_add(&s->busy_jobs, 1);
+}
+
+static void test_stress_pairs_and_busy_ults(void)
+{
+	static struct stress_scene s;
+	memset(&s, 0, sizeof(s));
+	for (int i = 0; i < PAIRS; i++)
+		CHECK_SYS(pipe2(s.fds[i], O_CLOEXEC));
+	struct actor actors[2 * PAIRS + 2];
+	int n = 0;
+	for (int i = 0; i < PAIRS; i++) {
+		/* readers first and higher: they wait in read before their writer runs */
+		actors[n++] = (struct actor){.name = "reader", .priority = 60 - i, .cpu = -1,
+					     .play = stress_reader, .scene = &s, .result = i};
+		actors[n++] = (struct actor){.name = "writer", .priority = 40 - i, .cpu = -1, .offset_ms = 1,
+					     .play = stress_writer, .scene = &s, .result = i};
+	}
+	for (int i = 0; i < 2; i++)
+		actors[n++] = (struct actor){.name = "busy", .priority = 10 + i, .cpu = -1, .jobs = 20,
+					     .period_ms = 2, .play = stress_busy, .scene = &s};
+	for (const char *const *form = (const char *const[]){"ult:gfp", "ult:gedf", NULL}; *form; form++) {
+		memset(s.received, 0, sizeof(s.received));
+		s.out_of_order = 0;
+		atomic_store(&s.busy_jobs, 0);
+		run_actors(*form, actors, n);
+		for (int i = 0; i < PAIRS; i++)
+			CHECK_EQ(s.received[i], MESSAGES);
+		CHECK_EQ(s.out_of_order, 0);
+		CHECK_EQ(atomic_load(&s.busy_jobs), 40);
+	}
+	for (int i = 0; i < PAIRS; i++) {
+		close(s.fds[i][0]);
+		close(s.fds[i][1]);
+	}
+}
+
+static const struct h_case cases[] = {
+	H_CASE(test_reader_in_read_does_not_stop_its_worker, 20000),
+	H_CASE(test_errno_comes_back, 20000),
+	H_CASE(test_stop_interrupts_read_under_ult, 20000),
+	H_CASE(test_stop_interrupts_read_under_threads, 20000),
+	H_CASE(test_stress_pairs_and_busy_ults, 60000),
+};
+
+int main(int argc, char **argv)
+{
+	return h_main(argc, argv, cases, H_NCASES(cases));
+}
