@@ -87,13 +87,9 @@ static void wake_caller(struct rts_ult_proxy *p)
 	pthread_mutex_unlock(&rt->wait_lock);
 }
 
-/* Pinned to the cluster, SCHED_FIFO above the workers, only the wake signal. */
+/* Pinned to the cluster, SCHED_FIFO above the workers. */
 static int set_up(struct rts_ult_proxy *p, const struct rts_ult_cluster *c)
 {
-	sigset_t signals;
-	sigfillset(&signals);
-	sigdelset(&signals, RTS_WAKE_SIGNAL);
-	pthread_sigmask(SIG_SETMASK, &signals, NULL);
 	cpu_set_t cpus;
 	CPU_ZERO(&cpus);
 	for (int i = 0; i < c->n_workers; i++)
@@ -158,10 +154,16 @@ int rts_ult_proxy_start(struct rts_ult *u, char *why, size_t why_len)
 	p->runtime = u->cluster->runtime;
 	p->done = 1; /* no call in flight */
 	struct proxy_start start = {.proxy = p, .cluster = u->cluster};
+	/* Every signal blocked but the wake signal, from its first instruction. */
+	sigset_t signals;
+	sigfillset(&signals);
+	sigdelset(&signals, RTS_WAKE_SIGNAL);
 	pthread_attr_t attr;
 	int err = pthread_attr_init(&attr);
 	if (!err)
 		err = pthread_attr_setstacksize(&attr, RTS_ULT_PROXY_STACK_BYTES);
+	if (!err)
+		err = pthread_attr_setsigmask_np(&attr, &signals);
 	if (!err)
 		err = pthread_create(&p->thread, &attr, proxy_main, &start);
 	pthread_attr_destroy(&attr);

@@ -99,12 +99,28 @@ struct errno_scene {
 	long custom;
 	int custom_errno;
 	pid_t caller_tid, callee_tid;
+	/* The proxy as the call sees it. */
+	int policy, priority;
+	bool wake_signal_open, ult_signal_blocked, sigint_blocked;
+	int n_cpus, cpu;
 };
 
 static long custom_call(void *arg)
 {
 	struct errno_scene *s = arg;
 	s->callee_tid = gettid();
+	struct sched_param param;
+	pthread_getschedparam(pthread_self(), &s->policy, &param);
+	s->priority = param.sched_priority;
+	sigset_t mask;
+	pthread_sigmask(SIG_BLOCK, NULL, &mask);
+	s->wake_signal_open = !sigismember(&mask, SIGRTMAX - 1);
+	s->ult_signal_blocked = sigismember(&mask, RTS_ULT_SIGNAL);
+	s->sigint_blocked = sigismember(&mask, SIGINT);
+	cpu_set_t cpus;
+	pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+	s->n_cpus = CPU_COUNT(&cpus);
+	s->cpu = sched_getcpu();
 	errno = ERANGE;
 	return 42;
 }
@@ -141,12 +157,23 @@ static void test_errno_comes_back(void)
 	CHECK_EQ(s.custom, 42);
 	CHECK_EQ(s.custom_errno, ERANGE);
 	CHECK_NE(s.callee_tid, s.caller_tid); /* it ran in the proxy, not on the worker */
+	/* ... SCHED_FIFO just above the workers, on the ULT's one-CPU cluster, with
+	 * every signal blocked but the wake signal that interrupts its calls */
+	CHECK_EQ(s.policy, SCHED_FIFO);
+	CHECK_EQ(s.priority, RTS_ULT_WORKER_PRIORITY + 1);
+	CHECK_EQ(s.n_cpus, 1);
+	int cpus[8];
+	allowed_cpus(1, cpus, 8);
+	CHECK_EQ(s.cpu, cpus[0]);
+	CHECK(s.wake_signal_open);
+	CHECK(s.ult_signal_blocked);
+	CHECK(s.sigint_blocked);
+	s.callee_tid = 0;
 	/* Outside any task the call is made in place. */
 	char byte;
 	errno = 0;
 	CHECK_EQ(rts_blocking_read(-1, &byte, 1), -1);
 	CHECK_EQ(errno, EBADF);
-	s.callee_tid = 0;
 	CHECK_EQ(rts_blocking_call(custom_call, &s), 42);
 	CHECK_EQ(s.callee_tid, gettid());
 	close(s.fds[0]);
