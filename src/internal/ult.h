@@ -18,7 +18,8 @@
  * and the choice of an idle worker still break ties by id).
  *
  * Locking order. The runtime's wait_lock (the wait table, ult/sync.c)
- * comes first and is taken only by ULTs holding off switches; then
+ * comes first and is taken only by ULTs holding off switches and by proxy
+ * threads (ult/proxy.c, kernel threads never switched out); then
  * cluster->lock, a leaf: nothing else is taken while it is held, it is
  * never held across a context switch, and never taken in a signal handler. The scheduler takes it once per decision; another thread
  * takes it to interrupt a ULT (rts_ult_interrupt). The release timers are
@@ -315,7 +316,7 @@ struct rts_ult_runtime {
 	atomic_bool shutting_down;
 	/* The wait table (ult/wait_table.c): ULTs blocked on words, by word
 	 * address. wait_lock is taken before any cluster->lock, only by ULTs
-	 * holding off switches (rts_ult_hold_switches). */
+	 * holding off switches (rts_ult_hold_switches) and by proxy threads. */
 	pthread_mutex_t wait_lock;
 	struct rts_ult *wait_buckets[RTS_ULT_WAIT_BUCKETS];
 	uint64_t wait_seq;
