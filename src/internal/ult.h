@@ -341,6 +341,9 @@ int rts_ult_runtime_start(struct rts_ult_runtime *rt, char *why, size_t why_len)
 /* Whether task can be a ULT here (its policy, its cluster); 0 or EINVAL with why. */
 int rts_ult_runtime_check(const struct rts_ult_runtime *rt, const rts_task_t *task, char *why,
 			  size_t why_len);
+/* The cluster that holds task's CPUs; NULL with why if none (as check says). */
+struct rts_ult_cluster *rts_ult_runtime_cluster_for(const struct rts_ult_runtime *rt,
+						    const rts_task_t *task, char *why, size_t why_len);
 /* A ULT for task, in the cluster that holds its CPUs, ready to run body(task). */
 int rts_ult_runtime_add(struct rts_ult_runtime *rt, rts_task_t *task,
 			void (*body)(rts_task_t *task), struct rts_ult **out, char *why,

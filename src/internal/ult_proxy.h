@@ -30,18 +30,22 @@
 
 #include <stddef.h>
 
-struct rts_ult;
+struct rts_ult_cluster;
+struct rts_ult_proxy;
 
 /* SCHED_FIFO priority of every proxy: just above the workers (seed 003). */
 #define RTS_ULT_PROXY_PRIORITY 51
 /* A proxy's stack: the call's own frames (a system call wrapper needs little). */
 #define RTS_ULT_PROXY_STACK_BYTES (256u * 1024u)
 
-/* Make u's proxy thread (u->proxy); 0, or an error with why (which task, what was refused). */
-int rts_ult_proxy_start(struct rts_ult *u, char *why, size_t why_len);
-/* End and join u's proxy (no call in flight: u has ended or never ran). NULL proxy: nothing. */
-void rts_ult_proxy_stop(struct rts_ult *u);
-/* From u (the calling ULT): fn(arg) in its proxy; its result, with errno set as fn left it. */
-long rts_ult_proxy_call(struct rts_ult *u, long (*fn)(void *arg), void *arg);
+/* A proxy thread for task `task_name` of cluster c (made before the ULT,
+ * which then holds it: rts_ult.proxy); 0, or an error with why (which task,
+ * what was refused). */
+int rts_ult_proxy_create(struct rts_ult_proxy **out, struct rts_ult_cluster *c,
+			 const char *task_name, char *why, size_t why_len);
+/* End and join a proxy (no call in flight: its ULT has ended or never ran); NULL: nothing. */
+void rts_ult_proxy_destroy(struct rts_ult_proxy *p);
+/* From the ULT that holds p: fn(arg) in p; its result, with errno set as fn left it. */
+long rts_ult_proxy_call(struct rts_ult_proxy *p, long (*fn)(void *arg), void *arg);
 
 #endif

@@ -15,7 +15,7 @@
 RTS_EXPORT long rts_blocking_call(long (*fn)(void *arg), void *arg)
 {
 	struct rts_ult *self = rts_ult_self();
-	return self ? rts_ult_proxy_call(self, fn, arg) : fn(arg);
+	return self ? rts_ult_proxy_call(self->proxy, fn, arg) : fn(arg);
 }
 
 /* The arguments of a file-descriptor call, for the wrappers below. */

@@ -28,7 +28,6 @@
 #include <rtsched/sched.h>
 
 #include "internal/futex.h"
-#include "internal/task.h"
 #include "internal/timespec.h"
 #include "internal/ult.h"
 #include "internal/ult_proxy.h"
@@ -146,14 +145,17 @@ static void *proxy_main(void *arg)
 
 /* ---- start and stop ------------------------------------------------------- */
 
-int rts_ult_proxy_start(struct rts_ult *u, char *why, size_t why_len)
+int rts_ult_proxy_create(struct rts_ult_proxy **out, struct rts_ult_cluster *c,
+			 const char *task_name, char *why, size_t why_len)
 {
 	struct rts_ult_proxy *p = calloc(1, sizeof(*p));
-	if (!p)
+	if (!p) {
+		snprintf(why, why_len, "task %s: no memory for its proxy thread", task_name);
 		return ENOMEM;
-	p->runtime = u->cluster->runtime;
+	}
+	p->runtime = c->runtime;
 	p->done = 1; /* no call in flight */
-	struct proxy_start start = {.proxy = p, .cluster = u->cluster};
+	struct proxy_start start = {.proxy = p, .cluster = c};
 	/* Every signal blocked but the wake signal, from its first instruction. */
 	sigset_t signals;
 	sigfillset(&signals);
@@ -168,7 +170,7 @@ int rts_ult_proxy_start(struct rts_ult *u, char *why, size_t why_len)
 		err = pthread_create(&p->thread, &attr, proxy_main, &start);
 	pthread_attr_destroy(&attr);
 	if (err) {
-		snprintf(why, why_len, "task %s: cannot create its proxy thread: %s", u->task->name,
+		snprintf(why, why_len, "task %s: cannot create its proxy thread: %s", task_name,
 			 strerror(err));
 		free(p);
 		return err;
@@ -177,19 +179,18 @@ int rts_ult_proxy_start(struct rts_ult *u, char *why, size_t why_len)
 		rts_futex_wait_until(&p->started, 0, NULL, CLOCK_MONOTONIC, false);
 	if (p->start_error) {
 		err = p->start_error;
-		snprintf(why, why_len, "task %s: its proxy thread for blocking calls: %s", u->task->name,
+		snprintf(why, why_len, "task %s: its proxy thread for blocking calls: %s", task_name,
 			 p->why);
 		pthread_join(p->thread, NULL);
 		free(p);
 		return err;
 	}
-	u->proxy = p;
+	*out = p;
 	return 0;
 }
 
-void rts_ult_proxy_stop(struct rts_ult *u)
+void rts_ult_proxy_destroy(struct rts_ult_proxy *p)
 {
-	struct rts_ult_proxy *p = u->proxy;
 	if (!p)
 		return;
 	atomic_store(&p->stopping, true);
@@ -197,7 +198,6 @@ void rts_ult_proxy_stop(struct rts_ult *u)
 	rts_futex_wake(&p->posted, 1, false);
 	pthread_join(p->thread, NULL);
 	free(p);
-	u->proxy = NULL;
 }
 
 /* ---- the ULT's side ------------------------------------------------------ */
@@ -209,9 +209,8 @@ static void interrupt_call(struct rts_ult_proxy *p)
 		syscall(SYS_tgkill, getpid(), atomic_load(&p->tid), RTS_WAKE_SIGNAL);
 }
 
-long rts_ult_proxy_call(struct rts_ult *u, long (*fn)(void *arg), void *arg)
+long rts_ult_proxy_call(struct rts_ult_proxy *p, long (*fn)(void *arg), void *arg)
 {
-	struct rts_ult_proxy *p = u->proxy;
 	p->fn = fn;
 	p->arg = arg;
 	p->errno_in = errno_get();

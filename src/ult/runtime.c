@@ -12,7 +12,6 @@
 
 #include "internal/task.h"
 #include "internal/ult.h"
-#include "internal/ult_proxy.h"
 
 #define SPEC_FORMS "ult, ult:gedf, ult:pedf, ult:cedf:C, ult:gfp, ult:pfp, ult:cfp:C"
 
@@ -240,6 +239,13 @@ static int append(struct rts_ult_runtime *rt, struct rts_ult *u)
 	return 0;
 }
 
+struct rts_ult_cluster *rts_ult_runtime_cluster_for(const struct rts_ult_runtime *rt,
+						    const rts_task_t *task, char *why, size_t why_len)
+{
+	int cluster = place(rt, task, why, why_len);
+	return cluster < 0 ? NULL : &rt->clusters[cluster];
+}
+
 int rts_ult_runtime_check(const struct rts_ult_runtime *rt, const rts_task_t *task, char *why,
 			  size_t why_len)
 {
@@ -289,18 +295,11 @@ int rts_ult_runtime_add(struct rts_ult_runtime *rt, rts_task_t *task,
 	rts_task_local_init(&u->local, u->id, &u->cond_record, &u->fifo_cache);
 	size_t stack_bytes = task->params.stack_bytes ? task->params.stack_bytes : RTS_ULT_STACK_BYTES;
 	int err = -rts_ult_context_create(&u->context, stack_bytes, rts_ult_start, u);
+	if (!err && (err = append(rt, u)) != 0)
+		rts_ult_context_destroy(&u->context);
 	if (err) {
 		snprintf(why, why_len, "task %s: cannot make its user-level thread: %s", task->name,
 			 strerror(err));
-		free(u);
-		return err;
-	}
-	err = rts_ult_proxy_start(u, why, why_len);
-	if (!err && (err = append(rt, u)) != 0)
-		snprintf(why, why_len, "task %s: %s", task->name, strerror(err));
-	if (err) {
-		rts_ult_proxy_stop(u);
-		rts_ult_context_destroy(&u->context);
 		free(u);
 		return err;
 	}
@@ -335,7 +334,6 @@ void rts_ult_runtime_destroy(struct rts_ult_runtime *rt)
 		return;
 	rts_ult_workers_stop(rt);
 	for (size_t i = 0; i < rt->n_ults; i++) {
-		rts_ult_proxy_stop(rt->ults[i]);
 		rts_ult_context_destroy(&rt->ults[i]->context);
 		free(rt->ults[i]);
 	}
