@@ -6,7 +6,8 @@
  * worker kernel thread while it waits, and gets the writer's bytes exactly
  * when they come; results and errno come back from the proxy (EBADF, an
  * errno the call leaves alone); stopping the set interrupts a read that
- * waits (EINTR, as under the threads backend); and a stress of readers,
+ * waits (EINTR, as under the threads backend), and so does one interrupt,
+ * after which the proxy serves the next call; and a stress of readers,
  * writers and busy ULTs on two CPUs loses and reorders no byte.
  */
 #include <fcntl.h>
@@ -238,6 +239,63 @@ static void test_stop_interrupts_read_under_threads(void)
 	run_eintr("threads");
 }
 
+/* ---- one interrupt ends the call with EINTR, and the proxy serves the next -- */
+
+enum { X_CALLS = 1, X_INTERRUPTS, X_EINTR, X_WRITES, X_GOT };
+
+struct interrupt_scene {
+	int fds[2];
+	struct actor *reader;
+	ssize_t first, second;
+	int first_errno;
+	char buf[64];
+};
+
+static void interrupted_reader(struct actor *a)
+{
+	struct interrupt_scene *s = a->scene;
+	log_tag(X_CALLS);
+	s->first = rts_blocking_read(s->fds[0], s->buf, sizeof(s->buf));
+	s->first_errno = errno;
+	log_tag(X_EINTR);
+	atomic_store(&a->step, 1);
+	s->second = rts_blocking_read(s->fds[0], s->buf, sizeof(s->buf));
+	log_tag(X_GOT);
+	atomic_store(&a->step, 2);
+}
+
+static void interrupter(struct actor *a)
+{
+	struct interrupt_scene *s = a->scene;
+	log_tag(X_INTERRUPTS);
+	CHECK_OK(-rts_backend()->interrupt(atomic_load(&s->reader->id))); /* once */
+	CHECK(busy_until(&s->reader->step, 1)); /* the reader, higher, preempts us at its EINTR */
+	log_tag(X_WRITES);
+	CHECK_EQ(write(s->fds[1], MESSAGE, sizeof(MESSAGE)), (ssize_t)sizeof(MESSAGE));
+	CHECK(busy_until(&s->reader->step, 2));
+}
+
+static void test_interrupt_ends_the_call_and_the_proxy_serves_the_next(void)
+{
+	static struct interrupt_scene s;
+	memset(&s, 0, sizeof(s));
+	CHECK_SYS(pipe2(s.fds, O_CLOEXEC));
+	struct actor actors[] = {
+		{.name = "reader", .priority = 50, .cpu = 0, .play = interrupted_reader, .scene = &s},
+		{.name = "interrupter", .priority = 30, .offset_ms = 2, .cpu = 0, .play = interrupter, .scene = &s},
+	};
+	s.reader = &actors[0];
+	run_actors("ult:pfp", actors, 2);
+	const int want[] = {X_CALLS, X_INTERRUPTS, X_EINTR, X_WRITES, X_GOT};
+	check_log(want, 5);
+	CHECK_EQ(s.first, -1);
+	CHECK_EQ(s.first_errno, EINTR);
+	CHECK_EQ(s.second, (ssize_t)sizeof(MESSAGE));
+	CHECK_EQ(memcmp(s.buf, MESSAGE, sizeof(MESSAGE)), 0);
+	close(s.fds[0]);
+	close(s.fds[1]);
+}
+
 /* ---- stress: pairs through pipes beside busy ULTs, two CPUs ---------------- */
 
 #define PAIRS 3
@@ -321,6 +379,7 @@ static const struct h_case cases[] = {
 	H_CASE(test_errno_comes_back, 20000),
 	H_CASE(test_stop_interrupts_read_under_ult, 20000),
 	H_CASE(test_stop_interrupts_read_under_threads, 20000),
+	H_CASE(test_interrupt_ends_the_call_and_the_proxy_serves_the_next, 20000),
 	H_CASE(test_stress_pairs_and_busy_ults, 60000),
 };
 
