@@ -13,5 +13,6 @@
 #include <rtsched/sched.h>
 #include <rtsched/task.h>
 #include <rtsched/reservation.h>
+#include <rtsched/blocking.h>
 
 #endif /* RTSCHED_RTSCHED_H */

@@ -18,7 +18,8 @@
  * and the choice of an idle worker still break ties by id).
  *
  * Locking order. The runtime's wait_lock (the wait table, ult/sync.c)
- * comes first and is taken only by ULTs holding off switches; then
+ * comes first and is taken only by ULTs holding off switches and by proxy
+ * threads (ult/proxy.c, kernel threads never switched out); then
  * cluster->lock, a leaf: nothing else is taken while it is held, it is
  * never held across a context switch, and never taken in a signal handler. The scheduler takes it once per decision; another thread
  * takes it to interrupt a ULT (rts_ult_interrupt). The release timers are
@@ -146,6 +147,7 @@ struct rts_ult_cluster;
 struct rts_ult_runtime;
 struct rts_reservation_control_state; /* internal/reservation_control.h */
 struct rts_ult_probes;                /* internal/ult_probe.h */
+struct rts_ult_proxy;                 /* internal/ult_proxy.h */
 
 /*
  * A reservation (<rtsched/reservation.h>, docs/reservations.md): a node of
@@ -189,6 +191,7 @@ struct rts_ult {
 	void (*body)(rts_task_t *task); /* what it runs; it ends when body returns */
 	uint32_t id;
 	struct rts_reservation *reservation; /* the leaf it runs in; NULL: none */
+	struct rts_ult_proxy *proxy;         /* the kernel thread its blocking calls run in (ult/proxy.c) */
 
 	/* Under cluster->lock. */
 	enum rts_ult_state state;
@@ -313,7 +316,7 @@ struct rts_ult_runtime {
 	atomic_bool shutting_down;
 	/* The wait table (ult/wait_table.c): ULTs blocked on words, by word
 	 * address. wait_lock is taken before any cluster->lock, only by ULTs
-	 * holding off switches (rts_ult_hold_switches). */
+	 * holding off switches (rts_ult_hold_switches) and by proxy threads. */
 	pthread_mutex_t wait_lock;
 	struct rts_ult *wait_buckets[RTS_ULT_WAIT_BUCKETS];
 	uint64_t wait_seq;
@@ -338,6 +341,9 @@ int rts_ult_runtime_start(struct rts_ult_runtime *rt, char *why, size_t why_len)
 /* Whether task can be a ULT here (its policy, its cluster); 0 or EINVAL with why. */
 int rts_ult_runtime_check(const struct rts_ult_runtime *rt, const rts_task_t *task, char *why,
 			  size_t why_len);
+/* The cluster that holds task's CPUs; NULL with why if none (as check says). */
+struct rts_ult_cluster *rts_ult_runtime_cluster_for(const struct rts_ult_runtime *rt,
+						    const rts_task_t *task, char *why, size_t why_len);
 /* A ULT for task, in the cluster that holds its CPUs, ready to run body(task). */
 int rts_ult_runtime_add(struct rts_ult_runtime *rt, rts_task_t *task,
 			void (*body)(rts_task_t *task), struct rts_ult **out, char *why,

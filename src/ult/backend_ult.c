@@ -25,6 +25,7 @@
 #include "internal/trace.h"
 #include "internal/timespec.h"
 #include "internal/ult.h"
+#include "internal/ult_proxy.h"
 
 static int ult_configure(rts_taskset_t *set, const char *name, char *why, size_t why_len)
 {
@@ -67,11 +68,19 @@ static int ult_task_start(rts_task_t *task, char *why, size_t why_len)
 		err = rts_ult_runtime_check(rt, task, why, why_len);
 	if (!err)
 		err = rts_ult_runtime_start(rt, why, why_len);
+	/* Its proxy first: a ULT once added cannot be taken back. */
+	struct rts_ult_proxy *proxy = NULL;
+	if (!err)
+		err = rts_ult_proxy_create(&proxy, rts_ult_runtime_cluster_for(rt, task, why, why_len),
+					   task->name, why, why_len);
 	struct rts_ult *u = NULL;
 	if (!err)
 		err = rts_ult_runtime_add(rt, task, ult_body, &u, why, why_len);
-	if (err)
+	if (err) {
+		rts_ult_proxy_destroy(proxy);
 		return err;
+	}
+	u->proxy = proxy; /* before the release, so before it can call */
 	if (task->stream)
 		atomic_store_explicit(&task->stream->tid, u->id, memory_order_relaxed);
 	return 0;
@@ -94,7 +103,10 @@ static void ult_task_join(rts_task_t *task)
 
 static void ult_set_destroy(rts_taskset_t *set)
 {
-	rts_ult_runtime_destroy(set->backend_state);
+	struct rts_ult_runtime *rt = set->backend_state;
+	for (size_t i = 0; rt && i < rt->n_ults; i++) /* every ULT has ended or never ran */
+		rts_ult_proxy_destroy(rt->ults[i]->proxy);
+	rts_ult_runtime_destroy(rt);
 	set->backend_state = NULL;
 }
 

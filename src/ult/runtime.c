@@ -239,6 +239,13 @@ static int append(struct rts_ult_runtime *rt, struct rts_ult *u)
 	return 0;
 }
 
+struct rts_ult_cluster *rts_ult_runtime_cluster_for(const struct rts_ult_runtime *rt,
+						    const rts_task_t *task, char *why, size_t why_len)
+{
+	int cluster = place(rt, task, why, why_len);
+	return cluster < 0 ? NULL : &rt->clusters[cluster];
+}
+
 int rts_ult_runtime_check(const struct rts_ult_runtime *rt, const rts_task_t *task, char *why,
 			  size_t why_len)
 {

@@ -1,5 +1,5 @@
-"""memwrite and iowrite: validation with paths, defaults, the dump round trip, the runner input, the ult
-refusal, and one meaning for the analysis and the simulator (each write is CPU time of its wcet)."""
+"""memwrite and iowrite: validation with paths, defaults, the dump round trip, the runner input, both under
+the ult backend, and one meaning for the analysis and the simulator (each write is CPU time of its wcet)."""
 
 from __future__ import annotations
 
@@ -99,11 +99,9 @@ def test_runner_input_carries_the_writes():
     assert runner["tasks"][0]["wcet_ns"] == 1020 * US
 
 
-def test_iowrite_is_refused_under_ult_and_memwrite_is_not():
-    errors = validate_dict(doc({"compute": "1ms"}, {"iowrite": {"bytes": 7, "wcet": "1ms"}}, backend="ult"))
-    assert errors == ["tasks[0].body[1].iowrite: iowrite is not under the ult backend yet (docs/ult.md): write(2) "
-                      "blocks in the kernel, and under the ult backend it would block the CPU's worker and every "
-                      "task on it; use backend: threads"]
+def test_iowrite_and_memwrite_run_under_ult():
+    # iowrite's write(2) goes through the task's proxy thread under ult (docs/ult.md "Blocking system calls")
+    assert validate_dict(doc({"compute": "1ms"}, {"iowrite": {"bytes": 7, "wcet": "1ms"}}, backend="ult")) == []
     assert validate_dict(doc({"memwrite": {"bytes": 7, "wcet": "1ms"}}, backend="ult")) == []
 
 

@@ -618,9 +618,9 @@ static bool read_trace(struct reader *r, json_t *root, struct run_spec *spec)
  * What the ult backend does not run yet (docs/ult.md), refused here with the
  * feature named (rtsched.model refuses the same at validation): servers
  * (kernel threads outside the user-level scheduler), cpusets
- * (rts_task_create refuses them too, but only at run time), iowrite actions
- * (a blocking write(2) would block the worker). Sleeps, locks and
- * condition variables run: they block only the ULT.
+ * (rts_task_create refuses them too, but only at run time). Sleeps, locks,
+ * condition variables and iowrite actions (through the task's proxy thread,
+ * <rtsched/blocking.h>) run: they block only the ULT.
  */
 static bool check_backend(struct reader *r, const struct run_spec *spec)
 {
@@ -640,13 +640,6 @@ static bool check_backend(struct reader *r, const struct run_spec *spec)
 		if (task->cpuset >= 0) {
 			snprintf(at, sizeof(at), "$.tasks[%zu].cpuset", i);
 			return fail(r, at, "cpusets:%s", why);
-		}
-		for (size_t a = 0; a < task->body_len; a++) {
-			if (task->body[a].op != RUN_OP_IOWRITE)
-				continue;
-			snprintf(at, sizeof(at), "$.tasks[%zu].body[%zu]", i, a);
-			return fail(r, at, "iowrite:%s: write(2) blocks in the kernel, and with it the "
-				    "CPU's worker", why);
 		}
 	}
 	return true;

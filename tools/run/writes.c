@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rtsched/blocking.h>
+
 #include "writes.h"
 
 static bool is_write(enum run_op op)
@@ -100,7 +102,7 @@ int run_iowrite(int fd, const uint8_t *buffer, uint64_t chunk_bytes, uint64_t by
 	*written_bytes = 0;
 	while (*written_bytes < bytes) {
 		uint64_t left = bytes - *written_bytes;
-		ssize_t done = write(fd, buffer, left < chunk_bytes ? left : chunk_bytes);
+		ssize_t done = rts_blocking_write(fd, buffer, left < chunk_bytes ? left : chunk_bytes);
 		if (done < 0) {
 			int err = errno;
 			if (err == EINTR)

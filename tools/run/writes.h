@@ -8,7 +8,9 @@
  * from the buffer's start (a write larger than the buffer wraps), as rt-app's
  * memload does. iowrite write(2)s `bytes` to its device in chunks of
  * buffer_bytes taken from the buffer, as rt-app's ioload does; a short write
- * continues with the rest. The devices are opened at set-up, so a path that
+ * continues with the rest. Each write(2) goes through rts_blocking_write
+ * (<rtsched/blocking.h>): under the ult backend the task's proxy thread
+ * makes it while the task's worker runs the other tasks. The devices are opened at set-up, so a path that
  * cannot be opened for writing fails the run before it starts; a write that
  * fails during the run is counted and reported with the path and errno
  * (never dropped silently), and the job goes on, as rt-app's does.

@@ -4,10 +4,11 @@
 library's scheduler instead of kernel threads. Two things live here:
 
 - ``ult_problems``: what the file asks and the ult backend does not do yet,
-  as (path, message) pairs for the validator (servers,
-  background tasks, iowrite actions, clusters it cannot form);
-  every other lock protocol and condition variables run, the user-level
-  scheduler applying inheritance and ceilings itself;
+  as (path, message) pairs for the validator (servers, background tasks
+  under EDF, clusters it cannot form); every other lock protocol and
+  condition variables run, the user-level scheduler applying inheritance
+  and ceilings itself, and ``iowrite`` runs its ``write(2)`` in the task's
+  proxy thread, which blocks only the task (docs/ult.md);
 - ``ult_backend_name`` / ``ult_cpus``: the name ``rts_taskset_set_backend``
   takes for the set's scheduler (P-FP -> ``ult:pfp``, C-EDF with clusters of
   2 CPUs -> ``ult:cedf:2``, ...) and the CPUs the runner gives the backend.
@@ -18,7 +19,7 @@ consecutive CPUs; so a set's partitions must be exactly those runs.
 
 from __future__ import annotations
 
-from rtsched.model.model import IoWrite, Partition, Platform, TaskSet
+from rtsched.model.model import Partition, Platform, TaskSet
 
 __all__ = ["NOT_YET", "ult_backend_name", "ult_cpus", "ult_problems"]
 
@@ -79,11 +80,6 @@ def ult_problems(taskset: TaskSet) -> list[tuple[str, str]]:
             problems.append((f"{path}.policy", f'background tasks (policy "other") under {platform.scheduler} are '
                              f"{NOT_YET}: the ult backend's EDF forms order every task by its deadline; use an "
                              "FP scheduler, where they run below every priority, or backend: threads"))
-        for j, action in enumerate(task.body):
-            if isinstance(action, IoWrite):
-                problems.append((f"{path}.body[{j}].iowrite",
-                                 f"iowrite is {NOT_YET}: write(2) blocks in the kernel, and under the ult backend "
-                                 "it would block the CPU's worker and every task on it; use backend: threads"))
     if platform.is_partitioned and platform.partitions is not None:
         problems += cluster_problems(platform.partitions)
     return problems

@@ -182,7 +182,7 @@ static void run_actors(const char *form, struct actor *actors, int n)
 }
 
 /* A mutex of `protocol`; ceiling protocols: its ceiling, variant, and partition (CPU index, local ones). */
-static rts_mutex_t *mutex_of(rts_mutex_t *m, int protocol, int ceiling, int variant, int partition)
+__attribute__((unused)) static rts_mutex_t *mutex_of(rts_mutex_t *m, int protocol, int ceiling, int variant, int partition)
 {
 	rts_mutexattr_t attr;
 	CHECK_OK(rts_mutexattr_init(&attr));
