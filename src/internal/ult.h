@@ -135,7 +135,11 @@ struct rts_reservation_control_state; /* internal/reservation_control.h */
  * period_end_ns; cluster->active and all its ancestors are charged for the
  * time since cluster->active_since_ns (running a child or idling), so the
  * budget a reservation consumes in a period never exceeds budget_ns by more
- * than the lateness of the timer that ends it.
+ * than the lateness of the timer that ends it. A reservation enforced by
+ * the kernel (by_kernel) is outside these rules: the user-level scheduler
+ * keeps no budget and no period for it (remaining_ns and period_end_ns stay
+ * 0; it is always eligible, never replenished, never depleted: the kernel
+ * throttles its worker instead), and it is the only top level of its cluster.
  */
 struct rts_reservation {
 	char name[32];
@@ -150,6 +154,8 @@ struct rts_reservation {
 	int n_children;
 	int n_tasks;
 	struct rts_trace_stream *stream; /* its REPLENISH / DEPLETE events; NULL: not traced */
+	bool by_kernel; /* its worker's SCHED_DEADLINE enforces it (ult/kernel_reservation.c) */
+	char *cpuset;   /* by_kernel: the cpuset its worker joins; NULL: none */
 
 	/* Under cluster->lock (the stream's one producer: its cluster's decisions). */
 	int64_t remaining_ns;

@@ -33,6 +33,7 @@
 
 #include "internal/backend.h"
 #include "internal/export.h"
+#include "internal/kernel_reservation.h"
 #include "internal/reservation_control.h"
 #include "internal/task.h"
 #include "internal/ult.h"
@@ -167,6 +168,8 @@ RTS_EXPORT int rts_reservation_create(rts_taskset_t *set, const struct rts_reser
 	struct rts_ult_cluster *c = NULL;
 	if (!err)
 		err = cluster_for(set, params, parent, &c);
+	if (!err)
+		err = rts_ult_kernel_reservation_admit(set, params, parent, c);
 	if (err)
 		return err;
 	struct rts_reservation *r = calloc(1, sizeof(*r));
@@ -180,10 +183,16 @@ RTS_EXPORT int rts_reservation_create(rts_taskset_t *set, const struct rts_reser
 	r->order = params->order;
 	r->kind = params->kind;
 	r->priority = params->priority;
+	r->by_kernel = params->enforcement == RTS_RESERVATION_BY_KERNEL;
+	if (r->by_kernel && params->cpuset && !(r->cpuset = strdup(params->cpuset))) {
+		free(r);
+		return ENOMEM;
+	}
 	char why[160];
 	err = rts_ult_control_create(r, params, why, sizeof(why));
 	if (err) {
 		rts_taskset_set_error(set, "reservation %s: %s", r->name, why);
+		free(r->cpuset);
 		free(r);
 		return err;
 	}
@@ -192,6 +201,7 @@ RTS_EXPORT int rts_reservation_create(rts_taskset_t *set, const struct rts_reser
 					   &r->stream);
 		if (err) {
 			free(r->control);
+			free(r->cpuset);
 			free(r);
 			return err;
 		}
@@ -201,6 +211,7 @@ RTS_EXPORT int rts_reservation_create(rts_taskset_t *set, const struct rts_reser
 	pthread_mutex_unlock(&c->lock);
 	if (err) {
 		free(r->control);
+		free(r->cpuset);
 		free(r);
 		return err;
 	}
@@ -259,6 +270,7 @@ void rts_ult_reservations_free(struct rts_ult_cluster *c)
 {
 	for (size_t i = 0; i < c->n_reservations; i++) {
 		free(c->reservations[i]->control);
+		free(c->reservations[i]->cpuset);
 		free(c->reservations[i]);
 	}
 	free(c->reservations);
@@ -276,6 +288,8 @@ static void charge(struct rts_ult_cluster *c, int64_t now_ns)
 	rts_ult_control_charge(c, used, now_ns);
 	for (struct rts_reservation *r = c->active; r; r = r->parent) {
 		r->stats.consumed_ns += used;
+		if (r->by_kernel)
+			continue; /* its budget is the kernel's */
 		if (r->remaining_ns > used) {
 			r->remaining_ns -= used;
 		} else if (r->remaining_ns > 0) {
@@ -294,8 +308,8 @@ static void replenish(struct rts_ult_cluster *c, int64_t now_ns)
 	int64_t t0 = atomic_load(c->runtime->t0_ns);
 	for (size_t i = 0; i < c->n_reservations; i++) {
 		struct rts_reservation *r = c->reservations[i];
-		if (r->kind == RTS_RESERVATION_CBS)
-			continue; /* cbs_update() */
+		if (r->kind == RTS_RESERVATION_CBS || r->by_kernel)
+			continue; /* cbs_update(); the kernel's CBS */
 		bool first = !r->period_end_ns;
 		if (first) {
 			if (!t0 || now_ns < t0)
@@ -397,7 +411,8 @@ static struct rts_ult *walk(struct rts_ult_cluster *c)
 		int64_t best_key = INT64_MAX;
 		for (size_t i = 0; i < c->n_reservations; i++) {
 			struct rts_reservation *r = c->reservations[i];
-			if (r->parent != level || r->remaining_ns <= 0 || !r->period_end_ns ||
+			if (r->parent != level ||
+			    (!r->by_kernel && (r->remaining_ns <= 0 || !r->period_end_ns)) ||
 			    (r->kind == RTS_RESERVATION_CBS && !r->backlogged))
 				continue; /* a CBS with nothing ready is not chosen: its budget keeps */
 			int64_t key = reservation_key(c->runtime, level, r);
@@ -425,15 +440,15 @@ int64_t rts_ult_reservations_next_ns(const struct rts_ult_cluster *c)
 	int64_t t0 = atomic_load(c->runtime->t0_ns);
 	for (size_t i = 0; i < c->n_reservations; i++) {
 		const struct rts_reservation *r = c->reservations[i];
-		if (r->kind == RTS_RESERVATION_CBS)
-			continue; /* its rules apply at decisions made for other reasons */
+		if (r->kind == RTS_RESERVATION_CBS || r->by_kernel)
+			continue; /* its rules apply at decisions made for other reasons; the kernel's */
 		int64_t at = r->period_end_ns ? r->period_end_ns : t0;
 		if (at > 0 && at < next)
 			next = at;
 	}
 	for (const struct rts_reservation *r = c->active; r; r = r->parent) {
 		int64_t depleted = c->active_since_ns + r->remaining_ns;
-		if (r->remaining_ns > 0 && depleted < next)
+		if (!r->by_kernel && r->remaining_ns > 0 && depleted < next)
 			next = depleted;
 	}
 	return next;

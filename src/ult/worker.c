@@ -3,7 +3,9 @@
  * The ult backend's workers (internal/ult.h has the state, the locking
  * order and the signal rules; docs/ult.md the design).
  *
- * A worker is a kernel thread pinned to one CPU under SCHED_FIFO. Its own
+ * A worker is a kernel thread pinned to one CPU under SCHED_FIFO (under
+ * SCHED_DEADLINE when a reservation enforced by the kernel holds its CPU:
+ * ult/kernel_reservation.c). Its own
  * stack runs the scheduler loop; ULTs run on theirs. A ULT gives the CPU
  * back by switching to its worker's scheduler (to sleep, to end, or from the
  * signal handler when preempted); the scheduler then, under the cluster
@@ -27,6 +29,7 @@
 #include <rtsched/trace.h>
 
 #include "internal/backend.h"
+#include "internal/kernel_reservation.h"
 #include "internal/no_switch.h"
 #include "internal/task.h"
 #include "internal/timespec.h"
@@ -440,18 +443,27 @@ static int create_release_timer(struct rts_ult_cluster *c, pid_t tid)
 	return 0;
 }
 
-/* Pin, SCHED_FIFO, its context, the cluster's timer (first worker); 0 or an error with why. */
-static int set_up_worker(struct rts_ult_worker *w, char *why, size_t why_len)
+/* Pinned to its CPU, SCHED_FIFO; 0 or an error with why. */
+static int take_fifo(const struct rts_ult_worker *w, char *why, size_t why_len)
 {
 	cpu_set_t cpus;
 	CPU_ZERO(&cpus);
 	CPU_SET(w->cpu, &cpus);
 	const struct rts_sched_params fifo = {.policy = RTS_POLICY_FIFO,
 					      .priority = RTS_ULT_WORKER_PRIORITY};
-	char reason[400];
-	int err = rts_affinity_set_self(&cpus, reason, sizeof(reason));
-	if (!err)
-		err = rts_sched_apply_self(&fifo, reason, sizeof(reason));
+	int err = rts_affinity_set_self(&cpus, why, why_len);
+	return err ? err : rts_sched_apply_self(&fifo, why, why_len);
+}
+
+/* Its policy (SCHED_FIFO, or SCHED_DEADLINE for a kernel-enforced reservation:
+ * ult/kernel_reservation.c), its context, the cluster's timer (first worker);
+ * 0 or an error with why. */
+static int set_up_worker(struct rts_ult_worker *w, char *why, size_t why_len)
+{
+	const struct rts_reservation *kernel = rts_ult_kernel_reservation_of(w->cluster);
+	char reason[600];
+	int err = kernel ? rts_ult_kernel_worker_apply(kernel, w->cpu, reason, sizeof(reason))
+			 : take_fifo(w, reason, sizeof(reason));
 	if (err) {
 		snprintf(why, why_len, "ult backend: the worker for CPU %d: %s", w->cpu, reason);
 		return err;
