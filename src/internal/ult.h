@@ -210,7 +210,7 @@ struct rts_ult {
 	/* Its workers' (one at a time, ordered by cluster->lock). */
 	int last_cpu;          /* -1 before it first ran */
 	bool preempted;        /* PREEMPT traced, RESUME not yet */
-	int64_t switched_in_ns;
+	int64_t switched_in_ns; /* on its cluster's run clock (rts_ult_run_clock_ns) */
 	int64_t run_ns;        /* time switched in, its CPU time (docs/ult.md) */
 
 	rts_futex_word done;   /* 0, then 1 when it ended; joiners sleep on it */
@@ -258,6 +258,11 @@ struct rts_ult_cluster {
 	struct rts_reservation *active;
 	int64_t active_since_ns;
 	struct rts_reservation_overhead overhead; /* under the lock */
+	/* Under a kernel-enforced reservation (ult/kernel_reservation.c), under
+	 * the lock: the worker's CPU time at the last decision, and whether that
+	 * decision chose a ULT (then the next charge is the CPU time it got). */
+	int64_t active_since_cpu_ns;
+	bool active_runs;
 };
 
 struct rts_ult_runtime {

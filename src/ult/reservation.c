@@ -282,7 +282,7 @@ void rts_ult_reservations_free(struct rts_ult_cluster *c)
 
 static void charge(struct rts_ult_cluster *c, int64_t now_ns)
 {
-	int64_t used = now_ns - c->active_since_ns;
+	int64_t used = rts_ult_kernel_charged_ns(c, now_ns - c->active_since_ns);
 	if (used <= 0)
 		return;
 	rts_ult_control_charge(c, used, now_ns);
@@ -392,6 +392,7 @@ struct rts_ult *rts_ult_reservations_pick(struct rts_ult_cluster *c, int64_t now
 	c->active = NULL;
 	c->active_since_ns = now_ns;
 	struct rts_ult *ult = walk(c);
+	rts_ult_kernel_decided(c, ult != NULL);
 	c->overhead.decisions++;
 	c->overhead.decision_ns += rts_monotonic_now_ns() - now_ns;
 	return ult;

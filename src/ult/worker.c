@@ -79,8 +79,9 @@ static int64_t now_ns(void)
  * handler switches the ULT out, docs/ult.md) may fall between any two reads:
  * an old switched_in_ns with a clock read after the ULT came back would count
  * its time away as running (a compute loop then ended early). Every switch-in
- * stamps a later switched_in_ns, so the same value before and after the reads
- * means no switch came between them; otherwise read again.
+ * stamps a later switched_in_ns (on the run clock, which advances while the
+ * scheduler runs between two switch-ins), so the same value before and after
+ * the reads means no switch came between them; otherwise read again.
  */
 int64_t rts_ult_self_run_ns(void)
 {
@@ -91,7 +92,7 @@ int64_t rts_ult_self_run_ns(void)
 		int64_t in_ns = *(volatile int64_t *)&u->switched_in_ns;
 		atomic_signal_fence(memory_order_seq_cst);
 		int64_t run_ns = *(volatile int64_t *)&u->run_ns;
-		int64_t now = now_ns();
+		int64_t now = rts_ult_run_clock_ns(u->cluster, now_ns());
 		atomic_signal_fence(memory_order_seq_cst);
 		if (*(volatile int64_t *)&u->switched_in_ns == in_ns)
 			return run_ns + (now - in_ns);
@@ -373,7 +374,7 @@ static void schedule_loop(struct rts_ult_worker *w)
 		 * (PREEMPT here, MIGRATE and RESUME there) are in time order. */
 		int64_t now = now_ns();
 		if (prev)
-			prev->run_ns += now - prev->switched_in_ns;
+			prev->run_ns += rts_ult_run_clock_ns(c, now) - prev->switched_in_ns;
 		w->kicked = false;
 		struct rts_ult *finished = prev && prev->request == RTS_ULT_EXIT ? prev : NULL;
 		if (prev)
@@ -413,7 +414,7 @@ static void schedule_loop(struct rts_ult_worker *w)
 		if (next) {
 			int64_t in_ns = now_ns(); /* after prev's PREEMPT, stamped under the lock */
 			trace_switch_in(w, next, in_ns);
-			next->switched_in_ns = in_ns;
+			next->switched_in_ns = rts_ult_run_clock_ns(c, in_ns);
 			rts_trace_thread_state_load(&next->trace);
 			rts_task_local_load(&next->local);
 			rts_ult_context_switch(&w->sched_context, &next->context);

@@ -198,13 +198,10 @@ def _resolve_inherited(taskset: TaskSet) -> tuple[Reservation, ...]:
         if r.name in done:
             return done[r.name]
         if r.parent is None:
-            out = Reservation(r.name, r.kind, r.period_ns, r.budget_ns, r.scheduler, r.criticality or "hard",
-                              None, r.priority, r.importance, r.partition, r.controller)
+            out = replace(r, criticality=r.criticality or "hard")
         else:
             parent = resolved(taskset.reservation(r.parent))
-            out = Reservation(r.name, r.kind, r.period_ns, r.budget_ns, r.scheduler,
-                              r.criticality or parent.criticality, r.parent, r.priority, r.importance,
-                              parent.partition, r.controller)
+            out = replace(r, criticality=r.criticality or parent.criticality, partition=parent.partition)
         done[r.name] = out
         return out
 
