@@ -186,9 +186,10 @@ def _kernel_cpusets(taskset: TaskSet, partitions: dict[str, tuple[int, ...]]
     """The runner's cpusets under the ult backend: an exclusive one of its one CPU per kernel-enforced
     reservation (the kernel pins a SCHED_DEADLINE worker to a CPU only when that CPU is a root domain
     of its own), and each such reservation's index in them."""
-    kernel = [r for r in taskset.reservations if r.enforcement == "kernel" and r.partition is not None]
-    cpusets = [{"name": r.partition, "cpus": list(partitions[r.partition]), "exclusive": True} for r in kernel]
-    return cpusets, {r.name: i for i, r in enumerate(kernel)}
+    kernel = [(r.name, r.partition) for r in taskset.reservations
+              if r.enforcement == "kernel" and r.partition is not None]
+    cpusets = [{"name": p, "cpus": list(partitions[p]), "exclusive": True} for _name, p in kernel]
+    return cpusets, {name: i for i, (name, _p) in enumerate(kernel)}
 
 
 def _controller(taskset: TaskSet, r: Reservation) -> dict[str, int] | None:
