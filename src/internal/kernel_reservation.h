@@ -23,8 +23,8 @@
 int rts_ult_kernel_reservation_admit(rts_taskset_t *set, const struct rts_reservation_params *params,
 				     const struct rts_reservation *parent, const struct rts_ult_cluster *c);
 
-/* The kernel-enforced reservation at the top of c; NULL: none. Read-only after
- * the workers start (reservations are made before). */
+/* The kernel-enforced reservation at the top of c; NULL: none. Set before c's
+ * worker starts and never changed after (cluster->kernel_reservation). */
 const struct rts_reservation *rts_ult_kernel_reservation_of(const struct rts_ult_cluster *c);
 
 /*

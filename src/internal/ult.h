@@ -258,9 +258,12 @@ struct rts_ult_cluster {
 	struct rts_reservation *active;
 	int64_t active_since_ns;
 	struct rts_reservation_overhead overhead; /* under the lock */
-	/* Under a kernel-enforced reservation (ult/kernel_reservation.c), under
-	 * the lock: the worker's CPU time at the last decision, and whether that
-	 * decision chose a ULT (then the next charge is the CPU time it got). */
+	/* Its reservation enforced by the kernel (ult/kernel_reservation.c), or
+	 * NULL: set when it is made, before the workers start (it is made
+	 * first, and refused after), and never changed after. Under the lock:
+	 * the worker's CPU time at the last decision, and whether that decision
+	 * chose a ULT (then the next charge is the CPU time it got). */
+	const struct rts_reservation *kernel_reservation;
 	int64_t active_since_cpu_ns;
 	bool active_runs;
 };

@@ -74,7 +74,7 @@ int rts_ult_kernel_reservation_admit(rts_taskset_t *set, const struct rts_reserv
 	if (p->control.period_ns)
 		return refuse(set, p, "a budget controller adapts budgets the user-level scheduler "
 			      "enforces, not a kernel-enforced one");
-	if (c->n_reservations) {
+	if (c->n_reservations) { /* so it is made first, and alone at the top */
 		rts_taskset_set_error(set, "reservation %s: enforced by the kernel, it must be the only "
 				      "top level of CPU %d, which has reservation %s already (one worker "
 				      "runs the CPU, and the kernel throttles all of it)",
@@ -92,8 +92,7 @@ int rts_ult_kernel_reservation_admit(rts_taskset_t *set, const struct rts_reserv
 
 const struct rts_reservation *rts_ult_kernel_reservation_of(const struct rts_ult_cluster *c)
 {
-	/* alone at the top of its cluster, so made first (admit above) */
-	return c->n_reservations && c->reservations[0]->by_kernel ? c->reservations[0] : NULL;
+	return c->kernel_reservation;
 }
 
 static int64_t thread_cpu_ns(void)

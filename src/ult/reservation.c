@@ -208,6 +208,8 @@ RTS_EXPORT int rts_reservation_create(rts_taskset_t *set, const struct rts_reser
 	}
 	pthread_mutex_lock(&c->lock);
 	err = append(c, r);
+	if (!err && r->by_kernel)
+		c->kernel_reservation = r;
 	pthread_mutex_unlock(&c->lock);
 	if (err) {
 		free(r->control);
