@@ -51,6 +51,8 @@ enum rts_reservation_order {
 enum rts_reservation_kind {
 	RTS_RESERVATION_PERIODIC = 0, /* the periodic server above (the default) */
 	RTS_RESERVATION_CBS = 1,      /* a constant bandwidth server, below */
+	RTS_RESERVATION_SPORADIC = 2, /* a sporadic server, below */
+	RTS_RESERVATION_HARD_CBS = 3, /* a CBS throttled until its deadline when its budget runs out */
 };
 
 /*
@@ -81,6 +83,25 @@ enum rts_reservation_enforcement {
  * its parent by d and is chosen only while a task inside is ready (its budget
  * does not idle away). So a task that overruns only postpones its own
  * deadlines: its siblings in other CBSs keep their bandwidth.
+ *
+ * A hard CBS, kind RTS_RESERVATION_HARD_CBS (as SCHED_DEADLINE's): the same,
+ * except that at zero budget with tasks ready it is throttled until its
+ * deadline d, and only then gets Q_left = Q and d += T. So it never runs
+ * more than Q between two of its deadlines, even when the CPU would be idle
+ * (a soft CBS alone on its CPU takes all of it).
+ */
+/*
+ * A sporadic server (Sprunt, Sha, Lehoczky; with the corrections of Stanovich
+ * et al., RTAS 2010), kind RTS_RESERVATION_SPORADIC, in an FP parent (or at
+ * the top of an "ult:pfp" CPU), holding tasks: its budget_ns is a list of
+ * refills. It is activated when a task inside becomes ready while none was
+ * and stays active until none is; it competes by its priority only while a
+ * task inside is ready and it has eligible budget, and consumes budget only
+ * while a task inside runs (never idled away, never reset). What a run took
+ * from a refill eligible since e, in an activation that began at a, comes
+ * back at max(a, e) + period_ns. Its stream: a REPLENISH at t0 (arg0 0) and
+ * at each decision that finds budget come back (arg0 the amount), a DEPLETE
+ * when a run empties its eligible budget.
  */
 /*
  * The budget controller (docs/reservations.md; <rtsched/budget_controller.h>)

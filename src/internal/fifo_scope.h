@@ -110,8 +110,10 @@ static inline struct rts_fifo_record *rts_fifo_record_at(struct rts_fifo_scope *
 /* The scope of the own domain (private objects) or of the domain with this id; NULL if none. */
 struct rts_fifo_scope *rts_fifo_scope_of(uint32_t domain_id);
 
-/* The calling thread's record in s (claimed at first use); NULL if every record is taken. */
+/* The calling task's record in s (claimed at first use); NULL if every record is taken. */
 struct rts_fifo_record *rts_fifo_self_record(struct rts_fifo_scope *s);
+/* The calling task ends: give back its idle records (a thread's exit does it by itself). */
+void rts_fifo_records_give_back(void);
 
 /* The queue lock an object's key hashes to. */
 static inline uint16_t rts_fifo_lock_index(uint64_t key)
@@ -129,5 +131,7 @@ void rts_fifo_queue_unlock(struct rts_fifo_scope *s, uint16_t i);
 /* Test hook: queue locks taken in the scope of domain (NULL: the process's own). */
 struct rts_lockdomain;
 uint64_t rts_fifo_scope_lock_count(const struct rts_lockdomain *domain);
+/* Test hook: records claimed in the scope of domain (NULL: the process's own). */
+uint32_t rts_fifo_scope_records_claimed(const struct rts_lockdomain *domain);
 
 #endif

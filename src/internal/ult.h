@@ -160,9 +160,10 @@ struct rts_reservation {
 	/* Under cluster->lock (the stream's one producer: its cluster's decisions). */
 	int64_t remaining_ns;
 	int64_t period_end_ns; /* the next replenishment (its EDF deadline); 0: not begun. CBS: its deadline */
-	bool backlogged;       /* CBS: a task inside was ready at the last decision */
+	bool backlogged;       /* CBS, sporadic: a task inside was ready at the last decision */
 	struct rts_reservation_stats stats;
 	struct rts_reservation_control_state *control; /* NULL: a fixed budget (ult/reservation_control.c) */
+	struct rts_sporadic_state *sporadic; /* kind sporadic: its refills (ult/sporadic_reservation.c) */
 };
 
 struct rts_ult {
@@ -200,6 +201,7 @@ struct rts_ult {
 	/* The library's per-task thread-local state, swapped at each switch (internal/task_local.h). */
 	struct rts_task_local local;
 	struct rts_task_cond_record cond_record;
+	struct rts_task_fifo_cache fifo_cache;
 
 	/* The ULT's own, read by its scheduler after the switch. */
 	enum rts_ult_request request;
@@ -317,7 +319,17 @@ void rts_ult_runtime_destroy(struct rts_ult_runtime *rt);
 
 /* ---- queues (ult/queue.c), all under cluster->lock ---- */
 
+/*
+ * The ready queue orders equal keys as SCHED_FIFO orders a priority's list:
+ * a ULT made ready (released, woken, re-keyed) goes after its equals; one
+ * switched out while still ready (an interrupt, a section's end) goes
+ * before them, as a preempted thread stays at the head of its list. So an
+ * interrupt that brings no higher-priority work (an equal or lower release,
+ * a kick of no consequence) resumes the ULT it interrupted: an equal key
+ * never takes a CPU (kick_workers' rule), whatever the ULTs' ids.
+ */
 void rts_ult_ready_insert(struct rts_ult_cluster *c, struct rts_ult *u);
+void rts_ult_ready_insert_preempted(struct rts_ult_cluster *c, struct rts_ult *u);
 struct rts_ult *rts_ult_ready_pop(struct rts_ult_cluster *c);
 void rts_ult_release_insert(struct rts_ult_cluster *c, struct rts_ult *u);
 bool rts_ult_release_remove(struct rts_ult_cluster *c, struct rts_ult *u);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * User-level execution contexts: a stack and the registers a function call
- * keeps (src/ult/switch_x86_64.S), for the ult backend (docs/ult.md).
+ * keeps (src/ult/switch_x86_64.S, src/ult/switch_aarch64.S), for the ult
+ * backend (docs/ult.md).
  *
  * rts_ult_context_switch(from, to) saves the caller's callee-saved registers,
- * stack pointer, MXCSR and x87 control word into `from` and resumes `to`
+ * stack pointer and floating-point control words (x86-64: MXCSR and the x87
+ * control word; AArch64: FPCR) into `from` and resumes `to`
  * where it last switched away (or at its entry, the first time). It makes no
  * system call: the signal mask, the kernel thread and its TLS stay as they
  * are, so a context resumed on another kernel thread sees that thread's TLS.
@@ -21,6 +23,7 @@
 #define RTS_INTERNAL_ULT_CONTEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #if defined(__SANITIZE_THREAD__)
 #define RTS_ULT_TSAN 1
@@ -36,8 +39,8 @@
 #define RTS_ULT_ASAN 0
 #endif
 
-#if !defined(__x86_64__)
-#error "the ult backend's context switch exists for x86-64 only (src/ult/switch_x86_64.S)"
+#if !defined(__x86_64__) && !defined(__aarch64__)
+#error "the ult backend's context switch exists for x86-64 and AArch64 only (src/ult/switch_*.S)"
 #endif
 
 struct rts_ult_context {
@@ -54,6 +57,14 @@ struct rts_ult_context {
 
 /* The assembly routine itself; use rts_ult_context_switch. */
 void rts_ult_switch(struct rts_ult_context *from, const struct rts_ult_context *to);
+/*
+ * The frame rts_ult_switch pops when it first resumes a new context whose
+ * stack ends at stack_top: it leads to start(arg) through the routine's
+ * rts_ult_first_entry, with the ABI's default control words. Returns the
+ * context's first saved stack pointer. One per architecture (frame_*.c),
+ * beside its switch routine, whose saved-frame layout it must match.
+ */
+void *rts_ult_first_frame(uintptr_t stack_top, void (*start)(void *arg), void *arg);
 
 /*
  * A new context that will run entry(arg) on its own stack of at least

@@ -3,9 +3,11 @@
  * FIFO-mutex scopes (internal/fifo_scope.h): finding a domain's scope, the
  * per-thread records, the queue locks.
  *
- * A thread remembers its records in a small per-thread cache (one entry per
- * scope it has waited in, RECORD_CACHE at most) and gives them back when it
- * exits. A cached record is checked to still hold the caller's TID before
+ * A task remembers its records in a small cache (one entry per scope it has
+ * waited in, RECORD_CACHE at most): its kernel thread's, or under a
+ * user-level scheduler the task's own (rts_task_fifo_cache,
+ * internal/task_local.h). A thread gives its records back when it exits, a
+ * user-level task when it ends (rts_fifo_records_give_back). A cached record is checked to still hold the caller's TID before
  * use: after fork() the child's thread has a new TID and claims a record of
  * its own (in a shared domain the parent's thread still uses the old one).
  * A record left claimed by a thread that died without exiting (its process
@@ -19,6 +21,7 @@
 #include "internal/ceiling.h"
 #include "internal/fifo_scope.h"
 #include "internal/pi_word.h"
+#include "internal/task_local.h"
 #include "internal/tid.h"
 
 #define RECORD_CACHE 4
@@ -28,8 +31,19 @@ struct cached_record {
 	struct rts_fifo_record *record;
 };
 
-static __thread struct cached_record cache[RECORD_CACHE];
+_Static_assert(RECORD_CACHE * sizeof(struct cached_record) <= sizeof(struct rts_task_fifo_cache),
+	       "a task's record cache fits its slot");
+
+__thread struct rts_task_fifo_cache *rts_task_fifo_cache __attribute__((tls_model("initial-exec")));
+static __thread struct cached_record thread_cache[RECORD_CACHE];
 static pthread_key_t release_key;
+
+/* The calling task's cache: its own under a user-level scheduler, else its thread's. */
+static struct cached_record *own_cache(void)
+{
+	struct rts_task_fifo_cache *own = rts_task_fifo_cache;
+	return own ? (struct cached_record *)(void *)own->bytes : thread_cache;
+}
 static pthread_once_t release_key_once = PTHREAD_ONCE_INIT;
 
 struct rts_fifo_scope *rts_fifo_scope_of(uint32_t domain_id)
@@ -38,11 +52,10 @@ struct rts_fifo_scope *rts_fifo_scope_of(uint32_t domain_id)
 	return d ? &d->fifo : NULL;
 }
 
-/* Thread exit: give back the records that are idle (a waiter leaves its queues before). */
-static void release_records(void *unused)
+void rts_fifo_records_give_back(void)
 {
-	(void)unused;
 	uint32_t tid = rts_self_tid();
+	struct cached_record *cache = own_cache();
 	for (int i = 0; i < RECORD_CACHE; i++) {
 		struct rts_fifo_record *r = cache[i].record;
 		if (r && atomic_load_explicit(&r->state, memory_order_relaxed) == RTS_FIFO_IDLE)
@@ -50,6 +63,13 @@ static void release_records(void *unused)
 								memory_order_relaxed);
 		cache[i] = (struct cached_record){ 0 };
 	}
+}
+
+/* Thread exit (a waiter leaves its queues before). */
+static void release_records(void *unused)
+{
+	(void)unused;
+	rts_fifo_records_give_back();
 }
 
 static void release_key_create(void)
@@ -84,6 +104,7 @@ static struct rts_fifo_record *claim(struct rts_fifo_scope *s, uint32_t tid)
 struct rts_fifo_record *rts_fifo_self_record(struct rts_fifo_scope *s)
 {
 	uint32_t tid = rts_self_tid();
+	struct cached_record *cache = own_cache();
 	int free_entry = -1;
 	for (int i = 0; i < RECORD_CACHE; i++) {
 		if (cache[i].scope == s) {
@@ -105,7 +126,8 @@ struct rts_fifo_record *rts_fifo_self_record(struct rts_fifo_scope *s)
 	atomic_store_explicit(&r->state, RTS_FIFO_IDLE, memory_order_relaxed);
 	__atomic_store_n(&r->head_of, RTS_FIFO_HEAD_NONE, __ATOMIC_RELAXED);
 	cache[free_entry] = (struct cached_record){ s, r };
-	pthread_setspecific(release_key, (void *)1); /* any non-NULL value: run the destructor */
+	if (cache == thread_cache)
+		pthread_setspecific(release_key, (void *)1); /* any non-NULL value: run the destructor */
 	return r;
 }
 
@@ -124,4 +146,13 @@ uint64_t rts_fifo_scope_lock_count(const struct rts_lockdomain *domain)
 {
 	struct rts_fifo_scope *s = rts_fifo_scope_of(domain ? domain->id : 0);
 	return s ? atomic_load_explicit(&s->lock_acquisitions, memory_order_relaxed) : 0;
+}
+
+uint32_t rts_fifo_scope_records_claimed(const struct rts_lockdomain *domain)
+{
+	struct rts_fifo_scope *s = rts_fifo_scope_of(domain ? domain->id : 0);
+	uint32_t claimed = 0;
+	for (uint32_t i = 0; s && i < RTS_FIFO_RECORDS; i++)
+		claimed += atomic_load_explicit(&s->records[i].tid, memory_order_relaxed) != 0;
+	return claimed;
 }

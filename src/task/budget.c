@@ -6,6 +6,13 @@
  * handler only sets a thread-local flag read at job completion, where the
  * job's CPU time is also compared with the budget (the signal may come a tick
  * late, after a short overrun has ended).
+ *
+ * A backend whose tasks are not kernel threads of their own (the ult
+ * backend) has no timer here: a kernel CPU-time timer would measure the
+ * worker, not the task. It measures each task's CPU time at every switch
+ * (its cputime_ns), so the comparison at completion is exact and is the
+ * whole check; an overrun is recorded at the same point (the job's
+ * COMPLETE) as the threads backend records it.
  */
 #include <errno.h>
 #include <signal.h>

@@ -170,7 +170,10 @@ RTS_EXPORT int rts_job_next(rts_task_t *task, struct rts_job *job)
 static int set_up_thread(rts_task_t *task, char *why, size_t why_len)
 {
 	int err = rts_backend()->task_admit(&task->params, why, why_len);
-	if (!err && task->params.budget_ns > 0 && (err = rts_budget_timer_create(task)) != 0)
+	/* A backend that measures a task's CPU time at every switch (cputime_ns)
+	 * settles a budget exactly at completion: no kernel timer (budget.c). */
+	if (!err && task->params.budget_ns > 0 && !rts_backend()->cputime_ns &&
+	    (err = rts_budget_timer_create(task)) != 0)
 		snprintf(why, why_len, "task %s: cannot create its CPU-time budget timer: %s",
 			 task->name, strerror(err));
 	return err;

@@ -11,14 +11,16 @@
  * operations (block, wake, pi_block, pi_wake, cond_block, cond_requeue)
  * and set_attr are the user-level scheduler's own (ult/sync.c over the wait
  * table of ult/wait_table.c): inheritance and priority changes make no
- * system call. Process-shared words are refused (-ENOTSUP); CPU-time
- * budgets and cpusets are refused at task creation.
+ * system call. Process-shared words are refused (-ENOTSUP); cpusets are
+ * refused at task creation. CPU-time budgets are settled at each job's
+ * completion from cputime_ns (task/budget.c), exact here.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "internal/backend.h"
+#include "internal/fifo_scope.h"
 #include "internal/task.h"
 #include "internal/trace.h"
 #include "internal/timespec.h"
@@ -41,12 +43,6 @@ static int ult_configure(rts_taskset_t *set, const char *name, char *why, size_t
 /* What a ULT task cannot have yet; 0 or EINVAL with why. */
 static int ult_task_admit(const struct rts_task_params *p, char *why, size_t why_len)
 {
-	if (p->budget_ns > 0) {
-		snprintf(why, why_len,
-			 "task %s: the ult backend does not monitor CPU-time budgets yet (budget 0)",
-			 p->name);
-		return EINVAL;
-	}
 	if (p->cpuset) {
 		snprintf(why, why_len,
 			 "task %s: under the ult backend a task cannot join a cpuset of its own (its "
@@ -60,6 +56,7 @@ static int ult_task_admit(const struct rts_task_params *p, char *why, size_t why
 static void ult_body(rts_task_t *task)
 {
 	rts_task_run_jobs(task);
+	rts_fifo_records_give_back(); /* no thread exit will */
 }
 
 static int ult_task_start(rts_task_t *task, char *why, size_t why_len)

@@ -9,14 +9,6 @@
 
 #include "internal/ult_context.h"
 
-/* The first instruction of a context (switch_x86_64.S): calls r12(r13). */
-void rts_ult_first_entry(void);
-
-/* The MXCSR and x87 control word a new context starts with: the ABI's
- * defaults (all exceptions masked, round to nearest; x87 extended precision). */
-#define MXCSR_DEFAULT 0x1f80u
-#define X87_CW_DEFAULT 0x037fu
-
 /* Every context enters here, on its own stack, from rts_ult_first_entry. */
 static void context_start(void *arg)
 {
@@ -50,20 +42,7 @@ int rts_ult_context_create(struct rts_ult_context *ctx, size_t stack_bytes,
 	ctx->stack_low = (char *)map + page;
 	ctx->stack_bytes = usable;
 
-	/* The frame rts_ult_switch pops (switch_x86_64.S): control words, six
-	 * registers, then the return address. The top stays 16-byte aligned so
-	 * that rts_ult_first_entry's call meets the ABI. */
-	uintptr_t top = ((uintptr_t)ctx->stack_low + usable) & ~(uintptr_t)15;
-	uint64_t *frame = (uint64_t *)(top - 16 - 8 * sizeof(uint64_t));
-	frame[0] = MXCSR_DEFAULT | ((uint64_t)X87_CW_DEFAULT << 32);
-	frame[1] = 0;                                  /* r15 */
-	frame[2] = 0;                                  /* r14 */
-	frame[3] = (uint64_t)(uintptr_t)ctx;           /* r13: context_start's argument */
-	frame[4] = (uint64_t)(uintptr_t)context_start; /* r12: called by rts_ult_first_entry */
-	frame[5] = 0;                                  /* rbx */
-	frame[6] = 0;                                  /* rbp */
-	frame[7] = (uint64_t)(uintptr_t)rts_ult_first_entry;
-	ctx->sp = frame;
+	ctx->sp = rts_ult_first_frame((uintptr_t)ctx->stack_low + usable, context_start, ctx);
 #if RTS_ULT_TSAN
 	ctx->tsan_fiber = __tsan_create_fiber(0);
 #endif

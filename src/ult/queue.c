@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A cluster's ready queue (by priority), release queue (by wake time) and
+ * A cluster's ready queue (by priority, as SCHED_FIFO orders equals: a ULT
+ * made ready goes after its equals, one switched out while ready before
+ * them; internal/ult.h), release queue (by wake time) and
  * timeout queue (blocked ULTs by timeout): sorted singly linked lists, so
  * insertion is O(ULTs in the queue) and the head is the next to run / to
  * release / to time out. Callers hold cluster->lock.
@@ -13,7 +15,17 @@
 void rts_ult_ready_insert(struct rts_ult_cluster *c, struct rts_ult *u)
 {
 	struct rts_ult **link = &c->ready;
-	while (*link && !rts_ult_before(u->key, u->id, (*link)->key, (*link)->id))
+	while (*link && (*link)->key <= u->key)
+		link = &(*link)->next;
+	u->next = *link;
+	*link = u;
+	u->state = RTS_ULT_READY;
+}
+
+void rts_ult_ready_insert_preempted(struct rts_ult_cluster *c, struct rts_ult *u)
+{
+	struct rts_ult **link = &c->ready;
+	while (*link && (*link)->key < u->key)
 		link = &(*link)->next;
 	u->next = *link;
 	*link = u;

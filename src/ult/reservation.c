@@ -22,6 +22,10 @@
  * release, the next replenishment and the active path's depletion
  * (rts_ult_reservations_next_ns), so every one of these is a decision.
  *
+ * A CBS (cbs_update) and a sporadic server (sporadic_update,
+ * ult/sporadic_reservation.c) have their own budget rules, applied at the
+ * decisions; both compete only while a task inside is ready.
+ *
  * A ULT before its first release (key INT64_MIN: it only goes to sleep
  * until its release) runs outside every reservation and is not charged.
  */
@@ -35,6 +39,7 @@
 #include "internal/export.h"
 #include "internal/kernel_reservation.h"
 #include "internal/reservation_control.h"
+#include "internal/sporadic_reservation.h"
 #include "internal/task.h"
 #include "internal/ult.h"
 
@@ -47,6 +52,11 @@
 static bool orders_by_priority(const struct rts_ult_runtime *rt, const struct rts_reservation *parent)
 {
 	return parent ? parent->order == RTS_RESERVATION_FP : rt->spec.policy == RTS_ULT_FP;
+}
+
+static bool is_cbs(enum rts_reservation_kind kind)
+{
+	return kind == RTS_RESERVATION_CBS || kind == RTS_RESERVATION_HARD_CBS;
 }
 
 static int check_params(rts_taskset_t *set, const struct rts_reservation_params *p,
@@ -67,19 +77,28 @@ static int check_params(rts_taskset_t *set, const struct rts_reservation_params 
 				      name, (long long)p->budget_ns, (long long)p->period_ns);
 		return EINVAL;
 	}
-	if (p->kind != RTS_RESERVATION_PERIODIC && p->kind != RTS_RESERVATION_CBS) {
+	if (p->kind != RTS_RESERVATION_PERIODIC && !is_cbs(p->kind) &&
+	    p->kind != RTS_RESERVATION_SPORADIC) {
 		rts_taskset_set_error(set, "reservation %s: unknown kind %d", name, (int)p->kind);
 		return EINVAL;
 	}
-	if (p->kind == RTS_RESERVATION_CBS &&
+	if (is_cbs(p->kind) &&
 	    orders_by_priority(set->backend_state, parent)) {
 		rts_taskset_set_error(set, "reservation %s: a CBS competes by its deadline: put it "
 				      "in an EDF parent or at the top of an \"ult:pedf\" CPU", name);
 		return EINVAL;
 	}
-	if (parent && parent->kind == RTS_RESERVATION_CBS) {
-		rts_taskset_set_error(set, "reservation %s: parent %s is a CBS, which holds tasks only",
-				      name, parent->name);
+	if (p->kind == RTS_RESERVATION_SPORADIC &&
+	    !orders_by_priority(set->backend_state, parent)) {
+		rts_taskset_set_error(set, "reservation %s: a sporadic server competes by its "
+				      "priority: put it in an FP parent or at the top of an \"ult:pfp\" CPU",
+				      name);
+		return EINVAL;
+	}
+	if (parent && parent->kind != RTS_RESERVATION_PERIODIC) {
+		rts_taskset_set_error(set, "reservation %s: parent %s is a %s, which holds tasks only",
+				      name, parent->name,
+				      is_cbs(parent->kind) ? "CBS" : "sporadic server");
 		return EINVAL;
 	}
 	if (p->order != RTS_RESERVATION_FP && p->order != RTS_RESERVATION_EDF) {
@@ -196,10 +215,15 @@ RTS_EXPORT int rts_reservation_create(rts_taskset_t *set, const struct rts_reser
 		free(r);
 		return err;
 	}
+	if (r->kind == RTS_RESERVATION_SPORADIC && rts_ult_sporadic_create(r)) {
+		free(r);
+		return ENOMEM;
+	}
 	if (set->trace) { /* its own stream: task_id -1, its name (docs/trace-format.md) */
 		err = rts_trace_stream_add(set->trace, -1, r->name, r->period_ns, r->period_ns,
 					   &r->stream);
 		if (err) {
+			free(r->sporadic);
 			free(r->control);
 			free(r->cpuset);
 			free(r);
@@ -212,6 +236,7 @@ RTS_EXPORT int rts_reservation_create(rts_taskset_t *set, const struct rts_reser
 		c->kernel_reservation = r;
 	pthread_mutex_unlock(&c->lock);
 	if (err) {
+		free(r->sporadic);
 		free(r->control);
 		free(r->cpuset);
 		free(r);
@@ -271,6 +296,7 @@ int rts_ult_reservation_check(const struct rts_ult_runtime *rt, int cluster, con
 void rts_ult_reservations_free(struct rts_ult_cluster *c)
 {
 	for (size_t i = 0; i < c->n_reservations; i++) {
+		free(c->reservations[i]->sporadic);
 		free(c->reservations[i]->control);
 		free(c->reservations[i]->cpuset);
 		free(c->reservations[i]);
@@ -284,11 +310,16 @@ void rts_ult_reservations_free(struct rts_ult_cluster *c)
 
 static void charge(struct rts_ult_cluster *c, int64_t now_ns)
 {
+	for (struct rts_reservation *r = c->active; r; r = r->parent)
+		if (r->sporadic) /* charged only for what a task inside ran */
+			rts_ult_sporadic_stop(r, now_ns);
 	int64_t used = rts_ult_kernel_charged_ns(c, now_ns - c->active_since_ns);
 	if (used <= 0)
 		return;
 	rts_ult_control_charge(c, used, now_ns);
 	for (struct rts_reservation *r = c->active; r; r = r->parent) {
+		if (r->sporadic)
+			continue;
 		r->stats.consumed_ns += used;
 		if (r->by_kernel)
 			continue; /* its budget is the kernel's */
@@ -310,8 +341,8 @@ static void replenish(struct rts_ult_cluster *c, int64_t now_ns)
 	int64_t t0 = atomic_load(c->runtime->t0_ns);
 	for (size_t i = 0; i < c->n_reservations; i++) {
 		struct rts_reservation *r = c->reservations[i];
-		if (r->kind == RTS_RESERVATION_CBS || r->by_kernel)
-			continue; /* cbs_update(); the kernel's CBS */
+		if (r->kind != RTS_RESERVATION_PERIODIC || r->by_kernel)
+			continue; /* cbs_update(), sporadic_update(); the kernel's CBS */
 		bool first = !r->period_end_ns;
 		if (first) {
 			if (!t0 || now_ns < t0)
@@ -336,21 +367,32 @@ static void replenish(struct rts_ult_cluster *c, int64_t now_ns)
 	}
 }
 
+/* Whether a task of reservation r's is ready (the one that ran is back in the ready queue). */
+static bool has_ready(const struct rts_ult_cluster *c, const struct rts_reservation *r)
+{
+	for (const struct rts_ult *u = c->ready; u; u = u->next)
+		if (u->reservation == r && u->key != INT64_MIN)
+			return true;
+	return false;
+}
+
 /*
  * The CBS rules at a decision (the ULT that ran is back in the ready queue):
  * a CBS whose tasks became ready while none was takes a new deadline unless
  * its (budget, deadline) still fit its bandwidth; one whose budget ran out
- * while tasks are ready gets it back with its deadline a period later.
+ * while tasks are ready gets it back with its deadline a period later: a
+ * soft CBS at once, a hard one at its deadline (throttled until then: the
+ * walk passes over it at zero budget, and rts_ult_reservations_next_ns
+ * makes its deadline a decision).
  */
 static void cbs_update(struct rts_ult_cluster *c, int64_t now_ns)
 {
 	for (size_t i = 0; i < c->n_reservations; i++) {
 		struct rts_reservation *r = c->reservations[i];
-		if (r->kind != RTS_RESERVATION_CBS)
+		if (!is_cbs(r->kind))
 			continue;
-		bool ready = false;
-		for (struct rts_ult *u = c->ready; u && !ready; u = u->next)
-			ready = u->reservation == r && u->key != INT64_MIN;
+		bool ready = has_ready(c, r);
+		bool throttled = r->kind == RTS_RESERVATION_HARD_CBS && r->period_end_ns > now_ns;
 		if (ready && !r->backlogged &&
 		    (!r->period_end_ns || r->period_end_ns <= now_ns ||
 		     (__int128)r->remaining_ns * r->period_ns >=
@@ -362,17 +404,54 @@ static void cbs_update(struct rts_ult_cluster *c, int64_t now_ns)
 				rts_trace_event_at(r->stream, now_ns, RTS_EV_RESERVATION_REPLENISH,
 						   r->stats.replenishments, 0, r->budget_ns);
 		}
-		if (ready && r->remaining_ns <= 0) {
+		if (ready && r->remaining_ns <= 0 && !throttled) {
 			int64_t used = r->budget_ns - r->remaining_ns;
+			/* soft: now; hard: at its deadline, the end of its throttling */
+			int64_t at = r->kind == RTS_RESERVATION_HARD_CBS ? r->period_end_ns : now_ns;
 			r->period_end_ns += r->period_ns;
 			r->remaining_ns = r->budget_ns;
 			r->stats.replenishments++;
 			if (r->stream)
-				rts_trace_event_at(r->stream, now_ns, RTS_EV_RESERVATION_REPLENISH,
+				rts_trace_event_at(r->stream, at, RTS_EV_RESERVATION_REPLENISH,
 						   r->stats.replenishments, (uint32_t)used, r->budget_ns);
 		}
 		r->backlogged = ready;
 	}
+}
+
+/*
+ * Each sporadic reservation sees whether a task inside is ready (its
+ * activation), traces the budget that came back, and has its eligible budget
+ * in remaining_ns (ult/sporadic_reservation.c).
+ */
+static void sporadic_update(struct rts_ult_cluster *c, int64_t now_ns)
+{
+	int64_t t0 = atomic_load(c->runtime->t0_ns);
+	if (!t0 || now_ns < t0)
+		return;
+	for (size_t i = 0; i < c->n_reservations; i++) {
+		struct rts_reservation *r = c->reservations[i];
+		if (!r->sporadic)
+			continue;
+		r->backlogged = has_ready(c, r);
+		rts_ult_sporadic_update(r, r->backlogged, t0, now_ns);
+	}
+}
+
+/* A reservation the walk may enter: budget left, begun; a CBS or a sporadic server only with
+ * a task inside ready (its budget keeps meanwhile). */
+static bool competes(const struct rts_reservation *r)
+{
+	switch (r->kind) {
+	case RTS_RESERVATION_PERIODIC: /* enforced by the kernel: always (its worker is throttled) */
+		return r->by_kernel || (r->remaining_ns > 0 && r->period_end_ns);
+	case RTS_RESERVATION_CBS:
+	case RTS_RESERVATION_HARD_CBS:
+		return r->remaining_ns > 0 && r->period_end_ns && r->backlogged;
+	case RTS_RESERVATION_SPORADIC:
+		return r->remaining_ns > 0 && r->backlogged;
+	}
+	return false;
 }
 
 static int64_t reservation_key(const struct rts_ult_runtime *rt, const struct rts_reservation *level,
@@ -391,10 +470,14 @@ struct rts_ult *rts_ult_reservations_pick(struct rts_ult_cluster *c, int64_t now
 		rts_ult_control_picked(c->active, NULL); /* whatever ran was charged */
 	replenish(c, now_ns);
 	cbs_update(c, now_ns);
+	sporadic_update(c, now_ns);
 	c->active = NULL;
 	c->active_since_ns = now_ns;
 	struct rts_ult *ult = walk(c);
 	rts_ult_kernel_decided(c, ult != NULL);
+	for (struct rts_reservation *r = c->active; r; r = r->parent)
+		if (r->sporadic) /* entered: a task inside runs */
+			rts_ult_sporadic_start(r, now_ns);
 	c->overhead.decisions++;
 	c->overhead.decision_ns += rts_monotonic_now_ns() - now_ns;
 	return ult;
@@ -414,10 +497,8 @@ static struct rts_ult *walk(struct rts_ult_cluster *c)
 		int64_t best_key = INT64_MAX;
 		for (size_t i = 0; i < c->n_reservations; i++) {
 			struct rts_reservation *r = c->reservations[i];
-			if (r->parent != level ||
-			    (!r->by_kernel && (r->remaining_ns <= 0 || !r->period_end_ns)) ||
-			    (r->kind == RTS_RESERVATION_CBS && !r->backlogged))
-				continue; /* a CBS with nothing ready is not chosen: its budget keeps */
+			if (r->parent != level || !competes(r))
+				continue;
 			int64_t key = reservation_key(c->runtime, level, r);
 			if (!best || key < best_key) /* index order: ties to the one made first */
 				best = r, best_key = key;
@@ -443,9 +524,18 @@ int64_t rts_ult_reservations_next_ns(const struct rts_ult_cluster *c)
 	int64_t t0 = atomic_load(c->runtime->t0_ns);
 	for (size_t i = 0; i < c->n_reservations; i++) {
 		const struct rts_reservation *r = c->reservations[i];
-		if (r->kind == RTS_RESERVATION_CBS || r->by_kernel)
-			continue; /* its rules apply at decisions made for other reasons; the kernel's */
-		int64_t at = r->period_end_ns ? r->period_end_ns : t0;
+		if (r->by_kernel)
+			continue; /* the kernel's CBS */
+		if (is_cbs(r->kind)) {
+			/* its rules apply at decisions made for other reasons; a hard CBS
+			 * throttled (no budget, its deadline still ahead) is let go then */
+			if (r->kind == RTS_RESERVATION_HARD_CBS && r->remaining_ns <= 0 &&
+			    r->period_end_ns > c->active_since_ns && r->period_end_ns < next)
+				next = r->period_end_ns;
+			continue;
+		}
+		int64_t at = r->sporadic ? rts_ult_sporadic_next_ns(r, t0, c->active_since_ns)
+			     : r->period_end_ns ? r->period_end_ns : t0;
 		if (at > 0 && at < next)
 			next = at;
 	}

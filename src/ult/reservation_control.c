@@ -50,7 +50,8 @@ int rts_ult_control_create(struct rts_reservation *r, const struct rts_reservati
 	if (ctl->period_ns == 0)
 		return 0;
 	if (p->kind != RTS_RESERVATION_PERIODIC) {
-		snprintf(why, why_len, "a budget controller adapts periodic reservations, not a CBS");
+		snprintf(why, why_len, "a budget controller adapts periodic reservations, not a %s",
+			 p->kind == RTS_RESERVATION_SPORADIC ? "sporadic server" : "CBS");
 		return EINVAL;
 	}
 	if (ctl->period_ns < 0 || ctl->period_ns % p->period_ns) {

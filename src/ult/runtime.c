@@ -103,6 +103,24 @@ static int make_clusters(struct rts_ult_runtime *rt, char *why, size_t why_len)
 			 rt->n_cpus, per_cluster);
 		return EINVAL;
 	}
+#if defined(__aarch64__)
+	/*
+	 * A ULT must not change kernel thread here: compilers for AArch64 keep
+	 * the thread pointer (tpidr_el0) in a register across calls, and a
+	 * preemption may come between its read and its use, so a ULT resumed
+	 * on another worker would read and write the first worker's
+	 * thread-local data (task_local.c swaps it per ULT). x86-64 reads
+	 * thread-local data through %fs in the accessing instruction itself.
+	 */
+	if (per_cluster > 1) {
+		snprintf(why, why_len,
+			 "ult backend on AArch64: clusters of one CPU only (partitioned "
+			 "scheduling), not %d: a ULT that moved to another worker would use the "
+			 "first worker's thread-local data (docs/ult.md, \"AArch64\")",
+			 per_cluster);
+		return ENOTSUP;
+	}
+#endif
 	int n_clusters = rt->n_cpus / per_cluster;
 	rt->clusters = calloc((size_t)n_clusters, sizeof(*rt->clusters));
 	if (!rt->clusters)
@@ -269,7 +287,7 @@ int rts_ult_runtime_add(struct rts_ult_runtime *rt, rts_task_t *task,
 	u->attr_deadline_ns = task->params.deadline_ns;
 	u->last_cpu = -1;
 	u->trace.stream = task->stream;
-	rts_task_local_init(&u->local, u->id, &u->cond_record);
+	rts_task_local_init(&u->local, u->id, &u->cond_record, &u->fifo_cache);
 	int err = -rts_ult_context_create(&u->context, RTS_ULT_STACK_BYTES, rts_ult_start, u);
 	if (!err && (err = append(rt, u)) != 0)
 		rts_ult_context_destroy(&u->context);

@@ -310,7 +310,7 @@ static void file_previous(struct rts_ult_cluster *c, struct rts_ult *prev)
 {
 	switch (prev->request) {
 	case RTS_ULT_PREEMPTED:
-		rts_ult_ready_insert(c, prev);
+		rts_ult_ready_insert_preempted(c, prev);
 		break;
 	case RTS_ULT_SLEEP:
 		prev->wake_ns = prev->wake_ns_requested;

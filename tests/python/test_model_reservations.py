@@ -88,6 +88,29 @@ def test_the_runner_input_lists_them_parents_first_and_tasks_point_at_their_leaf
     assert {t["name"]: names[t["reservation"]] for t in runner["tasks"]} == {"h1": "H", "a1": "A", "b1": "B"}
 
 
+@pytest.mark.parametrize("protocol, refused", [("srp", True), ("pip", False)])
+def test_a_ceiling_lock_inside_a_reservation_is_simulated_but_not_run(protocol, refused):
+    """The ult runtime keeps one system ceiling per CPU: a ceiling lock of H's tasks would hold back
+    job starts in S, a blocking S's bounds do not count. The file is valid (the simulator scopes the
+    ceiling to H); only the runner input is refused, naming the resource and the reservation."""
+    def two_users(d):
+        d["resources"] = [{"name": "q", "protocol": protocol}]
+        h1 = d["tasks"][0]
+        h1["body"] = [{"lock": "q"}, {"compute": "1ms"}, {"unlock": "q"}, {"compute": "30ms"}]
+        d["tasks"].append({"name": "h2", "period": "400ms", "priority": 10, "partition": "cpu0",
+                           "reservation": "H", "body": [{"lock": "q"}, {"compute": "1ms"}, {"unlock": "q"}]})
+
+    assert errors(two_users) == []
+    taskset = taskset_from_dict(doc(two_users))
+    if not refused:
+        to_runner_input(taskset, "t.rtst", cpus_online=(0, 1), dl_period_limits=(100_000, 4 * 10**9))
+        return
+    with pytest.raises(TaskSetError) as refusal:
+        to_runner_input(taskset, "t.rtst", cpus_online=(0, 1), dl_period_limits=(100_000, 4 * 10**9))
+    assert f'resources[0].protocol: "q" uses {protocol} inside reservation "H"' in str(refusal.value)
+    assert "one system ceiling per CPU" in str(refusal.value)
+
+
 def test_a_cbs_holds_tasks_not_reservations():
     def nest_in_cbs(d):
         d["reservations"][2]["kind"] = "cbs"
@@ -107,6 +130,29 @@ def test_a_cbs_goes_to_the_runner_with_its_kind_and_the_simulator_takes_it():
         ("H", "periodic", None), ("S", "periodic", None), ("A", "periodic", 1), ("B", "periodic", 1), ("C", "cbs", 2)]
     assert runner["tasks"][1]["reservation"] == 4
     check_supported(taskset_from_dict(doc(add_cbs)))  # periodic and CBS reservations are simulated
+
+
+def test_a_hard_cbs_is_a_cbs_for_the_rules_and_goes_to_the_runner_with_its_kind():
+    def add_hard_cbs(d):
+        d["reservations"].append({"name": "C", "kind": "hard-cbs", "parent": "A", "period": "20ms",
+                                  "budget": "1ms", "scheduler": "EDF"})
+        d["tasks"][1]["reservation"] = "C"
+    ts = taskset_from_dict(doc(add_hard_cbs))
+    assert ts.reservation("C").is_cbs and taskset_from_dict(taskset_to_dict(ts)) == ts
+    runner = to_runner_input(ts, "t.rtst", cpus_online=(0,), dl_period_limits=(100_000, 4 * 10**9))
+    assert [(r["name"], r["kind"]) for r in runner["reservations"]][-1] == ("C", "hard-cbs")
+    check_supported(ts)
+
+    def under_fp(d):
+        d["reservations"].append({"name": "C", "kind": "hard-cbs", "parent": "B", "priority": 3,
+                                  "period": "50ms", "budget": "1ms", "scheduler": "EDF"})
+    assert 'reservations[4].kind: a CBS orders by deadlines: its parent "B" must schedule by EDF' in errors(under_fp)
+
+    def nest_in_hard_cbs(d):
+        d["reservations"][2]["kind"] = "hard-cbs"
+        d["reservations"].append({"name": "D", "parent": "A", "period": "40ms", "budget": "1ms", "scheduler": "EDF"})
+        d["tasks"][1]["reservation"] = "D"
+    assert 'reservations[4].parent: "A" is a CBS: it holds tasks, not reservations' in errors(nest_in_hard_cbs)
 
 
 @pytest.mark.parametrize(
@@ -189,7 +235,8 @@ def test_an_invalid_reservation_is_reported_once_not_again_by_its_tasks():
         (lambda r: r["reservations"][0].update(budget_ns=200 * MS), "$.reservations[0].budget_ns: 200000000 is "
                                                                     "out of range [1, 100000000]"),
         (lambda r: r["reservations"][1].update(order="RM"), '$.reservations[1]: order "RM" is not FP or EDF'),
-        (lambda r: r["reservations"][1].update(kind="tbs"), '$.reservations[1]: kind "tbs" is not periodic or cbs'),
+        (lambda r: r["reservations"][1].update(kind="tbs"),
+         '$.reservations[1]: kind "tbs" is not periodic, cbs, hard-cbs or sporadic'),
         (lambda r: r["tasks"][0].update(reservation=7), "$.tasks[0].reservation: no such reservation"),
         (lambda r: r.update(backend="threads"), "$.reservations: reservations need the ult backend"),
         (lambda r: r.update(backend="ult:gedf"), "$.reservations: reservations need backend ult:pfp or ult:pedf"),

@@ -1,6 +1,6 @@
 """``kind: sporadic`` in the task-set format (docs/reservations.md): where a sporadic server may
 sit (the top of a P-FP partition, hard, FP inside, tasks only), every other place rejected
-with its path, the round trip, and the runner's refusal (it is simulated only)."""
+with its path, the round trip, and the runner's input (the ult runtime runs it)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from rtsched.cli.main import main
 from rtsched.model import TaskSetError, taskset_from_dict, taskset_to_dict, to_runner_input, validate_dict
 from rtsched.sim import check_supported
 
@@ -80,20 +79,17 @@ def _holds_a_reservation(d):
      "reservations only): remove it or write hard"),
     (_holds_a_reservation, 'reservations[2].parent: "SS" is a sporadic server: it holds tasks, not reservations'),
     (lambda d: d["reservations"][0].update(kind="deferrable"),
-     'reservations[0].kind: expected one of periodic, cbs, sporadic, got "deferrable"'),
+     'reservations[0].kind: expected one of periodic, cbs, hard-cbs, sporadic, got "deferrable"'),
 ])
 def test_a_sporadic_server_elsewhere_is_rejected_with_its_path(change, expected):
     assert expected in validate_dict(doc(change))
 
 
-def test_the_runner_refuses_a_sporadic_server_it_is_simulated_only():
-    with pytest.raises(TaskSetError) as err:
-        to_runner_input(taskset_from_dict(doc()), "t.rtst", cpus_online=(0,), dl_period_limits=(100_000, 4 * 10**9))
-    assert ('reservations[0].kind: "SS" is a sporadic server, which is simulated only for now (rtsched sim); '
-            "the ult runtime runs periodic and cbs reservations") in str(err.value)
-
-
-def test_rtsched_run_refuses_the_example_before_running_anything(capsys):
-    example = Path(__file__).resolve().parents[2] / "examples" / "sporadic-server.yaml"
-    assert main(["run", str(example)]) == 1
-    assert 'reservations[0].kind: "SS" is a sporadic server, which is simulated only' in capsys.readouterr().err
+def test_the_runner_input_carries_a_sporadic_server_as_its_kind():
+    runner = to_runner_input(taskset_from_dict(doc()), "t.rtst", cpus_online=(0,),
+                             dl_period_limits=(100_000, 4 * 10**9))
+    ss, periodic = runner["reservations"]
+    assert (ss["name"], ss["kind"], ss["period_ns"], ss["budget_ns"], ss["order"], ss["priority"], ss["parent"]) == (
+        "SS", "sporadic", 10_000_000, 3_000_000, "FP", 30, None)
+    assert periodic["kind"] == "periodic"
+    assert [t["reservation"] for t in runner["tasks"]] == [0, 1, None]

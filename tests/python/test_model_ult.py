@@ -73,7 +73,9 @@ def test_each_scheduler_maps_to_its_ult_form(platform, partition, form):
                      f"body: [{{compute: 1ms}}]{partition}}}]")
     assert runner["backend"] == form
     assert runner["cpusets"] == []  # the library schedules: no SCHED_DEADLINE root domains
-    assert all(t["cpuset"] is None and t["budget_ns"] == 0 for t in runner["tasks"])
+    assert all(t["cpuset"] is None for t in runner["tasks"])
+    # a budget is monitored as under the threads backend: EDF's runtime (here the wcet), FP's none
+    assert [t["budget_ns"] for t in runner["tasks"]] == [0 if "FP" in platform else 1_000_000]
 
 
 def test_ult_cpus_are_the_clusters_cpus_and_tasks_keep_their_partitions():
@@ -110,11 +112,8 @@ def test_clusters_must_be_runs_of_consecutive_cpus():
 @pytest.mark.parametrize(
     "extra, task, path, feature",
     [
-        ("resources: [{name: r, protocol: fifo}]\n", "priority: 5, body: [{lock: r}, {compute: 1ms}, {unlock: r}]",
-         "resources[0].protocol", "the FIFO mutex"),
         ("servers: [{name: srv, priority: 9, duration: 1ms}]\n",
          "priority: 5, body: [{compute: 1ms}, {call: srv}]", "servers", "RPC servers"),
-        ("", "priority: 5, budget: 2ms, body: [{compute: 1ms}]", "tasks[0].budget", "CPU-time budgets"),
         ("", "policy: other, body: [{compute: 1ms}]", "tasks[0].policy", "background tasks"),
     ],
 )
@@ -134,12 +133,17 @@ def _runner():
         pytest.skip(str(missing))
 
 
+def _resolved_servers():
+    """The runner's servers of a small set with one RPC server (resolved under the threads backend)."""
+    return resolve("platform: {scheduler: G-FP}\nservers: [{name: srv, priority: 9, duration: 1ms}]\n"
+                   "tasks: [{name: a, period: 10ms, priority: 5, body: [{compute: 1ms}, {call: srv}]}]",
+                   online=(0, 1))["servers"]
+
+
 @pytest.mark.parametrize(
     "change, where, feature",
     [
-        (lambda r: r["resources"].append({"name": "r", "protocol": "fifo", "variant": "deferred", "ceiling": 0,
-                                          "partition_cpu": None}), "$.resources[0].protocol", "the FIFO mutex"),
-        (lambda r: r["tasks"][0].update(budget_ns=1000), "$.tasks[0].budget_ns", "CPU-time budgets"),
+        (lambda r: r.update(servers=_resolved_servers()), "$.servers", "RPC servers"),
     ],
 )
 def test_the_runner_refuses_the_same_features_itself(tmp_path, change, where, feature):
@@ -166,16 +170,16 @@ def test_the_runner_refuses_an_older_format(tmp_path):
 
 
 def test_compare_backends_refuses_what_ult_lacks_before_running_anything(tmp_path):
-    """examples/gedf.yaml has budgets: refused, nothing run, no output folder."""
+    """examples/picv-rpc.yaml has RPC servers: refused, nothing run, no output folder."""
     import sys
     from pathlib import Path
 
     examples = Path(__file__).resolve().parents[2] / "examples"
-    done = subprocess.run([sys.executable, "-m", "rtsched.cli.main", "run", str(examples / "gedf.yaml"),
+    done = subprocess.run([sys.executable, "-m", "rtsched.cli.main", "run", str(examples / "picv-rpc.yaml"),
                            "--compare-backends", "--out", str(tmp_path / "out")],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
-    assert "tasks[0].budget: CPU-time budgets are " + NOT_YET in done.stderr
+    assert "servers: RPC servers are " + NOT_YET in done.stderr
     assert "--compare-backends" in done.stderr
     assert not (tmp_path / "out").exists()
     both = subprocess.run([sys.executable, "-m", "rtsched.cli.main", "run", str(examples / "picv-rpc.yaml"),
@@ -190,11 +194,11 @@ def test_a_sleep_runs_under_ult():
     assert errors(text) == []
 
 
-@pytest.mark.parametrize("protocol", ["none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp+"])
+@pytest.mark.parametrize("protocol", ["none", "pip", "pcp", "srp", "ipcp", "mpcp", "fmlp+", "fifo"])
 def test_locks_and_condvars_run_under_ult(protocol):
     """The user-level scheduler applies inheritance and ceilings itself (docs/ult.md): every
-    protocol but the FIFO mutex, and condition variables, validate under backend: ult."""
-    cond = "condvars: [{name: c, mutex: r}]\n" if protocol in ("none", "pip") else ""
+    protocol, the FIFO mutex too, and condition variables, validate under backend: ult."""
+    cond = "condvars: [{name: c, mutex: r}]\n" if protocol in ("none", "pip", "fifo") else ""
     text = (f"platform: {{scheduler: P-FP, backend: ult}}\nresources: [{{name: r, protocol: {protocol}}}]\n{cond}"
             "tasks: [{name: a, partition: cpu0, period: 10ms, priority: 5, body: [{lock: r}, {compute: 1ms}, "
             "{unlock: r}]}, {name: b, partition: cpu0, period: 10ms, priority: 6, body: [{lock: r}, {compute: 1ms}, "

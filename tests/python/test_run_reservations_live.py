@@ -117,3 +117,37 @@ def test_a_cbs_keeps_an_overrunning_task_from_its_sibling(tmp_path):
     assert tasks["hog"]["deadline_misses"] > 0
     depleted = {r["name"]: r["depletions"] for r in summary["reservations"]}
     assert depleted["A"] > 10 and depleted["B"] == 0
+
+
+HARD_CBS = """\
+name: hard-cbs
+platform: {scheduler: P-EDF, backend: ult, cpus: [0]}
+reservations:
+  - {name: H, kind: hard-cbs, period: 10ms, budget: 2ms, scheduler: EDF, partition: cpu0}
+tasks:
+  - {name: hog, reservation: H, partition: cpu0, period: 100ms, body: [{compute: 90ms}]}
+"""
+
+
+def test_a_hard_cbs_caps_its_task_at_its_budget_between_its_deadlines(tmp_path):
+    """Alone on its CPU a soft CBS would let "hog" run on (its deadline postponed at each
+    depletion, tests/c/ult/test_ult_reservations.c); a hard one throttles it until its deadline:
+    between two replenishments (its deadlines, a period apart) the hog runs at most the budget."""
+    spec = write_set(tmp_path / "hard.yaml", HARD_CBS)
+    out = tmp_path / "out"
+    done = rtsched_run(str(spec), "--duration", "500ms", "--out", str(out), "--json", "--no-plots")
+    assert done.returncode == 0, done.stderr
+    runner = json.loads((out / "runner.json").read_text())
+    assert [r["kind"] for r in runner["reservations"]] == ["hard-cbs"]
+    trace = load_trace(out / "trace.rtst")
+    streams = {s["name"]: s["stream_id"] for s in trace.streams}
+    hog = running_intervals(trace.events_of(streams["hog"]))
+    events = trace.events_of(streams["H"])
+    replenished = [int(e["time_ns"]) for e in events if e["type"] == EV.RESERVATION_REPLENISH]
+    assert len(replenished) >= DURATION_NS // 10_000_000 - 5
+    budget = 2_000_000
+    for start, end in zip(replenished, replenished[1:]):
+        assert end - start >= 10_000_000 - MARGIN_NS
+        ran = sum(max(0, min(b, end) - max(a, start)) for a, b in hog)
+        assert ran <= budget + MARGIN_NS, (start, ran)
+    assert sum(b - a for a, b in hog) <= (len(replenished) + 1) * budget + MARGIN_NS

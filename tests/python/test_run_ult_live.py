@@ -208,3 +208,30 @@ def test_the_locks_example_runs_under_ult_and_loses_no_signal(tmp_path):
     signals = (events["producer"]["type"] == EV.COND_SIGNAL).sum()
     assert completed >= 40
     assert completed <= woken <= signals
+
+
+BUDGET = """\
+name: ult-budget
+platform: {scheduler: P-FP, backend: ult}
+tasks:
+  - {name: over, partition: cpu1, period: 20ms, priority: 20, offset: 1ms, budget: 1ms, body: [{compute: 2ms}]}
+  - {name: within, partition: cpu1, period: 20ms, priority: 10, budget: 2ms, body: [{compute: 1500us}]}
+"""
+
+
+def test_budgets_under_ult_count_cpu_time_not_response(tmp_path):
+    # "over" computes 2 ms against a 1 ms budget: every job overruns. "within" computes 1.5 ms
+    # against 2 ms and is preempted by "over" for 2 ms in every job, so its response exceeds its
+    # budget while its CPU time does not: no overrun. The ULT's CPU time is exact at each switch.
+    summary, trace = run_set(write_set(tmp_path / "budget.yaml", BUDGET), tmp_path / "out")
+    skip_if_misses_were_stolen(summary, DURATION_NS)
+    events = task_events(trace)
+    over, within = events["over"], events["within"]
+    completed = {name: (ev["type"] == EV.COMPLETE).sum() for name, ev in events.items()}
+    assert completed["over"] >= 20 and completed["within"] >= 20, completed
+    assert (over["type"] == EV.BUDGET_OVERRUN).sum() == completed["over"]
+    assert (within["type"] == EV.BUDGET_OVERRUN).sum() == 0
+    assert (within["type"] == EV.PREEMPT).sum() >= completed["within"] - 1
+    # the CPU time a COMPLETE records: at least the compute, and "within" under its budget
+    assert (within["arg1"][within["type"] == EV.COMPLETE] < 2_000_000).all()
+    assert (over["arg1"][over["type"] == EV.COMPLETE] >= 2_000_000).all()

@@ -131,6 +131,28 @@ def test_a_cbs_postpones_its_deadline_and_keeps_the_hog_from_its_sibling(tmp_pat
 
 
 
+def test_a_hard_cbs_is_throttled_until_its_deadline(tmp_path):
+    # The set above with H a hard CBS (kind hard-cbs): at its depletion at 1 it waits for its
+    # deadline 10 instead of taking d = 20 at once, so the CPU idles [2, 10) and the hog gets
+    # 1 ms between H's deadlines, never more. At 10 H gets Q and d = 20; the victim's V takes
+    # d = 20 too (its old deadline passed) and runs after H (file order): [10, 11), [11, 12).
+    ts = _set([{"name": "H", "kind": "hard-cbs", "period": "10ms", "budget": "1ms", "scheduler": "EDF",
+                "partition": "cpu0"},
+               {"name": "V", "kind": "cbs", "period": "10ms", "budget": "2ms", "scheduler": "EDF",
+                "partition": "cpu0"}],
+              [{"name": "hog", "reservation": "H", "partition": "cpu0", "period": "100ms",
+                "body": [{"compute": "80ms"}]},
+               {"name": "victim", "reservation": "V", "partition": "cpu0", "period": "10ms",
+                "body": [{"compute": "1ms"}]}], scheduler="P-EDF")
+    trace = _run(tmp_path, ts, 25 * MS)
+    assert execution_intervals(trace, "hog") == [(0, MS), (10 * MS, 11 * MS), (20 * MS, 21 * MS)]
+    assert execution_intervals(trace, "victim") == [(MS, 2 * MS), (11 * MS, 12 * MS), (21 * MS, 22 * MS)]
+    assert _events(trace, "H") == [
+        (0, "RESERVATION_REPLENISH", 1, 0, MS), (MS, "RESERVATION_DEPLETE", 1, 0, MS),
+        (10 * MS, "RESERVATION_REPLENISH", 2, MS, MS), (11 * MS, "RESERVATION_DEPLETE", 2, 0, MS),
+        (20 * MS, "RESERVATION_REPLENISH", 3, MS, MS), (21 * MS, "RESERVATION_DEPLETE", 3, 0, MS)]
+
+
 def test_cbss_in_an_edf_reservation_isolate_an_overrunning_task(tmp_path):
     # the live test's set (test_run_reservations_live.py), simulated: the hog overruns its 1/10 ms
     # CBS and misses; the victim in its 3/10 ms CBS misses nothing; only the hog's CBS depletes.

@@ -491,8 +491,12 @@ static bool read_reservation(struct reader *r, json_t *json, const char *path, v
 		res->kind = RTS_RESERVATION_PERIODIC;
 	else if (strcmp(kind, "cbs") == 0)
 		res->kind = RTS_RESERVATION_CBS;
+	else if (strcmp(kind, "hard-cbs") == 0)
+		res->kind = RTS_RESERVATION_HARD_CBS;
+	else if (strcmp(kind, "sporadic") == 0)
+		res->kind = RTS_RESERVATION_SPORADIC;
 	else
-		return fail(r, path, "kind \"%s\" is not periodic or cbs", kind);
+		return fail(r, path, "kind \"%s\" is not periodic, cbs, hard-cbs or sporadic", kind);
 	if (strcmp(order, "FP") == 0)
 		res->order = RTS_RESERVATION_FP;
 	else if (strcmp(order, "EDF") == 0)
@@ -624,9 +628,8 @@ static bool read_trace(struct reader *r, json_t *root, struct run_spec *spec)
 
 /*
  * What the ult backend does not run yet (docs/ult.md), refused here with the
- * feature named (rtsched.model refuses the same at validation): the FIFO
- * mutex (its per-thread record cache is not per ULT), servers (kernel
- * threads outside the user-level scheduler), budgets and cpusets
+ * feature named (rtsched.model refuses the same at validation): servers
+ * (kernel threads outside the user-level scheduler), cpusets
  * (rts_task_create refuses them too, but only at run time), iowrite actions
  * (a blocking write(2) would block the worker). Sleeps, locks and
  * condition variables run: they block only the ULT.
@@ -637,13 +640,6 @@ static bool check_backend(struct reader *r, const struct run_spec *spec)
 		return spec->n_reservations == 0 ||
 		       fail(r, "$.reservations", "reservations need the ult backend (docs/reservations.md)");
 	const char *why = " not under the ult backend yet (docs/ult.md)";
-	for (size_t i = 0; i < spec->n_resources; i++) {
-		if (spec->resources[i].protocol == RTS_PROTO_FIFO) {
-			char at[PATH_MAX_LEN];
-			snprintf(at, sizeof(at), "$.resources[%zu].protocol", i);
-			return fail(r, at, "the FIFO mutex:%s", why);
-		}
-	}
 	if (spec->n_servers)
 		return fail(r, "$.servers", "RPC servers:%s", why);
 	if (spec->n_reservations && strcmp(spec->backend, "ult:pfp") != 0 &&
@@ -653,10 +649,6 @@ static bool check_backend(struct reader *r, const struct run_spec *spec)
 	for (size_t i = 0; i < spec->n_tasks; i++) {
 		const struct run_task *task = &spec->tasks[i];
 		char at[PATH_MAX_LEN];
-		if (task->params.budget_ns > 0) {
-			snprintf(at, sizeof(at), "$.tasks[%zu].budget_ns", i);
-			return fail(r, at, "CPU-time budgets:%s", why);
-		}
 		if (task->cpuset >= 0) {
 			snprintf(at, sizeof(at), "$.tasks[%zu].cpuset", i);
 			return fail(r, at, "cpusets:%s", why);

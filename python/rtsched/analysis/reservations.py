@@ -23,10 +23,13 @@ its partition, else they have no bound ("unknown", the reason says why) and fail
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Callable
 
 from rtsched.analysis.registry import run_test
-from rtsched.analysis.results import NOT_SCHEDULABLE, SCHEDULABLE, UNSUPPORTED, AnalysisResult, TaskBound
+from rtsched.analysis.reservation_locks import LockScope, with_blocking
+from rtsched.analysis.results import (NOT_SCHEDULABLE, SCHEDULABLE, UNSUPPORTED, AnalysisResult, TaskBound,
+                                     unsupported)
 from rtsched.analysis.sporadic_server import sporadic_server_fp
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, from_taskset
 from rtsched.model import Reservation, TaskSet
@@ -100,7 +103,8 @@ def _children(taskset: TaskSet, own: dict[str, AnalysisTask], parent: str) -> tu
     return inner + tuple(_as_task(r) for r in taskset.child_reservations(parent))
 
 
-def _one(taskset: TaskSet, own: dict[str, AnalysisTask], r: Reservation) -> ReservationOutcome:
+def _one(taskset: TaskSet, own: dict[str, AnalysisTask], r: Reservation, locks: LockScope,
+         protocol_of: Callable[[str], str]) -> ReservationOutcome:
     if not r.is_hard:
         return ReservationOutcome(r, None, None, None)
     test = "prm-fp" if r.scheduler == "FP" else "prm-edf"
@@ -108,12 +112,44 @@ def _one(taskset: TaskSet, own: dict[str, AnalysisTask], r: Reservation) -> Rese
     if not problem.tasks:
         empty = AnalysisResult(test, SCHEDULABLE, (), f"{r.name} holds nothing", exact=True)
         return ReservationOutcome(r, empty, 0, 0)
+    if problem.resources() or locks.why_leaf(taskset, r.name) is not None:
+        return _with_locks(taskset, r, problem, test, locks, protocol_of)
     if r.kind == "sporadic":
         return _sporadic(taskset, own, r)
     result = run_test(test, problem, period_ns=r.period_ns, budget_ns=r.budget_ns)
     linear = run_test(test, problem, period_ns=r.period_ns, supply="linear")
     return ReservationOutcome(r, result, result.details.get("min_budget_ns"),
                               linear.details.get("min_budget_ns"))
+
+
+def _with_locks(taskset: TaskSet, r: Reservation, problem: AnalysisProblem, test: str, locks: LockScope,
+                protocol_of: Callable[[str], str]) -> ReservationOutcome:
+    """A hard leaf whose tasks lock resources (rtsched.analysis.reservation_locks): bounded with
+    their blocking terms when the resources are its own and it is FP, else no bound and why."""
+    names = problem.names()
+    why = locks.why_leaf(taskset, r.name)
+    if why is None and (r.scheduler != "FP" or r.kind != "periodic"):
+        why = (f"shared resources inside a {r.kind} {r.scheduler} reservation are not analysed (only a "
+               "periodic FP reservation's own resources are)")
+    given = sorted(problem.resources() & set(locks.ceilings))
+    if why is None and given:
+        why = (f'the ceiling of "{given[0]}" is given in the file: inside a reservation it is computed from '
+               "the reservation's levels")
+    if why is not None:
+        return ReservationOutcome(r, unsupported(test, names, why), None, None)
+    tasks, terms = with_blocking(problem.tasks, protocol_of)
+    unbounded = {n: b.reason for n, b in terms.items() if b.ns is None}
+    if unbounded:
+        reason = "; ".join(f"{n}: {why}" for n, why in unbounded.items())
+        return ReservationOutcome(r, unsupported(test, names, f"no blocking bound: {reason}"), None, None)
+    independent = replace(problem, tasks=tasks)
+    result = run_test(test, independent, period_ns=r.period_ns, budget_ns=r.budget_ns)
+    linear = run_test(test, independent, period_ns=r.period_ns, supply="linear")
+    bounds = tuple(replace(b, reason=f"{b.reason}; blocking {terms[b.name].ns} ns: {terms[b.name].reason}",
+                           blocking_ns=terms[b.name].ns) for b in result.tasks)
+    exact = result.exact and not any(terms[n].ns for n in names)  # a blocking term is an upper bound
+    result = replace(result, tasks=bounds, exact=exact, label="exact" if exact else "sufficient")
+    return ReservationOutcome(r, result, result.details.get("min_budget_ns"), linear.details.get("min_budget_ns"))
 
 
 def _sporadic(taskset: TaskSet, own: dict[str, AnalysisTask], r: Reservation) -> ReservationOutcome:
@@ -128,8 +164,10 @@ def _sporadic(taskset: TaskSet, own: dict[str, AnalysisTask], r: Reservation) ->
     return ReservationOutcome(r, result, result.details.get("min_budget_ns"), None)
 
 
-def _top(taskset: TaskSet, own: dict[str, AnalysisTask]) -> tuple[tuple[str | None, AnalysisResult], ...]:
-    """Per partition: its top-level reservations and directly placed tasks, by the platform's test."""
+def _top(taskset: TaskSet, own: dict[str, AnalysisTask], locks: LockScope
+         ) -> tuple[tuple[str | None, AnalysisResult], ...]:
+    """Per partition: its top-level reservations and directly placed tasks, by the platform's test
+    (no bound where a top-level task shares a resource with a reservation's)."""
     parts: dict[str | None, list[AnalysisTask]] = {}
     for r in taskset.child_reservations(None):
         parts.setdefault(r.partition, []).append(_as_task(r))
@@ -139,8 +177,11 @@ def _top(taskset: TaskSet, own: dict[str, AnalysisTask]) -> tuple[tuple[str | No
     fp = taskset.platform.is_fp
     out = []
     for part, tasks in parts.items():
-        problem = AnalysisProblem(tasks=tuple(tasks), scheduler="FP" if fp else "EDF", name=str(part))
-        out.append((part, run_test("fp-rta" if fp else "edf-qpa", problem)))
+        problem = AnalysisProblem(tasks=tuple(tasks), scheduler="FP" if fp else "EDF", name=str(part),
+                                  protocols=locks.protocols, ceilings=locks.ceilings)
+        test = "fp-rta" if fp else "edf-qpa"
+        why = locks.partitions.get(part)
+        out.append((part, unsupported(test, problem.names(), why) if why else run_test(test, problem)))
     return tuple(out)
 
 
@@ -155,11 +196,16 @@ def _ancestors(taskset: TaskSet, name: str) -> list[str]:
 
 def analyze_reservations(taskset: TaskSet) -> HierarchyResult:
     """Analyse every reservation of ``taskset`` bottom-up and the top level; see the module doc."""
-    own = {t.name: t for t in from_taskset(taskset).tasks}
-    outcomes = tuple(_one(taskset, own, r) for r in taskset.reservations)
+    whole = from_taskset(taskset)
+    own = {t.name: t for t in whole.tasks}
+    locks = LockScope(taskset, whole.protocols, whole.ceilings)
+    outcomes = tuple(_one(taskset, own, r, locks, whole.protocol) for r in taskset.reservations)
     by_name = {o.name: o for o in outcomes}
-    top = _top(taskset, own)
+    top = _top(taskset, own, locks)
     top_ok = {part: res.schedulable for part, res in top}
+    no_bound = {o.name: o.result.reason for o in outcomes
+                if o.result is not None and o.result.verdict == UNSUPPORTED and o.reservation.kind != "sporadic"}
+    no_bound.update({str(p): res.reason for p, res in top if res.verdict == UNSUPPORTED})
     bounds: list[TaskBound] = []
     for t in taskset.rt_tasks:
         if t.reservation is None:
@@ -172,19 +218,28 @@ def analyze_reservations(taskset: TaskSet) -> HierarchyResult:
                                     f'in soft reservation "{leaf.name}": its budget is adapted at run time'))
             continue
         bound = leaf.result.task(t.name)
-        broken = [n for n in _ancestors(taskset, t.reservation) if not by_name[n].schedulable]
-        root = taskset.reservation(_ancestors(taskset, t.reservation)[-1])
-        if not top_ok[root.partition]:
+        chain = _ancestors(taskset, t.reservation)
+        root = taskset.reservation(chain[-1])
+        unbounded = [n for n in chain + [str(root.partition)] if n in no_bound]
+        broken = [n for n in chain if not by_name[n].schedulable and n not in no_bound]
+        if not top_ok[root.partition] and str(root.partition) not in no_bound:
             broken.append(f"the top level of {root.partition}")
-        if broken and bound.verdict == "ok":
+        if unbounded and bound.verdict == "ok":
+            bound = TaskBound(t.name, None, "unknown", f"no bound: {no_bound[unbounded[0]]}")
+        elif broken and bound.verdict == "ok":
             bound = TaskBound(t.name, None, "miss", f"{bound.reason}; but not guaranteed: {', '.join(broken)} "
                               "not schedulable")
         bounds.append(bound)
     hard = [b for b in bounds if b.verdict != "unknown"]
-    failing = [o.name for o in outcomes if not o.schedulable] + [str(p) for p, ok in top_ok.items() if not ok]
-    verdict = SCHEDULABLE if not failing and all(b.verdict == "ok" for b in hard) else NOT_SCHEDULABLE
-    reason = ("every hard reservation and the top level are schedulable" if verdict == SCHEDULABLE
-              else f"not schedulable: {', '.join(failing) or 'a task misses'}")
+    failing = ([o.name for o in outcomes if not o.schedulable and o.name not in no_bound]
+               + [str(p) for p, ok in top_ok.items() if not ok and str(p) not in no_bound])
+    if failing or not all(b.verdict == "ok" for b in hard):
+        verdict, reason = NOT_SCHEDULABLE, f"not schedulable: {', '.join(failing) or 'a task misses'}"
+    elif no_bound:  # nothing fails, but some hard tasks have no bound: not shown schedulable
+        verdict = UNSUPPORTED
+        reason = "no bound for " + "; ".join(f"{n}: {why}" for n, why in no_bound.items())
+    else:
+        verdict, reason = SCHEDULABLE, "every hard reservation and the top level are schedulable"
     details = {"reservations": {o.name: {"budget_ns": o.reservation.budget_ns, "min_budget_ns": o.min_budget_ns,
                                          "min_budget_linear_ns": o.min_budget_linear_ns}
                                 for o in outcomes if o.result is not None}}

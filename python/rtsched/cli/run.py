@@ -205,7 +205,9 @@ def print_table(result: RunResult, console: Console) -> None:
     steal time (the run's, from its summary) comes from the typed report."""
     from rich.table import Table
 
+    from rtsched.report.reservation_demand import demand_line
     from rtsched.report.reservations import reservation_line
+    from rtsched.run.reservation_overhead import overhead_line
 
     report = result.report
     assert report is not None, "print_table needs a run that wrote its trace"
@@ -288,6 +290,8 @@ def print_table(result: RunResult, console: Console) -> None:
     if report.deadline_misses:
         notes.append(f"[bold red]{report.deadline_misses} deadline miss(es)[/]")
     notes.extend(reservation_line(r) for r in report.reservations)
+    notes.extend(demand_line(d) for d in report.demand)
+    notes.extend(overhead_line(o) for o in result.summary.get("reservation_overhead", ()))  # rtsched run's only
     for note in notes:
         console.print(note)
     console.print(f"outputs in {result.out_dir}/: " + ", ".join(sorted(k for k in result.files)))

@@ -40,7 +40,7 @@ def kernel_enforcement_problems(taskset: TaskSet) -> list[tuple[str, str]]:
                              f'"{r.parent}": remove the key, or enforce "{r.parent}"\'s top level by the kernel'))
             continue
         if r.kind != "periodic":
-            what = "a CBS" if r.kind == "cbs" else "a sporadic server"
+            what = {"cbs": "a CBS", "hard-cbs": "a hard CBS"}.get(r.kind, "a sporadic server")
             problems.append((f"{path}.enforcement", f'"{r.name}" is {what}; the kernel enforces a periodic '
                              "reservation (SCHED_DEADLINE is a CBS itself): write kind: periodic"))
         if adapted(taskset, r) is not None:

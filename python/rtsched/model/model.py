@@ -201,10 +201,11 @@ class RpcServer:
 
 
 #: Reservation kinds (docs/reservations.md): a periodic server (replenished every period, its
-#: budget idles away when nothing inside is ready), a constant bandwidth server, or a sporadic
-#: server (Sprunt et al.: budget consumed only while a task inside runs, each amount replenished
-#: one period after the activation it was consumed in; simulated only).
-RESERVATION_KINDS: tuple[str, ...] = ("periodic", "cbs", "sporadic")
+#: budget idles away when nothing inside is ready), a constant bandwidth server (soft: its
+#: deadline postponed at once when its budget runs out; hard: throttled until its deadline), or
+#: a sporadic server (Sprunt et al.: budget consumed only while a task inside runs, each amount
+#: replenished one period after the activation it was consumed in).
+RESERVATION_KINDS: tuple[str, ...] = ("periodic", "cbs", "hard-cbs", "sporadic")
 #: who enforces a reservation's budget: the user-level scheduler's timers, or the kernel's
 #: SCHED_DEADLINE on its CPU's worker (top level only; docs/reservations.md, "Enforced by the kernel")
 RESERVATION_ENFORCEMENTS: tuple[str, ...] = ("user", "kernel")
@@ -255,6 +256,11 @@ class Reservation:
     @property
     def is_hard(self) -> bool:
         return self.criticality == "hard"
+
+    @property
+    def is_cbs(self) -> bool:
+        """A constant bandwidth server, soft (``cbs``) or hard (``hard-cbs``)."""
+        return self.kind in ("cbs", "hard-cbs")
 
 
 @dataclass(frozen=True, slots=True)

@@ -241,7 +241,7 @@ def reservation_problems(taskset: TaskSet) -> list[tuple[str, str]]:
             problems.append((path, f'missing required key "priority" (its {orderer} schedules by fixed priority)'))
         elif not by_priority and r.priority is not None:
             problems.append((f"{path}.priority", f"not used: its {orderer} schedules by EDF; remove it"))
-        if r.kind == "cbs" and by_priority:
+        if r.is_cbs and by_priority:
             problems.append((f"{path}.kind", f"a CBS orders by deadlines: its {orderer} must schedule by EDF"))
         if r.kind == "sporadic":
             problems += _sporadic_problems(r, path, orderer, by_priority)
@@ -251,8 +251,8 @@ def reservation_problems(taskset: TaskSet) -> list[tuple[str, str]]:
         if r.parent is None:
             continue
         parent = taskset.reservation(r.parent)
-        if parent.kind in ("cbs", "sporadic"):
-            what = "a CBS" if parent.kind == "cbs" else "a sporadic server"
+        if parent.is_cbs or parent.kind == "sporadic":
+            what = "a CBS" if parent.is_cbs else "a sporadic server"
             problems.append((f"{path}.parent", f'"{parent.name}" is {what}: it holds tasks, not reservations'))
         if r.is_hard and not parent.is_hard:
             problems.append((f"{path}.criticality", f'a hard reservation inside soft "{parent.name}" gets no '

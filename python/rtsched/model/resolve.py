@@ -16,6 +16,7 @@ from rtsched.cpus import online_cpus
 from rtsched.model.ceilings import LockSetting, lock_levels, lock_settings
 from rtsched.model.model import (
     DISTRIBUTED_PROTOCOLS,
+    LOCAL_PROTOCOLS,
     Action,
     Broadcast,
     Call,
@@ -38,6 +39,7 @@ from rtsched.model.demand_jobs import demand_problems, run_job_durations
 from rtsched.model.kernel_reservations import kernel_machine_problems
 from rtsched.model.placement import Placement, place
 from rtsched.model.reservation_control import adapted
+from rtsched.model.reservation_locks import lock_homes
 from rtsched.model.ult import ult_backend_name, ult_cpus
 from rtsched.model.validate import TaskSetError
 
@@ -276,12 +278,18 @@ def to_runner_input(
                 "the simulator has its agents"
             )
 
-    for r_index, res in enumerate(taskset.reservations):
-        if res.kind == "sporadic":
+    homes = lock_homes(taskset)
+    for q_index, resource in enumerate(taskset.resources):
+        inside = [h for h in homes.get(resource.name, ()) if h is not None]
+        if resource.protocol in LOCAL_PROTOCOLS and inside:
             errors.append(
-                f'reservations[{r_index}].kind: "{res.name}" is a sporadic server, which is simulated only '
-                "for now (rtsched sim); the ult runtime runs periodic and cbs reservations"
+                f'resources[{q_index}].protocol: "{resource.name}" uses {resource.protocol} inside reservation '
+                f'"{inside[0]}", which rtsched simulates and analyses only for now (rtsched sim): the ult '
+                "runtime keeps one system ceiling per CPU, so it would hold back job starts in the CPU's other "
+                "reservations, a blocking their bounds do not count; use protocol pip to run it"
             )
+
+    for r_index, res in enumerate(taskset.reservations):
         top = _top_of(taskset, res)
         if top.partition is not None and top.partition not in partition_index:
             errors.append(
@@ -341,9 +349,7 @@ def to_runner_input(
         cpuset = None
         if cpusets and not ult and task.policy == "deadline" and task.partition is not None:
             cpuset = partition_index[task.partition]
-        if ult:
-            budget = 0  # the ult backend monitors no budget (refused at validation)
-        elif task.policy == "deadline":
+        if task.policy == "deadline":  # its runtime: under ult too, checked at each completion
             budget = task.dl_runtime_ns
         else:
             budget = task.budget_ns or 0

@@ -4,8 +4,8 @@
 library's scheduler instead of kernel threads. Two things live here:
 
 - ``ult_problems``: what the file asks and the ult backend does not do yet,
-  as (path, message) pairs for the validator (the FIFO mutex, servers,
-  budgets, background tasks, iowrite actions, clusters it cannot form);
+  as (path, message) pairs for the validator (servers,
+  background tasks, iowrite actions, clusters it cannot form);
   every other lock protocol and condition variables run, the user-level
   scheduler applying inheritance and ceilings itself;
 - ``ult_backend_name`` / ``ult_cpus``: the name ``rts_taskset_set_backend``
@@ -71,17 +71,10 @@ def ult_problems(taskset: TaskSet) -> list[tuple[str, str]]:
     if platform.backend != "ult":
         return []
     problems: list[tuple[str, str]] = []
-    for i, resource in enumerate(taskset.resources):
-        if resource.protocol == "fifo":
-            problems.append((f"resources[{i}].protocol",
-                             f"the FIFO mutex (protocol fifo) is {NOT_YET}: use pip or a ceiling protocol, "
-                             "or backend: threads"))
     if taskset.servers:
         problems.append(("servers", f"RPC servers are {NOT_YET}"))
     for i, task in enumerate(taskset.tasks):
         path = f"tasks[{i}]"
-        if task.budget_ns is not None:
-            problems.append((f"{path}.budget", f"CPU-time budgets are {NOT_YET}: remove it"))
         if task.policy == "other":
             problems.append((f"{path}.policy", f'background tasks (policy "other") are {NOT_YET}'))
         for j, action in enumerate(task.body):

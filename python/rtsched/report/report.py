@@ -27,6 +27,7 @@ from rtsched.report.export_csv import write_job_csv
 from rtsched.report.export_perfetto import write_perfetto
 from rtsched.report.jobs import JobTable, build_job_table
 from rtsched.report.priorities import PriorityTime, priority_time
+from rtsched.report.reservation_demand import ReservationDemand, reservation_demand
 from rtsched.report.reservations import ReservationBudget, reservation_budgets
 from rtsched.report.stats import TaskStats, task_stats
 from rtsched.report.prem import PeripheralSpans, PremTask, prem_summary
@@ -58,6 +59,7 @@ class Report:
     prem: tuple[PremTask, ...] = ()  # PREM tasks' intervals (docs/prem.md)
     peripherals: tuple[PeripheralSpans, ...] = ()  # peripherals' run spans against the memory phases
     reservations: tuple[ReservationBudget, ...] = ()  # budget used per period, where the trace has reservations
+    demand: tuple[ReservationDemand, ...] = ()  # its tasks' CPU demand per window, per reservation
 
     @property
     def deadline_misses(self) -> int:
@@ -86,6 +88,7 @@ class Report:
             jobs_above_bound=[e.as_dict() for e in self.excess],
             time_at_priority=[p.as_dict() for p in self.priorities],
             reservations=[r.as_dict() for r in self.reservations],
+            reservation_demand=[d.as_dict() for d in self.demand],
         )
 
 
@@ -137,6 +140,7 @@ def build_report(
         prem=prem,
         peripherals=peripherals,
         reservations=reservation_budgets(trace, taskset),
+        demand=reservation_demand(trace, taskset),
     )
 
 
@@ -149,7 +153,7 @@ def write_report(
 ) -> dict[str, Path]:
     """Write jobs.csv, trace.perfetto.json and (``plots``) response-cdf.png, schedule.png and,
     when the trace records priority changes, priority-time.png, when it has reservations,
-    budget.png into ``out_dir``; returns them by file name."""
+    budget.png and demand.png into ``out_dir``; returns them by file name."""
     tasks = report.taskset.tasks
     files = {"jobs.csv": out_dir / "jobs.csv", "trace.perfetto.json": out_dir / "trace.perfetto.json"}
     write_job_csv(
@@ -176,4 +180,9 @@ def write_report(
 
             files["budget.png"] = out_dir / "budget.png"
             plot_reservation_budgets(report.reservations, files["budget.png"], report.table.name)
+        if report.demand:
+            from rtsched.report.reservation_demand import plot_reservation_demand
+
+            files["demand.png"] = out_dir / "demand.png"
+            plot_reservation_demand(report.demand, files["demand.png"], report.table.name)
     return files

@@ -1,6 +1,8 @@
 """Running the C runner ``rtsched-run`` on a resolved task set.
 
-``run_native`` starts ``rtsched-run SPEC.json --quiet`` in its own session,
+``run_native`` starts ``rtsched-run SPEC.json`` in its own session (not
+``--quiet``: its standard output ends with the reservation scheduler's
+overhead, which ``rtsched.run.reservation_overhead`` reads),
 shows a progress bar over the run (release delay + duration), forwards
 SIGINT / SIGTERM / SIGHUP it receives to the runner (which stops the tasks,
 writes the trace and removes its cpusets), and after any exit other than
@@ -118,7 +120,7 @@ def run_native(
         began = time.monotonic()
         proc = start_native(
             RUNNER,
-            [str(spec_path), "--quiet"],
+            [str(spec_path)],
             stdout=out,
             stderr=err,
             stdin=subprocess.DEVNULL,

@@ -7,7 +7,9 @@
 
 The output folder gets: runner.json (the resolved input), trace.rtst, and the
 report's files (``rtsched.report.write_report``): jobs.csv,
-trace.perfetto.json, response-cdf.png, schedule.png; then summary.json.
+trace.perfetto.json, response-cdf.png, schedule.png; then summary.json (with,
+for a set with reservations, the runner's own overhead lines as
+``reservation_overhead``: rtsched.run.reservation_overhead).
 The result carries the model objects (the task set, its placement, the
 analysis) and the report; the runner's input exists only as runner.json.
 """
@@ -32,6 +34,7 @@ from rtsched.model import TaskSet, online_cpus, to_runner_input
 from rtsched.model.placement import Placement, place
 from rtsched.report import DEFAULT_WINDOW_NS, JobTable, Report, TaskStats, build_report, write_report
 from rtsched.report.excess import StealSample
+from rtsched.run.reservation_overhead import parse_reservation_overhead
 from rtsched.run.runner import RunnerOutcome, run_native, write_runner_input
 from rtsched.run.steal import StealSampler, read_steal_ns, steal_during
 from rtsched.trace import read_trace
@@ -202,6 +205,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     steal = steal_during(steal_before, read_steal_ns(placement.cpus))
     if not outcome.completed and not outcome.interrupted:
         raise _setup_error(outcome)
+    overhead = parse_reservation_overhead(outcome.stdout, run_ns=runner_input["duration_ns"])
     ran = partial(RunResult, out_dir, taskset, placement, analysis, options.picv, outcome,
                   ideal_analysis=ideal if options.overheads else None, explain_note=explain_note, slack=slack,
                   kernel=kernel, steal_samples=tuple(sampler.samples))
@@ -227,6 +231,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
             "ideal_bounds_ns": {b.name: b.bound_ns for b in ideal.tasks},
         },
         explain_note=explain_note,
+        **({"reservation_overhead": [o.as_dict() for o in overhead]} if taskset.reservations else {}),
         files={k: str(v) for k, v in sorted(files.items())},
     )
     files["summary.json"].write_text(json.dumps(summary, indent=2) + "\n")

@@ -29,12 +29,18 @@ backend does, so per-period CPU time can be read from the trace.
 Invariant: after ``dispatch`` the CPU runs exactly the walk's thread (or
 nothing), and the only reservations charged are those on ``path`` since
 ``charged_to``. A CBS (``cbs_update``) is replenished at decisions, not
-every period, and chosen only while a task inside is ready. Threads keep their keys (donation is not modelled across
-levels: sets with locks, condition variables or calls in a reservation are
-refused too).
+every period, and chosen only while a task inside is ready.
 
-A sporadic reservation (``kind: sporadic``, simulated only) keeps its budget in a
-``SporadicBudget`` (sim/sporadic_reservation.py: Sprunt's rules, the I/O controller's server):
+Locks (docs/reservations.md, "Locks inside reservations"): a thread that holds
+a lock runs only in its own reservation, on its budget (no bandwidth
+inheritance); what it inherits from its waiters (``Engine.update_key``, as the
+ult runtime's ``pi_block``) is its key, which orders it among its own
+reservation's threads, whichever reservation the waiter is in. Ceiling
+protocols work per reservation (sim/reservation_locks.py). Condition
+variables and calls beside reservations are refused (rtsched.sim.support).
+
+A sporadic reservation (``kind: sporadic``; at run time: src/ult/sporadic_reservation.c) keeps
+its budget in a ``SporadicBudget`` (sim/sporadic_reservation.py: Sprunt's rules, the I/O controller's server):
 it is charged only while a task inside runs, chosen only while one is ready, and each of its
 refill instants is a decision (an event with arg -1).
 """
@@ -47,6 +53,7 @@ from rtsched.model import Reservation, TaskSet
 from rtsched.model.budget_control import BudgetPolicy, control_budgets
 from rtsched.model.reservation_control import adapted, capacity_ppb, sibling_groups
 from rtsched.sim.reservation_control import Control, ControlGroup, set_budget
+from rtsched.sim.reservation_locks import scope_ceilings
 from rtsched.trace import EventType as EV
 from rtsched.sim.sporadic_reservation import SporadicBudget
 from rtsched.sim.threads import READY, TID_BASE, SimThread
@@ -67,7 +74,7 @@ class SimReservation:
 
     __slots__ = ("model", "order", "name", "task_id", "tid", "period_ns", "deadline_ns", "budget_ns",
                  "parent", "children", "threads", "left_ns", "used_ns", "period_no", "period_end",
-                 "key", "events", "is_cbs", "backlogged", "sporadic", "control")
+                 "key", "events", "is_cbs", "hard_cbs", "backlogged", "sporadic", "control")
 
     def __init__(self, model: Reservation, stream_index: int, parent: SimReservation | None,
                  parent_is_fp: bool) -> None:
@@ -89,7 +96,8 @@ class SimReservation:
         # its key in its parent's order: -priority (FP), else the end of its period (set per period)
         self.key = -(model.priority or 0) if parent_is_fp else 0
         self.events: list[tuple[int, int, int, int, int, int, int]] = []
-        self.is_cbs = model.kind == "cbs"
+        self.is_cbs = model.is_cbs
+        self.hard_cbs = model.kind == "hard-cbs"  # throttled until its deadline at zero budget
         self.backlogged = False  # a CBS or sporadic: a task inside was ready at the last decision
         self.sporadic: SporadicBudget | None = None  # kind sporadic: its server (set by its tree)
         self.control: Control | None = None  # an adapted reservation's controller (sim/reservation_control.py)
@@ -140,10 +148,12 @@ class ReservationTree:
             r.used_ns += spent
             if spent and r.left_ns == 0:
                 r.events.append((now, _DEPLETE, self.cpu, r.period_no, 0, 0, r.budget_ns))
+                if r.hard_cbs and now < r.period_end < self.engine.end_ns:  # its throttling ends: a decision
+                    self.engine.queue.push(r.period_end, RESERVATION_EVENT, self, -1)
 
     def on_event(self, arg: int, now: int) -> None:
-        """A replenishment check (arg 0), the active path's depletion (arg > 0: its version) or a
-        sporadic reservation's refill (arg < 0)."""
+        """A replenishment check (arg 0), the active path's depletion (arg > 0: its version), a
+        sporadic reservation's refill or a hard CBS's deadline (arg < 0)."""
         if arg > 0 and arg != self.version:
             return
         self.charge(now)
@@ -174,7 +184,8 @@ class ReservationTree:
         """The CBS rules (Abeni & Buttazzo, as src/ult/reservation.c's ``cbs_update``): a CBS whose
         tasks became ready while none was takes a new deadline now + T and its full budget Q,
         unless its budget left still fits its bandwidth before its deadline (left·T < (d − now)·Q);
-        one whose budget ran out while tasks are ready gets Q back and d + T."""
+        one whose budget ran out while tasks are ready gets Q back and d + T: a soft CBS at once,
+        a hard one (``hard-cbs``) at its deadline d, throttled until then."""
         for r in self.all:
             if not r.is_cbs:
                 continue
@@ -186,7 +197,7 @@ class ReservationTree:
                 r.events.append((now, _REPLENISH, self.cpu, r.period_no, 0, 0, r.budget_ns))
                 r.left_ns, r.used_ns = r.budget_ns, 0
                 r.period_end = r.key = now + r.period_ns
-            if backlogged and r.left_ns <= 0:
+            if backlogged and r.left_ns <= 0 and not (r.hard_cbs and r.period_end > now):
                 r.period_no += 1
                 r.events.append((now, _REPLENISH, self.cpu, r.period_no, min(r.used_ns, _U32), 0, r.budget_ns))
                 r.left_ns, r.used_ns = r.budget_ns, 0
@@ -303,6 +314,7 @@ def attach_reservations(engine: Any, taskset: TaskSet, threads: list[SimThread],
         r.threads.append(t)
         t.is_edf = r.order == "EDF"
         t.base_key = t.key = 0 if t.is_edf else -(task.priority or 0)
+    scope_ceilings(taskset, threads, engine.locks)
     _attach_controls(taskset, made, policy)
     file_order = {m.name: k for k, m in enumerate(taskset.reservations)}
     for domain in engine.domains.values():

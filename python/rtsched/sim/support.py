@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from rtsched.model import TaskSet
+from rtsched.model.model import LOCAL_PROTOCOLS
+from rtsched.model.reservation_locks import lock_homes
 
 __all__ = ["SimUnsupported", "unsupported_features", "check_supported"]
 
@@ -36,13 +38,43 @@ def unsupported_features(taskset: TaskSet) -> list[str]:
             problems.append(f'reservations[{i}].enforcement: "{reservation.name}" is enforced by the kernel\'s SCHED_DEADLINE, '
                             "which is not simulated yet (remove the key to simulate it as a user-level periodic "
                             "reservation of the same budget and period)")
-    if taskset.reservations and (taskset.resources or taskset.condvars or taskset.servers):
-        problems.append("reservations: with resources, condition variables or RPC servers in the same set "
-                        "not simulated yet (inheritance across reservation levels is not modelled)")
+    if taskset.reservations:
+        problems += _reservation_problems(taskset)
     for i, t in enumerate(taskset.tasks):
         if t.is_background:
             problems.append(f'tasks[{i}]: task "{t.name}" has policy other (background load), '
                             "which is not simulated")
+    return problems
+
+
+def _reservation_problems(taskset: TaskSet) -> list[str]:
+    """Locks beside reservations are simulated (docs/reservations.md, "Locks inside reservations"):
+    any lock without a ceiling wherever its users are, a ceiling protocol's only among the tasks of
+    one reservation (or of the top level), where its levels are that scheduler's."""
+    problems: list[str] = []
+    if taskset.condvars or taskset.servers:
+        problems.append("reservations: with condition variables or RPC servers in the same set not simulated "
+                        "yet (a waiter woken or a call served across reservation levels is not modelled)")
+    homes = lock_homes(taskset)
+    for i, r in enumerate(taskset.resources):
+        where = homes.get(r.name, ())
+        if not r.is_ceiling or all(h is None for h in where):
+            continue
+        path = f"resources[{i}]"
+        if r.protocol not in LOCAL_PROTOCOLS:
+            problems.append(f'{path}: "{r.name}" ({r.protocol}) is used inside a reservation: the global '
+                            "protocols are not simulated with reservations")
+        elif len(where) > 1:
+            named = ", ".join("the top level" if h is None else f'reservation "{h}"' for h in where)
+            problems.append(f'{path}: "{r.name}" ({r.protocol}) is used in {named}: a ceiling protocol inside a '
+                            "reservation orders by that reservation's levels, so its users must all be there "
+                            "(use pip across reservations)")
+        elif r.ceiling is not None:
+            problems.append(f'{path}.ceiling: "{r.name}" is used inside reservation "{where[0]}": its ceiling '
+                            "is computed from the reservation's levels; remove the key")
+        elif r.protocol in ("pcp", "ipcp") and taskset.reservation(str(where[0])).scheduler != "FP":
+            problems.append(f'{path}: "{r.name}" ({r.protocol}) is used in EDF reservation "{where[0]}": '
+                            "pcp and ipcp order by priority (FP reservations); use srp under EDF")
     return problems
 
 

@@ -106,7 +106,7 @@ class SimThread:
         self.name = name
         self.tid = TID_BASE + index
         self.domain = domain
-        self.partition = partition
+        self.partition = partition  # its ceiling domain: the partition, or a reservation's (sim/reservation_locks.py)
         self.ops = ops
         self.calls = calls        # (server thread index, service ns) of each call, by OP_CALL's argument
         self.level = level

@@ -2,8 +2,9 @@
 /*
  * The ult backend's context switch (internal/ult_context.h), without any
  * scheduler: two contexts and the thread's own pass control back and forth;
- * values live across switches, each keeps its own MXCSR rounding mode and
- * x87 control word, a new context starts with the ABI's defaults, and
+ * values live across switches, each keeps its own floating-point control
+ * (x86-64: MXCSR and the x87 control word; AArch64: FPCR), a new context
+ * starts with the ABI's defaults, and
  * overflowing a stack faults on its guard page.
  */
 #include <fenv.h>
@@ -18,20 +19,38 @@ struct pingpong {
 	struct rts_ult_context main, a, b;
 	long a_count, b_count;
 	int a_round_mode_seen, b_round_mode_seen; /* fegetround() each saw at the end */
-	unsigned short a_x87_cw, b_x87_cw;
+	unsigned long a_fp_control, b_fp_control; /* fp_control() each saw at the end */
 };
 
-static unsigned short x87_control_word(void)
+/* The control register fegetround() does not cover on its own: x86-64 keeps
+ * a second rounding mode in the x87 control word; AArch64's FPCR holds the
+ * only one, read here directly. */
+#if defined(__x86_64__)
+static unsigned long fp_control(void)
 {
 	unsigned short cw;
 	__asm__ volatile("fnstcw %0" : "=m"(cw));
 	return cw;
 }
+#define FP_CONTROL_ROUNDING(c) ((c) & 0x0c00ul)     /* x87 RC field */
+#define FP_CONTROL_ROUND_UP 0x0800ul
+#define FP_CONTROL_DEFAULT 0x037ful                 /* the System V ABI's x87 default */
+#elif defined(__aarch64__)
+static unsigned long fp_control(void)
+{
+	unsigned long fpcr;
+	__asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+	return fpcr;
+}
+#define FP_CONTROL_ROUNDING(c) ((c) & (3ul << 22))  /* FPCR RMode field */
+#define FP_CONTROL_ROUND_UP (1ul << 22)
+#define FP_CONTROL_DEFAULT 0ul                      /* AAPCS64: everything off, round to nearest */
+#endif
 
 static void run_a(void *arg)
 {
 	struct pingpong *p = arg;
-	fesetround(FE_UPWARD); /* MXCSR and x87: this context only */
+	fesetround(FE_UPWARD); /* this context only */
 	volatile long local = 0;
 	for (int i = 0; i < ROUNDS; i++) {
 		local += i;
@@ -40,7 +59,7 @@ static void run_a(void *arg)
 	}
 	CHECK_EQ(local, (long)ROUNDS * (ROUNDS - 1) / 2);
 	p->a_round_mode_seen = fegetround();
-	p->a_x87_cw = x87_control_word();
+	p->a_fp_control = fp_control();
 	rts_ult_context_switch(&p->a, &p->main);
 	CHECK_MSG(false, "an ended context was resumed");
 }
@@ -56,7 +75,7 @@ static void run_b(void *arg)
 	}
 	CHECK_EQ((long)acc, ROUNDS / 2);
 	p->b_round_mode_seen = fegetround();
-	p->b_x87_cw = x87_control_word();
+	p->b_fp_control = fp_control();
 	rts_ult_context_switch(&p->b, &p->main);
 }
 
@@ -73,10 +92,10 @@ static void test_pingpong_keeps_values_and_control_words(void)
 	CHECK_EQ(p.a_count, ROUNDS);
 	CHECK_EQ(p.b_count, ROUNDS);
 	CHECK_EQ(p.a_round_mode_seen, FE_UPWARD);
-	CHECK_EQ(p.a_x87_cw & 0x0c00, 0x0800); /* x87 rounding: up */
+	CHECK_EQ(FP_CONTROL_ROUNDING(p.a_fp_control), FP_CONTROL_ROUND_UP);
 	rts_ult_context_switch(&p.main, &p.b); /* b leaves its loop, then back */
 	CHECK_EQ(p.b_round_mode_seen, FE_TONEAREST); /* a new context: the ABI default */
-	CHECK_EQ(p.b_x87_cw, 0x037f);
+	CHECK_EQ(p.b_fp_control, FP_CONTROL_DEFAULT);
 	CHECK_EQ(fegetround(), FE_TOWARDZERO);
 	fesetround(FE_TONEAREST);
 	rts_ult_context_destroy(&p.a);

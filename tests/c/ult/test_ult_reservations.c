@@ -5,8 +5,9 @@
  * more (CPU time per period, from the task's START/RESUME .. PREEMPT/COMPLETE
  * intervals, within a margin); its budget idles away while its task has
  * nothing to do, and a lower sibling does not run meanwhile; a child's share
- * is bounded by its parent's. Then every refusal with its error number and
- * words. The budget controller raises a starving reservation's budget and
+ * is bounded by its parent's; a CBS isolates an overrunning task, and a
+ * hard CBS gives at most its budget between its deadlines. Then every
+ * refusal with its error number and words. The budget controller raises a starving reservation's budget and
  * lowers an idle one's, each change traced and counted, its time inside the
  * decisions'; and its refusals. Jobs compute for CPU time
  * (rts_task_cputime_ns) until told to stop;
@@ -15,153 +16,10 @@
 #include <rtsched/reservation.h>
 #include <rtsched/task.h>
 
-#include "ult_scenario.h"
+#include "ult_reservation_scenario.h"
 
 /* Slack per period for timer and switch latency on a shared VM. */
 #define MARGIN_NS (1 * MS)
-#define RV_MAX_TASKS 4
-
-struct rv_task {
-	const char *name;
-	int64_t period_ms, offset_ms;
-	int64_t compute_us;     /* CPU time per job; stops early when the run ends */
-	int priority;           /* in an FP reservation */
-	int reservation;        /* index into the scenario's reservations */
-	struct rts_task_stats stats;
-};
-
-struct rv_reservation {
-	struct rts_reservation_params params;
-	int parent; /* -1: top level */
-	rts_reservation_t *made;
-	struct rts_reservation_stats stats;
-	struct rts_reservation_overhead overhead; /* its CPU's */
-};
-
-static atomic_bool run_over;
-
-static void compute_job(rts_task_t *task, const struct rts_job *job, void *arg)
-{
-	(void)task, (void)job;
-	const struct rv_task *t = arg;
-	int64_t end = rts_task_cputime_ns() + t->compute_us * 1000;
-	while (rts_task_cputime_ns() < end && !atomic_load(&run_over))
-		;
-}
-
-static int the_cpu(void)
-{
-	cpu_set_t set;
-	CHECK_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &set))
-			return cpu;
-	return -1;
-}
-
-static struct sc_run run;
-static int64_t run_t0;
-
-/* Run the scenario on `form` for run_ms after t0, then stop; run holds the trace. */
-static void rv_run(const char *form, struct rv_reservation *rs, int n_rs, struct rv_task *ts, int n_ts,
-		   int64_t run_ms)
-{
-	int cpu = the_cpu();
-	char path[256];
-	const char *dir = getenv("TMPDIR");
-	snprintf(path, sizeof(path), "%s/rtsched-rv-%d.rtst", dir && *dir ? dir : "/tmp", (int)getpid());
-	char why[256] = "";
-	struct rts_trace_config config = {.path = path, .name = form, .error_buf = why,
-					  .error_buf_size = sizeof(why)};
-	struct rts_trace *trace;
-	CHECK_MSG(rts_trace_open(&trace, &config) == 0, "rts_trace_open: %s", why);
-	rts_taskset_t *set;
-	CHECK_OK(rts_taskset_create(&set, trace));
-	CHECK_MSG(rts_taskset_set_backend(set, form) == 0, "%s", rts_taskset_error(set));
-	for (int i = 0; i < n_rs; i++) {
-		rs[i].params.cpu = cpu;
-		rts_reservation_t *parent = rs[i].parent >= 0 ? rs[rs[i].parent].made : NULL;
-		CHECK_MSG(rts_reservation_create(set, &rs[i].params, parent, &rs[i].made) == 0, "%s",
-			  rts_taskset_error(set));
-	}
-	static cpu_set_t cpus;
-	CPU_ZERO(&cpus);
-	CPU_SET(cpu, &cpus);
-	rts_task_t *made[RV_MAX_TASKS];
-	atomic_store(&run_over, false);
-	for (int i = 0; i < n_ts; i++) {
-		struct rts_task_params p = {
-			.name = ts[i].name,
-			.kind = RTS_TASK_PERIODIC,
-			.period_ns = ts[i].period_ms * MS,
-			.deadline_ns = ts[i].period_ms * MS,
-			.offset_ns = ts[i].offset_ms * MS,
-			.policy = ts[i].priority ? RTS_POLICY_FIFO : RTS_POLICY_OTHER,
-			.priority = ts[i].priority,
-			.cpus = &cpus,
-			.trace_task_id = i,
-			.reservation = rs[ts[i].reservation].made,
-		};
-		int err = rts_task_create(set, &p, compute_job, &ts[i], &made[i]);
-		if (err == EPERM)
-			SKIP("%s", rts_taskset_error(set));
-		CHECK_MSG(err == 0, "task %s: %s: %s", ts[i].name, h_errname(err), rts_taskset_error(set));
-	}
-	run_t0 = clock_ns(CLOCK_MONOTONIC) + 20 * MS;
-	CHECK_OK(rts_trace_start(trace, run_t0, 0));
-	CHECK_OK(rts_taskset_release(set, run_t0));
-	h_sleep_ms(20 + run_ms);
-	atomic_store(&run_over, true);
-	CHECK_OK(rts_taskset_stop(set));
-	CHECK_OK(rts_taskset_join(set));
-	for (int i = 0; i < n_ts; i++)
-		CHECK_OK(rts_task_stats(made[i], &ts[i].stats));
-	for (int i = 0; i < n_rs; i++) {
-		CHECK_OK(rts_reservation_stats(rs[i].made, &rs[i].stats));
-		CHECK_OK(rts_reservation_overhead(rs[i].made, &rs[i].overhead));
-	}
-	rts_taskset_destroy(set);
-	CHECK_MSG(rts_trace_close(trace) == 0, "rts_trace_close: %s", why);
-	sc_read(path, &run);
-	unlink(path);
-	if (h_verbose()) {
-		for (size_t i = 0; i < run.n; i++)
-			fprintf(stderr, "  %3zu task %d %-10s job %u t %.3f ms\n", i, run.ev[i].task,
-				rts_trace_type_name(run.ev[i].rec.type) ? rts_trace_type_name(run.ev[i].rec.type) : "?",
-				run.ev[i].rec.job, (double)(run.ev[i].rec.time_ns - run_t0) / 1e6);
-	}
-}
-
-/* CPU time task `task` ran in [from, to), from its execution intervals in the trace. */
-static int64_t ran_ns(int task, int64_t from, int64_t to)
-{
-	int64_t total = 0, since = -1;
-	for (size_t i = 0; i < run.n; i++) {
-		if (run.ev[i].task != task)
-			continue;
-		uint16_t type = run.ev[i].rec.type;
-		int64_t t = run.ev[i].rec.time_ns;
-		if (type == RTS_EV_START || type == RTS_EV_RESUME) {
-			since = t;
-		} else if ((type == RTS_EV_PREEMPT || type == RTS_EV_COMPLETE) && since >= 0) {
-			int64_t a = since > from ? since : from, b = t < to ? t : to;
-			if (b > a)
-				total += b - a;
-			since = -1;
-		}
-	}
-	if (since >= 0 && since < to) /* still running when the trace ends: up to `to` */
-		total += to - (since > from ? since : from);
-	return total;
-}
-
-static struct rts_reservation_params periodic(const char *name, int64_t period_ms, int64_t budget_us,
-					      enum rts_reservation_order order, int priority)
-{
-	return (struct rts_reservation_params){.name = name, .period_ns = period_ms * MS,
-					       .budget_ns = budget_us * 1000, .order = order,
-					       .priority = priority};
-}
 
 /*
  * Reservation `r`'s stream (task -1 - r in the run) says what its counters
@@ -364,6 +222,45 @@ static void test_cbs_isolates_an_overrunning_task(void)
 	CHECK_EQ(rs[1].stats.depletions, 0);  /* the victim's 2 ms fit the 3 ms budget */
 }
 
+/*
+ * A hard CBS (RTS_RESERVATION_HARD_CBS) never gives more than its budget per
+ * period, a soft one may: a hog alone on a P-EDF CPU in a 3 ms / 10 ms CBS.
+ * Soft, its deadline moves on at each depletion and it takes the idle CPU
+ * (at least 3/4 of 200 ms). Hard, it is throttled at each depletion until
+ * its deadline: its replenishments come a period apart, and between two of
+ * them it runs at most its budget (and, asking for more, at least most of
+ * it in three windows of four).
+ */
+static void test_hard_cbs_gives_at_most_its_budget_per_period(void)
+{
+	struct rv_task soft_ts[] = {{.name = "hog", .period_ms = 1000, .compute_us = 500000}};
+	struct rv_reservation soft[] = {{cbs("S", 10, 3000), -1}};
+	rv_run("ult:pedf", soft, 1, soft_ts, 1, 200);
+	CHECK_GE(ran_ns(0, run_t0, run_t0 + 200 * MS), 150 * MS);
+	CHECK_GE(soft[0].stats.depletions, 40); /* each one 3 ms: its deadline moved on */
+
+	struct rv_task ts[] = {{.name = "hog", .period_ms = 1000, .compute_us = 500000}};
+	struct rv_reservation rs[] = {{cbs("H", 10, 3000), -1}};
+	rs[0].params.kind = RTS_RESERVATION_HARD_CBS;
+	rv_run("ult:pedf", rs, 1, ts, 1, 200);
+	int64_t replenished[32];
+	size_t n = 0;
+	for (size_t i = 0; i < run.n && n < 32; i++)
+		if (run.ev[i].task == -1 && run.ev[i].rec.type == RTS_EV_RESERVATION_REPLENISH)
+			replenished[n++] = run.ev[i].rec.time_ns;
+	CHECK_GE(n, 18);
+	size_t full = 0;
+	for (size_t k = 0; k + 1 < n; k++) {
+		CHECK_GE(replenished[k + 1] - replenished[k], 10 * MS - MARGIN_NS);
+		int64_t got = ran_ns(0, replenished[k], replenished[k + 1]);
+		CHECK_LE(got, 3 * MS + MARGIN_NS);
+		full += got >= 3 * MS - MARGIN_NS;
+	}
+	CHECK_GE(4 * full, 3 * (n - 1));
+	CHECK_LE(ran_ns(0, run_t0, run_t0 + 200 * MS), 21 * 3 * MS + MARGIN_NS);
+	CHECK_GE(rs[0].stats.depletions, 18);
+}
+
 /* ---- the budget controller ----------------------------------------------- */
 
 static struct rts_reservation_params adapted(const char *name, int64_t budget_us, int importance)
@@ -515,7 +412,7 @@ static void test_refusals(void)
 	rts_taskset_destroy(set);
 
 	CHECK_OK(rts_taskset_create(&set, NULL));
-	CHECK_OK(rts_taskset_set_backend(set, "ult:gedf"));
+	ult_set_backend_or_skip(set, "ult:gedf");
 	cpu_set_t allowed;
 	CHECK_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
 	if (CPU_COUNT(&allowed) > 1) {
@@ -531,6 +428,10 @@ static void test_refusals(void)
 	q.priority = 10;
 	CHECK_ERR(EINVAL, rts_reservation_create(set, &q, NULL, &r)); /* top of an FP CPU */
 	expect_words(set, "competes by its deadline");
+	q.kind = RTS_RESERVATION_HARD_CBS; /* a hard one too */
+	CHECK_ERR(EINVAL, rts_reservation_create(set, &q, NULL, &r));
+	expect_words(set, "competes by its deadline");
+	q.kind = RTS_RESERVATION_CBS;
 	p.order = RTS_RESERVATION_EDF;
 	p.priority = 10;
 	CHECK_OK(rts_reservation_create(set, &p, NULL, &r));
@@ -587,6 +488,7 @@ static const struct h_case cases[] = {
 	H_CASE(test_nested_share_bounded_by_parent, 20000),
 	H_CASE(test_hard_reservation_meets_prm_bound, 20000),
 	H_CASE(test_cbs_isolates_an_overrunning_task, 20000),
+	H_CASE(test_hard_cbs_gives_at_most_its_budget_per_period, 20000),
 	H_CASE(test_controller_refusals, 10000),
 	H_CASE(test_controller_moves_budgets, 20000),
 	H_CASE(test_controller_serves_the_important_first, 20000),

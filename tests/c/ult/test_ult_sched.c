@@ -99,6 +99,76 @@ static void test_edf_no_preemption_by_later_deadline(void)
 	CHECK_EQ(sc_count(&run, 0, RTS_EV_PREEMPT), 0);
 }
 
+/*
+ * An equal key never takes the CPU: a job released with the running job's
+ * priority (FP) or absolute deadline (EDF) waits until it completes, though
+ * it was created first (the smaller id, which orders equal keys in the ready
+ * queue), and so does a lower-priority release that interrupts the worker
+ * meanwhile. SCHED_FIFO keeps an interrupted thread at the head of its
+ * priority's list; the ULT an interrupt switched out goes back before its
+ * equals.
+ */
+static void check_equal_key_waits(const char *form, struct sc_task *tasks)
+{
+	sc_run_set(form, tasks, 3, &run);
+	size_t running_done = sc_must_find(&run, tasks, 0, 1, RTS_EV_COMPLETE, 1);
+	CHECK_EQ(sc_find(&run, 0, 0, RTS_EV_START, 1) > (ssize_t)running_done, true);
+	CHECK_EQ(sc_count(&run, 1, RTS_EV_PREEMPT), 0);
+	CHECK_EQ(sc_count(&run, 0, RTS_EV_PREEMPT), 0);
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ(tasks[i].stats.jobs_completed, 1);
+}
+
+static void test_fp_equal_priority_does_not_preempt(void)
+{
+	int cpu;
+	cpus_or_skip(1, &cpu);
+	struct sc_task tasks[] = {
+		{.name = "equal", .cpu = cpu, .offset_ms = 4, .period_ms = 200, .deadline_ms = 150, .busy_us = 2000, .jobs = 1, .priority = 20},
+		{.name = "running", .cpu = cpu, .period_ms = 200, .deadline_ms = 150, .busy_us = 15000, .jobs = 1, .priority = 20},
+		{.name = "lower", .cpu = cpu, .offset_ms = 8, .period_ms = 200, .deadline_ms = 150, .busy_us = 1000, .jobs = 1, .priority = 5},
+	};
+	check_equal_key_waits("ult:pfp", tasks);
+}
+
+static void test_edf_equal_deadline_does_not_preempt(void)
+{
+	int cpu;
+	cpus_or_skip(1, &cpu);
+	struct sc_task tasks[] = {
+		{.name = "equal", .cpu = cpu, .offset_ms = 4, .period_ms = 200, .deadline_ms = 46, .busy_us = 2000, .jobs = 1},
+		{.name = "running", .cpu = cpu, .period_ms = 200, .deadline_ms = 50, .busy_us = 15000, .jobs = 1},
+		{.name = "later", .cpu = cpu, .offset_ms = 8, .period_ms = 200, .deadline_ms = 150, .busy_us = 1000, .jobs = 1},
+	};
+	check_equal_key_waits("ult:pedf", tasks);
+}
+
+/*
+ * CPU-time budgets are settled with the ULT's own CPU time, exact at every
+ * switch: a job that computes beyond its budget is an overrun, each one;
+ * a job preempted for longer than its budget, whose own computing stays
+ * within it, is not (its response exceeds the budget, its CPU time does not).
+ */
+static void test_budget_overrun_by_cpu_time_not_response(void)
+{
+	int cpu;
+	cpus_or_skip(1, &cpu);
+	struct sc_task tasks[] = {
+		{.name = "within", .cpu = cpu, .period_ms = 40, .deadline_ms = 40, .busy_us = 1500, .jobs = 3, .priority = 10, .budget_us = 3000},
+		{.name = "over", .cpu = cpu, .offset_ms = 1, .period_ms = 40, .deadline_ms = 40, .busy_us = 5000, .jobs = 3, .priority = 20, .budget_us = 2000},
+	};
+	sc_run_set("ult:pfp", tasks, 2, &run);
+	CHECK_EQ(tasks[0].stats.jobs_completed, 3);
+	CHECK_EQ(tasks[1].stats.jobs_completed, 3);
+	CHECK_EQ(tasks[1].stats.budget_overruns, 3);
+	CHECK_EQ(sc_count(&run, 1, RTS_EV_BUDGET_OVERRUN), 3);
+	CHECK_EQ(sc_count(&run, 0, RTS_EV_PREEMPT), 3); /* "over" lands inside each "within" job */
+	CHECK_MSG(tasks[0].stats.max_response_ns > 3000 * 1000, "within: max response %lld ns",
+		  (long long)tasks[0].stats.max_response_ns);
+	CHECK_EQ(tasks[0].stats.budget_overruns, 0);
+	CHECK_EQ(sc_count(&run, 0, RTS_EV_BUDGET_OVERRUN), 0);
+}
+
 /* G-EDF on two CPUs: three jobs released together; the two earliest deadlines run, the third waits. */
 static void test_gedf_two_earliest_run_third_waits(void)
 {
@@ -259,7 +329,7 @@ static void test_stop_ends_sleeping_ults(void)
 {
 	rts_taskset_t *set;
 	CHECK_OK(rts_taskset_create(&set, NULL));
-	CHECK_OK(rts_taskset_set_backend(set, "ult"));
+	ult_set_backend_or_skip(set, "ult");
 	static atomic_int jobs[3];
 	rts_task_t *tasks[3];
 	for (int i = 0; i < 3; i++) {
@@ -317,6 +387,9 @@ static const struct h_case cases[] = {
 	H_CASE(test_edf_preemption_at_earlier_deadline_release, 20000),
 	H_CASE(test_edf_no_preemption_by_later_deadline, 20000),
 	H_CASE(test_fp_preemption_by_priority, 20000),
+	H_CASE(test_fp_equal_priority_does_not_preempt, 20000),
+	H_CASE(test_budget_overrun_by_cpu_time_not_response, 20000),
+	H_CASE(test_edf_equal_deadline_does_not_preempt, 20000),
 	H_CASE(test_gedf_two_earliest_run_third_waits, 20000),
 	H_CASE(test_gedf_preempted_job_migrates, 20000),
 	H_CASE(test_pedf_tasks_never_leave_their_cpu, 20000),

@@ -16,6 +16,7 @@
 #include <rtsched/trace.h>
 
 #include "harness.h"
+#include "ult_arch.h"
 #include "internal/trace.h"
 #include "internal/trace_format.h"
 
@@ -30,6 +31,7 @@ struct sc_task {
 	int jobs;            /* 0: until the set is stopped */
 	int priority;        /* FP forms: the SCHED_FIFO priority */
 	int64_t sporadic_extra_us; /* > 0: sporadic, gaps of period + [0, this] */
+	int64_t budget_us;   /* > 0: the CPU-time budget per job */
 	/* Filled by the run. */
 	atomic_uint cpus_seen; /* bit per CPU a job body ran on */
 	atomic_int jobs_run;
@@ -143,7 +145,7 @@ static void sc_run_set_until(const char *form, struct sc_task *tasks, int n, int
 	CHECK_MSG(rts_trace_open(&trace, &config) == 0, "rts_trace_open: %s", why);
 	rts_taskset_t *set;
 	CHECK_OK(rts_taskset_create(&set, trace));
-	CHECK_MSG(rts_taskset_set_backend(set, form) == 0, "%s", rts_taskset_error(set));
+	ult_set_backend_or_skip(set, form);
 	static cpu_set_t cpus[SC_MAX_TASKS];
 	rts_task_t *made[SC_MAX_TASKS];
 	for (int i = 0; i < n; i++) {
@@ -159,6 +161,7 @@ static void sc_run_set_until(const char *form, struct sc_task *tasks, int n, int
 			.period_ns = t->period_ms * MS,
 			.deadline_ns = t->deadline_ms * MS,
 			.offset_ns = t->offset_ms * MS,
+			.budget_ns = t->budget_us * 1000,
 			.max_jobs = (uint32_t)t->jobs,
 			.policy = t->priority ? RTS_POLICY_FIFO : RTS_POLICY_OTHER,
 			.priority = t->priority,
