@@ -54,8 +54,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def corpora(sets: int) -> dict[str, list[Any]]:
+def corpora(sets: int, period_range: tuple[int, int] = (10_000_000, 1_000_000_000)) -> dict[str, list[Any]]:
+    """The corpora; ``period_range`` (in the analysis' integer time unit, ns by default) for other scales,
+    periods then in multiples of 1/10,000 of the shortest (1 µs by default; at least 1)."""
     from rtsched.analysis.generators import generate_problem
+
+    grain = max(1, period_range[0] // 10_000)
 
     global_sets: list[Any] = []
     seed = 0
@@ -66,12 +70,15 @@ def corpora(sets: int) -> dict[str, list[Any]]:
                     seed += 1
                     try:
                         global_sets.append(generate_problem(n, 0.05 * step * m, seed, scheduler="G-EDF", cpus=m,
-                                                            deadlines="constrained", utilizations="uunifast-discard"))
+                                                            deadlines="constrained", utilizations="uunifast-discard",
+                                                            period_range_ns=period_range,
+                                                            period_granularity_ns=grain))
                     except ValueError:  # UUniFast-discard stalls on few heavy tasks
                         continue
     global_sets = global_sets[:sets]
     edf = [generate_problem(5 + i % 20, 0.50 + 0.49 * (i % 100) / 99, 777 + i, scheduler="EDF",
-                            deadlines="constrained") for i in range(sets)]
+                            deadlines="constrained", period_range_ns=period_range, period_granularity_ns=grain)
+           for i in range(sets)]
     return {"G-EDF": global_sets, "G-FP": [replace(p, scheduler="G-FP") for p in global_sets], "EDF": edf}
 
 

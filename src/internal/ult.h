@@ -188,6 +188,11 @@ struct rts_ult {
 	/* Its own attributes (get_attr / set_attr): SCHED_FIFO priority (FP), relative deadline (EDF). */
 	int attr_priority;
 	int64_t attr_deadline_ns;
+	/* A background ULT, below every real-time one in its cluster
+	 * (RTS_ULT_BACKGROUND_KEY): under an FP form a task of policy other, or
+	 * any ULT set_attr made SCHED_OTHER; under a cluster's lock, as the
+	 * attributes above. */
+	bool background;
 
 	/* Under the runtime's wait_lock (ult/wait_table.c). */
 	rts_futex_word *wait_word; /* the word it is queued on; NULL: none */
@@ -341,6 +346,15 @@ void rts_ult_timeout_insert(struct rts_ult_cluster *c, struct rts_ult *u);
 void rts_ult_timeout_remove(struct rts_ult_cluster *c, struct rts_ult *u);
 /* Make every blocked ULT whose timeout_ns <= now_ns ready, block_end TIMED_OUT. */
 void rts_ult_timeouts_due(struct rts_ult_cluster *c, int64_t now_ns);
+/*
+ * The key of a background ULT's jobs: after every real-time key, FP (100 -
+ * priority, at most 99) and EDF (an absolute deadline) alike, and before
+ * INT64_MAX, which means "no boost"; equal among background ULTs, so they
+ * run in FIFO order (rts_ult_ready_insert). A waiter's key still boosts a
+ * background holder.
+ */
+#define RTS_ULT_BACKGROUND_KEY (INT64_MAX - 1)
+
 /* The key a job of u released at release_ns has, in the order of whoever schedules it. */
 int64_t rts_ult_release_key(const struct rts_ult_cluster *c, const struct rts_ult *u, int64_t release_ns);
 /* Set u's key to min(base_key, boost_key) and keep the queues and its

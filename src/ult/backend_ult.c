@@ -129,7 +129,7 @@ static int ult_interrupt(uint32_t id)
 }
 
 /* EDF tasks read as SCHED_DEADLINE (deadline and period theirs), FP tasks as
- * SCHED_FIFO: their own attributes (set_attr's), without what they inherit
+ * SCHED_FIFO, background tasks as SCHED_OTHER: their own attributes (set_attr's), without what they inherit
  * through PI words, as the kernel's sched_getattr reads them. */
 static int ult_get_attr(uint32_t id, struct rts_sched_attr *attr)
 {
@@ -149,7 +149,9 @@ static int ult_get_attr(uint32_t id, struct rts_sched_attr *attr)
 	if (held)
 		rts_ult_hold_switches();
 	pthread_mutex_lock(&c->lock);
-	if (c->runtime->spec.policy == RTS_ULT_FP) {
+	if (u->background) {
+		attr->sched_policy = SCHED_OTHER;
+	} else if (c->runtime->spec.policy == RTS_ULT_FP) {
 		attr->sched_policy = SCHED_FIFO;
 		attr->sched_priority = (uint32_t)u->attr_priority;
 	} else {

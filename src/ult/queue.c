@@ -81,6 +81,8 @@ bool rts_ult_release_remove(struct rts_ult_cluster *c, struct rts_ult *u)
 int64_t rts_ult_release_key(const struct rts_ult_cluster *c, const struct rts_ult *u,
 			    int64_t release_ns)
 {
+	if (u->background)
+		return RTS_ULT_BACKGROUND_KEY;
 	bool fp = u->reservation ? u->reservation->order == RTS_RESERVATION_FP
 				 : c->runtime->spec.policy == RTS_ULT_FP;
 	if (fp)

@@ -255,10 +255,12 @@ int rts_ult_runtime_check(const struct rts_ult_runtime *rt, const rts_task_t *ta
 			 rt->clusters[cluster].workers[0].cpu, kernel->name);
 		return EINVAL;
 	}
-	if (rt->spec.policy == RTS_ULT_FP && task->params.policy != RTS_POLICY_FIFO) {
+	if (rt->spec.policy == RTS_ULT_FP && task->params.policy != RTS_POLICY_FIFO &&
+	    task->params.policy != RTS_POLICY_OTHER) {
 		snprintf(why, why_len,
 			 "task %s: fixed-priority ult scheduling orders tasks by their SCHED_FIFO "
-			 "priority: give it policy fifo and a priority in 1..99",
+			 "priority: give it policy fifo and a priority in 1..99 (or policy other: "
+			 "background)",
 			 task->name);
 		return EINVAL;
 	}
@@ -285,6 +287,10 @@ int rts_ult_runtime_add(struct rts_ult_runtime *rt, rts_task_t *task,
 	u->boost_key = INT64_MAX;
 	u->attr_priority = task->params.priority;
 	u->attr_deadline_ns = task->params.deadline_ns;
+	/* Under EDF forms every task is ordered by its deadline, whatever its
+	 * policy (as before background tasks existed; docs/ult.md). */
+	u->background = !u->reservation && rt->spec.policy == RTS_ULT_FP &&
+			task->params.policy == RTS_POLICY_OTHER;
 	u->last_cpu = -1;
 	u->trace.stream = task->stream;
 	rts_task_local_init(&u->local, u->id, &u->cond_record, &u->fifo_cache);

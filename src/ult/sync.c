@@ -318,16 +318,23 @@ static int set_own_attributes(struct rts_ult *u, const struct rts_sched_attr *at
 	struct rts_ult_cluster *c = u->cluster;
 	bool fp = u->reservation ? u->reservation->order == RTS_RESERVATION_FP
 				 : c->runtime->spec.policy == RTS_ULT_FP;
-	if (fp) {
+	if (attr->sched_policy == SCHED_OTHER || attr->sched_policy == SCHED_BATCH ||
+	    attr->sched_policy == SCHED_IDLE) {
+		if (u->reservation)
+			return -EINVAL; /* a reservation's tasks take its order's attributes */
+		u->background = true;
+	} else if (fp) {
 		bool fifo = attr->sched_policy == SCHED_FIFO || attr->sched_policy == SCHED_RR;
 		if (!fifo || attr->sched_priority < 1 || attr->sched_priority > 99)
 			return -EINVAL; /* FP ULTs are SCHED_FIFO 1..99 (docs/ult.md) */
 		u->attr_priority = (int)attr->sched_priority;
+		u->background = false;
 	} else {
 		if (attr->sched_policy != SCHED_DEADLINE || attr->sched_deadline == 0 ||
 		    attr->sched_deadline > INT64_MAX)
 			return -EINVAL; /* EDF ULTs are SCHED_DEADLINE with a deadline */
 		u->attr_deadline_ns = (int64_t)attr->sched_deadline;
+		u->background = false;
 	}
 	int64_t before = u->key;
 	if (u->base_key != INT64_MIN)

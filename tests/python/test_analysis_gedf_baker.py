@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from math import lcm
 
 from rtsched.analysis import AnalysisProblem, AnalysisTask, run_test
-from rtsched.analysis.gedf_baker import baker_beta
+from rtsched.analysis.gedf_baker import baker_beta, baker_sum
+from rtsched.analysis.generators import generate_problem
 
 
 def gedf(spec, m=2) -> AnalysisProblem:
@@ -37,3 +39,22 @@ def test_dhall_effect_is_rejected():
 
 def test_refuses_deadlines_beyond_the_period():
     assert run_test("gedf-baker", gedf([(1, 5, 7), (1, 5, 5)])).verdict == "unsupported"
+
+
+def test_integer_sum_is_the_rational_sum():
+    """``baker_sum`` (what the test computes) equals Σ min(1, baker_beta) in rationals, for every task of
+    generated sets where both β branches and the min(1, ·) cap occur (checked to occur)."""
+    branches = set()
+    for seed in range(60):
+        p = generate_problem(3 + seed % 8, 0.3 + 0.1 * (seed % 15), seed, scheduler="G-EDF", cpus=2 + seed % 3,
+                             deadlines="constrained", utilizations="uunifast-discard",
+                             period_range_ns=(10, 1000) if seed % 2 else (10_000, 1_000_000))
+        common = lcm(*(t.period_ns for t in p.tasks))
+        for k in p.tasks:
+            lam = Fraction(k.exec_ns, k.deadline_ns)
+            betas = [baker_beta(i, k, lam) for i in p.tasks]
+            branches |= {("heavy" if lam < Fraction(i.exec_ns, i.period_ns) else "light") for i in p.tasks}
+            branches |= {"capped" for b in betas if b > 1}
+            num, den = baker_sum(p.tasks, k, common)
+            assert Fraction(num, den) == sum(min(Fraction(1), b) for b in betas)
+    assert branches == {"heavy", "light", "capped"}

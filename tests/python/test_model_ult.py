@@ -118,7 +118,8 @@ def test_clusters_must_be_runs_of_consecutive_cpus():
     ],
 )
 def test_features_the_ult_backend_lacks_are_refused_by_name(extra, task, path, feature):
-    text = f"platform: {{scheduler: G-FP, backend: ult}}\n{extra}tasks: [{{name: a, period: 10ms, {task}}}]"
+    scheduler = "G-EDF" if "policy: other" in task else "G-FP"
+    text = f"platform: {{scheduler: {scheduler}, backend: ult}}\n{extra}tasks: [{{name: a, period: 10ms, {task}}}]"
     found = [e for e in errors(text) if e.startswith(path + ":")]
     assert found, errors(text)
     assert feature in found[0] and NOT_YET in found[0]
@@ -204,3 +205,19 @@ def test_locks_and_condvars_run_under_ult(protocol):
             "{unlock: r}]}, {name: b, partition: cpu0, period: 10ms, priority: 6, body: [{lock: r}, {compute: 1ms}, "
             "{unlock: r}]}]")
     assert errors(text) == []
+
+
+@pytest.mark.parametrize("scheduler", ["G-FP", "P-FP", "C-FP"])
+def test_background_tasks_run_under_the_fp_forms(scheduler):
+    """Under an FP form a task of policy other is a background ULT, below every priority (docs/ult.md)."""
+    partition = ", partition: cpu0" if scheduler == "P-FP" else ""
+    platform = (f"{{scheduler: {scheduler}, backend: ult, partitions: [{{name: c0, cpus: [0]}}]}}"
+                if scheduler == "C-FP" else f"{{scheduler: {scheduler}, backend: ult}}")
+    if scheduler == "C-FP":
+        partition = ", partition: c0"
+    text = (f"platform: {platform}\ntasks: [{{name: bg, period: 10ms, policy: other, body: [{{compute: 1ms}}]"
+            f"{partition}}}, {{name: rt, period: 10ms, priority: 5, body: [{{compute: 1ms}}]{partition}}}]")
+    assert errors(text) == []
+    runner = resolve(text)
+    assert [(t["name"], t["policy"], t["priority"]) for t in runner["tasks"]] == [("bg", "other", 0),
+                                                                                   ("rt", "fifo", 5)]

@@ -235,3 +235,29 @@ def test_budgets_under_ult_count_cpu_time_not_response(tmp_path):
     # the CPU time a COMPLETE records: at least the compute, and "within" under its budget
     assert (within["arg1"][within["type"] == EV.COMPLETE] < 2_000_000).all()
     assert (over["arg1"][over["type"] == EV.COMPLETE] >= 2_000_000).all()
+
+
+BACKGROUND = """\
+name: ult-background
+platform: {scheduler: P-FP, backend: ult}
+tasks:
+  - {name: background, partition: cpu1, period: 10ms, policy: other, body: [{compute: 3ms}]}
+  - {name: lowest, partition: cpu1, period: 10ms, priority: 1, offset: 1ms, body: [{compute: 2ms}]}
+"""
+
+
+def test_background_tasks_under_ult_run_below_every_priority(tmp_path):
+    # "background" (policy other) computes 3 ms from the start of each period; "lowest"
+    # (priority 1) is released 1 ms in: it preempts the background job in every period, which
+    # completes after it. Under SCHED_FIFO workers a background ULT is still below every priority.
+    summary, trace = run_set(write_set(tmp_path / "background.yaml", BACKGROUND), tmp_path / "out")
+    skip_if_misses_were_stolen(summary, DURATION_NS)
+    events = task_events(trace)
+    background, lowest = events["background"], events["lowest"]
+    done_background = {int(e["job"]): int(e["time_ns"]) for e in background if e["type"] == EV.COMPLETE}
+    done_lowest = {int(e["job"]): int(e["time_ns"]) for e in lowest if e["type"] == EV.COMPLETE}
+    both = sorted(set(done_background) & set(done_lowest))
+    assert len(both) >= 40
+    assert sum(done_lowest[j] < done_background[j] for j in both) >= len(both) - 1
+    assert (background["type"] == EV.PREEMPT).sum() >= len(both) - 1
+    assert not (lowest["type"] == EV.PREEMPT).any()

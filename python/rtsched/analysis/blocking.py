@@ -346,6 +346,11 @@ def blocking_context(tasks: Sequence[AnalysisTask], protocol_of: Callable[[str],
     return _Context(tasks, protocol_of, ceil)
 
 
+def no_shared_resources(extra_ns: int) -> Blocking:
+    """The blocking term where no task of the processor locks a resource: the given extra alone."""
+    return Blocking(extra_ns, "no shared resources" + (f"; {extra_ns} ns given" if extra_ns else ""))
+
+
 def blocking_term(task: AnalysisTask, tasks: Sequence[AnalysisTask], protocol_of: Callable[[str], str],
                   ceil: dict[str, int] | None = None, ctx: _Context | None = None) -> Blocking:
     """The blocking of ``task`` among ``tasks`` (one processor), each resource under its protocol."""
@@ -354,7 +359,7 @@ def blocking_term(task: AnalysisTask, tasks: Sequence[AnalysisTask], protocol_of
     protos = ctx.protos
     extra = task.extra_blocking_ns
     if not protos:
-        return Blocking(extra, "no shared resources" + (f"; {extra} ns given" if extra else ""))
+        return no_shared_resources(extra)
     if ctx.foreign is not None:
         return Blocking(None, f"protocol {ctx.foreign} is not a uniprocessor protocol")
     if ctx.pip_only and not extra:  # the common case, the same term as below

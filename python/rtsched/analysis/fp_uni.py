@@ -38,7 +38,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable, Sequence
 
-from rtsched.analysis.blocking import Blocking, blocking_context, blocking_term, ceilings
+from rtsched.analysis.blocking import Blocking, blocking_context, blocking_term, ceilings, no_shared_resources
 from rtsched.analysis.results import (
     NOT_SCHEDULABLE,
     SCHEDULABLE,
@@ -137,7 +137,8 @@ def rta_tasks(
     resources' ceilings (default: the highest priority of their users).
     ``verdict_only``: the tasks after the first miss are not analysed (``unknown``, STOPPED).
     """
-    ctx = blocking_context(tasks, protocol_of, ceil)
+    # without resources every term is blocking_term's first case: no index to build
+    ctx = blocking_context(tasks, protocol_of, ceil) if any(t.resources() for t in tasks) else None
     jitter_extra = jitter_extra or {}
     # higher-or-equal-priority interference lists, built once: tasks by decreasing priority,
     # hp(i) = every other task of priority ≥ p_i (a prefix of that order, minus i itself)
@@ -161,7 +162,7 @@ def rta_tasks(
                 end += 1
         hp_of[k] = demand[:pos] + demand[pos + 1:end] if end > pos + 1 else demand[:pos]
     out: list[TaskBound] = []
-    pip_only = ctx.pip_only  # then a task adding no blocking of its own has ctx.pip_term (blocking_term's)
+    pip_only = ctx is not None and ctx.pip_only  # then a task adding nothing has ctx.pip_term (blocking_term's)
     missed = False
     for idx, task in enumerate(tasks):
         if verdict_only and missed:
@@ -169,6 +170,8 @@ def rta_tasks(
             continue
         if blocking_override is not None and task.name in blocking_override:
             blk = blocking_override[task.name]
+        elif ctx is None:
+            blk = no_shared_resources(task.extra_blocking_ns)
         elif pip_only and not task.extra_blocking_ns:
             blk = ctx.pip_term(task)
         else:

@@ -195,13 +195,14 @@ def generate_problem(n: int, utilization: float, seed: int, *, periods: str = "l
                      period_range_ns: tuple[int, int] = (10 * MS, 1000 * MS), resources: int = 0,
                      p_access: float = 0.3, cs_range_ns: tuple[int, int] = (1000, 100_000),
                      protocol: str = "pcp", scheduler: str = "FP", cpus: int = 1,
-                     deadlines: str = "implicit", utilizations: str = "uunifast") -> AnalysisProblem:
+                     deadlines: str = "implicit", utilizations: str = "uunifast",
+                     period_granularity_ns: int = 1000) -> AnalysisProblem:
     """A reproducible random problem: utilizations by ``utilizations`` (``draw_utilizations``),
-    periods, optional resources."""
+    periods (multiples of ``period_granularity_ns``), optional resources."""
     rng = random.Random(seed)
     us = draw_utilizations(n, utilization, rng, utilizations)
     lo, hi = period_range_ns
-    ts = (log_uniform_periods if periods == "log-uniform" else uniform_periods)(n, lo, hi, rng)
+    ts = (log_uniform_periods if periods == "log-uniform" else uniform_periods)(n, lo, hi, rng, period_granularity_ns)
     tasks = make_tasks(us, ts, "rm" if deadlines == "implicit" else "dm", deadlines, rng)
     if resources:
         tasks = add_critical_sections(tasks, resources, p_access, cs_range_ns[0], cs_range_ns[1], rng)

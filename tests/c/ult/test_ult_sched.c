@@ -85,6 +85,29 @@ static void test_fp_preemption_by_priority(void)
 	check_preempted_then_resumed(tasks, cpu);
 }
 
+/*
+ * FP forms: a task of policy other is background work, below every priority:
+ * a real-time release preempts it (even priority 1), it resumes when no
+ * real-time job is ready, and a background job released while a real-time
+ * one runs waits for it.
+ */
+static void test_fp_background_runs_below_every_priority(void)
+{
+	int cpu;
+	cpus_or_skip(1, &cpu);
+	struct sc_task tasks[] = {
+		{.name = "background", .cpu = cpu, .period_ms = 200, .deadline_ms = 150, .busy_us = 8000, .jobs = 1},
+		{.name = "lowest", .cpu = cpu, .offset_ms = 2, .period_ms = 200, .deadline_ms = 150, .busy_us = 2000, .jobs = 1, .priority = 1},
+		{.name = "late", .cpu = cpu, .offset_ms = 3, .period_ms = 200, .deadline_ms = 150, .busy_us = 1000, .jobs = 1},
+	};
+	sc_run_set("ult:pfp", tasks, 3, &run);
+	check_preempted_then_resumed(tasks, cpu);
+	/* "late" (background too) is released while "lowest" runs and starts after "background" ends */
+	size_t background_done = sc_must_find(&run, tasks, 0, 0, RTS_EV_COMPLETE, 1);
+	CHECK_EQ(sc_find(&run, 0, 2, RTS_EV_START, 1) > (ssize_t)background_done, true);
+	CHECK_EQ(sc_count(&run, 2, RTS_EV_PREEMPT), 0);
+}
+
 static void test_edf_no_preemption_by_later_deadline(void)
 {
 	int cpu;
@@ -387,6 +410,7 @@ static const struct h_case cases[] = {
 	H_CASE(test_edf_preemption_at_earlier_deadline_release, 20000),
 	H_CASE(test_edf_no_preemption_by_later_deadline, 20000),
 	H_CASE(test_fp_preemption_by_priority, 20000),
+	H_CASE(test_fp_background_runs_below_every_priority, 20000),
 	H_CASE(test_fp_equal_priority_does_not_preempt, 20000),
 	H_CASE(test_budget_overrun_by_cpu_time_not_response, 20000),
 	H_CASE(test_edf_equal_deadline_does_not_preempt, 20000),
