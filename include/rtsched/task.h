@@ -30,6 +30,7 @@
 
 #include <sched.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rtsched/sched.h>
@@ -64,7 +65,14 @@ struct rts_task_params {
 	const char *cpuset;            /* a cpuset (cgroup folder) the thread joins first; NULL: none */
 	int32_t trace_task_id;         /* task id written in the trace's stream table */
 	rts_reservation_t *reservation; /* ult backend: the leaf it runs in; NULL: none */
+	size_t stack_bytes;            /* its stack, rounded up to pages, a guard page below it
+					* (both backends: the ULT's or the kernel thread's);
+					* 0: the backend's default (ult 256 KiB; threads glibc's) */
 };
+
+/* The stack sizes a task may ask for (rts_task_params.stack_bytes; else EINVAL). */
+#define RTS_TASK_STACK_MIN_BYTES ((size_t)16 * 1024)
+#define RTS_TASK_STACK_MAX_BYTES ((size_t)256 * 1024 * 1024)
 
 /* The job a task is running, as rts_job_next() released it. */
 struct rts_job {

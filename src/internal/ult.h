@@ -71,7 +71,8 @@
 #define RTS_ULT_SIGNAL (SIGRTMAX - 2)
 /* SCHED_FIFO priority of every worker. */
 #define RTS_ULT_WORKER_PRIORITY 50
-/* A ULT's stack: room for its job body and one signal frame. */
+/* A ULT's stack unless its task asks for another size (rts_task_params.stack_bytes):
+ * room for its job body and one signal frame. */
 #define RTS_ULT_STACK_BYTES (256u * 1024u)
 /* ULT identities: this bit set (kernel TIDs stay below 2^22), then index + 1. */
 #define RTS_ULT_ID_BIT (1u << 29)

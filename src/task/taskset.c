@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rtsched/task.h>
 #include <rtsched/trace.h>
@@ -119,6 +120,15 @@ static int check_params(rts_taskset_t *set, const struct rts_task_params *p)
 		rts_taskset_set_error(set, "task %s: cpuset path too long", name);
 		return EINVAL;
 	}
+	if (p->stack_bytes != 0 &&
+	    (p->stack_bytes < RTS_TASK_STACK_MIN_BYTES || p->stack_bytes > RTS_TASK_STACK_MAX_BYTES)) {
+		rts_taskset_set_error(set,
+				      "task %s: stack of %zu bytes is not in %zu..%zu (0: the "
+				      "backend's default)",
+				      name, p->stack_bytes, RTS_TASK_STACK_MIN_BYTES,
+				      RTS_TASK_STACK_MAX_BYTES);
+		return EINVAL;
+	}
 	if (p->reservation && !set->backend) {
 		rts_taskset_set_error(set,
 				      "task %s: reservations are scheduled by the ult backend "
@@ -165,6 +175,25 @@ static rts_task_t *new_task(const struct rts_task_params *params, rts_job_fn job
 	return task;
 }
 
+/* The task's kernel thread, with its own stack size when it asks for one
+ * (rounded up to pages; glibc keeps its guard page below it). */
+static int create_thread(rts_task_t *task)
+{
+	size_t stack_bytes = task->params.stack_bytes;
+	if (stack_bytes == 0)
+		return pthread_create(&task->thread, NULL, rts_task_thread_main, task);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	pthread_attr_t attr;
+	int err = pthread_attr_init(&attr);
+	if (err)
+		return err;
+	err = pthread_attr_setstacksize(&attr, (stack_bytes + page - 1) / page * page);
+	if (!err)
+		err = pthread_create(&task->thread, &attr, rts_task_thread_main, task);
+	pthread_attr_destroy(&attr);
+	return err;
+}
+
 RTS_EXPORT int rts_task_create(rts_taskset_t *set, const struct rts_task_params *params,
 			       rts_job_fn job, void *arg, rts_task_t **out)
 {
@@ -209,7 +238,7 @@ RTS_EXPORT int rts_task_create(rts_taskset_t *set, const struct rts_task_params 
 			*out = task;
 		return 0;
 	}
-	err = pthread_create(&task->thread, NULL, rts_task_thread_main, task);
+	err = create_thread(task);
 	if (err) {
 		rts_taskset_set_error(set, "task %s: cannot create its thread: %s", task->name,
 				      strerror(err));

@@ -294,7 +294,8 @@ int rts_ult_runtime_add(struct rts_ult_runtime *rt, rts_task_t *task,
 	u->last_cpu = -1;
 	u->trace.stream = task->stream;
 	rts_task_local_init(&u->local, u->id, &u->cond_record, &u->fifo_cache);
-	int err = -rts_ult_context_create(&u->context, RTS_ULT_STACK_BYTES, rts_ult_start, u);
+	size_t stack_bytes = task->params.stack_bytes ? task->params.stack_bytes : RTS_ULT_STACK_BYTES;
+	int err = -rts_ult_context_create(&u->context, stack_bytes, rts_ult_start, u);
 	if (!err && (err = append(rt, u)) != 0)
 		rts_ult_context_destroy(&u->context);
 	if (err) {

@@ -140,24 +140,66 @@ def test_gedf_under_ult_migrates_and_traces_each_migration(tmp_path):
     assert moves > 0
 
 
+COMPARED = """\
+name: compared
+platform: {scheduler: P-FP}
+tasks:
+  - {name: light, partition: cpu0, period: 10ms, priority: 10, stack: 16KiB, body: [{compute: 500us}]}
+  - {name: long, partition: cpu1, period: 20ms, priority: 10, body: [{compute: 6ms}]}
+  - {name: short, partition: cpu1, period: 5ms, deadline: 2ms, offset: 1ms, priority: 20, body: [{compute: 500us}]}
+"""
+
+
 def test_compare_backends_runs_the_set_under_both_and_puts_them_side_by_side(tmp_path):
-    spec = write_set(tmp_path / "pedf.yaml", PEDF.replace("backend: ult", "backend: threads"))
+    """Both runs happened, one after the other, for the same duration, over the same tasks, each
+    with as many jobs as its period allows (one job per period, give or take the one cut by the
+    end of the run, and an offset); "light" runs on the smallest stack the key allows, on both."""
+    assert "stack: 16KiB" in COMPARED
+    spec = write_set(tmp_path / "compared.yaml", COMPARED)
     out = tmp_path / "out"
     done = rtsched_run(str(spec), "--compare-backends", "--duration", "500ms", "--out", str(out), "--json",
                        "--no-plots")
     assert done.returncode == 0, done.stderr
     compared = json.loads(done.stdout)
     assert compared["format"] == "rtsched-backend-compare/1"
+    assert compared["duration_ns"] == DURATION_NS
     assert json.loads((out / "compare.json").read_text()) == compared
-    assert json.loads((out / "threads" / "runner.json").read_text())["backend"] == "threads"
-    assert json.loads((out / "ult" / "runner.json").read_text())["backend"] == "ult:pedf"
+    assert compared["runs"] == {"threads": str(out / "threads"), "ult": str(out / "ult")}
+    runners = {b: json.loads((out / b / "runner.json").read_text()) for b in ("threads", "ult")}
+    summaries = {b: json.loads((out / b / "summary.json").read_text()) for b in ("threads", "ult")}
+    assert runners["threads"]["backend"] == "threads" and runners["ult"]["backend"] == "ult:pfp"
+    assert [t["stack_bytes"] for t in runners["ult"]["tasks"]] == [16384, 0, 0]
+    same = ("name", "period_ns", "deadline_ns", "offset_ns", "stack_bytes", "body")  # the backend sets the rest
+    assert [{k: t[k] for k in same} for t in runners["threads"]["tasks"]] == [
+        {k: t[k] for k in same} for t in runners["ult"]["tasks"]]
+    assert {s["duration_ns"] for s in summaries.values()} == {DURATION_NS}
+    traces = {b: load_trace(out / b / "trace.rtst") for b in ("threads", "ult")}
+    spans = {b: (int(t.events["time_ns"].min()), int(t.events["time_ns"].max())) for b, t in traces.items()}
+    assert spans["threads"][1] < spans["ult"][0], spans  # one after the other, never at once
+    for summary in summaries.values():
+        skip_if_misses_were_stolen(summary, DURATION_NS)
+        assert summary["deadline_misses"] == 0, summary["tasks"]  # U <= 0.45 per CPU, short first
     rows = compared["rows"]
     assert [(r["task"], r["variant"]) for r in rows] == [
         (t, b) for t in ("light", "long", "short") for b in ("threads", "ult")]
+    timing = {t["name"]: (t["period_ns"], t["offset_ns"]) for t in runners["ult"]["tasks"]}
     for row in rows:
-        assert row["jobs"] > 0 and row["mean_ns"] <= row["p99_ns"] <= row["max_ns"], row
-        assert row["release_latency_p99_ns"] is not None
-        assert (row["bound_ns"] is not None) == (row["variant"] == "threads")
+        period, offset = timing[row["task"]]
+        releases = -(-(DURATION_NS - offset) // period)
+        assert releases - 2 <= row["jobs"] <= releases, row
+        assert row["deadline_misses"] == summaries[row["variant"]]["tasks"][
+            [t["task"] for t in summaries[row["variant"]]["tasks"]].index(row["task"])]["deadline_misses"]
+        assert row["mean_ns"] <= row["p99_ns"] <= row["max_ns"], row
+        assert row["release_latency_median_ns"] <= row["release_latency_p99_ns"] <= row["release_latency_max_ns"]
+        assert row["bound_ns"] is not None  # one policy, one analysis: the bound holds for both
+        assert row["bound_exceeded"] == (row["max_ns"] > row["bound_ns"])
+    # the table, not the JSON: both backends side by side, each task once
+    table = rtsched_run(str(spec), "--compare-backends", "--duration", "200ms", "--out", str(tmp_path / "t"),
+                        "--no-plots", "--no-explain")
+    assert table.returncode == 0, table.stderr
+    for header in ("backend", "mean", "max", "bound", "rel lat p99", "misses"):
+        assert header in table.stdout
+    assert table.stdout.count("threads") >= 3 and table.stdout.count(" ult ") >= 3
 
 
 PIP = """\

@@ -198,15 +198,25 @@ static int open_trace(struct run *run)
 
 /*
  * The set's backend (docs/runner-input.md `backend`). The ult backend splits
- * the process's CPU affinity into its clusters, so the runner first narrows
- * its affinity to the run's CPUs (the workers pin themselves; this thread
- * only waits for the end of the run).
+ * the process's CPU affinity, as it is when the backend is chosen, into its
+ * clusters, so the runner narrows its affinity to the run's CPUs for that
+ * moment (the workers pin themselves), then gives this thread back the CPUs
+ * it had: it stops the run at its end, and on the run's CPUs, under
+ * SCHED_OTHER, it would wait behind SCHED_FIFO workers that keep an
+ * overloaded CPU busy until RT throttling lets it in (up to a second late).
  */
 static int choose_backend(struct run *run)
 {
 	const struct run_spec *spec = &run->spec;
 	if (strcmp(spec->backend, "threads") == 0)
 		return 0;
+	cpu_set_t before;
+	if (sched_getaffinity(0, sizeof(before), &before) != 0) {
+		int err = errno;
+		snprintf(run->error, sizeof(run->error), "backend %s: cannot read the runner's CPUs: %s",
+			 spec->backend, strerror(err));
+		return err;
+	}
 	if (sched_setaffinity(0, sizeof(spec->cpus), &spec->cpus) != 0) {
 		int err = errno;
 		snprintf(run->error, sizeof(run->error),
@@ -227,9 +237,17 @@ static int choose_backend(struct run *run)
 		}
 	}
 	int err = rts_taskset_set_backend(run->set, spec->backend);
-	if (err)
+	if (err) {
 		snprintf(run->error, sizeof(run->error), "backend %s: %s", spec->backend,
 			 rts_taskset_error(run->set)[0] ? rts_taskset_error(run->set) : strerror(err));
+		return err;
+	}
+	if (sched_setaffinity(0, sizeof(before), &before) != 0) {
+		err = errno;
+		snprintf(run->error, sizeof(run->error),
+			 "backend %s: cannot give the runner back its CPUs: %s", spec->backend,
+			 strerror(err));
+	}
 	return err;
 }
 

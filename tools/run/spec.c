@@ -543,7 +543,7 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 		"name", "kind", "period_ns", "deadline_ns", "offset_ns", "wcet_ns",
 		"sporadic_max_extra_ns", "seed", "max_jobs", "policy", "priority",
 		"dl_runtime_ns", "cpus", "cpuset", "budget_ns", "lock_level", "reservation", "body", "prem_priority",
-		"peripheral_buffer_bytes", NULL
+		"peripheral_buffer_bytes", "stack_bytes", NULL
 	};
 	const struct run_spec *spec = context;
 	struct run_task *task = out;
@@ -585,6 +585,12 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 		return fail(r, path, "peripheral_buffer_bytes: %lld is not 0 or a multiple of %d",
 			    (long long)value, RUN_LINE_BYTES);
 	task->peripheral_buffer_bytes = (uint64_t)value;
+	if (!get_int(r, json, path, "stack_bytes", 0, (int64_t)RTS_TASK_STACK_MAX_BYTES, &value))
+		return false;
+	if (value != 0 && value < (int64_t)RTS_TASK_STACK_MIN_BYTES)
+		return fail(r, path, "stack_bytes: %lld is not 0 (the default) or at least %zu",
+			    (long long)value, RTS_TASK_STACK_MIN_BYTES);
+	p->stack_bytes = (size_t)value;
 	if (!read_policy(r, json, path, task) || !get_cpus(r, json, path, &task->cpus))
 		return false;
 	char at[PATH_MAX_LEN];
@@ -699,8 +705,8 @@ static bool read_spec(struct reader *r, json_t *root, struct run_spec *spec)
 	if (!check_keys(r, root, "$", keys) ||
 	    !get_string(r, root, "$", "format", format, sizeof(format)))
 		return false;
-	if (strcmp(format, "rtsched-runner/8") != 0)
-		return fail(r, "$.format", "\"%s\" is not rtsched-runner/8", format);
+	if (strcmp(format, "rtsched-runner/9") != 0)
+		return fail(r, "$.format", "\"%s\" is not rtsched-runner/9", format);
 	if (!get_string(r, root, "$", "name", spec->name, sizeof(spec->name)) ||
 	    !get_string(r, root, "$", "scheduler", spec->scheduler, sizeof(spec->scheduler)) ||
 	    !get_string(r, root, "$", "backend", spec->backend, sizeof(spec->backend)) ||

@@ -11,12 +11,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rtsched.cli.exit_codes import Exit
 from rtsched.cli.invalid_input import print_invalid
 from rtsched.cli.overhead_profile import add_overhead_options, overheads_from_args
+from rtsched.cli.tables import figures_table, report_console
+from rtsched.cli.tables import ms as _ms
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -102,29 +105,18 @@ def _parse_window(text: str) -> tuple[int, int]:
     return start, end
 
 
-def _ms(ns: float | int | None) -> str:
-    """Milliseconds with µs resolution; "–" for no value."""
-    if ns is None:
-        return "–"
-    return f"{ns / 1e6:.3f}"
-
-
 def print_blocking_table(result: RunResult, console: Console) -> None:
     """Per task: lock requests, how many were blocked by each cause, the longest waits, and the
     analysis' blocking term beside the largest blocking of one job (only when the set locks)."""
-    from rich.table import Table
-
     if not any(s.lock_requests or s.blocked_gate for s in result.stats):
         return
-    table = Table(title="blocking")
-    table.caption = (
+    table = figures_table(
+        "blocking",
+        ("task", "requests", "owner", "ceiling", "gate", "lock wait max", "gate wait max", "job max", "B"),
         "times in ms; blocked: requests that waited because the lock was held (owner) or for the system "
         "ceiling (ceiling), job starts held back (gate); job max: the largest lock + gate waiting of one job "
-        "(includes preemptions while waiting); B: the analysis' blocking term"
+        "(includes preemptions while waiting); B: the analysis' blocking term",
     )
-    for header in ("task", "requests", "owner", "ceiling", "gate", "lock wait max", "gate wait max",
-                   "job max", "B"):
-        table.add_column(header, justify="left" if header == "task" else "right", no_wrap=True)
     for s in result.stats:
         table.add_row(s.task, str(s.lock_requests), str(s.blocked_owner), str(s.blocked_ceiling),
                       str(s.blocked_gate), _ms(s.lock_wait_max_ns), _ms(s.gate_wait_max_ns),
@@ -203,8 +195,6 @@ def excess_notes(result: RunResult) -> list[str]:
 def print_table(result: RunResult, console: Console) -> None:
     """The run's report: a row per task, the blocking table, then notes. Everything but the
     steal time (the run's, from its summary) comes from the typed report."""
-    from rich.table import Table
-
     from rtsched.report.reservation_demand import demand_line
     from rtsched.report.reservations import reservation_line
     from rtsched.run.reservation_overhead import overhead_line
@@ -215,21 +205,20 @@ def print_table(result: RunResult, console: Console) -> None:
     picv = ", PI-CV off" if result.taskset.servers and not result.picv else ""
     platform = result.taskset.platform
     scheduler = platform.policy + (f", {platform.backend} backend" if platform.backend != "threads" else "")
-    table = Table(title=f"{jobs.name} ({scheduler}, {jobs.duration_ns / 1e9:g} s{picv})")
     analysis = result.analysis
     ideal = result.ideal_analysis
     counted = "with this machine's overheads" if ideal is not None else "no overheads counted"
-    table.caption = (
-        f"times in ms; bound: analytical response-time bound ({analysis.test}: {analysis.verdict}; {counted})"
-        + ("; ideal: the same without overheads" if ideal is not None else "")
-        + "; cliff: extra execution time a job absorbs before its bound jumps"
-        "; ! marks an observed maximum above its bound"
-    )
     headers = ["task", "CPUs", "jobs", "misses", "resp min", "resp mean", "resp p90", "resp p99", "resp max",
                "bound"] + (["ideal"] if ideal is not None else []) + ["cliff", "tard max", "rel lat p99",
                                                                       "overruns", "lost ev"]
-    for header in headers:
-        table.add_column(header, justify="left" if header == "task" else "right", no_wrap=True)
+    table = figures_table(
+        f"{jobs.name} ({scheduler}, {jobs.duration_ns / 1e9:g} s{picv})",
+        headers,
+        f"times in ms; bound: analytical response-time bound ({analysis.test}: {analysis.verdict}; {counted})"
+        + ("; ideal: the same without overheads" if ideal is not None else "")
+        + "; cliff: extra execution time a job absorbs before its bound jumps"
+        "; ! marks an observed maximum above its bound",
+    )
     for s in report.stats:
         cpus = ",".join(map(str, result.placement.threads.get(s.task, ()))) or "?"
         extra = [_ms(_bound_of(ideal, s.task))] if ideal is not None else []
@@ -302,40 +291,53 @@ _VARIANT_LABELS = {"picv": ("PI-CV", "on", "with PI-CV"), "no-picv": ("PI-CV", "
                    "threads": ("backend", "threads", "threads"), "ult": ("backend", "ult", "ult")}
 
 
-def print_comparison(comparison, console) -> None:
-    """Per task and variant: jobs, misses, response mean, p90 (PI-CV) or p99 and release latency
-    p99 (backends), max, beside the bound (first variant) and, for picv-rpc, the paper's figures."""
-    from rich.table import Table
+def _comparison_columns(comparison) -> list[tuple[str, Callable[[dict], str]]]:
+    """The figure columns of a comparison, each with how a row fills it: PI-CV shows the p90
+    (seed 004's Table II does), backends the p99 and the release latency (where they differ)."""
+    picv = comparison.variants == ("picv", "no-picv")
+    columns: list[tuple[str, Callable[[dict], str]]] = [
+        ("jobs", lambda r: str(r["jobs"])),
+        ("misses", lambda r: f"[bold red]{r['deadline_misses']}[/]" if r["deadline_misses"] else "0"),
+        ("mean", lambda r: _ms(r["mean_ns"])),
+        ("p90", lambda r: _ms(r["p90_ns"])) if picv else ("p99", lambda r: _ms(r["p99_ns"])),
+        ("max", lambda r: f"[bold red]{_ms(r['max_ns'])} ![/]" if r["bound_exceeded"] else _ms(r["max_ns"])),
+        ("bound", lambda r: _ms(r["bound_ns"])),
+    ]
+    if not picv:
+        columns += [("rel lat median", lambda r: _ms(r["release_latency_median_ns"])),
+                    ("rel lat p99", lambda r: _ms(r["release_latency_p99_ns"])),
+                    ("rel lat max", lambda r: _ms(r["release_latency_max_ns"]))]
+    if comparison.paper():
+        def paper_figure(k: int) -> Callable[[dict], str]:
+            return lambda r: f"{r['paper_ms'][k]:.3f}" if r["paper_ms"] else "–"
 
-    paper = comparison.paper()
+        columns += [(f"paper {what}", paper_figure(k)) for k, what in enumerate(("mean", "p90", "max"))]
+    return columns
+
+
+def print_comparison(comparison, console) -> None:
+    """Per task and variant: jobs, misses, response mean, p90 (PI-CV) or p99 and the release
+    latency (backends), max, beside the bound (PI-CV: the first variant's) and, for picv-rpc, the paper's figures;
+    then each run's notes."""
     picv = comparison.variants == ("picv", "no-picv")
     some = next(iter(comparison.runs.values())).summary
     what = "with and without PI-CV" if picv else "under the threads and the ult backend"
-    table = Table(title=f"{comparison.taskset.name}: {what} ({some['duration_ns'] / 1e9:g} s each)")
-    assumed = "with PI-CV (picv-rpc, seed 004 Eq. 1-5)" if picv else "one analysis for both backends, shown once"
-    table.caption = (
+    assumed = "with PI-CV (picv-rpc, seed 004 Eq. 1-5)" if picv else "the same for both backends (one policy)"
+    variant_header = _VARIANT_LABELS[comparison.variants[0]][0]
+    columns = _comparison_columns(comparison)
+    table = figures_table(
+        f"{comparison.taskset.name}: {what} ({some['duration_ns'] / 1e9:g} s each)",
+        ("task", variant_header, *(header for header, _ in columns)),
         f"times in ms; bound: analytical, {assumed}; ! marks a maximum above it"
-        + ("; paper: seed 004 Table II" if paper else "")
+        + ("; paper: seed 004 Table II" if comparison.paper() else "")
+        + ("" if picv else "; rel lat: release latency, from the nominal release to the job's first instruction"),
+        labels=("task", variant_header),
     )
-    spread = ("p90",) if picv else ("p99",)
-    columns = ("task", _VARIANT_LABELS[comparison.variants[0]][0], "jobs", "misses", "mean", *spread, "max") + (
-        () if picv else ("rel lat p99",)) + ("bound",) + (("paper mean", "paper p90", "paper max") if paper else ())
-    for header in columns:
-        table.add_column(header, justify="left" if header in ("task", "PI-CV", "backend") else "right", no_wrap=True)
     for row in comparison.rows():
-        first = row["variant"] == comparison.variants[0]
-        figures = row["paper_ms"]
         table.add_row(
-            row["task"] if first else "",
+            row["task"] if row["variant"] == comparison.variants[0] else "",
             _VARIANT_LABELS[row["variant"]][1],
-            str(row["jobs"]),
-            str(row["deadline_misses"]),
-            _ms(row["mean_ns"]),
-            _ms(row["p90_ns"] if picv else row["p99_ns"]),
-            f"[bold red]{_ms(row['max_ns'])} ![/]" if row["bound_exceeded"] else _ms(row["max_ns"]),
-            *(() if picv else (_ms(row["release_latency_p99_ns"]),)),
-            _ms(row["bound_ns"]) if first else "–",
-            *((tuple(f"{v:.3f}" for v in figures) if figures else ("–",) * 3) if paper else ()),
+            *(fill(row) for _, fill in columns),
             end_section=row["variant"] == comparison.variants[-1],
         )
     console.print(table)
@@ -382,9 +384,7 @@ def _report_comparison(comparison, args, err) -> int:
     if args.json:
         print(json.dumps(comparison.as_dict(), indent=2))
     else:
-        console = Console(highlight=False)
-        if not console.is_terminal:
-            console = Console(highlight=False, width=160)
+        console = report_console()
         print_comparison(comparison, console)
     if comparison.interrupted:
         return Exit.INTERRUPTED
@@ -507,9 +507,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(beside.summary if beside is not None else result.summary, indent=2))
     else:
-        console = Console(highlight=False)
-        if not console.is_terminal:
-            console = Console(highlight=False, width=160)
+        console = report_console()
         print_table(result, console)
         if beside is not None:
             from rtsched.cli.run_compare_sim import print_sim_comparison

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rtsched.analysis.overheads import Overheads
+from rtsched.cli.tables import figures_table
+from rtsched.cli.tables import ms as _ms
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -69,21 +71,14 @@ def simulate_beside(result: RunResult, overheads: Overheads | None, tolerance_ns
     return SimBeside(sim, comparison, summary)
 
 
-def _ms(ns: float | int | None) -> str:
-    return "–" if ns is None else f"{ns / 1e6:.3f}"
-
-
 def print_sim_comparison(beside: SimBeside, console: Console) -> None:
     """Per task: observed and simulated mean response over the jobs in both, the gap, the jobs
     that diverge; then the diverging jobs with the largest gap, each with its explanation."""
-    from rich.table import Table
-
     c = beside.comparison
-    table = Table(title="the run beside its simulation (same set, duration, overheads)")
-    table.caption = (f"means in ms over the jobs in both; diverging: |observed - simulated| above "
-                     f"max({_ms(c.tolerance_ns)} ms, {100 * c.tolerance_share:g} % of simulated)")
-    for header in ("task", "jobs", "observed mean", "simulated mean", "sim - obs", "diverging"):
-        table.add_column(header, justify="left" if header == "task" else "right", no_wrap=True)
+    table = figures_table("the run beside its simulation (same set, duration, overheads)",
+                          ("task", "jobs", "observed mean", "simulated mean", "sim - obs", "diverging"),
+                          f"means in ms over the jobs in both; diverging: |observed - simulated| above "
+                          f"max({_ms(c.tolerance_ns)} ms, {100 * c.tolerance_share:g} % of simulated)")
     for t in c.tasks:
         gap = "–" if t.error_share is None else f"{100 * t.error_share:+.2f} %"
         table.add_row(t.task, str(t.jobs), _ms(t.observed_mean_ns), _ms(t.simulated_mean_ns), gap,

@@ -164,6 +164,8 @@ def taskset_to_dict(taskset: TaskSet) -> dict[str, Any]:
             }
         if t.peripheral_buffer_bytes is not None:
             task["peripheral"] = {"buffer": t.peripheral_buffer_bytes}
+        if t.stack_bytes is not None:
+            task["stack"] = t.stack_bytes
         task["body"] = [_action(a) for a in t.body]
         tasks.append(task)
     doc["tasks"] = tasks

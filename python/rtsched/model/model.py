@@ -412,7 +412,8 @@ class Task:
     predictable interval of the set is in its memory phase (docs/prem.md).
     ``priority`` is set only for ``fifo``; ``partition`` only under P-FP /
     P-EDF (optional for ``other``). ``budget_ns`` is None when the file gives
-    none (FP: not monitored; EDF: the runtime is ``wcet_ns``).
+    none (FP: not monitored; EDF: the runtime is ``wcet_ns``). ``stack_bytes``: the stack
+    its job bodies run on under either backend (None: the backend's default; model/stacks.py).
     """
 
     name: str
@@ -430,6 +431,7 @@ class Task:
     body: tuple[Action, ...] = field(default=())
     reservation: str | None = None
     peripheral_buffer_bytes: int | None = None
+    stack_bytes: int | None = None
 
     @property
     def utilization(self) -> Fraction:

@@ -1,4 +1,4 @@
-"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/8``).
+"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/9``).
 
 Durations become integer nanoseconds, names become indices, every CPU list
 is made explicit (the online CPUs are read here, at resolve time, when the
@@ -49,7 +49,7 @@ __all__ = [
     "to_runner_input",
 ]
 
-RUNNER_FORMAT = "rtsched-runner/8"
+RUNNER_FORMAT = "rtsched-runner/9"
 DEFAULT_RELEASE_DELAY_NS = 100_000_000
 #: Limits of rtsched-run's reader (tools/run/spec.h RUN_PATH_MAX, spec.c).
 TRACE_PATH_MAX = 512
@@ -373,6 +373,7 @@ def to_runner_input(
                 "lock_level": levels.get(task.name, 0),
                 "prem_priority": _prem_priority(taskset, task, placement),
                 "peripheral_buffer_bytes": task.peripheral_buffer_bytes or 0,
+                "stack_bytes": task.stack_bytes or 0,
                 "reservation": reservation_index[task.reservation] if task.reservation is not None else None,
                 "body": [_action(a, resources, condvars, server_index, per_job.get(j))
                          for j, a in enumerate(task.body)],

@@ -23,6 +23,7 @@ from rtsched.model.dvfs_format import read_dvfs
 from rtsched.model.durations import DurationError, format_duration, parse_duration
 from rtsched.model.reservations import RESERVATION_KEYS, read_reservations, reservation_problems, with_inherited
 from rtsched.model.prem import parse_peripheral, parse_prem, prem_problems
+from rtsched.model.stacks import parse_stack
 from rtsched.model.ult import ult_problems
 from rtsched.model.writes import parse_write
 from rtsched.model.model import (
@@ -66,6 +67,7 @@ __all__ = [
     "TaskSetError",
     "taskset_from_dict",
     "validate_dict",
+    "whole_set_problems",
     "TOP_KEYS",
     "PLATFORM_KEYS",
     "PARTITION_KEYS",
@@ -109,6 +111,7 @@ TASK_KEYS = frozenset(
         "body",
         "reservation",
         "peripheral",
+        "stack",
     }
 )
 SPORADIC_KEYS = frozenset({"max_extra", "seed"})
@@ -133,6 +136,12 @@ MAX_QUEUE = 4096
 #: SCHED_DEADLINE refuses a runtime below 1024 ns (kernel DL_SCALE).
 DL_MIN_RUNTIME_NS = 1 << 10
 
+
+def whole_set_problems(taskset: TaskSet) -> list[tuple[str, str]]:
+    """(path, message) for each rule of the whole set ``taskset`` breaks: ceilings, what its
+    backend runs (ult, reservations, PREM). Give it ``with_inherited(taskset)``; a set read from a
+    file passed them, so they say what changes when the set is given another backend."""
+    return ceiling_problems(taskset) + ult_problems(taskset) + reservation_problems(taskset) + prem_problems(taskset)
 
 class TaskSetError(Exception):
     """An invalid task set (or file): ``errors`` lists every problem found, each with its path."""
@@ -330,8 +339,7 @@ class _Checker:
             reservations=tuple(reservations.values()),
         )
         taskset = with_inherited(taskset)
-        for path, message in (ceiling_problems(taskset) + ult_problems(taskset) + reservation_problems(taskset)
-                              + prem_problems(taskset)):
+        for path, message in whole_set_problems(taskset):
             self.error(path, message)
         return None if self.errors else taskset
 
@@ -644,6 +652,7 @@ class _Checker:
             max_jobs = min(max_jobs or trace_jobs, trace_jobs)  # a stop trace ends the task
         reservation = field("reservation", self.name)
         peripheral = field("peripheral", self.peripheral)
+        stack = field("stack", self.stack)
         if "name" not in data or "period" not in data or "body" not in data:
             ok = False
 
@@ -763,10 +772,17 @@ class _Checker:
             body=tuple(body),
             reservation=reservation,
             peripheral_buffer_bytes=peripheral,
+            stack_bytes=stack,
         )
 
     def peripheral(self, value: Any, path: str) -> int | None:
         size, problems = parse_peripheral(value, path)
+        for where, message in problems:
+            self.error(where, message)
+        return size
+
+    def stack(self, value: Any, path: str) -> int | None:
+        size, problems = parse_stack(value, path)
         for where, message in problems:
             self.error(where, message)
         return size

@@ -23,11 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from rtsched.model import TaskSet, TaskSetError
-from rtsched.model.ult import ult_problems
-from rtsched.run.session import RunOptions, RunResult, default_out_dir, run_taskset
+from rtsched.model import TaskSet, TaskSetError, online_cpus, to_runner_input
+from rtsched.model.validate import whole_set_problems
+from rtsched.run.session import DEFAULT_DURATION_NS, RunOptions, RunResult, default_out_dir, run_taskset
 
-__all__ = ["PAPER_TABLE_II", "BACKEND_VARIANTS", "PICV_VARIANTS", "Comparison", "compare_backends", "compare_picv"]
+__all__ = ["PAPER_TABLE_II", "BACKEND_VARIANTS", "PICV_VARIANTS", "Comparison", "backend_refusals", "compare_backends",
+           "compare_picv"]
 
 MS = 1_000_000
 
@@ -62,15 +63,16 @@ class Comparison:
         return PAPER_TABLE_II.get(self.taskset.name) if self.variants == PICV_VARIANTS else None
 
     def rows(self) -> list[dict[str, Any]]:
-        """Per task (set order) and variant: this run's figures (ns), the bound
-        (first variant only: the analysis assumes it), and the paper's (ms) when known."""
+        """Per task (set order) and variant: this run's figures (ns), the bound (PI-CV: the
+        first variant's only, the analysis assumes PI-CV; backends: both, one policy, one
+        analysis), and the paper's (ms) when known."""
         paper = self.paper() or {}
         out = []
         for task in self.taskset.rt_tasks:
             for variant in self.variants:
                 run = self.runs.get(variant)
                 stats = next((s for s in run.stats if s.task == task.name), None) if run else None
-                first = variant == self.variants[0]
+                first = variant == self.variants[0] or self.variants == BACKEND_VARIANTS  # the bound applies
                 out.append(
                     {
                         "task": task.name,
@@ -81,7 +83,9 @@ class Comparison:
                         "p90_ns": stats.response_p90_ns if stats else None,
                         "p99_ns": stats.response_p99_ns if stats else None,
                         "max_ns": stats.response_max_ns if stats else None,
+                        "release_latency_median_ns": stats.release_latency_median_ns if stats else None,
                         "release_latency_p99_ns": stats.release_latency_p99_ns if stats else None,
+                        "release_latency_max_ns": stats.release_latency_max_ns if stats else None,
                         "bound_ns": stats.bound_ns if stats and first else None,
                         "bound_exceeded": bool(stats and first and stats.bound_exceeded),
                         "paper_ms": paper.get(variant, {}).get(task.name),
@@ -172,14 +176,36 @@ def compare_picv(taskset: TaskSet, options: RunOptions | None = None) -> Compari
     return comparison
 
 
+def backend_refusals(taskset: TaskSet, options: RunOptions) -> list[str]:
+    """Why ``taskset`` cannot run under one of the two backends, each reason naming the
+    feature and the backend (empty: it runs under both). Each variant is checked as its own
+    file would be (validation: what ult lacks, what only ult runs), then resolved for this
+    machine as the run would resolve it (e.g. G-EDF on part of the CPUs under threads)."""
+    reasons: list[str] = []
+    for backend, variant in _backend_variants(taskset).items():
+        found = [f"{path}: {message}" for path, message in whole_set_problems(variant)]
+        if not found:
+            try:
+                to_runner_input(variant, "trace.rtst", duration_ns=options.duration_ns or variant.duration_ns
+                                or DEFAULT_DURATION_NS, picv=options.picv, cpus_online=online_cpus())
+            except TaskSetError as e:
+                found = list(e.errors)  # each already "path: message"
+        reasons += [f"{problem} (refused under the {backend} backend, which --compare-backends runs the set "
+                    "under too)" for problem in found]
+    return reasons
+
+
+def _backend_variants(taskset: TaskSet) -> dict[str, TaskSet]:
+    return {b: replace(taskset, platform=replace(taskset.platform, backend=b)) for b in BACKEND_VARIANTS}
+
+
 def compare_backends(taskset: TaskSet, options: RunOptions | None = None) -> Comparison:
     """Run ``taskset`` under the threads backend, then the ult backend (whatever its file's
-    ``platform.backend``), into OUT/threads and OUT/ult. Raises TaskSetError, before running
-    anything, when the set uses what the ult backend refuses; else what run_taskset raises."""
+    ``platform.backend``), into OUT/threads and OUT/ult, one after the other. Raises
+    TaskSetError, before running anything, when either backend refuses the set (``backend_refusals``);
+    else what run_taskset raises."""
     options = options or RunOptions()
-    tasksets = {b: replace(taskset, platform=replace(taskset.platform, backend=b)) for b in BACKEND_VARIANTS}
-    problems = ult_problems(tasksets["ult"])
-    if problems:
-        raise TaskSetError([f"{path}: {message} (--compare-backends runs the set under ult too)"
-                            for path, message in problems])
-    return _run_variants(tasksets, options, {b: options.picv for b in BACKEND_VARIANTS})
+    refusals = backend_refusals(taskset, options)
+    if refusals:
+        raise TaskSetError(refusals)
+    return _run_variants(_backend_variants(taskset), options, {b: options.picv for b in BACKEND_VARIANTS})

@@ -3,8 +3,9 @@
  * The ult backend's refusals, each with its error number and words: names
  * that are no ult form, cluster sizes the CPUs cannot be split into, and
  * tasks it cannot run (a cpuset, FP without a priority, a task
- * without CPUs among several clusters or with CPUs in two). None of them
- * starts a worker, so none needs real-time privilege.
+ * without CPUs among several clusters or with CPUs in two), and stack sizes
+ * out of range on either backend. None of them starts a worker, so none
+ * needs real-time privilege.
  */
 #include <rtsched/task.h>
 
@@ -101,9 +102,26 @@ static void test_tasks(void)
 	expect_task_error("ult:pedf", &p, EINVAL, "empty");
 }
 
+/* A stack size outside RTS_TASK_STACK_MIN_BYTES..MAX_BYTES, on either backend, before any thread. */
+static void test_stack_sizes(void)
+{
+	struct rts_task_params p = {
+		.name = "t1", .kind = RTS_TASK_PERIODIC, .period_ns = 10 * MS,
+		.deadline_ns = 10 * MS, .policy = RTS_POLICY_OTHER,
+	};
+	const char *backends[] = {"ult", "threads"};
+	for (size_t i = 0; i < 2; i++) {
+		p.stack_bytes = RTS_TASK_STACK_MIN_BYTES - 1;
+		expect_task_error(backends[i], &p, EINVAL, "stack of 16383 bytes is not in 16384..");
+		p.stack_bytes = RTS_TASK_STACK_MAX_BYTES + 1;
+		expect_task_error(backends[i], &p, EINVAL, "stack of 268435457 bytes");
+	}
+}
+
 static const struct h_case cases[] = {
 	H_CASE(test_names, 10000),
 	H_CASE(test_tasks, 10000),
+	H_CASE(test_stack_sizes, 10000),
 };
 
 int main(int argc, char **argv)

@@ -271,7 +271,8 @@ static void test_timeout_and_interrupt_end_waits(void)
 
 struct misuse {
 	int deadlk, eperm, pshared_pi, pshared_block, eagain, etimedout, einval_cond, einval_attr,
-	    einval_policy, esrch_attr, einval_deadline;
+	    einval_policy, esrch_attr, einval_deadline, background_set, background_read,
+	    fifo_again;
 };
 
 static void misuse_play(struct actor *a)
@@ -291,8 +292,16 @@ static void misuse_play(struct actor *a)
 	s->einval_cond = b->cond_block(&word, 7, NULL, CLOCK_MONOTONIC, &word, false);
 	struct rts_sched_attr attr = {.size = sizeof(attr), .sched_policy = SCHED_FIFO, .sched_priority = 0};
 	s->einval_attr = b->set_attr(0, &attr);
+	attr = (struct rts_sched_attr){.size = sizeof(attr), .sched_policy = SCHED_DEADLINE,
+				       .sched_deadline = 1000000};
+	s->einval_policy = b->set_attr(0, &attr); /* an FP form's ULTs are SCHED_FIFO or background */
 	attr = (struct rts_sched_attr){.size = sizeof(attr), .sched_policy = SCHED_OTHER};
-	s->einval_policy = b->set_attr(0, &attr);
+	s->background_set = b->set_attr(0, &attr);
+	struct rts_sched_attr read = {.size = sizeof(read)};
+	CHECK_OK(-b->get_attr(0, &read));
+	s->background_read = (int)read.sched_policy;
+	attr = (struct rts_sched_attr){.size = sizeof(attr), .sched_policy = SCHED_FIFO, .sched_priority = 10};
+	s->fifo_again = b->set_attr(0, &attr);
 	attr = (struct rts_sched_attr){.size = sizeof(attr), .sched_policy = SCHED_FIFO, .sched_priority = 20};
 	s->esrch_attr = b->set_attr(RTS_ULT_ID_BIT | 999, &attr);
 }
@@ -314,6 +323,9 @@ static void test_misuse_refused(void)
 	CHECK_EQ(s.einval_cond, -EINVAL);
 	CHECK_EQ(s.einval_attr, -EINVAL);
 	CHECK_EQ(s.einval_policy, -EINVAL);
+	CHECK_EQ(s.background_set, 0);
+	CHECK_EQ(s.background_read, SCHED_OTHER);
+	CHECK_EQ(s.fifo_again, 0);
 	CHECK_EQ(s.esrch_attr, -ESRCH);
 }
 
