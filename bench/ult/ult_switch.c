@@ -16,8 +16,9 @@
  *    call (per decision).
  *  - release latency: one periodic task (`--period-us`, `--jobs`) on the
  *    CPU under the threads backend (SCHED_FIFO 80, its own kernel thread,
- *    clock_nanosleep) and under ult:pedf (release timer, signal, the idle
- *    worker's futex wait ends, the scheduler switches to it), in `--reps`
+ *    clock_nanosleep) and under ult:pedf (the idle worker's futex wait,
+ *    bounded by the release, times out; the scheduler releases the job and
+ *    switches to it: internal/ult.h, "Release timers"), in `--reps`
  *    alternating rounds: the median of the rounds' mean job start - nominal
  *    release, the maximum over all rounds, and their ratios.
  *
@@ -417,7 +418,7 @@ int main(int argc, char **argv)
 	printf("  %-44s %9.0f ns mean %9lld ns max  1.000x\n", "threads backend (SCHED_FIFO 80)",
 	       threads_mean, (long long)threads.max_ns);
 	printf("  %-44s %9.0f ns mean %9lld ns max  %.3fx mean, %.3fx max  (target <= 1.2x)\n",
-	       "ult:pedf (timer, signal, futex, switch)", ult_mean, (long long)ult.max_ns,
+	       "ult:pedf (futex timeout, switch)", ult_mean, (long long)ult.max_ns,
 	       ult_mean / threads_mean, (double)ult.max_ns / (double)threads.max_ns);
 	return 0;
 }

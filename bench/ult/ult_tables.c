@@ -10,21 +10,23 @@
  * CPUs) runs d periodic tasks (periods P, 1.5P, 2P, ...; each job spins
  * `--work-us`), so that no job waits for another job of its cluster:
  *
- *  - event latency: the job's own clock read at its first instruction minus
- *    its nominal release (the release timer's absolute expiry): timer,
- *    signal, the worker's wake-up, the release, the decision and the switch.
- *  - release latency of the threads backend: the same set, same CPUs, one
- *    SCHED_FIFO thread per task (clock_nanosleep), measured the same way in
- *    alternating runs; the ratio ult/threads (issue 14 target <= 1.2x).
- *    The ult figure is also printed by the CPU the job started on: the
- *    cluster's timer signals its first worker, which wakes the others.
+ *  - EventLat, RelOvh, ReqOvh, SigLat, SchedOvh: the workers' own timestamps
+ *    (internal/ult_probe.h has what each one spans), recorded over the ult
+ *    runs (one more per repetition, after the others): average the median
+ *    of the runs' means, maximum of all samples. SigLat only where a
+ *    worker tells another (none at d=1: "-", as in the seed).
+ *  - JobStart: the job's own clock read at its first instruction minus its
+ *    nominal release (timer, wake-up, release, decision, switch: the release
+ *    latency of issue 14), from ult runs with the timestamps off; threads:
+ *    the same set, same CPUs, one SCHED_FIFO thread per task
+ *    (clock_nanosleep), measured the same way in alternating runs; ult/thr
+ *    their ratio (target <= 1.2x on the average, the median of the runs'
+ *    means).
  *  - context switch: rts_ult_context_switch between two contexts on a thread
  *    pinned to the cluster's first CPU (rtsched-ult-switch's method): the
  *    average from a batch, the maximum from single round trips (half of one,
  *    a clock read included).
  *
- * Release overhead, request overhead, signal latency and scheduling overhead
- * need timestamps inside src/ult/worker.c: printed "n/m" (not measured).
  * Exit status 0 measured, 1 a measurement failed, 2 bad command line.
  */
 #include <errno.h>
@@ -38,6 +40,7 @@
 #include <rtsched/task.h>
 
 #include "internal/ult_context.h"
+#include "internal/ult_probe.h"
 #include "clock_ns.h"
 #include "pinned_thread.h"
 #include "opts.h"
@@ -84,12 +87,9 @@ static void add_latency(struct latency *to, const struct latency *from)
 	to->max_ns = from->max_ns > to->max_ns ? from->max_ns : to->max_ns;
 }
 
-/* Jobs started on the CPU whose worker gets the cluster's timer signal
- * (index 0) and on the others (index 1). */
 struct task_arg {
-	struct latency lat[2]; /* per task: no lock shared between ULTs */
+	struct latency lat; /* per task: no lock shared between ULTs */
 	int64_t work_ns;
-	int timer_cpu;
 };
 
 static void latency_job(rts_task_t *task, const struct rts_job *job, void *arg)
@@ -99,18 +99,17 @@ static void latency_job(rts_task_t *task, const struct rts_job *job, void *arg)
 	struct task_arg *a = arg;
 	int64_t latency_ns = start_ns - job->release_ns;
 	if (job->number > 1) { /* the first release is the synchronous one: warm-up */
-		struct latency *lat = &a->lat[sched_getcpu() != a->timer_cpu];
-		lat->samples++;
-		lat->sum_ns += (double)latency_ns;
-		if (latency_ns > lat->max_ns)
-			lat->max_ns = latency_ns;
+		a->lat.samples++;
+		a->lat.sum_ns += (double)latency_ns;
+		if (latency_ns > a->lat.max_ns)
+			a->lat.max_ns = latency_ns;
 	}
 	while (clock_ns(CLOCK_MONOTONIC) - start_ns < a->work_ns)
 		;
 }
 
 static int run_set(const struct options *o, const char *backend, const cpu_set_t *cpus, int d,
-		   int timer_cpu, struct latency split[2], char *why, size_t why_len)
+		   struct latency *lat, char *why, size_t why_len)
 {
 	struct task_arg args[MAX_TASKS];
 	rts_taskset_t *set;
@@ -120,7 +119,7 @@ static int run_set(const struct options *o, const char *backend, const cpu_set_t
 	err = rts_taskset_set_backend(set, backend);
 	for (int i = 0; i < d && !err; i++) {
 		int64_t period_ns = o->period_us * 1000 * (2 + i) / 2;
-		args[i] = (struct task_arg){.work_ns = o->work_us * 1000, .timer_cpu = timer_cpu};
+		args[i] = (struct task_arg){.work_ns = o->work_us * 1000};
 		const struct rts_task_params p = {
 			.name = "tables", .kind = RTS_TASK_PERIODIC, .period_ns = period_ns,
 			.deadline_ns = period_ns, .max_jobs = (uint32_t)o->jobs + 1,
@@ -134,10 +133,8 @@ static int run_set(const struct options *o, const char *backend, const cpu_set_t
 	if (err)
 		snprintf(why, why_len, "%s", rts_taskset_error(set));
 	rts_taskset_destroy(set);
-	for (int i = 0; i < d && !err; i++) {
-		add_latency(&split[0], &args[i].lat[0]);
-		add_latency(&split[1], &args[i].lat[1]);
-	}
+	for (int i = 0; i < d && !err; i++)
+		add_latency(lat, &args[i].lat);
 	return err;
 }
 
@@ -199,10 +196,34 @@ static int measure_switch(const struct options *o, int cpu, struct switch_run *r
 struct size_result {
 	int d;
 	struct latency ult, threads;
-	struct latency ult_split[2]; /* on the timer's CPU, on the others */
 	double ult_mean_ns, threads_mean_ns; /* median of the runs' means */
+	struct rts_ult_probe_stat probe[RTS_ULT_PROBE_KINDS]; /* the cluster's CPUs, all ult runs */
+	double probe_mean_ns[RTS_ULT_PROBE_KINDS];             /* median of the runs' means; -1: none */
 	struct switch_run sw;
 };
+
+/* The workers' timestamps (internal/ult_probe.h), attached for one ult run per repetition. */
+static struct rts_ult_probes probes;
+
+/* Add one run's timestamps of the cluster's CPUs to s; its means per kind (-1: no sample). */
+static void add_probes(struct size_result *s, const cpu_set_t *cpus, double run_mean_ns[RTS_ULT_PROBE_KINDS])
+{
+	for (int k = 0; k < RTS_ULT_PROBE_KINDS; k++) {
+		struct rts_ult_probe_stat run = {0};
+		for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+			if (!CPU_ISSET(cpu, cpus))
+				continue;
+			const struct rts_ult_probe_stat *p = &probes.cpu[cpu][k];
+			run.count += p->count;
+			run.sum_ns += p->sum_ns;
+			run.max_ns = p->max_ns > run.max_ns ? p->max_ns : run.max_ns;
+		}
+		s->probe[k].count += run.count;
+		s->probe[k].sum_ns += run.sum_ns;
+		s->probe[k].max_ns = run.max_ns > s->probe[k].max_ns ? run.max_ns : s->probe[k].max_ns;
+		run_mean_ns[k] = run.count ? (double)run.sum_ns / (double)run.count : -1;
+	}
+}
 
 static int by_value(const void *a, const void *b)
 {
@@ -225,19 +246,21 @@ static int measure_size(const struct options *o, const int *allowed, int n_allow
 	CPU_ZERO(&cpus);
 	for (int i = n_allowed - d; i < n_allowed; i++)
 		CPU_SET(allowed[i], &cpus);
-	double ult_means[64], threads_means[64];
+	double ult_means[64], threads_means[64], probe_means[64][RTS_ULT_PROBE_KINDS];
 	char backend[32];
 	snprintf(backend, sizeof(backend), "ult:cedf:%d", d);
 	for (int r = 0; r < o->reps; r++) {
-		struct latency t = {0}, u = {0}, t_split[2] = {{0}}, u_split[2] = {{0}};
-		int timer_cpu = allowed[n_allowed - d]; /* the cluster's first worker */
-		int err = run_set(o, "threads", &cpus, d, timer_cpu, t_split, why, why_len);
+		/* JobStart with the timestamps off, then their run (its JobStart unused). */
+		struct latency t = {0}, u = {0}, probed = {0};
+		int err = run_set(o, "threads", &cpus, d, &t, why, why_len);
 		if (!err)
-			err = run_set(o, backend, &cpus, d, timer_cpu, u_split, why, why_len);
-		add_latency(&t, &t_split[0]), add_latency(&t, &t_split[1]);
-		add_latency(&u, &u_split[0]), add_latency(&u, &u_split[1]);
-		add_latency(&s->ult_split[0], &u_split[0]);
-		add_latency(&s->ult_split[1], &u_split[1]);
+			err = run_set(o, backend, &cpus, d, &u, why, why_len);
+		memset(&probes, 0, sizeof(probes)); /* no worker runs now */
+		rts_ult_probes_attach(&probes);
+		if (!err)
+			err = run_set(o, backend, &cpus, d, &probed, why, why_len);
+		rts_ult_probes_attach(NULL);
+		add_probes(s, &cpus, probe_means[r]); /* its workers are joined */
 		if (!err && (!t.samples || !u.samples))
 			err = EIO, snprintf(why, why_len, "no job measured");
 		if (err)
@@ -251,6 +274,14 @@ static int measure_size(const struct options *o, const int *allowed, int n_allow
 	}
 	s->threads_mean_ns = median(threads_means, o->reps);
 	s->ult_mean_ns = median(ult_means, o->reps);
+	for (int k = 0; k < RTS_ULT_PROBE_KINDS; k++) {
+		double means[64];
+		int n = 0;
+		for (int r = 0; r < o->reps; r++)
+			if (probe_means[r][k] >= 0)
+				means[n++] = probe_means[r][k];
+		s->probe_mean_ns[k] = n ? median(means, n) : -1;
+	}
 	return measure_switch(o, allowed[n_allowed - d], &s->sw);
 }
 
@@ -268,6 +299,18 @@ static void cell(double us, int decimals)
 		printf(" %9.*f", decimals, us);
 }
 
+/* Column c (0..4) of the workers' timestamps, in us; -1 ("-") with no sample. */
+static double probe_us(const struct size_result *s, int c, bool maxima)
+{
+	static const enum rts_ult_probe_kind kinds[5] = {
+		RTS_ULT_PROBE_EVENT_LATENCY, RTS_ULT_PROBE_RELEASE, RTS_ULT_PROBE_REQUEST,
+		RTS_ULT_PROBE_SIGNAL_LATENCY, RTS_ULT_PROBE_SCHEDULING};
+	const struct rts_ult_probe_stat *p = &s->probe[kinds[c]];
+	if (!p->count)
+		return -1;
+	return (maxima ? (double)p->max_ns : s->probe_mean_ns[kinds[c]]) / 1000;
+}
+
 static void print_table(const struct options *o, const struct size_result *res, bool maxima)
 {
 	printf("\nTable %d layout: %s latencies and overheads, us (seed 003 Table %d beside)\n",
@@ -275,7 +318,7 @@ static void print_table(const struct options *o, const struct size_result *res, 
 	printf("%-22s", "");
 	for (int c = 0; c < 6; c++)
 		printf(" %9s", columns[c]);
-	printf(" %10s %8s\n", "threads", "ult/thr");
+	printf(" %9s %9s %8s\n", "JobStart", "threads", "ult/thr");
 	for (int i = 0; i < o->n_sizes; i++) {
 		const struct size_result *s = &res[i];
 		double ult_ns = maxima ? (double)s->ult.max_ns : s->ult_mean_ns;
@@ -283,10 +326,10 @@ static void print_table(const struct options *o, const struct size_result *res, 
 		char label[32];
 		snprintf(label, sizeof(label), "rtsched ult d=%d", s->d);
 		printf("%-22s", label);
-		cell(ult_ns / 1000, 3);
-		printf(" %9s %9s %9s %9s", "n/m", "n/m", s->d == 1 ? "-" : "n/m", "n/m");
+		for (int c = 0; c < 5; c++)
+			cell(probe_us(s, c, maxima), 3);
 		cell((maxima ? s->sw.max_ns : s->sw.avg_ns) / 1000, 3);
-		printf(" %10.3f %7.2fx\n", thr_ns / 1000, ult_ns / thr_ns);
+		printf(" %9.3f %9.3f %7.2fx\n", ult_ns / 1000, thr_ns / 1000, ult_ns / thr_ns);
 	}
 	for (size_t i = 0; i < sizeof(seed_rows) / sizeof(seed_rows[0]); i++) {
 		printf("seed 003 %-13s", seed_rows[i].label);
@@ -296,22 +339,21 @@ static void print_table(const struct options *o, const struct size_result *res, 
 	}
 }
 
-/*
- * The cluster's timer signals its first worker only: a job that starts on
- * another CPU also waits for that worker's futex wake of its own worker.
- */
-static void print_split(const struct options *o, const struct size_result *res)
+/* How many samples each of the workers' columns has. */
+static void print_samples(const struct options *o, const struct size_result *res)
 {
-	printf("\nult EventLat by the CPU the job started on, us (avg over all jobs / max)\n");
+	printf("\nsamples:");
+	for (int c = 0; c < 5; c++)
+		printf(" %s", columns[c]);
+	printf(" (timestamped runs) JobStart (the other ult runs)\n");
 	for (int i = 0; i < o->n_sizes; i++) {
-		const struct latency *l = res[i].ult_split, *r = &res[i].ult_split[1];
-		printf("  d=%d  timer's CPU: %8.3f / %9.3f (%ld jobs)", res[i].d,
-		       l->samples ? l->sum_ns / (double)l->samples / 1000 : 0.0,
-		       (double)l->max_ns / 1000, l->samples);
-		if (r->samples)
-			printf("   other CPUs: %8.3f / %9.3f (%ld jobs)", r->sum_ns / (double)r->samples / 1000,
-			       (double)r->max_ns / 1000, r->samples);
-		printf("\n");
+		const struct size_result *s = &res[i];
+		printf("  d=%d  %ld %ld %ld %ld %ld %ld\n", s->d,
+		       (long)s->probe[RTS_ULT_PROBE_EVENT_LATENCY].count,
+		       (long)s->probe[RTS_ULT_PROBE_RELEASE].count,
+		       (long)s->probe[RTS_ULT_PROBE_REQUEST].count,
+		       (long)s->probe[RTS_ULT_PROBE_SIGNAL_LATENCY].count,
+		       (long)s->probe[RTS_ULT_PROBE_SCHEDULING].count, s->ult.samples);
 	}
 }
 
@@ -409,14 +451,17 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("rtsched-ult-tables: d CPUs per cluster (the last d allowed CPUs), d tasks, "
-	       "period %ld us x (2+i)/2, work %ld us, %ld jobs x %d alternating runs per backend\n"
-	       "EventLat: job's first clock read - nominal release (avg: median of runs' means; "
-	       "max: of all); threads: the same for the threads backend, same set and CPUs\n"
+	       "period %ld us x (2+i)/2, work %ld us, %ld jobs x %d repetitions of: threads, ult, "
+	       "ult with timestamps\n"
+	       "EventLat..SchedOvh: the workers' timestamps (src/internal/ult_probe.h; avg: median "
+	       "of the ult runs' means; max: of all); -: no sample\n"
+	       "JobStart: job's first clock read - nominal release, timestamps off (avg: median of "
+	       "runs' means; max: of all); threads: the same for the threads backend, same set and CPUs\n"
 	       "CtxSw: rts_ult_context_switch (avg: batch of %ld; max: half of one round trip "
-	       "of %d, a clock read included); n/m: not measured (needs src/ult instrumentation)\n",
+	       "of %d, a clock read included)\n",
 	       o.period_us, o.work_us, o.jobs, o.reps, o.switches, SWITCH_SAMPLES);
 	print_table(&o, res, false);
 	print_table(&o, res, true);
-	print_split(&o, res);
+	print_samples(&o, res);
 	return 0;
 }

@@ -21,13 +21,33 @@
  * comes first and is taken only by ULTs holding off switches; then
  * cluster->lock, a leaf: nothing else is taken while it is held, it is
  * never held across a context switch, and never taken in a signal handler. The scheduler takes it once per decision; another thread
- * takes it to interrupt a ULT (rts_ult_interrupt). The release timer is
- * armed under it, so that two workers never arm it out of order.
+ * takes it to interrupt a ULT (rts_ult_interrupt). The release timers are
+ * armed under it, so that two workers never arm them out of order.
+ *
+ * Release timers. A cluster's events (its sleepers' wake times, one each,
+ * and the earliest of its blocked ULTs' timeouts and reservation
+ * decisions) are handed out at each decision (worker.c,
+ * arm_release_timer): the k idle workers not already told to look take the
+ * first k, each sleeping in its futex wait until its own, so that a
+ * release is handled on a CPU where it can run, by a kernel timer on that
+ * CPU (a timer fires on the CPU that armed it; the futex wait's timeout is
+ * armed by the sleeper itself, as a thread of the threads backend arms its
+ * clock_nanosleep), with no second hop (a futex wake or tgkill from another
+ * worker) on the release's path; two releases at one time wake two idle
+ * workers. An idle worker asleep until one of the events keeps it; one
+ * asleep past the event it is given is woken then (off the release's path)
+ * to look again and take it. With no idle worker, the first event goes on
+ * the timer (SIGEV_THREAD_ID, RTS_ULT_SIGNAL) of the worker running the
+ * lowest-priority ULT, where a released job would preempt; at most that
+ * one timer is armed (cluster->timer_worker), a timer whose event moved is
+ * disarmed if it has not fired yet. An idle worker never waits for a
+ * signal, so a sanitizer that holds a signal back during a raw futex wait
+ * cannot hang a release.
  *
  * Signals. RTS_ULT_SIGNAL (SA_NODEFER, unblocked in workers) is how a
- * worker is told to look again: the cluster's release timer sends it to the
- * cluster's first worker, and a worker that finds a ready ULT which must
- * preempt another worker's ULT sends it with tgkill. The handler touches
+ * worker is told to look again: its release timer sends it, and a worker
+ * that finds a ready ULT which must preempt another worker's ULT sends it
+ * with tgkill. The handler touches
  * only the worker's atomics: in the scheduler (in_scheduler set) it marks
  * resched_pending and bumps wake_word; in a ULT it switches that ULT out to
  * the scheduler (the interrupted registers stay in the signal frame on the
@@ -125,6 +145,7 @@ enum rts_ult_wait_kind {
 struct rts_ult_cluster;
 struct rts_ult_runtime;
 struct rts_reservation_control_state; /* internal/reservation_control.h */
+struct rts_ult_probes;                /* internal/ult_probe.h */
 
 /*
  * A reservation (<rtsched/reservation.h>, docs/reservations.md): a node of
@@ -237,6 +258,23 @@ struct rts_ult_worker {
 	int64_t current_key;
 	bool kicked; /* told to look again (signal or futex); not yet looked */
 
+	/* Its release timer (SIGEV_THREAD_ID to this worker); has_timer from its start.
+	 * Under cluster->lock: timer_armed_ns, the time last armed (0: disarmed or
+	 * moved away); idle_until_ns, the event it was given idle, the bound
+	 * of its futex wait (0: none). */
+	timer_t timer;
+	bool has_timer;
+	int64_t timer_armed_ns;
+	int64_t idle_until_ns;
+
+	/* Timestamps for rtsched-ult-tables (internal/ult_probe.h), fixed at its
+	 * start; NULL: off. A request to it (set by the requester) and its
+	 * signal handler's or futex return's time after one (set by its
+	 * handler or itself), recorded at its next decision. */
+	struct rts_ult_probes *probes;
+	_Atomic int64_t probe_request_ns;
+	_Atomic int64_t probe_arrival_ns;
+
 	/* This worker and its signal handler; others only bump wake_word. */
 	atomic_int in_scheduler;
 	atomic_int resched_pending;
@@ -252,10 +290,10 @@ struct rts_ult_cluster {
 	pthread_mutex_t lock;
 	struct rts_ult *ready;    /* by key, then id */
 	struct rts_ult *releases; /* by wake_ns */
-	timer_t release_timer;
-	bool has_timer;
 	struct rts_ult *timeouts; /* blocked with a deadline, by timeout_ns */
-	int64_t timer_armed_ns;   /* 0: disarmed */
+	/* The busy worker whose timer is armed for the cluster's next event
+	 * (above, "Release timers"); NULL: none (an idle worker has it). */
+	struct rts_ult_worker *timer_worker;
 	struct rts_ult_worker *workers;
 	int n_workers;
 	/* Its reservations, in the order made (one-CPU clusters only). */

@@ -342,8 +342,9 @@ void rts_ult_runtime_destroy(struct rts_ult_runtime *rt)
 	for (int k = 0; rt->clusters && k < rt->n_clusters; k++) {
 		struct rts_ult_cluster *c = &rt->clusters[k];
 		rts_ult_reservations_free(c);
-		if (c->has_timer)
-			timer_delete(c->release_timer);
+		for (int i = 0; c->workers && i < c->n_workers; i++)
+			if (c->workers[i].has_timer)
+				timer_delete(c->workers[i].timer);
 		pthread_mutex_destroy(&c->lock);
 		free(c->workers);
 	}

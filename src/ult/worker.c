@@ -34,6 +34,7 @@
 #include "internal/task.h"
 #include "internal/timespec.h"
 #include "internal/ult.h"
+#include "internal/ult_probe.h"
 
 static __thread struct rts_ult_worker *self_worker __attribute__((tls_model("initial-exec")));
 
@@ -72,6 +73,68 @@ static int64_t now_ns(void)
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return rts_timespec_to_ns(&now);
+}
+
+/* ---- timestamps for rtsched-ult-tables (internal/ult_probe.h) ---------- */
+
+static _Atomic(struct rts_ult_probes *) probes_attached;
+
+void rts_ult_probes_attach(struct rts_ult_probes *probes)
+{
+	atomic_store(&probes_attached, probes);
+}
+
+/* A decision's times, read only when its worker has probes. */
+struct probe_times {
+	int64_t begin_ns;   /* it starts looking */
+	int64_t due_ns;     /* the earliest due wake it releases; 0: none */
+	int64_t release_ns; /* its release work */
+	int64_t request_ns; /* its requests to other workers */
+};
+
+/* Just before a futex wake or tgkill to w: the first request not yet seen. */
+static void probe_request(struct rts_ult_worker *w)
+{
+	int64_t none = 0;
+	if (w->probes)
+		atomic_compare_exchange_strong_explicit(&w->probe_request_ns, &none, now_ns(),
+							memory_order_relaxed, memory_order_relaxed);
+}
+
+/* w's handler or futex return: when a request was made, the first arrival after it. */
+static void probe_arrival(struct rts_ult_worker *w)
+{
+	int64_t none = 0;
+	if (w->probes && atomic_load_explicit(&w->probe_request_ns, memory_order_relaxed))
+		atomic_compare_exchange_strong_explicit(&w->probe_arrival_ns, &none, now_ns(),
+							memory_order_relaxed, memory_order_relaxed);
+}
+
+/* At a decision's start: a request and its arrival since the last one, if
+ * both (a request the worker took in while looking anyway has none). */
+static void probe_begin(struct rts_ult_worker *w, struct probe_times *t)
+{
+	*t = (struct probe_times){.begin_ns = now_ns()};
+	int64_t request_ns = atomic_exchange_explicit(&w->probe_request_ns, 0, memory_order_relaxed);
+	int64_t arrival_ns = atomic_exchange_explicit(&w->probe_arrival_ns, 0, memory_order_relaxed);
+	if (request_ns && arrival_ns >= request_ns)
+		rts_ult_probe_record(w->probes, w->cpu, RTS_ULT_PROBE_SIGNAL_LATENCY,
+				     arrival_ns - request_ns);
+}
+
+/* At its end (just before the switch, or the futex wait if switches is false). */
+static void probe_end(struct rts_ult_worker *w, const struct probe_times *t, bool switches)
+{
+	int64_t end_ns = now_ns();
+	if (t->due_ns) {
+		rts_ult_probe_record(w->probes, w->cpu, RTS_ULT_PROBE_EVENT_LATENCY,
+				     t->begin_ns - t->due_ns);
+		rts_ult_probe_record(w->probes, w->cpu, RTS_ULT_PROBE_RELEASE, t->release_ns);
+		rts_ult_probe_record(w->probes, w->cpu, RTS_ULT_PROBE_REQUEST, t->request_ns);
+	}
+	if (switches)
+		rts_ult_probe_record(w->probes, w->cpu, RTS_ULT_PROBE_SCHEDULING,
+				     end_ns - t->begin_ns - t->release_ns - t->request_ns);
 }
 
 /*
@@ -194,6 +257,8 @@ static void on_ult_signal(int signo)
 	struct rts_ult_worker *w = rts_ult_worker_self();
 	if (!w)
 		return;
+	if (w->probes)
+		probe_arrival(w);
 	atomic_fetch_add_explicit(&w->wake_word, 1, memory_order_relaxed);
 	if (atomic_load_explicit(&w->in_scheduler, memory_order_relaxed)) {
 		atomic_store_explicit(&w->resched_pending, 1, memory_order_relaxed);
@@ -214,26 +279,129 @@ static void trace_ult(struct rts_ult *u, int64_t time_ns, uint16_t type, uint32_
 		rts_trace_event_at(u->task->stream, time_ns, type, u->task->job.number, arg0, arg1);
 }
 
-/* The cluster's timer at the earliest sleeper's wake time or blocked ULT's
- * timeout, or the reservations' next replenishment or depletion if earlier
- * (disarmed if none). Under the lock. */
-static void arm_release_timer(struct rts_ult_cluster *c)
+/*
+ * Up to max of the cluster's next events, earliest first: the sleepers'
+ * wake times (one each), and the earliest of the blocked ULTs' timeouts and
+ * the reservations' next replenishment or depletion. Under the lock.
+ */
+static int next_events(const struct rts_ult_cluster *c, int64_t *events, int max)
 {
-	int64_t want_ns = c->releases ? c->releases->wake_ns : 0;
-	if (c->timeouts && (!want_ns || c->timeouts->timeout_ns < want_ns))
-		want_ns = c->timeouts->timeout_ns;
+	int64_t other_ns = c->timeouts ? c->timeouts->timeout_ns : INT64_MAX;
 	if (c->n_reservations) {
 		int64_t reservations_ns = rts_ult_reservations_next_ns(c);
-		if (reservations_ns != INT64_MAX && (!want_ns || reservations_ns < want_ns))
-			want_ns = reservations_ns;
+		if (reservations_ns < other_ns)
+			other_ns = reservations_ns;
 	}
-	if (!c->has_timer || want_ns == c->timer_armed_ns)
-		return;
+	int n = 0;
+	for (const struct rts_ult *u = c->releases; u && n < max; u = u->next) {
+		if (other_ns <= u->wake_ns) {
+			events[n++] = other_ns;
+			other_ns = INT64_MAX;
+			if (n == max)
+				break;
+		}
+		events[n++] = u->wake_ns;
+	}
+	if (n < max && other_ns != INT64_MAX)
+		events[n++] = other_ns;
+	return n;
+}
+
+static void set_timer(struct rts_ult_worker *w, int64_t at_ns)
+{
 	struct itimerspec when = {0};
-	if (want_ns)
-		when.it_value = rts_ns_to_timespec(want_ns);
-	if (timer_settime(c->release_timer, TIMER_ABSTIME, &when, NULL) == 0)
-		c->timer_armed_ns = want_ns;
+	if (at_ns)
+		when.it_value = rts_ns_to_timespec(at_ns);
+	if (timer_settime(w->timer, TIMER_ABSTIME, &when, NULL) == 0)
+		w->timer_armed_ns = at_ns;
+}
+
+/* Whether the event is still free; then take it. */
+static bool take_event(int64_t *events, int n_events, int64_t event_ns)
+{
+	for (int i = 0; i < n_events; i++) {
+		if (events[i] && events[i] == event_ns) {
+			events[i] = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The first free event, taken; 0 if none. */
+static int64_t take_first_event(int64_t *events, int n_events)
+{
+	for (int i = 0; i < n_events; i++) {
+		if (events[i]) {
+			int64_t event_ns = events[i];
+			events[i] = 0;
+			return event_ns;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Give the cluster's next events to its workers (internal/ult.h, "Release
+ * timers"): the k idle workers not told to look take the first k events
+ * (each sleeps until its own in its futex wait); with none idle, the timer
+ * of the worker running the lowest-priority ULT is armed for the first
+ * (its signal preempts that ULT), and no other timer is left armed. Under
+ * the lock; now_ns is the caller's clock read (a timer armed for later has
+ * not fired).
+ */
+static void arm_release_timer(struct rts_ult_cluster *c, int64_t now_ns)
+{
+	struct rts_ult_worker *self = rts_ult_worker_self();
+	struct rts_ult_worker *lowest = NULL;
+	int n_idle = 0;
+	for (int i = 0; i < c->n_workers; i++) {
+		struct rts_ult_worker *w = &c->workers[i];
+		if (!w->current)
+			n_idle += !w->kicked;
+		else if (!lowest || rts_ult_before(lowest->current_key, lowest->current->id,
+						     w->current_key, w->current->id)) {
+			lowest = w;
+		}
+	}
+	int64_t events[RTS_ULT_MAX_CPUS];
+	int n_events = next_events(c, events, n_idle ? n_idle : 1);
+	struct rts_ult_worker *timed = !n_idle && n_events ? lowest : NULL;
+	struct rts_ult_worker *old = c->timer_worker;
+	if (old && old != timed && old->timer_armed_ns) {
+		if (old->timer_armed_ns > now_ns)
+			set_timer(old, 0); /* it would interrupt its worker for nothing */
+		old->timer_armed_ns = 0;
+	}
+	c->timer_worker = timed;
+	if (timed && timed->has_timer && timed->timer_armed_ns != events[0])
+		set_timer(timed, events[0]);
+	if (!n_idle)
+		return;
+	/* An idle worker asleep until one of the events keeps it (no wake). */
+	bool keeps[RTS_ULT_MAX_CPUS] = {false};
+	for (int i = 0; i < c->n_workers; i++) {
+		struct rts_ult_worker *w = &c->workers[i];
+		if (!w->current && !w->kicked && w != self && w->idle_until_ns)
+			keeps[i] = take_event(events, n_events, w->idle_until_ns);
+	}
+	/* The rest, earliest first, to the caller (awake), then by index; one
+	 * asleep past its event is woken to look again (and take it). A worker
+	 * left without one sleeps on: an earlier bound only wakes it early. */
+	if (self && self->cluster == c && !self->current && !self->kicked)
+		self->idle_until_ns = take_first_event(events, n_events);
+	for (int i = 0; i < c->n_workers; i++) {
+		struct rts_ult_worker *w = &c->workers[i];
+		if (w->current || w->kicked || w == self || keeps[i])
+			continue;
+		int64_t event_ns = take_first_event(events, n_events);
+		if (!event_ns)
+			break;
+		if (!w->idle_until_ns || w->idle_until_ns > event_ns) {
+			atomic_fetch_add_explicit(&w->wake_word, 1, memory_order_release);
+			rts_futex_wake(&w->wake_word, 1, false);
+		}
+	}
 }
 
 /* The calling worker (a ULT holding off switches) is told without a system
@@ -244,9 +412,11 @@ static void kick(struct rts_ult_worker *w)
 	if (w == rts_ult_worker_self()) {
 		atomic_store_explicit(&w->resched_pending, 1, memory_order_relaxed);
 	} else if (!w->current) {
+		probe_request(w);
 		atomic_fetch_add_explicit(&w->wake_word, 1, memory_order_release);
 		rts_futex_wake(&w->wake_word, 1, false);
 	} else {
+		probe_request(w);
 		syscall(SYS_tgkill, getpid(), atomic_load(&w->tid), RTS_ULT_SIGNAL);
 	}
 }
@@ -366,9 +536,12 @@ static void schedule_loop(struct rts_ult_worker *w)
 	struct rts_ult_runtime *rt = c->runtime;
 	const struct rts_trace_thread_state no_trace = {0};
 	struct rts_ult *prev = NULL;
+	struct probe_times probe = {0};
 	for (;;) {
 		uint32_t seen = atomic_load_explicit(&w->wake_word, memory_order_acquire);
 		atomic_store_explicit(&w->resched_pending, 0, memory_order_relaxed);
+		if (w->probes)
+			probe_begin(w, &probe);
 		pthread_mutex_lock(&c->lock);
 		/* Read under the lock: the events two workers record for one ULT
 		 * (PREEMPT here, MIGRATE and RESUME there) are in time order. */
@@ -380,8 +553,14 @@ static void schedule_loop(struct rts_ult_worker *w)
 		if (prev)
 			file_previous(c, prev);
 		w->current = NULL;
+		if (w->probes) {
+			probe.due_ns = c->releases && c->releases->wake_ns <= now ? c->releases->wake_ns : 0;
+			probe.release_ns = now_ns();
+		}
 		rts_ult_release_due(c, now);
 		rts_ult_timeouts_due(c, now);
+		if (w->probes)
+			probe.release_ns = now_ns() - probe.release_ns;
 		struct rts_ult *next = c->n_reservations ? rts_ult_reservations_pick(c, now)
 						     : rts_ult_ready_pop(c);
 		/* A job that blocks leaves its CPU as a preempted one does: its
@@ -396,14 +575,17 @@ static void schedule_loop(struct rts_ult_worker *w)
 			w->current = next;
 			w->current_key = next->key;
 		}
+		int64_t requests_from_ns = w->probes ? now_ns() : 0;
 		kick_workers(c, w);
-		arm_release_timer(c);
-		/* The worker the cluster's timer signals (the first) also sleeps
-		 * at most until the timer's time when idle: a release, a blocked
-		 * ULT's timeout or a budget decision must not hang on one signal
-		 * (a sanitizer may hold a signal back while the worker is in a
-		 * raw futex wait). The others are woken by a futex wake (kick). */
-		int64_t idle_until_ns = w == &c->workers[0] ? c->timer_armed_ns : 0;
+		int64_t handout_from_ns = w->probes ? now_ns() : 0;
+		arm_release_timer(c, now);
+		if (w->probes) {
+			probe.request_ns = handout_from_ns - requests_from_ns;
+			probe.release_ns += now_ns() - handout_from_ns;
+		}
+		/* Idle, it sleeps until the event it was given, if any
+		 * (arm_release_timer), or a futex wake. */
+		int64_t idle_until_ns = next ? 0 : w->idle_until_ns;
 		pthread_mutex_unlock(&c->lock);
 
 		if (finished) {
@@ -417,6 +599,8 @@ static void schedule_loop(struct rts_ult_worker *w)
 			next->switched_in_ns = rts_ult_run_clock_ns(c, in_ns);
 			rts_trace_thread_state_load(&next->trace);
 			rts_task_local_load(&next->local);
+			if (w->probes)
+				probe_end(w, &probe, true);
 			rts_ult_context_switch(&w->sched_context, &next->context);
 			rts_trace_thread_state_load(&no_trace);
 			prev = next;
@@ -424,23 +608,27 @@ static void schedule_loop(struct rts_ult_worker *w)
 		}
 		if (atomic_load(&rt->shutting_down))
 			return;
+		if (w->probes)
+			probe_end(w, &probe, false);
 		struct timespec idle_until = rts_ns_to_timespec(idle_until_ns);
 		rts_futex_wait_until(&w->wake_word, seen, idle_until_ns ? &idle_until : NULL,
 				     CLOCK_MONOTONIC, false);
+		if (w->probes)
+			probe_arrival(w);
 	}
 }
 
 /* ---- start and stop ------------------------------------------------------- */
 
-static int create_release_timer(struct rts_ult_cluster *c, pid_t tid)
+static int create_release_timer(struct rts_ult_worker *w, pid_t tid)
 {
 	struct sigevent event = {0};
 	event.sigev_notify = SIGEV_THREAD_ID;
 	event.sigev_signo = RTS_ULT_SIGNAL;
 	event._sigev_un._tid = tid; /* sigev_notify_thread_id: glibc 2.36 headers lack the name */
-	if (timer_create(CLOCK_MONOTONIC, &event, &c->release_timer) != 0)
+	if (timer_create(CLOCK_MONOTONIC, &event, &w->timer) != 0)
 		return errno;
-	c->has_timer = true;
+	w->has_timer = true;
 	return 0;
 }
 
@@ -457,8 +645,8 @@ static int take_fifo(const struct rts_ult_worker *w, char *why, size_t why_len)
 }
 
 /* Its policy (SCHED_FIFO, or SCHED_DEADLINE for a kernel-enforced reservation:
- * ult/kernel_reservation.c), its context, the cluster's timer (first worker);
- * 0 or an error with why. */
+ * ult/kernel_reservation.c), its context, its release timer; 0 or an error
+ * with why. */
 static int set_up_worker(struct rts_ult_worker *w, char *why, size_t why_len)
 {
 	const struct rts_reservation *kernel = rts_ult_kernel_reservation_of(w->cluster);
@@ -470,8 +658,8 @@ static int set_up_worker(struct rts_ult_worker *w, char *why, size_t why_len)
 		return err;
 	}
 	err = -rts_ult_context_of_thread(&w->sched_context);
-	if (!err && w == &w->cluster->workers[0])
-		err = create_release_timer(w->cluster, atomic_load(&w->tid));
+	if (!err)
+		err = create_release_timer(w, atomic_load(&w->tid));
 	if (err)
 		snprintf(why, why_len, "ult backend: the worker for CPU %d: %s", w->cpu,
 			 strerror(err));
@@ -541,6 +729,7 @@ int rts_ult_worker_start(struct rts_ult_worker *w, char *why, size_t why_len)
 			 RTS_ULT_SIGNAL, strerror(handler_error));
 		return handler_error;
 	}
+	w->probes = atomic_load(&probes_attached); /* before its thread: read by the others too */
 	struct worker_start start = {.worker = w, .why = why, .why_len = why_len};
 	int err = pthread_create(&w->thread, NULL, worker_main, &start);
 	if (err) {
@@ -586,14 +775,14 @@ void rts_ult_interrupt(struct rts_ult *u)
 		u->sleep_result = -EINTR;
 		rts_ult_ready_insert(c, u);
 		kick_workers(c, NULL);
-		arm_release_timer(c);
+		arm_release_timer(c, now_ns());
 	} else if (u->state == RTS_ULT_BLOCKED) {
 		if (u->timeout_ns)
 			rts_ult_timeout_remove(c, u);
 		u->block_end = RTS_ULT_BLOCK_INTERRUPTED;
 		rts_ult_ready_insert(c, u);
 		kick_workers(c, NULL);
-		arm_release_timer(c);
+		arm_release_timer(c, now_ns());
 	} else if (u->state != RTS_ULT_DONE) {
 		u->interrupt_pending = true;
 	}

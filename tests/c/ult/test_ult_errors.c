@@ -87,7 +87,9 @@ static void test_tasks(void)
 	struct rts_task_params p = base;
 	p.cpuset = "/sys/fs/cgroup/none";
 	expect_task_error("ult", &p, EINVAL, "cpuset");
-	p = base;
+	p = base; /* policy other is background under FP; SCHED_DEADLINE has no FP priority */
+	p.policy = RTS_POLICY_DEADLINE;
+	p.dl_runtime_ns = MS;
 	expect_task_error("ult:gfp", &p, EINVAL, "SCHED_FIFO priority");
 	if (allowed_cpus() < 2)
 		SKIP("the cluster cases need 2 CPUs");

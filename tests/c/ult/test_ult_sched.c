@@ -224,8 +224,8 @@ static void test_gedf_two_earliest_run_third_waits(void)
  * G-EDF on two CPUs: `long` (deadline 100) and `short` (30) start; at +2 ms
  * `urgent` (2 + 25) comes and the CPU of the latest deadline goes to it, so
  * `long` waits; when `short` completes, `long` resumes on short's CPU. One
- * of the jobs moved to the other CPU (which one depends on where the
- * release timer's worker was), and each move is traced as a MIGRATE
+ * of the jobs moved to the other CPU (which one depends on which worker
+ * took the release), and each move is traced as a MIGRATE
  * between the CPUs its events show.
  */
 static void test_gedf_preempted_job_migrates(void)
