@@ -56,6 +56,25 @@ enum rts_reservation_kind {
 };
 
 /*
+ * Who enforces a top-level periodic reservation's budget (docs/reservations.md,
+ * "Enforced by the kernel"). RTS_RESERVATION_BY_KERNEL: its CPU's worker runs
+ * under SCHED_DEADLINE with runtime = budget_ns and deadline = period =
+ * period_ns, so the kernel's CBS throttles the whole subtree against
+ * everything else on the machine, and the user-level scheduler keeps no
+ * budget for this level (its children's budgets it still enforces). It must
+ * be the only thing at the top of its CPU (no other top-level reservation, no
+ * task outside it), periodic, without a budget controller, and made before
+ * the set's first task (the worker takes its policy when it starts). The
+ * kernel pins a SCHED_DEADLINE thread to one CPU only if that CPU is a root
+ * domain of its own: give `cpuset`, the folder of an exclusive cpuset holding
+ * just that CPU (rtsched run makes one), which the worker joins first.
+ */
+enum rts_reservation_enforcement {
+	RTS_RESERVATION_BY_USER = 0,   /* the ult scheduler's timers (the default) */
+	RTS_RESERVATION_BY_KERNEL = 1, /* SCHED_DEADLINE on its CPU's worker */
+};
+
+/*
  * A CBS (Abeni & Buttazzo), kind RTS_RESERVATION_CBS, in an EDF parent (or
  * at the top of an "ult:pedf" CPU), holding tasks: budget Q = budget_ns per
  * period T = period_ns, a deadline d. When a task inside becomes ready and
@@ -110,6 +129,8 @@ struct rts_reservation_params {
 	int cpu;                        /* top level: the CPU of its one-CPU cluster; else ignored */
 	enum rts_reservation_kind kind; /* 0: periodic */
 	struct rts_reservation_control control; /* zero: a fixed budget */
+	enum rts_reservation_enforcement enforcement; /* 0: by the user-level scheduler */
+	const char *cpuset; /* RTS_RESERVATION_BY_KERNEL: an exclusive cpuset of its CPU (copied); NULL: none */
 };
 
 /* Counters, readable after rts_taskset_join(). */

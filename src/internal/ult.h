@@ -159,7 +159,11 @@ struct rts_ult_proxy;                 /* internal/ult_proxy.h */
  * period_end_ns; cluster->active and all its ancestors are charged for the
  * time since cluster->active_since_ns (running a child or idling), so the
  * budget a reservation consumes in a period never exceeds budget_ns by more
- * than the lateness of the timer that ends it.
+ * than the lateness of the timer that ends it. A reservation enforced by
+ * the kernel (by_kernel) is outside these rules: the user-level scheduler
+ * keeps no budget and no period for it (remaining_ns and period_end_ns stay
+ * 0; it is always eligible, never replenished, never depleted: the kernel
+ * throttles its worker instead), and it is the only top level of its cluster.
  */
 struct rts_reservation {
 	char name[32];
@@ -174,6 +178,8 @@ struct rts_reservation {
 	int n_children;
 	int n_tasks;
 	struct rts_trace_stream *stream; /* its REPLENISH / DEPLETE events; NULL: not traced */
+	bool by_kernel; /* its worker's SCHED_DEADLINE enforces it (ult/kernel_reservation.c) */
+	char *cpuset;   /* by_kernel: the cpuset its worker joins; NULL: none */
 
 	/* Under cluster->lock (the stream's one producer: its cluster's decisions). */
 	int64_t remaining_ns;
@@ -236,7 +242,7 @@ struct rts_ult {
 	/* Its workers' (one at a time, ordered by cluster->lock). */
 	int last_cpu;          /* -1 before it first ran */
 	bool preempted;        /* PREEMPT traced, RESUME not yet */
-	int64_t switched_in_ns;
+	int64_t switched_in_ns; /* on its cluster's run clock (rts_ult_run_clock_ns) */
 	int64_t run_ns;        /* time switched in, its CPU time (docs/ult.md) */
 
 	rts_futex_word done;   /* 0, then 1 when it ended; joiners sleep on it */
@@ -301,6 +307,14 @@ struct rts_ult_cluster {
 	struct rts_reservation *active;
 	int64_t active_since_ns;
 	struct rts_reservation_overhead overhead; /* under the lock */
+	/* Its reservation enforced by the kernel (ult/kernel_reservation.c), or
+	 * NULL: set when it is made, before the workers start (it is made
+	 * first, and refused after), and never changed after. Under the lock:
+	 * the worker's CPU time at the last decision, and whether that decision
+	 * chose a ULT (then the next charge is the CPU time it got). */
+	const struct rts_reservation *kernel_reservation;
+	int64_t active_since_cpu_ns;
+	bool active_runs;
 };
 
 struct rts_ult_runtime {

@@ -37,6 +37,7 @@
 
 #include "internal/backend.h"
 #include "internal/export.h"
+#include "internal/kernel_reservation.h"
 #include "internal/reservation_control.h"
 #include "internal/sporadic_reservation.h"
 #include "internal/task.h"
@@ -186,6 +187,8 @@ RTS_EXPORT int rts_reservation_create(rts_taskset_t *set, const struct rts_reser
 	struct rts_ult_cluster *c = NULL;
 	if (!err)
 		err = cluster_for(set, params, parent, &c);
+	if (!err)
+		err = rts_ult_kernel_reservation_admit(set, params, parent, c);
 	if (err)
 		return err;
 	struct rts_reservation *r = calloc(1, sizeof(*r));
@@ -199,10 +202,16 @@ RTS_EXPORT int rts_reservation_create(rts_taskset_t *set, const struct rts_reser
 	r->order = params->order;
 	r->kind = params->kind;
 	r->priority = params->priority;
+	r->by_kernel = params->enforcement == RTS_RESERVATION_BY_KERNEL;
+	if (r->by_kernel && params->cpuset && !(r->cpuset = strdup(params->cpuset))) {
+		free(r);
+		return ENOMEM;
+	}
 	char why[160];
 	err = rts_ult_control_create(r, params, why, sizeof(why));
 	if (err) {
 		rts_taskset_set_error(set, "reservation %s: %s", r->name, why);
+		free(r->cpuset);
 		free(r);
 		return err;
 	}
@@ -216,16 +225,20 @@ RTS_EXPORT int rts_reservation_create(rts_taskset_t *set, const struct rts_reser
 		if (err) {
 			free(r->sporadic);
 			free(r->control);
+			free(r->cpuset);
 			free(r);
 			return err;
 		}
 	}
 	pthread_mutex_lock(&c->lock);
 	err = append(c, r);
+	if (!err && r->by_kernel)
+		c->kernel_reservation = r;
 	pthread_mutex_unlock(&c->lock);
 	if (err) {
 		free(r->sporadic);
 		free(r->control);
+		free(r->cpuset);
 		free(r);
 		return err;
 	}
@@ -285,6 +298,7 @@ void rts_ult_reservations_free(struct rts_ult_cluster *c)
 	for (size_t i = 0; i < c->n_reservations; i++) {
 		free(c->reservations[i]->sporadic);
 		free(c->reservations[i]->control);
+		free(c->reservations[i]->cpuset);
 		free(c->reservations[i]);
 	}
 	free(c->reservations);
@@ -299,7 +313,7 @@ static void charge(struct rts_ult_cluster *c, int64_t now_ns)
 	for (struct rts_reservation *r = c->active; r; r = r->parent)
 		if (r->sporadic) /* charged only for what a task inside ran */
 			rts_ult_sporadic_stop(r, now_ns);
-	int64_t used = now_ns - c->active_since_ns;
+	int64_t used = rts_ult_kernel_charged_ns(c, now_ns - c->active_since_ns);
 	if (used <= 0)
 		return;
 	rts_ult_control_charge(c, used, now_ns);
@@ -307,6 +321,8 @@ static void charge(struct rts_ult_cluster *c, int64_t now_ns)
 		if (r->sporadic)
 			continue;
 		r->stats.consumed_ns += used;
+		if (r->by_kernel)
+			continue; /* its budget is the kernel's */
 		if (r->remaining_ns > used) {
 			r->remaining_ns -= used;
 		} else if (r->remaining_ns > 0) {
@@ -325,8 +341,8 @@ static void replenish(struct rts_ult_cluster *c, int64_t now_ns)
 	int64_t t0 = atomic_load(c->runtime->t0_ns);
 	for (size_t i = 0; i < c->n_reservations; i++) {
 		struct rts_reservation *r = c->reservations[i];
-		if (r->kind != RTS_RESERVATION_PERIODIC)
-			continue; /* cbs_update(), sporadic_update() */
+		if (r->kind != RTS_RESERVATION_PERIODIC || r->by_kernel)
+			continue; /* cbs_update(), sporadic_update(); the kernel's CBS */
 		bool first = !r->period_end_ns;
 		if (first) {
 			if (!t0 || now_ns < t0)
@@ -427,8 +443,8 @@ static void sporadic_update(struct rts_ult_cluster *c, int64_t now_ns)
 static bool competes(const struct rts_reservation *r)
 {
 	switch (r->kind) {
-	case RTS_RESERVATION_PERIODIC:
-		return r->remaining_ns > 0 && r->period_end_ns;
+	case RTS_RESERVATION_PERIODIC: /* enforced by the kernel: always (its worker is throttled) */
+		return r->by_kernel || (r->remaining_ns > 0 && r->period_end_ns);
 	case RTS_RESERVATION_CBS:
 	case RTS_RESERVATION_HARD_CBS:
 		return r->remaining_ns > 0 && r->period_end_ns && r->backlogged;
@@ -458,6 +474,7 @@ struct rts_ult *rts_ult_reservations_pick(struct rts_ult_cluster *c, int64_t now
 	c->active = NULL;
 	c->active_since_ns = now_ns;
 	struct rts_ult *ult = walk(c);
+	rts_ult_kernel_decided(c, ult != NULL);
 	for (struct rts_reservation *r = c->active; r; r = r->parent)
 		if (r->sporadic) /* entered: a task inside runs */
 			rts_ult_sporadic_start(r, now_ns);
@@ -507,6 +524,8 @@ int64_t rts_ult_reservations_next_ns(const struct rts_ult_cluster *c)
 	int64_t t0 = atomic_load(c->runtime->t0_ns);
 	for (size_t i = 0; i < c->n_reservations; i++) {
 		const struct rts_reservation *r = c->reservations[i];
+		if (r->by_kernel)
+			continue; /* the kernel's CBS */
 		if (is_cbs(r->kind)) {
 			/* its rules apply at decisions made for other reasons; a hard CBS
 			 * throttled (no budget, its deadline still ahead) is let go then */
@@ -522,7 +541,7 @@ int64_t rts_ult_reservations_next_ns(const struct rts_ult_cluster *c)
 	}
 	for (const struct rts_reservation *r = c->active; r; r = r->parent) {
 		int64_t depleted = c->active_since_ns + r->remaining_ns;
-		if (r->remaining_ns > 0 && depleted < next)
+		if (!r->by_kernel && r->remaining_ns > 0 && depleted < next)
 			next = depleted;
 	}
 	return next;

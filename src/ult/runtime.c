@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/kernel_reservation.h"
 #include "internal/task.h"
 #include "internal/ult.h"
 
@@ -254,6 +255,13 @@ int rts_ult_runtime_check(const struct rts_ult_runtime *rt, const rts_task_t *ta
 		return EINVAL;
 	if (task->params.reservation)
 		return rts_ult_reservation_check(rt, cluster, task, why, why_len);
+	const struct rts_reservation *kernel = rts_ult_kernel_reservation_of(&rt->clusters[cluster]);
+	if (kernel) {
+		snprintf(why, why_len, "task %s: CPU %d's top level is reservation %s, enforced by the "
+			 "kernel: attach the task to it or to a reservation inside it", task->name,
+			 rt->clusters[cluster].workers[0].cpu, kernel->name);
+		return EINVAL;
+	}
 	if (rt->spec.policy == RTS_ULT_FP && task->params.policy != RTS_POLICY_FIFO &&
 	    task->params.policy != RTS_POLICY_OTHER) {
 		snprintf(why, why_len,

@@ -3,7 +3,9 @@
  * The ult backend's workers (internal/ult.h has the state, the locking
  * order and the signal rules; docs/ult.md the design).
  *
- * A worker is a kernel thread pinned to one CPU under SCHED_FIFO. Its own
+ * A worker is a kernel thread pinned to one CPU under SCHED_FIFO (under
+ * SCHED_DEADLINE when a reservation enforced by the kernel holds its CPU:
+ * ult/kernel_reservation.c). Its own
  * stack runs the scheduler loop; ULTs run on theirs. A ULT gives the CPU
  * back by switching to its worker's scheduler (to sleep, to end, or from the
  * signal handler when preempted); the scheduler then, under the cluster
@@ -27,6 +29,7 @@
 #include <rtsched/trace.h>
 
 #include "internal/backend.h"
+#include "internal/kernel_reservation.h"
 #include "internal/no_switch.h"
 #include "internal/task.h"
 #include "internal/timespec.h"
@@ -139,8 +142,9 @@ static void probe_end(struct rts_ult_worker *w, const struct probe_times *t, boo
  * handler switches the ULT out, docs/ult.md) may fall between any two reads:
  * an old switched_in_ns with a clock read after the ULT came back would count
  * its time away as running (a compute loop then ended early). Every switch-in
- * stamps a later switched_in_ns, so the same value before and after the reads
- * means no switch came between them; otherwise read again.
+ * stamps a later switched_in_ns (on the run clock, which advances while the
+ * scheduler runs between two switch-ins), so the same value before and after
+ * the reads means no switch came between them; otherwise read again.
  */
 int64_t rts_ult_self_run_ns(void)
 {
@@ -151,7 +155,7 @@ int64_t rts_ult_self_run_ns(void)
 		int64_t in_ns = *(volatile int64_t *)&u->switched_in_ns;
 		atomic_signal_fence(memory_order_seq_cst);
 		int64_t run_ns = *(volatile int64_t *)&u->run_ns;
-		int64_t now = now_ns();
+		int64_t now = rts_ult_run_clock_ns(u->cluster, now_ns());
 		atomic_signal_fence(memory_order_seq_cst);
 		if (*(volatile int64_t *)&u->switched_in_ns == in_ns)
 			return run_ns + (now - in_ns);
@@ -543,7 +547,7 @@ static void schedule_loop(struct rts_ult_worker *w)
 		 * (PREEMPT here, MIGRATE and RESUME there) are in time order. */
 		int64_t now = now_ns();
 		if (prev)
-			prev->run_ns += now - prev->switched_in_ns;
+			prev->run_ns += rts_ult_run_clock_ns(c, now) - prev->switched_in_ns;
 		w->kicked = false;
 		struct rts_ult *finished = prev && prev->request == RTS_ULT_EXIT ? prev : NULL;
 		if (prev)
@@ -592,7 +596,7 @@ static void schedule_loop(struct rts_ult_worker *w)
 		if (next) {
 			int64_t in_ns = now_ns(); /* after prev's PREEMPT, stamped under the lock */
 			trace_switch_in(w, next, in_ns);
-			next->switched_in_ns = in_ns;
+			next->switched_in_ns = rts_ult_run_clock_ns(c, in_ns);
 			rts_trace_thread_state_load(&next->trace);
 			rts_task_local_load(&next->local);
 			if (w->probes)
@@ -628,18 +632,27 @@ static int create_release_timer(struct rts_ult_worker *w, pid_t tid)
 	return 0;
 }
 
-/* Pin, SCHED_FIFO, its context, its release timer; 0 or an error with why. */
-static int set_up_worker(struct rts_ult_worker *w, char *why, size_t why_len)
+/* Pinned to its CPU, SCHED_FIFO; 0 or an error with why. */
+static int take_fifo(const struct rts_ult_worker *w, char *why, size_t why_len)
 {
 	cpu_set_t cpus;
 	CPU_ZERO(&cpus);
 	CPU_SET(w->cpu, &cpus);
 	const struct rts_sched_params fifo = {.policy = RTS_POLICY_FIFO,
 					      .priority = RTS_ULT_WORKER_PRIORITY};
-	char reason[400];
-	int err = rts_affinity_set_self(&cpus, reason, sizeof(reason));
-	if (!err)
-		err = rts_sched_apply_self(&fifo, reason, sizeof(reason));
+	int err = rts_affinity_set_self(&cpus, why, why_len);
+	return err ? err : rts_sched_apply_self(&fifo, why, why_len);
+}
+
+/* Its policy (SCHED_FIFO, or SCHED_DEADLINE for a kernel-enforced reservation:
+ * ult/kernel_reservation.c), its context, its release timer; 0 or an error
+ * with why. */
+static int set_up_worker(struct rts_ult_worker *w, char *why, size_t why_len)
+{
+	const struct rts_reservation *kernel = rts_ult_kernel_reservation_of(w->cluster);
+	char reason[600];
+	int err = kernel ? rts_ult_kernel_worker_apply(kernel, w->cpu, reason, sizeof(reason))
+			 : take_fifo(w, reason, sizeof(reason));
 	if (err) {
 		snprintf(why, why_len, "ult backend: the worker for CPU %d: %s", w->cpu, reason);
 		return err;

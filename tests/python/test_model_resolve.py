@@ -29,7 +29,7 @@ def resolve(text, **kwargs):
 
 def check_shape(runner):
     assert set(runner) == TOP_KEYS
-    assert runner["format"] == "rtsched-runner/8"
+    assert runner["format"] == "rtsched-runner/9"
     for task in runner["tasks"]:
         assert set(task) == TASK_KEYS
     for server in runner["servers"]:

@@ -267,7 +267,7 @@ static int create_tasks(struct run *run)
 	err = choose_backend(run);
 	if (err)
 		return err;
-	err = run_reservations_create(run->set, &run->spec, run->error, sizeof(run->error));
+	err = run_reservations_create(run->set, &run->spec, &run->cpusets, run->error, sizeof(run->error));
 	if (err)
 		return err;
 	for (size_t i = 0; i < spec->n_tasks; i++) {

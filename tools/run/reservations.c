@@ -6,8 +6,8 @@
 
 #include "reservations.h"
 
-int run_reservations_create(rts_taskset_t *set, struct run_spec *spec, char *error,
-			    size_t error_len)
+int run_reservations_create(rts_taskset_t *set, struct run_spec *spec,
+			    const struct run_cpusets *cpusets, char *error, size_t error_len)
 {
 	for (size_t i = 0; i < spec->n_reservations; i++) {
 		struct run_reservation *res = &spec->reservations[i];
@@ -20,6 +20,8 @@ int run_reservations_create(rts_taskset_t *set, struct run_spec *spec, char *err
 			.priority = res->priority,
 			.cpu = res->cpu,
 			.control = res->control,
+			.enforcement = res->enforcement,
+			.cpuset = res->cpuset >= 0 ? cpusets->dirs[res->cpuset] : NULL,
 		};
 		/* the reader checked that a parent comes before its child */
 		rts_reservation_t *parent =

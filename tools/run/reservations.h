@@ -11,12 +11,14 @@
 
 #include <rtsched/task.h>
 
+#include "cpusets.h"
 #include "spec.h"
 
-/* Make every reservation of `spec` in `set` (sets their `handle`) and point
- * each task's params.reservation at its own. 0, or an errno with `error` set
- * to "reservations[i] NAME: what the library said". */
-int run_reservations_create(rts_taskset_t *set, struct run_spec *spec, char *error,
-			    size_t error_len);
+/* Make every reservation of `spec` in `set` (sets their `handle`; a kernel-
+ * enforced one's worker joins its cpuset of `cpusets`) and point each task's
+ * params.reservation at its own. 0, or an errno with `error` set to
+ * "reservations[i] NAME: what the library said". */
+int run_reservations_create(rts_taskset_t *set, struct run_spec *spec,
+			    const struct run_cpusets *cpusets, char *error, size_t error_len);
 
 #endif

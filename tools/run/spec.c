@@ -455,14 +455,21 @@ static bool read_controller(struct reader *r, json_t *json, const char *path,
 	return true;
 }
 
+/* What a reservation's reader needs besides its JSON. */
+struct reservation_context {
+	size_t index;     /* its own: its parent comes before it */
+	size_t n_cpusets; /* the run's cpusets, read before */
+};
+
 static bool read_reservation(struct reader *r, json_t *json, const char *path, void *out,
 			     void *context)
 {
 	static const char *const keys[] = { "name", "kind", "period_ns", "budget_ns", "order",
-					    "priority", "cpu", "parent", "controller", NULL };
-	const size_t *index = context; /* this item's index: its parent comes before it */
+					    "priority", "cpu", "parent", "controller", "enforcement",
+					    "cpuset", NULL };
+	const struct reservation_context *ctx = context;
 	struct run_reservation *res = out;
-	char order[8], kind[16];
+	char order[8], kind[16], enforcement[16];
 	int64_t priority, cpu;
 	if (!check_keys(r, json, path, keys) ||
 	    !get_string(r, json, path, "name", res->name, sizeof(res->name)) ||
@@ -471,8 +478,15 @@ static bool read_reservation(struct reader *r, json_t *json, const char *path, v
 	    !get_int(r, json, path, "budget_ns", 1, res->period_ns, &res->budget_ns) ||
 	    !get_string(r, json, path, "order", order, sizeof(order)) ||
 	    !get_int(r, json, path, "priority", 0, 99, &priority) ||
-	    !get_int(r, json, path, "cpu", 0, CPU_SETSIZE - 1, &cpu))
+	    !get_int(r, json, path, "cpu", 0, CPU_SETSIZE - 1, &cpu) ||
+	    !get_string(r, json, path, "enforcement", enforcement, sizeof(enforcement)))
 		return false;
+	if (strcmp(enforcement, "user") == 0)
+		res->enforcement = RTS_RESERVATION_BY_USER;
+	else if (strcmp(enforcement, "kernel") == 0)
+		res->enforcement = RTS_RESERVATION_BY_KERNEL;
+	else
+		return fail(r, path, "enforcement \"%s\" is not user or kernel", enforcement);
 	if (strcmp(kind, "periodic") == 0)
 		res->kind = RTS_RESERVATION_PERIODIC;
 	else if (strcmp(kind, "cbs") == 0)
@@ -492,10 +506,14 @@ static bool read_reservation(struct reader *r, json_t *json, const char *path, v
 	res->priority = (int)priority;
 	res->cpu = (int)cpu;
 	char at[PATH_MAX_LEN];
-	if (!get_index_or_null(r, json, path, "parent", (json_int_t)*index,
+	if (!get_index_or_null(r, json, path, "parent", (json_int_t)ctx->index,
 			       "expected the index of a reservation listed before this one",
-			       "expected a reservation index or null", &res->parent, at))
+			       "expected a reservation index or null", &res->parent, at) ||
+	    !get_index_or_null(r, json, path, "cpuset", (json_int_t)ctx->n_cpusets, "no such cpuset",
+			       "expected a cpuset index or null", &res->cpuset, at))
 		return false;
+	if (res->cpuset >= 0 && res->enforcement != RTS_RESERVATION_BY_KERNEL)
+		return fail(r, at, "only a reservation enforced by the kernel has a cpuset (its worker's)");
 	return read_controller(r, json, path, res);
 }
 
@@ -662,7 +680,8 @@ static bool read_reservations(struct reader *r, json_t *root, struct run_spec *s
 	json_array_foreach(array, i, item) {
 		char item_path[PATH_MAX_LEN];
 		snprintf(item_path, sizeof(item_path), "%s[%zu]", at, i);
-		if (!read_reservation(r, item, item_path, &spec->reservations[i], &i))
+		struct reservation_context context = {.index = i, .n_cpusets = spec->n_cpusets};
+		if (!read_reservation(r, item, item_path, &spec->reservations[i], &context))
 			return false;
 	}
 	return true;
@@ -679,8 +698,8 @@ static bool read_spec(struct reader *r, json_t *root, struct run_spec *spec)
 	if (!check_keys(r, root, "$", keys) ||
 	    !get_string(r, root, "$", "format", format, sizeof(format)))
 		return false;
-	if (strcmp(format, "rtsched-runner/8") != 0)
-		return fail(r, "$.format", "\"%s\" is not rtsched-runner/8", format);
+	if (strcmp(format, "rtsched-runner/9") != 0)
+		return fail(r, "$.format", "\"%s\" is not rtsched-runner/9", format);
 	if (!get_string(r, root, "$", "name", spec->name, sizeof(spec->name)) ||
 	    !get_string(r, root, "$", "scheduler", spec->scheduler, sizeof(spec->scheduler)) ||
 	    !get_string(r, root, "$", "backend", spec->backend, sizeof(spec->backend)) ||

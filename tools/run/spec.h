@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The runner's input (docs/runner-input.md, format "rtsched-runner/8"), read
+ * The runner's input (docs/runner-input.md, format "rtsched-runner/9"), read
  * with jansson into plain structs. Every problem is reported with its JSON
  * path; unknown keys are errors.
  */
@@ -112,6 +112,8 @@ struct run_reservation {
 	int cpu;
 	int parent;
 	struct rts_reservation_control control; /* period_ns 0: a fixed budget */
+	enum rts_reservation_enforcement enforcement;
+	int cpuset; /* kernel enforcement: index into run_spec.cpusets of its worker's; -1: none */
 	rts_reservation_t *handle;
 };
 

@@ -90,6 +90,8 @@ def _reservation(r: Reservation) -> dict[str, Any]:
             out[key] = value
     if r.partition is not None and r.parent is None:
         out["partition"] = r.partition
+    if r.enforcement != "user":
+        out["enforcement"] = r.enforcement
     if r.controller is not None:
         c = r.controller
         out["controller"] = {"policy": c.policy, "period": format_duration(c.period_ns),

@@ -36,6 +36,7 @@ __all__ = [
     "RpcServer",
     "Reservation",
     "RESERVATION_KINDS",
+    "RESERVATION_ENFORCEMENTS",
     "RESERVATION_SCHEDULERS",
     "CRITICALITIES",
     "Sporadic",
@@ -205,6 +206,9 @@ class RpcServer:
 #: a sporadic server (Sprunt et al.: budget consumed only while a task inside runs, each amount
 #: replenished one period after the activation it was consumed in).
 RESERVATION_KINDS: tuple[str, ...] = ("periodic", "cbs", "hard-cbs", "sporadic")
+#: who enforces a reservation's budget: the user-level scheduler's timers, or the kernel's
+#: SCHED_DEADLINE on its CPU's worker (top level only; docs/reservations.md, "Enforced by the kernel")
+RESERVATION_ENFORCEMENTS: tuple[str, ...] = ("user", "kernel")
 #: How a reservation schedules its children (tasks and reservations).
 RESERVATION_SCHEDULERS: tuple[str, ...] = ("FP", "EDF")
 #: Hard reservations keep their budget; soft ones have it adapted at run time.
@@ -241,6 +245,8 @@ class Reservation:
     partition: str | None = None
     #: the ``controller`` key as written (defaults filled in); None: not written (model.reservation_control)
     controller: BudgetControl | None = None
+    #: ``user``: the user-level scheduler enforces the budget; ``kernel``: its worker's SCHED_DEADLINE
+    enforcement: str = "user"
 
     @property
     def bandwidth(self) -> Fraction:

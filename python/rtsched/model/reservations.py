@@ -12,7 +12,8 @@ child reservations, to any depth. Two steps live here:
   never inside soft, tasks attach to leaves, priorities where the parent
   orders by priority, one partition per subtree, the ult backend; a CBS
   under EDF, a sporadic server at the top of a P-FP partition (hard, FP
-  inside); both hold tasks only.
+  inside); both hold tasks only; a kernel-enforced reservation alone at
+  the top of its partition (model.kernel_reservations).
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ from fractions import Fraction
 from typing import Any, Collection, Protocol
 
 from rtsched.model.durations import format_duration
+from rtsched.model.kernel_reservations import kernel_enforcement_problems
 from rtsched.model.reservation_control import controller_problems, read_controller
 from rtsched.model.model import (
     CRITICALITIES,
     PARTITIONED_SCHEDULERS,
+    RESERVATION_ENFORCEMENTS,
     RESERVATION_KINDS,
     RESERVATION_SCHEDULERS,
     Platform,
@@ -37,7 +40,7 @@ __all__ = ["RESERVATION_KEYS", "Checks", "read_reservations", "reservation_probl
 
 RESERVATION_KEYS = frozenset(
     {"name", "kind", "period", "budget", "scheduler", "criticality", "parent", "priority", "importance", "partition",
-     "controller"}
+     "controller", "enforcement"}
 )
 
 
@@ -126,17 +129,21 @@ def read_reservations(checks: Checks, value: Any, platform: Platform | None) -> 
             checks.error(path, f'missing required key "partition" (a top-level reservation under '
                          f"{platform.scheduler} runs on one partition)")
             ok = False
+        enforcement: str | None = "user"
+        if "enforcement" in data:
+            enforcement = checks.enum(data["enforcement"], f"{path}.enforcement", RESERVATION_ENFORCEMENTS)
+            ok = ok and enforcement is not None
         controller = None
         if "controller" in data:
             controller = read_controller(checks, data["controller"], f"{path}.controller", period, budget)
             ok = ok and controller is not None
         if (not ok or name is None or kind is None or period is None or budget is None or scheduler is None
-                or name in result):
+                or enforcement is None or name in result):
             if name is not None and name not in result:
                 checks.invalid_names.add(name)
             continue
         result[name] = Reservation(name, kind, period, budget, scheduler, criticality, parent, priority,
-                                   importance, partition, controller)
+                                   importance, partition, controller, enforcement)
     checks.unique(names, "reservation")
     return result
 
@@ -191,13 +198,10 @@ def _resolve_inherited(taskset: TaskSet) -> tuple[Reservation, ...]:
         if r.name in done:
             return done[r.name]
         if r.parent is None:
-            out = Reservation(r.name, r.kind, r.period_ns, r.budget_ns, r.scheduler, r.criticality or "hard",
-                              None, r.priority, r.importance, r.partition, r.controller)
+            out = replace(r, criticality=r.criticality or "hard")
         else:
             parent = resolved(taskset.reservation(r.parent))
-            out = Reservation(r.name, r.kind, r.period_ns, r.budget_ns, r.scheduler,
-                              r.criticality or parent.criticality, r.parent, r.priority, r.importance,
-                              parent.partition, r.controller)
+            out = replace(r, criticality=r.criticality or parent.criticality, partition=parent.partition)
         done[r.name] = out
         return out
 
@@ -259,6 +263,7 @@ def reservation_problems(taskset: TaskSet) -> list[tuple[str, str]]:
     for holder in (None, *taskset.reservations):
         problems += _sibling_problems(taskset, holder, index)
     problems += controller_problems(taskset)
+    problems += kernel_enforcement_problems(taskset)
     for i, t in enumerate(taskset.tasks):
         if t.reservation is None:
             continue

@@ -1,4 +1,4 @@
-"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/8``).
+"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/9``).
 
 Durations become integer nanoseconds, names become indices, every CPU list
 is made explicit (the online CPUs are read here, at resolve time, when the
@@ -36,6 +36,7 @@ from rtsched.model.model import (
     Wait,
 )
 from rtsched.model.demand_jobs import demand_problems, run_job_durations
+from rtsched.model.kernel_reservations import kernel_machine_problems
 from rtsched.model.placement import Placement, place
 from rtsched.model.reservation_control import adapted
 from rtsched.model.reservation_locks import lock_homes
@@ -48,7 +49,7 @@ __all__ = [
     "to_runner_input",
 ]
 
-RUNNER_FORMAT = "rtsched-runner/8"
+RUNNER_FORMAT = "rtsched-runner/9"
 DEFAULT_RELEASE_DELAY_NS = 100_000_000
 #: Limits of rtsched-run's reader (tools/run/spec.h RUN_PATH_MAX, spec.c).
 TRACE_PATH_MAX = 512
@@ -65,6 +66,16 @@ def _dl_period_limits() -> tuple[int, int] | None:
     except (OSError, ValueError):
         return None
     return lo, hi
+
+
+def _rt_bandwidth_us() -> tuple[int, int] | None:
+    """(sched_rt_runtime_us, sched_rt_period_us): SCHED_DEADLINE's bandwidth ceiling per CPU, or None."""
+    try:
+        runtime = int((_DL_PERIOD_LIMITS / "sched_rt_runtime_us").read_text())
+        period = int((_DL_PERIOD_LIMITS / "sched_rt_period_us").read_text())
+    except (OSError, ValueError):
+        return None
+    return runtime, period
 
 
 def _action(action: Action, resources: dict[str, int], condvars: dict[str, int], servers: dict[str, int],
@@ -144,8 +155,10 @@ def _parents_first(taskset: TaskSet) -> list[Reservation]:
     return done
 
 
-def _reservations(taskset: TaskSet, partitions: dict[str, tuple[int, ...]]) -> list[dict[str, Any]]:
-    """The runner's reservations, parents first; a reservation's CPU is its partition's one CPU."""
+def _reservations(taskset: TaskSet, partitions: dict[str, tuple[int, ...]],
+                  cpusets: dict[str, int]) -> list[dict[str, Any]]:
+    """The runner's reservations, parents first; a reservation's CPU is its partition's one CPU;
+    ``cpusets``: the cpuset index of each kernel-enforced reservation's worker."""
     ordered = _parents_first(taskset)
     index = {r.name: i for i, r in enumerate(ordered)}
     out = []
@@ -163,9 +176,22 @@ def _reservations(taskset: TaskSet, partitions: dict[str, tuple[int, ...]]) -> l
                 "cpu": cpus[0],
                 "parent": index[r.parent] if r.parent is not None else None,
                 "controller": _controller(taskset, r),
+                "enforcement": r.enforcement,
+                "cpuset": cpusets.get(r.name),
             }
         )
     return out
+
+
+def _kernel_cpusets(taskset: TaskSet, partitions: dict[str, tuple[int, ...]]
+                    ) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The runner's cpusets under the ult backend: an exclusive one of its one CPU per kernel-enforced
+    reservation (the kernel pins a SCHED_DEADLINE worker to a CPU only when that CPU is a root domain
+    of its own), and each such reservation's index in them."""
+    kernel = [(r.name, r.partition) for r in taskset.reservations
+              if r.enforcement == "kernel" and r.partition is not None]
+    cpusets = [{"name": p, "cpus": list(partitions[p]), "exclusive": True} for _name, p in kernel]
+    return cpusets, {name: i for i, (name, _p) in enumerate(kernel)}
 
 
 def _controller(taskset: TaskSet, r: Reservation) -> dict[str, int] | None:
@@ -188,6 +214,7 @@ def to_runner_input(
     release_delay_ns: int = DEFAULT_RELEASE_DELAY_NS,
     cpus_online: tuple[int, ...] | None = None,
     dl_period_limits: tuple[int, int] | None = None,
+    rt_bandwidth_us: tuple[int, int] | None = None,
     picv: bool = True,
 ) -> dict[str, Any]:
     """The runner input for ``taskset`` as a JSON-ready dict.
@@ -196,7 +223,8 @@ def to_runner_input(
     its reply (PI-CV); False runs the same set without (to compare).
 
     ``duration_ns`` overrides the set's duration (one of the two is needed).
-    ``cpus_online`` and ``dl_period_limits`` default to this machine's (read
+    ``cpus_online``, ``dl_period_limits`` and ``rt_bandwidth_us``
+    (sched_rt_runtime_us, sched_rt_period_us) default to this machine's (read
     now); tests pass them. Raises TaskSetError for what can only be checked
     against the machine: CPUs that are not online, SCHED_DEADLINE periods
     outside the kernel's limits, G-EDF on part of the CPUs.
@@ -286,6 +314,8 @@ def to_runner_input(
                     f"{lo // 1000}us to {hi // 1000}us (kernel.sched_deadline_period_min_us / _max_us), "
                     f"got {task.period_ns // 1000}us"
                 )
+    bandwidth = rt_bandwidth_us if rt_bandwidth_us is not None else _rt_bandwidth_us()
+    errors += kernel_machine_problems(taskset, limits, bandwidth)
     if duration is not None and duration > 0:
         errors += demand_problems(taskset, duration)
     if errors:
@@ -296,8 +326,12 @@ def to_runner_input(
     if ult:
         backend = ult_backend_name(platform, partitions)
         cpus = ult_cpus(platform, cpus, partitions)
-    cpusets = []
-    if platform.scheduler == "P-EDF" and not ult:
+    partition_cpus = {p.name: p.cpus for p in partitions}
+    cpusets: list[dict[str, Any]] = []
+    cpuset_of: dict[str, int] = {}
+    if ult:
+        cpusets, cpuset_of = _kernel_cpusets(taskset, partition_cpus)
+    elif platform.scheduler == "P-EDF":
         cpusets = [{"name": p.name, "cpus": list(p.cpus), "exclusive": True} for p in partitions]
 
     resources = {r.name: i for i, r in enumerate(taskset.resources)}
@@ -307,13 +341,13 @@ def to_runner_input(
     # SRP preemption levels are declared only under EDF; under FP the level is the priority (0: read it).
     levels = lock_levels(taskset) if locks and platform.is_edf else {}
 
-    reservations = _reservations(taskset, {p.name: p.cpus for p in partitions})
+    reservations = _reservations(taskset, partition_cpus, cpuset_of)
     reservation_index = {r["name"]: i for i, r in enumerate(reservations)}
     tasks = []
     for task in taskset.tasks:
         per_job = run_job_durations(task, duration)
         cpuset = None
-        if cpusets and task.policy == "deadline" and task.partition is not None:
+        if cpusets and not ult and task.policy == "deadline" and task.partition is not None:
             cpuset = partition_index[task.partition]
         if task.policy == "deadline":  # its runtime: under ult too, checked at each completion
             budget = task.dl_runtime_ns

@@ -46,6 +46,9 @@ class ReservationBudget:
     budget_changes: tuple[tuple[int, int], ...] = ()
     jobs: int = 0  # jobs of its tasks completed
     misses: int = 0  # of those, completed after their deadline
+    #: enforced by the kernel (``enforcement: kernel``): its budget, which its worker's SCHED_DEADLINE
+    #: enforces; its stream then has no REPLENISH / DEPLETE events (the user level keeps no budget)
+    kernel_budget_ns: int | None = None
 
     @property
     def miss_ratio(self) -> float:
@@ -108,6 +111,7 @@ def reservation_budgets(trace: Trace, taskset: TaskSet) -> tuple[ReservationBudg
                 budget_changes=tuple((int(t) - t0, int(b)) for t, b in zip(changes["time_ns"], changes["arg1"])),
                 jobs=jobs,
                 misses=misses,
+                kernel_budget_ns=r.budget_ns if r.enforcement == "kernel" else None,
             )
         )
     return tuple(out)
@@ -156,6 +160,12 @@ def plot_reservation_budgets(budgets: tuple[ReservationBudget, ...], path: str |
 def reservation_line(r: ReservationBudget) -> str:
     """The report's text line for one reservation (its budget, what its periods used, the controller's
     changes, its tasks' miss ratio)."""
+    if r.kernel_budget_ns is not None:
+        line = (f"reservation {r.name}: budget {r.kernel_budget_ns / 1e6:g} ms / {r.period_ns / 1e6:g} ms, "
+                "enforced by the kernel (SCHED_DEADLINE on its CPU's worker; no user-level budget events)")
+        if r.jobs:
+            line += f"; {r.misses} of {r.jobs} job(s) missed ({100 * r.miss_ratio:.2f}%)"
+        return line
     budget = max(r.budgets_ns, default=0)
     line = (f"reservation {r.name}: budget {budget / 1e6:g} ms / {r.period_ns / 1e6:g} ms; "
             f"used {r.used_mean_ns / 1e6:.2f} ms a period on average, at most {r.used_max_ns / 1e6:.2f} "

@@ -33,6 +33,11 @@ def unsupported_features(taskset: TaskSet) -> list[str]:
         if s.queue_capacity is not None and s.queue_capacity < callers:
             problems.append(f'servers[{i}].queue: {s.queue_capacity} is below the {callers} tasks that call '
                             f'"{s.name}": waiting for room in a full queue is not simulated yet')
+    for i, reservation in enumerate(taskset.reservations):
+        if reservation.enforcement == "kernel":
+            problems.append(f'reservations[{i}].enforcement: "{reservation.name}" is enforced by the kernel\'s SCHED_DEADLINE, '
+                            "which is not simulated yet (remove the key to simulate it as a user-level periodic "
+                            "reservation of the same budget and period)")
     if taskset.reservations:
         problems += _reservation_problems(taskset)
     for i, t in enumerate(taskset.tasks):
