@@ -23,7 +23,10 @@
 #include "internal/task.h"
 #include "internal/timespec.h"
 
-static __thread volatile sig_atomic_t tls_overrun;
+/* initial-exec, as every thread-local of the library: each access is one
+ * %fs-relative instruction, so a ULT preempted and resumed on another
+ * worker never uses an address computed on the first (docs/ult.md). */
+static __thread volatile sig_atomic_t tls_overrun __attribute__((tls_model("initial-exec")));
 
 static void on_overrun(int signo)
 {
