@@ -1,0 +1,233 @@
+"""The registry's fast path: GFB, BCL, QPA and uniprocessor FP RTA decided by native kernels.
+
+``librtsched_analysis.so`` (tools/analysis/, built by CMake, found like the
+native programs: ``rtsched.native.native_library``) holds the numeric
+kernels over integer arrays. Each function here has the signature of the
+pure-Python test it stands for (``gedf.gedf_gfb``, ``gedf.gedf_bcl``,
+``edf_uni.edf_qpa``, ``fp_uni.fp_rta``) and:
+
+- runs the Python test when the library is not built, when the set does not
+  qualify (anything the kernel does not model: resources, jitter under
+  G-EDF, clusters, tasks the adapter marked unanalysable, times above
+  2^52 ns, more than 100,000 tasks), or when the kernel cannot decide
+  exactly what Python decides (``RTSA_PYTHON``: a GFB comparison or an EDF
+  utilization too close to call in floating point);
+- else returns a :class:`~rtsched.analysis.results.DeferredResult`: the
+  kernel's verdict, and every other field (per-task bounds and reasons,
+  reason, details) computed on first read by the Python test, checked then
+  against the kernel's verdict and per-task bounds.
+
+So every answer is the Python test's; what the kernel saves is the time of
+a caller that reads only the verdict. ``set_engine("python")`` (or
+``RTSCHED_ANALYSIS_ENGINE=python`` in the environment) turns the kernels
+off; ``engine()`` says which is in use. tests/python/test_analysis_native_engine.py
+compares both paths on generated sets.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from functools import partial
+from typing import Any, Sequence
+
+from rtsched.analysis import edf_uni, fp_uni, gedf
+from rtsched.analysis.results import NOT_SCHEDULABLE, SCHEDULABLE, AnalysisResult, DeferredResult
+from rtsched.analysis.tasks import AnalysisProblem
+from rtsched.native import native_library
+
+__all__ = ["LIBRARY", "engine", "set_engine", "gedf_gfb", "gedf_bcl", "edf_qpa", "fp_rta",
+           "bcl_kernel", "fp_rta_kernel", "gfb_kernel", "qpa_kernel"]
+
+LIBRARY = "librtsched_analysis.so"
+#: kernels.h: RTSA_PYTHON, RTSA_MAX_NS, RTSA_MAX_TASKS
+PYTHON = -1
+MAX_NS = 1 << 52
+MAX_TASKS = 100_000
+
+_I64 = ctypes.c_int64
+_P64 = ctypes.POINTER(ctypes.c_int64)
+
+
+def _load() -> Any:
+    path = native_library(LIBRARY)
+    if path is None:
+        return None
+    lib = ctypes.CDLL(str(path))
+    lib.rtsa_gfb.argtypes = [ctypes.c_int, _P64, _P64, ctypes.c_int]
+    lib.rtsa_bcl.argtypes = [ctypes.c_int, _P64, _P64, _P64, ctypes.c_int, ctypes.c_int,
+                             ctypes.POINTER(ctypes.c_int8)]
+    lib.rtsa_qpa.argtypes = [ctypes.c_int, _P64, _P64, _P64]
+    lib.rtsa_fp_rta.argtypes = [ctypes.c_int, _P64, _P64, _P64, _P64, _P64, _P64, ctypes.c_int, _P64, _P64]
+    for fn in (lib.rtsa_gfb, lib.rtsa_bcl, lib.rtsa_qpa, lib.rtsa_fp_rta):
+        fn.restype = ctypes.c_int
+    return lib
+
+
+_LIB: Any = None if os.environ.get("RTSCHED_ANALYSIS_ENGINE") == "python" else _load()
+
+
+def engine() -> str:
+    """``native`` when the kernels are in use, else ``python``."""
+    return "native" if _LIB is not None else "python"
+
+
+def set_engine(name: str) -> str:
+    """Use the kernels (``native``, when the library is built) or not (``python``); returns the
+    engine in use before. ValueError for another name; RuntimeError when ``native`` is asked for
+    and the library is not built."""
+    global _LIB
+    before = engine()
+    if name == "python":
+        _LIB = None
+    elif name == "native":
+        _LIB = _LIB or _load()
+        if _LIB is None:
+            raise RuntimeError(f"{LIBRARY} is not built (tools/analysis; RTSCHED_NATIVE_BIN: a build tree's tools)")
+    else:
+        raise ValueError(f"engine must be native or python, not {name!r}")
+    return before
+
+
+def _array(values: Sequence[int]) -> Any:
+    return (_I64 * len(values))(*values)
+
+
+# --- the kernels over columns (also what the tests compare with the Python tests) ---
+
+def gfb_kernel(c: Sequence[int], dmin: Sequence[int], m: int) -> int:
+    """1 / 0 / PYTHON: Σ c/dmin ≤ m − (m − 1)·δmax, or too close to decide in floating point."""
+    return int(_LIB.rtsa_gfb(len(c), _array(c), _array(dmin), m))
+
+
+def bcl_kernel(c: Sequence[int], d: Sequence[int], t: Sequence[int], m: int,
+               verdict_only: bool = False) -> tuple[int, list[int]]:
+    """(1 when every task passes, per task 1 pass / 0 fail / -1 left out under verdict_only)."""
+    ok = (ctypes.c_int8 * len(c))()
+    verdict = _LIB.rtsa_bcl(len(c), _array(c), _array(d), _array(t), m, int(verdict_only), ok)
+    return int(verdict), list(ok)
+
+
+def qpa_kernel(c: Sequence[int], d: Sequence[int], t: Sequence[int]) -> int:
+    """1 / 0 / PYTHON: QPA on one processor (U within 1e-6 of 1: PYTHON)."""
+    return int(_LIB.rtsa_qpa(len(c), _array(c), _array(d), _array(t)))
+
+
+def fp_rta_kernel(c: Sequence[int], t: Sequence[int], d: Sequence[int], j: Sequence[int], b: Sequence[int],
+                  prio: Sequence[int], verdict_only: bool = False) -> tuple[int, list[int], list[int]]:
+    """(1 when every task is bounded, per-task bound or -1 (miss) or -2 (left out), per-task job
+    of the busy period where a miss was found)."""
+    n = len(c)
+    r, jobs = (_I64 * n)(), (_I64 * n)()
+    verdict = _LIB.rtsa_fp_rta(n, _array(c), _array(t), _array(d), _array(j), _array(b), _array(prio),
+                               int(verdict_only), r, jobs)
+    return int(verdict), list(r), list(jobs)
+
+
+# --- the tests, as the registry calls them ---
+
+def _gedf_columns(problem: AnalysisProblem) -> tuple[list[int], list[int], list[int]] | None:
+    """(C, D, T) of a set gedf._check accepts and the kernels take, else None."""
+    if problem.scheduler != "G-EDF" or problem.cpus < 1 or problem.unanalysable:
+        return None
+    cs, ds, ts = [], [], []
+    for x in problem.tasks:
+        if x.jitter_ns or x.critical_sections or x.deadline_ns > x.period_ns:
+            return None
+        cs.append(x.wcet_ns + x.suspension_ns)
+        ds.append(x.deadline_ns)
+        ts.append(x.period_ns)
+    if not cs or len(cs) > MAX_TASKS or max(cs) > MAX_NS or max(ts) > MAX_NS:
+        return None
+    return cs, ds, ts
+
+
+def _all_or_none(ok: bool, deadlines: list[int]) -> list[int | None]:
+    return list(deadlines) if ok else [None] * len(deadlines)
+
+
+def gedf_gfb(problem: AnalysisProblem) -> AnalysisResult:
+    cols = None if _LIB is None else _gedf_columns(problem)
+    if cols is not None:
+        cs, ds, ts = cols
+        verdict = gfb_kernel(cs, [d if d < t else t for d, t in zip(ds, ts)], problem.cpus)
+        if verdict != PYTHON:
+            return DeferredResult.of("gedf-gfb", SCHEDULABLE if verdict else NOT_SCHEDULABLE,
+                                     partial(gedf.gedf_gfb, problem), partial(_all_or_none, verdict == 1, ds))
+    return gedf.gedf_gfb(problem)
+
+
+def _bcl_bounds(ok: list[int], deadlines: list[int]) -> list[int | None]:
+    return [d if o == 1 else None for o, d in zip(ok, deadlines)]
+
+
+def gedf_bcl(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisResult:
+    cols = None if _LIB is None else _gedf_columns(problem)
+    if cols is None:
+        return gedf.gedf_bcl(problem, verdict_only=verdict_only)
+    cs, ds, ts = cols
+    verdict, ok = bcl_kernel(cs, ds, ts, problem.cpus, verdict_only)
+    return DeferredResult.of("gedf-bcl", SCHEDULABLE if verdict else NOT_SCHEDULABLE,
+                             partial(gedf.gedf_bcl, problem, verdict_only=verdict_only), partial(_bcl_bounds, ok, ds))
+
+
+def _independent_groups(problem: AnalysisProblem, schedulers: tuple[str, ...]) -> list[list[Any]] | None:
+    """The tasks per processor of a set without resources, clusters or unanalysable tasks,
+    within the kernels' ranges, else None."""
+    if problem.scheduler not in schedulers or problem.unanalysable or problem.clusters():
+        return None
+    groups: dict[str | None, list[Any]] = {}
+    for x in problem.tasks:
+        if x.critical_sections or x.jitter_ns > MAX_NS or x.period_ns > MAX_NS or x.deadline_ns > MAX_NS \
+                or x.wcet_ns + x.suspension_ns > MAX_NS or x.extra_blocking_ns > MAX_NS or abs(x.priority) > MAX_NS:
+            return None
+        groups.setdefault(x.partition, []).append(x)
+    if not groups or any(len(g) > MAX_TASKS for g in groups.values()):
+        return None
+    return list(groups.values())
+
+
+def _by_task(problem: AnalysisProblem, found: dict[str, int | None]) -> list[int | None]:
+    return [found.get(x.name) for x in problem.tasks]
+
+
+def edf_qpa(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisResult:
+    groups = None if _LIB is None else _independent_groups(problem, ("EDF", "P-EDF"))
+    if groups is None or any(x.jitter_ns for g in groups for x in g):
+        return edf_uni.edf_qpa(problem, verdict_only=verdict_only)
+    found: dict[str, int | None] = {}
+    every = True
+    for g in groups:
+        verdict = qpa_kernel([x.wcet_ns + x.suspension_ns for x in g], [x.deadline_ns for x in g],
+                             [x.period_ns for x in g])
+        if verdict == PYTHON:
+            return edf_uni.edf_qpa(problem, verdict_only=verdict_only)
+        every = every and verdict == 1
+        found.update((x.name, x.deadline_ns if verdict == 1 else None) for x in g)
+    return DeferredResult.of("edf-qpa", SCHEDULABLE if every else NOT_SCHEDULABLE,
+                             partial(edf_uni.edf_qpa, problem, verdict_only=verdict_only),
+                             partial(_by_task, problem, found))
+
+
+def fp_rta(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisResult:
+    groups = None if _LIB is None else _independent_groups(problem, ("FP", "P-FP"))
+    if groups is None:
+        return fp_uni.fp_rta(problem, verdict_only=verdict_only)
+    found: dict[str, int | None] = {}
+    every = True
+    for g in groups:
+        if verdict_only and not every:
+            break  # fp_rta: the processors after a miss are left out (bounds None)
+        verdict, r, _ = fp_rta_kernel([x.wcet_ns + x.suspension_ns for x in g], [x.period_ns for x in g],
+                                      [x.deadline_ns for x in g], [x.jitter_ns for x in g],
+                                      [x.extra_blocking_ns for x in g], [x.priority for x in g], verdict_only)
+        every = every and verdict == 1
+        found.update((x.name, rx if rx >= 0 else None) for x, rx in zip(g, r))
+    return DeferredResult.of("fp-rta", SCHEDULABLE if every else NOT_SCHEDULABLE,
+                             partial(fp_uni.fp_rta, problem, verdict_only=verdict_only),
+                             partial(_by_task, problem, found))
+
+
+for _fast, _python in ((gedf_gfb, gedf.gedf_gfb), (gedf_bcl, gedf.gedf_bcl), (edf_qpa, edf_uni.edf_qpa),
+                       (fp_rta, fp_uni.fp_rta)):
+    _fast.__doc__ = _python.__doc__
