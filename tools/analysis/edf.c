@@ -25,7 +25,7 @@ static __int128 demand(int n, const int64_t *c, const int64_t *d, const int64_t 
 	__int128 total = 0;
 	for (int i = 0; i < n; i++)
 		if (at >= d[i])
-			total += ((at - d[i]) / t[i] + 1) * c[i];
+			total += (rtsa_div(at - d[i], t[i]) + 1) * c[i];
 	return total;
 }
 
@@ -35,7 +35,7 @@ static __int128 deadline_below(int n, const int64_t *d, const int64_t *t, __int1
 	__int128 best = -1;
 	for (int i = 0; i < n; i++) {
 		if (x > d[i]) {
-			__int128 last = (x - 1 - d[i]) / t[i] * t[i] + d[i];
+			__int128 last = rtsa_div(x - 1 - d[i], t[i]) * t[i] + d[i];
 			if (last > best)
 				best = last;
 		}
@@ -55,7 +55,7 @@ static __int128 busy_period(int n, const int64_t *c, const int64_t *t, __int128 
 			return -1;
 		__int128 next = 0;
 		for (int i = 0; i < n; i++)
-			next += (w + t[i] - 1) / t[i] * c[i];
+			next += rtsa_div(w + t[i] - 1, t[i]) * c[i];
 		if (next == w)
 			return w;
 		w = next;

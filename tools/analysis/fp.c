@@ -29,7 +29,7 @@ static int64_t response_time(int n, const int64_t *c, const int64_t *t, const in
 			__int128 next = base;
 			for (int i = 0; i < n; i++)
 				if (i != k && prio[i] >= prio[k])
-					next += (w + j[i] + t[i] - 1) / t[i] * c[i];
+					next += rtsa_div(w + j[i] + t[i] - 1, t[i]) * c[i];
 			if (next == w)
 				break;
 			w = next;

@@ -14,11 +14,12 @@
  */
 #include "kernels.h"
 
-int rtsa_gfb(int n, const int64_t *c, const int64_t *dmin, int m)
+int rtsa_gfb(int n, const int64_t *cdt, int m)
 {
 	double sum = 0.0, dmax = 0.0;
 	for (int i = 0; i < n; i++) {
-		double delta = (double)c[i] / (double)dmin[i];
+		const int64_t *x = cdt + 3 * i;
+		double delta = (double)x[0] / (double)(x[1] < x[2] ? x[1] : x[2]);
 		sum += delta;
 		if (delta > dmax)
 			dmax = delta;
@@ -35,18 +36,20 @@ int rtsa_gfb(int n, const int64_t *c, const int64_t *dmin, int m)
 
 /* gedf.bcl_condition for τ_k: Σ_{i≠k} min(β_i, D_k − C_k) < m(D_k − C_k), or = with some
  * 0 < β_i ≤ D_k − C_k. */
-static int bcl_holds(int n, const int64_t *c, const int64_t *d, const int64_t *t, int m, int k)
+static int bcl_holds(int n, const int64_t *cdt, int m, int k)
 {
-	int64_t dk = d[k];
-	__int128 room = dk - c[k];
+	int64_t dk = cdt[3 * k + 1];
+	__int128 room = dk - cdt[3 * k];
 	__int128 total = 0;
 	int some_small = 0;
 	for (int i = 0; i < n; i++) {
 		if (i == k)
 			continue;
-		__int128 jobs = dk >= d[i] ? (dk - d[i]) / t[i] + 1 : 0; /* non-negative: floor */
-		__int128 gap = dk - jobs * t[i];
-		__int128 beta = jobs * c[i] + (gap >= c[i] ? c[i] : gap > 0 ? gap : 0);
+		int64_t c = cdt[3 * i], d = cdt[3 * i + 1], t = cdt[3 * i + 2];
+		/* every time ≤ RTSA_MAX_NS: the quotient and jobs·t fit 64 bits, jobs·c may not */
+		int64_t jobs = dk >= d ? (dk - d) / t + 1 : 0; /* non-negative: floor */
+		int64_t gap = dk - jobs * t;
+		__int128 beta = (__int128)jobs * c + (gap >= c ? c : gap > 0 ? gap : 0);
 		if (beta < room) {
 			total += beta;
 			some_small = some_small || beta > 0;
@@ -59,18 +62,17 @@ static int bcl_holds(int n, const int64_t *c, const int64_t *d, const int64_t *t
 	return total < cap || (total == cap && some_small);
 }
 
-int rtsa_bcl(int n, const int64_t *c, const int64_t *d, const int64_t *t, int m, int verdict_only,
-	     int8_t *ok_out)
+int rtsa_bcl(int n, const int64_t *cdt, int m, int verdict_only, uint8_t *ok_out)
 {
 	int missed = 0;
 	for (int k = 0; k < n; k++) {
 		if (missed && verdict_only) {
-			ok_out[k] = -1;
+			ok_out[k] = 2;
 			continue;
 		}
-		int64_t dmin = d[k] < t[k] ? d[k] : t[k];
-		int ok = c[k] <= dmin && bcl_holds(n, c, d, t, m, k);
-		ok_out[k] = (int8_t)ok;
+		const int64_t *x = cdt + 3 * k;
+		int ok = x[0] <= (x[1] < x[2] ? x[1] : x[2]) && bcl_holds(n, cdt, m, k);
+		ok_out[k] = (uint8_t)ok;
 		missed = missed || !ok;
 	}
 	return !missed;

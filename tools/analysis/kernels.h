@@ -27,14 +27,16 @@
 #define RTSA_MAX_NS ((int64_t)1 << 52)
 #define RTSA_MAX_TASKS 100000
 
-/* GFB: Σ c_i/dmin_i ≤ m − (m − 1)·max_i c_i/dmin_i (dmin_i = min(D_i, T_i)). */
-int rtsa_gfb(int n, const int64_t *c, const int64_t *dmin, int m);
+/* The G-EDF kernels take the tasks as rows (C_i, D_i, T_i): cdt[3i], cdt[3i + 1], cdt[3i + 2]
+ * (one array to fill from Python, not three). */
+
+/* GFB: Σ C_i/dmin_i ≤ m − (m − 1)·max_i C_i/dmin_i, dmin_i = min(D_i, T_i). */
+int rtsa_gfb(int n, const int64_t *cdt, int m);
 
 /* BCL for every task k in order (all tasks: D ≤ T). ok_out[k] = 1 when τ_k
  * passes, 0 when it fails; with verdict_only the tasks after the first
- * failure are left out (ok_out = -1). Returns 1 when every task passes, else 0. */
-int rtsa_bcl(int n, const int64_t *c, const int64_t *d, const int64_t *t, int m, int verdict_only,
-	     int8_t *ok_out);
+ * failure are left out (ok_out = 2). Returns 1 when every task passes, else 0. */
+int rtsa_bcl(int n, const int64_t *cdt, int m, int verdict_only, uint8_t *ok_out);
 
 /* QPA on one processor (independent tasks, any deadlines). */
 int rtsa_qpa(int n, const int64_t *c, const int64_t *d, const int64_t *t);
@@ -47,6 +49,13 @@ int rtsa_qpa(int n, const int64_t *c, const int64_t *d, const int64_t *t);
  * bounded, else 0. */
 int rtsa_fp_rta(int n, const int64_t *c, const int64_t *t, const int64_t *d, const int64_t *j, const int64_t *b,
 		const int64_t *prio, int verdict_only, int64_t *r_out, int64_t *jobs_out);
+
+/* a / b rounded down (a ≥ 0, b > 0), in 64 bits when a fits (__int128 division is a
+ * library call, several times slower). */
+static inline __int128 rtsa_div(__int128 a, int64_t b)
+{
+	return a <= INT64_MAX ? (__int128)((int64_t)a / b) : a / b;
+}
 
 /* fp_uni.MAX_BUSY_JOBS */
 #define RTSA_MAX_BUSY_JOBS 100000

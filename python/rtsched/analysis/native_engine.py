@@ -54,9 +54,8 @@ def _load() -> Any:
     if path is None:
         return None
     lib = ctypes.CDLL(str(path))
-    lib.rtsa_gfb.argtypes = [ctypes.c_int, _P64, _P64, ctypes.c_int]
-    lib.rtsa_bcl.argtypes = [ctypes.c_int, _P64, _P64, _P64, ctypes.c_int, ctypes.c_int,
-                             ctypes.POINTER(ctypes.c_int8)]
+    lib.rtsa_gfb.argtypes = [ctypes.c_int, _P64, ctypes.c_int]
+    lib.rtsa_bcl.argtypes = [ctypes.c_int, _P64, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_uint8)]
     lib.rtsa_qpa.argtypes = [ctypes.c_int, _P64, _P64, _P64]
     lib.rtsa_fp_rta.argtypes = [ctypes.c_int, _P64, _P64, _P64, _P64, _P64, _P64, ctypes.c_int, _P64, _P64]
     for fn in (lib.rtsa_gfb, lib.rtsa_bcl, lib.rtsa_qpa, lib.rtsa_fp_rta):
@@ -95,17 +94,17 @@ def _array(values: Sequence[int]) -> Any:
 
 # --- the kernels over columns (also what the tests compare with the Python tests) ---
 
-def gfb_kernel(c: Sequence[int], dmin: Sequence[int], m: int) -> int:
-    """1 / 0 / PYTHON: Σ c/dmin ≤ m − (m − 1)·δmax, or too close to decide in floating point."""
-    return int(_LIB.rtsa_gfb(len(c), _array(c), _array(dmin), m))
+def gfb_kernel(cdt: Sequence[int], m: int) -> int:
+    """1 / 0 / PYTHON: Σ C/min(D, T) ≤ m − (m − 1)·δmax, or too close to decide in floating point.
+    ``cdt``: the tasks' (C, D, T), one after another."""
+    return int(_LIB.rtsa_gfb(len(cdt) // 3, _array(cdt), m))
 
 
-def bcl_kernel(c: Sequence[int], d: Sequence[int], t: Sequence[int], m: int,
-               verdict_only: bool = False) -> tuple[int, list[int]]:
-    """(1 when every task passes, per task 1 pass / 0 fail / -1 left out under verdict_only)."""
-    ok = (ctypes.c_int8 * len(c))()
-    verdict = _LIB.rtsa_bcl(len(c), _array(c), _array(d), _array(t), m, int(verdict_only), ok)
-    return int(verdict), list(ok)
+def bcl_kernel(cdt: Sequence[int], m: int, verdict_only: bool = False) -> tuple[int, Any]:
+    """(1 when every task passes, per task 1 pass / 0 fail / 2 left out under verdict_only).
+    ``cdt``: the tasks' (C, D, T), one after another."""
+    ok = (ctypes.c_uint8 * (len(cdt) // 3))()
+    return int(_LIB.rtsa_bcl(len(cdt) // 3, _array(cdt), m, int(verdict_only), ok)), ok
 
 
 def qpa_kernel(c: Sequence[int], d: Sequence[int], t: Sequence[int]) -> int:
@@ -126,49 +125,46 @@ def fp_rta_kernel(c: Sequence[int], t: Sequence[int], d: Sequence[int], j: Seque
 
 # --- the tests, as the registry calls them ---
 
-def _gedf_columns(problem: AnalysisProblem) -> tuple[list[int], list[int], list[int]] | None:
-    """(C, D, T) of a set gedf._check accepts and the kernels take, else None."""
+def _gedf_rows(problem: AnalysisProblem) -> list[int] | None:
+    """The tasks' (C, D, T), one after another, of a set gedf._check accepts and the kernels
+    take, else None."""
     if problem.scheduler != "G-EDF" or problem.cpus < 1 or problem.unanalysable:
         return None
-    cs, ds, ts = [], [], []
+    cdt: list[int] = []
     for x in problem.tasks:
         if x.jitter_ns or x.critical_sections or x.deadline_ns > x.period_ns:
             return None
-        cs.append(x.wcet_ns + x.suspension_ns)
-        ds.append(x.deadline_ns)
-        ts.append(x.period_ns)
-    if not cs or len(cs) > MAX_TASKS or max(cs) > MAX_NS or max(ts) > MAX_NS:
+        cdt += (x.wcet_ns + x.suspension_ns, x.deadline_ns, x.period_ns)
+    if not cdt or len(cdt) > 3 * MAX_TASKS or max(cdt) > MAX_NS:
         return None
-    return cs, ds, ts
+    return cdt
 
 
-def _all_or_none(ok: bool, deadlines: list[int]) -> list[int | None]:
-    return list(deadlines) if ok else [None] * len(deadlines)
+def _gfb_bounds(ok: bool, cdt: list[int]) -> list[int | None]:
+    return cdt[1::3] if ok else [None] * (len(cdt) // 3)
 
 
 def gedf_gfb(problem: AnalysisProblem) -> AnalysisResult:
-    cols = None if _LIB is None else _gedf_columns(problem)
-    if cols is not None:
-        cs, ds, ts = cols
-        verdict = gfb_kernel(cs, [d if d < t else t for d, t in zip(ds, ts)], problem.cpus)
+    cdt = None if _LIB is None else _gedf_rows(problem)
+    if cdt is not None:
+        verdict = gfb_kernel(cdt, problem.cpus)
         if verdict != PYTHON:
             return DeferredResult.of("gedf-gfb", SCHEDULABLE if verdict else NOT_SCHEDULABLE,
-                                     partial(gedf.gedf_gfb, problem), partial(_all_or_none, verdict == 1, ds))
+                                     partial(gedf.gedf_gfb, problem), partial(_gfb_bounds, verdict == 1, cdt))
     return gedf.gedf_gfb(problem)
 
 
-def _bcl_bounds(ok: list[int], deadlines: list[int]) -> list[int | None]:
-    return [d if o == 1 else None for o, d in zip(ok, deadlines)]
+def _bcl_bounds(ok: Any, cdt: list[int]) -> list[int | None]:
+    return [d if o == 1 else None for o, d in zip(ok, cdt[1::3])]
 
 
 def gedf_bcl(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisResult:
-    cols = None if _LIB is None else _gedf_columns(problem)
-    if cols is None:
+    cdt = None if _LIB is None else _gedf_rows(problem)
+    if cdt is None:
         return gedf.gedf_bcl(problem, verdict_only=verdict_only)
-    cs, ds, ts = cols
-    verdict, ok = bcl_kernel(cs, ds, ts, problem.cpus, verdict_only)
+    verdict, ok = bcl_kernel(cdt, problem.cpus, verdict_only)
     return DeferredResult.of("gedf-bcl", SCHEDULABLE if verdict else NOT_SCHEDULABLE,
-                             partial(gedf.gedf_bcl, problem, verdict_only=verdict_only), partial(_bcl_bounds, ok, ds))
+                             partial(gedf.gedf_bcl, problem, verdict_only=verdict_only), partial(_bcl_bounds, ok, cdt))
 
 
 def _independent_groups(problem: AnalysisProblem, schedulers: tuple[str, ...]) -> list[list[Any]] | None:

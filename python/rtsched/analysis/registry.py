@@ -44,10 +44,10 @@ def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False
     longer-deadline task blocks every other task, which such a test would not count."""
     def test(problem: AnalysisProblem, **options: object) -> AnalysisResult:
         if not intervals:
-            late = next((t for t in problem.tasks if t.np_segments_ns), None)
-            if late is not None:
-                return unsupported(name, problem.names(), f"{late.name} has non-preemptive intervals, which "
-                                   f"{name} does not model (they block other tasks); fp-lp analyses them")
+            for late in problem.tasks:  # a plain loop: on every call of every test
+                if late.np_segments_ns:
+                    return unsupported(name, problem.names(), f"{late.name} has non-preemptive intervals, which "
+                                       f"{name} does not model (they block other tasks); fp-lp analyses them")
         return fn(problem, **options)
 
     test.__name__ = name.replace("-", "_").replace("+", "_plus")
