@@ -189,12 +189,15 @@ def _by_task(problem: AnalysisProblem, found: dict[str, int | None]) -> list[int
 
 def edf_qpa(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisResult:
     groups = None if _LIB is None else _independent_groups(problem, ("EDF", "P-EDF"))
-    if groups is None or any(x.jitter_ns for g in groups for x in g):
+    # jitter J below D: the demand of deadline D − J (edf_uni.without_jitter); J ≥ D: unsupported there
+    if groups is None or any(x.jitter_ns >= x.deadline_ns for g in groups for x in g):
         return edf_uni.edf_qpa(problem, verdict_only=verdict_only)
     found: dict[str, int | None] = {}
     every = True
     for g in groups:
-        verdict = qpa_kernel([x.wcet_ns + x.suspension_ns for x in g], [x.deadline_ns for x in g],
+        if verdict_only and not every:
+            break  # edf_qpa: the partitions after a miss are left out (bounds None)
+        verdict = qpa_kernel([x.wcet_ns + x.suspension_ns for x in g], [x.deadline_ns - x.jitter_ns for x in g],
                              [x.period_ns for x in g])
         if verdict == PYTHON:
             return edf_uni.edf_qpa(problem, verdict_only=verdict_only)
