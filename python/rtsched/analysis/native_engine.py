@@ -141,7 +141,7 @@ def _gedf_rows(problem: AnalysisProblem) -> list[int] | None:
 
 
 def _gfb_bounds(ok: bool, cdt: list[int]) -> list[int | None]:
-    return cdt[1::3] if ok else [None] * (len(cdt) // 3)
+    return list[int | None](cdt[1::3]) if ok else [None] * (len(cdt) // 3)
 
 
 def gedf_gfb(problem: AnalysisProblem) -> AnalysisResult:

@@ -163,11 +163,13 @@ class DeferredResult(AnalysisResult):
     """
 
     __slots__ = ("_complete", "_bounds")
-    tasks = _deferred("tasks")  # type: ignore[assignment]
-    reason = _deferred("reason")  # type: ignore[assignment]
-    exact = _deferred("exact")  # type: ignore[assignment]
-    details = _deferred("details")  # type: ignore[assignment]
-    label = _deferred("label")  # type: ignore[assignment]
+    _complete: Callable[[], AnalysisResult]
+    _bounds: Callable[[], list[int | None]]
+    tasks = _deferred("tasks")
+    reason = _deferred("reason")
+    exact = _deferred("exact")
+    details = _deferred("details")
+    label = _deferred("label")
 
     @classmethod
     def of(cls, test: str, verdict: Verdict, complete: Callable[[], AnalysisResult],
