@@ -10,7 +10,7 @@
  * exact one. A difference within 9 times that bound (equality included)
  * is left to Python (RTSA_PYTHON); outside it, its sign is the exact sign.
  *
- * BCL in integers, term for term gedf.bcl_condition (β·D_k and (1 − λ)·D_k).
+ * BCL in 64-bit integers, term for term gedf.bcl_condition (β·D_k and (1 − λ)·D_k).
  */
 #include "kernels.h"
 
@@ -35,21 +35,28 @@ int rtsa_gfb(int n, const int64_t *cdt, int m)
 }
 
 /* gedf.bcl_condition for τ_k: Σ_{i≠k} min(β_i, D_k − C_k) < m(D_k − C_k), or = with some
- * 0 < β_i ≤ D_k − C_k. */
+ * 0 < β_i ≤ D_k − C_k. Every term is ≥ 0, so once the sum passes the cap the condition
+ * fails whatever follows: the loop stops there, and the sum stays below (m + 1)·2^52
+ * (times ≤ RTSA_MAX_NS, m ≤ RTSA_MAX_CPUS), inside 64 bits. */
 static int bcl_holds(int n, const int64_t *cdt, int m, int k)
 {
 	int64_t dk = cdt[3 * k + 1];
-	__int128 room = dk - cdt[3 * k];
-	__int128 total = 0;
+	int64_t room = dk - cdt[3 * k]; /* ≥ 0: the caller checked C_k ≤ D_k */
+	int64_t cap = (int64_t)m * room;
+	int64_t total = 0;
 	int some_small = 0;
 	for (int i = 0; i < n; i++) {
 		if (i == k)
 			continue;
 		int64_t c = cdt[3 * i], d = cdt[3 * i + 1], t = cdt[3 * i + 2];
-		/* every time ≤ RTSA_MAX_NS: the quotient and jobs·t fit 64 bits, jobs·c may not */
 		int64_t jobs = dk >= d ? (dk - d) / t + 1 : 0; /* non-negative: floor */
-		int64_t gap = dk - jobs * t;
-		__int128 beta = (__int128)jobs * c + (gap >= c ? c : gap > 0 ? gap : 0);
+		int64_t gap = dk - jobs * t;                    /* |jobs·t| ≤ D_k + T_i */
+		int64_t beta;
+		/* β = jobs·C_i + min(C_i, max(0, gap)); a product past 64 bits is past room anyway */
+		if (__builtin_mul_overflow(jobs, c, &beta) || beta > room)
+			beta = room + 1;
+		else
+			beta += gap >= c ? c : gap > 0 ? gap : 0;
 		if (beta < room) {
 			total += beta;
 			some_small = some_small || beta > 0;
@@ -57,8 +64,9 @@ static int bcl_holds(int n, const int64_t *cdt, int m, int k)
 			total += room;
 			some_small = some_small || (beta == room && beta > 0);
 		}
+		if (total > cap)
+			return 0;
 	}
-	__int128 cap = (__int128)m * room;
 	return total < cap || (total == cap && some_small);
 }
 
@@ -67,13 +75,17 @@ int rtsa_bcl(int n, const int64_t *cdt, int m, int verdict_only, uint8_t *ok_out
 	int missed = 0;
 	for (int k = 0; k < n; k++) {
 		if (missed && verdict_only) {
-			ok_out[k] = 2;
+			if (ok_out)
+				ok_out[k] = 2;
 			continue;
 		}
 		const int64_t *x = cdt + 3 * k;
 		int ok = x[0] <= (x[1] < x[2] ? x[1] : x[2]) && bcl_holds(n, cdt, m, k);
-		ok_out[k] = (uint8_t)ok;
+		if (ok_out)
+			ok_out[k] = (uint8_t)ok;
 		missed = missed || !ok;
+		if (missed && !ok_out)
+			return 0; /* only the verdict asked for */
 	}
 	return !missed;
 }

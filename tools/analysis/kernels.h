@@ -26,6 +26,8 @@
  * inside __int128, and the float comparisons keep their error bounds. */
 #define RTSA_MAX_NS ((int64_t)1 << 52)
 #define RTSA_MAX_TASKS 100000
+/* The most processors the G-EDF kernels accept (BCL's sums stay inside 64 bits). */
+#define RTSA_MAX_CPUS 1024
 
 /* The G-EDF kernels take the tasks as rows (C_i, D_i, T_i): cdt[3i], cdt[3i + 1], cdt[3i + 2]
  * (one array to fill from Python, not three). */
@@ -35,7 +37,8 @@ int rtsa_gfb(int n, const int64_t *cdt, int m);
 
 /* BCL for every task k in order (all tasks: D ≤ T). ok_out[k] = 1 when τ_k
  * passes, 0 when it fails; with verdict_only the tasks after the first
- * failure are left out (ok_out = 2). Returns 1 when every task passes, else 0. */
+ * failure are left out (ok_out = 2). ok_out NULL: the verdict alone, stopping at the
+ * first failure. Returns 1 when every task passes, else 0. */
 int rtsa_bcl(int n, const int64_t *cdt, int m, int verdict_only, uint8_t *ok_out);
 
 /* QPA on one processor (independent tasks, any deadlines). */

@@ -9,7 +9,7 @@ pure-Python test it stands for (``gedf.gedf_gfb``, ``gedf.gedf_bcl``,
 - runs the Python test when the library is not built, when the set does not
   qualify (anything the kernel does not model: resources, jitter under
   G-EDF, clusters, tasks the adapter marked unanalysable, times above
-  2^52 ns, more than 100,000 tasks), or when the kernel cannot decide
+  2^52 ns, more than 100,000 tasks, more than 1,024 processors), or when the kernel cannot decide
   exactly what Python decides (``RTSA_PYTHON``: a GFB comparison or an EDF
   utilization too close to call in floating point);
 - else returns a :class:`~rtsched.analysis.results.DeferredResult`: the
@@ -37,13 +37,14 @@ from rtsched.analysis.tasks import AnalysisProblem
 from rtsched.native import native_library
 
 __all__ = ["LIBRARY", "engine", "set_engine", "gedf_gfb", "gedf_bcl", "edf_qpa", "fp_rta",
-           "bcl_kernel", "fp_rta_kernel", "gfb_kernel", "qpa_kernel"]
+           "bcl_kernel", "bcl_verdict", "fp_rta_kernel", "gfb_kernel", "qpa_kernel"]
 
 LIBRARY = "librtsched_analysis.so"
 #: kernels.h: RTSA_PYTHON, RTSA_MAX_NS, RTSA_MAX_TASKS
 PYTHON = -1
 MAX_NS = 1 << 52
 MAX_TASKS = 100_000
+MAX_CPUS = 1024
 
 _I64 = ctypes.c_int64
 _P64 = ctypes.POINTER(ctypes.c_int64)
@@ -100,11 +101,16 @@ def gfb_kernel(cdt: Sequence[int], m: int) -> int:
     return int(_LIB.rtsa_gfb(len(cdt) // 3, _array(cdt), m))
 
 
-def bcl_kernel(cdt: Sequence[int], m: int, verdict_only: bool = False) -> tuple[int, Any]:
+def bcl_kernel(cdt: Sequence[int], m: int, verdict_only: bool = False) -> tuple[int, list[int]]:
     """(1 when every task passes, per task 1 pass / 0 fail / 2 left out under verdict_only).
     ``cdt``: the tasks' (C, D, T), one after another."""
     ok = (ctypes.c_uint8 * (len(cdt) // 3))()
-    return int(_LIB.rtsa_bcl(len(cdt) // 3, _array(cdt), m, int(verdict_only), ok)), ok
+    return int(_LIB.rtsa_bcl(len(cdt) // 3, _array(cdt), m, int(verdict_only), ok)), list(ok)
+
+
+def bcl_verdict(cdt: Sequence[int], m: int) -> int:
+    """bcl_kernel's verdict alone (the kernel stops at the first task that fails)."""
+    return int(_LIB.rtsa_bcl(len(cdt) // 3, _array(cdt), m, 0, None))
 
 
 def qpa_kernel(c: Sequence[int], d: Sequence[int], t: Sequence[int]) -> int:
@@ -128,7 +134,7 @@ def fp_rta_kernel(c: Sequence[int], t: Sequence[int], d: Sequence[int], j: Seque
 def _gedf_rows(problem: AnalysisProblem) -> list[int] | None:
     """The tasks' (C, D, T), one after another, of a set gedf._check accepts and the kernels
     take, else None."""
-    if problem.scheduler != "G-EDF" or problem.cpus < 1 or problem.unanalysable:
+    if problem.scheduler != "G-EDF" or not 1 <= problem.cpus <= MAX_CPUS or problem.unanalysable:
         return None
     cdt: list[int] = []
     for x in problem.tasks:
@@ -154,7 +160,8 @@ def gedf_gfb(problem: AnalysisProblem) -> AnalysisResult:
     return gedf.gedf_gfb(problem)
 
 
-def _bcl_bounds(ok: Any, cdt: list[int]) -> list[int | None]:
+def _bcl_bounds(cdt: list[int], m: int, verdict_only: bool) -> list[int | None]:
+    _, ok = bcl_kernel(cdt, m, verdict_only)  # per task: run again, now that someone asks
     return [d if o == 1 else None for o, d in zip(ok, cdt[1::3])]
 
 
@@ -162,9 +169,10 @@ def gedf_bcl(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisRe
     cdt = None if _LIB is None else _gedf_rows(problem)
     if cdt is None:
         return gedf.gedf_bcl(problem, verdict_only=verdict_only)
-    verdict, ok = bcl_kernel(cdt, problem.cpus, verdict_only)
+    verdict = bcl_verdict(cdt, problem.cpus)  # the verdict is verdict_only's too
     return DeferredResult.of("gedf-bcl", SCHEDULABLE if verdict else NOT_SCHEDULABLE,
-                             partial(gedf.gedf_bcl, problem, verdict_only=verdict_only), partial(_bcl_bounds, ok, cdt))
+                             partial(gedf.gedf_bcl, problem, verdict_only=verdict_only),
+                             partial(_bcl_bounds, cdt, problem.cpus, verdict_only))
 
 
 def _independent_groups(problem: AnalysisProblem, schedulers: tuple[str, ...]) -> list[list[Any]] | None:
