@@ -1,7 +1,7 @@
 """The native kernels (tools/analysis, ``native_engine``) give exactly the Python tests' answers.
 
 On seeded generated sets in three time units (periods 10 ms - 1 s counted in ns, µs and ms),
-for gedf-gfb, gedf-bcl (with and without verdict_only), edf-qpa (EDF and P-EDF, arbitrary
+for gedf-gfb, gedf-bcl and gedf-rta (with and without verdict_only), edf-qpa (EDF and P-EDF, arbitrary
 deadlines, jitter) and fp-rta (FP and P-FP, equal priorities, jitter, blocking given by hand,
 arbitrary deadlines): the registry's result (kernel verdict, the rest completed on read) equals
 the pure-Python test's field by field, and the kernels' own per-task outputs equal the Python
@@ -22,7 +22,7 @@ import pytest
 from rtsched.analysis import AnalysisProblem, AnalysisTask, native_engine, run_test
 from rtsched.analysis.edf_uni import edf_qpa
 from rtsched.analysis.fp_uni import fp_rta
-from rtsched.analysis.gedf import gedf_bcl, gedf_gfb
+from rtsched.analysis.gedf import gedf_bcl, gedf_gfb, gedf_rta
 from rtsched.analysis.results import AnalysisResult, DeferredResult, KernelMismatch
 
 pytestmark = pytest.mark.skipif(native_engine.engine() != "native",
@@ -77,6 +77,8 @@ FAMILIES = {
     "gedf-gfb": (_gedf, gedf_gfb, {}),
     "gedf-bcl": (_gedf, gedf_bcl, {}),
     "gedf-bcl verdict_only": (_gedf, gedf_bcl, {"verdict_only": True}),
+    "gedf-rta": (_gedf, gedf_rta, {}),
+    "gedf-rta verdict_only": (_gedf, gedf_rta, {"verdict_only": True}),
     "edf-qpa": (_edf, edf_qpa, {}),
     "edf-qpa verdict_only": (_edf, edf_qpa, {"verdict_only": True}),
     "fp-rta": (_fp, fp_rta, {}),
@@ -117,6 +119,12 @@ def test_kernel_outputs_per_task(unit):
             slow = gedf_bcl(g, verdict_only=quick)
             assert verdict == slow.schedulable
             assert list(ok) == [{"ok": 1, "miss": 0, "unknown": 2}[t.verdict] for t in slow.tasks], g
+        for quick in (False, True):
+            verdict, bounds = native_engine.gedf_rta_kernel(cdt, g.cpus, quick)
+            slow = gedf_rta(g, verdict_only=quick)
+            assert verdict == slow.schedulable
+            assert [b if b >= 0 else None for b in bounds] == [t.bound_ns for t in slow.tasks], g
+            assert [{-1: "miss", -2: "unknown"}.get(b, "ok") for b in bounds] == [t.verdict for t in slow.tasks]
         gfb = native_engine.gfb_kernel(cdt, g.cpus)
         assert gfb == native_engine.PYTHON or gfb == gedf_gfb(g).schedulable, g
         f = _fp(rng, UNITS[unit])

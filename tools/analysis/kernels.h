@@ -9,6 +9,7 @@
  *   rtsa_bcl    gedf.bcl_condition   per task, and gedf_bcl's C > min(D, T) miss
  *   rtsa_qpa    edf_uni.qpa_group    with a horizon that is a valid upper bound of Python's
  *   rtsa_fp_rta fp_uni.response_time per task, the hp sets of fp_uni.rta_tasks, no resources
+ *   rtsa_gedf_rta gedf.gedf_rta       rounds of the Bertogna–Cirinei bounds (gedf_rta.c)
  *
  * Return convention: 1 schedulable, 0 not, RTSA_PYTHON when the kernel cannot
  * decide exactly what Python decides (a comparison too close for the
@@ -40,6 +41,11 @@ int rtsa_gfb(int n, const int64_t *cdt, int m);
  * failure are left out (ok_out = 2). ok_out NULL: the verdict alone, stopping at the
  * first failure. Returns 1 when every task passes, else 0. */
 int rtsa_bcl(int n, const int64_t *cdt, int m, int verdict_only, uint8_t *ok_out);
+
+/* G-EDF RTA (all tasks: D ≤ T). bound_out[k]: τ_k's bound, or (the set not shown) -1 for a task
+ * without a bound within its deadline, -2 for the others. Returns 1 when every task is bounded,
+ * 0 when not, RTSA_PYTHON when out of memory. */
+int rtsa_gedf_rta(int n, const int64_t *cdt, int m, int verdict_only, int64_t *bound_out);
 
 /* QPA on one processor (independent tasks, any deadlines). */
 int rtsa_qpa(int n, const int64_t *c, const int64_t *d, const int64_t *t);

@@ -1,10 +1,10 @@
-"""The registry's fast path: GFB, BCL, QPA and uniprocessor FP RTA decided by native kernels.
+"""The registry's fast path: GFB, BCL, the G-EDF RTA, QPA and uniprocessor FP RTA by native kernels.
 
 ``librtsched_analysis.so`` (tools/analysis/, built by CMake, found like the
 native programs: ``rtsched.native.native_library``) holds the numeric
 kernels over integer arrays. Each function here has the signature of the
 pure-Python test it stands for (``gedf.gedf_gfb``, ``gedf.gedf_bcl``,
-``edf_uni.edf_qpa``, ``fp_uni.fp_rta``) and:
+``gedf.gedf_rta``, ``edf_uni.edf_qpa``, ``fp_uni.fp_rta``) and:
 
 - runs the Python test when the library is not built, when the set does not
   qualify (anything the kernel does not model: resources, jitter under
@@ -36,8 +36,8 @@ from rtsched.analysis.results import NOT_SCHEDULABLE, SCHEDULABLE, AnalysisResul
 from rtsched.analysis.tasks import AnalysisProblem
 from rtsched.native import native_library
 
-__all__ = ["LIBRARY", "engine", "set_engine", "gedf_gfb", "gedf_bcl", "edf_qpa", "fp_rta",
-           "bcl_kernel", "bcl_verdict", "fp_rta_kernel", "gfb_kernel", "qpa_kernel"]
+__all__ = ["LIBRARY", "engine", "set_engine", "gedf_gfb", "gedf_bcl", "gedf_rta", "edf_qpa", "fp_rta",
+           "bcl_kernel", "bcl_verdict", "gedf_rta_kernel", "fp_rta_kernel", "gfb_kernel", "qpa_kernel"]
 
 LIBRARY = "librtsched_analysis.so"
 #: kernels.h: RTSA_PYTHON, RTSA_MAX_NS, RTSA_MAX_TASKS
@@ -57,9 +57,10 @@ def _load() -> Any:
     lib = ctypes.CDLL(str(path))
     lib.rtsa_gfb.argtypes = [ctypes.c_int, _P64, ctypes.c_int]
     lib.rtsa_bcl.argtypes = [ctypes.c_int, _P64, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_uint8)]
+    lib.rtsa_gedf_rta.argtypes = [ctypes.c_int, _P64, ctypes.c_int, ctypes.c_int, _P64]
     lib.rtsa_qpa.argtypes = [ctypes.c_int, _P64, _P64, _P64]
     lib.rtsa_fp_rta.argtypes = [ctypes.c_int, _P64, _P64, _P64, _P64, _P64, _P64, ctypes.c_int, _P64, _P64]
-    for fn in (lib.rtsa_gfb, lib.rtsa_bcl, lib.rtsa_qpa, lib.rtsa_fp_rta):
+    for fn in (lib.rtsa_gfb, lib.rtsa_bcl, lib.rtsa_gedf_rta, lib.rtsa_qpa, lib.rtsa_fp_rta):
         fn.restype = ctypes.c_int
     return lib
 
@@ -111,6 +112,13 @@ def bcl_kernel(cdt: Sequence[int], m: int, verdict_only: bool = False) -> tuple[
 def bcl_verdict(cdt: Sequence[int], m: int) -> int:
     """bcl_kernel's verdict alone (the kernel stops at the first task that fails)."""
     return int(_LIB.rtsa_bcl(len(cdt) // 3, _array(cdt), m, 0, None))
+
+
+def gedf_rta_kernel(cdt: Sequence[int], m: int, verdict_only: bool = False) -> tuple[int, list[int]]:
+    """(1 / 0 / PYTHON, per-task bound, or -1 (no bound) / -2 (depends on one) when not shown).
+    ``cdt``: the tasks' (C, D, T), one after another."""
+    bounds = (_I64 * (len(cdt) // 3))()
+    return int(_LIB.rtsa_gedf_rta(len(cdt) // 3, _array(cdt), m, int(verdict_only), bounds)), list(bounds)
 
 
 def qpa_kernel(c: Sequence[int], d: Sequence[int], t: Sequence[int]) -> int:
@@ -175,6 +183,21 @@ def gedf_bcl(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisRe
                              partial(_bcl_bounds, cdt, problem.cpus, verdict_only))
 
 
+def _rta_bounds(bounds: list[int]) -> list[int | None]:
+    return [b if b >= 0 else None for b in bounds]
+
+
+def gedf_rta(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisResult:
+    cdt = None if _LIB is None else _gedf_rows(problem)
+    if cdt is not None:
+        verdict, bounds = gedf_rta_kernel(cdt, problem.cpus, verdict_only)
+        if verdict != PYTHON:
+            return DeferredResult.of("gedf-rta", SCHEDULABLE if verdict else NOT_SCHEDULABLE,
+                                     partial(gedf.gedf_rta, problem, verdict_only=verdict_only),
+                                     partial(_rta_bounds, bounds))
+    return gedf.gedf_rta(problem, verdict_only=verdict_only)
+
+
 def _independent_groups(problem: AnalysisProblem, schedulers: tuple[str, ...]) -> list[list[Any]] | None:
     """The tasks per processor of a set without resources, clusters or unanalysable tasks,
     within the kernels' ranges, else None."""
@@ -235,6 +258,7 @@ def fp_rta(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisResu
                              partial(_by_task, problem, found))
 
 
-for _fast, _python in ((gedf_gfb, gedf.gedf_gfb), (gedf_bcl, gedf.gedf_bcl), (edf_qpa, edf_uni.edf_qpa),
+for _fast, _python in ((gedf_gfb, gedf.gedf_gfb), (gedf_bcl, gedf.gedf_bcl), (gedf_rta, gedf.gedf_rta),
+                       (edf_qpa, edf_uni.edf_qpa),
                        (fp_rta, fp_uni.fp_rta)):
     _fast.__doc__ = _python.__doc__

@@ -4,7 +4,7 @@
     result = TESTS["fp-rta"](problem)              # test(problem, **options) -> AnalysisResult
     result = run_test("prm-fp", problem, period_ns=100_000_000, supply="linear")
 
-GFB, BCL, QPA and ``fp-rta`` go through ``native_engine``: its native kernels decide the
+GFB, BCL, the G-EDF RTA, QPA and ``fp-rta`` go through ``native_engine``: its native kernels decide the
 verdict when the library is built and the set qualifies (the rest of the result is the Python
 test's, computed when read), else the Python test runs.
 
@@ -80,7 +80,7 @@ TESTS: dict[str, Test] = {
     "c-edf": _named(cluster.c_edf, "c-edf"),
     "gedf-gfb": _named(native_engine.gedf_gfb, "gedf-gfb"),
     "gedf-bcl": _named(native_engine.gedf_bcl, "gedf-bcl"),
-    "gedf-rta": _named(gedf.gedf_rta, "gedf-rta"),
+    "gedf-rta": _named(native_engine.gedf_rta, "gedf-rta"),
     "gedf-tardiness": _named(gedf.gedf_tardiness, "gedf-tardiness"),
     "gedf-tardiness-lambda": _named(gedf_tardiness_lambda.gedf_tardiness_lambda, "gedf-tardiness-lambda"),
     "gedf-baker": _named(gedf_baker.gedf_baker, "gedf-baker"),
