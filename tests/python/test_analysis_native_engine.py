@@ -202,3 +202,17 @@ def test_the_python_engine_builds_plain_results():
         native_engine.set_engine(before)
     with pytest.raises(ValueError, match="engine must be"):
         native_engine.set_engine("fortran")
+
+
+@pytest.mark.parametrize("value, error", [("fortran", "use native or python"), ("Python", "use native or python")])
+def test_an_unknown_engine_in_the_environment_is_an_error(monkeypatch, value, error):
+    monkeypatch.setenv("RTSCHED_ANALYSIS_ENGINE", value)
+    with pytest.raises(ValueError, match=error):
+        native_engine._chosen()
+
+
+def test_the_environment_chooses_the_engine(monkeypatch):
+    monkeypatch.setenv("RTSCHED_ANALYSIS_ENGINE", "python")
+    assert native_engine._chosen() is None
+    monkeypatch.setenv("RTSCHED_ANALYSIS_ENGINE", "native")
+    assert native_engine._chosen() is not None

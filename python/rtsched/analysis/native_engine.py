@@ -19,8 +19,9 @@ pure-Python test it stands for (``gedf.gedf_gfb``, ``gedf.gedf_bcl``,
 
 So every answer is the Python test's; what the kernel saves is the time of
 a caller that reads only the verdict. ``set_engine("python")`` (or
-``RTSCHED_ANALYSIS_ENGINE=python`` in the environment) turns the kernels
-off; ``engine()`` says which is in use. tests/python/test_analysis_native_engine.py
+``RTSCHED_ANALYSIS_ENGINE=python`` in the environment; ``native`` there
+makes a missing library an error) turns the kernels off; ``engine()`` says
+which is in use. tests/python/test_analysis_native_engine.py
 compares both paths on generated sets.
 """
 
@@ -65,7 +66,21 @@ def _load() -> Any:
     return lib
 
 
-_LIB: Any = None if os.environ.get("RTSCHED_ANALYSIS_ENGINE") == "python" else _load()
+def _chosen() -> Any:
+    """The library, or None: as RTSCHED_ANALYSIS_ENGINE says (unset or empty: the library when built)."""
+    wanted = os.environ.get("RTSCHED_ANALYSIS_ENGINE", "")
+    if wanted == "python":
+        return None
+    if wanted not in ("", "native"):
+        raise ValueError(f"RTSCHED_ANALYSIS_ENGINE={wanted!r}: use native or python (or leave it unset)")
+    lib = _load()
+    if lib is None and wanted == "native":
+        raise RuntimeError(f"RTSCHED_ANALYSIS_ENGINE=native but {LIBRARY} is not built "
+                           "(tools/analysis; RTSCHED_NATIVE_BIN: a build tree's tools folder)")
+    return lib
+
+
+_LIB: Any = _chosen()
 
 
 def engine() -> str:
