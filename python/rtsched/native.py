@@ -1,10 +1,11 @@
 """The native programs built from the C sources, and the one way Python drives them.
 
 Where they are: an installed package carries them in ``rtsched/_native/bin``
-(scikit-build-core puts them there). A developer may point
-``RTSCHED_NATIVE_BIN`` at folders of a CMake build tree (several, separated
-by ``:``, e.g. ``build/tools/run:build/tools/lockbench``) to use freshly built
-ones instead.
+and its shared libraries in ``rtsched/_native/lib`` (scikit-build-core puts
+them there). A developer may point ``RTSCHED_NATIVE_BIN`` at folders of a
+CMake build tree (several, separated by ``:``, e.g.
+``build/tools/run:build/tools``) to use freshly built ones instead; a
+library (``native_library``) is looked for in the same folders first.
 
 How they are driven, by what each caller needs:
 
@@ -34,12 +35,14 @@ __all__ = [
     "NativeToolMissing",
     "exec_native",
     "native_command",
+    "native_library",
     "native_tool",
     "run_native_tool",
     "start_native",
 ]
 
 PACKAGE_BIN = Path(__file__).resolve().parent / "_native" / "bin"
+PACKAGE_LIB = Path(__file__).resolve().parent / "_native" / "lib"
 
 
 class NativeToolMissing(RuntimeError):
@@ -55,10 +58,24 @@ class NativeToolFailed(RuntimeError):
         self.returncode = returncode  # None: it was killed for overrunning its bound
 
 
+def _override_folders() -> list[Path]:
+    override = os.environ.get("RTSCHED_NATIVE_BIN")
+    return [Path(p) for p in override.split(os.pathsep) if p] if override else []
+
+
+def native_library(name: str) -> Path | None:
+    """Path of the shared library ``name`` (e.g. ``librtsched_analysis.so``), or None when it is
+    not built: its callers have a pure-Python path (the library only makes them faster)."""
+    for folder in [*_override_folders(), PACKAGE_LIB]:
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 def native_tool(name: str) -> Path:
     """Path of the native program ``name`` (e.g. ``rtsched-lockbench``)."""
-    override = os.environ.get("RTSCHED_NATIVE_BIN")
-    folders = [Path(p) for p in override.split(os.pathsep) if p] if override else []
+    folders = _override_folders()
     folders.append(PACKAGE_BIN)
     for folder in folders:
         candidate = folder / name

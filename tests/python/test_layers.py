@@ -18,7 +18,7 @@ ALLOWED: dict[str, set[str]] = {
     "native": set(),
     "trace": set(),
     "model": {"cpus"},
-    "analysis": {"model", "cpus"},
+    "analysis": {"model", "cpus", "native"},
     "report": {"model", "trace", "analysis.results"},
     "measure": {"rtsched", "cpus", "native", "trace"},
     "run": {"model", "analysis", "trace", "report", "measure", "native", "cpus"},

@@ -8,13 +8,14 @@ are exact integers of nanoseconds (rounded up where the analysis yields a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
 if TYPE_CHECKING:
     from rtsched.analysis.tasks import AnalysisProblem
 
-__all__ = ["LABELS", "STOPPED", "SCHEDULABLE", "NOT_SCHEDULABLE", "UNSUPPORTED", "UNDECIDED", "TaskBound", "AnalysisResult"]
+__all__ = ["LABELS", "STOPPED", "SCHEDULABLE", "NOT_SCHEDULABLE", "UNSUPPORTED", "UNDECIDED", "TaskBound", "AnalysisResult",
+           "DeferredResult"]
 
 Verdict = Literal["schedulable", "not schedulable", "unsupported", "unknown"]
 TaskVerdict = Literal["ok", "miss", "unknown"]
@@ -121,6 +122,94 @@ class AnalysisResult:
             "tasks": [t.to_dict() for t in self.tasks],
             "details": {k: _jsonable(v) for k, v in self.details.items()},
         }
+
+
+#: The fields a DeferredResult computes on first read (all but ``test`` and ``verdict``).
+_DEFERRED = ("tasks", "reason", "exact", "details", "label")
+#: AnalysisResult's own storage of each field (its slots), which DeferredResult's properties fill.
+_SLOTS = {name: AnalysisResult.__dict__[name] for name in _DEFERRED}
+
+
+class KernelMismatch(RuntimeError):
+    """A native kernel's verdict or bounds differ from the Python test's: a defect, never a result."""
+
+
+def _deferred(name: str) -> property:
+    slot = _SLOTS[name]
+
+    def get(self: DeferredResult) -> Any:
+        try:
+            return slot.__get__(self, DeferredResult)
+        except AttributeError:  # not filled yet
+            self._complete_now()
+            return slot.__get__(self, DeferredResult)
+
+    def put(self: DeferredResult, value: Any) -> None:  # AnalysisResult.__init__ (dataclasses.replace)
+        slot.__set__(self, value)
+
+    return property(get, put, doc=f"AnalysisResult.{name}, computed on first read")
+
+
+class DeferredResult(AnalysisResult):
+    """An AnalysisResult whose verdict a native kernel decided (``native_engine``) and whose
+    other fields are computed on first read, by the pure-Python test (``complete``): a caller
+    that reads only ``verdict`` / ``schedulable`` (a sweep, a benchmark) pays for no per-task
+    object and no formatted reason; one that reads anything else gets exactly the Python
+    test's result, field for field.
+
+    Invariant (checked when completing): the Python test's verdict is this verdict and its
+    per-task bounds are ``bounds()`` (the kernel's); a difference raises KernelMismatch.
+    It compares equal to, and prints and pickles as, the plain AnalysisResult it completes to.
+    """
+
+    __slots__ = ("_complete", "_bounds")
+    _complete: Callable[[], AnalysisResult]
+    _bounds: Callable[[], list[int | None]]
+    tasks = _deferred("tasks")
+    reason = _deferred("reason")
+    exact = _deferred("exact")
+    details = _deferred("details")
+    label = _deferred("label")
+
+    @classmethod
+    def of(cls, test: str, verdict: Verdict, complete: Callable[[], AnalysisResult],
+           bounds: Callable[[], list[int | None]]) -> DeferredResult:
+        """The result of ``test`` with ``verdict``; ``complete``: the Python test on the same set;
+        ``bounds``: the kernel's per-task bounds, in task order. (AnalysisResult's own constructor,
+        which ``dataclasses.replace`` calls, still builds a complete one.)"""
+        self = object.__new__(cls)
+        object.__setattr__(self, "test", test)
+        object.__setattr__(self, "verdict", verdict)
+        object.__setattr__(self, "_complete", complete)
+        object.__setattr__(self, "_bounds", bounds)
+        return self
+
+    def _complete_now(self) -> None:
+        full = self._complete()
+        kernel = self._bounds()
+        python = [t.bound_ns for t in full.tasks]
+        if full.verdict != self.verdict or full.test != self.test or python != kernel:
+            raise KernelMismatch(f"{self.test}: the native kernel says {self.verdict} with bounds {kernel}, "
+                                 f"the Python test {full.verdict} with bounds {python}")
+        for name in _DEFERRED:
+            _SLOTS[name].__set__(self, getattr(full, name))
+
+    def _fields(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f.name) for f in fields(AnalysisResult))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, AnalysisResult):
+            return self._fields() == tuple(getattr(other, f.name) for f in fields(AnalysisResult))
+        return NotImplemented
+
+    __hash__ = AnalysisResult.__hash__
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(AnalysisResult) if f.repr)
+        return f"AnalysisResult({shown})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return AnalysisResult, self._fields()
 
 
 def _jsonable(value: Any) -> Any:
