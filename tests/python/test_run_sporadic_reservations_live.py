@@ -84,8 +84,8 @@ def test_a_backlogged_server_gives_its_tasks_its_budget_per_period_and_no_more(t
     used = per_period(served, t0, period, periods)
     if worst > budget + MARGIN_NS or max(used) > budget + MARGIN_NS:
         # The server charges wall time from decision to decision. While the host (steal) or the
-        # kernel (its fair server runs starved SCHED_OTHER work above SCHED_FIFO) stops the
-        # worker, the depletion's decision comes late: the trace then shows the served task
+        # kernel (interrupt and softirq work, or its fair server running starved SCHED_OTHER
+        # work above SCHED_FIFO) stops the worker, the depletion's decision comes late: the trace then shows the served task
         # preempted well after the DEPLETE's time, and the overrun is deferred to the next
         # refills (budget never created: the whole run's service stays within one budget of
         # budget x periods). Only then is a late window put down to the machine.
