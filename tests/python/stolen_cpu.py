@@ -4,7 +4,9 @@ On a VM the hypervisor can stop the vCPUs whatever their priority ("steal",
 which `rtsched run` records per CPU in summary.json). A live test that finds
 misses after a run during which the host took a noticeable share of a CPU
 cannot blame the code under test: it skips with the figure instead of
-failing. Misses with no steal still fail.
+failing. So with misses of at most a few milliseconds on a kernel that does
+not preempt its own code (its preemption mode, in the summary's kernel
+facts). Other misses still fail.
 """
 
 from __future__ import annotations
@@ -21,6 +23,20 @@ def stolen_share(summary: dict, duration_ns: int) -> float:
     return max(steal.values(), default=0) / duration_ns
 
 
+#: On a kernel that does not preempt its own code (preemption mode none or voluntary), a
+#: real-time thread released while another process is inside a kernel path waits for that path's
+#: next preemption point: on this CI machine, seen up to 2.2 ms with no steal (docs/reservations.md,
+#: "Sporadic servers"). Misses no later than this are put down to such a kernel.
+NONPREEMPTIBLE_KERNEL_LATENCY_NS = 3_000_000
+
+
+def kernel_preempts_itself(summary: dict) -> bool:
+    """Whether the run's kernel preempts its own code (PREEMPT or PREEMPT_RT), from the kernel
+    facts every summary records; unknown counts as yes (misses then fail)."""
+    preemption = (summary.get("kernel_facts") or {}).get("preemption") or {}
+    return preemption.get("rt") or preemption.get("mode") not in ("none", "voluntary")
+
+
 def skip_if_misses_were_stolen(summary: dict, duration_ns: int) -> None:
     if summary["deadline_misses"] == 0:
         return
@@ -28,6 +44,12 @@ def skip_if_misses_were_stolen(summary: dict, duration_ns: int) -> None:
     if share > STEAL_SHARE_LIMIT:
         pytest.skip(f"{summary['deadline_misses']} deadline misses while the host stole "
                     f"{share:.1%} of a CPU (steal in /proc/stat): not the code's")
+    tardiness = max((t.get("tardiness_max_ns") or 0 for t in summary["tasks"]), default=0)
+    if not kernel_preempts_itself(summary) and tardiness <= NONPREEMPTIBLE_KERNEL_LATENCY_NS:
+        mode = summary["kernel_facts"]["preemption"]["mode"]
+        pytest.skip(f"{summary['deadline_misses']} deadline misses, at most {tardiness / 1e6:.2f} ms late, on a "
+                    f"kernel that does not preempt its own code (preemption {mode}): a real-time thread "
+                    "waits for another process's kernel path; not the code's")
 
 
 def skip_if_stolen(summary: dict, duration_ns: int, why: str) -> None:
