@@ -212,14 +212,17 @@ static void test_cbs_isolates_an_overrunning_task(void)
 		{.name = "hog", .period_ms = 5, .compute_us = 500000, .reservation = 0},
 		{.name = "victim", .period_ms = 10, .compute_us = 2000, .reservation = 1},
 	};
-	struct rv_reservation rs[] = {{cbs("A", 10, 2000), -1}, {cbs("B", 10, 3000), -1}};
+	/* B's budget leaves the victim's 2 ms job 2 ms to spare: a decision comes up to about
+	 * 2 ms late on this CI machine's kernel, which does not preempt its own code
+	 * (tests/python/stolen_cpu.py), and the charge runs from decision to decision. */
+	struct rv_reservation rs[] = {{cbs("A", 10, 2000), -1}, {cbs("B", 10, 4000), -1}};
 	rv_run("ult:pedf", rs, 2, ts, 2, 200);
 	CHECK_EQ(ts[1].stats.deadline_misses, 0);
 	CHECK_GE(ts[1].stats.jobs_completed, 18);
 	/* the hog has the rest: at least half of the 200 ms (it has 80% less latencies) */
 	CHECK_GE(ran_ns(0, run_t0, run_t0 + 200 * MS), 100 * MS);
 	CHECK_GE(rs[0].stats.depletions, 20); /* its deadline moved on at each */
-	CHECK_EQ(rs[1].stats.depletions, 0);  /* the victim's 2 ms fit the 3 ms budget */
+	CHECK_EQ(rs[1].stats.depletions, 0);  /* the victim's 2 ms fit the 4 ms budget */
 }
 
 /*
