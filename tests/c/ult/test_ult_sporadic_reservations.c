@@ -17,8 +17,15 @@
 
 #include "ult_reservation_scenario.h"
 
-/* Slack for timer, release and switch latency on a shared VM (the decisions come late by it). */
-#define MARGIN_NS (700 * 1000LL)
+/*
+ * Slack for timer, release and switch latency (the decisions come late by it):
+ * on a kernel that does not preempt its own code, as this CI machine's, a
+ * decision comes up to about 2 ms late with no steal (tests/python/stolen_cpu.py).
+ * The rules themselves, premature replenishment included, are checked to the
+ * nanosecond without real time in test_ult_sporadic_refills; here, that the
+ * runtime applies them at its decisions, in order and with exact amounts.
+ */
+#define MARGIN_NS (2500 * 1000LL)
 
 static struct rts_reservation_params sporadic(int64_t period_ms, int64_t budget_ms, int priority)
 {
