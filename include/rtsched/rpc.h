@@ -43,6 +43,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <rtsched/cond.h>
 #include <rtsched/mutex.h>
@@ -140,6 +141,14 @@ int rts_rpc_server_bind(rts_rpc_server_t *server);
  * ESHUTDOWN (the server was shut down; queued requests are not returned).
  */
 int rts_rpc_receive(rts_rpc_server_t *server, rts_rpc_request_t **req);
+/*
+ * As rts_rpc_receive, but ETIMEDOUT once the absolute CLOCK_MONOTONIC
+ * deadline passes with no request (a server that also watches something
+ * else, such as a flag saying its application is stopping). EINVAL for a
+ * NULL deadline or one whose tv_nsec is not in 0..999999999.
+ */
+int rts_rpc_receive_until(rts_rpc_server_t *server, rts_rpc_request_t **req,
+			  const struct timespec *deadline);
 /*
  * Server thread: answer req (from rts_rpc_receive); its client's call returns
  * result. Works after a shutdown too, for a request received before it.

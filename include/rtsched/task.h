@@ -46,6 +46,21 @@ typedef struct rts_reservation rts_reservation_t;
 enum rts_task_kind {
 	RTS_TASK_PERIODIC = 0, /* job k released at t0 + offset + k * period */
 	RTS_TASK_SPORADIC = 1, /* gaps of period + uniform [0, sporadic_max_extra_ns] */
+	/*
+	 * No jobs: a server of the set (an RPC server, <rtsched/rpc.h>) at its
+	 * policy and priority on its CPUs, under the set's backend (a kernel
+	 * thread, or a user-level thread its clients' ULTs can lend their
+	 * priority to). Its body is called once, when rts_taskset_release() is
+	 * called (before the first jobs at t0), with a job numbered 0 and no
+	 * deadline (INT64_MAX), and runs until it returns: the application
+	 * ends it (rts_rpc_server_shutdown, a flag it polls) before
+	 * rts_taskset_join, which waits for it. Nothing is recorded for it:
+	 * no jobs, no RELEASE / COMPLETE, no stats. period, deadline, offset,
+	 * budget, sporadic extra and max_jobs are 0; policy fifo or other; no
+	 * reservation. Under the ult backend, fixed-priority forms only (the
+	 * EDF forms order every ULT by a deadline it does not have).
+	 */
+	RTS_TASK_SERVICE = 2,
 };
 
 struct rts_task_params {
@@ -135,7 +150,8 @@ const char *rts_taskset_error(const rts_taskset_t *set);
 /*
  * Inside the task's thread: complete the current job, if any, and sleep to the
  * next release. 0: a job begins (*job filled, may be NULL); ECANCELED: the
- * task is over (stopped, max_jobs reached, or the set is being destroyed).
+ * task is over (stopped, max_jobs reached, or the set is being destroyed);
+ * EINVAL: task is NULL or a service (it has no jobs).
  */
 int rts_job_next(rts_task_t *task, struct rts_job *job);
 

@@ -189,7 +189,8 @@ static bool is_server_thread(const rts_rpc_server_t *s)
 	return s->server_tid != 0 && s->server_tid == (pid_t)rts_self_tid();
 }
 
-RTS_EXPORT int rts_rpc_receive(rts_rpc_server_t *s, rts_rpc_request_t **req)
+/* rts_rpc_receive and rts_rpc_receive_until: deadline NULL waits for ever. */
+static int receive(rts_rpc_server_t *s, rts_rpc_request_t **req, const struct timespec *deadline)
 {
 	if (!server_ok(s) || !req)
 		return EINVAL;
@@ -202,7 +203,8 @@ RTS_EXPORT int rts_rpc_receive(rts_rpc_server_t *s, rts_rpc_request_t **req)
 	}
 	s->receiving = 1;
 	while (!s->queue && !s->shutdown_err && !err)
-		err = rts_cond_wait(&s->not_empty, &s->lock);
+		err = deadline ? rts_cond_timedwait(&s->not_empty, &s->lock, deadline)
+			       : rts_cond_wait(&s->not_empty, &s->lock);
 	s->receiving = 0;
 	if (!err && s->shutdown_err)
 		err = s->shutdown_err;
@@ -215,6 +217,19 @@ RTS_EXPORT int rts_rpc_receive(rts_rpc_server_t *s, rts_rpc_request_t **req)
 	}
 	rts_mutex_unlock(&s->lock);
 	return err;
+}
+
+RTS_EXPORT int rts_rpc_receive(rts_rpc_server_t *s, rts_rpc_request_t **req)
+{
+	return receive(s, req, NULL);
+}
+
+RTS_EXPORT int rts_rpc_receive_until(rts_rpc_server_t *s, rts_rpc_request_t **req,
+				     const struct timespec *deadline)
+{
+	if (!deadline || deadline->tv_nsec < 0 || deadline->tv_nsec >= 1000000000L)
+		return EINVAL;
+	return receive(s, req, deadline);
 }
 
 static bool is_slot_of(const rts_rpc_server_t *s, const rts_rpc_request_t *r)

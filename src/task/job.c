@@ -2,7 +2,8 @@
 /*
  * A task's thread: start-up (cpuset, affinity and policy through the backend,
  * then the budget timer), the wait for the synchronous release, and the job
- * loop around rts_job_next(), whose release sleeps go through the backend too.
+ * loop around rts_job_next(), whose release sleeps go through the backend too
+ * (a service, RTS_TASK_SERVICE, runs its body once instead).
  *
  * Releases stay on their grid: job k of a periodic task is released at
  * t0 + offset + (k-1) * period even when job k-1 completes late, in which
@@ -132,8 +133,8 @@ static bool sleep_until(const rts_task_t *task, int64_t release_ns)
 
 RTS_EXPORT int rts_job_next(rts_task_t *task, struct rts_job *job)
 {
-	if (!task)
-		return EINVAL;
+	if (!task || task->params.kind == RTS_TASK_SERVICE)
+		return EINVAL; /* a service has no jobs */
 	if (task->in_job)
 		complete_job(task);
 	uint32_t max_jobs = task->params.max_jobs;
@@ -224,9 +225,25 @@ void *rts_task_thread_main(void *arg)
 	return NULL;
 }
 
+/* A service (RTS_TASK_SERVICE): its body once, from the release call on; nothing recorded. */
+static void run_service(rts_task_t *task)
+{
+	if (stopping(task))
+		return; /* stopped before its release: no body */
+	task->job.release_ns = rts_monotonic_now_ns();
+	task->job.deadline_ns = INT64_MAX;
+	task->job.start_ns = task->job.release_ns;
+	struct rts_job job = task->job;
+	task->job_fn(task, &job, task->job_arg);
+}
+
 void rts_task_run_jobs(rts_task_t *task)
 {
 	wait_for_release(task->set);
+	if (task->params.kind == RTS_TASK_SERVICE) {
+		run_service(task);
+		return;
+	}
 	struct rts_job job;
 	while (rts_job_next(task, &job) == 0)
 		task->job_fn(task, &job, task->job_arg);

@@ -72,25 +72,10 @@ RTS_EXPORT const char *rts_taskset_error(const rts_taskset_t *set)
 	return set ? set->error : "no task set";
 }
 
-static int check_params(rts_taskset_t *set, const struct rts_task_params *p)
+/* What every kind is checked for: policy, cpuset, stack, reservation. */
+static int check_common_params(rts_taskset_t *set, const struct rts_task_params *p,
+			       const char *name)
 {
-	const char *name = p->name ? p->name : "(unnamed)";
-	if (!p->name || !p->name[0] || strlen(p->name) >= RTS_TASK_NAME_MAX) {
-		rts_taskset_set_error(set, "task name must be 1..%d characters", RTS_TASK_NAME_MAX - 1);
-		return EINVAL;
-	}
-	if (p->kind != RTS_TASK_PERIODIC && p->kind != RTS_TASK_SPORADIC) {
-		rts_taskset_set_error(set, "task %s: kind must be periodic or sporadic", name);
-		return EINVAL;
-	}
-	if (p->period_ns <= 0 || p->deadline_ns <= 0 || p->offset_ns < 0 || p->budget_ns < 0 ||
-	    p->sporadic_max_extra_ns < 0) {
-		rts_taskset_set_error(set,
-				      "task %s: period and deadline must be > 0; offset, budget and "
-				      "sporadic extra >= 0",
-				      name);
-		return EINVAL;
-	}
 	switch (p->policy) {
 	case RTS_POLICY_FIFO:
 		if (p->priority < 1 || p->priority > 99) {
@@ -137,6 +122,57 @@ static int check_params(rts_taskset_t *set, const struct rts_task_params *p)
 		return EINVAL;
 	}
 	return 0;
+}
+
+/* A service (RTS_TASK_SERVICE) has no jobs: nothing of a job may be set. */
+static int check_service_params(rts_taskset_t *set, const struct rts_task_params *p,
+				const char *name)
+{
+	if (p->period_ns || p->deadline_ns || p->offset_ns || p->budget_ns ||
+	    p->sporadic_max_extra_ns || p->max_jobs) {
+		rts_taskset_set_error(set,
+				      "task %s: a service has no jobs: period, deadline, offset, "
+				      "budget, sporadic extra and max_jobs must be 0",
+				      name);
+		return EINVAL;
+	}
+	if (p->policy == RTS_POLICY_DEADLINE) {
+		rts_taskset_set_error(set,
+				      "task %s: a service has no period for SCHED_DEADLINE: give it "
+				      "policy fifo (or other)",
+				      name);
+		return EINVAL;
+	}
+	if (p->reservation) {
+		rts_taskset_set_error(set, "task %s: a service cannot run in a reservation", name);
+		return EINVAL;
+	}
+	return check_common_params(set, p, name);
+}
+
+static int check_params(rts_taskset_t *set, const struct rts_task_params *p)
+{
+	const char *name = p->name ? p->name : "(unnamed)";
+	if (!p->name || !p->name[0] || strlen(p->name) >= RTS_TASK_NAME_MAX) {
+		rts_taskset_set_error(set, "task name must be 1..%d characters", RTS_TASK_NAME_MAX - 1);
+		return EINVAL;
+	}
+	if (p->kind != RTS_TASK_PERIODIC && p->kind != RTS_TASK_SPORADIC &&
+	    p->kind != RTS_TASK_SERVICE) {
+		rts_taskset_set_error(set, "task %s: kind must be periodic, sporadic or service", name);
+		return EINVAL;
+	}
+	if (p->kind == RTS_TASK_SERVICE)
+		return check_service_params(set, p, name);
+	if (p->period_ns <= 0 || p->deadline_ns <= 0 || p->offset_ns < 0 || p->budget_ns < 0 ||
+	    p->sporadic_max_extra_ns < 0) {
+		rts_taskset_set_error(set,
+				      "task %s: period and deadline must be > 0; offset, budget and "
+				      "sporadic extra >= 0",
+				      name);
+		return EINVAL;
+	}
+	return check_common_params(set, p, name);
 }
 
 static int append_task(rts_taskset_t *set, rts_task_t *task)

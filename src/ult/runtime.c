@@ -262,6 +262,14 @@ int rts_ult_runtime_check(const struct rts_ult_runtime *rt, const rts_task_t *ta
 			 rt->clusters[cluster].workers[0].cpu, kernel->name);
 		return EINVAL;
 	}
+	if (task->params.kind == RTS_TASK_SERVICE && rt->spec.policy != RTS_ULT_FP) {
+		snprintf(why, why_len,
+			 "task %s: a service has no deadline, by which the ult backend's EDF forms "
+			 "order every task: run it under a fixed-priority form (ult:gfp, ult:pfp, "
+			 "ult:cfp:C)",
+			 task->name);
+		return EINVAL;
+	}
 	if (rt->spec.policy == RTS_ULT_FP && task->params.policy != RTS_POLICY_FIFO &&
 	    task->params.policy != RTS_POLICY_OTHER) {
 		snprintf(why, why_len,
@@ -298,6 +306,9 @@ int rts_ult_runtime_add(struct rts_ult_runtime *rt, rts_task_t *task,
 	 * policy (as before background tasks existed; docs/ult.md). */
 	u->background = !u->reservation && rt->spec.policy == RTS_ULT_FP &&
 			task->params.policy == RTS_POLICY_OTHER;
+	/* A service never sleeps to a release: it runs at its own key from the start. */
+	if (task->params.kind == RTS_TASK_SERVICE)
+		u->key = u->base_key = rts_ult_release_key(u->cluster, u, 0);
 	u->last_cpu = -1;
 	u->trace.stream = task->stream;
 	rts_task_local_init(&u->local, u->id, &u->cond_record, &u->fifo_cache);

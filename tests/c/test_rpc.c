@@ -242,6 +242,69 @@ static void test_one_server_thread(void)
 	CHECK_OK(rts_rpc_server_destroy(&s));
 }
 
+static struct timespec monotonic_in_ms(int ms)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_nsec += (long)ms * 1000000L;
+	t.tv_sec += t.tv_nsec / 1000000000L;
+	t.tv_nsec %= 1000000000L;
+	return t;
+}
+
+static int receive_until_elsewhere(void *rpc)
+{
+	rts_rpc_request_t *req;
+	struct timespec deadline = monotonic_in_ms(1);
+	return rts_rpc_receive_until(rpc, &req, &deadline);
+}
+
+/*
+ * rts_rpc_receive_until: ETIMEDOUT with nothing queued (a deadline already
+ * past, then one 20 ms ahead), the queued request once there is one, EINVAL
+ * for a missing or malformed deadline, EPERM off the bound thread, and
+ * ESHUTDOWN after a shutdown.
+ */
+static void test_receive_until(void)
+{
+	struct server s;
+	server_init(&s, 1, 2);
+	CHECK_OK(rts_rpc_server_bind(&s.rpc));
+	rts_rpc_request_t *req = NULL;
+	struct timespec past = monotonic_in_ms(0);
+	CHECK_ERR(ETIMEDOUT, rts_rpc_receive_until(&s.rpc, &req, &past));
+	struct timespec soon = monotonic_in_ms(20);
+	CHECK_ERR(ETIMEDOUT, rts_rpc_receive_until(&s.rpc, &req, &soon));
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	CHECK(now.tv_sec > soon.tv_sec || (now.tv_sec == soon.tv_sec && now.tv_nsec >= soon.tv_nsec));
+	CHECK_ERR(EINVAL, rts_rpc_receive_until(&s.rpc, &req, NULL));
+	struct timespec bad = { .tv_sec = soon.tv_sec, .tv_nsec = 1000000000L };
+	CHECK_ERR(EINVAL, rts_rpc_receive_until(&s.rpc, &req, &bad));
+	bad.tv_nsec = -1;
+	CHECK_ERR(EINVAL, rts_rpc_receive_until(&s.rpc, &req, &bad));
+	CHECK_ERR(EPERM, run_in_thread(receive_until_elsewhere, &s.rpc));
+
+	struct client c;
+	pthread_t ct;
+	memset(&c, 0, sizeof(c));
+	c.rpc = &s.rpc;
+	c.arg = 7;
+	atomic_store(&c.ret, -1);
+	h_thread_start(&ct, client_main, &c, 0, -1);
+	struct timespec later = monotonic_in_ms(5000);
+	CHECK_OK(rts_rpc_receive_until(&s.rpc, &req, &later));
+	CHECK_EQ((intptr_t)req->arg, 7);
+	CHECK_OK(rts_rpc_reply(&s.rpc, req, (void *)(intptr_t)71));
+	h_join(ct, 5000);
+	CHECK_OK(atomic_load(&c.ret));
+	CHECK_EQ(c.result, 71);
+
+	CHECK_OK(rts_rpc_server_shutdown(&s.rpc));
+	CHECK_ERR(ESHUTDOWN, rts_rpc_receive_until(&s.rpc, &req, &later));
+	CHECK_OK(rts_rpc_server_destroy(&s.rpc));
+}
+
 /*
  * Clients of priorities LOW, MID, HIGH, MID queue up (one at a time, so the
  * arrival order is known) while the server is held back; then it serves
@@ -463,6 +526,7 @@ static void test_shutdown_plain(void) { test_shutdown_with_waiting_clients(0); }
 static const struct h_case cases[] = {
 	H_CASE(test_attr_and_misuse, 5000),
 	H_CASE(test_one_server_thread, 5000),
+	H_CASE(test_receive_until, 10000),
 	H_CASE(test_priority_order_picv, 10000),
 	H_CASE(test_priority_order_plain, 10000),
 	H_CASE(test_boost_picv, 10000),

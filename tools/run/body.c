@@ -91,12 +91,7 @@ void run_world_destroy(struct run_world *world)
 	memset(world, 0, sizeof(*world));
 }
 
-/*
- * Under the ult backend condvar waits poll for the stop instead of being
- * woken for it: its waiters are ULTs, which a broadcast from this kernel
- * thread (the threads backend's futex calls) cannot reach (docs/ult.md).
- */
-static bool waits_poll_for_stop(const struct run_world *world)
+bool run_world_waits_poll_for_stop(const struct run_world *world)
 {
 	return strcmp(world->spec->backend, "threads") != 0;
 }
@@ -110,7 +105,7 @@ static bool waits_poll_for_stop(const struct run_world *world)
  */
 static void wake_for_stop(struct run_world *world, size_t i)
 {
-	if (waits_poll_for_stop(world))
+	if (run_world_waits_poll_for_stop(world))
 		return;
 	uint32_t m = world->spec->condvars[i].mutex;
 	if (world->spec->resources[m].protocol != RTS_PROTO_FIFO) {
@@ -186,7 +181,7 @@ static bool wait(struct run_task_context *context, rts_task_t *task, uint32_t in
 	trace(task, RTS_EV_COND_WAIT, index, 0);
 	cv->waiting++;
 	while (cv->pending == 0 && !stopping(world)) {
-		if (waits_poll_for_stop(world)) {
+		if (run_world_waits_poll_for_stop(world)) {
 			struct timespec deadline = monotonic_in(STOP_POLL_NS);
 			rts_cond_timedwait(&cv->cond, mutex, &deadline);
 		} else {

@@ -48,6 +48,10 @@ int run_world_init(struct run_world *world, const struct run_spec *spec);
 void run_world_destroy(struct run_world *world);
 /* Wake every job blocked in a wait or call action so the run can end. */
 void run_world_stop(struct run_world *world);
+/* Whether blocked jobs (and servers) poll world->stopping instead of being
+ * woken by run_world_stop: under the ult backend, whose waiters are ULTs that
+ * a kernel thread's futex calls cannot reach (docs/ult.md). */
+bool run_world_waits_poll_for_stop(const struct run_world *world);
 
 /* The rts_job_fn of every task; arg is a struct run_task_context. */
 void run_job_body(rts_task_t *task, const struct rts_job *job, void *arg);

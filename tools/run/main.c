@@ -268,6 +268,9 @@ static int create_tasks(struct run *run)
 	if (err)
 		return err;
 	err = run_reservations_create(run->set, &run->spec, &run->cpusets, run->error, sizeof(run->error));
+	if (!err) /* before the tasks: their streams come first, as their ids do */
+		err = run_servers_create(run->world.servers, spec->n_servers, run->set, run->error,
+					 sizeof(run->error));
 	if (err)
 		return err;
 	for (size_t i = 0; i < spec->n_tasks; i++) {
@@ -299,7 +302,7 @@ static void tear_down(struct run *run)
 		rts_taskset_destroy(run->set);
 		run->set = NULL;
 	}
-	if (run->world.servers) /* after the tasks (no call any more), before the trace closes */
+	if (run->world.servers) /* after the set (its server tasks too) is joined */
 		run_servers_destroy(run->world.servers, run->spec.n_servers);
 	if (run->trace) {
 		char error[256] = "";
@@ -330,11 +333,10 @@ static int execute(struct run *run, const struct options *options)
 	if (run_cpusets_create(spec, &run->cpusets, run->error, sizeof(run->error)) != 0)
 		return EXIT_SETUP_FAILED;
 	if (run_world_init(&run->world, spec) != 0 || open_trace(run) != 0 ||
-	    run_servers_init(run->world.servers, spec, run->trace, run->error,
+	    run_servers_init(run->world.servers, spec, &run->world.stopping,
+			     run_world_waits_poll_for_stop(&run->world), run->error,
 			     sizeof(run->error)) != 0 ||
-	    create_tasks(run) != 0 ||
-	    run_servers_start(run->world.servers, spec->n_servers, run->error,
-			      sizeof(run->error)) != 0)
+	    create_tasks(run) != 0)
 		return EXIT_SETUP_FAILED;
 
 	int64_t t0 = clock_ns(CLOCK_MONOTONIC) + spec->release_delay_ns;

@@ -635,7 +635,7 @@ static bool read_trace(struct reader *r, json_t *root, struct run_spec *spec)
 /*
  * What the ult backend does not run yet (docs/ult.md), refused here with the
  * feature named (rtsched.model refuses the same at validation): servers
- * (kernel threads outside the user-level scheduler), cpusets
+ * under its EDF forms (a service task has no deadline), cpusets
  * (rts_task_create refuses them too, but only at run time). Sleeps, locks,
  * condition variables and iowrite actions (through the task's proxy thread,
  * <rtsched/blocking.h>) run: they block only the ULT.
@@ -646,8 +646,13 @@ static bool check_backend(struct reader *r, const struct run_spec *spec)
 		return spec->n_reservations == 0 ||
 		       fail(r, "$.reservations", "reservations need the ult backend (docs/reservations.md)");
 	const char *why = " not under the ult backend yet (docs/ult.md)";
-	if (spec->n_servers)
-		return fail(r, "$.servers", "RPC servers:%s", why);
+	bool fixed_priority = strncmp(spec->backend, "ult:gfp", 7) == 0 ||
+			      strncmp(spec->backend, "ult:pfp", 7) == 0 ||
+			      strncmp(spec->backend, "ult:cfp", 7) == 0;
+	if (spec->n_servers && !fixed_priority)
+		return fail(r, "$.servers", "RPC servers need a fixed-priority ult form (ult:gfp, "
+			    "ult:pfp, ult:cfp:C), got %s: a server has no deadline to be ordered by",
+			    spec->backend);
 	if (spec->n_reservations && strcmp(spec->backend, "ult:pfp") != 0 &&
 	    strcmp(spec->backend, "ult:pedf") != 0)
 		return fail(r, "$.reservations", "reservations need backend ult:pfp or ult:pedf "

@@ -4,11 +4,12 @@
 library's scheduler instead of kernel threads. Two things live here:
 
 - ``ult_problems``: what the file asks and the ult backend does not do yet,
-  as (path, message) pairs for the validator (servers, background tasks
-  under EDF, clusters it cannot form); every other lock protocol and
-  condition variables run, the user-level scheduler applying inheritance
-  and ceilings itself, and ``iowrite`` runs its ``write(2)`` in the task's
-  proxy thread, which blocks only the task (docs/ult.md);
+  as (path, message) pairs for the validator (background tasks under EDF,
+  clusters it cannot form); every lock protocol and condition variables
+  run, the user-level scheduler applying inheritance and ceilings itself,
+  RPC servers run as ULTs (service tasks) that their clients lend their
+  priority to, and ``iowrite`` runs its ``write(2)`` in the task's proxy
+  thread, which blocks only the task (docs/ult.md);
 - ``ult_backend_name`` / ``ult_cpus``: the name ``rts_taskset_set_backend``
   takes for the set's scheduler (P-FP -> ``ult:pfp``, C-EDF with clusters of
   2 CPUs -> ``ult:cedf:2``, ...) and the CPUs the runner gives the backend.
@@ -72,8 +73,6 @@ def ult_problems(taskset: TaskSet) -> list[tuple[str, str]]:
     if platform.backend != "ult":
         return []
     problems: list[tuple[str, str]] = []
-    if taskset.servers:
-        problems.append(("servers", f"RPC servers are {NOT_YET}"))
     for i, task in enumerate(taskset.tasks):
         path = f"tasks[{i}]"
         if task.policy == "other" and platform.is_edf:

@@ -269,6 +269,123 @@ static void test_stop_before_release_ends_tasks(void)
 	rts_taskset_destroy(set);
 }
 
+/* ---- services (RTS_TASK_SERVICE) ---- */
+
+struct service_record {
+	atomic_int calls;
+	atomic_int end;         /* the test tells the body to return */
+	struct rts_job job;     /* what its body was given */
+	int64_t began_ns;       /* when its body began */
+	int job_next_err;       /* rts_job_next from inside it */
+	struct rts_sched_attr attr;
+	cpu_set_t affinity;
+};
+
+static void service_body(rts_task_t *task, const struct rts_job *job, void *arg)
+{
+	struct service_record *r = arg;
+	r->began_ns = clock_ns(CLOCK_MONOTONIC);
+	r->job = *job;
+	r->attr.size = sizeof(r->attr);
+	CHECK_OK(-rts_sched_getattr(0, &r->attr));
+	CHECK_OK(pthread_getaffinity_np(pthread_self(), sizeof(r->affinity), &r->affinity));
+	r->job_next_err = rts_job_next(task, NULL);
+	atomic_fetch_add(&r->calls, 1);
+	while (!atomic_load(&r->end))
+		h_sleep_us(500);
+}
+
+static struct rts_task_params service_params(const char *name, int cpu, int priority)
+{
+	struct rts_task_params p = fifo_params(name, cpu, priority);
+	p.kind = RTS_TASK_SERVICE;
+	p.period_ns = 0;
+	p.deadline_ns = 0;
+	return p;
+}
+
+static void test_service_params_are_explained(void)
+{
+	rts_taskset_t *set;
+	struct service_record r = { 0 };
+	CHECK_OK(rts_taskset_create(&set, NULL));
+	struct rts_task_params p = service_params("with-period", 0, 10);
+	p.period_ns = 10 * MS;
+	CHECK_ERR(EINVAL, rts_task_create(set, &p, service_body, &r, NULL));
+	CHECK(strstr(rts_taskset_error(set), "with-period: a service has no jobs") != NULL);
+	p = service_params("with-max-jobs", 0, 10);
+	p.max_jobs = 2;
+	CHECK_ERR(EINVAL, rts_task_create(set, &p, service_body, &r, NULL));
+	CHECK(strstr(rts_taskset_error(set), "max_jobs must be 0") != NULL);
+	p = service_params("dl-service", 0, 0);
+	p.policy = RTS_POLICY_DEADLINE;
+	CHECK_ERR(EINVAL, rts_task_create(set, &p, service_body, &r, NULL));
+	CHECK(strstr(rts_taskset_error(set), "policy fifo") != NULL);
+	p = service_params("prio-0-service", 0, 0);
+	CHECK_ERR(EINVAL, rts_task_create(set, &p, service_body, &r, NULL));
+	CHECK(strstr(rts_taskset_error(set), "1..99") != NULL);
+	p = service_params("odd-kind", 0, 10);
+	p.kind = (enum rts_task_kind)7;
+	CHECK_ERR(EINVAL, rts_task_create(set, &p, service_body, &r, NULL));
+	CHECK(strstr(rts_taskset_error(set), "periodic, sporadic or service") != NULL);
+	CHECK_EQ(atomic_load(&r.calls), 0);
+	rts_taskset_destroy(set);
+}
+
+/*
+ * A service's body runs once, from the release call (long before t0 here),
+ * at its priority on its CPU, with job number 0 and no deadline; rts_job_next
+ * refuses it (EINVAL); nothing is counted as a job; join waits for it.
+ */
+static void test_service_runs_once_from_the_release(void)
+{
+	int rt_cpu;
+	h_require_rt(&rt_cpu, NULL);
+	rts_taskset_t *set;
+	struct service_record r = { 0 };
+	CHECK_OK(rts_taskset_create(&set, NULL));
+	struct rts_task_params p = service_params("server", rt_cpu, 41);
+	rts_task_t *task;
+	CHECK_OK(rts_task_create(set, &p, service_body, &r, &task));
+	h_sleep_us(20 * 1000);
+	CHECK_EQ(atomic_load(&r.calls), 0); /* not before the release */
+	int64_t t0 = clock_ns(CLOCK_MONOTONIC) + 60 * 1000 * MS;
+	CHECK_OK(rts_taskset_release(set, t0));
+	WAIT_FOR(atomic_load(&r.calls) == 1, 5000);
+	CHECK_LT(r.began_ns, t0);
+	CHECK_EQ(r.job.number, 0u);
+	CHECK_EQ(r.job.deadline_ns, INT64_MAX);
+	CHECK_ERR(EINVAL, r.job_next_err);
+	CHECK_EQ(r.attr.sched_policy, (uint32_t)SCHED_FIFO);
+	CHECK_EQ(r.attr.sched_priority, 41u);
+	CHECK_EQ(CPU_COUNT(&r.affinity), 1);
+	CHECK(CPU_ISSET(rt_cpu, &r.affinity));
+	CHECK_OK(rts_taskset_stop(set));
+	atomic_store(&r.end, 1);
+	CHECK_OK(rts_taskset_join(set));
+	CHECK_EQ(atomic_load(&r.calls), 1);
+	struct rts_task_stats stats;
+	CHECK_OK(rts_task_stats(task, &stats));
+	CHECK_EQ(stats.jobs_completed, 0u);
+	rts_taskset_destroy(set);
+}
+
+static void test_service_stopped_before_release_never_runs(void)
+{
+	int rt_cpu;
+	h_require_rt(&rt_cpu, NULL);
+	rts_taskset_t *set;
+	struct service_record r = { 0 };
+	atomic_store(&r.end, 1);
+	CHECK_OK(rts_taskset_create(&set, NULL));
+	struct rts_task_params p = service_params("unused", rt_cpu, 41);
+	CHECK_OK(rts_task_create(set, &p, service_body, &r, NULL));
+	CHECK_OK(rts_taskset_stop(set));
+	CHECK_OK(rts_taskset_join(set));
+	CHECK_EQ(atomic_load(&r.calls), 0);
+	rts_taskset_destroy(set);
+}
+
 static void run_burning(struct record *r, int64_t budget_ns, int64_t deadline_ns, int rt_cpu,
 			struct rts_task_stats *stats)
 {
@@ -411,6 +528,9 @@ static const struct h_case cases[] = {
 	H_CASE(test_sporadic_gaps_are_bounded_and_reproducible, 10000),
 	H_CASE(test_offsets_share_one_t0, 5000),
 	H_CASE(test_no_privilege_is_explained, 5000),
+	H_CASE(test_service_params_are_explained, 5000),
+	H_CASE(test_service_runs_once_from_the_release, 10000),
+	H_CASE(test_service_stopped_before_release_never_runs, 5000),
 };
 
 int main(int argc, char **argv)

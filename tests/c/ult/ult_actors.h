@@ -31,6 +31,7 @@ struct actor {
 	int cpu;            /* index into the allowed CPUs; -1: none given */
 	uint32_t jobs;      /* 0: one */
 	int64_t period_ms;  /* 0: 1000 */
+	bool service;       /* a service (RTS_TASK_SERVICE): played once, from the release call */
 	void (*play)(struct actor *a);
 	void *scene;        /* the test's shared state */
 	/* Filled by the run. */
@@ -136,7 +137,8 @@ static int allowed_cpus(int need, int *cpus, int max)
 	return n;
 }
 
-/* Run the actors on backend `form` until every one has played; SKIP without RT privilege. */
+/* Run the actors on backend `form` until every one has played (a service until its play
+ * returns); SKIP without RT privilege. */
 static void run_actors(const char *form, struct actor *actors, int n)
 {
 	int cpus_allowed[8];
@@ -159,11 +161,11 @@ static void run_actors(const char *form, struct actor *actors, int n)
 		int64_t period_ms = a->period_ms ? a->period_ms : 1000;
 		struct rts_task_params p = {
 			.name = a->name,
-			.kind = RTS_TASK_PERIODIC,
-			.period_ns = period_ms * MS,
-			.deadline_ns = (a->deadline_ms ? a->deadline_ms : 100) * MS,
-			.offset_ns = a->offset_ms * MS,
-			.max_jobs = a->jobs ? a->jobs : 1,
+			.kind = a->service ? RTS_TASK_SERVICE : RTS_TASK_PERIODIC,
+			.period_ns = a->service ? 0 : period_ms * MS,
+			.deadline_ns = a->service ? 0 : (a->deadline_ms ? a->deadline_ms : 100) * MS,
+			.offset_ns = a->service ? 0 : a->offset_ms * MS,
+			.max_jobs = a->service ? 0 : a->jobs ? a->jobs : 1,
 			.policy = fp ? RTS_POLICY_FIFO : RTS_POLICY_OTHER,
 			.priority = fp ? a->priority : 0,
 			.cpus = a->cpu >= 0 ? &cpus[i] : NULL,
