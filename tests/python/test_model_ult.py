@@ -112,8 +112,6 @@ def test_clusters_must_be_runs_of_consecutive_cpus():
 @pytest.mark.parametrize(
     "extra, task, path, feature",
     [
-        ("servers: [{name: srv, priority: 9, duration: 1ms}]\n",
-         "priority: 5, body: [{compute: 1ms}, {call: srv}]", "servers", "RPC servers"),
         ("", "policy: other, body: [{compute: 1ms}]", "tasks[0].policy", "background tasks"),
     ],
 )
@@ -141,22 +139,29 @@ def _resolved_servers():
                    online=(0, 1))["servers"]
 
 
-@pytest.mark.parametrize(
-    "change, where, feature",
-    [
-        (lambda r: r.update(servers=_resolved_servers()), "$.servers", "RPC servers"),
-    ],
-)
-def test_the_runner_refuses_the_same_features_itself(tmp_path, change, where, feature):
-    """An input error (exit 2) before anything runs: no real-time scheduling is needed."""
+@pytest.mark.parametrize("scheduler", ["G-FP", "P-FP"])
+def test_rpc_servers_run_under_the_fp_forms(scheduler):
+    """A server is a service task of the set: under ult a ULT its clients lend their priority to."""
+    partition = ", partition: cpu0" if scheduler == "P-FP" else ""
+    text = (f"platform: {{scheduler: {scheduler}, backend: ult, cpus: [0]}}\n"
+            f"servers: [{{name: srv, priority: 9, duration: 1ms{partition}}}]\n"
+            f"tasks: [{{name: a, period: 10ms, priority: 5{partition}, body: [{{compute: 1ms}}, {{call: srv}}]}}]")
+    assert errors(text) == []
+
+
+@pytest.mark.parametrize("form", ["ult", "ult:gedf", "ult:pedf", "ult:cedf:1"])
+def test_the_runner_refuses_servers_under_the_edf_forms(tmp_path, form):
+    """An input error (exit 2) before anything runs: a service task has no deadline for EDF to order
+    it by (the model refuses servers under EDF schedulers the same way)."""
     runner = _runner()
     spec = resolve(f"platform: {{scheduler: G-FP, backend: ult}}\ntasks: [{FP_TASK}}}]", online=(0, 1))
-    change(spec)
+    spec.update(servers=_resolved_servers(), backend=form)
     path = tmp_path / "runner.json"
     path.write_text(json.dumps(spec))
     done = subprocess.run([str(runner), str(path), "--quiet"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 2, done.stderr
-    assert f"{where}: {feature}: {NOT_YET}" in done.stderr
+    assert f"$.servers: RPC servers need a fixed-priority ult form (ult:gfp, ult:pfp, ult:cfp:C), got {form}" \
+        in done.stderr
 
 
 def test_the_runner_refuses_an_older_format(tmp_path):
@@ -171,16 +176,16 @@ def test_the_runner_refuses_an_older_format(tmp_path):
 
 
 def test_compare_backends_refuses_what_ult_lacks_before_running_anything(tmp_path):
-    """examples/picv-rpc.yaml has RPC servers: refused, nothing run, no output folder."""
+    """examples/prem-pfp.yaml has PREM tasks (threads backend only): refused, nothing run, no output folder."""
     import sys
     from pathlib import Path
 
     examples = Path(__file__).resolve().parents[2] / "examples"
-    done = subprocess.run([sys.executable, "-m", "rtsched.cli.main", "run", str(examples / "picv-rpc.yaml"),
+    done = subprocess.run([sys.executable, "-m", "rtsched.cli.main", "run", str(examples / "prem-pfp.yaml"),
                            "--compare-backends", "--out", str(tmp_path / "out")],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
-    assert "servers: RPC servers are " + NOT_YET in done.stderr
+    assert "PREM (prem actions, peripheral tasks) needs scheduler P-FP with the threads backend" in done.stderr
     assert "--compare-backends" in done.stderr
     assert not (tmp_path / "out").exists()
     both = subprocess.run([sys.executable, "-m", "rtsched.cli.main", "run", str(examples / "picv-rpc.yaml"),

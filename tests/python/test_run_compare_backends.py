@@ -31,7 +31,6 @@ def refusals(text: str) -> list[str]:
 @pytest.mark.parametrize(
     "example, backend, first",
     [
-        ("picv-rpc.yaml", "ult", "servers: RPC servers are not under the ult backend yet"),
         ("prem-pfp.yaml", "ult", "tasks[0]: PREM (prem actions, peripheral tasks) needs scheduler P-FP with the "
                                  "threads backend"),
         ("reservations.yaml", "threads", "reservations: reservations are scheduled by the library's user-level "
@@ -64,3 +63,4 @@ def test_what_the_threads_backend_cannot_resolve_here_is_refused_too():
 def test_a_set_both_backends_run_is_not_refused():
     assert refusals((EXAMPLES / "ult-cedf.yaml").read_text()) == []
     assert refusals((EXAMPLES / "locks.yaml").read_text()) == []
+    assert refusals((EXAMPLES / "picv-rpc.yaml").read_text()) == []  # its server: a ULT under ult

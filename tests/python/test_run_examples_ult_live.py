@@ -50,8 +50,6 @@ RUNNABLE = [p for p in EXAMPLE_FILES if as_ult(p)[0] is not None]
 #: What docs/ult.md says is refused under ult, and for what (checked below: the list stays true).
 REFUSED = {
     "dpcp-dflp.yaml": "analyses only",           # distributed protocols: under either backend
-    "picv-rpc.yaml": "RPC servers",
-    "picv-rtsim.yaml": "RPC servers",
     "prem-pfp.yaml": "PREM",
 }
 
