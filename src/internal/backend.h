@@ -117,7 +117,9 @@ struct rts_backend {
 	/* Scheduling attributes of task `id` (0: the caller). */
 	int (*get_attr)(uint32_t id, struct rts_sched_attr *attr);
 	int (*set_attr)(uint32_t id, const struct rts_sched_attr *attr);
-	/* The CPU the caller runs on, -1 if unknown. */
+	/* The CPU the caller runs on, -1 if unknown. NULL: the kernel's answer
+	 * (rts_kernel_cpu), right for a backend whose tasks run only on kernel
+	 * threads pinned to one CPU each, as the ult backend's workers are. */
 	int (*current_cpu)(void);
 };
 
@@ -163,13 +165,16 @@ static inline int rts_task_queue_priority(uint32_t id)
 const struct rts_backend *rts_backend_by_name(const char *name);
 
 /*
- * The CPU the caller runs on. The threads backend's answer inline (one load
- * of the rseq area), any other backend's through its table.
+ * The CPU the caller runs on: the kernel's answer inline (one load of the
+ * rseq area) for the threads backend and a backend whose tasks run on
+ * pinned kernel threads (current_cpu NULL), any other backend's through its
+ * table.
  */
 static inline int rts_current_cpu(void)
 {
 	const struct rts_backend *backend = rts_backend_of_thread;
-	return rts_likely(!backend) ? rts_kernel_cpu() : backend->current_cpu();
+	return rts_likely(!backend || !backend->current_cpu) ? rts_kernel_cpu()
+							     : backend->current_cpu();
 }
 
 #endif

@@ -22,6 +22,8 @@
 
 #include <rtsched/mutex.h>
 
+#include "internal/export.h"
+
 struct rts_lock_protocol {
 	const char *name;
 	/* rts_mutex_init's part. m is all zero; flags are the attribute's (the
@@ -55,9 +57,23 @@ static inline bool rts_lock_word_fast_path(uint32_t flags)
 }
 _Static_assert(RTS_MUTEX_F_ROBUST >= 32, "a robust mutex never takes the inline fast path");
 
+/* The protocols by enum rts_protocol (lock/protocols.c); a number without
+ * one is NULL, and numbers from RTS_LOCK_PROTOCOL_NUMBERS on have none. */
+#define RTS_LOCK_PROTOCOL_NUMBERS 8
+extern const struct rts_lock_protocol *const rts_lock_protocols[RTS_LOCK_PROTOCOL_NUMBERS];
+/* Every call of it returns EINVAL. */
+extern const struct rts_lock_protocol rts_lock_protocol_invalid;
+
 /* The protocol in flags; for a number no protocol has (a mutex never
- * initialised), one whose every call returns EINVAL. */
-const struct rts_lock_protocol *rts_lock_protocol_of(uint32_t flags);
+ * initialised), one whose every call returns EINVAL. Inline: every locking
+ * call that leaves the inline fast path starts here. */
+static inline const struct rts_lock_protocol *rts_lock_protocol_of(uint32_t flags)
+{
+	uint32_t number = flags & RTS_MUTEX_F_PROTO_MASK;
+	const struct rts_lock_protocol *protocol =
+		number < RTS_LOCK_PROTOCOL_NUMBERS ? rts_lock_protocols[number] : NULL;
+	return rts_likely(protocol != NULL) ? protocol : &rts_lock_protocol_invalid;
+}
 
 extern const struct rts_lock_protocol rts_protocol_none;
 extern const struct rts_lock_protocol rts_protocol_pip;

@@ -72,7 +72,8 @@ static void eager_restore(int saved)
 	rts_ceiling_self_set_fifo_prio(saved);
 }
 
-static struct ceiling_partition *partition_at(struct ceiling_mutex *cm, int cpu, bool *pshared)
+static inline __attribute__((always_inline)) struct ceiling_partition *
+partition_at(struct ceiling_mutex *cm, int cpu, bool *pshared)
 {
 	struct rts_lockdomain *d = rts_lockdomain_find(cm->domain_id);
 	if (rts_unlikely(!d || cpu < 0 || cpu >= RTS_LOCK_MAX_PARTITIONS))

@@ -4,7 +4,7 @@
 
 #include "internal/lock_protocol.h"
 
-static const struct rts_lock_protocol *const protocols[] = {
+const struct rts_lock_protocol *const rts_lock_protocols[RTS_LOCK_PROTOCOL_NUMBERS] = {
 	[RTS_PROTO_NONE] = &rts_protocol_none,
 	[RTS_PROTO_PIP] = &rts_protocol_pip,
 	[RTS_PROTO_PCP] = &rts_protocol_pcp,
@@ -14,6 +14,7 @@ static const struct rts_lock_protocol *const protocols[] = {
 	[RTS_PROTO_FMLP] = &rts_protocol_fmlp,
 	[RTS_PROTO_FIFO] = &rts_protocol_fifo,
 };
+_Static_assert(RTS_PROTO_FIFO + 1 == RTS_LOCK_PROTOCOL_NUMBERS, "a protocol outside the table");
 
 static int invalid_init(rts_mutex_t *m, uint32_t flags, const rts_mutexattr_t *attr)
 {
@@ -33,7 +34,7 @@ static int invalid_call(rts_mutex_t *m, uint32_t flags)
 	return EINVAL;
 }
 
-static const struct rts_lock_protocol invalid = {
+const struct rts_lock_protocol rts_lock_protocol_invalid = {
 	.name = "invalid",
 	.init = invalid_init,
 	.lock = invalid_lock,
@@ -41,11 +42,3 @@ static const struct rts_lock_protocol invalid = {
 	.unlock = invalid_call,
 	.timed = true, /* EINVAL, not ENOTSUP */
 };
-
-const struct rts_lock_protocol *rts_lock_protocol_of(uint32_t flags)
-{
-	uint32_t number = flags & RTS_MUTEX_F_PROTO_MASK;
-	if (number >= sizeof(protocols) / sizeof(protocols[0]) || !protocols[number])
-		return &invalid;
-	return protocols[number];
-}

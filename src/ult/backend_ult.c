@@ -7,7 +7,8 @@
  *
  * This file: the task runtime's entry points (releases, jobs, completion,
  * deadline misses, its trace, plus PREEMPT / RESUME / MIGRATE), identity,
- * current CPU, interrupt, attributes. The lock and condition-variable
+ * interrupt, attributes (the current CPU is the kernel's: its workers are
+ * pinned). The lock and condition-variable
  * operations (block, wake, pi_block, pi_wake, cond_block, cond_requeue)
  * and set_attr are the user-level scheduler's own (ult/sync.c over the wait
  * table of ult/wait_table.c): inheritance and priority changes make no
@@ -177,12 +178,6 @@ static int ult_get_attr(uint32_t id, struct rts_sched_attr *attr)
 	return 0;
 }
 
-static int ult_current_cpu(void)
-{
-	struct rts_ult_worker *w = rts_ult_worker_self();
-	return w ? w->cpu : -1;
-}
-
 static int64_t ult_cputime_ns(void)
 {
 	return rts_ult_self_run_ns();
@@ -208,5 +203,5 @@ const struct rts_backend rts_backend_ult = {
 	.interrupt = ult_interrupt,
 	.get_attr = ult_get_attr,
 	.set_attr = rts_ult_set_attr,
-	.current_cpu = ult_current_cpu,
+	.current_cpu = NULL, /* the kernel's: every worker is pinned to its CPU */
 };

@@ -41,7 +41,7 @@ static void pipe_reader(struct actor *a)
 {
 	struct pipe_scene *s = a->scene;
 	s->reader_tid = gettid();
-	s->reader_cpu = rts_backend()->current_cpu();
+	s->reader_cpu = rts_current_cpu();
 	log_tag(R_CALLS);
 	int64_t wall0 = now_ns(), cpu0 = rts_task_cputime_ns();
 	s->got = rts_blocking_read(s->fds[0], s->buf, sizeof(s->buf));
@@ -57,7 +57,7 @@ static void pipe_other(struct actor *a)
 	int job = atomic_fetch_add(&a->step, 1) + 1;
 	if (!atomic_load(&s->reader_done)) {
 		atomic_fetch_add(&s->other_jobs_while_waiting, 1);
-		if (gettid() == s->reader_tid && rts_backend()->current_cpu() == s->reader_cpu)
+		if (gettid() == s->reader_tid && rts_current_cpu() == s->reader_cpu)
 			atomic_fetch_add(&s->other_tids_same, 1);
 	}
 	if (job < OTHER_JOBS) {
