@@ -133,7 +133,9 @@ struct rts_reservation_params {
 	const char *cpuset; /* RTS_RESERVATION_BY_KERNEL: an exclusive cpuset of its CPU (copied); NULL: none */
 };
 
-/* Counters, readable after rts_taskset_join(). */
+/* Counters, readable after rts_taskset_join(): final then, as the tree of a
+ * CPU stops (no charge, replenishment or trace event) once every task of
+ * that CPU has ended. */
 struct rts_reservation_stats {
 	uint32_t replenishments;  /* periods begun, the first (at t0) included */
 	uint32_t depletions;      /* times its budget reached zero */

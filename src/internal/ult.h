@@ -307,6 +307,11 @@ struct rts_ult_cluster {
 	struct rts_reservation *active;
 	int64_t active_since_ns;
 	struct rts_reservation_overhead overhead; /* under the lock */
+	/* Under the lock: its ULTs made and not ended. Once it is back to 0
+	 * (every task of the cluster ended) its reservations stop: no charge,
+	 * replenishment or event after the decision that filed the last exit,
+	 * so their counters are final when rts_taskset_join returns. */
+	size_t live_ults;
 	/* Its reservation enforced by the kernel (ult/kernel_reservation.c), or
 	 * NULL: set when it is made, before the workers start (it is made
 	 * first, and refused after), and never changed after. Under the lock:

@@ -324,6 +324,7 @@ int rts_ult_runtime_add(struct rts_ult_runtime *rt, rts_task_t *task,
 	}
 	pthread_mutex_lock(&u->cluster->lock);
 	rts_ult_ready_insert(u->cluster, u);
+	u->cluster->live_ults++;
 	pthread_mutex_unlock(&u->cluster->lock);
 	if (u->reservation)
 		u->reservation->n_tasks++; /* the controlling thread, before the release */

@@ -287,7 +287,7 @@ static void trace_ult(struct rts_ult *u, int64_t time_ns, uint16_t type, uint32_
 static int next_events(const struct rts_ult_cluster *c, int64_t *events, int max)
 {
 	int64_t other_ns = c->timeouts ? c->timeouts->timeout_ns : INT64_MAX;
-	if (c->n_reservations) {
+	if (c->n_reservations && c->live_ults) { /* stopped with its last task */
 		int64_t reservations_ns = rts_ult_reservations_next_ns(c);
 		if (reservations_ns < other_ns)
 			other_ns = reservations_ns;
@@ -494,6 +494,7 @@ static void file_previous(struct rts_ult_cluster *c, struct rts_ult *prev)
 		break;
 	case RTS_ULT_EXIT:
 		prev->state = RTS_ULT_DONE;
+		c->live_ults--;
 		break;
 	case RTS_ULT_BLOCK:
 		prev->timeout_ns = prev->wake_ns_requested;
@@ -561,8 +562,10 @@ static void schedule_loop(struct rts_ult_worker *w)
 		rts_ult_timeouts_due(c, now);
 		if (w->probes)
 			probe.release_ns = now_ns() - probe.release_ns;
-		struct rts_ult *next = c->n_reservations ? rts_ult_reservations_pick(c, now)
-						     : rts_ult_ready_pop(c);
+		/* The decision that files the last exit still charges its run. */
+		bool reservations = c->n_reservations && (c->live_ults || finished);
+		struct rts_ult *next = reservations ? rts_ult_reservations_pick(c, now)
+						    : rts_ult_ready_pop(c);
 		/* A job that blocks leaves its CPU as a preempted one does: its
 		 * execution intervals end at the PREEMPT either way. */
 		bool leaves = prev && (prev->request == RTS_ULT_PREEMPTED || prev->request == RTS_ULT_BLOCK);
