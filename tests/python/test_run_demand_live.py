@@ -45,6 +45,30 @@ def job_cpu_ns(trace_path, task):
     return {int(e["job"]): int(e["arg1"]) for e in trace.events_of(stream) if e["type"] == EV.COMPLETE}
 
 
+def job_windows(trace_path, task):
+    """Each job's [START, COMPLETE] in the trace, by job number."""
+    trace = read_trace(trace_path)
+    stream = next(s["stream_id"] for s in trace.streams if s["name"] == task)
+    starts: dict[int, int] = {}
+    windows: dict[int, tuple[int, int]] = {}
+    for e in trace.events_of(stream):
+        if e["type"] == EV.START:
+            starts[int(e["job"])] = int(e["time_ns"])
+        elif e["type"] == EV.COMPLETE and int(e["job"]) in starts:
+            windows[int(e["job"])] = (starts[int(e["job"])], int(e["time_ns"]))
+    return windows
+
+
+def interrupt_ns_charged(kernel, cpu, windows):
+    """Per job, the interrupt and soft-interrupt time on its CPU inside its window, from the
+    kernel's schedule the run recorded (0 without one). A kernel built without
+    IRQ_TIME_ACCOUNTING (this CI machine's) charges that time to the thread it interrupted: its
+    CPU clock, and so the job's CPU time, includes it."""
+    if kernel is None:
+        return {k: 0 for k in windows}
+    return {k: sum(kernel.usage((cpu,), a, b).irqs.values()) for k, (a, b) in windows.items()}
+
+
 @pytest.mark.skipif(_rt_available() is not None, reason=str(_rt_available()))
 def test_each_jobs_cpu_time_follows_its_per_job_duration_in_order(tmp_path):
     cpu = max(os.sched_getaffinity(0))
@@ -52,8 +76,8 @@ def test_each_jobs_cpu_time_follows_its_per_job_duration_in_order(tmp_path):
                                          + "".join(f"{v}\n" for v in TRACE_US))
     (tmp_path / "set.yaml").write_text(SET.format(cpu=cpu))
     taskset = load_taskset(tmp_path / "set.yaml")
-    result = run_taskset(taskset, RunOptions(out_dir=tmp_path / "out", plots=False, progress=False,
-                                             explain=False))
+    # explain: the kernel's schedule, for the interrupt time charged to each job (below)
+    result = run_taskset(taskset, RunOptions(out_dir=tmp_path / "out", plots=False, progress=False))
     assert result.report is not None
     sim = simulate(taskset, SimOptions(duration_ns=1000 * MS, cpus=(cpu,)), tmp_path / "sim.rtst")
     for task in ("replay", "drawn"):
@@ -65,9 +89,15 @@ def test_each_jobs_cpu_time_follows_its_per_job_duration_in_order(tmp_path):
             assert all(simulated[k] == TRACE_US[(k - 1) % len(TRACE_US)] * 1000 for k in jobs)
         got = np.array([observed[k] for k in jobs], dtype=float)
         want = np.array([simulated[k] for k in jobs], dtype=float)
+        charged = interrupt_ns_charged(result.kernel, cpu, job_windows(tmp_path / "out" / "trace.rtst", task))
+        interrupts = np.array([charged.get(k, 0) for k in jobs], dtype=float)
         # each job at least its duration, and at most 10 % + 300 us above it (the job's own work
-        # around the compute: waking, tracing; CPU time, so preemption does not count)
+        # around the compute: waking, tracing; CPU time, so preemption does not count), once the
+        # interrupts the kernel charged to it are taken off (a CI run under load saw a 4 ms job
+        # take 4.71 ms of CPU time in 4.71 ms of wall time, with no steal)
         assert np.all(got >= want), (task, [(k, observed[k], simulated[k]) for k in jobs if observed[k] < simulated[k]])
-        assert np.all(got <= 1.1 * want + 300_000), task
+        over = got - interrupts > 1.1 * want + 300_000
+        assert not over.any(), (task, [(k, observed[k], simulated[k], charged.get(k, 0))
+                                       for k, bad in zip(jobs, over) if bad], result.explain_note)
         # and in the same order: the per-job CPU times rank as the durations do
         assert np.corrcoef(got, want)[0, 1] > 0.99, task
