@@ -88,3 +88,31 @@ def test_the_summary_lists_them(tmp_path):
     summary = _report(tmp_path).summary()
     (entry,) = summary["jobs_above_bound"]
     assert (entry["task"], entry["job"], entry["excess_ns"], entry["verdict"]) == ("b", 1, 9 * MS, UNEXPLAINED)
+
+
+def _late_start_report(tmp_path, taskset_dict):
+    """b's job released at T0 starts 9 ms later, its CPU idle meanwhile, and runs 3 ms."""
+    a = job(0, 0, 1, 0, 2 * MS)
+    b = job(0, 0, 1, 1, 12 * MS, start_delay=9 * MS)
+    path = write_trace(tmp_path / "t.rtst", [("a", 10 * MS, 10 * MS, a), ("b", 20 * MS, 10 * MS, b)])
+    taskset = taskset_from_dict(taskset_dict)
+    kernel = parse_sched_text(_kernel(("swapper/1", 0, 120, 0), ("b", 101, 89, 9 * MS)))
+    return build_report(read_trace(path), taskset, bounds_for(taskset), place(taskset, cpus_online=(0, 1)),
+                        kernel=kernel)
+
+
+def test_an_idle_cpu_before_the_start_is_a_late_wake_up(tmp_path):
+    """Nothing else ran, but the job could not start: only the platform delays a start here."""
+    (excess,) = _late_start_report(tmp_path, TASKSET).excess
+    assert excess.late_start_ns == 9 * MS and excess.idle_ns == 9 * MS
+    assert excess.verdict == DISTURBED and excess.outside_ns == 9 * MS
+    assert "its CPU was idle 9.000 ms between the job's release and its start: its wake-up came late" in excess.cause
+
+
+def test_an_idle_cpu_before_the_start_is_not_put_down_to_the_platform_where_the_model_waits(tmp_path):
+    """With a job-start gate (IPCP's deferred form) the model itself may hold a job back before its
+    start, so the same window is a broken bound, not a late wake-up."""
+    gated = {**TASKSET, "resources": [{"name": "r", "protocol": "ipcp"}]}
+    (excess,) = _late_start_report(tmp_path, gated).excess
+    assert excess.late_start_ns is None
+    assert excess.verdict == BROKEN and excess.outside_ns == 0

@@ -10,6 +10,9 @@ its release to its completion is looked at on the task's CPUs:
   RT throttling gives them the CPU), by interrupts and soft interrupts, and
   the time the set's own threads ran;
 - host steal on those CPUs, from the producer's samples of ``/proc/stat``;
+- its CPU idle between the job's release and its start, for a task on one
+  CPU whose start only the platform can delay (no reservation, no job-start
+  gate: ``report.start_waits``): its wake-up came late;
 - events the trace lost on the task's stream (then the response itself may
   be wrong).
 
@@ -22,7 +25,7 @@ the analysis did not count), and the window's figures say how much.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Iterable, Sequence
+from typing import Any, Collection, Iterable, Sequence
 
 import numpy as np
 
@@ -71,6 +74,9 @@ class ExcessJob:
     idle_ns: int | None = None
     steal_ns: int | None = None
     lost_events: int = 0
+    # Its CPU idle between the job's release and its start, where only the platform can delay
+    # a start (one CPU, no reservation, no job-start gate): a wake-up that came late.
+    late_start_ns: int | None = None
 
     @property
     def excess_ns(self) -> int:
@@ -83,7 +89,7 @@ class ExcessJob:
     def outside_ns(self) -> int:
         """What came from outside the set: other threads, interrupts, host steal."""
         return (sum(ns for _, _, ns in self.others_rt) + sum(ns for _, _, ns in self.others_fair)
-                + sum(ns for _, ns in self.interrupts) + (self.steal_ns or 0))
+                + sum(ns for _, ns in self.interrupts) + (self.steal_ns or 0) + (self.late_start_ns or 0))
 
 
 def _ms(ns: int) -> str:
@@ -116,6 +122,10 @@ def _describe(job: ExcessJob, kernel_seen: bool) -> tuple[str, str]:
         parts.append((irq, f"interrupts took {_ms(irq)} ({top})"))
     if job.steal_ns:
         parts.append((job.steal_ns, f"the host took {_ms(job.steal_ns)} (steal)"))
+    if job.late_start_ns:
+        parts.append((job.late_start_ns, f"its CPU was idle {_ms(job.late_start_ns)} between the job's release "
+                                         "and its start: its wake-up came late (the timer's interrupt, or the "
+                                         "host resuming the idle vCPU)"))
     parts.sort(key=lambda p: -p[0])
     text = "; ".join(p[1] for p in parts)
     if job.lost_events:
@@ -144,16 +154,19 @@ def explain_job(
     own_pids: set[int],
     kernel: KernelSchedule | None = None,
     steal: Sequence[StealSample] = (),
+    start_waits: bool = True,
 ) -> ExcessJob:
     """What the window of one job (a JobTable row of task ``info``) shows on ``cpus``, against a
     response of ``reference_ns`` (its bound, or its simulated response): the excess is the
-    response beyond it. ``own_pids``: the set's threads."""
+    response beyond it. ``own_pids``: the set's threads. ``start_waits``: the model itself may
+    hold the job back before its start (a reservation out of budget, a ceiling's job-start
+    gate), so its CPU's idle time before the start is not put down to the platform."""
     start, end = int(row["release"]), int(row["completion"])
     kernel_seen = kernel is not None and kernel.covers(start, end)
     others_rt: list[tuple[str, int, int]] = []
     others_fair: list[tuple[str, int, int]] = []
     interrupts: list[tuple[str, int]] = []
-    set_ns = idle_ns = None
+    set_ns = idle_ns = late_start_ns = None
     if kernel is not None and kernel_seen:
         usage = kernel.usage(cpus, start, end)
         for (pid, comm, kind), ns in sorted(usage.foreign(own_pids).items(), key=lambda kv: -kv[1]):
@@ -161,12 +174,14 @@ def explain_job(
         interrupts = sorted(usage.irqs.items(), key=lambda kv: -kv[1])
         set_ns = sum(ns for (pid, _, _), ns in usage.tasks.items() if pid in own_pids)
         idle_ns = usage.idle_ns
+        if len(cpus) == 1 and not start_waits and int(row["start"]) > start:
+            late_start_ns = kernel.usage(cpus, start, int(row["start"])).idle_ns
     job = ExcessJob(
         task=info.name, job=int(row["job"]), release_ns=start - t0_ns,
         response_ns=int(row["response"]), bound_ns=reference_ns, cpus=cpus, verdict="", cause="",
         others_rt=tuple(others_rt), others_fair=tuple(others_fair), interrupts=tuple(interrupts),
         set_ns=set_ns, idle_ns=idle_ns, steal_ns=_steal_between(steal, cpus, start, end),
-        lost_events=info.lost_events,
+        lost_events=info.lost_events, late_start_ns=late_start_ns,
     )
     verdict, cause = _describe(job, kernel_seen)
     return replace(job, verdict=verdict, cause=cause)
@@ -179,8 +194,11 @@ def explain_excess(
     placement: Placement,
     kernel: KernelSchedule | None = None,
     steal: Sequence[StealSample] = (),
+    start_waits: Collection[str] | None = None,
 ) -> tuple[ExcessJob, ...]:
-    """Every job above its task's bound, in release order, with what its window shows."""
+    """Every job above its task's bound, in release order, with what its window shows.
+    ``start_waits``: the tasks the model may hold back before their start (explain_job);
+    None: every task."""
     bounds = {s.task: s.bound_ns for s in stats if s.bound_ns is not None}
     own_pids = {int(s["tid"]) for s in trace.streams}
     # Under the ult backend a stream's tid is a task's ULT identity, and the set's kernel
@@ -196,6 +214,7 @@ def explain_excess(
         cpus = placement.cpus_of(info.name)
         rows = table.of_task(info.index)
         for row in rows[rows["response"] > bound]:
-            out.append(explain_job(info, row, bound, table.t0_ns, cpus, own_pids, kernel, steal))
+            waits = start_waits is None or info.name in start_waits
+            out.append(explain_job(info, row, bound, table.t0_ns, cpus, own_pids, kernel, steal, waits))
     out.sort(key=lambda j: (j.release_ns, j.task))
     return tuple(out)

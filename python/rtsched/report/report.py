@@ -111,6 +111,21 @@ def summary_dict(table: JobTable, stats: list[TaskStats] | tuple[TaskStats, ...]
     }
 
 
+#: Protocols whose deferred forms hold a job back at its start while a ceiling or a global
+#: request stands (docs/ceiling.md): the wait is the model's, with its CPU possibly idle.
+START_GATE_PROTOCOLS = frozenset({"srp", "ipcp", "mpcp", "fmlp+"})
+
+
+def start_waits(taskset: TaskSet) -> frozenset[str]:
+    """The tasks the model itself may hold back between a job's release and its start: those in
+    a reservation (out of budget), every task of a set with a job-start gate (a deferred ceiling
+    protocol, or PREM's gate, which peripheral tasks wait at too). For the others only the
+    platform delays a start, and the report puts an idle CPU before it down to a late wake-up."""
+    gated = any(r.protocol in START_GATE_PROTOCOLS and r.variant != "eager" for r in taskset.resources) or any(
+        t.prem_intervals or t.peripheral_buffer_bytes is not None for t in taskset.tasks)
+    return frozenset(t.name for t in taskset.tasks if gated or t.reservation is not None)
+
+
 def build_report(
     trace: Trace,
     taskset: TaskSet,
@@ -135,7 +150,7 @@ def build_report(
         stats=stats,
         servers=server_calls(trace, taskset),
         events_off_cpus=events_off_cpus(trace, placement),
-        excess=explain_excess(table, stats, trace, placement, kernel, steal),
+        excess=explain_excess(table, stats, trace, placement, kernel, steal, start_waits(taskset)),
         priorities=priority_time(trace, taskset),
         prem=prem,
         peripherals=peripherals,
