@@ -49,7 +49,9 @@
  * worker is told to look again: its release timer sends it, and a worker
  * that finds a ready ULT which must preempt another worker's ULT sends it
  * with tgkill. The handler touches
- * only the worker's atomics: in the scheduler (in_scheduler set) it marks
+ * only the worker's atomics and its thread's in_scheduler flag (thread-local,
+ * ult/worker.c): with the flag set (in the scheduler, or in a ULT holding
+ * off switches) it marks
  * resched_pending and bumps wake_word; in a ULT it switches that ULT out to
  * the scheduler (the interrupted registers stay in the signal frame on the
  * ULT's stack, and the handler returns when the ULT is resumed, maybe on
@@ -278,8 +280,8 @@ struct rts_ult_worker {
 	_Atomic int64_t probe_request_ns;
 	_Atomic int64_t probe_arrival_ns;
 
-	/* This worker and its signal handler; others only bump wake_word. */
-	atomic_int in_scheduler;
+	/* This worker and its signal handler; others only bump wake_word. (Its
+	 * in_scheduler flag is thread-local: worker.c says why.) */
 	atomic_int resched_pending;
 	rts_futex_word wake_word;
 	/* Start-up: 0 pending, 1 running, -errno failed (futex). */
@@ -488,6 +490,9 @@ void rts_ult_block_self(int64_t timeout_ns);
  * its end), for taking wait_lock and cluster locks; returns the worker. */
 struct rts_ult_worker *rts_ult_hold_switches(void);
 void rts_ult_allow_switches(void);
+/* Whether switches are held off on the calling kernel thread (its worker's
+ * scheduler, or a ULT inside rts_ult_hold_switches). */
+bool rts_ult_switches_held(void);
 /* Under c->lock: tell workers of c to run the ready ULTs that now belong on
  * a CPU (an idle one, else the one running the lowest below); the calling
  * worker, if it is one, is told without a system call. */

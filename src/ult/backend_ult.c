@@ -155,10 +155,9 @@ static int ult_get_attr(uint32_t id, struct rts_sched_attr *attr)
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
 	struct rts_ult_cluster *c = u->cluster;
-	/* a ULT takes a cluster lock only holding off switches (internal/ult.h),
-	 * unless it holds them off already */
-	struct rts_ult_worker *w = rts_ult_worker_self();
-	bool held = w && w->current && !atomic_load_explicit(&w->in_scheduler, memory_order_relaxed);
+	/* a ULT (a worker thread outside its scheduler) takes a cluster lock only
+	 * holding off switches (internal/ult.h), unless it holds them off already */
+	bool held = rts_ult_worker_self() && !rts_ult_switches_held();
 	if (held)
 		rts_ult_hold_switches();
 	pthread_mutex_lock(&c->lock);

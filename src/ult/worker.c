@@ -39,6 +39,41 @@
 static __thread struct rts_ult_worker *self_worker __attribute__((tls_model("initial-exec")));
 
 /*
+ * Switches held off on this kernel thread: its worker is in its scheduler,
+ * or the ULT it runs holds them off (rts_ult_hold_switches); the signal
+ * handler then only marks a rescheduling. Read and written only by the
+ * kernel thread and its handler.
+ *
+ * Invariant: a ULT sets and clears the flag of the kernel thread it runs on
+ * at that instruction. So the flag is thread-local, written as a plain
+ * volatile store (one %fs-relative instruction on x86-64, where ULTs
+ * migrate; AArch64 keeps them on one worker), never through a worker
+ * pointer read beforehand: a preemption between that read and the store
+ * (the flag still clear) could resume the ULT on another worker, and the
+ * store would then land in the first worker's flag, leaving the ULT's new
+ * worker free to switch it out while it holds wait_lock or a cluster lock,
+ * and every worker then waits for that lock. Nor an atomic: under TSan an
+ * atomic store runs the deferred signal handlers first, inside the call,
+ * with the address already computed (TSan fell into that window often:
+ * test_ult_proxy's stress hung under G-FP and G-EDF, both workers in
+ * pthread_mutex_lock(wait_lock), its owner a ULT switched out in the
+ * handler).
+ */
+static __thread volatile sig_atomic_t in_scheduler __attribute__((tls_model("initial-exec")));
+
+static void set_in_scheduler(sig_atomic_t value)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	in_scheduler = value;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+bool rts_ult_switches_held(void)
+{
+	return in_scheduler != 0;
+}
+
+/*
  * Read afresh on every call: a ULT that switched out may resume on another
  * worker, so nothing derived from TLS before a switch is valid after it.
  * noinline and the asm keep the compiler from reusing an earlier answer.
@@ -174,8 +209,8 @@ int64_t rts_ult_self_run_ns(void)
 static void switch_out(enum rts_ult_request request, int64_t wake_ns)
 {
 	for (;;) {
+		set_in_scheduler(1); /* first: from here on the ULT stays on this worker */
 		struct rts_ult_worker *w = rts_ult_worker_self();
-		atomic_store_explicit(&w->in_scheduler, 1, memory_order_relaxed);
 		struct rts_ult *u = w->current;
 		u->request = request;
 		u->wake_ns_requested = wake_ns;
@@ -186,7 +221,7 @@ static void switch_out(enum rts_ult_request request, int64_t wake_ns)
 
 		w = rts_ult_worker_self(); /* resumed: maybe another worker */
 		errno_set(u->saved_errno);
-		atomic_store_explicit(&w->in_scheduler, 0, memory_order_relaxed);
+		set_in_scheduler(0);
 		if (!atomic_load_explicit(&w->resched_pending, memory_order_relaxed))
 			return;
 		request = RTS_ULT_PREEMPTED;
@@ -198,7 +233,7 @@ void rts_ult_start(void *arg)
 {
 	struct rts_ult *u = arg;
 	struct rts_ult_worker *w = rts_ult_worker_self();
-	atomic_store_explicit(&w->in_scheduler, 0, memory_order_relaxed);
+	set_in_scheduler(0);
 	if (atomic_load_explicit(&w->resched_pending, memory_order_relaxed))
 		switch_out(RTS_ULT_PREEMPTED, 0);
 	u->body(u->task);
@@ -219,15 +254,14 @@ void rts_ult_block_self(int64_t timeout_ns)
 
 struct rts_ult_worker *rts_ult_hold_switches(void)
 {
-	struct rts_ult_worker *w = rts_ult_worker_self();
-	atomic_store_explicit(&w->in_scheduler, 1, memory_order_relaxed);
-	return w;
+	set_in_scheduler(1);
+	return rts_ult_worker_self(); /* read once switches are held: it stays */
 }
 
 void rts_ult_allow_switches(void)
 {
 	struct rts_ult_worker *w = rts_ult_worker_self(); /* the same: nothing switched it out */
-	atomic_store_explicit(&w->in_scheduler, 0, memory_order_relaxed);
+	set_in_scheduler(0);
 	if (atomic_load_explicit(&w->resched_pending, memory_order_relaxed))
 		switch_out(RTS_ULT_PREEMPTED, 0);
 }
@@ -242,7 +276,7 @@ void rts_ult_exit(void)
 static void preempt_after_section(void)
 {
 	struct rts_ult_worker *w = rts_ult_worker_self();
-	if (w && w->current && !atomic_load_explicit(&w->in_scheduler, memory_order_relaxed))
+	if (w && w->current && !in_scheduler)
 		switch_out(RTS_ULT_PREEMPTED, 0);
 }
 
@@ -260,7 +294,7 @@ static void on_ult_signal(int signo)
 	if (w->probes)
 		probe_arrival(w);
 	atomic_fetch_add_explicit(&w->wake_word, 1, memory_order_relaxed);
-	if (atomic_load_explicit(&w->in_scheduler, memory_order_relaxed)) {
+	if (in_scheduler) {
 		atomic_store_explicit(&w->resched_pending, 1, memory_order_relaxed);
 		return;
 	}
@@ -692,7 +726,7 @@ static void *worker_main(void *arg)
 	struct rts_ult_worker *w = start->worker;
 	struct rts_ult_runtime *rt = w->cluster->runtime;
 	self_worker = w;
-	atomic_store_explicit(&w->in_scheduler, 1, memory_order_relaxed);
+	set_in_scheduler(1);
 	atomic_store(&w->tid, gettid());
 	rts_backend_of_thread = rt->backend;
 	sigset_t signals;
@@ -768,10 +802,11 @@ void rts_ult_workers_stop(struct rts_ult_runtime *rt)
 void rts_ult_interrupt(struct rts_ult *u)
 {
 	struct rts_ult_cluster *c = u->cluster;
-	struct rts_ult_worker *w = rts_ult_worker_self();
-	struct rts_ult *self = w ? w->current : NULL;
-	if (self) /* a ULT takes the lock only as the scheduler would: a signal now only marks */
-		atomic_store_explicit(&w->in_scheduler, 1, memory_order_relaxed);
+	/* A ULT (a worker thread outside its scheduler) takes the lock only as
+	 * the scheduler would: a signal now only marks. */
+	bool in_ult = rts_ult_worker_self() && !in_scheduler;
+	if (in_ult)
+		set_in_scheduler(1);
 	pthread_mutex_lock(&c->lock);
 	if (u->state == RTS_ULT_SLEEPING) {
 		rts_ult_release_remove(c, u);
@@ -790,9 +825,9 @@ void rts_ult_interrupt(struct rts_ult *u)
 		u->interrupt_pending = true;
 	}
 	pthread_mutex_unlock(&c->lock);
-	if (self) {
-		w = rts_ult_worker_self();
-		atomic_store_explicit(&w->in_scheduler, 0, memory_order_relaxed);
+	if (in_ult) {
+		struct rts_ult_worker *w = rts_ult_worker_self();
+		set_in_scheduler(0);
 		if (atomic_load_explicit(&w->resched_pending, memory_order_relaxed))
 			switch_out(RTS_ULT_PREEMPTED, 0);
 	}

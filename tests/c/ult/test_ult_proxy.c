@@ -428,9 +428,6 @@ static int stress_actors(struct actor *actors, struct stress_scene *s, bool part
 
 static void test_stress_pairs_and_busy_ults(void)
 {
-	if (H_TSAN)
-		SKIP("hung once under ThreadSanitizer in CI (2026-11-26; cause not found yet, "
-		     "docs/ult.md \"Not yet\"); it passes natively and under ASan+UBSan");
 	static struct stress_scene s;
 	memset(&s, 0, sizeof(s));
 	for (int i = 0; i < PAIRS; i++)
