@@ -84,10 +84,19 @@ __attribute__((noinline)) struct rts_ult_worker *rts_ult_worker_self(void)
 	return self_worker;
 }
 
+/*
+ * The ULT this kernel thread runs (NULL: its scheduler, or not a worker),
+ * set by the scheduler just before it switches to a ULT. Thread-local for
+ * the reason in_scheduler is: read through a worker pointer (w->current), a
+ * preemption between the two loads that moved the ULT to another worker
+ * would return the first worker's ULT, another identity; this is one
+ * %fs-relative load on x86-64 (AArch64 keeps ULTs on one worker).
+ */
+static __thread struct rts_ult *volatile running_ult __attribute__((tls_model("initial-exec")));
+
 struct rts_ult *rts_ult_self(void)
 {
-	struct rts_ult_worker *w = rts_ult_worker_self();
-	return w ? w->current : NULL;
+	return running_ult;
 }
 
 /* errno is the kernel thread's: a ULT's own value travels with it. */
@@ -275,8 +284,7 @@ void rts_ult_exit(void)
 /* A preemption that had to wait for the end of a section (internal/no_switch.h). */
 static void preempt_after_section(void)
 {
-	struct rts_ult_worker *w = rts_ult_worker_self();
-	if (w && w->current && !in_scheduler)
+	if (running_ult && !in_scheduler)
 		switch_out(RTS_ULT_PREEMPTED, 0);
 }
 
@@ -638,7 +646,9 @@ static void schedule_loop(struct rts_ult_worker *w)
 			rts_task_local_load(&next->local);
 			if (w->probes)
 				probe_end(w, &probe, true);
+			running_ult = next;
 			rts_ult_context_switch(&w->sched_context, &next->context);
+			running_ult = NULL;
 			rts_trace_thread_state_load(&no_trace);
 			prev = next;
 			continue;
