@@ -90,7 +90,7 @@ def test_the_summary_lists_them(tmp_path):
     assert (entry["task"], entry["job"], entry["excess_ns"], entry["verdict"]) == ("b", 1, 9 * MS, UNEXPLAINED)
 
 
-def _late_start_report(tmp_path, taskset_dict):
+def _late_start_report(tmp_path, taskset_dict, release_latency_in_bounds_ns=0):
     """b's job released at T0 starts 9 ms later, its CPU idle meanwhile, and runs 3 ms."""
     a = job(0, 0, 1, 0, 2 * MS)
     b = job(0, 0, 1, 1, 12 * MS, start_delay=9 * MS)
@@ -98,7 +98,7 @@ def _late_start_report(tmp_path, taskset_dict):
     taskset = taskset_from_dict(taskset_dict)
     kernel = parse_sched_text(_kernel(("swapper/1", 0, 120, 0), ("b", 101, 89, 9 * MS)))
     return build_report(read_trace(path), taskset, bounds_for(taskset), place(taskset, cpus_online=(0, 1)),
-                        kernel=kernel)
+                        kernel=kernel, release_latency_in_bounds_ns=release_latency_in_bounds_ns)
 
 
 def test_an_idle_cpu_before_the_start_is_a_late_wake_up(tmp_path):
@@ -106,7 +106,8 @@ def test_an_idle_cpu_before_the_start_is_a_late_wake_up(tmp_path):
     (excess,) = _late_start_report(tmp_path, TASKSET).excess
     assert excess.late_start_ns == 9 * MS and excess.idle_ns == 9 * MS
     assert excess.verdict == DISTURBED and excess.outside_ns == 9 * MS
-    assert "its CPU was idle 9.000 ms between the job's release and its start: its wake-up came late" in excess.cause
+    assert "its CPU was idle 9.000 ms between the job's release and its start (beyond any release latency the " \
+           "bound counts): the wake-up's latency" in excess.cause
 
 
 def test_an_idle_cpu_before_the_start_is_not_put_down_to_the_platform_where_the_model_waits(tmp_path):
@@ -116,3 +117,10 @@ def test_an_idle_cpu_before_the_start_is_not_put_down_to_the_platform_where_the_
     (excess,) = _late_start_report(tmp_path, gated).excess
     assert excess.late_start_ns is None
     assert excess.verdict == BROKEN and excess.outside_ns == 0
+
+
+def test_the_release_latency_a_bound_counts_is_not_blamed_twice(tmp_path):
+    """With an overhead profile's 4 ms release latency in the bound, 5 of the 9 idle ms remain."""
+    (excess,) = _late_start_report(tmp_path, TASKSET, release_latency_in_bounds_ns=4 * MS).excess
+    assert excess.late_start_ns == 5 * MS
+    assert excess.verdict == MOSTLY_DISTURBED

@@ -89,8 +89,8 @@ def test_a_real_time_hog_on_the_cpu_is_named_as_the_cause(tmp_path):
     for e, hog_ns in by_hog:
         assert "real-time threads outside the set ran" in e.cause and f"[{hog.pid}]" in e.cause
         if len(e.others_rt) == 1 and "SCHED_OTHER" not in e.cause:
-            # with the hog, a wake-up that came late once it had stopped (a CI run: the CPU idle
+            # with the hog, a wake-up's latency once it had stopped (a CI run: the CPU idle
             # 2.19 ms between the job's release and its start, after the hog's 4.18 ms), named too
             late = e.late_start_ns or 0
             assert hog_ns + late > 0.9 * e.excess_ns, e.cause
-            assert not late or "wake-up came late" in e.cause, e.cause
+            assert not late or "the wake-up's latency" in e.cause, e.cause

@@ -12,7 +12,8 @@ its release to its completion is looked at on the task's CPUs:
 - host steal on those CPUs, from the producer's samples of ``/proc/stat``;
 - its CPU idle between the job's release and its start, for a task on one
   CPU whose start only the platform can delay (no reservation, no job-start
-  gate: ``report.start_waits``): its wake-up came late;
+  gate: ``report.start_waits``), beyond the release latency the bound counts:
+  the wake-up's latency;
 - events the trace lost on the task's stream (then the response itself may
   be wrong).
 
@@ -75,7 +76,8 @@ class ExcessJob:
     steal_ns: int | None = None
     lost_events: int = 0
     # Its CPU idle between the job's release and its start, where only the platform can delay
-    # a start (one CPU, no reservation, no job-start gate): a wake-up that came late.
+    # a start (one CPU, no reservation, no job-start gate), less the release latency the bound
+    # counts: the wake-up's latency.
     late_start_ns: int | None = None
 
     @property
@@ -124,8 +126,9 @@ def _describe(job: ExcessJob, kernel_seen: bool) -> tuple[str, str]:
         parts.append((job.steal_ns, f"the host took {_ms(job.steal_ns)} (steal)"))
     if job.late_start_ns:
         parts.append((job.late_start_ns, f"its CPU was idle {_ms(job.late_start_ns)} between the job's release "
-                                         "and its start: its wake-up came late (the timer's interrupt, or the "
-                                         "host resuming the idle vCPU)"))
+                                         "and its start (beyond any release latency the bound counts): the "
+                                         "wake-up's latency (the timer interrupt, the kernel's wake-up, or the "
+                                         "host resuming an idle vCPU)"))
     parts.sort(key=lambda p: -p[0])
     text = "; ".join(p[1] for p in parts)
     if job.lost_events:
@@ -155,12 +158,15 @@ def explain_job(
     kernel: KernelSchedule | None = None,
     steal: Sequence[StealSample] = (),
     start_waits: bool = True,
+    release_latency_in_bounds_ns: int = 0,
 ) -> ExcessJob:
     """What the window of one job (a JobTable row of task ``info``) shows on ``cpus``, against a
     response of ``reference_ns`` (its bound, or its simulated response): the excess is the
     response beyond it. ``own_pids``: the set's threads. ``start_waits``: the model itself may
     hold the job back before its start (a reservation out of budget, a ceiling's job-start
-    gate), so its CPU's idle time before the start is not put down to the platform."""
+    gate), so its CPU's idle time before the start is not put down to the platform; otherwise
+    that time, less the release latency the bound already counts
+    (``release_latency_in_bounds_ns``), is the wake-up's latency."""
     start, end = int(row["release"]), int(row["completion"])
     kernel_seen = kernel is not None and kernel.covers(start, end)
     others_rt: list[tuple[str, int, int]] = []
@@ -175,7 +181,8 @@ def explain_job(
         set_ns = sum(ns for (pid, _, _), ns in usage.tasks.items() if pid in own_pids)
         idle_ns = usage.idle_ns
         if len(cpus) == 1 and not start_waits and int(row["start"]) > start:
-            late_start_ns = kernel.usage(cpus, start, int(row["start"])).idle_ns
+            idle_before_start = kernel.usage(cpus, start, int(row["start"])).idle_ns
+            late_start_ns = max(0, idle_before_start - release_latency_in_bounds_ns)
     job = ExcessJob(
         task=info.name, job=int(row["job"]), release_ns=start - t0_ns,
         response_ns=int(row["response"]), bound_ns=reference_ns, cpus=cpus, verdict="", cause="",
@@ -195,10 +202,12 @@ def explain_excess(
     kernel: KernelSchedule | None = None,
     steal: Sequence[StealSample] = (),
     start_waits: Collection[str] | None = None,
+    release_latency_in_bounds_ns: int = 0,
 ) -> tuple[ExcessJob, ...]:
     """Every job above its task's bound, in release order, with what its window shows.
     ``start_waits``: the tasks the model may hold back before their start (explain_job);
-    None: every task."""
+    None: every task. ``release_latency_in_bounds_ns``: what the bounds already count of a
+    wake-up's latency (an overhead profile's release latency; explain_job)."""
     bounds = {s.task: s.bound_ns for s in stats if s.bound_ns is not None}
     own_pids = {int(s["tid"]) for s in trace.streams}
     # Under the ult backend a stream's tid is a task's ULT identity, and the set's kernel
@@ -215,6 +224,7 @@ def explain_excess(
         rows = table.of_task(info.index)
         for row in rows[rows["response"] > bound]:
             waits = start_waits is None or info.name in start_waits
-            out.append(explain_job(info, row, bound, table.t0_ns, cpus, own_pids, kernel, steal, waits))
+            out.append(explain_job(info, row, bound, table.t0_ns, cpus, own_pids, kernel, steal, waits,
+                                   release_latency_in_bounds_ns))
     out.sort(key=lambda j: (j.release_ns, j.task))
     return tuple(out)

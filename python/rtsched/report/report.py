@@ -120,7 +120,7 @@ def start_waits(taskset: TaskSet) -> frozenset[str]:
     """The tasks the model itself may hold back between a job's release and its start: those in
     a reservation (out of budget), every task of a set with a job-start gate (a deferred ceiling
     protocol, or PREM's gate, which peripheral tasks wait at too). For the others only the
-    platform delays a start, and the report puts an idle CPU before it down to a late wake-up."""
+    platform delays a start, and the report puts an idle CPU before it down to the wake-up."""
     gated = any(r.protocol in START_GATE_PROTOCOLS and r.variant != "eager" for r in taskset.resources) or any(
         t.prem_intervals or t.peripheral_buffer_bytes is not None for t in taskset.tasks)
     return frozenset(t.name for t in taskset.tasks if gated or t.reservation is not None)
@@ -134,10 +134,13 @@ def build_report(
     *,
     kernel: KernelSchedule | None = None,
     steal: tuple[StealSample, ...] = (),
+    release_latency_in_bounds_ns: int = 0,
 ) -> Report:
     """The report of ``trace``, a run (or simulation) of ``taskset`` placed by ``placement``.
     The trace's task ids are indices in ``taskset.tasks``. ``kernel`` (the kernel's schedule
-    of the run's CPUs) and ``steal`` (samples of host steal) explain jobs above their bounds."""
+    of the run's CPUs) and ``steal`` (samples of host steal) explain jobs above their bounds;
+    ``release_latency_in_bounds_ns``: the release latency the bounds already count (an
+    overhead profile's), which a job's wait for its start is not blamed for."""
     table = build_job_table(trace)
     stats = tuple(task_stats(table, analysis, blocking_by_task(trace)))
     prem, peripherals = prem_summary(trace, taskset)
@@ -150,7 +153,8 @@ def build_report(
         stats=stats,
         servers=server_calls(trace, taskset),
         events_off_cpus=events_off_cpus(trace, placement),
-        excess=explain_excess(table, stats, trace, placement, kernel, steal, start_waits(taskset)),
+        excess=explain_excess(table, stats, trace, placement, kernel, steal, start_waits(taskset),
+                              release_latency_in_bounds_ns),
         priorities=priority_time(trace, taskset),
         prem=prem,
         peripherals=peripherals,

@@ -212,8 +212,9 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     if not trace_path.exists():
         return ran(files=files)  # interrupted before the trace was opened
     files["trace.rtst"] = trace_path
+    counted = (options.overheads.release_latency_ns or 0) if options.overheads else 0
     report = build_report(read_trace(trace_path), taskset, analysis, placement, kernel=kernel,
-                          steal=tuple(sampler.samples))
+                          steal=tuple(sampler.samples), release_latency_in_bounds_ns=counted)
     files.update(write_report(report, out_dir, plots=options.plots, plot_window_ns=options.plot_window_ns))
     files["summary.json"] = out_dir / "summary.json"
     summary = report.summary(
