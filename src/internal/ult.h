@@ -504,6 +504,10 @@ struct rts_ult *rts_ult_self(void);
 struct rts_ult_worker *rts_ult_worker_self(void);
 /* CPU time of the calling ULT (the time it was switched in). */
 int64_t rts_ult_self_run_ns(void);
+/* The calling ULT's errno, read and written afresh: its kernel thread may
+ * have changed since the last access (ult/worker.c). */
+int rts_ult_errno_get(void);
+void rts_ult_errno_set(int value);
 
 static inline int rts_ult_runtime_cluster_of_cpu(const struct rts_ult_runtime *rt, int cpu)
 {

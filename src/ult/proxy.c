@@ -58,20 +58,6 @@ struct rts_ult_proxy {
 	char why[300];
 };
 
-/* errno is the kernel thread's, and a ULT may resume on another worker
- * between two reads: never let the compiler keep one errno address. */
-__attribute__((noinline)) static int errno_get(void)
-{
-	__asm__ volatile("" ::: "memory");
-	return errno;
-}
-
-__attribute__((noinline)) static void errno_set(int value)
-{
-	__asm__ volatile("" ::: "memory");
-	errno = value;
-}
-
 /* ---- the proxy thread ---------------------------------------------------- */
 
 /* The ULT waiting for p's call (if it waits yet) is made ready: the wait
@@ -213,7 +199,7 @@ long rts_ult_proxy_call(struct rts_ult_proxy *p, long (*fn)(void *arg), void *ar
 {
 	p->fn = fn;
 	p->arg = arg;
-	p->errno_in = errno_get();
+	p->errno_in = rts_ult_errno_get();
 	atomic_store_explicit(&p->done, 0, memory_order_relaxed);
 	atomic_fetch_add_explicit(&p->posted, 1, memory_order_release);
 	rts_futex_wake(&p->posted, 1, false);
@@ -233,6 +219,6 @@ long rts_ult_proxy_call(struct rts_ult_proxy *p, long (*fn)(void *arg), void *ar
 			interrupt_call(p);
 		}
 	}
-	errno_set(p->errno_out);
+	rts_ult_errno_set(p->errno_out);
 	return p->result;
 }

@@ -99,14 +99,16 @@ struct rts_ult *rts_ult_self(void)
 	return running_ult;
 }
 
-/* errno is the kernel thread's: a ULT's own value travels with it. */
-__attribute__((noinline)) static int errno_get(void)
+/* errno is the kernel thread's: a ULT's own value travels with it, and a
+ * ULT may resume on another worker between two reads, so the compiler must
+ * never keep one errno address across a switch (noinline, the asm). */
+__attribute__((noinline)) int rts_ult_errno_get(void)
 {
 	__asm__ volatile("" ::: "memory");
 	return errno;
 }
 
-__attribute__((noinline)) static void errno_set(int value)
+__attribute__((noinline)) void rts_ult_errno_set(int value)
 {
 	__asm__ volatile("" ::: "memory");
 	errno = value;
@@ -223,13 +225,13 @@ static void switch_out(enum rts_ult_request request, int64_t wake_ns)
 		struct rts_ult *u = w->current;
 		u->request = request;
 		u->wake_ns_requested = wake_ns;
-		u->saved_errno = errno_get();
+		u->saved_errno = rts_ult_errno_get();
 		rts_trace_thread_state_save(&u->trace);
 		rts_task_local_save(&u->local);
 		rts_ult_context_switch(&u->context, &w->sched_context);
 
 		w = rts_ult_worker_self(); /* resumed: maybe another worker */
-		errno_set(u->saved_errno);
+		rts_ult_errno_set(u->saved_errno);
 		set_in_scheduler(0);
 		if (!atomic_load_explicit(&w->resched_pending, memory_order_relaxed))
 			return;
