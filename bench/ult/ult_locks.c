@@ -46,6 +46,7 @@
 #include <rtsched/task.h>
 
 #include "internal/backend.h"
+#include "bench_set.h"
 #include "clock_ns.h"
 #include "pinned_thread.h"
 
@@ -175,45 +176,17 @@ static void *pairs_thread(void *arg)
 	return NULL;
 }
 
-/* ---- one ult task set: run the given tasks once on the CPU ----------------- */
+/* ---- one ult task set: the given tasks, one job each, on the CPU ------------ */
 
-struct ult_task {
-	const char *name;
-	int priority;
-	int64_t offset_ns;
-	rts_job_fn job;
-	void *arg;
-};
+#define ONE_JOB_PERIOD_NS (10LL * 1000000000)
 
-static int run_ult(const struct options *o, const struct ult_task *tasks, int n, char *why,
+static int run_ult(const struct options *o, const struct bench_task *tasks, int n, char *why,
 		   size_t why_len)
 {
-	rts_taskset_t *set;
-	int err = rts_taskset_create(&set, NULL);
-	if (err) {
-		snprintf(why, why_len, "rts_taskset_create: %s", strerror(err));
-		return err;
-	}
 	cpu_set_t cpus;
 	CPU_ZERO(&cpus);
 	CPU_SET(o->cpu, &cpus);
-	err = rts_taskset_set_backend(set, "ult:pfp");
-	for (int i = 0; i < n && !err; i++) {
-		struct rts_task_params p = {
-			.name = tasks[i].name, .kind = RTS_TASK_PERIODIC, .period_ns = 10LL * 1000000000,
-			.deadline_ns = 10LL * 1000000000, .offset_ns = tasks[i].offset_ns, .max_jobs = 1,
-			.policy = RTS_POLICY_FIFO, .priority = tasks[i].priority, .cpus = &cpus,
-		};
-		err = rts_task_create(set, &p, tasks[i].job, tasks[i].arg, NULL);
-	}
-	if (err)
-		snprintf(why, why_len, "%s", rts_taskset_error(set));
-	if (!err)
-		err = rts_taskset_release(set, clock_ns(CLOCK_MONOTONIC) + 5000000);
-	if (!err)
-		err = rts_taskset_join(set);
-	rts_taskset_destroy(set);
-	return err;
+	return bench_set_run("ult:pfp", &cpus, tasks, n, 5000000, why, why_len);
 }
 
 /* ---- PI-CV calls ------------------------------------------------------------ */
@@ -291,10 +264,11 @@ static int measure_calls(const struct options *o, int helpers, bool declared, do
 	rts_mutexattr_destroy(&attr);
 	rts_cond_init(&c.request, NULL);
 	rts_cond_init(&c.reply, NULL);
-	struct ult_task tasks[MAX_HELPERS + 1];
+	struct bench_task tasks[MAX_HELPERS + 1];
 	for (int i = 0; i < helpers; i++)
-		tasks[i] = (struct ult_task){"helper", HELPER_PRIO, 0, helper_job, &c};
-	tasks[helpers] = (struct ult_task){"caller", CALLER_PRIO, 2000000, caller_job, &c};
+		tasks[i] = (struct bench_task){"helper", HELPER_PRIO, ONE_JOB_PERIOD_NS, 0, 1, helper_job, &c};
+	tasks[helpers] = (struct bench_task){"caller", CALLER_PRIO, ONE_JOB_PERIOD_NS, 2000000, 1,
+					     caller_job, &c};
 	int err = run_ult(o, tasks, helpers + 1, why, why_len);
 	if (!err && (err = atomic_load(&c.err)) != 0)
 		snprintf(why, why_len, "a PI-CV call with %d helpers: %s", helpers, strerror(err));
@@ -316,7 +290,7 @@ static int measure(const struct options *o, struct results *r, char *why, size_t
 {
 	for (int rep = 0; rep < o->reps; rep++) {
 		struct pairs_run ult = {.o = o}, thread = {.o = o};
-		struct ult_task one = {"pairs", 10, 0, pairs_job, &ult};
+		struct bench_task one = {"pairs", 10, ONE_JOB_PERIOD_NS, 0, 1, pairs_job, &ult};
 		int err = run_ult(o, &one, 1, why, why_len);
 		if (!err && ult.err)
 			snprintf(why, why_len, "lock pairs in a ULT: %s", strerror(err = ult.err));

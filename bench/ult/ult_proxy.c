@@ -40,6 +40,7 @@
 #include <rtsched/blocking.h>
 #include <rtsched/task.h>
 
+#include "bench_set.h"
 #include "clock_ns.h"
 #include "pinned_thread.h"
 
@@ -195,31 +196,11 @@ static void ult_job(rts_task_t *task, const struct rts_job *job, void *arg)
 
 static int run_ult(const struct options *o, struct ult_run *r, char *why, size_t why_len)
 {
-	rts_taskset_t *set;
-	int err = rts_taskset_create(&set, NULL);
-	if (err) {
-		snprintf(why, why_len, "rts_taskset_create: %s", strerror(err));
-		return err;
-	}
 	cpu_set_t cpus;
 	CPU_ZERO(&cpus);
 	CPU_SET(o->cpu, &cpus);
-	err = rts_taskset_set_backend(set, "ult:pfp");
-	struct rts_task_params p = {
-		.name = "caller", .kind = RTS_TASK_PERIODIC, .period_ns = 10LL * 1000000000,
-		.deadline_ns = 10LL * 1000000000, .max_jobs = 1, .policy = RTS_POLICY_FIFO,
-		.priority = 10, .cpus = &cpus,
-	};
-	if (!err)
-		err = rts_task_create(set, &p, ult_job, r, NULL);
-	if (err)
-		snprintf(why, why_len, "%s", rts_taskset_error(set));
-	if (!err)
-		err = rts_taskset_release(set, clock_ns(CLOCK_MONOTONIC) + 5000000);
-	if (!err)
-		err = rts_taskset_join(set);
-	rts_taskset_destroy(set);
-	return err;
+	const struct bench_task caller = {"caller", 10, 10LL * 1000000000, 0, 1, ult_job, r};
+	return bench_set_run("ult:pfp", &cpus, &caller, 1, 5000000, why, why_len);
 }
 
 /* ---- the measurement ------------------------------------------------------------ */

@@ -40,6 +40,7 @@
 #include "internal/backend.h"
 #include "internal/futex.h"
 #include "internal/ult_context.h"
+#include "bench_set.h"
 #include "clock_ns.h"
 #include "pinned_thread.h"
 #include "opts.h"
@@ -222,26 +223,11 @@ static void schedule_job(rts_task_t *task, const struct rts_job *job, void *arg)
 static int measure_ult_schedule(const struct options *o, double *ns, char *why, size_t why_len)
 {
 	struct schedule_run r = {.calls = o->switches / 2};
-	rts_taskset_t *set;
-	int err = rts_taskset_create(&set, NULL);
-	if (err)
-		return err;
 	cpu_set_t cpus;
 	CPU_ZERO(&cpus);
 	CPU_SET(o->cpu, &cpus);
-	const struct rts_task_params p = {.name = "bench", .kind = RTS_TASK_PERIODIC,
-					  .period_ns = 1000000000, .deadline_ns = 1000000000,
-					  .max_jobs = 1, .policy = RTS_POLICY_OTHER, .cpus = &cpus};
-	err = rts_taskset_set_backend(set, "ult:pedf");
-	if (!err)
-		err = rts_task_create(set, &p, schedule_job, &r, NULL);
-	if (!err)
-		err = rts_taskset_release(set, clock_ns(CLOCK_MONOTONIC));
-	if (!err)
-		err = rts_taskset_join(set);
-	if (err)
-		snprintf(why, why_len, "%s", rts_taskset_error(set));
-	rts_taskset_destroy(set);
+	const struct bench_task bench = {"bench", 0, 1000000000, 0, 1, schedule_job, &r};
+	int err = bench_set_run("ult:pedf", &cpus, &bench, 1, 0, why, why_len);
 	*ns = r.ns_per_call;
 	return err ? err : r.err;
 }
@@ -271,29 +257,12 @@ static int measure_release(const struct options *o, const char *backend, struct 
 			   char *why, size_t why_len)
 {
 	memset(r, 0, sizeof(*r));
-	rts_taskset_t *set;
-	int err = rts_taskset_create(&set, NULL);
-	if (err)
-		return err;
 	cpu_set_t cpus;
 	CPU_ZERO(&cpus);
 	CPU_SET(o->cpu, &cpus);
-	const struct rts_task_params p = {.name = "latency", .kind = RTS_TASK_PERIODIC,
-					  .period_ns = o->period_us * 1000,
-					  .deadline_ns = o->period_us * 1000,
-					  .max_jobs = (uint32_t)o->jobs + 1, .policy = RTS_POLICY_FIFO,
-					  .priority = 80, .cpus = &cpus};
-	err = rts_taskset_set_backend(set, backend);
-	if (!err)
-		err = rts_task_create(set, &p, latency_job, r, NULL);
-	if (!err)
-		err = rts_taskset_release(set, clock_ns(CLOCK_MONOTONIC) + 2000000);
-	if (!err)
-		err = rts_taskset_join(set);
-	if (err)
-		snprintf(why, why_len, "%s", rts_taskset_error(set));
-	rts_taskset_destroy(set);
-	return err;
+	const struct bench_task latency = {"latency", 80, o->period_us * 1000, 0, (uint32_t)o->jobs + 1,
+					   latency_job, r};
+	return bench_set_run(backend, &cpus, &latency, 1, 2000000, why, why_len);
 }
 
 /* ---- the command ---- */

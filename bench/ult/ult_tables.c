@@ -41,6 +41,7 @@
 
 #include "internal/ult_context.h"
 #include "internal/ult_probe.h"
+#include "bench_set.h"
 #include "clock_ns.h"
 #include "pinned_thread.h"
 #include "opts.h"
@@ -112,27 +113,13 @@ static int run_set(const struct options *o, const char *backend, const cpu_set_t
 		   struct latency *lat, char *why, size_t why_len)
 {
 	struct task_arg args[MAX_TASKS];
-	rts_taskset_t *set;
-	int err = rts_taskset_create(&set, NULL);
-	if (err)
-		return err;
-	err = rts_taskset_set_backend(set, backend);
-	for (int i = 0; i < d && !err; i++) {
-		int64_t period_ns = o->period_us * 1000 * (2 + i) / 2;
+	struct bench_task tasks[MAX_TASKS] = {0};
+	for (int i = 0; i < d; i++) {
 		args[i] = (struct task_arg){.work_ns = o->work_us * 1000};
-		const struct rts_task_params p = {
-			.name = "tables", .kind = RTS_TASK_PERIODIC, .period_ns = period_ns,
-			.deadline_ns = period_ns, .max_jobs = (uint32_t)o->jobs + 1,
-			.policy = RTS_POLICY_FIFO, .priority = 80 - i, .cpus = cpus};
-		err = rts_task_create(set, &p, latency_job, &args[i], NULL);
+		tasks[i] = (struct bench_task){"tables", 80 - i, o->period_us * 1000 * (2 + i) / 2, 0,
+					       (uint32_t)o->jobs + 1, latency_job, &args[i]};
 	}
-	if (!err)
-		err = rts_taskset_release(set, clock_ns(CLOCK_MONOTONIC) + 2000000);
-	if (!err)
-		err = rts_taskset_join(set);
-	if (err)
-		snprintf(why, why_len, "%s", rts_taskset_error(set));
-	rts_taskset_destroy(set);
+	int err = bench_set_run(backend, cpus, tasks, d, 2000000, why, why_len);
 	for (int i = 0; i < d && !err; i++)
 		add_latency(lat, &args[i].lat);
 	return err;
