@@ -126,6 +126,7 @@ def rta_tasks(
     extra_on_own: bool = True,
     ceil: dict[str, int] | None = None,
     verdict_only: bool = False,
+    blocking_per_job: bool = False,
 ) -> list[TaskBound]:
     """RTA of the tasks sharing one processor; blocking per ``protocol_of`` unless overridden.
 
@@ -136,6 +137,11 @@ def rta_tasks(
     blocking term already holds the task's own waiting). ``ceil``: the
     resources' ceilings (default: the highest priority of their users).
     ``verdict_only``: the tasks after the first miss are not analysed (``unknown``, STOPPED).
+    ``blocking_per_job``: every job of the task in a level-i busy window (several when D > T)
+    suffers the blocking anew, so the window holds (q + 1)·(C + B), not (q + 1)·C + B: for
+    blocking that comes from each job's own suspensions (remote waits, boosted sections met at
+    each release and resumption). With D ≤ T the bound is the same (the window ends after one job
+    or the task misses).
     """
     # without resources every term is blocking_term's first case: no index to build
     ctx = blocking_context(tasks, protocol_of, ceil) if any(t.resources() for t in tasks) else None
@@ -180,7 +186,10 @@ def rta_tasks(
             out.append(TaskBound(task.name, None, "unknown", blk.reason, None))
             continue
         own_j = task.jitter_ns + (jitter_extra.get(task.name, 0) if extra_on_own else 0)
-        r, jobs = response_time(task.exec_ns, blk.ns, own_j, task.period_ns, task.deadline_ns, hp_of[idx])
+        if blocking_per_job:
+            r, jobs = response_time(task.exec_ns + blk.ns, 0, own_j, task.period_ns, task.deadline_ns, hp_of[idx])
+        else:
+            r, jobs = response_time(task.exec_ns, blk.ns, own_j, task.period_ns, task.deadline_ns, hp_of[idx])
         if r is None:
             out.append(
                 TaskBound(task.name, None, "miss",

@@ -75,7 +75,9 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from rtsched.analysis.blocking import Blocking, blocking_term
-from rtsched.analysis.partitioned import _gcs, _mpcp_wait, refuse_pfp_locking, suspension_aware_rta
+from rtsched.analysis.partitioned import (_gcs, _mpcp_wait, jobs_in_window, missed_by_waiting, refuse_pfp_locking,
+                                          refuse_sleeps_over_sections, suspension_aware_rta,
+                                          wait_beyond_deadline)
 from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_div
 
@@ -218,12 +220,12 @@ def mpcp_lp_blocking(i: AnalysisTask, tasks: Sequence[AnalysisTask], glob: froze
         for h in lp.users[q]:
             if h.priority >= i.priority:
                 for s in lp.on(h, q):
-                    lp.cause(n * (ceil_div(wait, h.period_ns) + 1), [s])
+                    lp.cause(n * jobs_in_window(h, wait), [s])
         remote_cpus = {x.partition for x in lp.users[q] if x.partition != i.partition}
         for x in tasks:
             if x is not i and x.partition in remote_cpus:
                 for s in lp.on(x, q, same=False):
-                    lp.cause(n * (ceil_div(wait, x.period_ns) + 1), [s])
+                    lp.cause(n * jobs_in_window(x, wait), [s])
     for y in tasks:
         if y is not i and y.partition == i.partition and y.priority < i.priority and y.name in lp.of_task:
             lp.cause(len(lp.mine) + 1, lp.of_task[y.name])
@@ -251,12 +253,15 @@ def refuse_other_protocols(problem: AnalysisProblem, test: str, protocol: str) -
 
 
 def _pfp_lp(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResult:
-    refused = refuse_other_protocols(problem, test, protocol)
+    refused = refuse_other_protocols(problem, test, protocol) or refuse_sleeps_over_sections(problem, test)
     if refused is not None:
         return refused
     glob = problem.global_resources()
     blocking = fmlp_plus_lp_blocking if protocol == "fmlp+" else mpcp_lp_blocking
     lp = {t.name: blocking(t, problem.tasks, glob) for t in problem.tasks}
+    unbounded = {t.name: wait_beyond_deadline(t, next(q for q in sorted({cs.resource for cs in _gcs(t, glob)})
+                                                      if _mpcp_wait(t, q, problem.tasks, glob) is None))
+                 for t in problem.tasks if lp[t.name] is None}
 
     def local_of(r: str) -> str:
         return problem.protocol(r) if problem.protocol(r) not in ("mpcp", "fmlp+") else "pcp"
@@ -269,7 +274,7 @@ def _pfp_lp(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResul
         for i, li in zip(local, local_tasks):
             got = lp[i.name]
             if got is None:
-                override[i.name] = Blocking(None, "waiting for a global resource exceeds the deadline")
+                override[i.name] = Blocking(None, unbounded[i.name])
                 continue
             lb = blocking_term(li, local_tasks, local_of)
             if lb.ns is None:
@@ -282,7 +287,7 @@ def _pfp_lp(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResul
                                                f"{n_i + 1}×{own} ns")
         suspending = [t for t in local if _gcs(t, glob)]
         for b in suspension_aware_rta(local, local_of, override, suspending):
-            bounds[b.name] = b
+            bounds[b.name] = missed_by_waiting(b, unbounded)
     ordered = [TaskBound(n, None, "unknown", problem.unanalysable[n]) if n in problem.unanalysable else bounds[n]
                for n in problem.names()]
     if any(b.verdict == "miss" for b in ordered):
@@ -291,7 +296,7 @@ def _pfp_lp(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResul
                                                          "every task meets its deadline, not shown", b.blocking_ns)
                    for b in ordered]
     verdict = verdict_of(ordered)
-    bad = [b for b in ordered if b.verdict != "ok"]
+    bad = [b for b in ordered if b.verdict == "miss"] or [b for b in ordered if b.verdict != "ok"]
     return AnalysisResult(test, verdict, tuple(ordered),
                           "every bound is within its deadline" if verdict == SCHEDULABLE else f"{bad[0].name}: {bad[0].reason}",
                           exact=False, details={"global_resources": sorted(glob),

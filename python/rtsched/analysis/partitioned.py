@@ -58,7 +58,8 @@ from rtsched.analysis.fp_uni import rta_tasks
 from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, refuse_clusters, unsupported, verdict_of
 from rtsched.analysis.tasks import DISTRIBUTED_PROTOCOLS, AnalysisProblem, AnalysisTask, CriticalSection, ceil_div
 
-__all__ = ["pfp_mpcp", "pfp_fmlp_plus", "pedf", "partition_tasks", "Partitioning", "suspension_aware_rta"]
+__all__ = ["pfp_mpcp", "pfp_fmlp_plus", "pedf", "partition_tasks", "Partitioning", "suspension_aware_rta",
+           "jobs_in_window", "wait_beyond_deadline", "missed_by_waiting", "refuse_sleeps_over_sections"]
 
 
 def _gcs(t: AnalysisTask, glob: frozenset[str]) -> list[CriticalSection]:
@@ -69,19 +70,27 @@ def _max_gcs(t: AnalysisTask, glob: frozenset[str], exclude: str | None = None) 
     return max((cs.length_ns for cs in _gcs(t, glob) if cs.resource != exclude), default=0)
 
 
+def jobs_in_window(x: AnalysisTask, window_ns: int) -> int:
+    """Jobs of x that can issue requests within a window of ``window_ns``: those released in it and
+    those still pending at its start (released within D_x before it, if x meets its deadlines):
+    ⌈w/T_x⌉ + ⌈D_x/T_x⌉ ≥ ⌈(w + D_x)/T_x⌉; ⌈w/T_x⌉ + 1 when D_x ≤ T_x. With D_x > T_x several jobs
+    of x are pending at once and each one's requests queue in turn (issue 35, class 2)."""
+    return ceil_div(window_ns, x.period_ns) + ceil_div(x.deadline_ns, x.period_ns)
+
+
 def _mpcp_wait(i: AnalysisTask, q: str, tasks: Sequence[AnalysisTask], glob: frozenset[str]) -> int | None:
     users = [x for x in tasks if x is not i and q in {cs.resource for cs in _gcs(x, glob)}]
     lp = max((x.max_cs(q) for x in users if x.priority < i.priority), default=0)
-    hp = [(x.period_ns, x.requests(q) * x.max_cs(q)) for x in users if x.priority >= i.priority]
+    hp = [(x, x.requests(q) * x.max_cs(q)) for x in users if x.priority >= i.priority]
     cpus = {x.partition for x in users if x.partition != i.partition}
     holders_cpu = [
-        (x.period_ns, sum(cs.length_ns for cs in _gcs(x, glob) if cs.resource != q))
+        (x, sum(cs.length_ns for cs in _gcs(x, glob) if cs.resource != q))
         for x in tasks if x is not i and x.partition in cpus
     ]
     holders_cpu = [h for h in holders_cpu if h[1]]
     w = lp + sum(c for _, c in hp)
     for _ in range(100_000):
-        new = lp + sum((ceil_div(w, t) + 1) * c for t, c in hp) + sum((ceil_div(w, t) + 1) * c for t, c in holders_cpu)
+        new = lp + sum(jobs_in_window(x, w) * c for x, c in hp) + sum(jobs_in_window(x, w) * c for x, c in holders_cpu)
         if new == w:
             return w
         if new > i.deadline_ns:
@@ -112,11 +121,40 @@ def refuse_pfp_locking(problem: AnalysisProblem, test: str) -> AnalysisResult | 
     for t in problem.tasks:
         if any(cs.nested for cs in _gcs(t, glob)):
             return unsupported(test, problem.names(), f"{t.name}: nested global sections are not supported")
+        inner = sorted({r for cs in t.critical_sections for r in cs.nested if r in glob}
+                       | {cs.resource for cs in t.critical_sections if cs.resource in glob and not cs.outermost})
+        if inner:  # every term reads outermost global sections only: an inner one would go uncounted
+            return unsupported(test, problem.names(), f"{t.name}: global resource {inner[0]} is locked inside "
+                                                      "another section; nested global sections are not supported")
+    return None
+
+
+def refuse_sleeps_over_sections(problem: AnalysisProblem, test: str) -> AnalysisResult | None:
+    """``unsupported`` when a task sleeps (self-suspends) and a lower-priority task of its processor
+    has a critical section, else None.
+
+    The blocking terms count one boosted or blocking section of each lower-priority task per
+    release and per global wait of τ_i (N_i + 1): a lower task can only start a section while τ_i
+    is not ready. A sleep is another such moment (the lower task locks, is boosted or holds the
+    ceiling when τ_i wakes), and the model gives the sleeps' total length, not their number
+    (issue 35, class 1: a task sleeping once, N_i = 1, meets three boosted sections of one lower
+    task; response 14 > bound 12).
+    """
+    for part, local in problem.partitions().items():
+        for i in local:
+            if not i.suspension_ns:
+                continue
+            lower = next((y for y in local if y.priority < i.priority and y.critical_sections), None)
+            if lower is not None:
+                return unsupported(test, problem.names(),
+                                   f"{i.name} sleeps ({i.suspension_ns} ns) and {lower.name}, of lower priority on "
+                                   f"{part}, has critical sections: each sleep lets {lower.name} start one that "
+                                   f"blocks {i.name} when it wakes, and the number of sleeps is not in the model")
     return None
 
 
 def _pfp_locking(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResult:
-    refused = refuse_pfp_locking(problem, test)
+    refused = refuse_pfp_locking(problem, test) or refuse_sleeps_over_sections(problem, test)
     if refused is not None:
         return refused
     glob = problem.global_resources()
@@ -135,7 +173,7 @@ def _pfp_locking(problem: AnalysisProblem, test: str, protocol: str) -> Analysis
         for q in sorted({cs.resource for cs in _gcs(i, glob)}):
             w = _mpcp_wait(i, q, tasks, glob) if protocol == "mpcp" else _fmlp_wait(i, q, tasks, glob)
             if w is None:
-                unbounded[i.name] = f"waiting for {q} exceeds the deadline"
+                unbounded[i.name] = wait_beyond_deadline(i, q)
                 break
             n = i.requests(q)
             total += n * w
@@ -171,14 +209,27 @@ def _pfp_locking(problem: AnalysisProblem, test: str, protocol: str) -> Analysis
             override[i.name] = Blocking(total, why)
         suspending = [t for t in local if _gcs(t, glob)]
         for b in suspension_aware_rta(local, local_of, override, suspending):
-            bounds[b.name] = b
+            bounds[b.name] = missed_by_waiting(b, unbounded)
     ordered = [TaskBound(n, None, "unknown", problem.unanalysable[n]) if n in problem.unanalysable else bounds[n]
                for n in problem.names()]
     verdict = verdict_of(ordered)
-    bad = [b for b in ordered if b.verdict != "ok"]
+    bad = [b for b in ordered if b.verdict == "miss"] or [b for b in ordered if b.verdict != "ok"]
     return AnalysisResult(test, verdict, tuple(ordered),
                           "every bound is within its deadline" if verdict == SCHEDULABLE else f"{bad[0].name}: {bad[0].reason}",
                           exact=False, details={"global_resources": sorted(glob)})
+
+
+def wait_beyond_deadline(i: AnalysisTask, q: str) -> str:
+    return f"waiting for {q} exceeds the deadline {i.deadline_ns} ns"
+
+
+def missed_by_waiting(bound: TaskBound, unbounded: dict[str, str]) -> TaskBound:
+    """A task whose bound on one wait already exceeds its deadline *misses* (the test cannot show it
+    meets it: "not schedulable", the task named), where the RTA only saw no blocking term ("unknown",
+    which made the verdict ``unsupported`` when every task was in that state: issue 35, the wrong label)."""
+    if bound.name not in unbounded:
+        return bound
+    return TaskBound(bound.name, None, "miss", unbounded[bound.name], bound.blocking_ns)
 
 
 #: Rounds of the fixed point over the suspending tasks' bounds before settling for the current ones.
@@ -219,7 +270,8 @@ def suspension_aware_rta(local: Sequence[AnalysisTask], protocol_of: Callable[[s
     jitter = {t.name: max(0, t.deadline_ns - t.exec_ns - t.jitter_ns) for t in suspending}
     out: list[TaskBound] = []
     for _ in range(MAX_JITTER_ROUNDS):
-        out = rta_tasks(local, protocol_of, blocking_override=override, jitter_extra=jitter, extra_on_own=False)
+        out = rta_tasks(local, protocol_of, blocking_override=override, jitter_extra=jitter, extra_on_own=False,
+                        blocking_per_job=True)
         by_name = {b.name: b for b in out}
         new = {t.name: _jitter_of(t, by_name[t.name], jitter[t.name]) for t in suspending}
         if new == jitter:
