@@ -39,6 +39,17 @@ BUDGETS = {
     "p-fp-fmlp+/suspension": (1, 10, 200),
     "gedf-rta/suspension": (0, 8, 40),
     "gfp-rta/suspension": (1, 8, 40),
+    # issue 35 (fixed): seeds at which the search reached the defects on the code before the fix
+    "p-fp-mpcp/sleep-over-boosts": (3, 4, 25),
+    "p-fp-mpcp-lp/sleep-over-boosts": (3, 4, 25),
+    "p-fp-fmlp+/sleep-over-boosts": (3, 4, 25),
+    "p-fp-fmlp+-lp/sleep-over-boosts": (1, 4, 25),
+    "p-fp-mpcp/pending-jobs": (9, 8, 40),
+    "p-fp-mpcp-lp/pending-jobs": (3, 4, 25),
+    "p-fp-fmlp+/pending-jobs": (0, 4, 25),
+    "p-fp-fmlp+-lp/pending-jobs": (1, 4, 25),
+    "p-fp-mpcp/three-cpus": (22, 4, 25),
+    "p-fp-mpcp-lp/three-cpus": (22, 4, 25),
 }
 #: Offset vectors tried exhaustively per set when there are at most this many.
 OFFSETS_LIMIT = 64

@@ -26,6 +26,7 @@ from rtsched.analysis.registry import TestOptions
 from rtsched.analysis.soundness.explorer import Semantics
 from rtsched.analysis.soundness.families import (
     global_multi, partitioned_distributed, partitioned_global, partitioned_suspension, rpc_clients, uniprocessor)
+from rtsched.analysis.soundness.families_global import pending_jobs, sleep_over_boosts, three_cpus
 from rtsched.analysis.soundness.model import SystemModel
 
 __all__ = ["Subject", "SUBJECTS", "EXCLUDED", "subject"]
@@ -56,6 +57,9 @@ _edf = partial(uniprocessor, scheduler="EDF")
 
 def _forced(protocol: str) -> Callable[[random.Random], SystemModel]:
     return partial(_uni, protocols=(protocol,), nested=True, jitter=True, sleep=True)
+
+
+_PFP_LOCKING = (("p-fp-mpcp", "mpcp"), ("p-fp-mpcp-lp", "mpcp"), ("p-fp-fmlp+", "fmlp+"), ("p-fp-fmlp+-lp", "fmlp+"))
 
 
 def _prm_options(supply: str) -> Callable[[random.Random], TestOptions]:
@@ -95,6 +99,12 @@ SUBJECTS: tuple[Subject, ...] = (
     Subject("p-fp-mpcp-lp", "suspension", partial(partitioned_suspension, protocol="mpcp"), Semantics("mpcp")),
     Subject("p-fp-dpcp-lp", "agents", partial(partitioned_distributed, protocol="dpcp"), Semantics("dpcp")),
     Subject("p-fp-dflp-lp", "agents", partial(partitioned_distributed, protocol="dflp"), Semantics("dflp")),
+    # issue 35 (families_global.py): a sleeping task above a task with several boosted sections (class 1),
+    # deadlines beyond the period with jobs pending (class 2), a lower task's sections on a third CPU's resource
+    *(Subject(t, "sleep-over-boosts", partial(sleep_over_boosts, protocol=p), Semantics(p)) for t, p in _PFP_LOCKING),
+    *(Subject(t, "pending-jobs", partial(pending_jobs, protocol=p), Semantics(p)) for t, p in _PFP_LOCKING),
+    *(Subject(t, "three-cpus", partial(three_cpus, protocol=p, deadlines="arbitrary"), Semantics(p))
+      for t, p in _PFP_LOCKING if p == "mpcp"),
     # The global tests refuse deadlines beyond the period (issue 22 defect 2): only constrained families.
     Subject("gedf-gfb", "constrained", partial(global_multi, sleep=True)),
     Subject("gedf-bcl", "constrained", partial(global_multi, sleep=True)),
