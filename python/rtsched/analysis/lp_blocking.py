@@ -76,7 +76,7 @@ from typing import Sequence
 
 from rtsched.analysis.blocking import Blocking, blocking_term
 from rtsched.analysis.partitioned import (_gcs, _mpcp_wait, jobs_in_window, missed_by_waiting, refuse_pfp_locking,
-                                          refuse_sleeps_over_sections, suspension_aware_rta,
+                                          refuse_outside_suspension_model, suspension_aware_rta,
                                           wait_beyond_deadline)
 from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_div
@@ -253,7 +253,7 @@ def refuse_other_protocols(problem: AnalysisProblem, test: str, protocol: str) -
 
 
 def _pfp_lp(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResult:
-    refused = refuse_other_protocols(problem, test, protocol) or refuse_sleeps_over_sections(problem, test)
+    refused = refuse_other_protocols(problem, test, protocol) or refuse_outside_suspension_model(problem, test)
     if refused is not None:
         return refused
     glob = problem.global_resources()

@@ -59,7 +59,7 @@ from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, ref
 from rtsched.analysis.tasks import DISTRIBUTED_PROTOCOLS, AnalysisProblem, AnalysisTask, CriticalSection, ceil_div
 
 __all__ = ["pfp_mpcp", "pfp_fmlp_plus", "pedf", "partition_tasks", "Partitioning", "suspension_aware_rta",
-           "jobs_in_window", "wait_beyond_deadline", "missed_by_waiting", "refuse_sleeps_over_sections"]
+           "jobs_in_window", "wait_beyond_deadline", "missed_by_waiting", "refuse_outside_suspension_model"]
 
 
 def _gcs(t: AnalysisTask, glob: frozenset[str]) -> list[CriticalSection]:
@@ -121,25 +121,29 @@ def refuse_pfp_locking(problem: AnalysisProblem, test: str) -> AnalysisResult | 
     for t in problem.tasks:
         if any(cs.nested for cs in _gcs(t, glob)):
             return unsupported(test, problem.names(), f"{t.name}: nested global sections are not supported")
-        inner = sorted({r for cs in t.critical_sections for r in cs.nested if r in glob}
-                       | {cs.resource for cs in t.critical_sections if cs.resource in glob and not cs.outermost})
-        if inner:  # every term reads outermost global sections only: an inner one would go uncounted
-            return unsupported(test, problem.names(), f"{t.name}: global resource {inner[0]} is locked inside "
-                                                      "another section; nested global sections are not supported")
     return None
 
 
-def refuse_sleeps_over_sections(problem: AnalysisProblem, test: str) -> AnalysisResult | None:
-    """``unsupported`` when a task sleeps (self-suspends) and a lower-priority task of its processor
-    has a critical section, else None.
+def refuse_outside_suspension_model(problem: AnalysisProblem, test: str) -> AnalysisResult | None:
+    """``unsupported`` when MPCP's and FMLP+'s terms (closed forms and LPs) would miss a delay, else None:
 
-    The blocking terms count one boosted or blocking section of each lower-priority task per
-    release and per global wait of τ_i (N_i + 1): a lower task can only start a section while τ_i
-    is not ready. A sleep is another such moment (the lower task locks, is boosted or holds the
-    ceiling when τ_i wakes), and the model gives the sleeps' total length, not their number
-    (issue 35, class 1: a task sleeping once, N_i = 1, meets three boosted sections of one lower
-    task; response 14 > bound 12).
+    - a global section inside a local one: every term reads outermost global sections only, so
+      its holder would delay no one (issue 35: c on another CPU waited 3 ticks, bound 1);
+    - a task τ_i that sleeps above a task with critical sections on its processor. The blocking
+      terms count one boosted or blocking section of each lower-priority task per release and
+      per global wait of τ_i (N_i + 1): a lower task can only start a section while τ_i is not
+      ready. A sleep is another such moment (the lower task locks, is boosted or holds the
+      ceiling when τ_i wakes), and the model gives the sleeps' total length, not their number
+      (issue 35, class 1: a task sleeping once, N_i = 1, meets three boosted sections of one
+      lower task; response 14 > bound 12).
     """
+    glob = problem.global_resources()
+    for t in problem.tasks:
+        inner = sorted({r for cs in t.critical_sections for r in cs.nested if r in glob}
+                       | {cs.resource for cs in t.critical_sections if cs.resource in glob and not cs.outermost})
+        if inner:
+            return unsupported(test, problem.names(), f"{t.name}: global resource {inner[0]} is locked inside "
+                                                      "another section; nested global sections are not supported")
     for part, local in problem.partitions().items():
         for i in local:
             if not i.suspension_ns:
@@ -154,7 +158,7 @@ def refuse_sleeps_over_sections(problem: AnalysisProblem, test: str) -> Analysis
 
 
 def _pfp_locking(problem: AnalysisProblem, test: str, protocol: str) -> AnalysisResult:
-    refused = refuse_pfp_locking(problem, test) or refuse_sleeps_over_sections(problem, test)
+    refused = refuse_pfp_locking(problem, test) or refuse_outside_suspension_model(problem, test)
     if refused is not None:
         return refused
     glob = problem.global_resources()
