@@ -40,9 +40,10 @@ while τ_i waits behind it or is preempted by it, never both at once).
 with W_q its per-request wait on q (the same fixed point) and n = N_{i,q}:
 
 - lower-priority users of q: at most n sections on q in all (one per request);
-- each section s on q of a higher-priority user h: at most n·(⌈W_q/T_h⌉ + 1);
+- each section s on q of a higher-priority user h: at most n·(⌈W_q/T_h⌉ + ⌈D_h/T_h⌉)
+  (``jobs_in_window``: the jobs released in the wait and those pending at its start);
 - each section s (not on q) of a task x on a remote processor hosting a user
-  of q: at most n·(⌈W_q/T_x⌉ + 1) (the closed form's stand-in for the
+  of q: at most n·(⌈W_q/T_x⌉ + ⌈D_x/T_x⌉) (the closed form's stand-in for the
   holder's preemption by other global sections);
 - local lower-priority y: at most N_i + 1 boosted sections (once per release
   or resumption of τ_i), and by the supply (y's jobs in the window). The

@@ -15,8 +15,12 @@ global requests per job).
   at a priority above every normal priority on their processor; waiters
   queue by priority. Per request of τ_i on q the wait W is the least fixed point of
 
-      W = max_{lp j} cs_{j,q} + Σ_{hp h, uses q} (⌈W/T_h⌉ + 1)·N_{h,q}·cs_{h,q}
-          + Σ_{x on a remote CPU hosting a user of q} Σ_{q' ≠ q global} (⌈W/T_x⌉ + 1)·N_{x,q'}·cs_{x,q'}
+      W = max_{lp j} cs_{j,q} + Σ_{hp h, uses q} n_h(W)·N_{h,q}·cs_{h,q}
+          + Σ_{x on a remote CPU hosting a user of q} Σ_{q' ≠ q global} n_x(W)·N_{x,q'}·cs_{x,q'}
+
+  with n_x(W) = ⌈W/T_x⌉ + ⌈D_x/T_x⌉ jobs of x issuing requests in the wait
+  (those released in it and those pending at its start: ⌈W/T_x⌉ + 1 when
+  D_x ≤ T_x; :func:`jobs_in_window`)
 
   (the last line, all other global sections on the holders' processors,
   is rtsched's conservative stand-in for the paper's preemption of the
@@ -43,7 +47,13 @@ global requests per job).
   (by utilization) with an admission test per processor (``fp-rta`` with
   each candidate partition's blocking, or EDF U ≤ 1 / QPA).
 
-Non-nested global sections are assumed (nested ones are refused).
+Non-nested global sections are assumed (nested ones, and global sections
+inside local ones, are refused), and so is a task that sleeps above a task
+with critical sections on its processor (each sleep is one more release or
+resumption, and the model does not say how many there are:
+:func:`refuse_outside_suspension_model`). Deadlines beyond the period are
+analysed: the busy window of τ_i holds (q + 1)·(C_i + B_i), every job of it
+waiting and meeting boosted sections anew (issue 35, class 2).
 """
 
 from __future__ import annotations
