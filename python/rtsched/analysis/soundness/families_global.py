@@ -1,16 +1,22 @@
 """Families for the P-FP global-locking tests (MPCP, FMLP+) that ``families.py`` does not reach.
 
-Issue 35 found two corners the two-processor families never draw:
+Issue 35's corners, which the two-processor families never draw:
 
+- :func:`sleep_over_boosts` — a top task that sleeps (or waits on ``q``)
+  above a task whose sections on ``r`` queue behind another processor's and
+  are granted at its unlocks: one boosted section each time the top task
+  arrives, wakes or resumes (class 1: the sleep was not counted).
+- :func:`pending_jobs` — deadlines beyond the period where a job often
+  outlasts its period, so that several jobs of a task wait in turn (class 2).
 - :func:`three_cpus` — a *local lower-priority task holding several global
   sections* on a resource that a task on a third processor also uses. On p0
-  a top task (one or two sections on ``q``, shared with p1) and one or two
-  lower tasks whose jobs take ``r`` (shared with p2) two or three times;
-  on p2 a user of ``r``, often of high priority so that ``r``'s global
-  ceiling is above ``q``'s (a boosted section on ``r`` then preempts one on
-  ``q``); on p1 one or two users of ``q``.
-- ``deadlines="arbitrary"``: some deadlines beyond the period, so that
-  several jobs of a task are pending at once and queue on the resource.
+  a top task (one or two sections on ``q``, shared with p1, maybe a sleep)
+  and one or two lower tasks whose jobs take ``r`` (shared with p2) two or
+  three times; on p2 a user of ``r``, often of high priority so that ``r``'s
+  global ceiling is above ``q``'s (a boosted section on ``r`` then preempts
+  one on ``q``); on p1 one or two users of ``q``. ``deadlines="arbitrary"``
+  puts some deadlines beyond the period.
+- :func:`longer_deadlines` — any family with some deadlines stretched into (T, 2T].
 
 Behaviour comes from the explorer (the protocols' rules); nothing here
 knows the tests' terms. Integer ticks; the same seed gives the same set.
