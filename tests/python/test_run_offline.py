@@ -36,13 +36,13 @@ def test_unknown_key_is_an_error_with_its_path(tmp_path):
         "tasks:\n  - {name: t, period: 10ms, priority: 10, partition: cpu0, perod: 5ms, body: [{compute: 1ms}]}\n"
     )
     done = rtsched("run", str(spec), "--out", str(tmp_path / "out"))
-    assert done.returncode == 1
+    assert done.returncode == 2  # an invalid input
     assert "tasks[0]" in done.stderr and "perod" in done.stderr
     assert not (tmp_path / "out" / "trace.rtst").exists()
 
 
-def test_missing_file_and_bad_options_exit_1(tmp_path):
-    assert rtsched("run", str(tmp_path / "nope.yaml")).returncode == 1
+def test_a_missing_file_exits_2_and_bad_options_exit_1(tmp_path):
+    assert rtsched("run", str(tmp_path / "nope.yaml")).returncode == 2  # an invalid input
     spec = tmp_path / "ok.yaml"
     spec.write_text("name: ok\nplatform: {scheduler: P-FP, cpus: [0]}\n"
                     "tasks:\n  - {name: t, period: 10ms, priority: 10, partition: cpu0, body: [{compute: 1ms}]}\n")

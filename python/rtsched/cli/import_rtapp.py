@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     except TaskSetError as e:
         for error in e.errors:
             print(located(str(path), error), file=sys.stderr)
-        return Exit.FAILED
+        return Exit.INVALID_INPUT
     for warning in warnings:
         print(located(str(path), warning, warning=True), file=sys.stderr)
     if args.output and Path(args.output).suffix.lower() == ".json":

@@ -120,7 +120,7 @@ def io_command(args: argparse.Namespace) -> int:
         system = load_io_system(args.file)
     except TaskSetError as e:
         print_invalid(args.file, e.errors)
-        return Exit.FAILED
+        return Exit.INVALID_INPUT
     unscheduled = simulate_unscheduled(system.without_controller())
     scheduled = simulate_controller(system) if system.scheduled else None
     bounds = io_flow_bounds(system)

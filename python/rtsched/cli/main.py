@@ -8,7 +8,7 @@ sets ``passes_arguments_on=True`` and its handler receives the options it did
 not parse itself.
 
 Exit codes: ``rtsched.cli.exit_codes.Exit`` (0 success, 1 the job ran and reported a
-failure, 2 usage error, 3 a native program is missing, 130 interrupted).
+failure, 2 usage error or an invalid input file, 3 a native program is missing, 130 interrupted).
 """
 
 from __future__ import annotations

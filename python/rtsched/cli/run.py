@@ -410,7 +410,7 @@ def run(args: argparse.Namespace) -> int:
         taskset = load_taskset(args.file)
     except TaskSetError as e:
         print_invalid(args.file, e.errors)
-        return Exit.FAILED
+        return Exit.INVALID_INPUT
     except OSError as e:
         print(f"{args.file}: {e.strerror or e}", file=sys.stderr)
         return Exit.FAILED
@@ -477,7 +477,7 @@ def run(args: argparse.Namespace) -> int:
     except TaskSetError as e:
         for error in e.errors:
             print(f"{args.file}: {error}", file=sys.stderr)
-        return Exit.FAILED
+        return Exit.INVALID_INPUT
     except ShieldRefused as e:
         print(f"rtsched run: {e}", file=sys.stderr)
         return Exit.FAILED

@@ -37,7 +37,7 @@ from rtsched.model.model import (
 )
 from rtsched.model.demand_jobs import demand_problems, run_job_durations
 from rtsched.model.kernel_reservations import kernel_machine_problems
-from rtsched.model.placement import Placement, place
+from rtsched.model.placement import Placement, place, placement_problems
 from rtsched.model.reservation_control import adapted
 from rtsched.model.reservation_locks import lock_homes
 from rtsched.model.ult import ult_backend_name, ult_cpus
@@ -257,18 +257,7 @@ def to_runner_input(
 
     partitions = placement.partitions
     partition_index = {p.name: i for i, p in enumerate(partitions)}
-    for t_index, task in enumerate(taskset.tasks):
-        if task.partition is not None and task.partition not in partition_index:
-            errors.append(
-                f'tasks[{t_index}].partition: "{task.partition}" does not exist on this machine '
-                f"(partitions: {', '.join(partition_index) or 'none'})"
-            )
-    for s_index, server in enumerate(taskset.servers):
-        if server.partition is not None and server.partition not in partition_index:
-            errors.append(
-                f'servers[{s_index}].partition: "{server.partition}" does not exist on this machine '
-                f"(partitions: {', '.join(partition_index) or 'none'})"
-            )
+    errors += placement_problems(taskset, placement)
 
     for q_index, resource in enumerate(taskset.resources):
         if resource.protocol in DISTRIBUTED_PROTOCOLS:
@@ -289,13 +278,6 @@ def to_runner_input(
                 "reservations, a blocking their bounds do not count; use protocol pip to run it"
             )
 
-    for r_index, res in enumerate(taskset.reservations):
-        top = _top_of(taskset, res)
-        if top.partition is not None and top.partition not in partition_index:
-            errors.append(
-                f'reservations[{r_index}].partition: "{top.partition}" does not exist on this machine '
-                f"(partitions: {', '.join(partition_index) or 'none'})"
-            )
     ult = platform.backend == "ult"  # no SCHED_DEADLINE, no cpusets: the library schedules
     if platform.scheduler == "G-EDF" and not ult and sorted(cpus) != sorted(online):
         errors.append(
