@@ -434,12 +434,9 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
         if taskset.platform.cpus is not None:
             cpus = len(taskset.platform.cpus)
         else:
-            try:
-                from rtsched.model import online_cpus
+            from rtsched.cpus import allowed_cpus
 
-                cpus = len(online_cpus())
-            except OSError:
-                cpus = 1
+            cpus = len(allowed_cpus())  # what `rtsched run` gives a set without platform.cpus
     if server_problem is not None:
         unanalysable = {t.name: server_problem for t in tasks}
     for t in taskset.rt_tasks:

@@ -23,7 +23,7 @@ from rtsched.measure.calibrate import (
     steal_warning,
     write_profile,
 )
-from rtsched.cpus import format_cpu_list, online_cpus
+from rtsched.cpus import CpuListError, check_allowed
 from rtsched.native import NativeToolMissing
 
 EXIT_FAILED = 1
@@ -61,10 +61,11 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.parser
-    online = online_cpus()
     cpu = default_rt_cpu() if args.cpu is None else args.cpu
-    if cpu not in online:
-        parser.error(f"argument --cpu: CPU {cpu} does not exist or is offline (online: {format_cpu_list(online)})")
+    try:
+        check_allowed([cpu])
+    except CpuListError as error:
+        parser.error(f"argument --cpu: {error}")
     out = Path(args.out) if args.out else default_profile_path()
     if out.is_dir():
         parser.error(f"argument --out: {out} is a directory; give a file name")

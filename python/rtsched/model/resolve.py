@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rtsched.cpus import online_cpus
+from rtsched.cpus import allowed_cpus, format_cpu_list, online_cpus
 from rtsched.model.ceilings import LockSetting, lock_levels, lock_settings
 from rtsched.model.model import (
     DISTRIBUTED_PROTOCOLS,
@@ -231,6 +231,8 @@ def to_runner_input(
     """
     errors: list[str] = []
     online = tuple(cpus_online) if cpus_online is not None else online_cpus()
+    # a file without platform.cpus takes the CPUs this process may use (taskset, its cpuset)
+    allowed = tuple(cpus_online) if cpus_online is not None else allowed_cpus()
     platform = taskset.platform
 
     duration = duration_ns if duration_ns is not None else taskset.duration_ns
@@ -245,14 +247,21 @@ def to_runner_input(
     if not 0 <= buffer_events <= TRACE_BUFFER_EVENTS_MAX:
         errors.append(f"trace buffer: {buffer_events} events, expected 0..{TRACE_BUFFER_EVENTS_MAX}")
 
-    placement = place(taskset, online)
+    placement = place(taskset, allowed)
     cpus = placement.cpus
     missing = [c for c in cpus if c not in online]
+    where = "platform.cpus" if platform.cpus is not None else "platform.partitions"
     if missing:
-        where = "platform.cpus" if platform.cpus is not None else "platform.partitions"
         errors.append(
             f"{where}: CPU {', '.join(map(str, missing))} not online on this machine "
             f"(online: {', '.join(map(str, online))})"
+        )
+    outside = [c for c in cpus if c in online and c not in allowed]
+    if outside:
+        errors.append(
+            f"{where}: CPU {format_cpu_list(outside)} is online but this process may not run on it: its "
+            f"affinity allows only CPU {format_cpu_list(allowed)} (taskset, a cpuset or a shield); run "
+            "without the restriction or leave those CPUs out"
         )
 
     partitions = placement.partitions

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from rtsched.model import TaskSet, TaskSetError, online_cpus, to_runner_input
+from rtsched.model import TaskSet, TaskSetError, to_runner_input
 from rtsched.model.validate import whole_set_problems
 from rtsched.run.session import DEFAULT_DURATION_NS, RunOptions, RunResult, default_out_dir, run_taskset
 
@@ -187,7 +187,7 @@ def backend_refusals(taskset: TaskSet, options: RunOptions) -> list[str]:
         if not found:
             try:
                 to_runner_input(variant, "trace.rtst", duration_ns=options.duration_ns or variant.duration_ns
-                                or DEFAULT_DURATION_NS, picv=options.picv, cpus_online=online_cpus())
+                                or DEFAULT_DURATION_NS, picv=options.picv)
             except TaskSetError as e:
                 found = list(e.errors)  # each already "path: message"
         reasons += [f"{problem} (refused under the {backend} backend, which --compare-backends runs the set "

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from rtsched.cpus import online_cpus
+from rtsched.cpus import allowed_cpus
 from rtsched.model import TaskSet
 from rtsched.model.placement import Placement, place, placement_problems
 from rtsched.model.validate import TaskSetError
@@ -43,9 +43,9 @@ class SimRun:
 
 
 def sim_placement(taskset: TaskSet, options: SimOptions) -> Placement:
-    """The set's placement: its own CPUs, else ``options.cpus``, else this machine's online CPUs.
+    """The set's placement: its own CPUs, else ``options.cpus``, else the CPUs this process may use.
     Raises TaskSetError for a partition those CPUs do not have."""
-    placement = place(taskset, options.cpus if options.cpus is not None else online_cpus())
+    placement = place(taskset, options.cpus if options.cpus is not None else allowed_cpus())
     problems = placement_problems(taskset, placement)
     if problems:
         raise TaskSetError(problems)
