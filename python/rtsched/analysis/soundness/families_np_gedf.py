@@ -48,25 +48,31 @@ def _mixed(rng: random.Random, cpus: int, total_u: float) -> list[TaskModel]:
 
 
 def _blocking(rng: random.Random, cpus: int) -> list[TaskModel]:
-    out = []
+    """m long jobs (often alike, so that they can start together and end late together) and 1–2 short
+    tasks; an interval as long as the short tasks' periods is what makes them late."""
+    longs: list[TaskModel] = []
     for k in range(cpus):
+        if longs and rng.random() < 0.5:
+            longs.append(TaskModel(f"L{k + 1}", longs[0].period, longs[0].period, longs[0].body))
+            continue
         period = rng.choice((8, 10, 12))
-        wcet = rng.randint(period // 3, period // 2 + 1)
-        np_len = rng.randint(max(1, wcet // 2), wcet)
+        wcet = rng.randint(period // 2, 3 * period // 4)
+        np_len = wcet if rng.random() < 0.7 else rng.randint(max(1, wcet // 2), wcet)
         body: tuple[Op, ...] = ((NP, np_len),) + (((EXEC, wcet - np_len),) if wcet > np_len else ())
-        out.append(TaskModel(f"L{k + 1}", period, period, body))
-    for k in range(rng.randint(1, 2)):
-        period = rng.choice((2, 3, 4))
-        wcet = rng.randint(1, max(1, period // 2))
-        out.append(TaskModel(f"s{k + 1}", period, period, ((NP if rng.random() < 0.5 else EXEC, wcet),)))
-    return out
+        longs.append(TaskModel(f"L{k + 1}", period, period, body))
+    shorts = []
+    for k in range(1 if rng.random() < 0.7 else 2):
+        period = rng.choice((2, 2, 3, 4))
+        wcet = 1 if rng.random() < 0.8 else rng.randint(1, period // 2)
+        shorts.append(TaskModel(f"s{k + 1}", period, period, ((NP if rng.random() < 0.5 else EXEC, wcet),)))
+    return longs + shorts
 
 
 def np_gedf(rng: random.Random, *, cpus: int = 2, u_range: tuple[float, float] = (0.7, 1.0)) -> SystemModel:
     """A G-EDF set on ``cpus`` processors with non-preemptive intervals; U/m drawn in ``u_range`` for the
     mixed shape (rounding may leave U a little above m: the test then says tardiness is unbounded)."""
     while True:
-        if rng.random() < 0.35:
+        if rng.random() < 0.5:
             tasks = _blocking(rng, cpus)
         else:
             tasks = _mixed(rng, cpus, rng.uniform(*u_range) * cpus)
