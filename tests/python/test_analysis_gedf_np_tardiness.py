@@ -59,6 +59,22 @@ def _witness_tardiness() -> int:
     return response - MODEL.tasks[0].deadline
 
 
+def test_the_explorers_gedf_keeps_a_begun_interval_and_runs_the_most_urgent_otherwise():
+    """m = 2. A: two 3-tick intervals, B: 6 preemptive ticks (both D = 20); C (D = 4, 3 ticks) arrives
+    at 1, D (D = 4, 2 ticks) at 2. At 1 C preempts B, not A (inside its interval); at 2 D waits (A
+    still inside, C more urgent); at 3, the boundary between A's intervals is a preemption point: D
+    takes A's processor; at 4 (C done) A resumes before B (ties: the scenario's order)."""
+    model = SystemModel((TaskModel("A", 20, 20, ((NP, 3), (NP, 3))), TaskModel("B", 20, 20, ((EXEC, 6),)),
+                         TaskModel("C", 4, 4, ((EXEC, 3),)), TaskModel("D", 4, 4, ((EXEC, 2),))),
+                        scheduler="G-EDF", cpus=2)
+    scenario = Scenario(tuple(Job(t.name, a, 0, t.body) for t, a in zip(model.tasks, (0, 0, 1, 2))),
+                        ("A", "B", "C", "D"))
+    run = explore(model, scenario, 30)
+    assert run.slots["cpu0"] == ["A", "A", "A", "D", "D", "B", "B", "B", "B", "B"]
+    assert run.slots["cpu1"] == ["B", "C", "C", "C", "A", "A", "A", None, None, None]
+    assert run.finish == [7, 10, 4, 5]
+
+
 def test_witness_exceeds_the_transcribed_bound():
     """By hand: x = (E(1) + E(0) − 1)/(2 − 0) = (10 − 1)/2 = 4.5, so τ1's tardiness bound is 4.5 + 1 = 5.5."""
     x = schedcat_np_x(2, [1, 10, 10], [Fraction(1, 2), Fraction(1, 2), Fraction(1, 2)])
