@@ -38,7 +38,8 @@ def schedcat_np_x(m: int, costs: list[int], utils: list[Fraction]) -> Fraction:
     lam = ceil(sum(utils, Fraction(0))) - 1
     by_c = sorted(costs, reverse=True)
     by_u = sorted(utils, reverse=True)
-    return Fraction(sum(by_c[:lam]) + sum(by_c[:max(0, m - lam - 1)]) - min(costs)) / (m - sum(by_u[:max(0, lam - 1)], Fraction(0)))
+    top = sum(by_c[:lam]) + sum(by_c[:max(0, m - lam - 1)])
+    return Fraction(top - min(costs)) / (m - sum(by_u[:max(0, lam - 1)], Fraction(0)))
 
 
 # m = 2, fully non-preemptive jobs: τ1 (C = 1, T = D = 2), τ2 and τ3 (C = 10, T = D = 20); U = 1.5 ≤ m.

@@ -47,7 +47,8 @@ def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False
             for late in problem.tasks:  # a plain loop: on every call of every test
                 if late.np_segments_ns:
                     return unsupported(name, problem.names(), f"{late.name} has non-preemptive intervals, which "
-                                       f"{name} does not model (they block other tasks); fp-lp analyses them")
+                                       f"{name} does not model (they block other tasks); fp-lp (FP) and "
+                                       "gedf-np-tardiness (G-EDF, soft) analyse them")
         return fn(problem, **options)
 
     test.__name__ = name.replace("-", "_").replace("+", "_plus")
