@@ -368,7 +368,8 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
       ``unanalysable`` with the reason.
     - Non-preemptive intervals (``np_segments_ns``): a PREM task's
       predictable intervals, each its ``length`` (its body has nothing else,
-      so they sum to its WCET); ``fp-lp`` analyses them.
+      so they sum to its WCET); ``fp-lp`` analyses them (``gedf-np-tardiness``
+      too, for G-EDF sets built through the API).
     - SCHED_OTHER background tasks are left out (noted).
     - A task inside a reservation is listed in ``unanalysable``: a flat test
       does not see the reservation's supply (``rtsched.analysis.reservations``
