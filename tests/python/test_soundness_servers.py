@@ -1,8 +1,10 @@
 """The soundness harness on servers (analysis/soundness/families_servers.py, docs/soundness.md,
 "Servers: wake-up rules and controllers"): the hierarchy analysis against schedules built from
-the CBS and controller rules. On the code before issue 35's fixes the CI search finds both
-defects (cbs-beside-edf at seed 2, adapted-above-hard at seed 0; the witnesses are kept below);
-after them it finds nothing."""
+the CBS and controller rules. On the code before issue 35's fixes the CI search finds the
+defects (cbs-beside-edf at seed 1: a soft CBS's task past its PRM bound, and at later seeds a
+plain task behind a kept CBS deadline; adapted-above-hard at seed 0), and with only the CBS
+demand fixed it still finds the soft CBS's (seed 1); the witnesses are kept below. After the
+fixes it finds nothing."""
 
 import random
 
@@ -12,10 +14,10 @@ from rtsched.analysis.reservations import analyze_reservations
 from rtsched.analysis.soundness.families_servers import (
     SERVER_SUBJECTS, as_taskset, judge_servers, scenarios, search_servers)
 from rtsched.analysis.soundness.server_explorer import (
-    Cbs, Periodic, Plain, ServerScenario, ServerSystem, check_legal, explore_servers)
+    Cbs, Periodic, Plain, ServerScenario, ServerSystem, check_legal, explore_all, explore_servers)
 
 #: CI budget: per subject and seed, 8 accepted sets, 30 random scenarios each (plus the adversarial ones)
-SEEDS = range(4)
+SEEDS = range(6)
 
 
 @pytest.mark.parametrize("subject", SERVER_SUBJECTS, ids=lambda s: s.id)
@@ -63,6 +65,23 @@ KEPT_CHUNK = (ServerSystem("EDF", (Plain("p0", 6, 6, 12),), (Cbs("S", 5, 12, Tru
 RAISED = (ServerSystem("FP", (Plain("p0", 2, 4, 8, priority=10),),
                        (Periodic("A", 1, 3, priority=20, control_periods=2, min_budget=1, max_budget=3),)),
           ServerScenario((("p0", 8, 2),), budgets={"A": (1, 3, 3, 3, 3, 3)}))
+
+
+#: A soft CBS running ahead: bulk runs alone from 0 and S (2 every 10) postpones its deadline at each
+#: depletion; at 7, when urgent and long arrive, S has 1 left and deadline 40, urgent takes it and S
+#: moves to (2, 50), behind long (deadline 48): urgent responds in 34 > 30, its bound as Γ(10, 2).
+RUN_AHEAD = (ServerSystem("EDF", (Plain("long", 32, 41, 120),),
+                          (Cbs("S", 2, 10, False, (("bulk", 8, 120), ("urgent", 2, 30))),)),
+             ServerScenario((("long", 7, 32),), (("S", "bulk", 0, 8), ("S", "urgent", 7, 2))))
+
+
+def test_a_soft_cbs_that_ran_ahead_leaves_its_task_past_the_old_bound_and_it_has_none_now():
+    system, scenario = RUN_AHEAD
+    finish, done = explore_all(system, scenario, 80)
+    assert done[1] is not None and done[1] - 7 > 30  # urgent, past the Γ(10, 2) bound (its deadline 30)
+    assert finish[0] is not None and finish[0] - 7 <= 41  # long meets its deadline
+    result = analyze_reservations(as_taskset(system)).tasks
+    assert result.task("urgent").verdict == "unknown" and result.task("long").verdict == "ok"
 
 
 @pytest.mark.parametrize("witness", [KEPT_CHUNK, RAISED], ids=["cbs-kept-chunk", "controller-raised-budget"])

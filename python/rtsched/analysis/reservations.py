@@ -105,8 +105,9 @@ class HierarchyResult:
 
 def analysed_budget_ns(taskset: TaskSet, r: Reservation) -> int:
     """The budget ``r`` is analysed with as its parent's child: its own, or for a reservation the
-    controller adapts, the largest the controller may grant it (``max_budget``: every policy clamps
-    its grant there), since a budget raised at run time takes that much from its siblings."""
+    controller adapts, the largest the controller may grant it (``max_budget``: the policies rtsched
+    ships, ``adhiersched`` in Python and C, clamp their request there and grant at most the request),
+    since a budget raised at run time takes that much from its siblings and the tasks beside it."""
     control = adapted(taskset, r)
     return r.budget_ns if control is None else max(r.budget_ns, control.max_budget_ns)
 

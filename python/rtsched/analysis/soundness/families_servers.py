@@ -3,8 +3,9 @@ controllers moving budgets), checked against the hierarchy analysis (rtsched.ana
 
 Two families, small on purpose (periods 3–12 ticks, a tick = 10 µs in the task-set file):
 
-- ``cbs-beside-edf``: P-EDF, one CBS (soft or hard, two tasks inside) beside one or two plain
-  tasks with constrained deadlines;
+- ``cbs-beside-edf``: P-EDF, one CBS (soft or hard; inside, EDF, a bulk task of up to 6Q every
+  12T and an urgent one of up to Q every 2T or 3T) beside one or two plain tasks with constrained
+  deadlines, or one long plain job (deadline T to 6T, period 12T);
 - ``adapted-above-hard``: P-FP, one soft periodic server whose controller may move its budget
   in [min_budget, max_budget] every control period, above one or two plain hard tasks.
 
@@ -14,11 +15,13 @@ Adversarial, CBS: one task of the CBS arrives at 0 and runs u < Q, the other wak
 w with its whole amount and every plain task arrives at w (a kept chunk (Q − u, T) meeting a
 critical instant), for every u and w below T. Adversarial, controller: the budget at its
 max_budget from the first control period the controller acts, plain tasks synchronous at each
-period start of that window. Random: sporadic gaps, shorter amounts, budgets anywhere in range.
+period start of that window. Adversarial, a CBS running ahead: one task of the CBS arrives at 0
+with its whole amount and runs alone (a soft CBS postpones its deadline at each depletion), the
+other and every plain task arrive at w, for every w up to 2T. Random: sporadic gaps, shorter amounts, budgets anywhere in range.
 
-A violation: a plain job responding above the bound the analysis gave its task (its deadline,
-for EDF), in a set the analysis calls schedulable. The servers' own tasks are not judged here
-(the hierarchy analysis gives a soft CBS's tasks no bound; a hard CBS's are PRM bounds).
+A violation: a job responding above the bound the analysis gave its task (its deadline, for
+EDF), in a set the analysis calls schedulable: a plain task's, or a CBS task's when the analysis
+bounds it (a hard CBS's tasks, EDF inside: the PRM bound of its (Q, T); a soft CBS's have none).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from typing import Any, Callable, Iterator
 from rtsched.analysis.reservations import analyze_reservations
 from rtsched.analysis.results import AnalysisResult
 from rtsched.analysis.soundness.server_explorer import (
-    Cbs, Periodic, Plain, ServerScenario, ServerSystem, check_legal, explore_servers, responses)
+    Cbs, Periodic, Plain, ServerScenario, ServerSystem, check_legal, explore_all)
 from rtsched.model import TaskSet, taskset_from_dict
 
 __all__ = ["ServerSubject", "SERVER_SUBJECTS", "ServerViolation", "ServerReport", "cbs_beside_edf",
@@ -92,10 +95,17 @@ def _plain(rng: random.Random, count: int, fp: bool) -> tuple[Plain, ...]:
 
 def cbs_beside_edf(rng: random.Random) -> ServerSystem:
     period = rng.choice(_PERIODS[2:])
-    budget = rng.randint(max(1, period // 4), period // 2)
-    inner = tuple((f"s{k}", rng.randint(1, budget + 1), rng.choice((4, 6)) * period) for k in range(2))
+    budget = rng.randint(max(1, period // 5), period // 2)
+    # a bulk task that may run ahead of the CBS's bandwidth, and an urgent one that wakes it after
+    inner = (("bulk", rng.randint(1, 6 * budget), 12 * period),
+             ("urgent", rng.randint(1, budget), rng.choice((2, 3)) * period))
     cbs = Cbs("S", budget, period, hard=rng.random() < 0.5, inner=inner)
-    return ServerSystem("EDF", _plain(rng, rng.randint(1, 2), fp=False), (cbs,))
+    plain = _plain(rng, rng.randint(1, 2), fp=False)
+    if rng.random() < 0.5:  # or one long job, which a CBS woken far ahead of its bandwidth waits behind
+        deadline = rng.randint(period, 6 * period)
+        plain = (Plain("long", rng.randint(deadline // 2, deadline * (period - budget) // period), deadline,
+                       12 * period),)
+    return ServerSystem("EDF", plain, (cbs,))
 
 
 def adapted_above_hard(rng: random.Random) -> ServerSystem:
@@ -134,6 +144,8 @@ def scenarios(system: ServerSystem, rng: random.Random, count: int) -> Iterator[
         (first, c0, _), (second, c1, _) = c.inner[:2]
         for u, w in itertools.product(range(1, min(c0, c.budget)), range(1, c.period)):
             yield ServerScenario(_synchronous_jobs(system, w, horizon), ((c.name, first, 0, u), (c.name, second, w, c1)))
+        for w in range(1, 2 * c.period + 1):  # a CBS that ran ahead alone, woken with the plain tasks
+            yield ServerScenario(_synchronous_jobs(system, w, horizon), ((c.name, first, 0, c0), (c.name, second, w, c1)))
     for a in adapted:  # the raised budget from the first control window the controller sets
         start = a.period * (a.control_periods or 1)
         yield ServerScenario(_synchronous_jobs(system, start, horizon), budgets=full)
@@ -168,15 +180,24 @@ def _ticks(ns: int | None) -> int | None:
 
 
 def judge_servers(system: ServerSystem, scenario: ServerScenario, result: AnalysisResult) -> ServerViolation | None:
-    """The first plain job (by arrival) whose response exceeds its bound in this scenario."""
+    """The first job (by arrival) whose response exceeds its bound in this scenario: a plain task's
+    (its bound, or its deadline), or a CBS task's when the analysis gave it a bound."""
     why = check_legal(system, scenario)
     if why is not None:
         raise ValueError(f"not a legal scenario: {why}")
-    bound = {p.name: _ticks(result.bound(p.name)) or p.deadline for p in system.plain}
-    until = max((a for _, a, _ in scenario.jobs), default=0) + max(max(bound.values()), 1) + 1
-    finish = explore_servers(system, scenario, until)
-    for k, response in sorted(responses(scenario, finish, until), key=lambda kr: scenario.jobs[kr[0]][1]):
-        name, at, _ = scenario.jobs[k]
+    bound: dict[str, int] = {p.name: _ticks(result.bound(p.name)) or p.deadline for p in system.plain}
+    for s in system.servers:
+        for n, _, _ in s.inner if isinstance(s, Cbs) else ():
+            inner = _ticks(result.bound(n)) if result.task(n).verdict == "ok" else None
+            if inner is not None:
+                bound[n] = inner
+    arrivals = [a for _, a, _ in scenario.jobs] + [a for _, _, a, _ in scenario.work]
+    until = max(arrivals, default=0) + max(max(bound.values()), 1) + 1
+    finish, done = explore_all(system, scenario, until)
+    judged = [(name, at, (finish[k] or until + 1) - at) for k, (name, at, _) in enumerate(scenario.jobs)]
+    judged += [(name, at, (done[k] or until + 1) - at) for k, (_, name, at, _) in enumerate(scenario.work)
+               if name in bound]
+    for name, at, response in sorted(judged, key=lambda j: j[1]):
         if response > bound[name]:
             return ServerViolation(system, scenario, name, at, response, bound[name])
     return None

@@ -6,8 +6,9 @@ CBS; seed 000 §III for the periodic server and its controller), never from a bo
 
 - **plain task**: a sporadic job of at most C ticks, ordered by its absolute deadline (EDF) or
   its priority (FP, higher first);
-- **CBS** (budget Q, period T, state (c, d)): its work arrives as amounts in a FIFO queue; it
-  competes, with key d, while work is queued and c > 0. When work arrives at an empty queue at
+- **CBS** (budget Q, period T, state (c, d)): the jobs of its tasks (implicit deadlines) queue
+  in it, EDF inside (ties: the earlier arrival); it competes, with key d, while a job is queued
+  and c > 0. When a job arrives at an empty queue at
   t (a wake-up) it keeps (c, d) if c·T < (d − t)·Q, else takes (Q, t + T). When c is 0 with
   work queued: a soft CBS takes (Q, d + T) at once; a hard one waits until d (throttled) and
   then takes (Q, d + T);
@@ -26,7 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-__all__ = ["Plain", "Cbs", "Periodic", "ServerSystem", "ServerScenario", "check_legal", "explore_servers", "responses"]
+__all__ = ["Plain", "Cbs", "Periodic", "ServerSystem", "ServerScenario", "check_legal", "explore_servers", "explore_all",
+           "responses"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ class Plain:
 
 @dataclass(frozen=True)
 class Cbs:
-    """A CBS and its tasks ((name, wcet, period) each: what may arrive in its queue)."""
+    """A CBS and its tasks ((name, wcet, period) each, deadline = period, EDF inside)."""
 
     name: str
     budget: int
@@ -104,7 +106,8 @@ def check_legal(system: ServerSystem, scenario: ServerScenario) -> str | None:
 
 class _CbsState:
     def __init__(self, s: Cbs) -> None:
-        self.s, self.c, self.d, self.queue, self.backlogged = s, 0, 0, list[int](), False
+        self.s, self.c, self.d, self.backlogged = s, 0, 0, False
+        self.queue: list[list[int]] = []  # [absolute deadline, arrival, work left, work index], EDF first
 
     def update(self, now: int) -> None:
         s = self.s
@@ -118,20 +121,29 @@ class _CbsState:
 
 def explore_servers(system: ServerSystem, scenario: ServerScenario, until: int) -> dict[int, int | None]:
     """Each plain job's completion time (index into ``scenario.jobs``; None: unfinished at ``until``)."""
+    return explore_all(system, scenario, until)[0]
+
+
+def explore_all(system: ServerSystem, scenario: ServerScenario, until: int
+                ) -> tuple[dict[int, int | None], dict[int, int | None]]:
+    """The completion times of the plain jobs and of the CBS jobs (indexes into ``scenario.jobs``
+    and ``scenario.work``; None: unfinished at ``until``)."""
     edf = system.scheduler == "EDF"
     order = {p.name: k for k, p in enumerate(system.plain)}
     plain = {p.name: p for p in system.plain}
     arrivals: dict[int, list[int]] = {}
     for k, (_, at, _) in enumerate(scenario.jobs):
         arrivals.setdefault(at, []).append(k)
-    work: dict[int, list[tuple[str, int]]] = {}
-    for owner, _, at, amount in scenario.work:
-        work.setdefault(at, []).append((owner, amount))
+    inner_period = {(s.name, n): t for s in system.servers if isinstance(s, Cbs) for n, _, t in s.inner}
+    work: dict[int, list[tuple[str, list[int]]]] = {}
+    for k, (owner, task, at, amount) in enumerate(scenario.work):
+        work.setdefault(at, []).append((owner, [at + inner_period[(owner, task)], at, amount, k]))
     cbs = {s.name: _CbsState(s) for s in system.servers if isinstance(s, Cbs)}
     periodic = [s for s in system.servers if isinstance(s, Periodic)]
     left = {s.name: 0 for s in periodic}
     remaining: dict[int, int] = {}
     finish: dict[int, int | None] = {k: None for k in range(len(scenario.jobs))}
+    done: dict[int, int | None] = {k: None for k in range(len(scenario.work))}
     for now in range(until):
         for s in periodic:
             if now % s.period == 0:
@@ -140,8 +152,9 @@ def explore_servers(system: ServerSystem, scenario: ServerScenario, until: int) 
                 left[s.name] = chosen[window] if window < len(chosen) else (chosen[-1] if chosen else s.budget)
         for k in arrivals.get(now, ()):
             remaining[k] = scenario.jobs[k][2]
-        for owner, amount in work.get(now, ()):
-            cbs[owner].queue.append(amount)
+        for owner, job in work.get(now, ()):
+            cbs[owner].queue.append(job)
+            cbs[owner].queue.sort()
         for state in cbs.values():
             state.update(now)
         best: tuple[tuple[int, int, int, int], str, object] | None = None
@@ -175,12 +188,12 @@ def explore_servers(system: ServerSystem, scenario: ServerScenario, until: int) 
         elif what == "cbs":
             assert isinstance(which, _CbsState)
             which.c -= 1
-            which.queue[0] -= 1
-            if which.queue[0] == 0:
-                which.queue.pop(0)
+            which.queue[0][2] -= 1
+            if which.queue[0][2] == 0:
+                done[which.queue.pop(0)[3]] = now + 1
         else:
             left[str(which)] -= 1
-    return finish
+    return finish, done
 
 
 def responses(scenario: ServerScenario, finish: dict[int, int | None], until: int) -> Sequence[tuple[int, int]]:
