@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rtsched.analysis.cbs_demand import edf_beside_cbs
 from rtsched.analysis.reservations import analyze_reservations
-from rtsched.analysis.tasks import AnalysisTask
+from rtsched.analysis.tasks import AnalysisTask, CriticalSection
 from rtsched.model import taskset_from_dict
 
 from sim_helpers import worst_responses
@@ -85,6 +85,15 @@ def test_edf_beside_cbs_known_answers():
     assert r.schedulable and r.bounds() == {"p": 3, "S": 4}
     # U > 1 with the CBSs
     assert not edf_beside_cbs("x", [t("p", 1, 2, 2)], [("S", 3, 5)]).schedulable
+    # a sleep counts as execution: 1 + 1 asleep in a window of 3 beside 2·3/4 is too much
+    sleepy = AnalysisTask(name="p", wcet_ns=1, period_ns=20, deadline_ns=3, suspension_ns=1)
+    assert not edf_beside_cbs("x", [sleepy], [("S", 2, 4)]).schedulable
+    assert edf_beside_cbs("x", [AnalysisTask(name="p", wcet_ns=1, period_ns=20, deadline_ns=3)],
+                          [("S", 2, 4)]).schedulable
+    # a task that locks is refused (no bound), not guessed
+    locker = AnalysisTask(name="p", wcet_ns=1, period_ns=20, deadline_ns=3,
+                          critical_sections=(CriticalSection("r", 1),))
+    assert edf_beside_cbs("x", [locker], [("S", 1, 4)]).verdict == "unsupported"
 
 
 def soft_cbs_runs_ahead(kind):

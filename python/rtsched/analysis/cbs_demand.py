@@ -18,7 +18,8 @@ With implicit deadlines everywhere the two agree (Σ U ≤ 1 is A&B's theorem); 
 constrained deadline beside a CBS they do not.
 
 The test: for every window L, dbf(L) + Σ_CBS L·Q/T ≤ L, dbf the sporadic tasks' (plain
-tasks and periodic reservations as tasks of (Θ, Π, Π)). Between two steps of dbf the left side
+tasks and periodic reservations as tasks of (Θ, Π, Π); a task's sleeps counted as execution,
+suspension-obliviously, which is safe under EDF on one CPU). Between two steps of dbf the left side
 grows by at most Σ Q/T ≤ 1 per unit of L, so only the steps (the absolute deadlines) are
 checked. Horizon, with U the total utilization: dbf_i(L) ≤ (L + T_i − D_i)·U_i, so a window
 that fails has L·(1 − U) < Σ (T_i − D_i)·U_i; when U = 1 the slack is periodic in the tasks'
@@ -49,12 +50,12 @@ CbsServer = tuple[str, int, int]
 
 def _horizon(tasks: Sequence[AnalysisTask], u_cbs: Fraction) -> int | None:
     """The largest window that can fail (None: U > 1)."""
-    u = u_cbs + sum((t.utilization for t in tasks), Fraction(0))
+    u = u_cbs + sum((Fraction(t.exec_ns, t.period_ns) for t in tasks), Fraction(0))
     dmax = max(t.deadline_ns for t in tasks)
     if u > 1:
         return None
     if u < 1:
-        slack = sum((Fraction((t.period_ns - t.deadline_ns) * t.wcet_ns, t.period_ns) for t in tasks), Fraction(0))
+        slack = sum((Fraction((t.period_ns - t.deadline_ns) * t.exec_ns, t.period_ns) for t in tasks), Fraction(0))
         return max(dmax, ceil_fraction(slack / (1 - u)))
     return dmax + lcm(*(t.period_ns for t in tasks))
 
@@ -66,7 +67,7 @@ def edf_beside_cbs(name: str, tasks: Sequence[AnalysisTask], servers: Sequence[C
     names = [t.name for t in tasks] + [s[0] for s in servers]
     for t in tasks:
         why = ("it locks a resource" if t.critical_sections else "release jitter" if t.jitter_ns
-               else "non-preemptive intervals" if t.np_segments_ns else "it sleeps" if t.suspension_ns else None)
+               else "non-preemptive intervals" if t.np_segments_ns else None)
         if why is not None:
             return unsupported(TEST, names, f"{name}: {t.name} beside a CBS: {why}, which the CBS demand test "
                                "(rtsched.analysis.cbs_demand) does not count")
