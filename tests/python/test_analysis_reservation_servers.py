@@ -130,7 +130,8 @@ def test_a_cbs_inside_a_reservation_leaves_it_without_a_bound():
                   "scheduler": "EDF"},
                  {"name": "F", "parent": "E", "period": "10ms", "budget": "2ms", "scheduler": "EDF"}],
                 [{"name": "q", "reservation": "Q", "partition": "cpu0", "period": "50ms", "body": [{"compute": "1ms"}]},
-                 {"name": "f", "reservation": "F", "partition": "cpu0", "period": "50ms", "body": [{"compute": "1ms"}]}])
+                 {"name": "f", "reservation": "F", "partition": "cpu0", "period": "50ms",
+                  "body": [{"compute": "1ms"}]}])
     result = analyze_reservations(taskset_from_dict(data))
     assert result.tasks.verdict == "unsupported"
     assert {b.verdict for b in result.tasks.tasks} == {"unknown"}

@@ -12,12 +12,14 @@ Two families, small on purpose (periods 3–12 ticks, a tick = 10 µs in the tas
 Scenarios of a set the analysis accepts (``scenarios``): the synchronous one, then
 **adversarial** ones built from the servers' worst patterns, then random sporadic ones.
 Adversarial, CBS: one task of the CBS arrives at 0 and runs u < Q, the other wakes the CBS at
-w with its whole amount and every plain task arrives at w (a kept chunk (Q − u, T) meeting a
+w with its whole amount and every plain task arrives at w (a kept chunk, Q − u left before the
+deadline T, meeting a
 critical instant), for every u and w below T. Adversarial, controller: the budget at its
 max_budget from the first control period the controller acts, plain tasks synchronous at each
 period start of that window. Adversarial, a CBS running ahead: one task of the CBS arrives at 0
 with its whole amount and runs alone (a soft CBS postpones its deadline at each depletion), the
-other and every plain task arrive at w, for every w up to 2T. Random: sporadic gaps, shorter amounts, budgets anywhere in range.
+other and every plain task arrive at w, for every w up to 2T. Random: sporadic gaps, shorter
+amounts, budgets anywhere in range.
 
 A violation: a job responding above the bound the analysis gave its task (its deadline, for
 EDF), in a set the analysis calls schedulable: a plain task's, or a CBS task's when the analysis
@@ -57,7 +59,8 @@ def as_taskset(system: ServerSystem) -> TaskSet:
     reservations: list[dict[str, Any]] = []
     tasks: list[dict[str, Any]] = []
     for s in system.servers:
-        r: dict[str, Any] = {"name": s.name, "period": _us(s.period), "budget": _us(s.budget), "scheduler": "EDF", "partition": "cpu0"}
+        r: dict[str, Any] = {"name": s.name, "period": _us(s.period), "budget": _us(s.budget), "scheduler": "EDF",
+                             "partition": "cpu0"}
         if isinstance(s, Cbs):
             r["kind"] = "hard-cbs" if s.hard else "cbs"
             tasks += [{"name": n, "reservation": s.name, "partition": "cpu0", "period": _us(t),
@@ -143,9 +146,11 @@ def scenarios(system: ServerSystem, rng: random.Random, count: int) -> Iterator[
     for c in cbs:  # a kept chunk meeting a critical instant
         (first, c0, _), (second, c1, _) = c.inner[:2]
         for u, w in itertools.product(range(1, min(c0, c.budget)), range(1, c.period)):
-            yield ServerScenario(_synchronous_jobs(system, w, horizon), ((c.name, first, 0, u), (c.name, second, w, c1)))
+            yield ServerScenario(_synchronous_jobs(system, w, horizon),
+                                 ((c.name, first, 0, u), (c.name, second, w, c1)))
         for w in range(1, 2 * c.period + 1):  # a CBS that ran ahead alone, woken with the plain tasks
-            yield ServerScenario(_synchronous_jobs(system, w, horizon), ((c.name, first, 0, c0), (c.name, second, w, c1)))
+            yield ServerScenario(_synchronous_jobs(system, w, horizon),
+                                 ((c.name, first, 0, c0), (c.name, second, w, c1)))
     for a in adapted:  # the raised budget from the first control window the controller sets
         start = a.period * (a.control_periods or 1)
         yield ServerScenario(_synchronous_jobs(system, start, horizon), budgets=full)

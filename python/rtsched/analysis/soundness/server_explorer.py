@@ -25,10 +25,9 @@ Time is integer ticks; a job that ends within tick t completes at t + 1.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
 
-__all__ = ["Plain", "Cbs", "Periodic", "ServerSystem", "ServerScenario", "check_legal", "explore_servers", "explore_all",
-           "responses"]
+__all__ = ["Plain", "Cbs", "Periodic", "ServerSystem", "ServerScenario", "check_legal", "explore_servers",
+           "explore_all"]
 
 
 @dataclass(frozen=True)
@@ -195,7 +194,3 @@ def explore_all(system: ServerSystem, scenario: ServerScenario, until: int
             left[str(which)] -= 1
     return finish, done
 
-
-def responses(scenario: ServerScenario, finish: dict[int, int | None], until: int) -> Sequence[tuple[int, int]]:
-    """(job index, response) of each plain job; an unfinished one counts as responding past ``until``."""
-    return [(k, (f if f is not None else until + 1) - scenario.jobs[k][1]) for k, f in finish.items()]
