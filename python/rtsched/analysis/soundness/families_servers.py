@@ -13,8 +13,7 @@ Scenarios of a set the analysis accepts (``scenarios``): the synchronous one, th
 **adversarial** ones built from the servers' worst patterns, then random sporadic ones.
 Adversarial, CBS: one task of the CBS arrives at 0 and runs u < Q, the other wakes the CBS at
 w with its whole amount and every plain task arrives at w (a kept chunk, Q − u left before the
-deadline T, meeting a
-critical instant), for every u and w below T. Adversarial, controller: the budget at its
+deadline T, meeting a critical instant), for every u and w below T. Adversarial, controller: the budget at its
 max_budget from the first control period the controller acts, plain tasks synchronous at each
 period start of that window. Adversarial, a CBS running ahead: one task of the CBS arrives at 0
 with its whole amount and runs alone (a soft CBS postpones its deadline at each depletion), the
