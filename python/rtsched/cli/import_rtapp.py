@@ -13,6 +13,7 @@ from rtsched.cli.exit_codes import Exit
 from rtsched.model import TaskSetError
 from rtsched.model.rtapp import loads_rtapp, located
 from rtsched.model.rtapp.threads import POLICIES
+from rtsched.outputs import write_text
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -60,9 +61,9 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.output:
         try:
-            Path(args.output).write_text(out, encoding="utf-8")
-        except OSError as e:
-            print(f"{args.output}: cannot write: {e.strerror or e}", file=sys.stderr)
+            write_text(Path(args.output), out, encoding="utf-8")
+        except OSError as e:  # OutputError: its message names the file
+            print(f"rtsched import-rtapp: {e.strerror or e}", file=sys.stderr)
             return Exit.FAILED
     else:
         sys.stdout.write(out)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from rtsched.cli.exit_codes import Exit
 from rtsched.cli.invalid_input import print_invalid
+from rtsched.outputs import write_text
 
 if TYPE_CHECKING:
     from rtsched.analysis.io_flows import IoFlowBound
@@ -128,7 +129,7 @@ def io_command(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else Path("out") / f"{system.name}-io"
     out.mkdir(parents=True, exist_ok=True)
     summary = {"name": system.name, "simulated_ns": system.simulated_ns(), "flows": rows}
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_text((out / "summary.json"), json.dumps(summary, indent=2) + "\n")
     if not args.no_plots:
         plot_bus_trace(system, unscheduled, out / "bus-unscheduled.png")
         if scheduled is not None:

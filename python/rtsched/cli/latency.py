@@ -26,6 +26,7 @@ from rtsched.measure.loads import LATENCY_LOADS, LoadError, Loads
 from rtsched.measure.report import latency_table, plot_histograms, ratio_table
 from rtsched.measure.shield import ShieldError, shield_cpuset_dir, shielded
 from rtsched.native import NativeToolMissing
+from rtsched.outputs import partial
 
 
 
@@ -270,7 +271,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json == "-":
             print(text)
         else:
-            with open(args.json, "w") as f:
+            with partial(args.json) as tmp, open(tmp, "w") as f:
                 f.write(text + "\n")
     return Exit.OK
 

@@ -27,6 +27,7 @@ from rtsched.measure.overhead import (
 from rtsched.measure.report import overhead_table, plot_overhead
 from rtsched.measure.shield import ShieldError, shield_cpuset_dir, shielded
 from rtsched.native import NativeToolMissing
+from rtsched.outputs import partial
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -148,6 +149,6 @@ def run(args: argparse.Namespace) -> int:
         if args.json == "-":
             print(text)
         else:
-            with open(args.json, "w") as f:
+            with partial(args.json) as tmp, open(tmp, "w") as f:
                 f.write(text + "\n")
     return Exit.OK

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from rtsched.analysis.overheads import Overheads
 from rtsched.cli.tables import figures_table
 from rtsched.cli.tables import ms as _ms
+from rtsched.outputs import write_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -67,7 +68,7 @@ def simulate_beside(result: RunResult, overheads: Overheads | None, tolerance_ns
     files = {**result.summary.get("files", {}), "compare-sim.csv": str(csv_path), "sim/": str(sim.out_dir)}
     summary = {**result.summary, "files": dict(sorted(files.items())),
                "compare_sim": {"simulated_jobs": sim.run.jobs_completed, **comparison.as_dict()}}
-    (result.out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_text((result.out_dir / "summary.json"), json.dumps(summary, indent=2) + "\n")
     return SimBeside(sim, comparison, summary)
 
 

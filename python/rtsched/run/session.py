@@ -33,6 +33,7 @@ from rtsched.measure.kernel_facts import read_kernel_facts
 from rtsched.measure.kernel_recorder import KernelSchedError, KernelSchedRecorder
 from rtsched.model import TaskSet, to_runner_input
 from rtsched.model.placement import Placement, place
+from rtsched.outputs import write_text
 from rtsched.report import DEFAULT_WINDOW_NS, JobTable, Report, TaskStats, build_report, write_report
 from rtsched.report.excess import StealSample
 from rtsched.run.reservation_overhead import parse_reservation_overhead
@@ -234,5 +235,5 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
         **({"reservation_overhead": [o.as_dict() for o in overhead]} if taskset.reservations else {}),
         files={k: str(v) for k, v in sorted(files.items())},
     )
-    files["summary.json"].write_text(json.dumps(summary, indent=2) + "\n")
+    write_text(files["summary.json"], json.dumps(summary, indent=2) + "\n")
     return ran(report=report, summary=summary, files=files)
