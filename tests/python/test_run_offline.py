@@ -58,7 +58,7 @@ def _event(t, kind, cpu, job, arg0=0, arg1=0):
     return struct.pack("<qHHIIIq", t, kind, cpu, job, arg0, 0, arg1)
 
 
-def write_trace(path: Path, streams: list[tuple[str, int, int, list[bytes]]], lost=(), duration=100 * MS) -> Path:
+def write_trace(path: Path, streams: list[tuple[str, int, int, list[bytes]]], lost=(), duration=55 * MS) -> Path:
     """streams: (name, period_ns, deadline_ns, events); each stream in two chunks."""
     header = bytearray(128)
     struct.pack_into("<8s6Iqq", header, 0, b"RTSTRACE", 1, 128, 64, 32, 1, len(streams), T0, duration)

@@ -254,8 +254,13 @@ def print_table(result: RunResult, console: Console) -> None:
               for p in report.prem]
     notes += [f"peripheral {p.name}: {p.spans} run spans, {p.held} ended by a memory phase, "
               f"{p.overlapping} overlap one" for p in report.peripherals]
+    if jobs.unfinished_missed:
+        late = [f"{t.name} {t.unfinished_missed}" for t in jobs.tasks if t.unfinished_missed]
+        notes.append(f"[bold red]{jobs.unfinished_missed} job(s) missed their deadline without completing[/] "
+                     f"(never started, or not done by the end; counted in misses): {', '.join(late)}")
     if jobs.censored:
-        notes.append(f"{jobs.censored} job(s) not completed when the run ended (left out)")
+        notes.append(f"{jobs.censored} job(s) not completed when the run ended, their deadline still ahead "
+                     "(left out)")
     if jobs.incomplete:
         notes.append(f"{jobs.incomplete} job(s) left out: their release or start event was lost")
     if (stolen := steal_note(result.summary)) is not None:
