@@ -42,3 +42,23 @@ def test_missing_native_tool_says_where_it_looked(tmp_path, monkeypatch, capsys)
     err = capsys.readouterr().err
     assert "rtsched-lockbench not found" in err
     assert str(tmp_path) in err
+
+
+def test_a_wide_table_is_split_on_a_narrow_console_without_cutting_a_cell():
+    import io
+
+    from rich.console import Console
+
+    from rtsched.cli.tables import figures_table, print_fitting
+
+    headers = ["task"] + [f"figure {i}" for i in range(12)]
+    table = figures_table("wide", headers, caption="times in ms")
+    table.add_row("telemetry", *(f"{1000 + i}.125" for i in range(12)))
+    out = io.StringIO()
+    print_fitting(Console(file=out, width=80, highlight=False), table)
+    lines = out.getvalue().splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    assert "…" not in out.getvalue()
+    assert sum("telemetry" in line for line in lines) >= 2  # each part keeps the task's name
+    assert all(f"{1000 + i}.125" in out.getvalue() for i in range(12))
+    assert lines[-1].strip() == "times in ms"

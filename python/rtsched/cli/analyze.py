@@ -24,6 +24,7 @@ from rtsched.cli.overhead_profile import add_overhead_options, overheads_from_ar
 from rich.table import Table
 
 from rtsched.cli.exit_codes import Exit
+from rtsched.cli.tables import print_fitting
 
 if TYPE_CHECKING:
     from rtsched.analysis.results import TaskBound
@@ -173,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
             s = slack.task(b.name)
             row += [_fmt(s.cliff_ns), _fmt(s.deadline_slack_ns), _fmt(s.overhead_slack_ns)]
         table.add_row(*row)
-    console.print(table)
+    print_fitting(console, table)
     for b in shown:
         console.print(f"  {b.name}: {b.reason}", highlight=False)
     if len(shown) < len(result.tasks):

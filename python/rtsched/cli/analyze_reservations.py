@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from rtsched.cli.exit_codes import Exit
+from rtsched.cli.tables import print_fitting
 from rtsched.model import TaskSet, format_duration
 
 
@@ -65,7 +66,7 @@ def show_reservations(path: str, taskset: TaskSet, as_json: bool) -> int:
             budget += f", counted as {_fmt(analysed[r.name])} (max_budget)"
         table.add_row(r.name, r.parent or "—", f"{r.criticality} {r.kind}", r.scheduler, _fmt(r.period_ns),
                       budget, _fmt(o.min_budget_ns), _fmt(o.min_budget_linear_ns), verdict)
-    console.print(table)
+    print_fitting(console, table)
     for part, res in result.top:
         console.print(f"top level of {part}: {res.verdict} ({res.test}): {res.reason}", highlight=False)
     tasks = Table(title="tasks")

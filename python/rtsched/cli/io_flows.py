@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from rtsched.cli.exit_codes import Exit
 from rtsched.cli.invalid_input import print_invalid
+from rtsched.cli.tables import print_fitting
 from rtsched.outputs import write_text
 
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ def _print_table(system: IoSystem, rows: list[dict[str, Any]]) -> None:
             "-" if bound["buffer_bytes"] is None else format_size(bound["buffer_bytes"]),
         )
     console = Console(width=max(Console().width, 150))
-    console.print(table)
+    print_fitting(console, table)
     for row in rows:
         if row["bound"]["reason"] and row["scheduled"] is not None:
             console.print(f"  {row['flow']}: no bound: {row['bound']['reason']}")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from rtsched.cli.exit_codes import Exit
 from rtsched.cli.invalid_input import print_invalid
 from rtsched.cli.overhead_profile import add_overhead_options, overheads_from_args
-from rtsched.cli.tables import figures_table, report_console
+from rtsched.cli.tables import figures_table, print_fitting, report_console
 from rtsched.cli.tables import ms as _ms
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ def print_blocking_table(result: RunResult, console: Console) -> None:
         table.add_row(s.task, str(s.lock_requests), str(s.blocked_owner), str(s.blocked_ceiling),
                       str(s.blocked_gate), _ms(s.lock_wait_max_ns), _ms(s.gate_wait_max_ns),
                       _ms(s.job_blocking_max_ns), _ms(s.blocking_term_ns))
-    console.print(table)
+    print_fitting(console, table)
 
 
 #: Steal above this share of the run's length is reported (a VM's host took the CPU).
@@ -241,7 +241,7 @@ def print_table(result: RunResult, console: Console) -> None:
             str(s.budget_overruns),
             str(s.lost_events),
         )
-    console.print(table)
+    print_fitting(console, table)
     print_blocking_table(result, console)
     notes = [f"server {s.name} (priority {s.priority}): {s.calls_served} calls served" for s in report.servers]
     notes += [f"{p.thread} (priority {p.base_priority}) was lent "
@@ -345,7 +345,7 @@ def print_comparison(comparison, console) -> None:
             *(fill(row) for _, fill in columns),
             end_section=row["variant"] == comparison.variants[-1],
         )
-    console.print(table)
+    print_fitting(console, table)
     for variant, run in comparison.runs.items():
         s = run.summary
         label = _VARIANT_LABELS[variant][2]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rtsched.analysis.overheads import Overheads
-from rtsched.cli.tables import figures_table
+from rtsched.cli.tables import figures_table, print_fitting
 from rtsched.cli.tables import ms as _ms
 from rtsched.outputs import write_text
 
@@ -84,7 +84,7 @@ def print_sim_comparison(beside: SimBeside, console: Console) -> None:
         gap = "–" if t.error_share is None else f"{100 * t.error_share:+.2f} %"
         table.add_row(t.task, str(t.jobs), _ms(t.observed_mean_ns), _ms(t.simulated_mean_ns), gap,
                       str(t.diverging))
-    console.print(table)
+    print_fitting(console, table)
     diverging = c.diverging
     if not diverging:
         console.print("no job diverges from its simulation beyond the tolerance")
