@@ -62,3 +62,24 @@ def test_a_wide_table_is_split_on_a_narrow_console_without_cutting_a_cell():
     assert sum("telemetry" in line for line in lines) >= 2  # each part keeps the task's name
     assert all(f"{1000 + i}.125" in out.getvalue() for i in range(12))
     assert lines[-1].strip() == "times in ms"
+
+
+def test_a_timed_progress_bar_names_each_phase_and_leaves_no_thread_behind():
+    import io
+    import threading
+
+    from rich.console import Console
+
+    from rtsched.cli.timed_progress import timed_progress
+
+    before = set(threading.enumerate())
+    out = io.StringIO()
+    with timed_progress(Console(file=out, force_terminal=True, width=100), expected_s=30) as say:
+        say("release latency: 2000 jobs")
+        say("lock and unlock")
+        refresh = set(threading.enumerate()) - before
+        assert len(refresh) == 1  # the bar's refresh thread
+    for thread in refresh:  # told to stop with the block; it ends within its refresh period
+        thread.join(timeout=5)
+    assert set(threading.enumerate()) == before
+    assert "about" in out.getvalue() and "s left" in out.getvalue()

@@ -12,6 +12,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from rtsched.cli.latency import positive_int
+from rtsched.cli.timed_progress import timed_progress
 from rtsched.measure.calibrate import (
     LOCK_KEYS,
     SCALAR_KEYS,
@@ -76,8 +77,8 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"calibrating on CPU {cpu} (SCHED_FIFO {args.priority}), about "
                   f"{config.expected_seconds():.0f} s{' (--quick)' if args.quick else ''}")
     try:
-        with console.status("starting ...") as status:
-            profile = calibrate(config, command, progress=lambda text: status.update(text + " ..."))
+        with timed_progress(console, config.expected_seconds()) as say:
+            profile = calibrate(config, command, progress=say)
         where = write_profile(profile, out)
     except NativeToolMissing as error:
         print(f"rtsched calibrate: {error}", file=sys.stderr)
