@@ -29,6 +29,10 @@ resource):
 - ``none``: a waiter blocks; the holder keeps its priority;
 - ``pip``: the holder runs at the highest priority of the jobs it blocks,
   transitively (under EDF: the earliest deadline);
+- ``none`` and ``pip`` hand the lock over at unlock: its most urgent waiter
+  owns it at once, before it runs (the kernel's rt_mutex, rtsched's
+  simulator), so a job that requests the lock again may find that waiter
+  holding it;
 - ``pcp``: a job may lock only when its priority is above the ceilings of
   every resource other jobs hold; the job holding the highest such ceiling
   inherits its priority (under EDF: treated as ``srp``);
@@ -75,6 +79,8 @@ __all__ = ["Semantics", "Run", "explore"]
 
 _EDF_AS_SRP = {"pcp": "srp", "ipcp": "srp"}
 _DISTRIBUTED = ("dpcp", "dflp")
+#: Local protocols whose lock goes to the most urgent waiter at unlock (see _Explorer._hand_over).
+_HANDED_OVER = ("pip", "none")
 
 #: The jobs of one processor, or of every processor under global scheduling: a partition, or None.
 Group = str | None
@@ -110,7 +116,7 @@ class _Job:
 
     __slots__ = ("index", "spec", "task", "body", "group", "pc", "left", "active", "done", "finish", "held",
                  "sleep_until", "waking", "started", "queued", "request", "ready_since", "base", "level", "rank",
-                 "home", "agent")
+                 "home", "agent", "waits_since")
 
     def __init__(self, index: int, spec: Job, task: TaskModel, group: Group, base: int, level: int, rank: int):
         self.index = index
@@ -135,6 +141,7 @@ class _Job:
         self.base = base  # priority (FP) or −absolute deadline (EDF): higher is more urgent
         self.level = level  # preemption level for SRP ceilings (FP: the priority; EDF: −relative deadline)
         self.rank = rank
+        self.waits_since = 0  # when it last stopped at a lock (who waited longest, for a hand-over)
 
 
 class _Explorer:
@@ -240,6 +247,7 @@ class _Explorer:
                 job.pc += 1
                 self._unlock(job, value, now)
             else:  # LOCK
+                job.waits_since = now
                 return
         job.done = True
         job.finish = now
@@ -251,6 +259,9 @@ class _Explorer:
             job.agent = False
             job.group = job.home
             self.moved = True
+        if resource not in self.global_res and self.protocol[resource] in _HANDED_OVER:
+            self._hand_over(job.group, resource, now)
+            return
         waiters = self.queue.get(resource)
         if not waiters:
             return
@@ -261,6 +272,23 @@ class _Explorer:
         waiters.remove(nxt)
         nxt.queued = None
         self._take(nxt, resource, now)
+
+    def _hand_over(self, group: Group, resource: str, now: int) -> None:
+        """A local ``pip`` / ``none`` lock (or a server) released: its most urgent waiter owns it at once.
+
+        The kernel's rt_mutex and rtsched's simulator hand a PI or plain mutex to its most urgent
+        waiter at unlock (``sim/protocols.py``), and a server takes its next queued request as soon
+        as it finishes one: the unlocker cannot take it back before the heir ran. A waiter is a job
+        of the group stopped at its lock of ``resource`` (it reached the lock with the processor);
+        the most urgent by effective priority (inheritance included), then the longest waiting.
+        """
+        waiting = [j for j in self.jobs if j.group == group and j.active and not j.done and not j.waking
+                   and j.sleep_until <= now and j.queued is None and self._waiting_lock(j) == resource]
+        if not waiting:
+            return
+        _, eff, _, _ = self._priorities(group, now)
+        heir = max(waiting, key=lambda j: (eff[j.index], -j.waits_since, -j.rank, -j.index))
+        self._take(heir, resource, now)
 
     def _take(self, job: _Job, resource: str, now: int) -> None:
         self.holder[resource] = job
