@@ -26,6 +26,7 @@ from rtsched.analysis.registry import TestOptions
 from rtsched.analysis.soundness.explorer import Semantics
 from rtsched.analysis.soundness.families import (
     global_multi, partitioned_distributed, partitioned_global, partitioned_suspension, rpc_clients, uniprocessor)
+from rtsched.analysis.soundness.families_nesting import nested_mixed, repeated_calls, repeated_requests
 from rtsched.analysis.soundness.model import SystemModel
 
 __all__ = ["Subject", "SUBJECTS", "EXCLUDED", "subject"]
@@ -113,6 +114,11 @@ SUBJECTS: tuple[Subject, ...] = (
             check_deadlines=False),
     Subject("gfp-guan", "constrained", partial(global_multi, scheduler="G-FP", sleep=True)),
     Subject("picv-rpc", "clients", rpc_clients),
+    # issue 35, classes 3-5 (families_nesting): nested sections of mixed protocols, repeated requests, repeated calls
+    Subject("fp-rta", "nested-mixed", nested_mixed),
+    Subject("fp-rta", "repeated-requests", repeated_requests),
+    Subject("fp-rta-pip", "repeated-requests", partial(repeated_requests, protocols=("pip",))),
+    Subject("picv-rpc", "repeated-calls", repeated_calls),
     Subject("prm-fp", "exact", partial(_uni, resources=0, u_range=(0.2, 0.6)), options=_prm_options("exact"),
             supply=True),
     Subject("prm-fp", "linear", partial(_uni, resources=0, u_range=(0.2, 0.6)), options=_prm_options("linear"),
