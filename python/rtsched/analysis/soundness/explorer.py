@@ -116,7 +116,7 @@ class _Job:
 
     __slots__ = ("index", "spec", "task", "body", "group", "pc", "left", "active", "done", "finish", "held",
                  "sleep_until", "waking", "started", "queued", "request", "ready_since", "base", "level", "rank",
-                 "home", "agent", "waits_since")
+                 "home", "agent", "waits_since", "tried")
 
     def __init__(self, index: int, spec: Job, task: TaskModel, group: Group, base: int, level: int, rank: int):
         self.index = index
@@ -142,6 +142,7 @@ class _Job:
         self.level = level  # preemption level for SRP ceilings (FP: the priority; EDF: −relative deadline)
         self.rank = rank
         self.waits_since = 0  # when it last stopped at a lock (who waited longest, for a hand-over)
+        self.tried: str | None = None  # the local lock it requested, on a processor, and waits for
 
 
 class _Explorer:
@@ -247,7 +248,6 @@ class _Explorer:
                 job.pc += 1
                 self._unlock(job, value, now)
             else:  # LOCK
-                job.waits_since = now
                 return
         job.done = True
         job.finish = now
@@ -271,7 +271,7 @@ class _Explorer:
             nxt = min(waiters, key=lambda w: (w.request, w.index))
         waiters.remove(nxt)
         nxt.queued = None
-        self._take(nxt, resource, now)
+        self._take(nxt, resource, now, waited=True)
 
     def _hand_over(self, group: Group, resource: str, now: int) -> None:
         """A local ``pip`` / ``none`` lock (or a server) released: its most urgent waiter owns it at once.
@@ -282,19 +282,22 @@ class _Explorer:
         of the group stopped at its lock of ``resource`` (it reached the lock with the processor);
         the most urgent by effective priority (inheritance included), then the longest waiting.
         """
-        waiting = [j for j in self.jobs if j.group == group and j.active and not j.done and not j.waking
-                   and j.sleep_until <= now and j.queued is None and self._waiting_lock(j) == resource]
+        waiting = [j for j in self.jobs if j.group == group and j.active and not j.done and j.tried == resource]
         if not waiting:
             return
         _, eff, _, _ = self._priorities(group, now)
         heir = max(waiting, key=lambda j: (eff[j.index], -j.waits_since, -j.rank, -j.index))
-        self._take(heir, resource, now)
+        self._take(heir, resource, now, waited=True)
 
-    def _take(self, job: _Job, resource: str, now: int) -> None:
+    def _take(self, job: _Job, resource: str, now: int, waited: bool = False) -> None:
+        """The job owns ``resource``; one that ``waited`` for it joins the tail of its priority level
+        (a job that takes a free lock keeps its place, as under SCHED_FIFO)."""
+        job.tried = None
         self.holder[resource] = job
         job.held.append(resource)
         job.pc += 1
-        job.ready_since = max(job.ready_since, now)
+        if waited:
+            job.ready_since = max(job.ready_since, now)
         self._advance(job, now)
 
     def _lock(self, job: _Job, resource: str, now: int) -> None:
@@ -382,8 +385,8 @@ class _Explorer:
             inherits: list[tuple[_Job, _Job]] = []  # (waiter, the job it lends its priority to)
             for j in live:
                 r = self._waiting_lock(j)
-                if r is None or j.queued or j.sleep_until > now:
-                    continue
+                if r is None or j.tried != r or j.queued or j.sleep_until > now:
+                    continue  # a job lends its priority and waits only once it requested the lock
                 b = self._blocker(j, r, eff, held_by_others)
                 if b is not None:
                     blocked[j.index] = b
@@ -438,7 +441,13 @@ class _Explorer:
             chosen = ready[:width]
             for j in chosen:
                 if j.pc < len(j.body) and j.body[j.pc][0] == LOCK:
-                    self._lock(j, j.body[j.pc][1], now)
+                    r = self._waiting_lock(j)  # a local lock (or a dpcp agent's): taken, or waited for
+                    if r is not None and self._blocker(j, r, eff, lambda job: [(x, h) for x, h in held
+                                                                                 if h is not job]) is not None:
+                        j.tried = r
+                        j.waits_since = now
+                    else:
+                        self._lock(j, j.body[j.pc][1], now)
                     break
             else:
                 return chosen
