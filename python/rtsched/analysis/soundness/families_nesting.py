@@ -18,15 +18,27 @@ Like ``families``, the sets are small (3–5 tasks, periods 2–16 ticks) with
 high utilization, and nothing here knows any test's bound: the sets only
 put the protocols' situations within reach; the explorer's rules decide
 what runs.
+
+:func:`blocking_chains` gives the release patterns these situations need,
+tried on every set before the random scenarios: the longest blocking chains
+arise when the tasks that lock arrive from the lowest priority up, each a
+tick or two after the one below (it has taken its lock, or reached its
+request and waits, when the next preempts it: Sha, Rajkumar and Lehoczky's
+chain of blockings under PIP), and the tasks that lock nothing arrive at the
+start, or with the top of the chain (a medium task's critical instant).
 """
 
 from __future__ import annotations
 
+import itertools
 import random
+from typing import Iterator
 
-from rtsched.analysis.soundness.model import CALL, EXEC, LOCK, SLEEP, UNLOCK, Op, SystemModel, TaskModel
+from rtsched.analysis.soundness.model import (
+    CALL, EXEC, LOCK, SLEEP, UNLOCK, Job, Op, Scenario, SystemModel, TaskModel)
 
-__all__ = ["nested_mixed", "repeated_requests", "repeated_calls", "OUTER_PROTOCOLS", "INNER_PROTOCOLS"]
+__all__ = ["nested_mixed", "repeated_requests", "repeated_calls", "blocking_chains", "OUTER_PROTOCOLS",
+           "INNER_PROTOCOLS"]
 
 #: The outer protocols of a nested section (no ceiling: the holder keeps its priority until the inner lock).
 OUTER_PROTOCOLS = ("none", "pip")
@@ -84,8 +96,8 @@ def repeated_requests(rng: random.Random, protocols: tuple[str, ...] = ("pip", "
         tasks.append(_task("m", _exec(rng.randint(1, 2)), 5, rng, rng.uniform(0.1, 0.3), rng.uniform(0.5, 1.0)))
     lows = rng.randint(2, 3)
     equal = protocol == "none"  # a plain mutex with a task between holder and waiter is refused as unbounded
-    for k in range(lows):
-        body = _exec(rng.randint(0, 1)) + ((LOCK, "r"),) + _exec(rng.randint(1, 2))
+    for k in range(lows):  # the lowest locks at once; the others run a tick first (preempting it, then waiting)
+        body = _exec(0 if k == lows - 1 else 1) + ((LOCK, "r"),) + _exec(rng.randint(1, 3))
         if equal and rng.random() < 0.7:
             body += ((SLEEP, rng.randint(1, 2)),) + _exec(rng.randint(0, 1))
         body += ((UNLOCK, "r"),)
@@ -105,9 +117,31 @@ def repeated_calls(rng: random.Random) -> SystemModel:
     tasks = [_task("c", top, 6, rng, rng.uniform(0.2, 0.45), rng.uniform(0.6, 1.0))]
     if rng.random() < 0.5:
         tasks.append(_task("m", _exec(rng.randint(1, 2)), 5, rng, rng.uniform(0.1, 0.3), rng.uniform(0.5, 1.0)))
-    for k in range(rng.randint(2, 3)):
-        body: tuple[Op, ...] = _exec(rng.randint(0, 1)) + ((CALL, ("S", rng.randint(1, 2))),)
+    lows = rng.randint(2, 3)
+    for k in range(lows):  # as in repeated_requests: the lowest calls at once, the others after a tick
+        body: tuple[Op, ...] = _exec(0 if k == lows - 1 else 1) + ((CALL, ("S", rng.randint(1, 3))),)
         if rng.random() < 0.3:
             body += ((CALL, (rng.choice(("S", "V")), 1)),)
         tasks.append(_task(f"l{k + 1}", body, 4 - k, rng, rng.uniform(0.1, 0.3)))
     return SystemModel(tuple(tasks), "FP", 1, {})
+
+
+def blocking_chains(model: SystemModel, horizon: int) -> Iterator[Scenario]:
+    """Periodic scenarios whose first releases climb the priorities of the tasks that lock or call.
+
+    The k-th such task (from the lowest priority) first arrives 1 or 2 ticks after the (k−1)-th, every
+    combination of gaps (at most 16); the other tasks at 0 or with the last of the chain. Full bodies.
+    """
+    lockers = sorted((t for t in model.tasks if any(k in (LOCK, CALL) for k, _ in t.body)),
+                     key=lambda t: (t.priority, t.name))
+    others = [t for t in model.tasks if t not in lockers]
+    for gaps in itertools.product((1, 2), repeat=min(4, max(0, len(lockers) - 1))):
+        first = [0]
+        for k in range(1, len(lockers)):
+            first.append(first[-1] + (gaps[k - 1] if k - 1 < len(gaps) else 1))
+        for at_top in ((False, True) if others else (False,)):
+            offsets = {t.name: o for t, o in zip(lockers, first)}
+            offsets.update((t.name, first[-1] if at_top else 0) for t in others)
+            jobs = tuple(Job(t.name, a, 0, t.body) for t in model.tasks
+                         for a in range(offsets[t.name], horizon, t.period))
+            yield Scenario(jobs, tuple(t.name for t in model.tasks))
