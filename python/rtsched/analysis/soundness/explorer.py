@@ -62,7 +62,9 @@ resource):
 
 ``np`` body intervals, once begun, run to their end (a boundary between two
 intervals is a preemption point). A job tries a lock only when it has a
-processor; unlock, sleep and completion happen the instant its preceding
+processor, and waits for it (lending its priority) only once it tried; a
+job that takes a free lock keeps its place among equal priorities, one that
+waited for it joins their tail; unlock, sleep and completion happen the instant its preceding
 execution ends. Events of one instant are applied in a fixed order (one of
 the legal interleavings).
 """
@@ -279,8 +281,8 @@ class _Explorer:
         The kernel's rt_mutex and rtsched's simulator hand a PI or plain mutex to its most urgent
         waiter at unlock (``sim/protocols.py``), and a server takes its next queued request as soon
         as it finishes one: the unlocker cannot take it back before the heir ran. A waiter is a job
-        of the group stopped at its lock of ``resource`` (it reached the lock with the processor);
-        the most urgent by effective priority (inheritance included), then the longest waiting.
+        that requested ``resource`` on a processor and found it taken (``tried``); the heir is the
+        most urgent by effective priority (inheritance included), then the longest waiting.
         """
         waiting = [j for j in self.jobs if j.group == group and j.active and not j.done and j.tried == resource]
         if not waiting:
