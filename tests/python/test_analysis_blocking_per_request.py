@@ -199,3 +199,32 @@ def test_a_plain_mutex_holder_that_may_sleep_beside_a_task_of_its_priority_is_un
     assert _explored(model, {"L1": 0, "L2": 0, "H": 1})["H"] == 6  # L2's 4, L1's last 1, H's 1
     result = run_test("fp-rta", model.problem())
     assert result.task("H").bound_ns is None and "unbounded priority inversion" in result.task("H").reason
+
+
+# ---- the explorer's rules the witnesses above rely on ------------------------------------------------------------
+
+def _slots(model: SystemModel, first: dict[str, int], until: int) -> list:
+    jobs = tuple(Job(t.name, first[t.name], 0, t.body) for t in model.tasks)
+    return explore(model, Scenario(jobs, tuple(t.name for t in model.tasks)), until).slots["cpu0"]
+
+
+def test_the_explorer_hands_a_lock_only_to_a_job_that_requested_it():
+    # L never ran, so it never requested r: H's first unlock leaves r free for H's second request
+    model = SystemModel((TaskModel("H", 10, 10, _cs("r", 1) + _cs("r", 1), 3),
+                         TaskModel("L", 10, 10, _cs("r", 2), 1)), "FP", 1, {"r": "pip"})
+    assert _slots(model, {"H": 0, "L": 0}, 5) == ["H", "H", "L", "L"]
+
+
+def test_the_explorer_hands_a_lock_to_its_most_urgent_waiter_at_unlock():
+    # L1 holds r; L2 and then M request it (L2 at 2, M at 4); at L1's unlock M (more urgent) owns it, at
+    # M's unlock L2 does, so M's second request waits for L2 (were r free then, M would run on: M M L2)
+    model = SystemModel((TaskModel("M", 10, 10, (("exec", 1),) + _cs("r", 1) + _cs("r", 1), 3),
+                         TaskModel("L2", 10, 10, (("exec", 1),) + _cs("r", 1), 2),
+                         TaskModel("L1", 10, 10, _cs("r", 3), 1)), "FP", 1, {"r": "pip"})
+    assert _slots(model, {"M": 3, "L2": 1, "L1": 0}, 9) == ["L1", "L2", "L1", "M", "L1", "M", "L2", "M"]
+
+
+def test_a_job_taking_a_free_lock_keeps_its_place_among_equal_priorities():
+    model = SystemModel((TaskModel("A", 10, 10, (("exec", 1),) + _cs("r", 2), 1),
+                         TaskModel("B", 10, 10, (("exec", 1),), 1)), "FP", 1, {"r": "none"})
+    assert _slots(model, {"A": 0, "B": 0}, 5) == ["A", "A", "A", "B"]
