@@ -96,7 +96,7 @@ class _Context:
     """The sections of one processor's tasks, indexed once for every task's blocking term."""
 
     __slots__ = ("ceil", "sections", "protos", "resources", "ceiling_sections", "_families", "foreign",
-                 "pip_only", "priorities", "_pip_terms", "np_sections", "requests", "shared")
+                 "pip_only", "priorities", "_pip_terms", "np_sections", "requests", "user_prios", "shared")
 
     def __init__(self, tasks: Sequence[AnalysisTask], protocol_of: Callable[[str], str] | None,
                  ceil: dict[str, int] | None = None):
@@ -134,6 +134,7 @@ class _Context:
                                  cs.nested))
         # sections on np resources at any depth, longest first: (owner priority, length, owner, resource)
         self.shared = any(len(users) > 2 for users in requests.values())
+        self.user_prios = {r: sorted(priorities[name] for name in users) for r, users in requests.items()}
         self.np_sections = sorted(((t.priority, cs.length_ns, t.name, cs.resource) for t in tasks
                                    for cs in t.critical_sections if proto_of.get(cs.resource) == "np"),
                                   key=lambda s: -s[1])
@@ -160,9 +161,9 @@ class _Context:
             if not fam.nested:
                 terms.update(_pip_terms(fam, self.priorities))
         b = terms.get(task.name)
-        if b is None or self.priorities[task.name] != task.priority or (
-                self.shared and _capacities(task, self, self.family("pip", False), None, jobs)):
-            b = _pip(task, self, "pip", jobs=jobs)
+        caps = _capacities(task, self, self.family("pip", False), None, jobs) if self.shared else None
+        if b is None or self.priorities[task.name] != task.priority or caps:
+            b = _pip(task, self, "pip", jobs=jobs, caps=caps)
             b = Blocking(b.ns, f"PIP {b.ns} ns: {b.reason}") if b.ns else _NO_BLOCKING
         return b
 
@@ -186,10 +187,12 @@ class _Family:
     is then the low bits ``(1 << t) - 1`` with t = #{r: ceiling ≥ p}, and an owner of priority q only
     matters for masks of p > q, so below ``1 << #{r: ceiling > q}`` (the matcher's widths).
     Nested sections are not in the matcher: a task that one of them can block gets the per-task rule
-    instead (``_pip``). ``memo``: the non-nested terms by (lower owners, mask).
+    instead (``_pip``). ``memo``: the non-nested terms by (lower owners, mask). ``owner_prios``: per
+    resource, the sorted priorities of the owners of its non-nested sections (``_capacities``).
     """
 
-    __slots__ = ("sections", "nested", "prios", "matcher", "bit", "neg_ceils", "direct_only", "memo")
+    __slots__ = ("sections", "nested", "prios", "matcher", "bit", "neg_ceils", "direct_only", "memo",
+                 "owner_prios", "pairs")
 
     def __init__(self, ctx: _Context, protocol: str, direct_only: bool):
         self.direct_only = direct_only
@@ -212,11 +215,19 @@ class _Family:
                 if length > w.get(r, 0):
                     w[r] = length
         owners = sorted(longest, key=prio.__getitem__)  # by increasing priority
+        self.owner_prios: dict[str, list[int]] = {}
+        self.pairs: list[tuple[int, str, str, int]] = []  # (owner priority, owner, resource, its longest)
+        for name in owners:
+            for r, length in longest[name].items():
+                self.owner_prios.setdefault(resources[r], []).append(prio[name])
+                self.pairs.append((prio[name], name, resources[r], length))
         lefts = [(name, list(longest[name].items())) for name in owners]
         self.prios = [prio[name] for name in owners]
         widths = None if direct_only else [bisect_left(self.neg_ceils, -sp) for sp in self.prios]
         self.matcher = PrefixMatcher(lefts, resources, widths)
-        self.memo: dict[tuple[int, int], Blocking] = {}
+        # (lower owners, mask) for the classic matching; (lower owners, own, capacities) per request
+        self.memo: dict[tuple[int, int] | tuple[int, frozenset[str] | None, tuple[tuple[str, int], ...]],
+                        Blocking] = {}
 
     def mask(self, prio: int, own: frozenset[str] | None) -> int:
         """The resources that can block a task of priority ``prio``: ceiling ≥ prio, or (direct only) its own."""
@@ -246,30 +257,31 @@ def _capacities(task: AnalysisTask, ctx: _Context, fam: _Family, own: frozenset[
     classic matching).
     """
     prio = task.priority
-    users: dict[str, set[str]] = {}
-    for s in fam.sections:
-        if s[3] > 0 and not s[6] and _can_block(s, prio, own):
-            users.setdefault(s[2], set()).add(s[1])
     out: dict[str, int] = {}
-    for r, lower in users.items():
-        if len(lower) < 2:
+    for r, prios in fam.owner_prios.items():
+        # a non-nested section on r blocks when its owner is lower and (PIP) r's ceiling ≥ p, (none) τ_i locks r
+        if (ctx.ceil.get(r, 0) < prio) if own is None else (r not in own):
             continue
-        by_task = ctx.requests.get(r, {})
-        cap = len(lower)
-        if jobs is not None and (own is not None or not any(
-                name != task.name and ctx.priorities[name] >= prio for name in by_task)):
-            cap = min(cap, jobs * by_task.get(task.name, 0))
+        cap = bisect_left(prios, prio)  # the lower owners
+        if cap < 2:
+            continue
+        if jobs is not None:
+            mine = ctx.requests[r].get(task.name, 0)
+            users = ctx.user_prios[r]
+            if own is not None or len(users) - bisect_left(users, prio) - (1 if mine else 0) == 0:
+                cap = min(cap, jobs * mine)  # τ_i's own requests alone (no other user at or above p_i)
         if cap > 1:
             out[r] = cap
     return out
 
 
 def _pip(task: AnalysisTask, ctx: _Context, protocol: str, direct_only: bool = False,
-         jobs: int | None = None) -> Blocking:
+         jobs: int | None = None, caps: dict[str, int] | None = None) -> Blocking:
     """PIP-style term over the sections under ``protocol``: one per lower task, one per resource and request.
 
     ``direct_only`` (plain mutexes): only the resources the task locks itself, whatever their ceiling.
-    ``jobs``: how many of the task's jobs make requests in the window (None: any number).
+    ``jobs``: how many of the task's jobs make requests in the window (None: any number); ``caps``:
+    ``_capacities`` of these, when already known.
     """
     fam = ctx.family(protocol, direct_only)
     prio = task.priority
@@ -282,24 +294,52 @@ def _pip(task: AnalysisTask, ctx: _Context, protocol: str, direct_only: bool = F
         if not per_task:
             return Blocking(0, "no lower-priority section can block")
         return Blocking(sum(per_task.values()), "nested sections: one section per lower-priority task")
-    caps = _capacities(task, ctx, fam, own, jobs) if ctx.shared else {}
+    if caps is None:
+        caps = _capacities(task, ctx, fam, own, jobs) if ctx.shared else {}
+    k = bisect_left(fam.prios, prio)
     if caps:
-        edges: dict[tuple[str, str], int] = {}
-        for s in fam.sections:
-            if s[3] > edges.get((s[1], s[2]), 0) and _can_block(s, prio, own):
-                edges[(s[1], s[2])] = s[3]
-        total, chosen = max_weight_capacitated(edges, caps)
-        if not total:
-            return _NO_BLOCKING
-        detail = ", ".join(f"{j}/{r}" for j, r in sorted(chosen))
-        times = ", ".join(f"{r} up to {n}×" for r, n in sorted(caps.items()))
-        return Blocking(total, f"one section per lower task, and per request of a resource ({times}; "
-                               f"matching: {detail})")
-    key = (bisect_left(fam.prios, prio), fam.mask(prio, own))
-    b = fam.memo.get(key)
+        key = (k, own, tuple(caps.items()))
+        b = fam.memo.get(key)
+        if b is None:
+            b = fam.memo[key] = _per_request(fam, ctx.ceil, prio, own, caps)
+        return b
+    mask = fam.mask(prio, own)
+    b = fam.memo.get((k, mask))
     if b is None:
-        b = fam.memo[key] = _matched(*fam.matcher.solve(*key))
+        b = fam.memo[(k, mask)] = _matched(*fam.matcher.solve(k, mask))
     return b
+
+
+def _per_request(fam: _Family, ceil: dict[str, int], prio: int, own: frozenset[str] | None,
+                 caps: dict[str, int]) -> Blocking:
+    """``_pip``'s matching when resource r may block ``caps[r]`` times (the others once).
+
+    No nested section can block here (``_pip``): the non-nested ones, whose ceiling is their resource's.
+    """
+    edges = {(j, r): w for sp, j, r, w in fam.pairs
+             if sp < prio and ((ceil.get(r, 0) >= prio) if own is None else (r in own))}
+    users: dict[str, int] = {}
+    for _, r in edges:
+        users[r] = users.get(r, 0) + 1
+    # a resource that may block as often as it has lower users limits nothing: each lower task takes its
+    # longest section on such resources, and the matching on the others weighs what a task gains there
+    free = {r for r, n in users.items() if caps.get(r, 1) >= n}
+    base: dict[str, tuple[int, str]] = {}
+    for (j, r), w in edges.items():
+        if r in free and w > base.get(j, (0, ""))[0]:
+            base[j] = (w, r)
+    gains = {(j, r): w - base[j][0] if j in base else w for (j, r), w in edges.items()
+             if r not in free and w > base.get(j, (0, ""))[0]}
+    extra, moved = max_weight_capacitated(gains, caps) if gains else (0, [])
+    total = sum(w for w, _ in base.values()) + extra
+    if not total:
+        return _NO_BLOCKING
+    taken = {j for j, _ in moved}
+    chosen = moved + [(j, r) for j, (_, r) in base.items() if j not in taken]
+    times = ", ".join(f"{r} up to {n}×" for r, n in sorted(caps.items()))
+    detail = ", ".join(f"{j}/{r}" for j, r in sorted(chosen))
+    return Blocking(total, f"one section per lower task, and per request of a resource ({times}; "
+                           f"matching: {detail})")
 
 
 def _pip_terms(fam: _Family, priorities: dict[str, int]) -> dict[str, Blocking]:

@@ -183,16 +183,17 @@ def rta_tasks(
         if blk.ns is None:
             out.append(TaskBound(task.name, None, "unknown", blk.reason, None))
             continue
-        # a busy period of several jobs: their requests too (blocking.py: a resource blocks once per request)
-        later = blk
-        if ctx is not None and ctx.shared and (blocking_override is None or task.name not in blocking_override):
+        own_j = task.jitter_ns + (jitter_extra.get(task.name, 0) if extra_on_own else 0)
+        r, jobs = response_time(task.exec_ns, blk.ns, own_j, task.period_ns, task.deadline_ns, hp_of[idx])
+        if r is not None and jobs > 0 and ctx is not None and ctx.shared and (
+                blocking_override is None or task.name not in blocking_override):
+            # a busy period of several jobs: their requests count too (blocking.py: once per request)
             later = ctx.pip_term(task) if pip_only and not task.extra_blocking_ns else \
                 blocking_term(task, tasks, protocol_of, ctx=ctx)
-        own_j = task.jitter_ns + (jitter_extra.get(task.name, 0) if extra_on_own else 0)
-        r, jobs = response_time(task.exec_ns, blk.ns, own_j, task.period_ns, task.deadline_ns, hp_of[idx],
-                                b_later=later.ns if later.ns != blk.ns else None)
-        if jobs > 0:
-            blk = later
+            if later.ns is not None and later.ns != blk.ns:  # the same protocols: bounded when blk is
+                r, jobs = response_time(task.exec_ns, blk.ns, own_j, task.period_ns, task.deadline_ns, hp_of[idx],
+                                        b_later=later.ns)
+                blk = later
         if r is None:
             out.append(
                 TaskBound(task.name, None, "miss",
