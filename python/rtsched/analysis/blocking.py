@@ -192,7 +192,7 @@ class _Family:
     """
 
     __slots__ = ("sections", "nested", "prios", "matcher", "bit", "neg_ceils", "direct_only", "memo",
-                 "owner_prios", "pairs")
+                 "owner_prios", "pairs", "_shared")
 
     def __init__(self, ctx: _Context, protocol: str, direct_only: bool):
         self.direct_only = direct_only
@@ -216,6 +216,7 @@ class _Family:
                     w[r] = length
         owners = sorted(longest, key=prio.__getitem__)  # by increasing priority
         self.owner_prios: dict[str, list[int]] = {}
+        self._shared: list[tuple[str, int, list[int], list[int], dict[str, int]]] | None = None
         self.pairs: list[tuple[int, str, str, int]] = []  # (owner priority, owner, resource, its longest)
         for name in owners:
             for r, length in longest[name].items():
@@ -228,6 +229,14 @@ class _Family:
         # (lower owners, mask) for the classic matching; (lower owners, own, capacities) per request
         self.memo: dict[tuple[int, int] | tuple[int, frozenset[str] | None, tuple[tuple[str, int], ...]],
                         Blocking] = {}
+
+    def shared_resources(self, ctx: _Context) -> list[tuple[str, int, list[int], list[int], dict[str, int]]]:
+        """(resource, ceiling, its owners' sorted priorities, its users' sorted priorities, requests per user)
+        of the resources with two owners or more (the only ones that may block a task twice)."""
+        if self._shared is None:
+            self._shared = [(r, ctx.ceil.get(r, 0), prios, ctx.user_prios[r], ctx.requests[r])
+                            for r, prios in self.owner_prios.items() if len(prios) > 1]
+        return self._shared
 
     def mask(self, prio: int, own: frozenset[str] | None) -> int:
         """The resources that can block a task of priority ``prio``: ceiling ≥ prio, or (direct only) its own."""
@@ -257,18 +266,18 @@ def _capacities(task: AnalysisTask, ctx: _Context, fam: _Family, own: frozenset[
     classic matching).
     """
     prio = task.priority
+    name = task.name
     out: dict[str, int] = {}
-    for r, prios in fam.owner_prios.items():
+    for r, ceiling, prios, users, requests in fam.shared_resources(ctx):
         # a non-nested section on r blocks when its owner is lower and (PIP) r's ceiling ≥ p, (none) τ_i locks r
-        if (ctx.ceil.get(r, 0) < prio) if own is None else (r not in own):
+        if (ceiling < prio) if own is None else (r not in own):
             continue
         cap = bisect_left(prios, prio)  # the lower owners
         if cap < 2:
             continue
         if jobs is not None:
-            mine = ctx.requests[r].get(task.name, 0)
-            users = ctx.user_prios[r]
-            if own is not None or len(users) - bisect_left(users, prio) - (1 if mine else 0) == 0:
+            mine = requests.get(name, 0)
+            if own is not None or len(users) - bisect_left(users, prio) == (1 if mine else 0):
                 cap = min(cap, jobs * mine)  # τ_i's own requests alone (no other user at or above p_i)
         if cap > 1:
             out[r] = cap
