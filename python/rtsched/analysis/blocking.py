@@ -119,8 +119,7 @@ class _Context:
         # (owner priority, owner name, resource, length, section ceiling, protocol, nested resources)
         sections: list[_Section] = []
         self.sections = sections
-        # resource → task → its requests per job (sections at any depth); whether some resource has
-        # two users or more (else no resource can block twice and the request counts never matter)
+        # resource → task → its requests per job (sections at any depth)
         requests: dict[str, dict[str, int]] = {}
         self.requests = requests
         for t in tasks:
@@ -132,9 +131,10 @@ class _Context:
                     c = max(c, ceil.get(r, 0))
                 sections.append((t.priority, t.name, cs.resource, cs.length_ns, c, proto_of.get(cs.resource, ""),
                                  cs.nested))
-        # sections on np resources at any depth, longest first: (owner priority, length, owner, resource)
+        # whether a resource may block a task twice: it needs two lower users and a requester above them
         self.shared = any(len(users) > 2 for users in requests.values())
         self.user_prios = {r: sorted(priorities[name] for name in users) for r, users in requests.items()}
+        # sections on np resources at any depth, longest first: (owner priority, length, owner, resource)
         self.np_sections = sorted(((t.priority, cs.length_ns, t.name, cs.resource) for t in tasks
                                    for cs in t.critical_sections if proto_of.get(cs.resource) == "np"),
                                   key=lambda s: -s[1])
