@@ -119,12 +119,14 @@ class _Context:
         # (owner priority, owner name, resource, length, section ceiling, protocol, nested resources)
         sections: list[_Section] = []
         self.sections = sections
-        # resource → task → its requests per job (sections at any depth)
+        # resource → task → its requests per job (sections at any depth), for the pip and none terms
         requests: dict[str, dict[str, int]] = {}
         self.requests = requests
+        counted = any(p in ("pip", "none") for p in proto_of.values())
         for t in tasks:
-            for r in resources[t.name]:  # a resource named only as nested counts as one request
-                requests.setdefault(r, {})[t.name] = max(1, t.requests(r))
+            if counted:
+                for r in resources[t.name]:  # a resource named only as nested counts as one request
+                    requests.setdefault(r, {})[t.name] = max(1, t.requests(r))
             for cs in t.critical_sections:
                 c = ceil.get(cs.resource, 0)
                 for r in cs.nested:
@@ -154,15 +156,17 @@ class _Context:
         The terms of all the tasks are made in one pass on first use (the same matchings as ``_pip``);
         a task whose requests make some resource block it twice gets ``_pip``'s own.
         """
-        terms = self._pip_terms
-        if terms is None:
-            terms = self._pip_terms = {}
-            fam = self.family("pip", False)
-            if not fam.nested:
-                terms.update(_pip_terms(fam, self.priorities))
-        b = terms.get(task.name)
         caps = _capacities(task, self, self.family("pip", False), None, jobs) if self.shared else None
-        if b is None or self.priorities[task.name] != task.priority or caps:
+        b = None
+        if not (caps and caps[0]):
+            terms = self._pip_terms
+            if terms is None:
+                terms = self._pip_terms = {}
+                fam = self.family("pip", False)
+                if not fam.nested:
+                    terms.update(_pip_terms(fam, self.priorities))
+            b = terms.get(task.name)
+        if b is None or self.priorities[task.name] != task.priority:
             b = _pip(task, self, "pip", jobs=jobs, caps=caps)
             b = Blocking(b.ns, f"PIP {b.ns} ns: {b.reason}") if b.ns else _NO_BLOCKING
         return b
@@ -192,7 +196,7 @@ class _Family:
     """
 
     __slots__ = ("sections", "nested", "prios", "matcher", "bit", "neg_ceils", "direct_only", "memo",
-                 "owner_prios", "pairs", "_shared")
+                 "owner_prios", "pairs", "_shared", "_lefts", "_resources", "_best")
 
     def __init__(self, ctx: _Context, protocol: str, direct_only: bool):
         self.direct_only = direct_only
@@ -223,6 +227,8 @@ class _Family:
                 self.owner_prios.setdefault(resources[r], []).append(prio[name])
                 self.pairs.append((prio[name], name, resources[r], length))
         lefts = [(name, list(longest[name].items())) for name in owners]
+        self._lefts, self._resources = lefts, resources
+        self._best: list[list[tuple[int, int]]] | None = None
         self.prios = [prio[name] for name in owners]
         widths = None if direct_only else [bisect_left(self.neg_ceils, -sp) for sp in self.prios]
         self.matcher = PrefixMatcher(lefts, resources, widths)
@@ -237,6 +243,29 @@ class _Family:
             self._shared = [(r, ctx.ceil.get(r, 0), prios, ctx.user_prios[r], ctx.requests[r])
                             for r, prios in self.owner_prios.items() if len(prios) > 1]
         return self._shared
+
+    def longest_per_owner(self, k: int, t: int) -> tuple[int, list[tuple[str, str]]]:
+        """Σ over the ``k`` lowest owners of each one's longest section on the ``t`` highest-ceiling
+        resources (the matching when no resource limits the count), and the sections chosen."""
+        best = self._best
+        if best is None:  # best[j][t]: (length, resource index) of owner j's longest on resources < t
+            best = self._best = []
+            width = len(self._resources)
+            for _, edges in self._lefts:
+                row = [(0, -1)] * (width + 1)
+                at = dict(edges)
+                for x in range(width):
+                    w = at.get(x, 0)
+                    row[x + 1] = (w, x) if w > row[x][0] else row[x]
+                best.append(row)
+        total = 0
+        chosen = []
+        for j in range(k):
+            w, x = best[j][t]
+            if w:
+                total += w
+                chosen.append((self._lefts[j][0], self._resources[x]))
+        return total, chosen
 
     def mask(self, prio: int, own: frozenset[str] | None) -> int:
         """The resources that can block a task of priority ``prio``: ceiling ≥ prio, or (direct only) its own."""
@@ -256,23 +285,24 @@ def _can_block(section: _Section, prio: int, own: frozenset[str] | None) -> bool
 
 
 def _capacities(task: AnalysisTask, ctx: _Context, fam: _Family, own: frozenset[str] | None,
-                jobs: int | None) -> dict[str, int]:
+                jobs: int | None) -> tuple[dict[str, int], bool]:
     """The resources that may block ``task`` more than once, with how many times (see the module notes).
 
     A resource r blocks at most once per lower job and once per request of it by a job of priority
     ≥ p_i: min(its lower users whose section can block, the requests). The requests: ``jobs`` jobs'
     worth of the task's own, or unbounded when ``jobs`` is None or (``own`` None: push-through counts)
     another task of priority ≥ p_i locks r. Empty when every resource blocks at most once (the
-    classic matching).
+    classic matching). The flag: some resource of two lower owners or more blocks fewer times than that.
     """
     prio = task.priority
     name = task.name
     out: dict[str, int] = {}
+    limited = False
     for r, ceiling, prios, users, requests in fam.shared_resources(ctx):
         # a non-nested section on r blocks when its owner is lower and (PIP) r's ceiling ≥ p, (none) τ_i locks r
         if (ceiling < prio) if own is None else (r not in own):
             continue
-        cap = bisect_left(prios, prio)  # the lower owners
+        lower = cap = bisect_left(prios, prio)  # the lower owners
         if cap < 2:
             continue
         if jobs is not None:
@@ -281,11 +311,12 @@ def _capacities(task: AnalysisTask, ctx: _Context, fam: _Family, own: frozenset[
                 cap = min(cap, jobs * mine)  # τ_i's own requests alone (no other user at or above p_i)
         if cap > 1:
             out[r] = cap
-    return out
+        limited = limited or cap < lower
+    return out, limited
 
 
 def _pip(task: AnalysisTask, ctx: _Context, protocol: str, direct_only: bool = False,
-         jobs: int | None = None, caps: dict[str, int] | None = None) -> Blocking:
+         jobs: int | None = None, caps: tuple[dict[str, int], bool] | None = None) -> Blocking:
     """PIP-style term over the sections under ``protocol``: one per lower task, one per resource and request.
 
     ``direct_only`` (plain mutexes): only the resources the task locks itself, whatever their ceiling.
@@ -304,13 +335,17 @@ def _pip(task: AnalysisTask, ctx: _Context, protocol: str, direct_only: bool = F
             return Blocking(0, "no lower-priority section can block")
         return Blocking(sum(per_task.values()), "nested sections: one section per lower-priority task")
     if caps is None:
-        caps = _capacities(task, ctx, fam, own, jobs) if ctx.shared else {}
+        caps = _capacities(task, ctx, fam, own, jobs) if ctx.shared else ({}, False)
+    times, limited = caps
     k = bisect_left(fam.prios, prio)
-    if caps:
-        key = (k, own, tuple(caps.items()))
+    if times and own is None and not limited:  # no resource limits the count: each lower task's longest
+        total, chosen = fam.longest_per_owner(k, bisect_right(fam.neg_ceils, -prio))
+        return _per_request_term(total, chosen, times)
+    if times:
+        key = (k, own, tuple(times.items()))
         b = fam.memo.get(key)
         if b is None:
-            b = fam.memo[key] = _per_request(fam, ctx.ceil, prio, own, caps)
+            b = fam.memo[key] = _per_request(fam, ctx.ceil, prio, own, times)
         return b
     mask = fam.mask(prio, own)
     b = fam.memo.get((k, mask))
@@ -341,12 +376,15 @@ def _per_request(fam: _Family, ceil: dict[str, int], prio: int, own: frozenset[s
              if r not in free and w > base.get(j, (0, ""))[0]}
     extra, moved = max_weight_capacitated(gains, caps) if gains else (0, [])
     total = sum(w for w, _ in base.values()) + extra
+    taken = {j for j, _ in moved}
+    return _per_request_term(total, moved + [(j, r) for j, (_, r) in base.items() if j not in taken], caps)
+
+
+def _per_request_term(total: int, chosen: list[tuple[str, str]], caps: dict[str, int]) -> Blocking:
     if not total:
         return _NO_BLOCKING
-    taken = {j for j, _ in moved}
-    chosen = moved + [(j, r) for j, (_, r) in base.items() if j not in taken]
-    times = ", ".join(f"{r} up to {n}×" for r, n in sorted(caps.items()))
-    detail = ", ".join(f"{j}/{r}" for j, r in sorted(chosen))
+    times = ", ".join(f"{r} up to {n}×" for r, n in caps.items())
+    detail = ", ".join(f"{j}/{r}" for j, r in chosen)
     return Blocking(total, f"one section per lower task, and per request of a resource ({times}; "
                            f"matching: {detail})")
 
