@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["OutputError", "partial", "write_bytes", "write_text"]
+__all__ = ["OutputError", "free_space_note", "partial", "write_bytes", "write_text"]
 
 _FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
@@ -32,7 +32,8 @@ class OutputError(OSError):
     which file and why, in one line."""
 
 
-def _free_space(directory: Path) -> str:
+def free_space_note(directory: Path) -> str:
+    """`` (N KiB free on its filesystem)`` for ``directory``, or nothing when it cannot be read."""
     try:
         st = os.statvfs(directory)
     except OSError:
@@ -43,7 +44,7 @@ def _free_space(directory: Path) -> str:
 def _explained(error: OSError, path: Path) -> OutputError:
     why = error.strerror or str(error)
     if error.errno in _FULL:
-        why += _free_space(path.parent)
+        why += free_space_note(path.parent)
     return OutputError(error.errno or 0, f"cannot write {path}: {why}")
 
 

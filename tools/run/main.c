@@ -34,6 +34,7 @@ enum exit_code {
 	EXIT_OK = 0,
 	EXIT_SETUP_FAILED = 1,
 	EXIT_USAGE = 2,
+	EXIT_TRACE_FAILED = 3, /* the run went to its end, but its trace could not be written whole */
 };
 
 struct options {
@@ -295,8 +296,11 @@ static int create_tasks(struct run *run)
 	return 0;
 }
 
-static void tear_down(struct run *run)
+/* Stops and frees everything; true when the trace could not be written whole (the
+ * reason is printed: a full disk leaves a trace cut short, never to be taken as the run). */
+static bool tear_down(struct run *run)
 {
+	bool trace_failed = false;
 	if (run->set) {
 		stop_and_join(run->set, &run->world);
 		rts_taskset_destroy(run->set);
@@ -305,10 +309,13 @@ static void tear_down(struct run *run)
 	if (run->world.servers) /* after the set (its server tasks too) is joined */
 		run_servers_destroy(run->world.servers, run->spec.n_servers);
 	if (run->trace) {
-		char error[256] = "";
 		uint64_t lost = rts_trace_lost_events(run->trace);
-		if (rts_trace_close(run->trace) != 0)
-			fprintf(stderr, "rtsched-run: writing the trace failed: %s\n", error);
+		run->error[0] = '\0'; /* the trace's own explanation goes here (open_trace's error_buf) */
+		if (rts_trace_close(run->trace) != 0) {
+			fprintf(stderr, "rtsched-run: writing the trace %s failed: %s\n", run->spec.trace_path,
+				run->error[0] ? run->error : "unknown error");
+			trace_failed = true;
+		}
 		if (lost)
 			fprintf(stderr, "rtsched-run: %llu trace events lost (rings full): "
 					"raise trace.buffer_events\n", (unsigned long long)lost);
@@ -325,6 +332,7 @@ static void tear_down(struct run *run)
 	free(run->tasks);
 	run_world_destroy(&run->world);
 	run_spec_free(&run->spec);
+	return trace_failed;
 }
 
 static int execute(struct run *run, const struct options *options)
@@ -391,6 +399,7 @@ int main(int argc, char **argv)
 	int code = execute(&run, &options);
 	if (code == EXIT_SETUP_FAILED)
 		fprintf(stderr, "rtsched-run: %s\n", run.error[0] ? run.error : "set-up failed");
-	tear_down(&run);
+	if (tear_down(&run) && code == EXIT_OK)
+		code = EXIT_TRACE_FAILED;
 	return code;
 }

@@ -66,9 +66,13 @@ MAX_BUSY_JOBS = 100_000
 
 
 def response_time(
-    c: int, b: int, j_own: int, t: int, limit: int, hp: Sequence[tuple[int, ...]], floor: int = 0
+    c: int, b: int, j_own: int, t: int, limit: int, hp: Sequence[tuple[int, ...]], floor: int = 0,
+    b_later: int | None = None,
 ) -> tuple[int | None, int]:
     """The worst-case response time of a task (C=c, blocking b, jitter j_own, period t).
+
+    ``b_later``: the blocking of a busy period that holds two jobs of the task or more, when it
+    exceeds ``b`` (the first job's requests alone: blocking.py, "per request"); default ``b``.
 
     ``hp``: (C_j, T_j, J_j) of the higher-or-equal-priority tasks, or (C_j, T_j)
     pairs when none has jitter (the same answer, faster: bench/analysis). Returns
@@ -86,7 +90,7 @@ def response_time(
         w = floor
     q = 0
     while True:
-        base = (q + 1) * c + b
+        base = (q + 1) * c + (b if q == 0 or b_later is None else b_later)
         if w < base + hp_c:
             w = base + hp_c
         while True:
@@ -179,9 +183,9 @@ def rta_tasks(
         elif ctx is None:
             blk = no_shared_resources(task.extra_blocking_ns)
         elif pip_only and not task.extra_blocking_ns:
-            blk = ctx.pip_term(task)
+            blk = ctx.pip_term(task, jobs=1)
         else:
-            blk = blocking_term(task, tasks, protocol_of, ctx=ctx)
+            blk = blocking_term(task, tasks, protocol_of, ctx=ctx, jobs=1)
         if blk.ns is None:
             out.append(TaskBound(task.name, None, "unknown", blk.reason, None))
             continue
@@ -190,6 +194,15 @@ def rta_tasks(
             r, jobs = response_time(task.exec_ns + blk.ns, 0, own_j, task.period_ns, task.deadline_ns, hp_of[idx])
         else:
             r, jobs = response_time(task.exec_ns, blk.ns, own_j, task.period_ns, task.deadline_ns, hp_of[idx])
+        if r is not None and jobs > 0 and not blocking_per_job and ctx is not None and ctx.shared and (
+                blocking_override is None or task.name not in blocking_override):
+            # a busy period of several jobs: their requests count too (blocking.py: once per request)
+            later = ctx.pip_term(task) if pip_only and not task.extra_blocking_ns else \
+                blocking_term(task, tasks, protocol_of, ctx=ctx)
+            if later.ns is not None and later.ns != blk.ns:  # the same protocols: bounded when blk is
+                r, jobs = response_time(task.exec_ns, blk.ns, own_j, task.period_ns, task.deadline_ns, hp_of[idx],
+                                        b_later=later.ns)
+                blk = later
         if r is None:
             out.append(
                 TaskBound(task.name, None, "miss",
@@ -323,7 +336,7 @@ def _utilization_test(problem: AnalysisProblem, test: str, hyperbolic: bool) -> 
         u_hp = Fraction(0)
         prod = Fraction(1)
         for i, t in enumerate(ordered, start=1):
-            blk = blocking_term(t, tasks, problem.protocol, ceil)
+            blk = blocking_term(t, tasks, problem.protocol, ceil, jobs=1)  # D = T: one job in the window
             if blk.ns is None:
                 bounds[t.name] = TaskBound(t.name, None, "unknown", blk.reason)
                 continue

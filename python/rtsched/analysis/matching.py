@@ -16,7 +16,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Generic, Hashable, Mapping, Sequence, TypeVar
 
-__all__ = ["max_weight_matching", "max_weight_assignment", "PrefixMatcher"]
+__all__ = ["max_weight_matching", "max_weight_assignment", "max_weight_capacitated", "PrefixMatcher"]
 
 #: The labels of the left and of the right vertices.
 L = TypeVar("L", bound=Hashable)
@@ -190,6 +190,20 @@ def max_weight_matching(
         matrix[li[a]][ri[b]] = max(matrix[li[a]][ri[b]], w)
     total, pairs = max_weight_assignment(matrix)
     return total, [(lefts[i], rights[j]) for i, j in pairs]
+
+
+def max_weight_capacitated(edges: Mapping[tuple[L, R], int],
+                           capacity: Mapping[R, int]) -> tuple[int, list[tuple[L, R]]]:
+    """``max_weight_matching`` where right vertex r may take up to ``capacity[r]`` left vertices (default 1).
+
+    Each left vertex is used at most once. Solved as a matching into copies of each right vertex.
+    """
+    copies: dict[tuple[L, tuple[R, int]], int] = {}
+    for (a, b), w in edges.items():
+        for k in range(max(1, capacity.get(b, 1))):
+            copies[(a, (b, k))] = w
+    total, chosen = max_weight_matching(copies)
+    return total, [(a, b[0]) for a, b in chosen]
 
 
 #: Up to this many right vertices, ``PrefixMatcher`` uses its subset dynamic programme (2^R values per prefix).

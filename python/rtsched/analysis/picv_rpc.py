@@ -15,7 +15,18 @@ through the PI-CV; requests queue by client priority.
 
 hp(i) and lp(i) are the other clients with p_j ≥ p_i and p_j ≤ p_i. Eq. 4–5
 is a maximum-weight bipartite matching (lower-priority tasks × servers),
-solved exactly by the Hungarian algorithm (``matching``). Tasks without RPCs
+solved exactly by the Hungarian algorithm (``matching``).
+
+"Each S_k at most once" holds for one call per job (issue 35): a server
+takes its next queued request as soon as it finishes one, so a lower
+client's request queued behind τ_i's first call is served next, at that
+client's priority, and τ_i's second call to S_k waits for it (at the
+priority τ_i lends). Each call of a client of priority ≥ p_i waits for at
+most one lower client's call (it is served before every lower one queued
+after), and each lower client at most once (it must run to call again), so
+S_k counts min(its lower clients in Q_i ∪ P_i, the calls to it) times: τ_i's
+own calls for one job (the busy period's first; later jobs, and any
+other client of priority ≥ p_i calling S_k, make the calls unbounded). Tasks without RPCs
 (e.g. the Annoyer of Table I) are ordinary tasks (E = C). On a partitioned
 platform each partition is analysed alone; a client may call only servers
 of its own partition (the paper's assumption).
@@ -29,7 +40,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from rtsched.analysis.fp_uni import response_time
-from rtsched.analysis.matching import max_weight_matching
+from rtsched.analysis.matching import max_weight_capacitated
 from rtsched.analysis.results import SCHEDULABLE, AnalysisResult, TaskBound, refuse_clusters, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask
 
@@ -44,21 +55,29 @@ def _calls(t: AnalysisTask) -> dict[str, int]:
     return out
 
 
-def rpc_blocking(task: AnalysisTask, tasks: Sequence[AnalysisTask]) -> tuple[int, list[tuple[str, str]]]:
-    """I_i of Eq. 4–5: (value, chosen (lower task, server) pairs)."""
+def rpc_blocking(task: AnalysisTask, tasks: Sequence[AnalysisTask],
+                 jobs: int | None = None) -> tuple[int, list[tuple[str, str]]]:
+    """I_i of Eq. 4–5, each server counted once per call (module notes): (value, chosen (lower task,
+    server) pairs). ``jobs``: how many jobs of ``task`` make calls in the window (None: any number)."""
     mine = set(_calls(task))
     hp_servers: set[str] = set()
     for h in tasks:
         if h is not task and h.priority >= task.priority:
             hp_servers |= set(_calls(h))
     edges: dict[tuple[str, str], int] = {}
+    lower: dict[str, int] = {}  # server → its lower clients that can delay the task
     for j in tasks:
         if j is task or j.priority > task.priority:
             continue
         for server, length in _calls(j).items():
             if server in mine or server in hp_servers:  # Q_i ∪ P_i
                 edges[(j.name, server)] = length
-    total, chosen = max_weight_matching(edges)
+                lower[server] = lower.get(server, 0) + 1
+    capacity: dict[str, int] = {}
+    for server, clients in lower.items():
+        calls = sum(1 for c in task.rpcs if c.server == server)
+        capacity[server] = clients if jobs is None or server in hp_servers else min(clients, jobs * calls)
+    total, chosen = max_weight_capacitated(edges, capacity)
     return total, [(str(a), str(b)) for a, b in chosen]
 
 
@@ -75,10 +94,14 @@ def picv_rpc(problem: AnalysisProblem) -> AnalysisResult:
     for _, tasks in problem.partitions().items():
         for t in tasks:
             e = t.exec_ns + sum(c.length_ns for c in t.rpcs)
-            i, chosen = rpc_blocking(t, tasks)
+            i, chosen = rpc_blocking(t, tasks, jobs=1)
+            i_later, chosen_later = rpc_blocking(t, tasks)  # a busy period of several jobs: all their calls
             hp = [(j.exec_ns + sum(c.length_ns for c in j.rpcs), j.period_ns, j.jitter_ns)
                   for j in tasks if j is not t and j.priority >= t.priority]
-            r, _ = response_time(e, i + t.extra_blocking_ns, t.jitter_ns, t.period_ns, t.deadline_ns, hp)
+            r, jobs = response_time(e, i + t.extra_blocking_ns, t.jitter_ns, t.period_ns, t.deadline_ns, hp,
+                                    b_later=i_later + t.extra_blocking_ns if i_later != i else None)
+            if jobs > 0:
+                i, chosen = i_later, chosen_later
             pairs = ", ".join(f"{a}→{b}" for a, b in chosen) or "none"
             why = f"E = {e} ns, I = {i} ns (calls: {pairs})"
             bounds[t.name] = (TaskBound(t.name, r, "ok", why, i) if r is not None

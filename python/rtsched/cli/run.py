@@ -406,6 +406,7 @@ def run(args: argparse.Namespace) -> int:
     from rtsched.model import DurationError, TaskSetError, load_taskset, parse_duration
     from rtsched.native import NativeToolMissing
     from rtsched.run import RunOptions, RunSetupError, run_taskset
+    from rtsched.run.runner import RunnerExit
     from rtsched.run.session import ShieldRefused
     from rtsched.cpus import CpuListError
     from rtsched.measure.shield import ShieldError
@@ -490,7 +491,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"rtsched: {e}", file=sys.stderr)
         return Exit.NATIVE_MISSING
     except RunSetupError as e:
-        print(f"rtsched run: the run could not be set up:\n{e}", file=sys.stderr)
+        if e.outcome.returncode == RunnerExit.TRACE_FAILED:
+            print(f"rtsched run: {e}", file=sys.stderr)
+        else:
+            print(f"rtsched run: the run could not be set up:\n{e}", file=sys.stderr)
         return Exit.FAILED
     except (ShieldError, CpuListError) as e:  # the shield's own refusals
         print(f"rtsched run: --shield: {e}", file=sys.stderr)

@@ -50,6 +50,7 @@ class RunnerExit(IntEnum):
     OK = 0
     SETUP_FAILED = 1   # the kernel refused a task, a cpuset, ...
     INPUT_ERROR = 2    # the runner input is invalid
+    TRACE_FAILED = 3   # the run went to its end, but its trace could not be written whole (a full disk)
 
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # After the expected end, how long the runner may take to stop its jobs and write the trace.

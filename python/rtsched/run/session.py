@@ -33,11 +33,11 @@ from rtsched.measure.kernel_facts import read_kernel_facts
 from rtsched.measure.kernel_recorder import KernelSchedError, KernelSchedRecorder
 from rtsched.model import TaskSet, to_runner_input
 from rtsched.model.placement import Placement, place
-from rtsched.outputs import write_text
+from rtsched.outputs import free_space_note, write_text
 from rtsched.report import DEFAULT_WINDOW_NS, JobTable, Report, TaskStats, build_report, write_report
 from rtsched.report.excess import StealSample
 from rtsched.run.reservation_overhead import parse_reservation_overhead
-from rtsched.run.runner import RunnerOutcome, run_native, write_runner_input
+from rtsched.run.runner import RunnerExit, RunnerOutcome, run_native, write_runner_input
 from rtsched.run.steal import StealSampler, read_steal_ns, steal_during
 from rtsched.trace import read_trace
 from rtsched.trace.kernel_sched import KernelSchedule
@@ -138,13 +138,16 @@ def _run_shielded(
     return outcome, report.as_dict()
 
 
-def _setup_error(outcome: RunnerOutcome) -> RunSetupError:
+def _setup_error(outcome: RunnerOutcome, trace_path: Path) -> RunSetupError:
     lines = [l.removeprefix("rtsched-run: ") for l in outcome.stderr.strip().splitlines()]
     message = "\n".join(lines) or f"rtsched-run exited with status {outcome.returncode}"
     if outcome.returncode < 0:
         message += f"\nrtsched-run was killed by signal {-outcome.returncode}; cleanup: " + (
             outcome.cleanup_output or "nothing left behind"
         )
+    if outcome.returncode == RunnerExit.TRACE_FAILED:  # a trace cut short is not reported as the run
+        message += (f"{free_space_note(trace_path.parent)}; no report is made of a part of the run: free space "
+                    "where --out points and run again")
     return RunSetupError(message, outcome)
 
 
@@ -204,7 +207,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
         explain_note = f"the kernel's schedule lost {recorder.lost_events} events (its figures are short)"
     steal = steal_during(steal_before, read_steal_ns(placement.cpus))
     if not outcome.completed and not outcome.interrupted:
-        raise _setup_error(outcome)
+        raise _setup_error(outcome, trace_path)
     overhead = parse_reservation_overhead(outcome.stdout, run_ns=runner_input["duration_ns"])
     ran = partial(RunResult, out_dir, taskset, placement, analysis, options.picv, outcome,
                   ideal_analysis=ideal if options.overheads else None, explain_note=explain_note, slack=slack,

@@ -29,6 +29,10 @@ resource):
 - ``none``: a waiter blocks; the holder keeps its priority;
 - ``pip``: the holder runs at the highest priority of the jobs it blocks,
   transitively (under EDF: the earliest deadline);
+- ``none`` and ``pip`` hand the lock over at unlock: its most urgent waiter
+  owns it at once, before it runs (the kernel's rt_mutex, rtsched's
+  simulator), so a job that requests the lock again may find that waiter
+  holding it;
 - ``pcp``: a job may lock only when its priority is above the ceilings of
   every resource other jobs hold; the job holding the highest such ceiling
   inherits its priority (under EDF: treated as ``srp``);
@@ -58,7 +62,9 @@ resource):
 
 ``np`` body intervals, once begun, run to their end (a boundary between two
 intervals is a preemption point). A job tries a lock only when it has a
-processor; unlock, sleep and completion happen the instant its preceding
+processor, and waits for it (lending its priority) only once it tried; a
+job that takes a free lock keeps its place among equal priorities, one that
+waited for it joins their tail; unlock, sleep and completion happen the instant its preceding
 execution ends. Events of one instant are applied in a fixed order (one of
 the legal interleavings).
 """
@@ -75,6 +81,8 @@ __all__ = ["Semantics", "Run", "explore"]
 
 _EDF_AS_SRP = {"pcp": "srp", "ipcp": "srp"}
 _DISTRIBUTED = ("dpcp", "dflp")
+#: Local protocols whose lock goes to the most urgent waiter at unlock (see _Explorer._hand_over).
+_HANDED_OVER = ("pip", "none")
 
 #: The jobs of one processor, or of every processor under global scheduling: a partition, or None.
 Group = str | None
@@ -110,7 +118,7 @@ class _Job:
 
     __slots__ = ("index", "spec", "task", "body", "group", "pc", "left", "active", "done", "finish", "held",
                  "sleep_until", "waking", "started", "queued", "request", "ready_since", "base", "level", "rank",
-                 "home", "agent")
+                 "home", "agent", "waits_since", "tried")
 
     def __init__(self, index: int, spec: Job, task: TaskModel, group: Group, base: int, level: int, rank: int):
         self.index = index
@@ -135,6 +143,8 @@ class _Job:
         self.base = base  # priority (FP) or −absolute deadline (EDF): higher is more urgent
         self.level = level  # preemption level for SRP ceilings (FP: the priority; EDF: −relative deadline)
         self.rank = rank
+        self.waits_since = 0  # when it last stopped at a lock (who waited longest, for a hand-over)
+        self.tried: str | None = None  # the local lock it requested, on a processor, and waits for
 
 
 class _Explorer:
@@ -251,6 +261,9 @@ class _Explorer:
             job.agent = False
             job.group = job.home
             self.moved = True
+        if resource not in self.global_res and self.protocol[resource] in _HANDED_OVER:
+            self._hand_over(job.group, resource, now)
+            return
         waiters = self.queue.get(resource)
         if not waiters:
             return
@@ -260,13 +273,33 @@ class _Explorer:
             nxt = min(waiters, key=lambda w: (w.request, w.index))
         waiters.remove(nxt)
         nxt.queued = None
-        self._take(nxt, resource, now)
+        self._take(nxt, resource, now, waited=True)
 
-    def _take(self, job: _Job, resource: str, now: int) -> None:
+    def _hand_over(self, group: Group, resource: str, now: int) -> None:
+        """A local ``pip`` / ``none`` lock (or a server) released: its most urgent waiter owns it at once.
+
+        The kernel's rt_mutex and rtsched's simulator hand a PI or plain mutex to its most urgent
+        waiter at unlock (``sim/protocols.py``), and a server takes its next queued request as soon
+        as it finishes one: the unlocker cannot take it back before the heir ran. A waiter is a job
+        that requested ``resource`` on a processor and found it taken (``tried``); the heir is the
+        most urgent by effective priority (inheritance included), then the longest waiting.
+        """
+        waiting = [j for j in self.jobs if j.group == group and j.active and not j.done and j.tried == resource]
+        if not waiting:
+            return
+        _, eff, _, _ = self._priorities(group, now)
+        heir = max(waiting, key=lambda j: (eff[j.index], -j.waits_since, -j.rank, -j.index))
+        self._take(heir, resource, now, waited=True)
+
+    def _take(self, job: _Job, resource: str, now: int, waited: bool = False) -> None:
+        """The job owns ``resource``; one that ``waited`` for it joins the tail of its priority level
+        (a job that takes a free lock keeps its place, as under SCHED_FIFO)."""
+        job.tried = None
         self.holder[resource] = job
         job.held.append(resource)
         job.pc += 1
-        job.ready_since = max(job.ready_since, now)
+        if waited:
+            job.ready_since = max(job.ready_since, now)
         self._advance(job, now)
 
     def _lock(self, job: _Job, resource: str, now: int) -> None:
@@ -354,8 +387,8 @@ class _Explorer:
             inherits: list[tuple[_Job, _Job]] = []  # (waiter, the job it lends its priority to)
             for j in live:
                 r = self._waiting_lock(j)
-                if r is None or j.queued or j.sleep_until > now:
-                    continue
+                if r is None or j.tried != r or j.queued or j.sleep_until > now:
+                    continue  # a job lends its priority and waits only once it requested the lock
                 b = self._blocker(j, r, eff, held_by_others)
                 if b is not None:
                     blocked[j.index] = b
@@ -410,7 +443,13 @@ class _Explorer:
             chosen = ready[:width]
             for j in chosen:
                 if j.pc < len(j.body) and j.body[j.pc][0] == LOCK:
-                    self._lock(j, j.body[j.pc][1], now)
+                    r = self._waiting_lock(j)  # a local lock (or a dpcp agent's): taken, or waited for
+                    if r is not None and self._blocker(j, r, eff, lambda job: [(x, h) for x, h in held
+                                                                                 if h is not job]) is not None:
+                        j.tried = r
+                        j.waits_since = now
+                    else:
+                        self._lock(j, j.body[j.pc][1], now)
                     break
             else:
                 return chosen

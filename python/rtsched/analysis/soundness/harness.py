@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 from rtsched.analysis.registry import TestOptions, run_test
 from rtsched.analysis.results import SCHEDULABLE, UNSUPPORTED, AnalysisResult
@@ -103,10 +103,14 @@ def judge(model: SystemModel, scenario: Scenario, result: AnalysisResult, semant
 
 
 def scenarios_for(model: SystemModel, rng: random.Random, count: int, offsets_limit: int,
-                  supply: tuple[int, int] | None = None) -> Iterable[Scenario]:
-    """Synchronous first, every offset vector when at most ``offsets_limit``, then random ones; ``count`` in all."""
+                  supply: tuple[int, int] | None = None,
+                  patterns: Callable[[SystemModel, int], Iterable[Scenario]] | None = None) -> Iterable[Scenario]:
+    """The subject's ``patterns`` (beside ``count``), then synchronous, every offset vector when at most
+    ``offsets_limit``, then random ones; ``count`` in all."""
     horizon = horizon_of(model)
     until = horizon + 4 * max(t.deadline for t in model.tasks) + 1
+    if patterns is not None:
+        yield from patterns(model, horizon)
     made = 0
     if supply is None:
         yield synchronous(model, horizon)
@@ -132,7 +136,7 @@ def check_set(subject: Subject, model: SystemModel, rng: random.Random, count: i
     if subject.supply:
         supply = (options["period_ns"], result.details["budget_ns"])
     ran = 0
-    for scenario in scenarios_for(model, rng, count, offsets_limit, supply):
+    for scenario in scenarios_for(model, rng, count, offsets_limit, supply, subject.patterns):
         ran += 1
         run, violation = judge(model, scenario, result, subject.semantics, subject.check_deadlines)
         if violation is not None:

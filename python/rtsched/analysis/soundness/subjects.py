@@ -9,7 +9,9 @@ hit (the CI test marks it ``xfail(strict=True)`` until it is fixed); ``also_know
 defect that a longer search (the soak) may reach on this family, though the CI budget does not
 (the soak reports it without failing).
 ``check_deadlines`` is False for a test whose verdict is about bounded
-tardiness, not deadlines (only its bounds are then checked).
+tardiness, not deadlines (only its bounds are then checked). ``patterns``:
+release patterns tried on each set before the random scenarios (worst cases
+of the protocols, e.g. ``families_nesting.blocking_chains``).
 
 Every name in the registry is either a subject here or in :data:`EXCLUDED`
 with the reason (a test checks that, so a new test cannot be forgotten).
@@ -20,15 +22,16 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable
+from typing import Callable, Iterable
 
 from rtsched.analysis.registry import TestOptions
 from rtsched.analysis.soundness.explorer import Semantics
 from rtsched.analysis.soundness.families import (
     global_multi, partitioned_distributed, partitioned_global, partitioned_suspension, rpc_clients, uniprocessor)
 from rtsched.analysis.soundness.families_global import pending_jobs, sleep_over_boosts, three_cpus
+from rtsched.analysis.soundness.families_nesting import blocking_chains, nested_mixed, repeated_calls, repeated_requests
 from rtsched.analysis.soundness.families_np_gedf import np_gedf
-from rtsched.analysis.soundness.model import SystemModel
+from rtsched.analysis.soundness.model import Scenario, SystemModel
 
 __all__ = ["Subject", "SUBJECTS", "EXCLUDED", "subject"]
 
@@ -45,6 +48,8 @@ class Subject:
     check_deadlines: bool = True
     defect: str | None = None
     also_known: str | None = None
+    #: worst-case release patterns tried first on each set, (model, horizon) → scenarios (None: none)
+    patterns: Callable[[SystemModel, int], Iterable[Scenario]] | None = None
 
     @property
     def id(self) -> str:
@@ -126,6 +131,11 @@ SUBJECTS: tuple[Subject, ...] = (
     Subject("gedf-np-tardiness", "np-3cpus", partial(np_gedf, cpus=3), check_deadlines=False),
     Subject("gfp-guan", "constrained", partial(global_multi, scheduler="G-FP", sleep=True)),
     Subject("picv-rpc", "clients", rpc_clients),
+    # issue 35, classes 3-5 (families_nesting): nested sections of mixed protocols, repeated requests, repeated calls
+    Subject("fp-rta", "nested-mixed", nested_mixed, patterns=blocking_chains),
+    Subject("fp-rta", "repeated-requests", repeated_requests, patterns=blocking_chains),
+    Subject("fp-rta-pip", "repeated-requests", partial(repeated_requests, protocols=("pip",)), patterns=blocking_chains),
+    Subject("picv-rpc", "repeated-calls", repeated_calls, patterns=blocking_chains),
     Subject("prm-fp", "exact", partial(_uni, resources=0, u_range=(0.2, 0.6)), options=_prm_options("exact"),
             supply=True),
     Subject("prm-fp", "linear", partial(_uni, resources=0, u_range=(0.2, 0.6)), options=_prm_options("linear"),
