@@ -109,7 +109,8 @@ def sim(args: argparse.Namespace) -> int:
     from rtsched.model import TaskSetError, load_taskset
     from rtsched.analysis.sensitivity import slack_of
     from rtsched.sim import SimUnsupported
-    from rtsched.sim.session import simulate_to_dir
+    from rtsched.cli.timed_progress import step_progress
+    from rtsched.sim.session import SIM_STEPS, simulate_to_dir
 
     try:
         taskset = load_taskset(args.file)
@@ -139,13 +140,14 @@ def sim(args: argparse.Namespace) -> int:
                                        "this simulation has it off")
     out_dir = args.out if args.out is not None else Path("out") / f"{taskset.name}-sim"
     try:
-        result = simulate_to_dir(
-            taskset, options, analysis, out_dir,
-            ideal_analysis=ideal if counted.overheads else None,
-            slack=slack_of(analysis, taskset, counted.overheads),
-            overhead_sources=counted.overheads.sources if counted.overheads else (),
-            plots=not args.no_plots, plot_window_ns=window,
-        )
+        with step_progress(Console(stderr=True), SIM_STEPS) as step:
+            result = simulate_to_dir(
+                taskset, options, analysis, out_dir,
+                ideal_analysis=ideal if counted.overheads else None,
+                slack=slack_of(analysis, taskset, counted.overheads),
+                overhead_sources=counted.overheads.sources if counted.overheads else (),
+                plots=not args.no_plots, plot_window_ns=window, progress=step,
+            )
         result = replace(result, picv=options.picv)
     except TaskSetError as e:  # what only the machine's CPUs can tell (a partition it lacks)
         print_invalid(args.file, e.errors)

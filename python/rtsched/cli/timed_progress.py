@@ -1,6 +1,10 @@
-"""A progress bar for a job whose length is known in advance but that reports only its phases
-(``rtsched calibrate``): the bar fills with the time elapsed against the expected length, the
-phase's words beside it, and the time left (ETA). Its refresh thread ends with the block.
+"""Progress bars for jobs that report only their phases, on a terminal (nothing when piped);
+each bar's refresh thread ends with its block.
+
+- ``timed_progress``: the job's length is known in advance (``rtsched calibrate``): the bar
+  fills with the time elapsed against it, the phase's words beside it, and the time left;
+- ``step_progress``: the job is a known number of steps of unknown lengths (``rtsched sim``:
+  simulating, the report, each file): the bar advances a step at each, with the time elapsed.
 
     with timed_progress(console, expected_s=7.0) as say:
         say("release latency: 2000 jobs")
@@ -17,7 +21,7 @@ if TYPE_CHECKING:
     from rich.progress import Task
     from rich.text import Text
 
-__all__ = ["timed_progress"]
+__all__ = ["step_progress", "timed_progress"]
 
 
 @contextmanager
@@ -41,3 +45,19 @@ def timed_progress(console: Console, expected_s: float) -> Iterator[Callable[[st
                   console=console, transient=True) as progress:
         task = progress.add_task("starting", total=expected_s)
         yield lambda text: progress.update(task, description=text)
+
+
+@contextmanager
+def step_progress(console: Console, steps: int) -> Iterator[Callable[[str], None]]:
+    """A ``step(name)`` that starts the next of ``steps`` steps, named, under a bar."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as progress:
+        task = progress.add_task("starting", total=steps)
+        begun = [0]
+
+        def step(name: str) -> None:
+            progress.update(task, description=name, completed=begun[0])
+            begun[0] += 1
+        yield step

@@ -127,11 +127,21 @@ def _console() -> Console:
     return console if console.is_terminal else Console(width=132)
 
 
-def _load(spec: str, run: bool, page_bytes: int, max_accesses: int) -> PageTrace:
-    if run:
-        argv = shlex.split(spec)
-        return trace_program(argv, page_bytes, max_accesses)
-    return read_lackey_file(Path(spec), page_bytes, max_accesses)
+def _load(spec: str, run: bool, page_bytes: int, max_accesses: int, name: str) -> PageTrace:
+    """The page trace of ``spec`` (a lackey log, or with ``run`` a command traced here), under a
+    progress bar of the accesses read against ``max_accesses`` (on a terminal only)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    what = f"tracing {name}" if run else f"reading {name}"
+    with Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TextColumn("accesses, ETA"),
+                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(what, total=max_accesses)
+
+        def advance(accesses: int) -> None:
+            bar.update(task, completed=accesses)
+        if run:
+            return trace_program(shlex.split(spec), page_bytes, max_accesses, advance)
+        return read_lackey_file(Path(spec), page_bytes, max_accesses, advance)
 
 
 def run_trace(args: argparse.Namespace) -> int:
@@ -140,9 +150,9 @@ def run_trace(args: argparse.Namespace) -> int:
         costs = LockingCosts(miss_ns=args.miss_ns)
         if args.covered > len(args.rt):
             raise ValueError(f"--covered {args.covered}: the chain has {len(args.rt)} real-time task(s)")
-        rt = [(f"rt{i + 1}", _load(spec, args.run, args.page_bytes, args.max_accesses))
+        rt = [(f"rt{i + 1}", _load(spec, args.run, args.page_bytes, args.max_accesses, f"rt{i + 1}"))
               for i, spec in enumerate(args.rt)]
-        nr = _load(args.nr, args.run, args.page_bytes, args.max_accesses)
+        nr = _load(args.nr, args.run, args.page_bytes, args.max_accesses, "nr")
         built = trace_flow(rt, nr, covered=args.covered, periods=args.periods, nr_accesses_per_gap=args.nr_accesses,
                            max_locked=min(args.max_locked, args.entries - 1), access_ns=args.access_ns)
         period_ns = args.period_us * 1000 if args.period_us else built.period_ns

@@ -12,7 +12,7 @@ It imports the model, the trace reader and the analysis' result types, never the
 
 from rtsched.report.blocking import TaskBlocking, blocking_by_task
 from rtsched.report.jobs import JOB_DTYPE, JobTable, TaskInfo, build_job_table
-from rtsched.report.report import DEFAULT_WINDOW_NS, Report, build_report, summary_dict, write_report
+from rtsched.report.report import DEFAULT_WINDOW_NS, WRITE_STEPS, Report, build_report, summary_dict, write_report
 from rtsched.report.stats import TaskStats, task_stats
 from rtsched.report.threads import ServerCalls, events_off_cpus, server_calls
 
@@ -25,6 +25,7 @@ __all__ = [
     "TaskBlocking",
     "TaskInfo",
     "TaskStats",
+    "WRITE_STEPS",
     "blocking_by_task",
     "build_job_table",
     "build_report",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from rtsched.analysis.results import AnalysisResult
@@ -35,9 +36,11 @@ from rtsched.report.threads import ServerCalls, events_off_cpus, server_calls
 from rtsched.trace import Trace
 from rtsched.trace.kernel_sched import KernelSchedule
 
-__all__ = ["DEFAULT_WINDOW_NS", "SUMMARY_FORMAT", "Report", "build_report", "summary_dict", "write_report"]
+__all__ = ["DEFAULT_WINDOW_NS", "SUMMARY_FORMAT", "WRITE_STEPS", "Report", "build_report", "summary_dict", "write_report"]
 
 SUMMARY_FORMAT = "rtsched-run-summary/1"
+#: How many steps write_report announces to its ``progress`` at most (jobs.csv, Perfetto, plots).
+WRITE_STEPS = 3
 #: Window of the schedule chart, ns since the release t0.
 DEFAULT_WINDOW_NS = (0, 200_000_000)
 
@@ -178,22 +181,28 @@ def write_report(
     *,
     plots: bool = True,
     plot_window_ns: tuple[int, int] = DEFAULT_WINDOW_NS,
+    progress: Callable[[str], None] | None = None,
 ) -> dict[str, Path]:
     """Write jobs.csv, trace.perfetto.json and (``plots``) response-cdf.png, schedule.png and,
     when the trace records priority changes, priority-time.png, when it has reservations,
-    budget.png and demand.png into ``out_dir``; returns them by file name."""
+    budget.png and demand.png into ``out_dir``; returns them by file name. ``progress`` hears
+    the name of each file as it begins (WRITE_STEPS of them at most)."""
+    say = progress or (lambda _file: None)
     tasks = report.taskset.tasks
     files = {"jobs.csv": out_dir / "jobs.csv", "trace.perfetto.json": out_dir / "trace.perfetto.json"}
+    say("jobs.csv")
     write_job_csv(
         report.table,
         files["jobs.csv"],
         wcet_ns=[t.wcet_ns for t in tasks],
         task_cpus=[report.placement.cpus_of(t.name) for t in tasks],
     )
+    say("trace.perfetto.json")
     write_perfetto(report.table, report.trace, files["trace.perfetto.json"])
     if plots:
         from rtsched.report.plots import plot_response_cdf, plot_schedule
 
+        say("plots")
         files["response-cdf.png"] = out_dir / "response-cdf.png"
         plot_response_cdf(report.table, files["response-cdf.png"])
         files["schedule.png"] = out_dir / "schedule.png"

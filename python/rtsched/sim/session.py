@@ -11,18 +11,22 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from rtsched.analysis.results import AnalysisResult
 from rtsched.model import TaskSet
 from rtsched.model.placement import Placement
 from rtsched.outputs import write_text
-from rtsched.report import DEFAULT_WINDOW_NS, Report, TaskStats, build_report, write_report
+from rtsched.report import DEFAULT_WINDOW_NS, WRITE_STEPS, Report, TaskStats, build_report, write_report
 from rtsched.sim.options import SimOptions
 from rtsched.sim.simulate import SimRun, simulate
 from rtsched.trace import read_trace
 
-__all__ = ["SimResult", "simulate_to_dir"]
+__all__ = ["SIM_STEPS", "SimResult", "simulate_to_dir"]
+
+#: The steps simulate_to_dir announces: simulating, the report, then write_report's.
+SIM_STEPS = 2 + WRITE_STEPS
 
 
 @dataclass(frozen=True)
@@ -58,15 +62,20 @@ def simulate_to_dir(
     overhead_sources: tuple[str, ...] = (),
     plots: bool = True,
     plot_window_ns: tuple[int, int] = DEFAULT_WINDOW_NS,
+    progress: Callable[[str], None] | None = None,
 ) -> SimResult:
-    """Simulate into ``out_dir`` and report. Raises what ``simulate`` raises."""
+    """Simulate into ``out_dir`` and report. Raises what ``simulate`` raises. ``progress`` hears
+    each step's name as it begins (SIM_STEPS of them at most)."""
+    say = progress or (lambda _step: None)
     out_dir.mkdir(parents=True, exist_ok=True)
     trace_path = out_dir / "trace.rtst"
+    say("simulating")
     run = simulate(taskset, options, trace_path)
     assert run.trace_path is not None
     files: dict[str, Path] = {"trace.rtst": run.trace_path}
+    say("the report")
     report = build_report(read_trace(run.trace_path), taskset, analysis, run.placement)
-    files.update(write_report(report, out_dir, plots=plots, plot_window_ns=plot_window_ns))
+    files.update(write_report(report, out_dir, plots=plots, plot_window_ns=plot_window_ns, progress=say))
     files["summary.json"] = out_dir / "summary.json"
     summary = report.summary(
         simulated={

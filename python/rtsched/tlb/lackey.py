@@ -22,7 +22,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from rtsched.tlb.pages import PageTrace, PageTraceBuilder
 
@@ -39,9 +39,14 @@ class ValgrindMissing(RuntimeError):
     pass
 
 
+#: Every how many lines of a log ``progress`` hears how many accesses were read.
+PROGRESS_LINES = 1 << 16
+
+
 def parse_lackey(lines: Iterable[str], page_bytes: int = 4096, source: str = "",
-                 max_accesses: int | None = None) -> PageTrace:
-    """The page trace of a lackey log; stops after ``max_accesses`` accesses (None: all)."""
+                 max_accesses: int | None = None, progress: Callable[[int], None] | None = None) -> PageTrace:
+    """The page trace of a lackey log; stops after ``max_accesses`` accesses (None: all).
+    ``progress`` hears the accesses read so far every PROGRESS_LINES lines."""
     if page_bytes < 1 or page_bytes & (page_bytes - 1):
         raise ValueError(f"page size {page_bytes} bytes: a power of two")
     shift = page_bytes.bit_length() - 1
@@ -70,15 +75,19 @@ def parse_lackey(lines: Iterable[str], page_bytes: int = 4096, source: str = "",
             add(last, repeat)
         if max_accesses is not None and builder.accesses >= max_accesses:
             break
+        if progress is not None and number % PROGRESS_LINES == 0:
+            progress(builder.accesses)
     return builder.build()
 
 
-def read_lackey_file(path: Path, page_bytes: int = 4096, max_accesses: int | None = None) -> PageTrace:
+def read_lackey_file(path: Path, page_bytes: int = 4096, max_accesses: int | None = None,
+                     progress: Callable[[int], None] | None = None) -> PageTrace:
     with open(path, encoding="ascii", errors="replace") as lines:
-        return parse_lackey(lines, page_bytes, str(path), max_accesses)
+        return parse_lackey(lines, page_bytes, str(path), max_accesses, progress)
 
 
-def trace_program(argv: Sequence[str], page_bytes: int = 4096, max_accesses: int | None = None) -> PageTrace:
+def trace_program(argv: Sequence[str], page_bytes: int = 4096, max_accesses: int | None = None,
+                  progress: Callable[[int], None] | None = None) -> PageTrace:
     """Run ``argv`` under lackey here and parse its accesses as they come (the program's output is discarded).
 
     Stops valgrind (the process started here, by its pid) once ``max_accesses``
@@ -99,7 +108,7 @@ def trace_program(argv: Sequence[str], page_bytes: int = 4096, max_accesses: int
         os.close(write_fd)
         try:
             with os.fdopen(read_fd, encoding="ascii", errors="replace") as log:
-                trace = parse_lackey(log, page_bytes, source, max_accesses)
+                trace = parse_lackey(log, page_bytes, source, max_accesses, progress)
         except BaseException:
             process.kill()   # a bad line, or interrupted: valgrind must not outlive the parse
             process.wait()
