@@ -15,6 +15,9 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Iterable, Mapping
 
+from rtsched.model.model import DISTRIBUTED_PROTOCOLS, LOCAL_PROTOCOLS, PROTOCOLS
+from rtsched.model.model import GLOBAL_PROTOCOLS as MODEL_GLOBAL_PROTOCOLS
+
 if TYPE_CHECKING:
     from rtsched.model import Action, TaskSet
 
@@ -37,14 +40,14 @@ __all__ = [
 #: unbounded when a medium-priority task exists); ``pip`` priority inheritance;
 #: ``pcp`` the original priority ceiling protocol; ``srp`` Baker's stack
 #: resource policy; ``ipcp`` immediate ceiling (``PTHREAD_PRIO_PROTECT``);
-#: ``np`` non-preemptive critical sections; ``mpcp`` and ``fmlp+`` the
-#: multiprocessor protocols of partitioned FP; ``dpcp`` and ``dflp`` its
-#: distributed protocols (sections run by agents on the resource's
-#: synchronization partition, ``AnalysisProblem.sync_partition``).
-KNOWN_PROTOCOLS = ("none", "pip", "pcp", "srp", "ipcp", "np", "mpcp", "fmlp+", "fifo", "dpcp", "dflp")
-CEILING_PROTOCOLS = frozenset({"pcp", "srp", "ipcp"})
-DISTRIBUTED_PROTOCOLS = frozenset({"dpcp", "dflp"})
-GLOBAL_PROTOCOLS = frozenset({"mpcp", "fmlp+"}) | DISTRIBUTED_PROTOCOLS
+#: The model's protocols (rtsched.model.model.PROTOCOLS, defined there once), and ``np``
+#: (non-preemptive critical sections), which only the analysis knows; ``mpcp`` and ``fmlp+``
+#: are the multiprocessor protocols of partitioned FP; ``dpcp`` and ``dflp`` its distributed
+#: protocols (sections run by agents on the resource's synchronization partition,
+#: ``AnalysisProblem.sync_partition``).
+KNOWN_PROTOCOLS = (*PROTOCOLS, "np")
+CEILING_PROTOCOLS = LOCAL_PROTOCOLS
+GLOBAL_PROTOCOLS = MODEL_GLOBAL_PROTOCOLS | DISTRIBUTED_PROTOCOLS
 
 
 def ceil_div(a: int, b: int) -> int:

@@ -84,6 +84,12 @@ LOCAL_PROTOCOLS = frozenset({"pcp", "srp", "ipcp"})
 GLOBAL_PROTOCOLS = frozenset({"mpcp", "fmlp+"})
 #: Every ceiling protocol of the model, local and global (the analysis has its own subset).
 ALL_CEILING_PROTOCOLS = LOCAL_PROTOCOLS | GLOBAL_PROTOCOLS
+#: Protocols whose deferred form holds a job back at its start while a ceiling or a global
+#: request stands (docs/ceiling.md): the wait is the model's own, with its CPU possibly idle.
+START_GATE_PROTOCOLS = frozenset({"srp", "ipcp"}) | GLOBAL_PROTOCOLS
+#: Protocols the runner and the library implement (rts_mutex's enum rts_protocol; a test keeps
+#: the two in agreement): all but the distributed ones, which are analysed only.
+RUNTIME_PROTOCOLS: tuple[str, ...] = tuple(p for p in PROTOCOLS if p not in DISTRIBUTED_PROTOCOLS)
 #: Forms of the ceiling protocols: deferred (no priority change on the uncontended
 #: path) or eager (sched_setattr to the ceiling at lock, back at unlock).
 VARIANTS: tuple[str, ...] = ("deferred", "eager")

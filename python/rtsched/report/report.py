@@ -21,6 +21,7 @@ from typing import Any
 
 from rtsched.analysis.results import AnalysisResult
 from rtsched.model import TaskSet
+from rtsched.model.model import START_GATE_PROTOCOLS
 from rtsched.model.placement import Placement
 from rtsched.report.blocking import blocking_by_task
 from rtsched.report.excess import ExcessJob, StealSample, explain_excess
@@ -115,9 +116,6 @@ def summary_dict(table: JobTable, stats: list[TaskStats] | tuple[TaskStats, ...]
     }
 
 
-#: Protocols whose deferred forms hold a job back at its start while a ceiling or a global
-#: request stands (docs/ceiling.md): the wait is the model's, with its CPU possibly idle.
-START_GATE_PROTOCOLS = frozenset({"srp", "ipcp", "mpcp", "fmlp+"})
 
 
 def start_waits(taskset: TaskSet) -> frozenset[str]:

@@ -46,16 +46,15 @@ from __future__ import annotations
 from typing import Protocol
 
 from rtsched.model.ceilings import LockSetting
+from rtsched.model.model import ALL_CEILING_PROTOCOLS, LOCAL_PROTOCOLS, START_GATE_PROTOCOLS
 from rtsched.trace import BlockCause
 from rtsched.sim.threads import SimThread
 
 __all__ = ["SimLock", "Partitions", "try_lock", "unlock", "gate_holder", "wait_at_gate", "GATE_PROTOCOLS"]
 
-LOCAL_PROTOCOLS = frozenset({"pcp", "srp", "ipcp"})
-GLOBAL_PROTOCOLS = frozenset({"mpcp", "fmlp+"})
-CEILING_PROTOCOLS = LOCAL_PROTOCOLS | GLOBAL_PROTOCOLS
+CEILING_PROTOCOLS = ALL_CEILING_PROTOCOLS
 #: Protocols whose entries hold back job starts (PCP's do not: it blocks only at lock).
-GATE_PROTOCOLS = frozenset({"srp", "ipcp"}) | GLOBAL_PROTOCOLS
+GATE_PROTOCOLS = START_GATE_PROTOCOLS
 #: Protocols whose waiters lend their holder nothing.
 NO_INHERITANCE = frozenset({"none", "fmlp+", "fifo"})
 #: Protocols that serve their waiters in request order, not by priority.
