@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The robust list (internal/robust_list.h): why no pointer is read from a mutex is written there. */
 #include <errno.h>
 #include <linux/futex.h>
 #include <stddef.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include "internal/robust_list.h"
+#include "internal/tid.h"
 
 #define PI_BIT ((uintptr_t)1)
 
@@ -14,25 +16,31 @@
 static const long rts_futex_offset =
 	(long)offsetof(struct rts_mutex_s, word) - (long)offsetof(struct rts_mutex_s, robust_next);
 
-/* Cached per thread; glibc keeps the head at the same address in a fork child. */
-static __thread struct robust_list_head *tls_head __attribute__((tls_model("initial-exec")));
+/*
+ * The thread's part of the kernel's list: glibc's head (cached: glibc keeps
+ * it at the same address in a fork child), the two sentinels and the tid
+ * they were linked for (a fork child, whose list glibc emptied, links its
+ * own). The sentinels must outlive the thread's last user-space instruction
+ * (the kernel walks them at exit): static TLS, like glibc's head.
+ */
+struct robust_segment {
+	struct robust_list_head *head;
+	uint32_t linked_tid;
+	rts_mutex_t begin, end;
+};
+static __thread struct robust_segment seg __attribute__((tls_model("initial-exec")));
+
+/* The held set, oldest first (held[0] is next to the end sentinel). */
+struct held_mutex {
+	rts_mutex_t *m;
+	bool pi;
+};
+static __thread struct held_mutex held[RTS_MUTEX_ROBUST_MAX_HELD];
+static __thread uint32_t n_held;
 
 static void compiler_barrier(void)
 {
 	__asm__ __volatile__("" ::: "memory");
-}
-
-int rts_robust_list_check(void)
-{
-	if (tls_head)
-		return 0;
-	struct robust_list_head *head = NULL;
-	size_t len = 0;
-	if (syscall(SYS_get_robust_list, 0, &head, &len) != 0 || head == NULL ||
-	    len != sizeof(*head) || head->futex_offset != rts_futex_offset)
-		return ENOTSUP;
-	tls_head = head;
-	return 0;
 }
 
 static void **node_of(rts_mutex_t *m)
@@ -40,56 +48,110 @@ static void **node_of(rts_mutex_t *m)
 	return &m->s.robust_next;
 }
 
-static void **untag(void *p)
-{
-	return (void **)((uintptr_t)p & ~PI_BIT);
-}
-
-/* The prev field of a node is the pointer just before its next field. */
-static void **prev_field(void **node)
-{
-	return node - 1;
-}
-
 static void *tagged(void **node, bool pi)
 {
 	return (void *)((uintptr_t)node | (pi ? PI_BIT : 0));
 }
 
+/* glibc's insertion at the head: its successor's prev field points to the node. */
+static void link_sentinels(void)
+{
+	void **head = (void **)&seg.head->list.next;
+	void *first = *head;
+	void **first_prev = (void **)((uintptr_t)first & ~PI_BIT) - 1;
+	*first_prev = node_of(&seg.end);
+	seg.end.s.robust_next = first;
+	seg.end.s.robust_prev = node_of(&seg.begin);
+	seg.begin.s.robust_next = node_of(&seg.end);
+	seg.begin.s.robust_prev = head;
+	compiler_barrier(); /* the segment is complete before the kernel can see it */
+	*head = node_of(&seg.begin);
+	n_held = 0;
+	seg.linked_tid = rts_self_tid();
+}
+
+int rts_robust_list_check(void)
+{
+	if (!seg.head) {
+		struct robust_list_head *head = NULL;
+		size_t len = 0;
+		if (syscall(SYS_get_robust_list, 0, &head, &len) != 0 || head == NULL ||
+		    len != sizeof(*head) || head->futex_offset != rts_futex_offset)
+			return ENOTSUP;
+		seg.head = head;
+	}
+	if (seg.linked_tid != rts_self_tid())
+		link_sentinels();
+	return 0;
+}
+
 void rts_robust_list_pending(rts_mutex_t *m, bool pi)
 {
-	tls_head->list_op_pending = tagged(node_of(m), pi);
+	seg.head->list_op_pending = tagged(node_of(m), pi);
 	compiler_barrier();
 }
 
 void rts_robust_list_clear_pending(void)
 {
 	compiler_barrier();
-	tls_head->list_op_pending = NULL;
+	seg.head->list_op_pending = NULL;
 }
 
-void rts_robust_list_add(rts_mutex_t *m, bool pi)
+static int held_index(const rts_mutex_t *m)
 {
-	void **head = (void **)&tls_head->list.next;
-	void **node = node_of(m);
-	void *first = *head;
+	if (seg.linked_tid != rts_self_tid())
+		return -1; /* a fork child holds none of its parent's */
+	for (uint32_t i = 0; i < n_held; i++)
+		if (held[i].m == m)
+			return (int)i;
+	return -1;
+}
 
-	*prev_field(untag(first)) = node;
-	m->s.robust_next = first;
-	m->s.robust_prev = head;
+bool rts_robust_list_holds(const rts_mutex_t *m)
+{
+	return held_index(m) >= 0;
+}
+
+/* The node older than held[i] (toward the end sentinel), tagged for its kind. */
+static void *older_than(uint32_t i)
+{
+	return i > 0 ? tagged(node_of(held[i - 1].m), held[i - 1].pi) : node_of(&seg.end);
+}
+
+/* The next field that points at held[i] (the newer neighbour's, or the begin sentinel's). */
+static void **newer_next_field(uint32_t i)
+{
+	return i + 1 < n_held ? node_of(held[i + 1].m) : node_of(&seg.begin);
+}
+
+int rts_robust_list_add(rts_mutex_t *m, bool pi)
+{
+	if (n_held == RTS_MUTEX_ROBUST_MAX_HELD) {
+		rts_robust_list_clear_pending();
+		return EAGAIN;
+	}
+	m->s.robust_prev = NULL;
+	m->s.robust_next = older_than(n_held);
 	compiler_barrier(); /* the node is complete before the kernel can see it */
-	*head = tagged(node, pi);
+	seg.begin.s.robust_next = tagged(node_of(m), pi);
+	held[n_held++] = (struct held_mutex){ m, pi };
 	rts_robust_list_clear_pending();
+	return 0;
 }
 
-void rts_robust_list_remove(rts_mutex_t *m, bool pi)
+int rts_robust_list_remove(rts_mutex_t *m, bool pi)
 {
+	int at = held_index(m);
+	if (at < 0)
+		return EPERM;
 	rts_robust_list_pending(m, pi);
-	void **next = untag(m->s.robust_next);
-	void **prev = untag(m->s.robust_prev);
-	*prev_field(next) = m->s.robust_prev;
-	*prev = m->s.robust_next;
-	compiler_barrier(); /* unlinked before the node's own pointers go */
+	uint32_t i = (uint32_t)at;
+	*newer_next_field(i) = older_than(i);
+	compiler_barrier(); /* unlinked before the node's own pointer goes */
 	m->s.robust_prev = NULL;
 	m->s.robust_next = NULL;
+	for (; i + 1 < n_held; i++)
+		held[i] = held[i + 1];
+	n_held--;
+	return 0;
 }
