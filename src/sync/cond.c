@@ -52,7 +52,10 @@ RTS_EXPORT int rts_cond_destroy(rts_cond_t *c)
 {
 	if (!c)
 		return EINVAL;
-	if (rts_picv_of(c))
+	struct rts_picv *picv = rts_picv_of(c);
+	if (picv == rts_picv_invalid)
+		return EINVAL;
+	if (picv)
 		return rts_picv_destroy(c);
 	if (rts_cond_flags_load(c) & RTS_COND_F_FIFO)
 		return rts_cond_fifo_destroy(c);
@@ -91,6 +94,8 @@ static int wait_common(rts_cond_t *c, rts_mutex_t *m, const struct timespec *dea
 	if (deadline && !rts_timespec_valid(deadline))
 		return EINVAL;
 	struct rts_picv *picv = rts_picv_of(c);
+	if (picv == rts_picv_invalid)
+		return EINVAL;
 	if (picv) {
 		struct timespec deadline_mono;
 		if (deadline && rts_cond_clock(c) == CLOCK_REALTIME) {
@@ -125,6 +130,8 @@ static int wake_waiters(rts_cond_t *c, bool all)
 	if (!c)
 		return EINVAL;
 	struct rts_picv *picv = rts_picv_of(c);
+	if (picv == rts_picv_invalid)
+		return EINVAL;
 	if (picv)
 		return rts_picv_wake(picv, all);
 	if (rts_cond_flags_load(c) & RTS_COND_F_FIFO)

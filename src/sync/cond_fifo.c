@@ -41,6 +41,8 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdatomic.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include <rtsched/cond.h>
 
@@ -202,6 +204,31 @@ int rts_cond_fifo_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *dea
 	return leave(&f, ETIMEDOUT, &signalled);
 }
 
+/*
+ * Whether the mutex a shared condvar's waiter record names may be read here.
+ * The record lies in the domain's shared memory, so its offset may be any
+ * value another process wrote (issue 33): the address is checked to be an
+ * aligned, readable object with one process_vm_readv of the caller's own
+ * memory (EFAULT instead of a fault), once per thread for a mutex that it
+ * signals through again and again (the broadcast loop stays free of system
+ * calls). Then its flags, domain and key must match the waiters' (below).
+ */
+static __thread rts_mutex_t *mutex_seen_readable;
+
+static bool mutex_readable(rts_mutex_t *m)
+{
+	if ((uintptr_t)m % _Alignof(rts_mutex_t) != 0)
+		return false;
+	if (m == mutex_seen_readable)
+		return true;
+	rts_mutex_t copy;
+	struct iovec local = { &copy, sizeof(copy) }, remote = { m, sizeof(*m) };
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)sizeof(*m))
+		return false;
+	mutex_seen_readable = m;
+	return true;
+}
+
 int rts_cond_fifo_wake(rts_cond_t *c, bool all)
 {
 	struct fifo_cond *f = fifo_cond_of(c);
@@ -217,7 +244,9 @@ int rts_cond_fifo_wake(rts_cond_t *c, bool all)
 	if (ret)
 		return ret == ENOENT ? 0 : ret;
 	/* The waiters' own record says where m is: no pointer comes from a user word. */
-	rts_mutex_t *m = (rts_mutex_t *)(void *)((char *)c + mutex_offset);
+	rts_mutex_t *m = (rts_mutex_t *)(void *)((uintptr_t)c + (uintptr_t)mutex_offset);
+	if (cond_is_pshared(c) && !mutex_readable(m))
+		return EINVAL;
 	uint32_t mflags = rts_mutex_flags_load(m);
 	struct rts_fifo_mutex_ref mref;
 	if (rts_mutex_protocol(mflags) != RTS_PROTO_FIFO ||
