@@ -213,7 +213,7 @@ int rts_cond_fifo_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *dea
  * signals through again and again (the broadcast loop stays free of system
  * calls). Then its flags, domain and key must match the waiters' (below).
  */
-static __thread rts_mutex_t *mutex_seen_readable;
+static __thread rts_mutex_t *mutex_seen_readable __attribute__((tls_model("initial-exec")));
 
 static bool mutex_readable(rts_mutex_t *m)
 {
