@@ -166,6 +166,8 @@ static int requeue_pi(rts_cond_t *c, rts_futex_word *mutex_word, uint32_t seq, i
 		int ret = backend->cond_requeue(seq_word(c), seq, nr_requeue, mutex_word, true);
 		if (ret >= 0)
 			return 0;
+		if (ret == -EFAULT)
+			return EINVAL; /* the offset names no mapped word: the condvar was rewritten */
 		if (ret != -EAGAIN)
 			return -ret;
 		/* A concurrent signal moved seq on: retry with its value. */
