@@ -106,8 +106,10 @@ void rts_cond_registry_leave(const rts_cond_t *c);                      /* under
  * 000's COND_WAIT / COND_REQUEUE. wake needs the caller to own the mutex
  * (EPERM otherwise); destroy is EBUSY while a thread waits in the condvar's queue.
  */
-int rts_cond_fifo_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *deadline);
-int rts_cond_fifo_wake(rts_cond_t *c, bool all);
+/* pshared: the condvar's flag as the caller read it, once (cond.c, bind_mutex). */
+int rts_cond_fifo_wait(rts_cond_t *c, bool pshared, rts_mutex_t *m,
+		       const struct timespec *deadline);
+int rts_cond_fifo_wake(rts_cond_t *c, bool pshared, bool all);
 int rts_cond_fifo_destroy(rts_cond_t *c);
 
 int rts_cond_shared_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *deadline);
