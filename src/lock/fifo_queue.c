@@ -308,20 +308,23 @@ int rts_fifo_cond_requeue(const struct rts_fifo_mutex_ref *m, const struct rts_f
 }
 
 /*
- * Under both locks: whether r, in the COND_QUEUED state, is still in the
- * condvar's queue or a broadcast moved it (walking back to its queue's head:
- * a queue holds at most RTS_FIFO_RECORDS records, so the walk is bounded; the
- * links are the library's own and always lead to a head).
+ * Under both locks: the kind of queue r is in (RTS_FIFO_HEAD_COND, or
+ * RTS_FIFO_HEAD_MUTEX once a signal or broadcast moved it), by walking back
+ * to its queue's head: a queue holds at most RTS_FIFO_RECORDS records, so the
+ * walk is bounded. The library's links always lead to a head; a walk that
+ * does not (it leads out of range or does not close, the records having been
+ * rewritten) gives RTS_FIFO_HEAD_NONE.
  */
-static bool in_cond_queue(struct rts_fifo_scope *s, struct rts_fifo_record *r)
+static uint32_t queue_kind(struct rts_fifo_scope *s, struct rts_fifo_record *r)
 {
 	struct rts_fifo_record *at = r;
 	for (uint32_t steps = 0; at && steps < RTS_FIFO_RECORDS; steps++) {
-		if (at->head_of != RTS_FIFO_HEAD_NONE)
-			return at->head_of == RTS_FIFO_HEAD_COND;
+		uint32_t head_of = at->head_of;
+		if (head_of != RTS_FIFO_HEAD_NONE)
+			return head_of;
 		at = linked(s, at->prev);
 	}
-	return false; /* a queue that does not close, or leads out of range */
+	return RTS_FIFO_HEAD_NONE;
 }
 
 enum rts_fifo_left rts_fifo_cond_dequeue(const struct rts_fifo_mutex_ref *m,
@@ -335,14 +338,25 @@ enum rts_fifo_left rts_fifo_cond_dequeue(const struct rts_fifo_mutex_ref *m,
 	uint16_t cond_lock = c->lock, mutex_lock = m->lock;
 	lock_pair(s, cond_lock, mutex_lock);
 	uint32_t state = atomic_load_explicit(&r->state, memory_order_acquire);
+	uint32_t kind = state == RTS_FIFO_GRANTED ? RTS_FIFO_HEAD_NONE : queue_kind(s, r);
+	bool empty;
 	if (state == RTS_FIFO_GRANTED) {
 		where = RTS_FIFO_WAS_GRANTED;
-	} else if (state == RTS_FIFO_COND_QUEUED && in_cond_queue(s, r)) {
-		bool empty;
-		unlink_record(s, c->head, r, &empty); /* out of its queue even if that is corrupted */
+	} else if (state == RTS_FIFO_COND_QUEUED && kind == RTS_FIFO_HEAD_COND) {
+		unlink_record(s, c->head, r, &empty);
 		atomic_fetch_sub_explicit(c->waiters, 1, memory_order_relaxed);
 		atomic_store_explicit(&r->state, RTS_FIFO_IDLE, memory_order_relaxed);
 		where = RTS_FIFO_LEFT_COND;
+	} else if ((state != RTS_FIFO_COND_QUEUED && state != RTS_FIFO_MOVED) ||
+		   kind != RTS_FIFO_HEAD_MUTEX) {
+		/* Neither queue holds it as the library left it: the records or r's
+		 * state were rewritten. r leaves, changing only its own record (its
+		 * neighbours' links are not to be trusted), and waits for no
+		 * hand-over. */
+		set_head_of(r, RTS_FIFO_HEAD_NONE);
+		single(s, r);
+		atomic_store_explicit(&r->state, RTS_FIFO_IDLE, memory_order_relaxed);
+		where = RTS_FIFO_LOST;
 	}
 	unlock_pair(s, cond_lock, mutex_lock);
 	return where;

@@ -136,9 +136,9 @@ static int leave(struct wait_frame *f, int why, bool *signalled)
 {
 	*signalled = false;
 	enum rts_fifo_left where = rts_fifo_cond_dequeue(&f->mref, &f->cref, f->r);
-	if (where == RTS_FIFO_LEFT_COND) {
+	if (where == RTS_FIFO_LEFT_COND || where == RTS_FIFO_LOST) {
 		int ret = rts_mutex_lock(f->m);
-		return ret ? ret : why;
+		return ret ? ret : where == RTS_FIFO_LOST ? ENOTRECOVERABLE : why;
 	}
 	if (where == RTS_FIFO_IN_MUTEX)
 		*signalled = await_grant(f);

@@ -21,7 +21,9 @@
  *    set, no later than its deadline plus a generous margin (CALL_MARGIN_MS);
  *  - blocking (untimed) calls may stay blocked, a documented limit
  *    (docs/shared-state.md), but the process stays sound: a victim whose
- *    blocking thread hangs ends on its own, and the count is printed.
+ *    blocking thread hangs ends on its own, and the count is printed; so may
+ *    a timed condvar wait in the re-acquire of its mutex (untimed, as in
+ *    pthread_cond_timedwait), printed too.
  *
  * Ownership: with a second account made by the test (useradd, removed by
  * userdel; root only, skipped with the reason otherwise), an object of a lock
@@ -91,6 +93,7 @@ struct arena {
 struct results {
 	int stop;
 	long calls, errors, blocking_hung;
+	long reacquire_hung; /* a timed condvar wait left re-acquiring its mutex (documented) */
 	int bad_ret;       /* an error number outside the documented set (0: none) */
 	int late_ms;       /* the latest return past a deadline beyond the margin (0: none) */
 	char ts_name[64];  /* litmus-ts: the object the attacker maps */
@@ -193,6 +196,13 @@ static void mutex_round(struct victim *v, rts_mutex_t *m, int i)
 	after_lock(v, m, ret, i);
 }
 
+/*
+ * Set while a worker is inside rts_cond_timedwait: a timed wait re-acquires
+ * its mutex without a deadline, as pthread_cond_timedwait does, so a mutex
+ * whose queue or owner was rewritten may hold it there (docs/shared-state.md).
+ */
+static __thread int *in_cond_wait;
+
 /* A condvar round: wait (timed) with the mutex, or signal / broadcast it. */
 static void cond_round(struct victim *v, rts_cond_t *c, rts_mutex_t *m, bool waiter, int i)
 {
@@ -207,7 +217,10 @@ static void cond_round(struct victim *v, rts_cond_t *c, rts_mutex_t *m, bool wai
 	if (waiter) {
 		dl = h_deadline_ms(CLOCK_MONOTONIC, DEADLINE_MS);
 		t0 = now_ms();
-		note_timed(v, rts_cond_timedwait(c, m, &dl), t0);
+		H_STORE(in_cond_wait, 1);
+		ret = rts_cond_timedwait(c, m, &dl);
+		H_STORE(in_cond_wait, 0);
+		note_timed(v, ret, t0);
 	} else {
 		note(v, i % 2 ? rts_cond_signal(c) : rts_cond_broadcast(c));
 	}
@@ -230,12 +243,14 @@ struct worker {
 	struct victim *v;
 	int role; /* 0, 1: timed rounds; 2: blocking rounds */
 	int done;
+	int in_cond_wait;
 };
 
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct victim *v = w->v;
+	in_cond_wait = &w->in_cond_wait;
 	if (w->role == 1)
 		H_STORE(&v->helper_tid, h_gettid());
 	for (int i = 0; !H_LOAD(&v->r->stop); i++) {
@@ -363,9 +378,16 @@ static void victim_run(enum kind kind, struct arena *a, struct results *r, int *
 	}
 	H_STORE(ready, 1);
 	WAIT_FOR(H_LOAD(&r->stop), RUN_MS * 10 + 10000);
-	/* Timed workers return by their deadlines; the blocking one may stay blocked. */
-	for (int i = 0; i < 2; i++)
-		h_join(t[i], CALL_MARGIN_MS + 5000);
+	/* Timed workers return by their deadlines (the condvar waiter but in the
+	 * re-acquire of its mutex); the blocking one may stay blocked. */
+	h_join(t[1], CALL_MARGIN_MS + 5000);
+	int64_t waiter_until = now_ms() + CALL_MARGIN_MS + BLOCKED_GRACE_MS;
+	while (!H_LOAD(&w[0].done) && now_ms() < waiter_until)
+		h_sleep_ms(10);
+	if (!H_LOAD(&w[0].done)) {
+		CHECK_MSG(H_LOAD(&w[0].in_cond_wait), "a timed call did not return (not in a condvar wait)");
+		r->reacquire_hung = 1;
+	}
 	int64_t until = now_ms() + BLOCKED_GRACE_MS;
 	while (!H_LOAD(&w[2].done) && now_ms() < until) {
 		if (kind >= K_FIFO_COND && kind != K_LITMUS_TS)
@@ -548,9 +570,10 @@ static void run_one(enum kind kind, enum pattern p)
 	CHECK_MSG(r->late_ms == 0, "%s: a timed call returned %d ms after its deadline + %d ms",
 		  what, r->late_ms, CALL_MARGIN_MS);
 	CHECK_GT(r->calls, 0);
-	printf("%-17s %-10s calls %6ld  errors %6ld  blocking call left blocked: %s\n",
+	printf("%-17s %-10s calls %8ld  errors %8ld  left blocked: untimed call %-3s timed wait "
+	       "re-acquiring %s\n",
 	       kind_names[kind], pattern_names[p], r->calls, r->errors,
-	       r->blocking_hung ? "yes" : "no");
+	       r->blocking_hung ? "yes" : "no", r->reacquire_hung ? "yes" : "no");
 	fflush(stdout);
 	if (d) {
 		CHECK_OK(rts_lockdomain_unlink(domain_name));
