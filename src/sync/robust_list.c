@@ -31,24 +31,19 @@ _Static_assert(offsetof(struct sentinel, next) - offsetof(struct sentinel, word)
 	       "a sentinel is a node of the same format as an rts mutex's");
 
 /*
- * A thread's segment: the two sentinels and the held set (oldest first:
- * held[0] is next to the end sentinel; each entry a mutex address, bit 0 set
- * for PI). Allocated at the thread's first robust mutex: the library's
- * thread-local space is small (initial-exec, scripts/check-tls-model). It
- * must outlive the kernel's walk at thread exit while it is in the list, so
- * it is freed at thread exit only when it holds nothing (then unlinked
- * first); a thread that dies holding robust mutexes leaves it behind.
+ * A thread's segment: the two sentinels, in static TLS like glibc's head
+ * (the kernel walks them after the thread's last user-space instruction),
+ * and the held set (oldest first: held[0] is next to the end sentinel; each
+ * entry a mutex address, bit 0 set for PI), allocated at the thread's first
+ * robust lock (the library's thread-local space is small: initial-exec,
+ * scripts/check-tls-model) and freed at its exit: only the library reads it.
  */
-struct segment {
-	struct sentinel begin, end;
-	uint32_t n_held;
-	uintptr_t held[RTS_MUTEX_ROBUST_MAX_HELD];
-};
-
 struct thread_robust {
 	struct robust_list_head *head; /* glibc's (the same address in a fork child) */
-	struct segment *seg;
+	uintptr_t *held;
+	uint32_t n_held;
 	uint32_t linked_tid; /* the thread the segment is linked for (a fork child links its own) */
+	struct sentinel begin, end;
 };
 static __thread struct thread_robust self __attribute__((tls_model("initial-exec")));
 
@@ -82,40 +77,32 @@ static void **prev_field_of(void *next)
 }
 
 /* glibc's insertion at the head, of the segment begin -> end. */
-static void link_segment(struct segment *seg)
+static void link_segment(void)
 {
 	void **head = (void **)&self.head->list.next;
 	void *first = *head;
-	*prev_field_of(first) = &seg->end.next;
-	seg->end.next = first;
-	seg->end.prev = &seg->begin.next;
-	seg->begin.next = &seg->end.next;
-	seg->begin.prev = head;
+	*prev_field_of(first) = &self.end.next;
+	self.end.next = first;
+	self.end.prev = &self.begin.next;
+	self.begin.next = &self.end.next;
+	self.begin.prev = head;
 	compiler_barrier(); /* the segment is complete before the kernel can see it */
-	*head = &seg->begin.next;
-	seg->n_held = 0;
+	*head = &self.begin.next;
+	self.n_held = 0;
 	self.linked_tid = rts_self_tid();
 }
 
-/* glibc's removal, of the whole (empty) segment: only glibc's and our own pointers. */
-static void unlink_segment(struct segment *seg)
+/*
+ * Thread exit (a key destructor): free the held set. The segment stays
+ * linked: the kernel walks it, and the mutexes still held, when the thread
+ * ends. (A later destructor that takes a robust mutex gets a fresh held set
+ * and the mutexes held before leave the kernel's view.)
+ */
+static void thread_exit(void *held)
 {
-	void **prev = seg->begin.prev;
-	*prev_field_of(seg->end.next) = prev;
-	*prev = seg->end.next;
-	compiler_barrier();
-}
-
-/* Thread exit: free an empty segment (one still holding mutexes must stay for the kernel). */
-static void thread_exit(void *seg_arg)
-{
-	struct segment *seg = seg_arg;
-	if (seg != self.seg || self.linked_tid != rts_self_tid() || seg->n_held != 0)
-		return;
-	unlink_segment(seg);
-	self.seg = NULL;
-	self.linked_tid = 0;
-	free(seg);
+	if (held == self.held)
+		self.held = NULL;
+	free(held);
 }
 
 static void exit_key_create(void)
@@ -133,20 +120,19 @@ int rts_robust_list_check(void)
 			return ENOTSUP;
 		self.head = head;
 	}
-	if (self.linked_tid == rts_self_tid())
-		return 0;
-	/* First use in this thread, or a fork child (glibc emptied its list; the
-	 * parent's segment, copied, is left alone). */
-	struct segment *seg = calloc(1, sizeof(*seg));
-	if (!seg)
-		return EAGAIN;
-	pthread_once(&exit_key_once, exit_key_create);
-	if (pthread_setspecific(exit_key, seg) != 0) {
-		free(seg);
-		return EAGAIN;
+	if (!self.held) { /* first use in this thread (a fork child keeps its copy) */
+		uintptr_t *held = calloc(RTS_MUTEX_ROBUST_MAX_HELD, sizeof(*held));
+		if (!held)
+			return EAGAIN;
+		pthread_once(&exit_key_once, exit_key_create);
+		if (pthread_setspecific(exit_key, held) != 0) {
+			free(held);
+			return EAGAIN;
+		}
+		self.held = held;
 	}
-	self.seg = seg;
-	link_segment(seg);
+	if (self.linked_tid != rts_self_tid())
+		link_segment(); /* first use, or a fork child: glibc emptied its list */
 	return 0;
 }
 
@@ -164,11 +150,10 @@ void rts_robust_list_clear_pending(void)
 
 static int held_index(const rts_mutex_t *m)
 {
-	if (self.linked_tid != rts_self_tid())
+	if (self.linked_tid != rts_self_tid() || !self.held)
 		return -1; /* a fork child holds none of its parent's */
-	const struct segment *seg = self.seg;
-	for (uint32_t i = 0; i < seg->n_held; i++)
-		if (held_mutex(seg->held[i]) == m)
+	for (uint32_t i = 0; i < self.n_held; i++)
+		if (held_mutex(self.held[i]) == m)
 			return (int)i;
 	return -1;
 }
@@ -179,32 +164,31 @@ bool rts_robust_list_holds(const rts_mutex_t *m)
 }
 
 /* The node older than held[i] (toward the end sentinel), tagged for its kind. */
-static void *older_than(const struct segment *seg, uint32_t i)
+static void *older_than(uint32_t i)
 {
 	if (i == 0)
-		return &self.seg->end.next;
-	uintptr_t entry = seg->held[i - 1];
+		return &self.end.next;
+	uintptr_t entry = self.held[i - 1];
 	return tagged(node_of(held_mutex(entry)), entry & PI_BIT);
 }
 
 /* The next field that points at held[i] (the newer neighbour's, or the begin sentinel's). */
-static void **newer_next_field(struct segment *seg, uint32_t i)
+static void **newer_next_field(uint32_t i)
 {
-	return i + 1 < seg->n_held ? node_of(held_mutex(seg->held[i + 1])) : &seg->begin.next;
+	return i + 1 < self.n_held ? node_of(held_mutex(self.held[i + 1])) : &self.begin.next;
 }
 
 int rts_robust_list_add(rts_mutex_t *m, bool pi)
 {
-	struct segment *seg = self.seg;
-	if (seg->n_held == RTS_MUTEX_ROBUST_MAX_HELD) {
+	if (self.n_held == RTS_MUTEX_ROBUST_MAX_HELD) {
 		rts_robust_list_clear_pending();
 		return EAGAIN;
 	}
 	m->s.robust_prev = NULL;
-	m->s.robust_next = older_than(seg, seg->n_held);
+	m->s.robust_next = older_than(self.n_held);
 	compiler_barrier(); /* the node is complete before the kernel can see it */
-	seg->begin.next = tagged(node_of(m), pi);
-	seg->held[seg->n_held++] = (uintptr_t)m | (pi ? PI_BIT : 0);
+	self.begin.next = tagged(node_of(m), pi);
+	self.held[self.n_held++] = (uintptr_t)m | (pi ? PI_BIT : 0);
 	rts_robust_list_clear_pending();
 	return 0;
 }
@@ -215,14 +199,13 @@ int rts_robust_list_remove(rts_mutex_t *m, bool pi)
 	if (at < 0)
 		return EPERM;
 	rts_robust_list_pending(m, pi);
-	struct segment *seg = self.seg;
 	uint32_t i = (uint32_t)at;
-	*newer_next_field(seg, i) = older_than(seg, i);
+	*newer_next_field(i) = older_than(i);
 	compiler_barrier(); /* unlinked before the node's own pointer goes */
 	m->s.robust_prev = NULL;
 	m->s.robust_next = NULL;
-	for (; i + 1 < seg->n_held; i++)
-		seg->held[i] = seg->held[i + 1];
-	seg->n_held--;
+	for (; i + 1 < self.n_held; i++)
+		self.held[i] = self.held[i + 1];
+	self.n_held--;
 	return 0;
 }
