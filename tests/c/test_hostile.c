@@ -842,11 +842,32 @@ static void test_non_robust_never_owner_dead(void)
 	CHECK_OK(rts_mutex_unlock(&a->obj[0].mutex));
 }
 
+/* An FMLP+ mutex whose held partition was rewritten while held: the unlock popped a NULL partition. */
+static void test_ceiling_unlock_after_partition_rewritten(void)
+{
+	struct arena *a = map_shared(sizeof(struct arena));
+	rts_mutexattr_t attr;
+	CHECK_OK(rts_mutexattr_init(&attr));
+	CHECK_OK(rts_mutexattr_setprotocol(&attr, RTS_PROTO_FMLP));
+	CHECK_OK(rts_mutex_init(&a->obj[0].mutex, &attr));
+	struct ceiling_mutex *cm = (struct ceiling_mutex *)(void *)&a->obj[0].mutex;
+	int ret = rts_mutex_lock(&a->obj[0].mutex);
+	if (ret == EINVAL || ret == EPERM)
+		SKIP("FMLP+ lock refused here (%s)", h_errname(ret));
+	CHECK_OK(ret);
+	int held = cm->held_partition;
+	cm->held_partition = RTS_LOCK_MAX_PARTITIONS + 7;
+	CHECK_ERR(EINVAL, rts_mutex_unlock(&a->obj[0].mutex));
+	cm->held_partition = held;
+	CHECK_OK(rts_mutex_unlock(&a->obj[0].mutex));
+}
+
 static const struct h_case cases[] = {
 	H_CASE(test_robust_unlock_after_list_pointers_rewritten, 10000),
 	H_CASE(test_shared_cond_signal_after_offset_rewritten, 10000),
 	H_CASE(test_picv_signal_after_field_rewritten, 10000),
 	H_CASE(test_non_robust_never_owner_dead, 10000),
+	H_CASE(test_ceiling_unlock_after_partition_rewritten, 10000),
 	H_CASE(test_ownership_same_user, 10000),
 	H_CASE(test_ownership_second_account, 60000),
 	H_CASE(test_fifo_mutex, 120000),
