@@ -108,7 +108,8 @@ enum rts_robust {
  * robust_prev / robust_next: the node of the owner thread's robust list.
  * They sit at word + 24 and word + 32, where glibc's pthread_mutex_t keeps
  * its own, so that rts mutexes share the list the kernel already walks at
- * thread exit (futex_offset -32 on 64-bit glibc).
+ * thread exit (futex_offset -32 on 64-bit glibc). The library only writes
+ * them (robust_prev stays NULL) and never reads them back.
  */
 struct rts_mutex_s {
 	uint32_t word;
@@ -185,7 +186,10 @@ int rts_mutex_destroy(rts_mutex_t *mutex);
 /*
  * 0, EDEADLK (the caller owns it), EOWNERDEAD (robust: acquired, the previous
  * owner died; call rts_mutex_consistent or the mutex becomes unusable at
- * unlock), ENOTRECOVERABLE, EAGAIN (the kernel could not allocate PI state).
+ * unlock; a mutex that is not robust never returns it: a word marked
+ * owner-died by anything is simply taken), ENOTRECOVERABLE, EAGAIN (the
+ * kernel could not allocate PI state, or the thread holds
+ * RTS_MUTEX_ROBUST_MAX_HELD robust mutexes already).
  * Ceiling protocols add: EINVAL (the caller's level is above the ceiling,
  * like PTHREAD_PRIO_PROTECT), EPERM (a local lock taken from a thread that
  * does not run on the lock's partition), ENOSPC (too many ceilings held at
@@ -203,6 +207,13 @@ int rts_mutex_timedlock(rts_mutex_t *mutex, const struct timespec *deadline_mono
 int rts_mutex_unlock(rts_mutex_t *mutex);
 /* Robust: mark the state protected by a mutex acquired with EOWNERDEAD consistent again. */
 int rts_mutex_consistent(rts_mutex_t *mutex);
+
+/*
+ * The most robust mutexes one thread may hold at once: a lock beyond it
+ * returns EAGAIN (the thread keeps its own record of them, so that an unlock
+ * never trusts the list pointers inside a mutex; docs/shared-state.md).
+ */
+#define RTS_MUTEX_ROBUST_MAX_HELD 64
 
 /* Limits of the ceiling protocols' per-partition state. */
 #define RTS_LOCK_MAX_PARTITIONS 128

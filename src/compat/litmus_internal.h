@@ -108,5 +108,7 @@ void litmus_trace_close(struct litmus_thread *self);       /* TASK_EXIT, then th
 
 /* Close every lock object of the process (exit_litmus). */
 void litmus_locks_close_all(void);
+/* Unmap the synchronous-release object; the last process removes it (exit_litmus). */
+void litmus_release_close(void);
 
 #endif

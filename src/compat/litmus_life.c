@@ -24,4 +24,5 @@ LITMUS_EXPORT void exit_litmus(void)
 {
 	task_mode(BACKGROUND_TASK);
 	litmus_locks_close_all();
+	litmus_release_close();
 }

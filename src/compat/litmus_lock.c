@@ -35,6 +35,7 @@
 #include <rtsched/lockdomain.h>
 #include <rtsched/mutex.h>
 
+#include "internal/shm_owned.h"
 #include "litmus_internal.h"
 
 #define LITMUS_LOCKS_PER_FILE 64
@@ -170,23 +171,28 @@ static int namespace_get(dev_t dev, ino_t ino, struct namespace **out)
 		 (unsigned long long)ino);
 	snprintf(domain, sizeof(domain), "litmus.%llx.%llx", (unsigned long long)dev,
 		 (unsigned long long)ino);
+	/* Only the caller's own table (or root's), no wider than 0600: another
+	 * user's object of the name is refused, not trusted (internal/shm_owned.h). */
 	struct lock_table *t = NULL;
-	int err, fd = shm_open(shm, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd >= 0) {
+	char why[RTS_SHM_WHY_MAX] = "";
+	int fd = -1;
+	int err = rts_shm_open_owned(shm, O_RDWR | O_CREAT | O_EXCL, 0600, &fd, why, sizeof(why));
+	if (err == 0) {
 		err = table_create(fd, &t);
-	} else if (errno == EEXIST && (fd = shm_open(shm, O_RDWR | O_CLOEXEC, 0)) >= 0) {
-		err = table_attach(fd, &t);
-	} else {
-		err = errno;
+	} else if (err == EEXIST) {
+		err = rts_shm_open_owned(shm, O_RDWR, 0600, &fd, why, sizeof(why));
+		if (err == 0)
+			err = table_attach(fd, &t);
 	}
 	if (fd >= 0)
 		close(fd);
 	if (err)
-		return litmus_fail(err, "lock table %s: %s", shm, strerror(err));
+		return litmus_fail(err, "lock table %s: %s", shm, why[0] ? why : strerror(err));
 	err = rts_lockdomain_open(domain, RTS_LOCKDOMAIN_CREATE, 0, &free_ns->domain);
 	if (err) {
 		munmap(t, sizeof(*t));
-		return litmus_fail(err, "lock domain %s: %s", domain, strerror(err));
+		rts_lockdomain_open_error(why, sizeof(why));
+		return litmus_fail(err, "lock domain %s: %s", domain, why[0] ? why : strerror(err));
 	}
 	atomic_fetch_add_explicit(&t->processes, 1, memory_order_acq_rel);
 	snprintf(free_ns->shm_name, sizeof(free_ns->shm_name), "%s", shm);
@@ -226,11 +232,12 @@ static int protocol_check(obj_type_t type, enum litmus_plugin plugin)
 	return 0;
 }
 
-static int mutex_setup(struct namespace *ns, struct lock_slot *s, int ceiling)
+/* type: the caller's, never the slot's (the table is shared memory another process may write). */
+static int mutex_setup(struct namespace *ns, struct lock_slot *s, obj_type_t type, int ceiling)
 {
 	rts_mutexattr_t a;
 	rts_mutexattr_init(&a);
-	rts_mutexattr_setprotocol(&a, rts_protocol_of[s->type]);
+	rts_mutexattr_setprotocol(&a, rts_protocol_of[type]);
 	rts_mutexattr_setpshared(&a, RTS_PROCESS_SHARED);
 	rts_mutexattr_setdomain(&a, ns->domain);
 	rts_mutexattr_setceiling(&a, ceiling);
@@ -274,7 +281,7 @@ static int slot_open(struct namespace *ns, obj_type_t type, int id, int partitio
 							  "%d now (open every lock before locking)",
 						   id, level);
 			rts_mutex_destroy(&s->mutex);
-			if (mutex_setup(ns, s, level) != 0)
+			if (mutex_setup(ns, s, type, level) != 0)
 				return -1;
 		}
 		*out = s;
@@ -286,7 +293,7 @@ static int slot_open(struct namespace *ns, obj_type_t type, int id, int partitio
 	s->id = id;
 	s->type = (int)type;
 	s->partition = partition;
-	if (mutex_setup(ns, s, level) != 0)
+	if (mutex_setup(ns, s, type, level) != 0)
 		return -1;
 	s->used = 1;
 	*out = s;

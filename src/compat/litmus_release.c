@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Synchronous release of a task system, across processes: one POSIX
- * shared-memory object ("/rtsched-litmus-ts", or "/" RTSCHED_LITMUS_TS_NAME)
- * holding a futex word and the release times.
+ * shared-memory object per user ("/rtsched-litmus-ts.UID", or "/"
+ * RTSCHED_LITMUS_TS_NAME) holding a futex word and the release times.
+ *
+ * Per user, mode 0600, joined only if it is the caller's (or root's) and no
+ * wider (internal/shm_owned.h): another user's object of the name is refused
+ * at once, naming its owner, instead of being trusted (issue 33). It counts
+ * the processes that mapped it; the last to leave (exit_litmus) removes it.
  *
  * The word: bits 31..16 the release generation, bits 15..0 the number of
  * tasks waiting for the next release. Both change in one CAS, so:
@@ -30,6 +35,7 @@
 #include <unistd.h>
 
 #include "internal/futex.h"
+#include "internal/shm_owned.h"
 #include "litmus_internal.h"
 
 #define LITMUS_TS_SLOTS 16
@@ -38,46 +44,81 @@
 
 struct litmus_ts {
 	rts_futex_word word;
-	uint32_t reserved;
+	_Atomic uint32_t processes; /* mapped it; the last to leave removes the name */
 	_Atomic int64_t release_ns[LITMUS_TS_SLOTS];
 };
 
-static pthread_once_t ts_once = PTHREAD_ONCE_INIT;
-static struct litmus_ts *ts_shared;
-static int ts_error;
+#define LITMUS_TS_MODE 0600
+
+static pthread_mutex_t ts_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct litmus_ts *ts_shared; /* written under ts_lock */
 static char ts_name[128];
 
-static void ts_map(void)
+/* Map the caller's object (made if missing): 0, or an error number with why filled in. */
+static int ts_map(char *why, size_t why_size)
 {
 	const char *env = getenv("RTSCHED_LITMUS_TS_NAME");
-	snprintf(ts_name, sizeof(ts_name), "/%s", env && *env ? env : "rtsched-litmus-ts");
-	int fd = shm_open(ts_name, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		ts_error = errno;
-		return;
-	}
+	if (env && *env)
+		snprintf(ts_name, sizeof(ts_name), "/%s", env);
+	else
+		snprintf(ts_name, sizeof(ts_name), "/rtsched-litmus-ts.%u", (unsigned)geteuid());
+	int fd;
+	int err = rts_shm_open_owned(ts_name, O_RDWR | O_CREAT | O_EXCL, LITMUS_TS_MODE, &fd, why,
+				     why_size);
+	if (err == EEXIST)
+		err = rts_shm_open_owned(ts_name, O_RDWR, LITMUS_TS_MODE, &fd, why, why_size);
+	if (err)
+		return err;
 	struct stat st;
 	/* Every opener sets the same size: racing ftruncates agree. */
 	if (fstat(fd, &st) != 0 ||
 	    ((size_t)st.st_size < sizeof(struct litmus_ts) &&
 	     ftruncate(fd, sizeof(struct litmus_ts)) != 0)) {
-		ts_error = errno;
+		err = errno;
 		close(fd);
-		return;
+		snprintf(why, why_size, "/dev/shm%s: %s", ts_name, strerror(err));
+		return err;
 	}
-	void *p = mmap(NULL, sizeof(struct litmus_ts), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	ts_error = p == MAP_FAILED ? errno : 0;
+	struct litmus_ts *p =
+		mmap(NULL, sizeof(struct litmus_ts), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	err = p == MAP_FAILED ? errno : 0;
 	close(fd);
-	if (p != MAP_FAILED)
-		ts_shared = p;
+	if (err) {
+		snprintf(why, why_size, "/dev/shm%s: %s", ts_name, strerror(err));
+		return err;
+	}
+	atomic_fetch_add_explicit(&p->processes, 1, memory_order_acq_rel);
+	ts_shared = p;
+	return 0;
 }
 
 static struct litmus_ts *ts_get(const char *fn)
 {
-	pthread_once(&ts_once, ts_map);
+	char why[RTS_SHM_WHY_MAX] = "";
+	int err = 0;
+	pthread_mutex_lock(&ts_lock);
 	if (!ts_shared)
-		litmus_fail(ts_error, "%s: shared object %s: %s", fn, ts_name, strerror(ts_error));
-	return ts_shared;
+		err = ts_map(why, sizeof(why));
+	struct litmus_ts *ts = ts_shared;
+	pthread_mutex_unlock(&ts_lock);
+	if (err)
+		litmus_fail(err, "%s: %s", fn, why);
+	return ts;
+}
+
+void litmus_release_close(void)
+{
+	pthread_mutex_lock(&ts_lock);
+	struct litmus_ts *ts = ts_shared;
+	if (ts) {
+		/* The last process leaves no name behind (one that maps it in between
+		 * keeps its mapping; the next opener then starts afresh). */
+		if (atomic_fetch_sub_explicit(&ts->processes, 1, memory_order_acq_rel) == 1)
+			shm_unlink(ts_name);
+		munmap(ts, sizeof(*ts));
+		ts_shared = NULL;
+	}
+	pthread_mutex_unlock(&ts_lock);
 }
 
 LITMUS_EXPORT int wait_for_ts_release(void)

@@ -22,6 +22,13 @@ _Static_assert(sizeof(rts_cond_t) == 64, "rts_cond_t is part of the ABI: 64 byte
 
 /* Bit of rts_cond_t.s.flags: waiters use an RTS_PROTO_FIFO mutex (set by their wait). */
 #define RTS_COND_F_FIFO 0x00010000u
+/*
+ * Bit of rts_cond_t.s.flags, process-shared condvars: waiters use an
+ * RTS_PROTO_PIP mutex (set or cleared by each wait), so that a signaller
+ * chooses requeue-PI without reading the mutex: its offset is only handed
+ * to the kernel, which checks it against what the waiters asked for.
+ */
+#define RTS_COND_F_PIP 0x00020000u
 
 static inline uint32_t rts_cond_flags_load(const rts_cond_t *c)
 {
@@ -78,6 +85,20 @@ bool rts_cond_registered(rts_cond_t *c);
 void rts_cond_registry_lock(void);
 void rts_cond_registry_unlock(void);
 bool rts_cond_registry_holds(const rts_cond_t *c, uint64_t incarnation); /* under the lock */
+/*
+ * The process-private algorithm (cond_private.c) follows the pointers in a
+ * condvar (its queue) and takes its lock word, so it does so only for a
+ * condvar this process registered and whose incarnation field still says so
+ * (a condvar in shared memory may be rewritten by another process, issue 33).
+ * rts_cond_admit, at every private wait: registers c if needed (starting its
+ * queue words afresh when no waiter of this process can be in it) and gives
+ * its incarnation; EINVAL when it is registered and its field was rewritten,
+ * ENOMEM. rts_cond_trusted: whether a signal may follow c's queue (takes the
+ * registry lock; _locked: under it).
+ */
+int rts_cond_admit(rts_cond_t *c, uint64_t *incarnation);
+bool rts_cond_trusted(const rts_cond_t *c);
+bool rts_cond_trusted_locked(const rts_cond_t *c);
 void rts_cond_registry_leave(const rts_cond_t *c);                      /* under the lock */
 
 /*
@@ -85,8 +106,10 @@ void rts_cond_registry_leave(const rts_cond_t *c);                      /* under
  * 000's COND_WAIT / COND_REQUEUE. wake needs the caller to own the mutex
  * (EPERM otherwise); destroy is EBUSY while a thread waits in the condvar's queue.
  */
-int rts_cond_fifo_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *deadline);
-int rts_cond_fifo_wake(rts_cond_t *c, bool all);
+/* pshared: the condvar's flag as the caller read it, once (cond.c, bind_mutex). */
+int rts_cond_fifo_wait(rts_cond_t *c, bool pshared, rts_mutex_t *m,
+		       const struct timespec *deadline);
+int rts_cond_fifo_wake(rts_cond_t *c, bool pshared, bool all);
 int rts_cond_fifo_destroy(rts_cond_t *c);
 
 int rts_cond_shared_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *deadline);

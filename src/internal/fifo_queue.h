@@ -95,6 +95,8 @@ enum rts_fifo_left {
 	RTS_FIFO_LEFT_COND,     /* it was in the condvar's queue and left it */
 	RTS_FIFO_IN_MUTEX,      /* a signal or broadcast moved it: it stays in the mutex's queue */
 	RTS_FIFO_WAS_GRANTED,   /* it owns the mutex */
+	RTS_FIFO_LOST,          /* no queue held it as the library left it (records or its
+				   state rewritten by another process): it left, ungranted */
 };
 
 /* DEQUEUE of a condvar waiter (timeout, cancellation), both locks in index order. */

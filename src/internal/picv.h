@@ -9,8 +9,13 @@
 #include <rtsched/cond.h>
 #include <rtsched/mutex.h>
 
-/* The condvar's PI-CV state, or NULL (acquire: pairs with its installation). */
+/*
+ * The condvar's PI-CV state, or NULL (acquire: pairs with its installation),
+ * or rts_picv_invalid when its handle names no PI-CV state of this condvar
+ * (rewritten: the calls return EINVAL).
+ */
 struct rts_picv *rts_picv_of(rts_cond_t *cond);
+extern struct rts_picv *const rts_picv_invalid;
 /*
  * As rts_cond_timedwait on cond, whose PI-CV state is picv; the caller owns
  * mutex. deadline on CLOCK_MONOTONIC or NULL. A cancellation point.

@@ -125,6 +125,8 @@ static int local_unlock(struct ceiling_mutex *cm)
 {
 	bool pshared = false;
 	struct ceiling_partition *p = partition_at(cm, cm->partition, &pshared);
+	if (rts_unlikely(!p))
+		return EINVAL; /* its partition or domain was rewritten (another process): nothing to pop */
 	int saved = cm->eager_saved_prio;
 	atomic_store_explicit(&cm->word, 0, memory_order_release);
 	rts_ceiling_pop(p, pshared, (uint32_t)cm->ceiling, protocol_of(cm) != RTS_PROTO_PCP);
@@ -249,6 +251,8 @@ static int global_unlock(struct ceiling_mutex *cm, uint32_t me)
 {
 	bool pshared = false;
 	struct ceiling_partition *p = partition_at(cm, cm->held_partition, &pshared);
+	if (rts_unlikely(!p))
+		return EINVAL; /* its partition or domain was rewritten (another process): nothing to pop */
 	uint32_t key = cm->held_key;
 	int saved = cm->eager_saved_prio;
 	global_release_word(cm, me);

@@ -17,6 +17,14 @@
  *  - Links (next, prev, head_of) are the library's own, written only under
  *    the queue locks; they are followed only from a validated head, and the
  *    one walk (cond_dequeue) stops after RTS_FIFO_RECORDS steps.
+ *  - The records themselves lie in the domain's shared memory, which a
+ *    process of the same user may also write (issue 33). So every slot
+ *    number read from a record (next, prev) is range-checked before it is
+ *    used (linked), and a record whose links lead out of range or form a
+ *    queue that does not close is reported as ENOTRECOVERABLE: the queue is
+ *    left as it is and no byte outside the scope's record array is written.
+ *    The queue-lock indices a record names are reduced modulo the number of
+ *    locks (rts_fifo_queue_lock).
  *  - The user words are written with stores of values computed under the
  *    lock, or with one fetch-or / fetch-and; there is no CAS loop a writer
  *    could make run forever.
@@ -31,9 +39,13 @@
 #include "internal/fifo_queue.h"
 #include "internal/tid.h"
 
-static struct rts_fifo_record *rec(struct rts_fifo_scope *s, uint32_t slot)
+/*
+ * The record a link names, or NULL when the slot is out of range: links are
+ * the library's own but lie in memory other processes may write.
+ */
+static struct rts_fifo_record *linked(struct rts_fifo_scope *s, uint32_t slot)
 {
-	return &s->records[slot - 1]; /* slot: from the library's own links */
+	return rts_fifo_record_at(s, slot);
 }
 
 /*
@@ -90,41 +102,58 @@ static void single(struct rts_fifo_scope *s, struct rts_fifo_record *r)
 	r->next = r->prev = rts_fifo_slot(s, r);
 }
 
-/* Append the queue headed by first (a circular list) to the queue headed by h (or make it one). */
-static void append(struct rts_fifo_scope *s, _Atomic uint32_t *word, struct rts_fifo_record *h,
+/*
+ * Append the queue headed by first (a circular list) to the queue headed by
+ * h (or make it one): 0, or ENOTRECOVERABLE when a link is out of range.
+ */
+static int append(struct rts_fifo_scope *s, _Atomic uint32_t *word, struct rts_fifo_record *h,
 		   struct rts_fifo_record *first, uint32_t head_kind)
 {
 	if (!h) {
 		set_head_of(first, head_kind);
 		atomic_store_explicit(word, rts_fifo_slot(s, first), memory_order_relaxed);
-		return;
+		return 0;
 	}
-	struct rts_fifo_record *tail = rec(s, h->prev), *last = rec(s, first->prev);
+	struct rts_fifo_record *tail = linked(s, h->prev), *last = linked(s, first->prev);
+	if (!tail || !last)
+		return ENOTRECOVERABLE; /* a link out of range: leave the queues as they are */
 	tail->next = rts_fifo_slot(s, first);
 	first->prev = rts_fifo_slot(s, tail);
 	last->next = rts_fifo_slot(s, h);
 	h->prev = rts_fifo_slot(s, last);
 	set_head_of(first, RTS_FIFO_HEAD_NONE);
+	return 0;
 }
 
-/* Take r out of its queue, whose word is `word`; true if the queue is now empty. */
-static bool unlink_record(struct rts_fifo_scope *s, _Atomic uint32_t *word, struct rts_fifo_record *r)
+/*
+ * Take r out of its queue, whose word is `word`: 0, with *empty true if the
+ * queue is now empty; ENOTRECOVERABLE when r's links are out of range (r is
+ * then made a queue of its own and the object's word left as it is).
+ */
+static int unlink_record(struct rts_fifo_scope *s, _Atomic uint32_t *word,
+			 struct rts_fifo_record *r, bool *empty)
 {
-	bool empty = r->next == rts_fifo_slot(s, r);
-	if (empty) {
+	uint32_t next_slot = r->next, prev_slot = r->prev, head_of = r->head_of;
+	*empty = next_slot == rts_fifo_slot(s, r);
+	int err = 0;
+	if (*empty) {
 		atomic_store_explicit(word, 0, memory_order_relaxed);
 	} else {
-		struct rts_fifo_record *prev = rec(s, r->prev), *next = rec(s, r->next);
-		prev->next = r->next;
-		next->prev = r->prev;
-		if (r->head_of != RTS_FIFO_HEAD_NONE) {
-			set_head_of(next, r->head_of);
-			atomic_store_explicit(word, r->next, memory_order_relaxed);
+		struct rts_fifo_record *prev = linked(s, prev_slot), *next = linked(s, next_slot);
+		if (!prev || !next) {
+			err = ENOTRECOVERABLE;
+		} else {
+			prev->next = next_slot;
+			next->prev = prev_slot;
+			if (head_of != RTS_FIFO_HEAD_NONE) {
+				set_head_of(next, head_of);
+				atomic_store_explicit(word, next_slot, memory_order_relaxed);
+			}
 		}
 	}
 	set_head_of(r, RTS_FIFO_HEAD_NONE);
 	single(s, r);
-	return empty;
+	return err;
 }
 
 int rts_fifo_mutex_enqueue(const struct rts_fifo_mutex_ref *m, struct rts_fifo_record *r,
@@ -140,7 +169,9 @@ int rts_fifo_mutex_enqueue(const struct rts_fifo_mutex_ref *m, struct rts_fifo_r
 			r->mutex_lock = m->lock;
 			atomic_store_explicit(&r->state, RTS_FIFO_MUTEX_QUEUED, memory_order_relaxed);
 			single(s, r);
-			append(s, m->head, h, r, RTS_FIFO_HEAD_MUTEX);
+			err = append(s, m->head, h, r, RTS_FIFO_HEAD_MUTEX);
+			if (err)
+				atomic_store_explicit(&r->state, RTS_FIFO_IDLE, memory_order_relaxed);
 		}
 	}
 	rts_fifo_queue_unlock(s, m->lock);
@@ -155,8 +186,10 @@ int rts_fifo_mutex_wake(const struct rts_fifo_mutex_ref *m)
 	struct rts_fifo_record *h = valid_head(s, m->head, RTS_FIFO_HEAD_MUTEX, m->key, &err);
 	if (!err && !h)
 		atomic_store_explicit(m->state, 0, memory_order_release); /* nobody queued */
+	bool empty;
+	if (h && (err = unlink_record(s, m->head, h, &empty)) != 0)
+		h = NULL; /* a corrupted queue: the mutex stays the caller's */
 	if (h) {
-		bool empty = unlink_record(s, m->head, h);
 		uint32_t tid = atomic_load_explicit(&h->tid, memory_order_relaxed);
 		atomic_store_explicit(m->state, tid | (empty ? 0 : RTS_FIFO_WAITERS),
 				      memory_order_release);
@@ -173,8 +206,10 @@ bool rts_fifo_mutex_dequeue(const struct rts_fifo_mutex_ref *m, struct rts_fifo_
 	struct rts_fifo_scope *s = m->scope;
 	rts_fifo_queue_lock(s, m->lock);
 	bool left = atomic_load_explicit(&r->state, memory_order_acquire) != RTS_FIFO_GRANTED;
+	bool empty;
 	if (left) {
-		if (unlink_record(s, m->head, r))
+		/* A corrupted queue: r leaves it all the same (it is made a queue of its own). */
+		if (unlink_record(s, m->head, r, &empty) == 0 && empty)
 			atomic_fetch_and_explicit(m->state, ~RTS_FIFO_WAITERS, memory_order_relaxed);
 		atomic_store_explicit(&r->state, RTS_FIFO_IDLE, memory_order_relaxed);
 	}
@@ -212,8 +247,11 @@ int rts_fifo_cond_enqueue(const struct rts_fifo_mutex_ref *m, const struct rts_f
 		r->mutex_offset = c->mutex_offset;
 		atomic_store_explicit(&r->state, RTS_FIFO_COND_QUEUED, memory_order_relaxed);
 		single(s, r);
-		append(s, c->head, h, r, RTS_FIFO_HEAD_COND);
-		atomic_fetch_add_explicit(c->waiters, 1, memory_order_relaxed);
+		err = append(s, c->head, h, r, RTS_FIFO_HEAD_COND);
+		if (err)
+			atomic_store_explicit(&r->state, RTS_FIFO_IDLE, memory_order_relaxed);
+		else
+			atomic_fetch_add_explicit(c->waiters, 1, memory_order_relaxed);
 	}
 	rts_fifo_queue_unlock(s, c->lock);
 	return err;
@@ -244,39 +282,49 @@ int rts_fifo_cond_requeue(const struct rts_fifo_mutex_ref *m, const struct rts_f
 	struct rts_fifo_record *h = cond_head_for(m, c, &err);
 	struct rts_fifo_record *mh = h ? valid_head(s, m->head, RTS_FIFO_HEAD_MUTEX, m->key, &err)
 				       : NULL;
+	/* Check both queues' links before anything changes: a failed append
+	 * after the condvar gave up its waiters would strand them. */
+	if (h && !err && (!linked(s, h->prev) || (mh && !linked(s, mh->prev))))
+		err = ENOTRECOVERABLE;
 	if (h && !err) {
+		bool empty;
 		if (all) {
 			atomic_store_explicit(c->head, 0, memory_order_relaxed);
 			atomic_store_explicit(c->waiters, 0, memory_order_relaxed);
 			/* the whole queue is appended as it is: O(1) */
-		} else {
-			unlink_record(s, c->head, h);
+		} else if ((err = unlink_record(s, c->head, h, &empty)) == 0) {
 			atomic_fetch_sub_explicit(c->waiters, 1, memory_order_relaxed);
 			atomic_store_explicit(&h->state, RTS_FIFO_MOVED, memory_order_relaxed);
 		}
-		append(s, m->head, mh, h, RTS_FIFO_HEAD_MUTEX);
-		atomic_fetch_or_explicit(m->state, RTS_FIFO_WAITERS, memory_order_relaxed);
-		atomic_fetch_add_explicit(c->counter, 1, memory_order_relaxed);
+		if (!err)
+			err = append(s, m->head, mh, h, RTS_FIFO_HEAD_MUTEX);
+		if (!err) {
+			atomic_fetch_or_explicit(m->state, RTS_FIFO_WAITERS, memory_order_relaxed);
+			atomic_fetch_add_explicit(c->counter, 1, memory_order_relaxed);
+		}
 	}
 	unlock_pair(s, c->lock, m->lock);
 	return err;
 }
 
 /*
- * Under both locks: whether r, in the COND_QUEUED state, is still in the
- * condvar's queue or a broadcast moved it (walking back to its queue's head:
- * a queue holds at most RTS_FIFO_RECORDS records, so the walk is bounded; the
- * links are the library's own and always lead to a head).
+ * Under both locks: the kind of queue r is in (RTS_FIFO_HEAD_COND, or
+ * RTS_FIFO_HEAD_MUTEX once a signal or broadcast moved it), by walking back
+ * to its queue's head: a queue holds at most RTS_FIFO_RECORDS records, so the
+ * walk is bounded. The library's links always lead to a head; a walk that
+ * does not (it leads out of range or does not close, the records having been
+ * rewritten) gives RTS_FIFO_HEAD_NONE.
  */
-static bool in_cond_queue(struct rts_fifo_scope *s, struct rts_fifo_record *r)
+static uint32_t queue_kind(struct rts_fifo_scope *s, struct rts_fifo_record *r)
 {
 	struct rts_fifo_record *at = r;
-	for (uint32_t steps = 0; steps < RTS_FIFO_RECORDS; steps++) {
-		if (at->head_of != RTS_FIFO_HEAD_NONE)
-			return at->head_of == RTS_FIFO_HEAD_COND;
-		at = rec(s, at->prev);
+	for (uint32_t steps = 0; at && steps < RTS_FIFO_RECORDS; steps++) {
+		uint32_t head_of = at->head_of;
+		if (head_of != RTS_FIFO_HEAD_NONE)
+			return head_of;
+		at = linked(s, at->prev);
 	}
-	return false;
+	return RTS_FIFO_HEAD_NONE;
 }
 
 enum rts_fifo_left rts_fifo_cond_dequeue(const struct rts_fifo_mutex_ref *m,
@@ -285,17 +333,32 @@ enum rts_fifo_left rts_fifo_cond_dequeue(const struct rts_fifo_mutex_ref *m,
 {
 	struct rts_fifo_scope *s = m->scope;
 	enum rts_fifo_left where = RTS_FIFO_IN_MUTEX;
-	lock_pair(s, r->cond_lock, r->mutex_lock);
+	/* The indices from the objects' refs, not from r (shared memory): the
+	 * same ones r was queued under, read once, so that unlock matches lock. */
+	uint16_t cond_lock = c->lock, mutex_lock = m->lock;
+	lock_pair(s, cond_lock, mutex_lock);
 	uint32_t state = atomic_load_explicit(&r->state, memory_order_acquire);
+	uint32_t kind = state == RTS_FIFO_GRANTED ? RTS_FIFO_HEAD_NONE : queue_kind(s, r);
+	bool empty;
 	if (state == RTS_FIFO_GRANTED) {
 		where = RTS_FIFO_WAS_GRANTED;
-	} else if (state == RTS_FIFO_COND_QUEUED && in_cond_queue(s, r)) {
-		unlink_record(s, c->head, r);
+	} else if (state == RTS_FIFO_COND_QUEUED && kind == RTS_FIFO_HEAD_COND) {
+		unlink_record(s, c->head, r, &empty);
 		atomic_fetch_sub_explicit(c->waiters, 1, memory_order_relaxed);
 		atomic_store_explicit(&r->state, RTS_FIFO_IDLE, memory_order_relaxed);
 		where = RTS_FIFO_LEFT_COND;
+	} else if ((state != RTS_FIFO_COND_QUEUED && state != RTS_FIFO_MOVED) ||
+		   kind != RTS_FIFO_HEAD_MUTEX) {
+		/* Neither queue holds it as the library left it: the records or r's
+		 * state were rewritten. r leaves, changing only its own record (its
+		 * neighbours' links are not to be trusted), and waits for no
+		 * hand-over. */
+		set_head_of(r, RTS_FIFO_HEAD_NONE);
+		single(s, r);
+		atomic_store_explicit(&r->state, RTS_FIFO_IDLE, memory_order_relaxed);
+		where = RTS_FIFO_LOST;
 	}
-	unlock_pair(s, r->cond_lock, r->mutex_lock);
+	unlock_pair(s, cond_lock, mutex_lock);
 	return where;
 }
 

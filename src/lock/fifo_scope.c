@@ -131,15 +131,16 @@ struct rts_fifo_record *rts_fifo_self_record(struct rts_fifo_scope *s)
 	return r;
 }
 
+/* i is always an rts_fifo_lock_index; the modulo keeps a wrong one inside the scope. */
 void rts_fifo_queue_lock(struct rts_fifo_scope *s, uint16_t i)
 {
-	rts_pi_lock(&s->queue_locks[i], s->pshared);
+	rts_pi_lock(&s->queue_locks[i % RTS_FIFO_QUEUE_LOCKS], s->pshared);
 	atomic_fetch_add_explicit(&s->lock_acquisitions, 1, memory_order_relaxed);
 }
 
 void rts_fifo_queue_unlock(struct rts_fifo_scope *s, uint16_t i)
 {
-	rts_pi_unlock(&s->queue_locks[i], s->pshared);
+	rts_pi_unlock(&s->queue_locks[i % RTS_FIFO_QUEUE_LOCKS], s->pshared);
 }
 
 uint64_t rts_fifo_scope_lock_count(const struct rts_lockdomain *domain)

@@ -29,6 +29,7 @@
 
 #include "internal/ceiling.h"
 #include "internal/export.h"
+#include "internal/shm_owned.h"
 
 #define DOMAIN_MAGIC 0x4c4b444du /* "LKDM" */
 #define DOMAIN_VERSION 3u /* 2: partition guards are PI words; 3: FIFO-mutex scope */
@@ -44,6 +45,13 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 _Atomic(struct rts_lockdomain *) rts_lockdomain_own;
 static _Atomic int named_open; /* how many table slots are in use */
 static pthread_once_t own_once = PTHREAD_ONCE_INIT;
+/*
+ * Why the process's last rts_lockdomain_open failed ("" if it succeeded),
+ * under why_lock: kept per process, not per thread, since the library's
+ * thread-local space is small and fixed (initial-exec, scripts/check-tls-model).
+ */
+static char open_why[RTS_SHM_WHY_MAX];
+static pthread_mutex_t why_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void domain_init(struct rts_lockdomain *d, uint32_t id, bool pshared)
 {
@@ -167,28 +175,39 @@ static int create_new(int fd, struct rts_lockdomain **out)
 	return 0;
 }
 
-static int map_domain(const char *name, int flags, mode_t mode, struct rts_lockdomain **out)
+/*
+ * Create or join the object: an existing one only if it is the caller's (or
+ * root's) and no wider than `mode` (internal/shm_owned.h), so that a name
+ * another user squatted is refused at once with its owner named.
+ */
+static int map_domain(const char *name, int flags, mode_t mode, struct rts_lockdomain **out,
+		      char *why, size_t why_size)
 {
 	char path[RTS_LOCKDOMAIN_NAME_MAX + 32];
 	shm_path(name, path, sizeof(path));
+	int fd, err;
 	if (flags & RTS_LOCKDOMAIN_CREATE) {
-		int fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL, mode);
-		if (fd >= 0) {
-			fchmod(fd, mode); /* not narrowed by the umask: the caller chose it */
-			int err = create_new(fd, out);
+		err = rts_shm_open_owned(path, O_RDWR | O_CREAT | O_EXCL, mode, &fd, why, why_size);
+		if (err == 0) {
+			err = create_new(fd, out);
 			close(fd);
 			if (err)
 				shm_unlink(path);
 			return err;
 		}
-		if (errno != EEXIST)
-			return errno;
+		if (err != EEXIST)
+			return err;
 	}
-	int fd = shm_open(path, O_RDWR, 0);
-	if (fd < 0)
-		return errno;
-	int err = check_existing(fd, out);
+	err = rts_shm_open_owned(path, O_RDWR, mode, &fd, why, why_size);
+	if (err)
+		return err;
+	err = check_existing(fd, out);
 	close(fd);
+	if (err == EPROTO)
+		snprintf(why, why_size,
+			 "/dev/shm%s is not an rtsched lock domain of version %u (or its creator "
+			 "never finished it): remove it or choose another name",
+			 path, DOMAIN_VERSION);
 	return err;
 }
 
@@ -216,10 +235,20 @@ static int table_insert(struct rts_lockdomain *d)
 RTS_EXPORT int rts_lockdomain_open(const char *name, int flags, mode_t mode,
 				   rts_lockdomain_t **domain)
 {
-	if (!domain || !name_valid(name) || (flags & ~RTS_LOCKDOMAIN_CREATE) || (mode & ~0777u))
-		return EINVAL;
+	char why[RTS_SHM_WHY_MAX] = "";
 	struct rts_lockdomain *d = NULL;
-	int err = map_domain(name, flags, mode ? mode : RTS_LOCKDOMAIN_DEFAULT_MODE, &d);
+	int err = EINVAL;
+	if (!domain || !name_valid(name) || (flags & ~RTS_LOCKDOMAIN_CREATE) || (mode & ~0777u))
+		snprintf(why, sizeof(why),
+			 "lock domain name must be 1..%d characters of [A-Za-z0-9_.-], flags "
+			 "RTS_LOCKDOMAIN_CREATE or 0, mode within 0777",
+			 RTS_LOCKDOMAIN_NAME_MAX);
+	else
+		err = map_domain(name, flags, mode ? mode : RTS_LOCKDOMAIN_DEFAULT_MODE, &d, why,
+				 sizeof(why));
+	pthread_mutex_lock(&why_lock);
+	memcpy(open_why, why, sizeof(open_why));
+	pthread_mutex_unlock(&why_lock);
 	if (err)
 		return err;
 	err = table_insert(d);
@@ -275,4 +304,14 @@ RTS_EXPORT int rts_lockdomain_unlink(const char *name)
 	char path[RTS_LOCKDOMAIN_NAME_MAX + 32];
 	shm_path(name, path, sizeof(path));
 	return shm_unlink(path) == 0 ? 0 : errno;
+}
+
+RTS_EXPORT int rts_lockdomain_open_error(char *buf, size_t size)
+{
+	if (!buf || size == 0)
+		return EINVAL;
+	pthread_mutex_lock(&why_lock);
+	snprintf(buf, size, "%s", open_why);
+	pthread_mutex_unlock(&why_lock);
+	return 0;
 }

@@ -62,9 +62,16 @@ static bool plain_futex_shared(uint32_t flags)
 	return rts_mutex_is_pshared(flags) || is_robust(flags);
 }
 
-/* The caller now owns a word whose previous owner died. */
-static int mark_inconsistent(rts_mutex_t *m)
+/*
+ * The caller now owns a word whose previous owner died. Only a robust mutex
+ * reports it: a word that is not robust is never on a robust list, so the
+ * mark came from a write by another process (or a list it misdirected), and
+ * such a mutex has no consistent / not-recoverable states to offer.
+ */
+static int mark_inconsistent(rts_mutex_t *m, uint32_t flags)
 {
+	if (!is_robust(flags))
+		return 0;
 	rts_mutex_flags_update(m, RTS_MUTEX_F_INCONSISTENT, 0);
 	return EOWNERDEAD;
 }
@@ -84,7 +91,7 @@ static int lock_plain(rts_mutex_t *m, uint32_t flags, uint32_t tid,
 			uint32_t want = tid | (v & RTS_FUTEX_WAITERS) | (slept ? RTS_FUTEX_WAITERS : 0);
 			if (atomic_compare_exchange_weak_explicit(word, &v, want, memory_order_acquire,
 								  memory_order_relaxed))
-				return (v & RTS_FUTEX_OWNER_DIED) ? mark_inconsistent(m) : 0;
+				return (v & RTS_FUTEX_OWNER_DIED) ? mark_inconsistent(m, flags) : 0;
 			continue;
 		}
 		if (!(v & RTS_FUTEX_WAITERS)) {
@@ -111,7 +118,7 @@ static int lock_plain(rts_mutex_t *m, uint32_t flags, uint32_t tid,
 static int lock_pi(rts_mutex_t *m, uint32_t flags, uint32_t tid, const struct timespec *deadline)
 {
 	int ret = rts_pi_word_lock(rts_mutex_word(m), tid, deadline, rts_mutex_is_pshared(flags));
-	return ret == EOWNERDEAD ? mark_inconsistent(m) : ret;
+	return ret == EOWNERDEAD ? mark_inconsistent(m, flags) : ret;
 }
 
 static int release_word(rts_mutex_t *m, uint32_t flags, uint32_t tid, bool wake_all)
@@ -133,6 +140,8 @@ static int word_unlock(rts_mutex_t *m, uint32_t flags)
 		return EPERM;
 	if (!is_robust(flags))
 		return release_word(m, flags, tid, false);
+	if (!rts_robust_list_holds(m))
+		return EPERM; /* the word shows our TID, but we never took it */
 
 	bool give_up = flags & RTS_MUTEX_F_INCONSISTENT;
 	if (give_up)
@@ -162,7 +171,10 @@ static int finish_robust(rts_mutex_t *m, uint32_t flags, uint32_t tid, int ret)
 		rts_robust_list_clear_pending();
 		return ret;
 	}
-	rts_robust_list_add(m, is_pi(flags));
+	if (rts_robust_list_add(m, is_pi(flags)) != 0) {
+		release_word(m, flags, tid, false);
+		return EAGAIN;
+	}
 	if (rts_mutex_flags_load(m) & RTS_MUTEX_F_NOTRECOVERABLE) {
 		rts_robust_list_remove(m, is_pi(flags));
 		release_word(m, flags, tid, true);
@@ -183,6 +195,10 @@ static int word_lock(rts_mutex_t *m, uint32_t flags, const struct timespec *dead
 	int ret = rts_mutex_robust_announce(m);
 	if (ret)
 		return ret;
+	if (rts_robust_list_holds(m)) {
+		rts_robust_list_clear_pending();
+		return EDEADLK; /* whatever its word says now */
+	}
 	ret = is_pi(flags) ? lock_pi(m, flags, tid, deadline) : lock_plain(m, flags, tid, deadline);
 	return finish_robust(m, flags, tid, ret);
 }
@@ -193,7 +209,7 @@ int rts_mutex_acquired_by_kernel(rts_mutex_t *m)
 	/* Acquire: pairs with the release before the FUTEX_UNLOCK_PI that handed it over. */
 	uint32_t v = atomic_fetch_and_explicit(rts_mutex_word(m), ~RTS_FUTEX_OWNER_DIED,
 					       memory_order_acquire);
-	int ret = (v & RTS_FUTEX_OWNER_DIED) ? mark_inconsistent(m) : 0;
+	int ret = (v & RTS_FUTEX_OWNER_DIED) ? mark_inconsistent(m, flags) : 0;
 	return is_robust(flags) ? finish_robust(m, flags, rts_self_tid(), ret) : ret;
 }
 
@@ -219,11 +235,11 @@ static int trylock_robust(rts_mutex_t *m, uint32_t flags)
 	uint32_t tid = rts_self_tid();
 	uint32_t v = atomic_load_explicit(rts_mutex_word(m), memory_order_relaxed);
 	ret = EBUSY;
-	while (takeable(v, flags)) {
+	while (!rts_robust_list_holds(m) && takeable(v, flags)) {
 		if (atomic_compare_exchange_weak_explicit(rts_mutex_word(m), &v,
 							  tid | (v & RTS_FUTEX_WAITERS),
 							  memory_order_acquire, memory_order_relaxed)) {
-			ret = (v & RTS_FUTEX_OWNER_DIED) ? mark_inconsistent(m) : 0;
+			ret = (v & RTS_FUTEX_OWNER_DIED) ? mark_inconsistent(m, flags) : 0;
 			break;
 		}
 	}

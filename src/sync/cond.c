@@ -25,11 +25,6 @@
 #include "internal/tid.h"
 #include "internal/timespec.h"
 
-static bool cond_pshared(const rts_cond_t *c)
-{
-	return rts_cond_flags_load(c) & RTS_COND_F_PSHARED;
-}
-
 static _Atomic int64_t *mutex_offset(rts_cond_t *c)
 {
 	return (_Atomic int64_t *)&c->s.mutex_offset;
@@ -52,18 +47,29 @@ RTS_EXPORT int rts_cond_destroy(rts_cond_t *c)
 {
 	if (!c)
 		return EINVAL;
-	if (rts_picv_of(c))
+	struct rts_picv *picv = rts_picv_of(c);
+	if (picv == rts_picv_invalid)
+		return EINVAL;
+	if (picv)
 		return rts_picv_destroy(c);
-	if (rts_cond_flags_load(c) & RTS_COND_F_FIFO)
+	uint32_t cflags = rts_cond_flags_load(c); /* read once: see bind_mutex */
+	if (cflags & RTS_COND_F_FIFO)
 		return rts_cond_fifo_destroy(c);
-	return cond_pshared(c) ? rts_cond_shared_destroy(c) : rts_cond_private_destroy(c);
+	return (cflags & RTS_COND_F_PSHARED) ? rts_cond_shared_destroy(c)
+					     : rts_cond_private_destroy(c);
 }
 
-/* Check the pair and record the mutex for signallers. */
-static int bind_mutex(rts_cond_t *c, rts_mutex_t *m)
+/*
+ * Check the pair and record the mutex for signallers. cflags: the condvar's
+ * flags, read once by the caller: every choice of a wait follows that one
+ * read, since another process may rewrite a shared condvar's flags at any
+ * time (a private algorithm chosen on a second read could then run on a
+ * shared object).
+ */
+static int bind_mutex(rts_cond_t *c, uint32_t cflags, rts_mutex_t *m)
 {
 	uint32_t mflags = rts_mutex_flags_load(m);
-	if (rts_mutex_is_pshared(mflags) != cond_pshared(c))
+	if (rts_mutex_is_pshared(mflags) != (bool)(cflags & RTS_COND_F_PSHARED))
 		return EINVAL; /* futex keys of the two words would not match */
 	uint32_t owner = atomic_load_explicit(rts_mutex_word(m), memory_order_relaxed) &
 			 RTS_FUTEX_TID_MASK;
@@ -85,12 +91,15 @@ static int wait_common(rts_cond_t *c, rts_mutex_t *m, const struct timespec *dea
 {
 	if (!c || !m)
 		return EINVAL;
-	int ret = bind_mutex(c, m);
+	uint32_t cflags = rts_cond_flags_load(c);
+	int ret = bind_mutex(c, cflags, m);
 	if (ret)
 		return ret;
 	if (deadline && !rts_timespec_valid(deadline))
 		return EINVAL;
 	struct rts_picv *picv = rts_picv_of(c);
+	if (picv == rts_picv_invalid)
+		return EINVAL;
 	if (picv) {
 		struct timespec deadline_mono;
 		if (deadline && rts_cond_clock(c) == CLOCK_REALTIME) {
@@ -99,13 +108,13 @@ static int wait_common(rts_cond_t *c, rts_mutex_t *m, const struct timespec *dea
 		}
 		return rts_picv_wait(c, picv, m, deadline);
 	}
-	bool fifo_waiters = rts_cond_flags_load(c) & RTS_COND_F_FIFO;
+	bool fifo_waiters = cflags & RTS_COND_F_FIFO;
 	if (rts_mutex_protocol(rts_mutex_flags_load(m)) == RTS_PROTO_FIFO)
-		return rts_cond_fifo_wait(c, m, deadline);
+		return rts_cond_fifo_wait(c, cflags & RTS_COND_F_PSHARED, m, deadline);
 	if (fifo_waiters)
 		return EINVAL; /* the mutex was made anew with another protocol while threads wait */
-	return cond_pshared(c) ? rts_cond_shared_wait(c, m, deadline)
-			       : rts_cond_private_wait(c, m, deadline);
+	return (cflags & RTS_COND_F_PSHARED) ? rts_cond_shared_wait(c, m, deadline)
+					     : rts_cond_private_wait(c, m, deadline);
 }
 
 RTS_EXPORT int rts_cond_wait(rts_cond_t *c, rts_mutex_t *m)
@@ -125,11 +134,15 @@ static int wake_waiters(rts_cond_t *c, bool all)
 	if (!c)
 		return EINVAL;
 	struct rts_picv *picv = rts_picv_of(c);
+	if (picv == rts_picv_invalid)
+		return EINVAL;
 	if (picv)
 		return rts_picv_wake(picv, all);
-	if (rts_cond_flags_load(c) & RTS_COND_F_FIFO)
-		return rts_cond_fifo_wake(c, all);
-	return cond_pshared(c) ? rts_cond_shared_wake(c, all) : rts_cond_private_wake(c, all);
+	uint32_t cflags = rts_cond_flags_load(c); /* read once: see bind_mutex */
+	if (cflags & RTS_COND_F_FIFO)
+		return rts_cond_fifo_wake(c, cflags & RTS_COND_F_PSHARED, all);
+	return (cflags & RTS_COND_F_PSHARED) ? rts_cond_shared_wake(c, all)
+					     : rts_cond_private_wake(c, all);
 }
 
 RTS_EXPORT int rts_cond_signal(rts_cond_t *c)

@@ -41,6 +41,8 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdatomic.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include <rtsched/cond.h>
 
@@ -76,28 +78,28 @@ static struct fifo_cond *fifo_cond_of(rts_cond_t *c)
 	return (struct fifo_cond *)(void *)c;
 }
 
-static bool cond_is_pshared(rts_cond_t *c)
-{
-	return rts_cond_flags_load(c) & RTS_COND_F_PSHARED;
-}
-
-/* The condvar's words and identity; its scope is s (0 if not shared). */
-static void cond_ref_of(rts_cond_t *c, int64_t mutex_offset, struct rts_fifo_cond_ref *out)
+/*
+ * The condvar's words and identity. pshared: its flag as the public call read
+ * it, once (cond.c): another process may rewrite a shared condvar's flags,
+ * and every choice of one call follows that one read.
+ */
+static void cond_ref_of(rts_cond_t *c, bool pshared, int64_t mutex_offset,
+			struct rts_fifo_cond_ref *out)
 {
 	struct fifo_cond *f = fifo_cond_of(c);
 	out->counter = &f->counter;
 	out->head = &f->head;
 	out->waiters = &f->waiters;
-	out->key = cond_is_pshared(c) ? rts_fifo_shared_key(f->object_id) : (uint64_t)(uintptr_t)c;
+	out->key = pshared ? rts_fifo_shared_key(f->object_id) : (uint64_t)(uintptr_t)c;
 	out->lock = rts_fifo_lock_index(out->key);
 	out->mutex_offset = mutex_offset;
 }
 
 /* At a wait (the caller owns m): make the condvar a FIFO one of m's scope. */
-static int adopt(rts_cond_t *c, rts_mutex_t *m, const struct rts_fifo_mutex_ref *mref)
+static int adopt(rts_cond_t *c, bool pshared, rts_mutex_t *m, const struct rts_fifo_mutex_ref *mref)
 {
 	struct fifo_cond *f = fifo_cond_of(c);
-	if (cond_is_pshared(c)) {
+	if (pshared) {
 		uint32_t domain_id = rts_fifo_mutex_of(m)->domain_id;
 		if (f->domain_id != domain_id || f->object_id == 0) {
 			if (atomic_load_explicit(&f->waiters, memory_order_relaxed) != 0)
@@ -134,9 +136,9 @@ static int leave(struct wait_frame *f, int why, bool *signalled)
 {
 	*signalled = false;
 	enum rts_fifo_left where = rts_fifo_cond_dequeue(&f->mref, &f->cref, f->r);
-	if (where == RTS_FIFO_LEFT_COND) {
+	if (where == RTS_FIFO_LEFT_COND || where == RTS_FIFO_LOST) {
 		int ret = rts_mutex_lock(f->m);
-		return ret ? ret : why;
+		return ret ? ret : where == RTS_FIFO_LOST ? ENOTRECOVERABLE : why;
 	}
 	if (where == RTS_FIFO_IN_MUTEX)
 		*signalled = await_grant(f);
@@ -154,7 +156,7 @@ static void cancelled(void *arg)
 		return;
 	rts_cond_registry_lock();
 	if (rts_cond_registry_holds(f->c, f->incarnation))
-		rts_cond_fifo_wake(f->c, false);
+		rts_cond_fifo_wake(f->c, false, false); /* incarnation: a private condvar */
 	rts_cond_registry_unlock();
 }
 
@@ -169,7 +171,8 @@ static int sleep_cancellable(struct wait_frame *f, const struct timespec *deadli
 	return ret;
 }
 
-int rts_cond_fifo_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *deadline)
+int rts_cond_fifo_wait(rts_cond_t *c, bool pshared, rts_mutex_t *m,
+		       const struct timespec *deadline)
 {
 	struct wait_frame f = { .c = c, .m = m };
 	int ret = rts_fifo_mutex_ref_of(m, rts_mutex_flags_load(m), &f.mref);
@@ -178,11 +181,11 @@ int rts_cond_fifo_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *dea
 	f.r = rts_fifo_self_record(f.mref.scope);
 	if (!f.r)
 		return EAGAIN;
-	ret = adopt(c, m, &f.mref);
+	ret = adopt(c, pshared, m, &f.mref);
 	if (ret)
 		return ret;
-	cond_ref_of(c, (char *)m - (char *)c, &f.cref);
-	if (!cond_is_pshared(c))
+	cond_ref_of(c, pshared, (char *)m - (char *)c, &f.cref);
+	if (!pshared)
 		f.incarnation = rts_cond_incarnation(c);
 	clockid_t clock = rts_cond_clock(c);
 
@@ -202,26 +205,53 @@ int rts_cond_fifo_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *dea
 	return leave(&f, ETIMEDOUT, &signalled);
 }
 
-int rts_cond_fifo_wake(rts_cond_t *c, bool all)
+/*
+ * Whether the mutex a shared condvar's waiter record names may be read here.
+ * The record lies in the domain's shared memory, so its offset may be any
+ * value another process wrote (issue 33): the address is checked to be an
+ * aligned, readable object with one process_vm_readv of the caller's own
+ * memory (EFAULT instead of a fault), once per thread for a mutex that it
+ * signals through again and again (the broadcast loop stays free of system
+ * calls). Then its flags, domain and key must match the waiters' (below).
+ */
+static __thread rts_mutex_t *mutex_seen_readable __attribute__((tls_model("initial-exec")));
+
+static bool mutex_readable(rts_mutex_t *m)
+{
+	if ((uintptr_t)m % _Alignof(rts_mutex_t) != 0)
+		return false;
+	if (m == mutex_seen_readable)
+		return true;
+	rts_mutex_t copy;
+	struct iovec local = { &copy, sizeof(copy) }, remote = { m, sizeof(*m) };
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)sizeof(*m))
+		return false;
+	mutex_seen_readable = m;
+	return true;
+}
+
+int rts_cond_fifo_wake(rts_cond_t *c, bool pshared, bool all)
 {
 	struct fifo_cond *f = fifo_cond_of(c);
 	if (atomic_load_explicit(&f->waiters, memory_order_relaxed) == 0)
 		return 0;
-	struct rts_fifo_scope *s = rts_fifo_scope_of(cond_is_pshared(c) ? f->domain_id : 0);
+	struct rts_fifo_scope *s = rts_fifo_scope_of(pshared ? f->domain_id : 0);
 	if (!s)
 		return EINVAL;
 	struct rts_fifo_cond_ref cref;
 	int64_t mutex_offset = 0;
-	cond_ref_of(c, 0, &cref);
+	cond_ref_of(c, pshared, 0, &cref);
 	int ret = rts_fifo_cond_peek(s, &cref, &mutex_offset);
 	if (ret)
 		return ret == ENOENT ? 0 : ret;
 	/* The waiters' own record says where m is: no pointer comes from a user word. */
-	rts_mutex_t *m = (rts_mutex_t *)(void *)((char *)c + mutex_offset);
+	rts_mutex_t *m = (rts_mutex_t *)(void *)((uintptr_t)c + (uintptr_t)mutex_offset);
+	if (pshared && !mutex_readable(m))
+		return EINVAL;
 	uint32_t mflags = rts_mutex_flags_load(m);
 	struct rts_fifo_mutex_ref mref;
 	if (rts_mutex_protocol(mflags) != RTS_PROTO_FIFO ||
-	    rts_mutex_is_pshared(mflags) != cond_is_pshared(c))
+	    rts_mutex_is_pshared(mflags) != pshared)
 		return EINVAL;
 	ret = rts_fifo_mutex_ref_of(m, mflags, &mref);
 	if (ret || mref.scope != s)
@@ -233,12 +263,13 @@ int rts_cond_fifo_wake(rts_cond_t *c, bool all)
 int rts_cond_fifo_destroy(rts_cond_t *c)
 {
 	struct fifo_cond *f = fifo_cond_of(c);
-	struct rts_fifo_scope *s = rts_fifo_scope_of(cond_is_pshared(c) ? f->domain_id : 0);
+	bool pshared = rts_cond_flags_load(c) & RTS_COND_F_PSHARED; /* read once */
+	struct rts_fifo_scope *s = rts_fifo_scope_of(pshared ? f->domain_id : 0);
 	struct rts_fifo_cond_ref cref;
-	cond_ref_of(c, 0, &cref);
+	cond_ref_of(c, pshared, 0, &cref);
 	if (s && !rts_fifo_cond_idle(s, &cref))
 		return EBUSY;
-	if (!cond_is_pshared(c)) {
+	if (!pshared) {
 		rts_cond_registry_lock();
 		if (rts_cond_registered(c))
 			rts_cond_registry_leave(c);

@@ -205,10 +205,9 @@ static bool kick(const struct taken *t)
 	return moved > 0;
 }
 
-int rts_cond_private_wake(rts_cond_t *c, bool all)
+/* Signal or broadcast a condvar known to be this process's (see rts_cond_trusted). */
+static int wake_trusted(rts_cond_t *c, bool all)
 {
-	if ((atomic_load_explicit(rts_cond_waiters(c), memory_order_acquire) & ~DESTROYER_SLEEPS) == 0)
-		return 0;
 	struct taken t;
 	if (all) {
 		queue_lock(c);
@@ -225,6 +224,15 @@ int rts_cond_private_wake(rts_cond_t *c, bool all)
 			return 0;
 		/* not asleep: the signal goes on to the next waiter */
 	}
+}
+
+int rts_cond_private_wake(rts_cond_t *c, bool all)
+{
+	if ((atomic_load_explicit(rts_cond_waiters(c), memory_order_acquire) & ~DESTROYER_SLEEPS) == 0)
+		return 0;
+	if (!rts_cond_trusted(c))
+		return EINVAL; /* waiters counted, but none of this process: the words are not ours */
+	return wake_trusted(c, all);
 }
 
 /* Step 4: 0 if a signal chose the waiter, else ETIMEDOUT or EINTR (the record is unlinked). */
@@ -261,8 +269,8 @@ static void cancelled(void *arg)
 	if (!chosen || !f->incarnation)
 		return;
 	rts_cond_registry_lock();
-	if (rts_cond_registry_holds(f->c, f->incarnation))
-		rts_cond_private_wake(f->c, false);
+	if (rts_cond_registry_holds(f->c, f->incarnation) && rts_cond_trusted_locked(f->c))
+		wake_trusted(f->c, false);
 	rts_cond_registry_unlock();
 }
 
@@ -294,7 +302,9 @@ int rts_cond_private_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *
 	bool pi = rts_mutex_protocol(rts_mutex_flags_load(m)) == RTS_PROTO_PIP;
 	w->generation += GENERATION_STEP;
 	struct wait_frame f = { .c = c, .m = m, .w = w, .waiting = w->generation | WAITING };
-	f.incarnation = rts_cond_incarnation(c);
+	int admitted = rts_cond_admit(c, &f.incarnation);
+	if (admitted)
+		return admitted;
 	atomic_store_explicit(&w->word, f.waiting, memory_order_relaxed);
 	w->tid = rts_self_tid();
 	w->requeue_onto = pi ? rts_mutex_word(m) : NULL;
@@ -311,7 +321,7 @@ int rts_cond_private_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *
 	int ret = rts_mutex_unlock(m);
 	if (ret) {
 		if (end_wait(c, w, f.waiting, -EINTR) == 0)
-			rts_cond_private_wake(c, false); /* a signal chose it already: pass it on */
+			wake_trusted(c, false); /* a signal chose it already: pass it on */
 		return ret;
 	}
 
@@ -339,6 +349,10 @@ int rts_cond_private_destroy(rts_cond_t *c)
 {
 	for (;;) {
 		rts_cond_registry_lock();
+		if (!rts_cond_trusted_locked(c)) {
+			rts_cond_registry_unlock();
+			return 0; /* never waited on in this process: nothing of ours in it */
+		}
 		queue_lock(c);
 		uint32_t leaving = atomic_load_explicit(rts_cond_waiters(c), memory_order_relaxed) &
 				   ~DESTROYER_SLEEPS;

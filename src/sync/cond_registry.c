@@ -160,3 +160,47 @@ bool rts_cond_registered(rts_cond_t *c)
 {
 	return atomic_load_explicit(incarnation_of(c), memory_order_relaxed) != 0;
 }
+
+bool rts_cond_trusted_locked(const rts_cond_t *c)
+{
+	struct entry *e = find(c);
+	return e && e->incarnation == __atomic_load_n(&c->s.incarnation, __ATOMIC_RELAXED);
+}
+
+bool rts_cond_trusted(const rts_cond_t *c)
+{
+	rts_pi_lock(&registry_lock, false);
+	bool trusted = rts_cond_trusted_locked(c);
+	rts_pi_unlock(&registry_lock, false);
+	return trusted;
+}
+
+int rts_cond_admit(rts_cond_t *c, uint64_t *incarnation)
+{
+	int err = 0;
+	rts_pi_lock(&registry_lock, false);
+	struct entry *e = find(c);
+	uint64_t seen = atomic_load_explicit(incarnation_of(c), memory_order_relaxed);
+	if (e && seen != 0 && seen != e->incarnation) {
+		err = EINVAL; /* live here, and its number rewritten: its words are not ours */
+	} else if (e) {
+		if (seen == 0) /* re-initialised without a destroy */
+			e->incarnation = ++last_incarnation;
+	} else if ((used + 1) * 2 > capacity && grow() != 0) {
+		err = ENOMEM;
+	} else {
+		/* Not live in this process: nobody of ours waits on it, so its queue
+		 * words are stale or foreign; start them afresh. */
+		__atomic_store_n(&c->s.queue, NULL, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->s.lock, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->s.waiters, 0, __ATOMIC_RELAXED);
+		place(c, ++last_incarnation);
+		e = find(c);
+	}
+	if (!err) {
+		*incarnation = e->incarnation;
+		atomic_store_explicit(incarnation_of(c), e->incarnation, memory_order_relaxed);
+	}
+	rts_pi_unlock(&registry_lock, false);
+	return err;
+}

@@ -53,15 +53,36 @@
 #include "internal/robust_list.h"
 #include "internal/tid.h"
 
+#define REQUEUE_RETRY_LIMIT (1u << 16)
+
 static rts_futex_word *seq_word(rts_cond_t *c)
 {
 	return (rts_futex_word *)&c->s.seq;
 }
 
-static rts_mutex_t *bound_mutex(rts_cond_t *c)
+/*
+ * The word of the waiters' mutex, for the kernel only: never read or written
+ * here (another process may have rewritten the offset). NULL when it cannot
+ * be a mutex's word (misaligned): EINVAL. The kernel answers a wrong address
+ * with EFAULT or, since its waiters asked for another word, EINVAL.
+ */
+static rts_futex_word *bound_mutex_word(rts_cond_t *c)
 {
-	return (rts_mutex_t *)((char *)c + atomic_load_explicit((_Atomic int64_t *)&c->s.mutex_offset,
-								 memory_order_relaxed));
+	int64_t offset = atomic_load_explicit((_Atomic int64_t *)&c->s.mutex_offset,
+					      memory_order_relaxed);
+	if (offset % (int64_t)_Alignof(rts_mutex_t) != 0)
+		return NULL;
+	return (rts_futex_word *)((uintptr_t)c + (uintptr_t)offset);
+}
+
+/* Record for signallers whether the waiters' mutex is PIP (the caller owns it). */
+static void note_protocol(rts_cond_t *c, bool pi)
+{
+	bool noted = rts_cond_flags_load(c) & RTS_COND_F_PIP;
+	if (pi && !noted)
+		__atomic_fetch_or(&c->s.flags, RTS_COND_F_PIP, __ATOMIC_RELAXED);
+	else if (!pi && noted)
+		__atomic_fetch_and(&c->s.flags, ~RTS_COND_F_PIP, __ATOMIC_RELAXED);
 }
 
 struct wait_frame {
@@ -107,6 +128,7 @@ int rts_cond_shared_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *d
 {
 	uint32_t mflags = rts_mutex_flags_load(m);
 	struct wait_frame f = { .c = c, .m = m, .pi = rts_mutex_protocol(mflags) == RTS_PROTO_PIP };
+	note_protocol(c, f.pi);
 
 	f.snapshot = atomic_load_explicit(seq_word(c), memory_order_acquire);
 	atomic_fetch_add_explicit(rts_cond_waiters(c), 1, memory_order_release);
@@ -132,19 +154,26 @@ int rts_cond_shared_wait(rts_cond_t *c, rts_mutex_t *m, const struct timespec *d
 	return timed_out ? ETIMEDOUT : 0;
 }
 
-/* Move one (nr_requeue 0) or all (INT_MAX) sleepers onto the PIP mutex. */
-static int requeue_pi(rts_cond_t *c, rts_mutex_t *m, uint32_t seq, int nr_requeue)
+/* Move one (nr_requeue 0) or all (INT_MAX) sleepers onto the PIP mutex's word. */
+static int requeue_pi(rts_cond_t *c, rts_futex_word *mutex_word, uint32_t seq, int nr_requeue)
 {
 	const struct rts_backend *backend = rts_backend();
-	for (;;) {
-		int ret = backend->cond_requeue(seq_word(c), seq, nr_requeue, rts_mutex_word(m), true);
+	if (!mutex_word)
+		return EINVAL;
+	/* Bounded like the FIFO lock's retries: a process that rewrites seq in a
+	 * loop makes the signal fail instead of spinning it. */
+	for (uint32_t tries = 0; tries < REQUEUE_RETRY_LIMIT; tries++) {
+		int ret = backend->cond_requeue(seq_word(c), seq, nr_requeue, mutex_word, true);
 		if (ret >= 0)
 			return 0;
+		if (ret == -EFAULT)
+			return EINVAL; /* the offset names no mapped word: the condvar was rewritten */
 		if (ret != -EAGAIN)
 			return -ret;
 		/* A concurrent signal moved seq on: retry with its value. */
 		seq = atomic_load_explicit(seq_word(c), memory_order_acquire);
 	}
+	return ENOTRECOVERABLE;
 }
 
 int rts_cond_shared_wake(rts_cond_t *c, bool all)
@@ -152,9 +181,8 @@ int rts_cond_shared_wake(rts_cond_t *c, bool all)
 	if (atomic_load_explicit(rts_cond_waiters(c), memory_order_acquire) == 0)
 		return 0;
 	uint32_t seq = atomic_fetch_add_explicit(seq_word(c), 1, memory_order_acq_rel) + 1;
-	rts_mutex_t *m = bound_mutex(c);
-	if (rts_mutex_protocol(rts_mutex_flags_load(m)) == RTS_PROTO_PIP)
-		return requeue_pi(c, m, seq, all ? INT_MAX : 0);
+	if (rts_cond_flags_load(c) & RTS_COND_F_PIP)
+		return requeue_pi(c, bound_mutex_word(c), seq, all ? INT_MAX : 0);
 	int ret = rts_backend()->wake(seq_word(c), all ? INT_MAX : 1, true);
 	return ret < 0 ? -ret : 0;
 }

@@ -131,16 +131,102 @@ struct rts_picv {
 	uint32_t n_waiters;    /* queued, and popped while claimed */
 	rts_futex_word exits;  /* claims released: destroy sleeps on it */
 	bool destroyer_sleeps;
+	uint64_t handle;       /* its handle in the table below */
 };
 
-static _Atomic(struct rts_picv *) *picv_slot(rts_cond_t *c)
+/*
+ * Handles (issue 33): the condvar holds no pointer to its PI-CV state, which
+ * another process could rewrite into one of its choosing, but a handle,
+ * (generation << 32) | slot number, into this process's table of PI-CV
+ * states. A handle is followed only when its slot number is in range, the
+ * slot is live, of that generation and made for this very condvar; any other
+ * non-zero value is RTS_PICV_INVALID (the calls return EINVAL). Slots are
+ * made and freed under table_lock; a lookup reads without it (a slot's
+ * chunk, once published, stays), and its answer holds as long as the
+ * condvar is not destroyed meanwhile, which POSIX already forbids.
+ */
+#define PICV_CHUNK_SLOTS 256u
+#define PICV_CHUNKS 256u /* at most 65536 PI-CVs alive at once (ENOMEM beyond) */
+
+struct picv_slot_entry {
+	_Atomic(struct rts_picv *) picv; /* NULL: free */
+	_Atomic uint32_t generation;
+	_Atomic(const rts_cond_t *) cond;
+};
+
+static _Atomic(struct picv_slot_entry *) picv_chunks[PICV_CHUNKS];
+static rts_futex_word picv_table_lock; /* a PI word (internal/pi_word.h) */
+static struct rts_picv picv_invalid_state;
+struct rts_picv *const rts_picv_invalid = &picv_invalid_state;
+
+static _Atomic uint64_t *handle_field(rts_cond_t *c)
 {
-	return (_Atomic(struct rts_picv *) *)&c->s.picv;
+	return (_Atomic uint64_t *)(void *)&c->s.picv;
+}
+_Static_assert(sizeof(((rts_cond_t *)0)->s.picv) == sizeof(uint64_t), "a handle fits the picv field");
+
+static struct picv_slot_entry *slot_entry(uint32_t number)
+{
+	if (number == 0 || number > PICV_CHUNKS * PICV_CHUNK_SLOTS)
+		return NULL;
+	uint32_t index = number - 1;
+	struct picv_slot_entry *chunk =
+		atomic_load_explicit(&picv_chunks[index / PICV_CHUNK_SLOTS], memory_order_acquire);
+	return chunk ? &chunk[index % PICV_CHUNK_SLOTS] : NULL;
 }
 
 struct rts_picv *rts_picv_of(rts_cond_t *c)
 {
-	return atomic_load_explicit(picv_slot(c), memory_order_acquire);
+	uint64_t handle = atomic_load_explicit(handle_field(c), memory_order_acquire);
+	if (rts_likely(handle == 0))
+		return NULL;
+	struct picv_slot_entry *e = slot_entry((uint32_t)handle);
+	if (!e || atomic_load_explicit(&e->generation, memory_order_acquire) != (uint32_t)(handle >> 32) ||
+	    atomic_load_explicit(&e->cond, memory_order_relaxed) != c)
+		return rts_picv_invalid;
+	struct rts_picv *picv = atomic_load_explicit(&e->picv, memory_order_acquire);
+	return picv && picv->handle == handle ? picv : rts_picv_invalid;
+}
+
+/* A slot for picv, made for c: its handle, or 0 (no slot left, no memory). Under the table lock. */
+static uint64_t slot_take(struct rts_picv *picv, const rts_cond_t *c)
+{
+	for (uint32_t k = 0; k < PICV_CHUNKS; k++) {
+		struct picv_slot_entry *chunk =
+			atomic_load_explicit(&picv_chunks[k], memory_order_relaxed);
+		if (!chunk) {
+			chunk = calloc(PICV_CHUNK_SLOTS, sizeof(*chunk));
+			if (!chunk)
+				return 0;
+			atomic_store_explicit(&picv_chunks[k], chunk, memory_order_release);
+		}
+		for (uint32_t i = 0; i < PICV_CHUNK_SLOTS; i++) {
+			struct picv_slot_entry *e = &chunk[i];
+			if (atomic_load_explicit(&e->picv, memory_order_relaxed))
+				continue;
+			uint32_t generation =
+				atomic_load_explicit(&e->generation, memory_order_relaxed) + 1;
+			uint64_t handle = ((uint64_t)generation << 32) | (k * PICV_CHUNK_SLOTS + i + 1);
+			picv->handle = handle;
+			atomic_store_explicit(&e->cond, c, memory_order_relaxed);
+			atomic_store_explicit(&e->picv, picv, memory_order_relaxed);
+			atomic_store_explicit(&e->generation, generation, memory_order_release);
+			return handle;
+		}
+	}
+	return 0;
+}
+
+static void slot_free(uint64_t handle)
+{
+	rts_pi_lock(&picv_table_lock, false);
+	struct picv_slot_entry *e = slot_entry((uint32_t)handle);
+	if (e) {
+		atomic_store_explicit(&e->picv, NULL, memory_order_relaxed);
+		atomic_store_explicit(&e->cond, NULL, memory_order_relaxed);
+		atomic_fetch_add_explicit(&e->generation, 1, memory_order_release);
+	}
+	rts_pi_unlock(&picv_table_lock, false);
 }
 
 static int queue_priority(struct picv_waiter *w)
@@ -610,7 +696,7 @@ int rts_picv_destroy(rts_cond_t *c)
 			picv->destroyer_sleeps = true;
 		rts_pi_unlock(&picv->lock, false);
 		if (!blocked && !inside) {
-			atomic_store_explicit(picv_slot(c), NULL, memory_order_release);
+			atomic_store_explicit(handle_field(c), 0, memory_order_release);
 			if (rts_cond_registered(c))
 				rts_cond_registry_leave(c);
 		}
@@ -618,6 +704,7 @@ int rts_picv_destroy(rts_cond_t *c)
 		if (blocked)
 			return EBUSY;
 		if (!inside) {
+			slot_free(picv->handle);
 			free(picv);
 			return 0;
 		}
@@ -630,17 +717,30 @@ int rts_picv_destroy(rts_cond_t *c)
 static int picv_for_helpers(rts_cond_t *c, struct rts_picv **out)
 {
 	struct rts_picv *picv = rts_picv_of(c);
+	if (picv == rts_picv_invalid)
+		return EINVAL;
 	if (!picv) {
 		if (atomic_load_explicit((_Atomic uint32_t *)&c->s.waiters, memory_order_acquire))
 			return EBUSY; /* plain waiters sleep in the kernel's requeue-PI queue */
 		struct rts_picv *made = calloc(1, sizeof(*made)); /* its lock: 0, free */
 		if (!made)
 			return ENOMEM;
-		if (atomic_compare_exchange_strong_explicit(picv_slot(c), &picv, made,
-							    memory_order_acq_rel, memory_order_acquire))
+		rts_pi_lock(&picv_table_lock, false);
+		uint64_t handle = slot_take(made, c), none = 0;
+		bool installed = handle && atomic_compare_exchange_strong_explicit(
+						   handle_field(c), &none, handle,
+						   memory_order_acq_rel, memory_order_acquire);
+		rts_pi_unlock(&picv_table_lock, false);
+		if (installed) {
 			picv = made;
-		else
-			free(made); /* another thread installed one first: use it */
+		} else { /* no slot, or another thread installed one first: use it */
+			if (handle)
+				slot_free(handle);
+			free(made);
+			picv = rts_picv_of(c);
+			if (!picv || picv == rts_picv_invalid)
+				return handle ? EINVAL : ENOMEM;
+		}
 	}
 	*out = picv;
 	return 0;
@@ -688,6 +788,8 @@ RTS_EXPORT int rts_cond_helper_del(rts_cond_t *c, pid_t tid)
 	struct rts_picv *picv = rts_picv_of(c);
 	if (!picv)
 		return ENOENT;
+	if (picv == rts_picv_invalid)
+		return EINVAL;
 	int err = 0;
 	rts_pi_lock(&picv->lock, false);
 	int at = helper_index(picv, (uint32_t)tid);

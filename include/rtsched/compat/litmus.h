@@ -35,9 +35,11 @@
  *   process (by TID); other processes are refused (EPERM).
  *
  *   Synchronous release: wait_for_ts_release / release_ts /
- *   get_nr_ts_release_waiters meet in a POSIX shared-memory object,
- *   "/rtsched-litmus-ts" or "/" + RTSCHED_LITMUS_TS_NAME, so tasks in any
- *   process of the machine are released together, as in LITMUS^RT.
+ *   get_nr_ts_release_waiters meet in a POSIX shared-memory object per
+ *   user, "/rtsched-litmus-ts.UID" or "/" + RTSCHED_LITMUS_TS_NAME (mode
+ *   0600; another user's object of the name is refused, EACCES), so tasks in
+ *   any process of the user are released together, as in LITMUS^RT. The
+ *   last process to call exit_litmus removes it.
  *
  *   Locks are named by (file, id) as in LITMUS: the file's device and inode
  *   name a shared table of rtsched ceiling mutexes ("/rtsched-litmus-lk.*")
