@@ -229,7 +229,8 @@ def apply_overheads(problem: AnalysisProblem, ov: Overheads) -> AnalysisProblem:
             sections.append(replace(cs, length_ns=cs.length_ns + ov.contended_unlock_ns.get(proto, 0)))
         jitter = t.jitter_ns + (ov.release_latency_ns or 0)
         rpcs = tuple(replace(c, length_ns=c.length_ns + (ov.rpc_call_ns or 0)) for c in t.rpcs)
-        tasks.append(replace(t, wcet_ns=wcet, jitter_ns=jitter, critical_sections=tuple(sections), rpcs=rpcs))
+        tasks.append(replace(t, wcet_ns=wcet, jitter_ns=jitter, critical_sections=tuple(sections), rpcs=rpcs,
+                             np_segments_ns=_padded_intervals(t.np_segments_ns, wcet - t.wcet_ns)))
     if any(t.rpcs for t in problem.tasks) and ov.rpc_call_ns is None:
         missing.add("no RPC call overhead given (rpc_call_ns)")
     if ov.trace_event_ns is None:
@@ -243,6 +244,34 @@ def apply_overheads(problem: AnalysisProblem, ov: Overheads) -> AnalysisProblem:
     notes.append(f"overheads folded in from {folded}")
     notes.extend(f"overheads: {m} (not folded)" for m in sorted(missing))
     return replace(problem, tasks=tuple(tasks), notes=tuple(notes))
+
+
+def _padded_intervals(intervals_ns: tuple[int, ...], added_ns: int) -> tuple[int, ...]:
+    """A PREM task's intervals with the job's overhead ``added_ns`` as one more interval, first.
+
+    The intervals must still sum to the WCET (``fp-lp``). A PREM interval is padded to its length
+    in wall-clock time (docs/prem.md), so no overhead lengthens it; the job's overheads (the switch
+    to it, the trace events, the switch after it) run outside the intervals, preemptibly. As an
+    interval of its own before the others they are (1) counted as execution before the last
+    interval, which is where ``fp-lp`` counts a job's preemptible work (only the last interval's
+    non-preemption shortens the job's own bound; the completion's share, which in fact runs after
+    the last interval but after the completion is stamped, is only counted early), and (2) a
+    non-preemptive stretch that higher tasks may wait for, which is pessimistic (they are
+    preemptible) and never shortens a real interval. Appending it to an existing interval instead
+    would be unsound: added to the last, it would claim preemptible work as non-preemptive.
+    """
+    if not intervals_ns or not added_ns:
+        return intervals_ns
+    return (added_ns, *intervals_ns)
+
+
+def interference_not_folded(problem: AnalysisProblem, ov: Overheads) -> str | None:
+    """Why the measured OS interference is not in ``problem``'s bounds once folded, or None when it is
+    (or none was measured): each bound of such a test says so."""
+    if not ov.interference_max_lost_ns or ov.interference_window_ns is None or problem.scheduler in ("FP", "P-FP"):
+        return None
+    return (f"OS interference ({ov.interference_max_lost_ns} ns per {ov.interference_window_ns} ns) not counted: "
+            f"folded only under FP and P-FP, not {problem.scheduler}")
 
 
 def _interference_tasks(problem: AnalysisProblem, ov: Overheads, missing: set[str]) -> list[AnalysisTask]:
