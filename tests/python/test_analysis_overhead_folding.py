@@ -76,12 +76,19 @@ def test_interference_per_partition_under_p_fp():
     assert set(result.bounds()) == {"a", "b"}
 
 
-def test_interference_not_folded_under_edf_says_so():
+def test_interference_stretches_every_job_where_no_task_stands_above():
     problem = AnalysisProblem(scheduler="EDF", tasks=(
-        AnalysisTask("a", wcet_ns=1 * MS, period_ns=10 * MS, deadline_ns=10 * MS),))
+        AnalysisTask("a", wcet_ns=1 * MS, period_ns=10 * MS, deadline_ns=10 * MS),
+        AnalysisTask("b", wcet_ns=1 * MS, period_ns=30 * MS, deadline_ns=25 * MS),))
     folded = apply_overheads(problem, overheads_from_json(PROFILE))
-    assert [t.name for t in folded.tasks] == ["a"]
-    assert any("OS interference is folded only under FP and P-FP" in n for n in folded.notes)
+    # no task above every job under EDF: each job loses at most (⌈D/W⌉ + 1) × 100 us on its one CPU,
+    # besides its 2 switches and 3 trace events (23 us)
+    assert {t.name: t.wcet_ns for t in folded.tasks} == {"a": 1 * MS + 2 * 100 * US + 23 * US,
+                                                         "b": 1 * MS + 4 * 100 * US + 23 * US}
+    assert any("OS interference counted in every job's WCET" in n for n in folded.notes)
+    # on two CPUs (G-EDF) a job may migrate, and lose L on each CPU it runs on
+    two = apply_overheads(AnalysisProblem(scheduler="G-EDF", cpus=2, tasks=problem.tasks), overheads_from_json(PROFILE))
+    assert two.task("a").wcet_ns == 1 * MS + 2 * 2 * 100 * US + 23 * US
 
 
 def test_missing_figures_are_named_in_notes():
@@ -111,7 +118,8 @@ def test_edf_with_the_profile_counts_release_latency_as_a_shorter_deadline():
         AnalysisTask("b", wcet_ns=4_930 * US, period_ns=10 * MS, deadline_ns=10 * MS),
     ))
     assert run_test("edf-qpa", problem).schedulable  # U = 0.993
-    result = run_test("edf-qpa", problem, overheads=overheads_from_json(PROFILE))
+    quiet = {k: v for k, v in PROFILE.items() if k != "os_interference"}  # no stretch: the demand below
+    result = run_test("edf-qpa", problem, overheads=overheads_from_json(quiet))
     # C' = C + 23 us each; a job released up to 50 us late must finish by its deadline: demand
     # by 9.95 ms is 5.023 + 4.953 = 9.976 ms.
     assert result.verdict == "not schedulable"

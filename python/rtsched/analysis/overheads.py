@@ -35,11 +35,21 @@ How they are folded (:func:`apply_overheads`), each rounded up to whole ns:
 - every job: WCET += trace event × the events it writes (release, start and
   completion; request, acquisition and release per critical section; call
   and reply per RPC), since every rtsched task is traced;
-- on one processor and under P-FP, each processor gets a task above every
-  other, ``OS_INTERFERENCE`` (C = the most CPU time lost to the system in a
-  window, T = D = the window): the interrupts, soft interrupts and kernel
-  threads that the calibration saw take the CPU. Under other schedulers it
-  is not folded (a note says so). Tests report no row for it.
+- the OS interference (the interrupts, soft interrupts and kernel threads
+  that the calibration saw take the CPU: at most L = ``max_lost_ns`` in any
+  window W = ``window_ns``): under FP on one processor and under P-FP on a
+  one-CPU partition, a task above every other, ``OS_INTERFERENCE`` (C = L,
+  T = D = W); tests report no row for it. Anywhere else (EDF, global and
+  clustered scheduling) no task can stand above every job, so each job is
+  *stretched* instead (:func:`interference_stretch_ns`): WCET += (⌈D/W⌉ + 1)
+  × L × the CPUs it may run on. Interference does not wake the scheduler:
+  it stalls whichever job holds the CPU, which to the scheduler is that job
+  running longer. A job that meets its deadline runs within a window of
+  length D, which meets at most ⌈D/W⌉ + 1 windows of each CPU it runs on,
+  each losing at most L. Consider the first deadline miss: every job until
+  then ran as if its execution were its real one plus what it lost, at most
+  the stretched WCET, so a test that holds for the stretched WCETs holds for
+  the real schedule up to that instant, and there is no miss.
 """
 
 from __future__ import annotations
@@ -211,7 +221,7 @@ def apply_overheads(problem: AnalysisProblem, ov: Overheads) -> AnalysisProblem:
     missing = set(ov.missing)
     tasks = []
     for t in problem.tasks:
-        wcet = t.wcet_ns
+        wcet = t.wcet_ns + _stretch_in(problem, t, ov)
         if ov.context_switch_ns is not None:
             wcet += 2 * ov.context_switch_ns
         if ov.trace_event_ns is not None:
@@ -235,6 +245,10 @@ def apply_overheads(problem: AnalysisProblem, ov: Overheads) -> AnalysisProblem:
         missing.add("no RPC call overhead given (rpc_call_ns)")
     if ov.trace_event_ns is None:
         missing.add("no trace event cost given (trace_event_ns)")
+    stretched = sorted({problem.scheduler for t in problem.tasks if _stretch_in(problem, t, ov)})
+    if stretched:
+        notes.append(f"OS interference counted in every job's WCET, (⌈D/W⌉ + 1) × {ov.interference_max_lost_ns} ns "
+                     f"× the CPUs it may run on: under {stretched[0]} no task stands above every job")
     tasks.extend(_interference_tasks(problem, ov, missing))
     if ov.context_switch_ns is None:
         missing.add("no context-switch overhead given (context_switch_ns)")
@@ -265,28 +279,46 @@ def _padded_intervals(intervals_ns: tuple[int, ...], added_ns: int) -> tuple[int
     return (added_ns, *intervals_ns)
 
 
-def interference_not_folded(problem: AnalysisProblem, ov: Overheads) -> str | None:
-    """Why the measured OS interference is not in ``problem``'s bounds once folded, or None when it is
-    (or none was measured): each bound of such a test says so."""
-    if not ov.interference_max_lost_ns or ov.interference_window_ns is None or problem.scheduler in ("FP", "P-FP"):
-        return None
-    return (f"OS interference ({ov.interference_max_lost_ns} ns per {ov.interference_window_ns} ns) not counted: "
-            f"folded only under FP and P-FP, not {problem.scheduler}")
+def interference_stretch_ns(ov: Overheads, deadline_ns: int, cpus: int) -> int:
+    """What the OS interference may take from one job of relative deadline ``deadline_ns`` that may
+    run on ``cpus`` CPUs: (⌈D/W⌉ + 1) × L per CPU (the module doc argues it); 0 when none was measured."""
+    if not ov.interference_max_lost_ns or ov.interference_window_ns is None:
+        return 0
+    window = ov.interference_window_ns
+    return (-(-deadline_ns // window) + 1) * min(ov.interference_max_lost_ns, window) * cpus
+
+
+def _on_one_fp_cpu(problem: AnalysisProblem, t: AnalysisTask) -> bool:
+    """Whether ``t`` runs on one CPU under FP, where an OS_INTERFERENCE task above it is counted."""
+    if problem.scheduler == "FP":
+        return True
+    return problem.scheduler == "P-FP" and problem.partition_cpus.get(t.partition or "", 1) == 1
+
+
+def _cpus_of(problem: AnalysisProblem, t: AnalysisTask) -> int:
+    if problem.is_global:
+        return problem.cpus
+    return problem.partition_cpus.get(t.partition or "", 1) if problem.scheduler in ("P-FP", "P-EDF") else 1
+
+
+def _stretch_in(problem: AnalysisProblem, t: AnalysisTask, ov: Overheads) -> int:
+    """The stretch of ``t``'s jobs by OS interference in ``problem`` (0 where a task above counts it)."""
+    if _on_one_fp_cpu(problem, t):
+        return 0
+    return interference_stretch_ns(ov, t.deadline_ns, _cpus_of(problem, t))
 
 
 def _interference_tasks(problem: AnalysisProblem, ov: Overheads, missing: set[str]) -> list[AnalysisTask]:
-    """One OS_INTERFERENCE task above every task of each processor (FP and P-FP only)."""
+    """One OS_INTERFERENCE task above every task of each one-CPU FP processor (the others' jobs are
+    stretched: ``_stretch_in``)."""
     if ov.interference_window_ns is None or ov.interference_max_lost_ns is None:
         missing.add("no OS interference measured (os_interference)")
         return []
     if ov.interference_max_lost_ns == 0:
         return []
-    if problem.scheduler not in ("FP", "P-FP"):
-        missing.add(f"OS interference is folded only under FP and P-FP, not {problem.scheduler}")
-        return []
     window = ov.interference_window_ns
     lost = min(ov.interference_max_lost_ns, window)
-    groups = problem.partitions()
+    groups = {p: tasks for p, tasks in problem.partitions().items() if _on_one_fp_cpu(problem, tasks[0])}
     out = []
     for partition, tasks in groups.items():
         name = OS_INTERFERENCE if len(groups) == 1 else f"{OS_INTERFERENCE} {partition}"

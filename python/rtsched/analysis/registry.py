@@ -23,7 +23,7 @@ from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_baker, gedf_b
                               gedf_np_tardiness, gedf_tardiness_lambda, gfp_guan, hierarchical, lp_blocking,
                               native_engine, partitioned, pfp_distributed, picv_rpc, spin_locks)
 from rtsched.analysis.jitter_fold import EDF, EDF_ARRIVAL, FP, NATIVE, folded
-from rtsched.analysis.overheads import Overheads, apply_overheads, interference_not_folded, is_interference
+from rtsched.analysis.overheads import Overheads, apply_overheads, is_interference
 from rtsched.analysis.results import AnalysisResult, unsupported
 from rtsched.analysis.tasks import AnalysisProblem, from_taskset
 
@@ -191,9 +191,7 @@ def run_test(name: str, problem: AnalysisProblem | TaskSet, *, overheads: Overhe
         problem = apply_overheads(problem, overheads)
     result = TESTS[name](problem, **options)
     if overheads is not None:  # the OS interference tasks are the model's, not the user's
-        unfolded = interference_not_folded(problem, overheads)
-        result = replace(result, tasks=tuple(b if unfolded is None else replace(b, reason=f"{b.reason}; {unfolded}")
-                                             for b in result.tasks if not is_interference(b.name)))
+        result = replace(result, tasks=tuple(t for t in result.tasks if not is_interference(t.name)))
     if problem.notes:
         result = replace(result, details={**result.details, "notes": list(problem.notes)})
     return result

@@ -34,10 +34,12 @@ With ``overheads`` (a machine's profile), the tasks are those of
 the tests fold the jitter as ``jitter_fold`` says), and the OS interference
 task of each partition is counted wherever an FP scheduler decides: at the
 top level of a P-FP partition (above every reservation and task there) and
-inside every FP reservation (above its children: its budget may run out in
-wall-clock time while an interrupt holds the CPU). An EDF level cannot place
-a task above every deadline, so there it is not counted, and every bound it
-decides says so.
+inside every FP reservation (above its children: a budget is charged in
+wall-clock time, ult/reservation.c, so an interrupt while a reservation runs
+takes its budget). A task that an EDF level decides (in an EDF reservation,
+or placed at the top of a P-EDF partition) has its jobs stretched instead
+(``overheads.interference_stretch_ns``), as no task stands above every
+deadline there.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ from typing import Callable
 
 from rtsched.analysis.cbs_demand import CbsServer, edf_beside_cbs
 from rtsched.analysis.jitter_fold import FP, fold_jitter
-from rtsched.analysis.overheads import OS_INTERFERENCE, Overheads, apply_overheads, is_interference
+from rtsched.analysis.overheads import (OS_INTERFERENCE, Overheads, apply_overheads, interference_stretch_ns,
+                                       is_interference)
 from rtsched.analysis.registry import run_test
 from rtsched.analysis.reservation_locks import LockScope, with_blocking
 from rtsched.analysis.results import (NOT_SCHEDULABLE, SCHEDULABLE, UNSUPPORTED, AnalysisResult, TaskBound,
@@ -285,7 +288,9 @@ def analyze_reservations(taskset: TaskSet, overheads: Overheads | None = None) -
     ``overheads``: folded into the tasks first (the module doc says where the OS interference is)."""
     whole = from_taskset(taskset)
     if overheads is not None:
-        whole = apply_overheads(whole, overheads)
+        # as under P-FP (no stretch): where an EDF level decides, the stretch comes below (_stretched)
+        whole = apply_overheads(replace(whole, scheduler="P-FP", partition_cpus={}), overheads)
+        whole = replace(whole, tasks=_stretched(taskset, whole.tasks, overheads))
     own = {t.name: t for t in whole.tasks if not is_interference(t.name)}
     os_tasks = _interference_by_partition(taskset, whole, overheads)
     locks = LockScope(taskset, whole.protocols, whole.ceilings)
@@ -300,10 +305,7 @@ def analyze_reservations(taskset: TaskSet, overheads: Overheads | None = None) -
     for t in taskset.rt_tasks:
         if t.reservation is None:
             part_result = dict(top)[t.partition]
-            top_bound = part_result.task(t.name)
-            if overheads is not None and not taskset.platform.is_fp:
-                top_bound = _without_interference(top_bound, overheads)
-            bounds.append(top_bound)
+            bounds.append(part_result.task(t.name))
             continue
         leaf = by_name[t.reservation]
         why_not = _unanalysed(leaf.reservation)
@@ -323,8 +325,6 @@ def analyze_reservations(taskset: TaskSet, overheads: Overheads | None = None) -
         elif broken and bound.verdict == "ok":
             bound = TaskBound(t.name, None, "miss", f"{bound.reason}; but not guaranteed: {', '.join(broken)} "
                               "not schedulable")
-        if overheads is not None and not _counts_interference(taskset, chain):
-            bound = _without_interference(bound, overheads)
         bounds.append(bound)
     hard = [b for b in bounds if b.verdict != "unknown"]
     failing = ([o.name for o in outcomes if not o.schedulable and o.name not in no_bound]
@@ -359,16 +359,10 @@ def _interference_by_partition(taskset: TaskSet, whole: AnalysisProblem,
                             period_ns=window, deadline_ns=window, partition=p) for p in parts}
 
 
-def _counts_interference(taskset: TaskSet, chain: list[str]) -> bool:
-    """Whether every level that decides a task's bound in the reservations ``chain`` (leaf first) and
-    at the top counts the OS interference: an FP scheduler at each."""
-    return taskset.platform.is_fp and all(taskset.reservation(n).scheduler == "FP" for n in chain)
-
-
-def _without_interference(bound: TaskBound, overheads: Overheads) -> TaskBound:
-    """``bound`` saying that the OS interference is not in it (an EDF level decides it)."""
-    if not overheads.interference_max_lost_ns:
-        return bound
-    return replace(bound, reason=f"{bound.reason}; OS interference ({overheads.interference_max_lost_ns} ns per "
-                                 f"{overheads.interference_window_ns} ns) not counted: an EDF level decides this "
-                                 "bound, and EDF has no place above every deadline for it")
+def _stretched(taskset: TaskSet, tasks: tuple[AnalysisTask, ...], overheads: Overheads) -> tuple[AnalysisTask, ...]:
+    """``tasks`` with the jobs an EDF level decides stretched by the OS interference (one CPU)."""
+    def edf_decides(name: str) -> bool:
+        home = taskset.task(name).reservation
+        return not taskset.platform.is_fp if home is None else taskset.reservation(home).scheduler != "FP"
+    return tuple(replace(t, wcet_ns=t.wcet_ns + interference_stretch_ns(overheads, t.deadline_ns, 1))
+                 if not is_interference(t.name) and edf_decides(t.name) else t for t in tasks)

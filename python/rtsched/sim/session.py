@@ -65,7 +65,7 @@ def simulate_to_dir(
     run = simulate(taskset, options, trace_path)
     assert run.trace_path is not None
     files: dict[str, Path] = {"trace.rtst": run.trace_path}
-    report = build_report(read_trace(run.trace_path), taskset, analysis, run.placement)
+    report = build_report(read_trace(run.trace_path), taskset, analysis, run.placement, simulated=True)
     files.update(write_report(report, out_dir, plots=plots, plot_window_ns=plot_window_ns))
     files["summary.json"] = out_dir / "summary.json"
     summary = report.summary(
