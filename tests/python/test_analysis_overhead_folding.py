@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -135,3 +136,76 @@ def test_edf_jitter_that_cannot_be_met_or_with_resources_is_refused():
         AnalysisTask("a", wcet_ns=1 * MS, period_ns=10 * MS, deadline_ns=10 * MS, jitter_ns=1 * MS,
                      critical_sections=(CriticalSection("r", 1 * MS),)),))
     assert run_test("edf-qpa", shared).verdict == "unsupported"
+
+
+# --- release jitter for the tests that take none (rtsched.analysis.jitter_fold) ---
+
+def _gedf(jitters: tuple[int, ...], wakeup: bool, scheduler: str = "G-EDF") -> AnalysisProblem:
+    shapes = ((1 * MS, 5 * MS, 4 * MS), (2 * MS, 10 * MS, 10 * MS), (6 * MS, 20 * MS, 18 * MS), (3 * MS, 15 * MS, 15 * MS))
+    return AnalysisProblem(scheduler=scheduler, cpus=2, deadline_at_wakeup=wakeup, tasks=tuple(
+        AnalysisTask(f"t{k}", wcet_ns=c, period_ns=t, deadline_ns=d, priority=10 - k, jitter_ns=j)
+        for k, ((c, t, d), j) in enumerate(zip(shapes, jitters))))
+
+
+@pytest.mark.parametrize("test, scheduler", [("gedf-rta", "G-EDF"), ("gedf-bcl-iterative", "G-EDF"),
+                                             ("gfp-rta", "G-FP"), ("gfp-guan", "G-FP")])
+def test_a_uniform_jitter_at_wakeup_is_the_shifted_task_plus_j(test, scheduler):
+    j = 100 * US
+    result = run_test(test, _gedf((j,) * 4, wakeup=True, scheduler=scheduler))
+    shifted = _gedf((0,) * 4, wakeup=True, scheduler=scheduler)
+    shifted = replace(shifted, tasks=tuple(replace(t, period_ns=t.period_ns - j, deadline_ns=t.deadline_ns - j)
+                                           for t in shifted.tasks))
+    model = run_test(test, shifted)
+    assert model.schedulable and result.schedulable
+    assert result.bounds() == {n: b + j for n, b in model.bounds().items()}
+    assert all("(C, T − J, D − J) from its ready time, + J" in b.reason for b in result.tasks)
+    assert not result.exact
+
+
+def test_fp_shifts_any_jitter_but_edf_at_wakeup_only_a_uniform_one():
+    jitters = (100 * US, 0, 300 * US, 0)
+    assert run_test("gfp-rta", _gedf(jitters, wakeup=True, scheduler="G-FP")).schedulable
+    refused = run_test("gedf-rta", _gedf(jitters, wakeup=True))
+    assert refused.verdict == "unsupported"
+    assert {b.name for b in refused.tasks} == {"t0", "t1", "t2", "t3"}
+    assert all("release jitter differs between tasks (0 ns, 100000 ns, 300000 ns)" in b.reason for b in refused.tasks)
+
+
+def test_jitter_under_edf_with_deadlines_at_arrival_is_execution():
+    jitters = (100 * US, 0, 300 * US, 0)
+    result = run_test("gedf-rta", _gedf(jitters, wakeup=False))
+    inflated = _gedf((0,) * 4, wakeup=False)
+    inflated = replace(inflated, tasks=tuple(replace(t, wcet_ns=t.wcet_ns + j) for t, j in zip(inflated.tasks, jitters)))
+    # the bound is from the arrival already: nothing is added
+    assert result.bounds() == run_test("gedf-rta", inflated).bounds()
+    assert "as execution at the job's start" in result.task("t0").reason
+    assert "release jitter" not in result.task("t1").reason
+
+
+def test_edf_at_wakeup_does_not_use_the_arrival_model():
+    # Found by the soundness harness with EDF ordered by ready time + D (SCHED_DEADLINE): U = 0.975,
+    # every task released up to 1 tick late. Spuri's arrival model (C, T, D − J) accepts it, but
+    # ordered by wake-up + D, t4's job arriving at 48 (ready at 49) completes at 52 > 51.
+    tasks = tuple(AnalysisTask(n, wcet_ns=c, period_ns=t, deadline_ns=d, jitter_ns=1)
+                  for n, c, t, d in (("t4", 2, 4, 3), ("t2", 1, 4, 4), ("t1", 1, 8, 6), ("t3", 1, 10, 9)))
+    assert run_test("edf-qpa", AnalysisProblem(scheduler="EDF", tasks=tasks)).schedulable  # arrival: sound there
+    at_wakeup = run_test("edf-qpa", AnalysisProblem(scheduler="EDF", tasks=tasks, deadline_at_wakeup=True))
+    assert not at_wakeup.schedulable
+
+
+def test_the_threads_backend_sets_deadlines_at_wakeup():
+    assert from_taskset(load_taskset(EXAMPLES / "gedf.yaml")).deadline_at_wakeup
+    assert not from_taskset(load_taskset(EXAMPLES / "ult-cedf.yaml")).deadline_at_wakeup
+
+
+def test_prem_intervals_get_the_overhead_as_an_interval_of_their_own():
+    problem = from_taskset(load_taskset(EXAMPLES / "prem-pfp.yaml"))
+    folded = apply_overheads(problem, overheads_from_json(PROFILE))
+    # 2 switches + 3 trace events = 23 us per job, first; the intervals keep their lengths
+    assert folded.task("hi").np_segments_ns == (23 * US, 2 * MS)
+    assert folded.task("lo").np_segments_ns == (23 * US, 3 * MS, 2 * MS)
+    result = run_test("fp-lp", problem, overheads=overheads_from_json(PROFILE))
+    # hi: blocked by lo's longest interval less 1 ns, its 23 us and one OS job (100 us) before its
+    # last interval of 2 ms: 5.122999 ms from its ready time, + J = 50 us.
+    assert result.bound("hi") == 5_172_999
+    assert result.schedulable
