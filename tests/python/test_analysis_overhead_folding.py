@@ -141,7 +141,8 @@ def test_edf_jitter_that_cannot_be_met_or_with_resources_is_refused():
 # --- release jitter for the tests that take none (rtsched.analysis.jitter_fold) ---
 
 def _gedf(jitters: tuple[int, ...], wakeup: bool, scheduler: str = "G-EDF") -> AnalysisProblem:
-    shapes = ((1 * MS, 5 * MS, 4 * MS), (2 * MS, 10 * MS, 10 * MS), (6 * MS, 20 * MS, 18 * MS), (3 * MS, 15 * MS, 15 * MS))
+    shapes = ((1 * MS, 5 * MS, 4 * MS), (2 * MS, 10 * MS, 10 * MS), (6 * MS, 20 * MS, 18 * MS),
+              (3 * MS, 15 * MS, 15 * MS))
     return AnalysisProblem(scheduler=scheduler, cpus=2, deadline_at_wakeup=wakeup, tasks=tuple(
         AnalysisTask(f"t{k}", wcet_ns=c, period_ns=t, deadline_ns=d, priority=10 - k, jitter_ns=j)
         for k, ((c, t, d), j) in enumerate(zip(shapes, jitters))))
@@ -175,7 +176,8 @@ def test_jitter_under_edf_with_deadlines_at_arrival_is_execution():
     jitters = (100 * US, 0, 300 * US, 0)
     result = run_test("gedf-rta", _gedf(jitters, wakeup=False))
     inflated = _gedf((0,) * 4, wakeup=False)
-    inflated = replace(inflated, tasks=tuple(replace(t, wcet_ns=t.wcet_ns + j) for t, j in zip(inflated.tasks, jitters)))
+    inflated = replace(inflated, tasks=tuple(replace(t, wcet_ns=t.wcet_ns + j)
+                                             for t, j in zip(inflated.tasks, jitters)))
     # the bound is from the arrival already: nothing is added
     assert result.bounds() == run_test("gedf-rta", inflated).bounds()
     assert "as execution at the job's start" in result.task("t0").reason
@@ -209,3 +211,18 @@ def test_prem_intervals_get_the_overhead_as_an_interval_of_their_own():
     # last interval of 2 ms: 5.122999 ms from its ready time, + J = 50 us.
     assert result.bound("hi") == 5_172_999
     assert result.schedulable
+
+
+def test_a_bound_beyond_its_deadline_is_stretched_for_its_own_length():
+    # soft G-EDF: tardiness bounds exceed the deadlines, so a job's window is its bound, not D
+    problem = AnalysisProblem(scheduler="G-EDF", cpus=2, tasks=tuple(
+        AnalysisTask(f"t{k}", wcet_ns=c, period_ns=t, deadline_ns=t) for k, (c, t) in
+        enumerate(((7 * MS, 10 * MS), (12 * MS, 20 * MS), (8 * MS, 20 * MS)))))
+    ov = overheads_from_json(PROFILE)
+    result = run_test("gedf-tardiness", problem, overheads=ov)
+    windows = {b.name: b.bound_ns for b in result.tasks if b.bound_ns > problem.task(b.name).deadline_ns}
+    assert windows, result.bounds()
+    # the bounds shown hold for jobs stretched over windows as long as themselves
+    again = run_test("gedf-tardiness", apply_overheads(problem, ov, windows))
+    assert all(again.bound(n) <= windows.get(n, problem.task(n).deadline_ns) for n in problem.names())
+    assert again.bounds() == result.bounds()

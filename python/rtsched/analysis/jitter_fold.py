@@ -139,4 +139,5 @@ def _plus(b: TaskBound, jitter_ns: int, how: str) -> TaskBound:
 
 def _restated(result: AnalysisResult, tasks: list[TaskBound]) -> AnalysisResult:
     # the transformation is sufficient, so an exact test's answer is no longer exact for the set
-    return replace(result, tasks=tuple(tasks), exact=False, label="" if result.label == "exact" else result.label)
+    return replace(result, tasks=tuple(tasks), exact=False,
+                   label="sufficient" if result.label == "exact" else result.label)

@@ -23,7 +23,7 @@ from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_baker, gedf_b
                               gedf_np_tardiness, gedf_tardiness_lambda, gfp_guan, hierarchical, lp_blocking,
                               native_engine, partitioned, pfp_distributed, picv_rpc, spin_locks)
 from rtsched.analysis.jitter_fold import EDF, EDF_ARRIVAL, FP, NATIVE, folded
-from rtsched.analysis.overheads import Overheads, apply_overheads, is_interference
+from rtsched.analysis.overheads import Overheads, fold_and_run
 from rtsched.analysis.results import AnalysisResult, unsupported
 from rtsched.analysis.tasks import AnalysisProblem, from_taskset
 
@@ -188,10 +188,8 @@ def run_test(name: str, problem: AnalysisProblem | TaskSet, *, overheads: Overhe
     if not isinstance(problem, AnalysisProblem):
         problem = from_taskset(problem)
     if overheads is not None:
-        problem = apply_overheads(problem, overheads)
+        return fold_and_run(TESTS[name], problem, overheads, **options)
     result = TESTS[name](problem, **options)
-    if overheads is not None:  # the OS interference tasks are the model's, not the user's
-        result = replace(result, tasks=tuple(t for t in result.tasks if not is_interference(t.name)))
     if problem.notes:
         result = replace(result, details={**result.details, "notes": list(problem.notes)})
     return result
