@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -226,3 +227,25 @@ def test_a_bound_beyond_its_deadline_is_stretched_for_its_own_length():
     again = run_test("gedf-tardiness", apply_overheads(problem, ov, windows))
     assert all(again.bound(n) <= windows.get(n, problem.task(n).deadline_ns) for n in problem.names())
     assert again.bounds() == result.bounds()
+
+
+def _uniformly_jittered(make, rng):
+    model = make(rng)
+    jitter = rng.choice((1, 2))
+    return replace(model, tasks=tuple(replace(t, jitter=jitter) for t in model.tasks))
+
+
+@pytest.mark.parametrize("test, scheduler", [("gedf-rta", "G-EDF"), ("gedf-bcl-iterative", "G-EDF"),
+                                             ("gfp-rta", "G-FP"), ("gfp-guan", "G-FP")])
+def test_the_soundness_harness_finds_no_schedule_beyond_a_folded_bound(test, scheduler):
+    # the harness orders EDF jobs by arrival + D (as ult and rtsched sim): G-EDF gets J as execution
+    from rtsched.analysis.soundness.families import global_multi
+    from rtsched.analysis.soundness.harness import search
+    from rtsched.analysis.soundness.subjects import Subject
+
+    # lighter sets under G-EDF, where J as execution weighs on ticks of 2–12
+    family = partial(global_multi, scheduler=scheduler, u_range=(0.2, 0.8) if scheduler == "G-EDF" else (0.4, 1.3))
+    subject = Subject(test, "uniform-jitter", partial(_uniformly_jittered, family))
+    report = search(subject, seed=1, sets=8, scenarios_per_set=40, offsets_limit=64)
+    assert report.accepted > 0  # before the fold every one of these sets was refused
+    assert report.counterexample is None, report.counterexample
