@@ -249,3 +249,12 @@ def test_the_soundness_harness_finds_no_schedule_beyond_a_folded_bound(test, sch
     report = search(subject, seed=1, sets=8, scenarios_per_set=40, offsets_limit=64)
     assert report.accepted > 0  # before the fold every one of these sets was refused
     assert report.counterexample is None, report.counterexample
+
+
+def test_the_reason_does_not_count_the_interference_rows():
+    # locks.yaml: four tasks without a bound; with a profile, two OS interference rows (one per CPU)
+    # are in the test's own count, not in the result
+    result = run_test("fp-rta", from_taskset(load_taskset(EXAMPLES / "locks.yaml")),
+                      overheads=overheads_from_json(PROFILE))
+    assert len(result.tasks) == 4
+    assert result.reason.endswith("(and 3 more)")

@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -244,8 +245,20 @@ def fold_and_run(test: Callable[..., AnalysisResult], problem: AnalysisProblem, 
                f"outgrew the window {STRETCH_ROUNDS} times")
         result = replace(result, tasks=tuple(TaskBound(b.name, None, "unknown", f"{b.reason}; {why}")
                                              if b.name in longer else b for b in result.tasks))
-    result = replace(result, tasks=tuple(b for b in result.tasks if not is_interference(b.name)))
+    model_rows = [b for b in result.tasks if is_interference(b.name)]
+    result = replace(result, tasks=tuple(b for b in result.tasks if not is_interference(b.name)),
+                     reason=_uncounted(result.reason, sum(b.verdict != "ok" for b in model_rows)))
     return replace(result, details={**result.details, "notes": list(folded.notes)})
+
+
+def _uncounted(reason: str, model_rows: int) -> str:
+    """``reason`` with a tests' closing "(and K more)" no longer counting ``model_rows`` OS interference
+    rows (which the result does not show)."""
+    match = re.search(r" \(and (\d+) more\)$", reason)
+    if not model_rows or match is None:
+        return reason
+    left = int(match.group(1)) - model_rows
+    return reason[:match.start()] + (f" (and {left} more)" if left > 0 else "")
 
 
 def apply_overheads(problem: AnalysisProblem, ov: Overheads, windows_ns: Mapping[str, int] | None = None
