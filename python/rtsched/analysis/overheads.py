@@ -41,12 +41,13 @@ How they are folded (:func:`apply_overheads`), each rounded up to whole ns:
   one-CPU partition, a task above every other, ``OS_INTERFERENCE`` (C = L,
   T = D = W); tests report no row for it. Anywhere else (EDF, global and
   clustered scheduling) no task can stand above every job, so each job is
-  *stretched* instead (:func:`interference_stretch_ns`): WCET += (⌈D/W⌉ + 1)
-  × L × the CPUs it may run on. Interference does not wake the scheduler:
-  it stalls whichever job holds the CPU, which to the scheduler is that job
-  running longer. A job that meets its deadline runs within a window of
-  length D, which meets at most ⌈D/W⌉ + 1 windows of each CPU it runs on,
-  each losing at most L. Consider the first deadline miss: every job until
+  *stretched* instead (:func:`interference_stretch_ns`): WCET += ⌈D/W⌉ × L
+  × the CPUs it may run on. Interference does not wake the scheduler: it
+  stalls whichever job holds the CPU, which to the scheduler is that job
+  running longer. A job that meets its deadline runs within an interval of
+  length D, which ⌈D/W⌉ consecutive windows of length W cover, each losing
+  at most L on each CPU it runs on (the reading of the calibration's figure
+  that the FP task above, with its ⌈t/W⌉ · L in any interval t, makes too). Consider the first deadline miss: every job until
   then ran as if its execution were its real one plus what it lost, at most
   the stretched WCET, so a test that holds for the stretched WCETs holds for
   the real schedule up to that instant, and there is no miss. A bound R
@@ -296,7 +297,7 @@ def apply_overheads(problem: AnalysisProblem, ov: Overheads, windows_ns: Mapping
     stretched = sorted({problem.scheduler for t in problem.tasks if _stretch_in(problem, t, ov)})
     if stretched:
         notes.append("OS interference counted in every job's WCET, "
-                     f"(⌈D/W⌉ + 1) × {ov.interference_max_lost_ns} ns "
+                     f"⌈D/W⌉ × {ov.interference_max_lost_ns} ns "
                      f"× the CPUs it may run on: under {stretched[0]} no task stands above every job")
     tasks.extend(_interference_tasks(problem, ov, missing))
     if ov.context_switch_ns is None:
@@ -330,12 +331,12 @@ def _padded_intervals(intervals_ns: tuple[int, ...], added_ns: int) -> tuple[int
 
 def interference_stretch_ns(ov: Overheads, span_ns: int, cpus: int) -> int:
     """What the OS interference may take from one job that runs within ``span_ns`` of its arrival (its
-    deadline, or its bound when longer) on up to ``cpus`` CPUs: (⌈span/W⌉ + 1) × L per CPU (the module
+    deadline, or its bound when longer) on up to ``cpus`` CPUs: ⌈span/W⌉ × L per CPU (the module
     doc argues it); 0 when none was measured."""
     if not ov.interference_max_lost_ns or ov.interference_window_ns is None:
         return 0
     window = ov.interference_window_ns
-    return (-(-span_ns // window) + 1) * min(ov.interference_max_lost_ns, window) * cpus
+    return -(-span_ns // window) * min(ov.interference_max_lost_ns, window) * cpus
 
 
 def _on_one_fp_cpu(problem: AnalysisProblem, t: AnalysisTask) -> bool:
