@@ -258,3 +258,16 @@ def test_the_reason_does_not_count_the_interference_rows():
                       overheads=overheads_from_json(PROFILE))
     assert len(result.tasks) == 4
     assert result.reason.endswith("(and 3 more)")
+
+
+def test_a_cluster_stretched_beyond_its_cpus_is_not_called_infeasible():
+    # a noisy machine (this VM's calibration: 4.3 ms lost in one 10 ms window): the stretch is a
+    # bound on what interference may take, not demand, so U > m of the folded set proves nothing
+    noisy = {**PROFILE, "os_interference": {"window_ns": 10 * MS, "max_lost_ns": 4_344_258}}
+    result = run_test("c-edf", from_taskset(load_taskset(EXAMPLES / "ult-cedf.yaml")),
+                      overheads=overheads_from_json(noisy))
+    assert result.verdict == "not schedulable"
+    assert all("infeasible" not in b.reason for b in result.tasks)
+    assert "infeasible" in run_test("c-edf", AnalysisProblem(scheduler="P-EDF", partition_cpus={"p": 2}, tasks=tuple(
+        AnalysisTask(f"t{k}", wcet_ns=9 * MS, period_ns=10 * MS, deadline_ns=10 * MS, partition="p")
+        for k in range(3)))).reason

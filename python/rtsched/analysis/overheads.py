@@ -73,6 +73,8 @@ __all__ = ["Overheads", "OverheadsError", "OS_INTERFERENCE", "is_interference", 
            "apply_overheads", "fold_and_run", "interference_stretch_ns"]
 
 OS_INTERFERENCE = "(os interference)"
+#: The note that starts every folded problem's notes about its overheads (``is_folded``).
+FOLDED_NOTE = "overheads folded in from"
 TRACE_EVENTS_PER_JOB = 3  # release, start, completion
 TRACE_EVENTS_PER_SECTION = 3  # request, acquisition, release
 TRACE_EVENTS_PER_RPC = 2  # call, reply
@@ -305,7 +307,7 @@ def apply_overheads(problem: AnalysisProblem, ov: Overheads, windows_ns: Mapping
     if ov.release_latency_ns is None:
         missing.add("no release latency given")
     folded = ", ".join(ov.sources) or "nothing"
-    notes.append(f"overheads folded in from {folded}")
+    notes.append(f"{FOLDED_NOTE} {folded}")
     notes.extend(f"overheads: {m} (not folded)" for m in sorted(missing))
     return replace(problem, tasks=tuple(tasks), notes=tuple(notes))
 
@@ -378,6 +380,12 @@ def _interference_tasks(problem: AnalysisProblem, ov: Overheads, missing: set[st
         out.append(AnalysisTask(name, wcet_ns=lost, period_ns=window, deadline_ns=window, priority=top,
                                 partition=partition))
     return out
+
+
+def is_folded(problem: AnalysisProblem) -> bool:
+    """Whether ``problem`` has overheads folded in: its WCETs are then upper bounds with the
+    overheads (an OS interference stretch among them), not demands the set really places."""
+    return any(n.startswith(FOLDED_NOTE) for n in problem.notes)
 
 
 def is_interference(name: str) -> bool:
