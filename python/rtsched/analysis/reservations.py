@@ -37,9 +37,9 @@ top level of a P-FP partition (above every reservation and task there) and
 inside every FP reservation (above its children: a budget is charged in
 wall-clock time, ult/reservation.c, so an interrupt while a reservation runs
 takes its budget). A task that an EDF level decides (in an EDF reservation,
-or placed at the top of a P-EDF partition) has its jobs stretched instead
-(``overheads.interference_stretch_ns``), as no task stands above every
-deadline there.
+or placed at the top of a P-EDF partition), or that a sporadic server
+serves, has its jobs stretched instead (``overheads.interference_stretch_ns``),
+as no task stands above them there.
 """
 
 from __future__ import annotations
@@ -49,8 +49,7 @@ from typing import Callable
 
 from rtsched.analysis.cbs_demand import CbsServer, edf_beside_cbs
 from rtsched.analysis.jitter_fold import FP, fold_jitter
-from rtsched.analysis.overheads import (OS_INTERFERENCE, Overheads, apply_overheads, interference_stretch_ns,
-                                       is_interference)
+from rtsched.analysis.overheads import Overheads, apply_overheads, interference_stretch_ns, is_interference
 from rtsched.analysis.registry import run_test
 from rtsched.analysis.reservation_locks import LockScope, with_blocking
 from rtsched.analysis.results import (NOT_SCHEDULABLE, SCHEDULABLE, UNSUPPORTED, AnalysisResult, TaskBound,
@@ -292,7 +291,7 @@ def analyze_reservations(taskset: TaskSet, overheads: Overheads | None = None) -
         whole = apply_overheads(replace(whole, scheduler="P-FP", partition_cpus={}), overheads)
         whole = replace(whole, tasks=_stretched(taskset, whole.tasks, overheads))
     own = {t.name: t for t in whole.tasks if not is_interference(t.name)}
-    os_tasks = _interference_by_partition(taskset, whole, overheads)
+    os_tasks = {t.partition: t for t in whole.tasks if is_interference(t.name)}  # its priority: _above
     locks = LockScope(taskset, whole.protocols, whole.ceilings)
     outcomes = tuple(_one(taskset, own, r, locks, whole.protocol, os_tasks) for r in taskset.reservations)
     by_name = {o.name: o for o in outcomes}
@@ -346,23 +345,15 @@ def analyze_reservations(taskset: TaskSet, overheads: Overheads | None = None) -
     return HierarchyResult(outcomes, top, AnalysisResult(TEST, verdict, tuple(bounds), reason, details=details))
 
 
-def _interference_by_partition(taskset: TaskSet, whole: AnalysisProblem,
-                               overheads: Overheads | None) -> dict[str | None, AnalysisTask]:
-    """The OS interference task of each partition (none without a measured one), as
-    ``apply_overheads`` makes it under P-FP (its priority set where it is placed: ``_above``)."""
-    if overheads is None or not overheads.interference_max_lost_ns or overheads.interference_window_ns is None:
-        return {}
-    window, lost = overheads.interference_window_ns, min(overheads.interference_max_lost_ns,
-                                                         overheads.interference_window_ns)
-    parts = {t.partition for t in whole.tasks} | {r.partition for r in taskset.reservations}
-    return {p: AnalysisTask(f"{OS_INTERFERENCE} {p}" if p else OS_INTERFERENCE, wcet_ns=lost,
-                            period_ns=window, deadline_ns=window, partition=p) for p in parts}
-
-
 def _stretched(taskset: TaskSet, tasks: tuple[AnalysisTask, ...], overheads: Overheads) -> tuple[AnalysisTask, ...]:
-    """``tasks`` with the jobs an EDF level decides stretched by the OS interference (one CPU)."""
-    def edf_decides(name: str) -> bool:
+    """``tasks`` with the jobs stretched by the OS interference (one CPU) where no interference task
+    stands above them: an EDF level decides them, or a sporadic server serves them (``ss-fp`` takes
+    no task above the server; its budget is charged while an interrupt stalls its task)."""
+    def stretched(name: str) -> bool:
         home = taskset.task(name).reservation
-        return not taskset.platform.is_fp if home is None else taskset.reservation(home).scheduler != "FP"
+        if home is None:
+            return not taskset.platform.is_fp
+        r = taskset.reservation(home)
+        return r.scheduler != "FP" or r.kind == "sporadic"
     return tuple(replace(t, wcet_ns=t.wcet_ns + interference_stretch_ns(overheads, t.deadline_ns, 1))
-                 if not is_interference(t.name) and edf_decides(t.name) else t for t in tasks)
+                 if not is_interference(t.name) and stretched(t.name) else t for t in tasks)
