@@ -47,10 +47,11 @@ How they are folded (:func:`apply_overheads`), each rounded up to whole ns:
   running longer. A job that meets its deadline runs within an interval of
   length D, which ⌈D/W⌉ consecutive windows of length W cover, each losing
   at most L on each CPU it runs on (the reading of the calibration's figure
-  that the FP task above, with its ⌈t/W⌉ · L in any interval t, makes too). Consider the first deadline miss: every job until
-  then ran as if its execution were its real one plus what it lost, at most
-  the stretched WCET, so a test that holds for the stretched WCETs holds for
-  the real schedule up to that instant, and there is no miss. A bound R
+  that the FP task above, with its ⌈t/W⌉ · L in any interval t, makes too).
+  Consider the first deadline miss: every job until then ran as if its
+  execution were its real one plus what it lost, at most the stretched
+  WCET, so a test that holds for the stretched WCETs holds for the real
+  schedule up to that instant, and there is no miss. A bound R
   above D (a tardiness bound, a task that misses) needs the window R, not D:
   :func:`fold_and_run` stretches again with the bounds as windows until
   every bound is within the window it was stretched for (the same argument
