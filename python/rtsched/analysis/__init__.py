@@ -57,7 +57,7 @@ def bounds_for(taskset: TaskSet | AnalysisProblem, overheads: Overheads | None =
 
     Picks the default test for the set (as ``rtsched analyze`` does: see
     ``default_test``); a set with reservations gets the reservation analysis
-    (``rtsched.analysis.reservations``, overheads not folded in). For a
+    (``rtsched.analysis.reservations``, which folds ``overheads`` in too). For a
     combination no test covers, or any failure of the analysis, returns a result with verdict ``unsupported``, every bound
     None and the reason. Tasks of the set that are not analysed (SCHED_OTHER
     background) are absent from the result. ``overheads``: an
@@ -75,7 +75,7 @@ def bounds_for(taskset: TaskSet | AnalysisProblem, overheads: Overheads | None =
         if not isinstance(taskset, AnalysisProblem) and taskset.reservations:
             from rtsched.analysis.reservations import analyze_reservations
 
-            return analyze_reservations(taskset).tasks
+            return analyze_reservations(taskset, overheads).tasks
         problem = taskset if isinstance(taskset, AnalysisProblem) else from_taskset(taskset)
         names = problem.names()
         name = default_test(problem)

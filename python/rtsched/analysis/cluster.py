@@ -15,7 +15,8 @@ Each partition is analysed alone (tasks never leave their partition):
   schedulable (each is sufficient, so any one that succeeds proves it; the
   bounds are then the deadlines). Independent tasks with constrained
   deadlines only, as those tests assume: a cluster whose tasks share a
-  resource, or have D > T or jitter, gets no bound (the reason says why).
+  resource, or have D > T, gets no bound (the reason says why); release
+  jitter is folded for them as the registry folds it (``jitter_fold``).
 
 The verdict is ``exact`` only when every partition has one CPU and its test
 is exact; a cluster makes it ``sufficient`` ("not schedulable" then means
@@ -29,6 +30,8 @@ from dataclasses import replace
 from rtsched.analysis.edf_uni import edf_qpa
 from rtsched.analysis.fp_uni import fp_rta
 from rtsched.analysis.gedf import gedf_bcl, gedf_gfb, gedf_rta, gfp_rta
+from rtsched.analysis.jitter_fold import EDF, FP, folded
+from rtsched.analysis.overheads import is_folded
 from rtsched.analysis.results import (
     NOT_SCHEDULABLE,
     SCHEDULABLE,
@@ -42,7 +45,9 @@ from rtsched.analysis.tasks import AnalysisProblem
 
 __all__ = ["c_fp", "c_edf"]
 
-_GLOBAL_EDF = (gedf_rta, gedf_gfb, gedf_bcl)
+# the global tests take no jitter: folded as the registry folds it for them (jitter_fold)
+_GLOBAL_EDF = (folded(gedf_rta, "gedf-rta", EDF), folded(gedf_gfb, "gedf-gfb", EDF), folded(gedf_bcl, "gedf-bcl", EDF))
+_GLOBAL_FP = folded(gfp_rta, "gfp-rta", FP)
 
 
 def _part_problem(problem: AnalysisProblem, part: str | None, size: int, edf: bool) -> AnalysisProblem:
@@ -86,14 +91,16 @@ def _clustered(problem: AnalysisProblem, test: str, edf: bool) -> AnalysisResult
         if size == 1:
             result = edf_qpa(sub) if edf else fp_rta(sub)
         else:
-            result = _global_edf(sub) if edf else gfp_rta(sub)
+            result = _global_edf(sub) if edf else _GLOBAL_FP(sub)
         exact = exact and size == 1 and result.exact
         undecided = undecided or result.verdict == UNDECIDED
         where = f"{part} ({size} CPU{'s' if size > 1 else ''}, {result.test})" if part else result.test
         parts.append(f"{where}: {result.verdict}")
         infeasible = ""
-        if size > 1 and result.verdict == NOT_SCHEDULABLE and sub.utilization() > size:
+        if size > 1 and result.verdict == NOT_SCHEDULABLE and sub.utilization() > size and not is_folded(sub):
             # a necessary condition fails: no scheduler meets every deadline, not only "not shown"
+            # (not with overheads folded: their WCETs bound the overheads, e.g. the OS interference's
+            # stretch, rather than demand them)
             infeasible = f" (U = {float(sub.utilization()):.4f} > m = {size}: infeasible)"
         for b in result.tasks:
             reason = b.reason if size == 1 else f"{result.test} at m = {size}: {b.reason}{infeasible}"

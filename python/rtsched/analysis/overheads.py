@@ -35,27 +35,47 @@ How they are folded (:func:`apply_overheads`), each rounded up to whole ns:
 - every job: WCET += trace event × the events it writes (release, start and
   completion; request, acquisition and release per critical section; call
   and reply per RPC), since every rtsched task is traced;
-- on one processor and under P-FP, each processor gets a task above every
-  other, ``OS_INTERFERENCE`` (C = the most CPU time lost to the system in a
-  window, T = D = the window): the interrupts, soft interrupts and kernel
-  threads that the calibration saw take the CPU. Under other schedulers it
-  is not folded (a note says so). Tests report no row for it.
+- the OS interference (the interrupts, soft interrupts and kernel threads
+  that the calibration saw take the CPU: at most L = ``max_lost_ns`` in any
+  window W = ``window_ns``): under FP on one processor and under P-FP on a
+  one-CPU partition, a task above every other, ``OS_INTERFERENCE`` (C = L,
+  T = D = W); tests report no row for it. Anywhere else (EDF, global and
+  clustered scheduling) no task can stand above every job, so each job is
+  *stretched* instead (:func:`interference_stretch_ns`): WCET += ⌈D/W⌉ × L
+  × the CPUs it may run on. Interference does not wake the scheduler: it
+  stalls whichever job holds the CPU, which to the scheduler is that job
+  running longer. A job that meets its deadline runs within an interval of
+  length D, which ⌈D/W⌉ consecutive windows of length W cover, each losing
+  at most L on each CPU it runs on (the reading of the calibration's figure
+  that the FP task above, with its ⌈t/W⌉ · L in any interval t, makes too).
+  Consider the first deadline miss: every job until then ran as if its
+  execution were its real one plus what it lost, at most the stretched
+  WCET, so a test that holds for the stretched WCETs holds for the real
+  schedule up to that instant, and there is no miss. A bound R
+  above D (a tardiness bound, a task that misses) needs the window R, not D:
+  :func:`fold_and_run` stretches again with the bounds as windows until
+  every bound is within the window it was stretched for (the same argument
+  with "the first job above its bound"), or says per task that it is not.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Mapping
 
+from rtsched.analysis.results import AnalysisResult, TaskBound
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, CriticalSection
 
 __all__ = ["Overheads", "OverheadsError", "OS_INTERFERENCE", "is_interference", "load_overheads", "overheads_from_json",
-           "apply_overheads"]
+           "apply_overheads", "fold_and_run", "interference_stretch_ns"]
 
 OS_INTERFERENCE = "(os interference)"
+#: The note that starts every folded problem's notes about its overheads (``is_folded``).
+FOLDED_NOTE = "overheads folded in from"
 TRACE_EVENTS_PER_JOB = 3  # release, start, completion
 TRACE_EVENTS_PER_SECTION = 3  # request, acquisition, release
 TRACE_EVENTS_PER_RPC = 2  # call, reply
@@ -205,13 +225,55 @@ def load_overheads(*paths: str | Path, stat: str = "max") -> Overheads:
     return total
 
 
-def apply_overheads(problem: AnalysisProblem, ov: Overheads) -> AnalysisProblem:
-    """The problem with the overheads folded in (see the module doc); notes say what was missing."""
+#: How many times ``fold_and_run`` stretches again for bounds beyond their windows.
+STRETCH_ROUNDS = 8
+
+
+def fold_and_run(test: Callable[..., AnalysisResult], problem: AnalysisProblem, ov: Overheads,
+                 **options: object) -> AnalysisResult:
+    """``test`` on ``problem`` with ``ov`` folded in, stretched for windows as long as its bounds (the
+    module doc); a task whose bound keeps outgrowing its window gets none, and the reason. The
+    OS_INTERFERENCE tasks are left out of the result; the folded problem's notes are in its details."""
+    windows: dict[str, int] = {}
+    for _ in range(STRETCH_ROUNDS):
+        folded = apply_overheads(problem, ov, windows)
+        result = test(folded, **options)
+        longer = {b.name: b.bound_ns for b in result.tasks if b.bound_ns is not None and not is_interference(b.name)
+                  and _stretch_in(folded, folded.task(b.name), ov)
+                  and b.bound_ns > windows.get(b.name, folded.task(b.name).deadline_ns)}
+        if not longer:
+            break
+        windows.update(longer)
+    else:
+        why = (f"no bound: stretched for the OS interference over a window as long as its bound, the bound "
+               f"outgrew the window {STRETCH_ROUNDS} times")
+        result = replace(result, tasks=tuple(TaskBound(b.name, None, "unknown", f"{b.reason}; {why}")
+                                             if b.name in longer else b for b in result.tasks))
+    model_rows = [b for b in result.tasks if is_interference(b.name)]
+    result = replace(result, tasks=tuple(b for b in result.tasks if not is_interference(b.name)),
+                     reason=_uncounted(result.reason, sum(b.verdict != "ok" for b in model_rows)))
+    return replace(result, details={**result.details, "notes": list(folded.notes)})
+
+
+def _uncounted(reason: str, model_rows: int) -> str:
+    """``reason`` with a tests' closing "(and K more)" no longer counting ``model_rows`` OS interference
+    rows (which the result does not show)."""
+    match = re.search(r" \(and (\d+) more\)$", reason)
+    if not model_rows or match is None:
+        return reason
+    left = int(match.group(1)) - model_rows
+    return reason[:match.start()] + (f" (and {left} more)" if left > 0 else "")
+
+
+def apply_overheads(problem: AnalysisProblem, ov: Overheads, windows_ns: Mapping[str, int] | None = None
+                    ) -> AnalysisProblem:
+    """The problem with the overheads folded in (see the module doc); notes say what was missing.
+    ``windows_ns``: task → the window its jobs are stretched for, when longer than its deadline."""
     notes = list(problem.notes)
     missing = set(ov.missing)
     tasks = []
     for t in problem.tasks:
-        wcet = t.wcet_ns
+        wcet = t.wcet_ns + _stretch_in(problem, t, ov, (windows_ns or {}).get(t.name, t.deadline_ns))
         if ov.context_switch_ns is not None:
             wcet += 2 * ov.context_switch_ns
         if ov.trace_event_ns is not None:
@@ -229,35 +291,89 @@ def apply_overheads(problem: AnalysisProblem, ov: Overheads) -> AnalysisProblem:
             sections.append(replace(cs, length_ns=cs.length_ns + ov.contended_unlock_ns.get(proto, 0)))
         jitter = t.jitter_ns + (ov.release_latency_ns or 0)
         rpcs = tuple(replace(c, length_ns=c.length_ns + (ov.rpc_call_ns or 0)) for c in t.rpcs)
-        tasks.append(replace(t, wcet_ns=wcet, jitter_ns=jitter, critical_sections=tuple(sections), rpcs=rpcs))
+        tasks.append(replace(t, wcet_ns=wcet, jitter_ns=jitter, critical_sections=tuple(sections), rpcs=rpcs,
+                             np_segments_ns=_padded_intervals(t.np_segments_ns, wcet - t.wcet_ns)))
     if any(t.rpcs for t in problem.tasks) and ov.rpc_call_ns is None:
         missing.add("no RPC call overhead given (rpc_call_ns)")
     if ov.trace_event_ns is None:
         missing.add("no trace event cost given (trace_event_ns)")
+    stretched = sorted({problem.scheduler for t in problem.tasks if _stretch_in(problem, t, ov)})
+    if stretched:
+        notes.append("OS interference counted in every job's WCET, "
+                     f"⌈D/W⌉ × {ov.interference_max_lost_ns} ns "
+                     f"× the CPUs it may run on: under {stretched[0]} no task stands above every job")
     tasks.extend(_interference_tasks(problem, ov, missing))
     if ov.context_switch_ns is None:
         missing.add("no context-switch overhead given (context_switch_ns)")
     if ov.release_latency_ns is None:
         missing.add("no release latency given")
     folded = ", ".join(ov.sources) or "nothing"
-    notes.append(f"overheads folded in from {folded}")
+    notes.append(f"{FOLDED_NOTE} {folded}")
     notes.extend(f"overheads: {m} (not folded)" for m in sorted(missing))
     return replace(problem, tasks=tuple(tasks), notes=tuple(notes))
 
 
+def _padded_intervals(intervals_ns: tuple[int, ...], added_ns: int) -> tuple[int, ...]:
+    """A PREM task's intervals with the job's overhead ``added_ns`` as one more interval, first.
+
+    The intervals must still sum to the WCET (``fp-lp``). A PREM interval is padded to its length
+    in wall-clock time (docs/prem.md), so no overhead lengthens it; the job's overheads (the switch
+    to it, the trace events, the switch after it) run outside the intervals, preemptibly. As an
+    interval of its own before the others they are (1) counted as execution before the last
+    interval, which is where ``fp-lp`` counts a job's preemptible work (only the last interval's
+    non-preemption shortens the job's own bound; the completion's share, which in fact runs after
+    the last interval but after the completion is stamped, is only counted early), and (2) a
+    non-preemptive stretch that higher tasks may wait for, which is pessimistic (they are
+    preemptible) and never shortens a real interval. Appending it to an existing interval instead
+    would be unsound: added to the last, it would claim preemptible work as non-preemptive.
+    """
+    if not intervals_ns or not added_ns:
+        return intervals_ns
+    return (added_ns, *intervals_ns)
+
+
+def interference_stretch_ns(ov: Overheads, span_ns: int, cpus: int) -> int:
+    """What the OS interference may take from one job that runs within ``span_ns`` of its arrival (its
+    deadline, or its bound when longer) on up to ``cpus`` CPUs: ⌈span/W⌉ × L per CPU (the module
+    doc argues it); 0 when none was measured."""
+    if not ov.interference_max_lost_ns or ov.interference_window_ns is None:
+        return 0
+    window = ov.interference_window_ns
+    return -(-span_ns // window) * min(ov.interference_max_lost_ns, window) * cpus
+
+
+def _on_one_fp_cpu(problem: AnalysisProblem, t: AnalysisTask) -> bool:
+    """Whether ``t`` runs on one CPU under FP, where an OS_INTERFERENCE task above it is counted."""
+    if problem.scheduler == "FP":
+        return True
+    return problem.scheduler == "P-FP" and problem.partition_cpus.get(t.partition or "", 1) == 1
+
+
+def _cpus_of(problem: AnalysisProblem, t: AnalysisTask) -> int:
+    if problem.is_global:
+        return problem.cpus
+    return problem.partition_cpus.get(t.partition or "", 1) if problem.scheduler in ("P-FP", "P-EDF") else 1
+
+
+def _stretch_in(problem: AnalysisProblem, t: AnalysisTask, ov: Overheads, window_ns: int | None = None) -> int:
+    """The stretch of ``t``'s jobs by OS interference in ``problem`` over ``window_ns`` (default: its
+    deadline); 0 where a task above counts it."""
+    if _on_one_fp_cpu(problem, t):
+        return 0
+    return interference_stretch_ns(ov, t.deadline_ns if window_ns is None else window_ns, _cpus_of(problem, t))
+
+
 def _interference_tasks(problem: AnalysisProblem, ov: Overheads, missing: set[str]) -> list[AnalysisTask]:
-    """One OS_INTERFERENCE task above every task of each processor (FP and P-FP only)."""
+    """One OS_INTERFERENCE task above every task of each one-CPU FP processor (the others' jobs are
+    stretched: ``_stretch_in``)."""
     if ov.interference_window_ns is None or ov.interference_max_lost_ns is None:
         missing.add("no OS interference measured (os_interference)")
         return []
     if ov.interference_max_lost_ns == 0:
         return []
-    if problem.scheduler not in ("FP", "P-FP"):
-        missing.add(f"OS interference is folded only under FP and P-FP, not {problem.scheduler}")
-        return []
     window = ov.interference_window_ns
     lost = min(ov.interference_max_lost_ns, window)
-    groups = problem.partitions()
+    groups = {p: tasks for p, tasks in problem.partitions().items() if _on_one_fp_cpu(problem, tasks[0])}
     out = []
     for partition, tasks in groups.items():
         name = OS_INTERFERENCE if len(groups) == 1 else f"{OS_INTERFERENCE} {partition}"
@@ -265,6 +381,12 @@ def _interference_tasks(problem: AnalysisProblem, ov: Overheads, missing: set[st
         out.append(AnalysisTask(name, wcet_ns=lost, period_ns=window, deadline_ns=window, priority=top,
                                 partition=partition))
     return out
+
+
+def is_folded(problem: AnalysisProblem) -> bool:
+    """Whether ``problem`` has overheads folded in: its WCETs are then upper bounds with the
+    overheads (an OS interference stretch among them), not demands the set really places."""
+    return any(n.startswith(FOLDED_NOTE) for n in problem.notes)
 
 
 def is_interference(name: str) -> bool:

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_baker, gedf_bcl_iterative, gedf_demand,
                               gedf_np_tardiness, gedf_tardiness_lambda, gfp_guan, hierarchical, lp_blocking,
                               native_engine, partitioned, pfp_distributed, picv_rpc, spin_locks)
-from rtsched.analysis.overheads import Overheads, apply_overheads, is_interference
+from rtsched.analysis.jitter_fold import EDF, EDF_ARRIVAL, FP, NATIVE, folded
+from rtsched.analysis.overheads import Overheads, fold_and_run
 from rtsched.analysis.results import AnalysisResult, unsupported
 from rtsched.analysis.tasks import AnalysisProblem, from_taskset
 
@@ -38,10 +39,14 @@ Test = Callable[..., AnalysisResult]
 TestOptions = dict[str, Any]
 
 
-def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False) -> Test:
+def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False, jitter: str = NATIVE) -> Test:
     """The test ``fn`` under ``name``; unless it models non-preemptive intervals (``intervals``), a set
     with some (``np_segments_ns``) is ``unsupported``: an interval of a lower-priority or
-    longer-deadline task blocks every other task, which such a test would not count."""
+    longer-deadline task blocks every other task, which such a test would not count. ``jitter``: how
+    release jitter reaches it (``jitter_fold``: NATIVE, or folded as FP, EDF, EDF_ARRIVAL say)."""
+    doc = fn.__doc__
+    fn = folded(fn, name, jitter)
+
     def test(problem: AnalysisProblem, **options: object) -> AnalysisResult:
         if not intervals:
             for late in problem.tasks:  # a plain loop: on every call of every test
@@ -52,7 +57,7 @@ def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False
         return fn(problem, **options)
 
     test.__name__ = name.replace("-", "_").replace("+", "_plus")
-    test.__doc__ = fn.__doc__
+    test.__doc__ = doc
     return test
 
 
@@ -63,12 +68,12 @@ TESTS: dict[str, Test] = {
     "fp-rta-srp": _named(partial(fp_uni.fp_rta, protocol="srp"), "fp-rta-srp"),
     "fp-rta-ipcp": _named(partial(fp_uni.fp_rta, protocol="ipcp"), "fp-rta-ipcp"),
     "fp-rta-np": _named(partial(fp_uni.fp_rta, protocol="np"), "fp-rta-np"),
-    "fp-ll": _named(fp_uni.fp_liu_layland, "fp-ll"),
-    "fp-hyperbolic": _named(fp_uni.fp_hyperbolic, "fp-hyperbolic"),
-    "fp-lp": _named(fp_uni.fp_limited_preemption, "fp-lp", intervals=True),
-    "edf-util": _named(edf_uni.edf_utilization, "edf-util"),
-    "edf-dbf": _named(edf_uni.edf_demand, "edf-dbf"),
-    "edf-qpa": _named(native_engine.edf_qpa, "edf-qpa"),
+    "fp-ll": _named(fp_uni.fp_liu_layland, "fp-ll", jitter=FP),
+    "fp-hyperbolic": _named(fp_uni.fp_hyperbolic, "fp-hyperbolic", jitter=FP),
+    "fp-lp": _named(fp_uni.fp_limited_preemption, "fp-lp", intervals=True, jitter=FP),
+    "edf-util": _named(edf_uni.edf_utilization, "edf-util", jitter=EDF_ARRIVAL),
+    "edf-dbf": _named(edf_uni.edf_demand, "edf-dbf", jitter=EDF_ARRIVAL),
+    "edf-qpa": _named(native_engine.edf_qpa, "edf-qpa", jitter=EDF_ARRIVAL),
     "p-fp-mpcp": _named(partitioned.pfp_mpcp, "p-fp-mpcp"),
     "p-fp-fmlp+": _named(partitioned.pfp_fmlp_plus, "p-fp-fmlp+"),
     "p-fp-fmlp+-lp": _named(lp_blocking.pfp_fmlp_plus_lp, "p-fp-fmlp+-lp"),
@@ -76,23 +81,23 @@ TESTS: dict[str, Test] = {
     "p-fp-dpcp-lp": _named(pfp_distributed.pfp_dpcp_lp, "p-fp-dpcp-lp"),
     "p-fp-dflp-lp": _named(pfp_distributed.pfp_dflp_lp, "p-fp-dflp-lp"),
     "p-fp-msrp": _named(spin_locks.pfp_msrp, "p-fp-msrp"),
-    "p-edf": _named(partitioned.pedf, "p-edf"),
+    "p-edf": _named(partitioned.pedf, "p-edf", jitter=EDF_ARRIVAL),
     "c-fp": _named(cluster.c_fp, "c-fp"),
-    "c-edf": _named(cluster.c_edf, "c-edf"),
-    "gedf-gfb": _named(native_engine.gedf_gfb, "gedf-gfb"),
-    "gedf-bcl": _named(native_engine.gedf_bcl, "gedf-bcl"),
-    "gedf-rta": _named(native_engine.gedf_rta, "gedf-rta"),
-    "gedf-tardiness": _named(gedf.gedf_tardiness, "gedf-tardiness"),
-    "gedf-tardiness-lambda": _named(gedf_tardiness_lambda.gedf_tardiness_lambda, "gedf-tardiness-lambda"),
-    "gedf-np-tardiness": _named(gedf_np_tardiness.gedf_np_tardiness, "gedf-np-tardiness", intervals=True),
-    "gedf-baker": _named(gedf_baker.gedf_baker, "gedf-baker"),
-    "gedf-baruah": _named(gedf_demand.gedf_baruah, "gedf-baruah"),
-    "gedf-ffdbf": _named(gedf_demand.gedf_ffdbf, "gedf-ffdbf"),
-    "gedf-bcl-iterative": _named(gedf_bcl_iterative.gedf_bcl_iterative, "gedf-bcl-iterative"),
-    "gfp-rta": _named(gedf.gfp_rta, "gfp-rta"),
-    "gfp-guan": _named(gfp_guan.gfp_guan, "gfp-guan"),
-    "prm-fp": _named(hierarchical.prm_fp, "prm-fp"),
-    "prm-edf": _named(hierarchical.prm_edf, "prm-edf"),
+    "c-edf": _named(cluster.c_edf, "c-edf", jitter=EDF_ARRIVAL),
+    "gedf-gfb": _named(native_engine.gedf_gfb, "gedf-gfb", jitter=EDF),
+    "gedf-bcl": _named(native_engine.gedf_bcl, "gedf-bcl", jitter=EDF),
+    "gedf-rta": _named(native_engine.gedf_rta, "gedf-rta", jitter=EDF),
+    "gedf-tardiness": _named(gedf.gedf_tardiness, "gedf-tardiness", jitter=EDF),
+    "gedf-tardiness-lambda": _named(gedf_tardiness_lambda.gedf_tardiness_lambda, "gedf-tardiness-lambda", jitter=EDF),
+    "gedf-np-tardiness": _named(gedf_np_tardiness.gedf_np_tardiness, "gedf-np-tardiness", intervals=True, jitter=EDF),
+    "gedf-baker": _named(gedf_baker.gedf_baker, "gedf-baker", jitter=EDF),
+    "gedf-baruah": _named(gedf_demand.gedf_baruah, "gedf-baruah", jitter=EDF),
+    "gedf-ffdbf": _named(gedf_demand.gedf_ffdbf, "gedf-ffdbf", jitter=EDF),
+    "gedf-bcl-iterative": _named(gedf_bcl_iterative.gedf_bcl_iterative, "gedf-bcl-iterative", jitter=EDF),
+    "gfp-rta": _named(gedf.gfp_rta, "gfp-rta", jitter=FP),
+    "gfp-guan": _named(gfp_guan.gfp_guan, "gfp-guan", jitter=FP),
+    "prm-fp": _named(hierarchical.prm_fp, "prm-fp", jitter=FP),
+    "prm-edf": _named(hierarchical.prm_edf, "prm-edf", jitter=EDF),
     "picv-rpc": _named(picv_rpc.picv_rpc, "picv-rpc"),
 }
 
@@ -183,10 +188,8 @@ def run_test(name: str, problem: AnalysisProblem | TaskSet, *, overheads: Overhe
     if not isinstance(problem, AnalysisProblem):
         problem = from_taskset(problem)
     if overheads is not None:
-        problem = apply_overheads(problem, overheads)
+        return fold_and_run(TESTS[name], problem, overheads, **options)
     result = TESTS[name](problem, **options)
-    if overheads is not None:  # the OS interference tasks are the model's, not the user's
-        result = replace(result, tasks=tuple(t for t in result.tasks if not is_interference(t.name)))
     if problem.notes:
         result = replace(result, details={**result.details, "notes": list(problem.notes)})
     return result

@@ -28,6 +28,18 @@ its tasks get ``unknown``. A sporadic server is a
 periodic task of (Q, T) at the top level (the sporadic-server theorem); its tasks are
 bounded by ``ss-fp`` (rtsched.analysis.sporadic_server) when it is the highest priority of
 its partition, else they have no bound ("unknown", the reason says why) and fail nothing.
+
+With ``overheads`` (a machine's profile), the tasks are those of
+``overheads.apply_overheads`` (WCETs, sections and release jitter folded in;
+the tests fold the jitter as ``jitter_fold`` says), and the OS interference
+task of each partition is counted wherever an FP scheduler decides: at the
+top level of a P-FP partition (above every reservation and task there) and
+inside every FP reservation (above its children: a budget is charged in
+wall-clock time, ult/reservation.c, so an interrupt while a reservation runs
+takes its budget). A task that an EDF level decides (in an EDF reservation,
+or placed at the top of a P-EDF partition), or that a sporadic server
+serves, has its jobs stretched instead (``overheads.interference_stretch_ns``),
+as no task stands above them there.
 """
 
 from __future__ import annotations
@@ -36,6 +48,8 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from rtsched.analysis.cbs_demand import CbsServer, edf_beside_cbs
+from rtsched.analysis.jitter_fold import FP, fold_jitter
+from rtsched.analysis.overheads import Overheads, apply_overheads, interference_stretch_ns, is_interference
 from rtsched.analysis.registry import run_test
 from rtsched.analysis.reservation_locks import LockScope, with_blocking
 from rtsched.analysis.results import (NOT_SCHEDULABLE, SCHEDULABLE, UNSUPPORTED, AnalysisResult, TaskBound,
@@ -139,11 +153,13 @@ def _unanalysed(r: Reservation) -> str | None:
 
 
 def _one(taskset: TaskSet, own: dict[str, AnalysisTask], r: Reservation, locks: LockScope,
-         protocol_of: Callable[[str], str]) -> ReservationOutcome:
+         protocol_of: Callable[[str], str], os_tasks: dict[str | None, AnalysisTask]) -> ReservationOutcome:
     if _unanalysed(r) is not None:
         return ReservationOutcome(r, None, None, None)
     test = "prm-fp" if r.scheduler == "FP" else "prm-edf"
-    problem = AnalysisProblem(tasks=_children(taskset, own, r.name), scheduler=r.scheduler, name=r.name)
+    children = _children(taskset, own, r.name)
+    problem = AnalysisProblem(tasks=_above(children, os_tasks.get(r.partition)) if r.scheduler == "FP" else children,
+                              scheduler=r.scheduler, name=r.name)
     if not problem.tasks:
         empty = AnalysisResult(test, SCHEDULABLE, (), f"{r.name} holds nothing", exact=True)
         return ReservationOutcome(r, empty, 0, 0)
@@ -202,12 +218,24 @@ def _sporadic(taskset: TaskSet, own: dict[str, AnalysisTask], r: Reservation) ->
     above += [f"{t.name} ({t.priority})" for t in taskset.rt_tasks
               if t.reservation is None and t.partition == r.partition and (t.priority or 0) >= level]
     tasks = tuple(own[t.name] for t in taskset.tasks_in(r.name))
-    result = sporadic_server_fp(r.name, tasks, r.period_ns, r.budget_ns, above)
+
+    def served(problem: AnalysisProblem) -> AnalysisResult:
+        return sporadic_server_fp(r.name, problem.tasks, r.period_ns, r.budget_ns, above)
+
+    # the server replenishes from when its tasks become ready, not from their arrivals: FP's shift holds
+    result = fold_jitter(served, "ss-fp", FP, AnalysisProblem(tasks=tasks, name=r.name))
     return ReservationOutcome(r, result, result.details.get("min_budget_ns"), None)
 
 
-def _top(taskset: TaskSet, own: dict[str, AnalysisTask], locks: LockScope
-         ) -> tuple[tuple[str | None, AnalysisResult], ...]:
+def _above(tasks: tuple[AnalysisTask, ...], os_task: AnalysisTask | None) -> tuple[AnalysisTask, ...]:
+    """``tasks`` with ``os_task`` (an OS interference task; None: none) above every one of them."""
+    if os_task is None or not tasks:
+        return tasks
+    return (*tasks, replace(os_task, priority=max(t.priority for t in tasks) + 1))
+
+
+def _top(taskset: TaskSet, own: dict[str, AnalysisTask], locks: LockScope,
+         os_tasks: dict[str | None, AnalysisTask]) -> tuple[tuple[str | None, AnalysisResult], ...]:
     """Per partition: its top-level reservations and directly placed tasks, by the platform's test
     (no bound where a top-level task shares a resource with a reservation's)."""
     parts: dict[str | None, list[AnalysisTask]] = {}
@@ -224,7 +252,8 @@ def _top(taskset: TaskSet, own: dict[str, AnalysisTask], locks: LockScope
     fp = taskset.platform.is_fp
     out = []
     for part, tasks in parts.items():
-        problem = AnalysisProblem(tasks=tuple(tasks), scheduler="FP" if fp else "EDF", name=str(part),
+        problem = AnalysisProblem(tasks=_above(tuple(tasks), os_tasks.get(part)) if fp else tuple(tasks),
+                                  scheduler="FP" if fp else "EDF", name=str(part),
                                   protocols=locks.protocols, ceilings=locks.ceilings)
         test = "fp-rta" if fp else "edf-qpa"
         why = locks.partitions.get(part)
@@ -253,14 +282,20 @@ def _ancestors(taskset: TaskSet, name: str) -> list[str]:
     return chain
 
 
-def analyze_reservations(taskset: TaskSet) -> HierarchyResult:
-    """Analyse every reservation of ``taskset`` bottom-up and the top level; see the module doc."""
+def analyze_reservations(taskset: TaskSet, overheads: Overheads | None = None) -> HierarchyResult:
+    """Analyse every reservation of ``taskset`` bottom-up and the top level; see the module doc.
+    ``overheads``: folded into the tasks first (the module doc says where the OS interference is)."""
     whole = from_taskset(taskset)
-    own = {t.name: t for t in whole.tasks}
+    if overheads is not None:
+        # as under P-FP (no stretch): where an EDF level decides, the stretch comes below (_stretched)
+        whole = apply_overheads(replace(whole, scheduler="P-FP", partition_cpus={}), overheads)
+        whole = replace(whole, tasks=_stretched(taskset, whole.tasks, overheads))
+    own = {t.name: t for t in whole.tasks if not is_interference(t.name)}
+    os_tasks = {t.partition: t for t in whole.tasks if is_interference(t.name)}  # its priority: _above
     locks = LockScope(taskset, whole.protocols, whole.ceilings)
-    outcomes = tuple(_one(taskset, own, r, locks, whole.protocol) for r in taskset.reservations)
+    outcomes = tuple(_one(taskset, own, r, locks, whole.protocol, os_tasks) for r in taskset.reservations)
     by_name = {o.name: o for o in outcomes}
-    top = _top(taskset, own, locks)
+    top = _top(taskset, own, locks, os_tasks)
     top_ok = {part: res.schedulable for part, res in top}
     no_bound = {o.name: o.result.reason for o in outcomes
                 if o.result is not None and o.result.verdict == UNSUPPORTED and o.reservation.kind != "sporadic"}
@@ -305,4 +340,20 @@ def analyze_reservations(taskset: TaskSet) -> HierarchyResult:
                                 for o in outcomes if o.result is not None},
                # what each reservation counts for in its parent (an adapted one: its controller's max_budget)
                "analysed_budget_ns": {r.name: analysed_budget_ns(taskset, r) for r in taskset.reservations}}
+    if overheads is not None:
+        details["notes"] = list(whole.notes)
     return HierarchyResult(outcomes, top, AnalysisResult(TEST, verdict, tuple(bounds), reason, details=details))
+
+
+def _stretched(taskset: TaskSet, tasks: tuple[AnalysisTask, ...], overheads: Overheads) -> tuple[AnalysisTask, ...]:
+    """``tasks`` with the jobs stretched by the OS interference (one CPU) where no interference task
+    stands above them: an EDF level decides them, or a sporadic server serves them (``ss-fp`` takes
+    no task above the server; its budget is charged while an interrupt stalls its task)."""
+    def stretched(name: str) -> bool:
+        home = taskset.task(name).reservation
+        if home is None:
+            return not taskset.platform.is_fp
+        r = taskset.reservation(home)
+        return r.scheduler != "FP" or r.kind == "sporadic"
+    return tuple(replace(t, wcet_ns=t.wcet_ns + interference_stretch_ns(overheads, t.deadline_ns, 1))
+                 if not is_interference(t.name) and stretched(t.name) else t for t in tasks)

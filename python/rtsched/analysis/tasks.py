@@ -168,7 +168,11 @@ class AnalysisProblem:
     ``partition_cpus``: partition → its number of CPUs (partitions not
     listed have one); see ``clusters``. ``sync_partitions``: resource under
     dpcp or dflp → the partition whose processor runs its agents (resources
-    not listed: see ``sync_partition``).
+    not listed: see ``sync_partition``). ``deadline_at_wakeup``: under EDF,
+    whether the scheduler gives a job its absolute deadline when it wakes
+    (ready time + D: SCHED_DEADLINE, the threads backend) rather than at its
+    arrival (arrival + D: the ult backend, ``rtsched sim``, the textbook
+    model); it decides how release jitter is folded (``jitter_fold``).
     """
 
     tasks: tuple[AnalysisTask, ...]
@@ -181,6 +185,7 @@ class AnalysisProblem:
     ceilings: Mapping[str, int] = field(default_factory=dict)
     partition_cpus: Mapping[str, int] = field(default_factory=dict)
     sync_partitions: Mapping[str, str] = field(default_factory=dict)
+    deadline_at_wakeup: bool = False
     # name -> task, made with the problem (a search per lookup made large sets quadratic)
     _by_name: dict[str, AnalysisTask] = field(init=False, repr=False, compare=False)
 
@@ -463,4 +468,5 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
         partition_cpus={p.name: len(p.cpus) for p in (taskset.platform.partitions or ())}
         if taskset.platform.is_partitioned else {},
         sync_partitions={r.name: r.sync_partition for r in taskset.resources if r.sync_partition is not None},
+        deadline_at_wakeup=taskset.platform.backend == "threads",
     )

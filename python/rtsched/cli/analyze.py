@@ -120,16 +120,16 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"{args.file}: {error}", file=sys.stderr)
         return Exit.FAILED
-    if taskset.reservations and not args.test:
-        from rtsched.cli.analyze_reservations import show_reservations
-
-        return show_reservations(args.file, taskset, args.json)
-    problem = from_taskset(taskset, cpus=args.cpus)
     try:
         choice = overheads_from_args(args)
     except ValueError as error:
         print(f"rtsched analyze: {error}", file=sys.stderr)
         return Exit.FAILED
+    if taskset.reservations and not args.test:
+        from rtsched.cli.analyze_reservations import show_reservations
+
+        return show_reservations(args.file, taskset, args.json, choice.overheads, choice.description)
+    problem = from_taskset(taskset, cpus=args.cpus)
     if choice.overheads is not None:
         options["overheads"] = choice.overheads
     name = args.test or default_test(problem)

@@ -5,7 +5,9 @@ with the linear supply bound, whether the budget given is that least one,
 the verdict), then the top level of each partition and one row per task
 (its bound from its leaf's PRM test). docs/reservations.md explains the
 analysis. Exit status as ``rtsched analyze``: 0 when every hard reservation,
-the top level and their tasks are schedulable.
+the top level and their tasks are schedulable. The overheads ``rtsched
+analyze`` folds (a profile, ``--overheads``) are folded here too
+(``analyze_reservations``).
 """
 
 from __future__ import annotations
@@ -16,20 +18,26 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
+from typing import TYPE_CHECKING
+
 from rtsched.cli.exit_codes import Exit
 from rtsched.cli.tables import print_fitting
 from rtsched.model import TaskSet, format_duration
+
+if TYPE_CHECKING:
+    from rtsched.analysis.overheads import Overheads
 
 
 def _fmt(ns: int | None) -> str:
     return "—" if ns is None else format_duration(ns)
 
 
-def show_reservations(path: str, taskset: TaskSet, as_json: bool) -> int:
+def show_reservations(path: str, taskset: TaskSet, as_json: bool, overheads: Overheads | None = None,
+                      overheads_description: str = "") -> int:
     from rtsched.analysis.reservations import analyze_reservations
     from rtsched.analysis.tasks import varying_demand_notes
 
-    result = analyze_reservations(taskset)
+    result = analyze_reservations(taskset, overheads)
     analysed = result.tasks.details["analysed_budget_ns"]  # an adapted reservation: its max_budget
     status = Exit.OK if result.schedulable else Exit.FAILED
     if as_json:
@@ -43,7 +51,8 @@ def show_reservations(path: str, taskset: TaskSet, as_json: bool) -> int:
                                  "verdict": None if o.result is None else o.result.verdict}
                                 for o in result.reservations],
                "top": [{"partition": part, **res.to_dict()} for part, res in result.top],
-               "notes": varying_demand_notes(taskset)}
+               "notes": varying_demand_notes(taskset) + result.tasks.details.get("notes", []),
+               "overheads": overheads_description}
         json.dump(out, sys.stdout, indent=1)
         print()
         return status
@@ -80,7 +89,9 @@ def show_reservations(path: str, taskset: TaskSet, as_json: bool) -> int:
     console.print(tasks)
     for b in result.tasks.tasks:
         console.print(f"  {b.name}: {b.reason}", highlight=False)
-    for note in varying_demand_notes(taskset):
+    if overheads_description:
+        console.print(overheads_description, highlight=False)
+    for note in varying_demand_notes(taskset) + result.tasks.details.get("notes", []):
         console.print(f"note: {note}", highlight=False)
     colour = "green" if result.schedulable else "red"
     console.print(f"[{colour}]{result.tasks.verdict}[/]: {result.tasks.reason}")

@@ -107,7 +107,7 @@ def _steal_between(samples: Sequence[StealSample], cpus: Iterable[int], start_ns
     return sum(after[1].get(c, 0) - before[1].get(c, 0) for c in cpus)
 
 
-def _describe(job: ExcessJob, kernel_seen: bool) -> tuple[str, str]:
+def _describe(job: ExcessJob, kernel_seen: bool, simulated: bool = False) -> tuple[str, str]:
     parts: list[tuple[int, str]] = []
     fair = sum(ns for _, _, ns in job.others_fair)
     if fair:
@@ -136,6 +136,10 @@ def _describe(job: ExcessJob, kernel_seen: bool) -> tuple[str, str]:
             f"the trace lost {job.lost_events} events of this task (its times may be wrong)"
     if parts and job.outside_ns >= job.excess_ns:
         return DISTURBED, text
+    if simulated:  # nothing outside the set runs in a simulation, and there is no kernel to record
+        return BROKEN, ("simulated: nothing outside the set ran, so the bound does not count what this "
+                        "simulation charged (the overheads it was given, or its --release-jitter)"
+                        + ("; " + text if text else ""))
     if not kernel_seen:
         why = "no kernel schedule of this window (rtsched run records one as root: tracefs)"
         return UNEXPLAINED, why + ("; " + text if text else "")
@@ -159,6 +163,7 @@ def explain_job(
     steal: Sequence[StealSample] = (),
     start_waits: bool = True,
     release_latency_in_bounds_ns: int = 0,
+    simulated: bool = False,
 ) -> ExcessJob:
     """What the window of one job (a JobTable row of task ``info``) shows on ``cpus``, against a
     response of ``reference_ns`` (its bound, or its simulated response): the excess is the
@@ -190,7 +195,7 @@ def explain_job(
         set_ns=set_ns, idle_ns=idle_ns, steal_ns=_steal_between(steal, cpus, start, end),
         lost_events=info.lost_events, late_start_ns=late_start_ns,
     )
-    verdict, cause = _describe(job, kernel_seen)
+    verdict, cause = _describe(job, kernel_seen, simulated)
     return replace(job, verdict=verdict, cause=cause)
 
 
@@ -203,11 +208,13 @@ def explain_excess(
     steal: Sequence[StealSample] = (),
     start_waits: Collection[str] | None = None,
     release_latency_in_bounds_ns: int = 0,
+    simulated: bool = False,
 ) -> tuple[ExcessJob, ...]:
     """Every job above its task's bound, in release order, with what its window shows.
     ``start_waits``: the tasks the model may hold back before their start (explain_job);
     None: every task. ``release_latency_in_bounds_ns``: what the bounds already count of a
-    wake-up's latency (an overhead profile's release latency; explain_job)."""
+    wake-up's latency (an overhead profile's release latency; explain_job). ``simulated``: the trace
+    is a simulation's (``rtsched sim``), where no kernel schedule is recorded nor wanted."""
     bounds = {s.task: s.bound_ns for s in stats if s.bound_ns is not None}
     own_pids = {int(s["tid"]) for s in trace.streams}
     # Under the ult backend a stream's tid is a task's ULT identity, and the set's kernel
@@ -225,6 +232,6 @@ def explain_excess(
         for row in rows[rows["response"] > bound]:
             waits = start_waits is None or info.name in start_waits
             out.append(explain_job(info, row, bound, table.t0_ns, cpus, own_pids, kernel, steal, waits,
-                                   release_latency_in_bounds_ns))
+                                   release_latency_in_bounds_ns, simulated))
     out.sort(key=lambda j: (j.release_ns, j.task))
     return tuple(out)

@@ -145,12 +145,14 @@ def build_report(
     kernel: KernelSchedule | None = None,
     steal: tuple[StealSample, ...] = (),
     release_latency_in_bounds_ns: int = 0,
+    simulated: bool = False,
 ) -> Report:
     """The report of ``trace``, a run (or simulation) of ``taskset`` placed by ``placement``.
     The trace's task ids are indices in ``taskset.tasks``. ``kernel`` (the kernel's schedule
     of the run's CPUs) and ``steal`` (samples of host steal) explain jobs above their bounds;
     ``release_latency_in_bounds_ns``: the release latency the bounds already count (an
-    overhead profile's), which a job's wait for its start is not blamed for."""
+    overhead profile's), which a job's wait for its start is not blamed for. ``simulated``: the
+    trace is a simulation's (no kernel schedule to look for)."""
     table = build_job_table(trace, release_paces(taskset))
     stats = tuple(task_stats(table, analysis, blocking_by_task(trace)))
     prem, peripherals = prem_summary(trace, taskset)
@@ -164,7 +166,7 @@ def build_report(
         servers=server_calls(trace, taskset),
         events_off_cpus=events_off_cpus(trace, placement),
         excess=explain_excess(table, stats, trace, placement, kernel, steal, start_waits(taskset),
-                              release_latency_in_bounds_ns),
+                              release_latency_in_bounds_ns, simulated),
         priorities=priority_time(trace, taskset),
         prem=prem,
         peripherals=peripherals,

@@ -65,8 +65,8 @@ class Comparison:
 
     def rows(self) -> list[dict[str, Any]]:
         """Per task (set order) and variant: this run's figures (ns), the bound (PI-CV: the
-        first variant's only, the analysis assumes PI-CV; backends: both, one policy, one
-        analysis), and the paper's (ms) when known."""
+        first variant's only, the analysis assumes PI-CV; backends: both, each run's own, as
+        release jitter folds per backend under EDF), and the paper's (ms) when known."""
         paper = self.paper() or {}
         out = []
         for task in self.taskset.rt_tasks:

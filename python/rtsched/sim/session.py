@@ -74,7 +74,7 @@ def simulate_to_dir(
     assert run.trace_path is not None
     files: dict[str, Path] = {"trace.rtst": run.trace_path}
     say("the report")
-    report = build_report(read_trace(run.trace_path), taskset, analysis, run.placement)
+    report = build_report(read_trace(run.trace_path), taskset, analysis, run.placement, simulated=True)
     files.update(write_report(report, out_dir, plots=plots, plot_window_ns=plot_window_ns, progress=say))
     files["summary.json"] = out_dir / "summary.json"
     summary = report.summary(
