@@ -170,7 +170,7 @@ def test_bad_traces_are_rejected_naming_the_file_and_line(tmp_path):
     assert t.format(7) + 'neg.csv:1: no column "c_us" (columns: a_us, b_us)' in got
     assert t.format(8) + "ragged.csv:3: 1 cells, the header has 2" in got
     assert "tasks[0].body[9].compute.seed: a trace has no seed: its rows are replayed in order" in got
-    assert "tasks[0].body[10].compute.at_end: expected one of cycle, stop, got 'wrap'" in got
+    assert "tasks[0].body[10].compute.at_end: expected one of cycle, stop, got \"wrap\"" in got
 
 
 def test_the_schema_describes_the_compute_mapping():

@@ -25,7 +25,8 @@ def test_time_at_each_priority_counts_from_t0_to_the_end_of_the_trace(tmp_path):
                _event(T0 + 15 * MS, EV.PRIORITY, 0, 1, 20, 0), _event(T0 + 150 * MS, EV.PRIORITY, 0, 9, 40, 1)]
     a = job(0, 0, 1, 0, 2 * MS, extra=changes)
     b = job(0, 0, 1, 1, 3 * MS)
-    path = write_trace(tmp_path / "t.rtst", [("a", 10 * MS, 10 * MS, a), ("b", 20 * MS, 10 * MS, b)])
+    path = write_trace(tmp_path / "t.rtst", [("a", 10 * MS, 10 * MS, a), ("b", 20 * MS, 10 * MS, b)],
+                       duration=100 * MS)
     rows = {p.thread: p for p in priority_time(read_trace(path), taskset_from_dict(TASKSET))}
     assert rows["a"].ns_at_priority == ((40, 3 * MS), (30, 2 * MS), (20, 95 * MS))
     assert rows["b"].ns_at_priority == ((10, 100 * MS),)
