@@ -22,6 +22,9 @@ from rtsched.cli.exit_codes import Exit
 
 COMMAND_MODULES = ["lockbench", "validate", "import_rtapp", "latency", "overhead", "shield", "run", "sim", "analyze",
                    "calibrate", "sweep", "io_flows", "tlb"]
+# The subcommands that make tracefs instances, cpusets, shields or child processes: each first removes
+# what killed rtsched commands left (rtsched.measure.leftovers; docs/run.md "After a crash").
+CLEANS_LEFTOVERS_FIRST = {"run", "shield", "calibrate", "latency", "overhead", "sweep"}
 
 __all__ = ["Exit", "build_parser", "main"]
 
@@ -42,10 +45,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
+    if rest and not getattr(args, "passes_arguments_on", False):
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    if args.command in CLEANS_LEFTOVERS_FIRST:
+        from rtsched.measure.leftovers import remove_leftovers, say_removed
+
+        say_removed(remove_leftovers(), "killed rtsched commands")
     if getattr(args, "passes_arguments_on", False):
         return args.handler(args, rest)
-    if rest:
-        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     return args.handler(args)
 
 
