@@ -94,12 +94,12 @@ def _shield(owner: int | None) -> list[str]:
     try:
         report = shielding.undo()
     except shielding.ShieldError as error:
-        return [f"{why} shield of CPU {state.cpus} (pid {state.pid}) NOT undone ({error})"]
+        return [f"shield of CPU {state.cpus} (pid {state.pid}, {why}) NOT undone ({error})"]
     if not report.undone:
         return []  # undone meanwhile
     cpus = ",".join(map(str, state.cpus))
     problems = f"; problems: {', '.join(report.problems)}" if report.problems else ""
-    return [f"{why} shield of CPU {cpus} (pid {state.pid}){problems}"]
+    return [f"shield of CPU {cpus} (pid {state.pid}, {why}){problems}"]
 
 
 def _runner_cpusets() -> list[str]:
