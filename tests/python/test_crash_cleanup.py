@@ -24,6 +24,7 @@ import pytest
 
 from crash_helpers import TAG_ENV, MachineState, machine_state, tagged_processes, watchers_of
 from rtsched.cpus import online_cpus
+from rtsched.measure.leftovers import remove_leftovers
 from rtsched.measure.shield import cgroup_version, state_file
 from rtsched.measure.tracefs import find_tracefs, instance_name
 
@@ -176,6 +177,17 @@ def _clean_after_kill(run: Running) -> tuple[float, list[str]]:
     return time.monotonic() - killed, left
 
 
+def _kill_what_is_left(run: Running) -> None:
+    """After a failure too, nothing of the command stays on the machine."""
+    if run.proc.poll() is None:
+        run.proc.kill()
+        run.proc.wait(timeout=30)
+    for pid in tagged_processes(run.tag):
+        os.kill(pid, signal.SIGKILL)
+    if run.state().added_since(run.before):
+        remove_leftovers()
+
+
 @pytest.mark.parametrize("case, moment", PARAMS)
 def test_a_killed_command_leaves_nothing_behind(case, moment, tmp_path, state_dir):
     argv, env, _ = CASES[case]
@@ -186,8 +198,7 @@ def test_a_killed_command_leaves_nothing_behind(case, moment, tmp_path, state_di
         _wait_for(run, moment)
         seconds, left = _clean_after_kill(run)
     finally:
-        if run.proc.poll() is None:
-            run.proc.kill()
+        _kill_what_is_left(run)
     print(f"\n{case} killed at {moment.name}: clean after {seconds:.3f} s; its stderr ends: "
           f"{run.stderr().strip().splitlines()[-1:]}")
     assert run.proc.returncode == -signal.SIGKILL
