@@ -10,6 +10,7 @@ from rtsched.measure.shield import state_file
 from rtsched.measure.tracefs import find_tracefs
 
 TAG_ENV = "RTSCHED_TEST_TAG"  # set in a command's environment: its descendants carry it too
+RUNNER_STATE_DIR = Path("/run/rtsched")  # the runner's cpusets state (tools/run/cpusets.c)
 
 
 def tagged_processes(tag: str) -> dict[int, str]:
@@ -53,27 +54,46 @@ def _cgroup_mounts() -> list[Path]:
     return mounts
 
 
+def _shm_held(pids: list[int]) -> frozenset[str]:
+    """The rtsched /dev/shm objects these processes have open or mapped."""
+    held = set()
+    for pid in pids:
+        try:
+            paths = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+            paths += [line.split(None, 5)[-1] for line in Path(f"/proc/{pid}/maps").read_text().splitlines()
+                      if "/dev/shm/" in line]
+        except OSError:
+            continue  # ended meanwhile
+        held.update(Path(path).name for path in paths if path.startswith("/dev/shm/rtsched"))
+    return frozenset(held)
+
+
 @dataclass(frozen=True)
 class MachineState:
     """What of rtsched's a killed command could leave: compared before and after."""
 
     tracefs_instances: frozenset[str]
     cgroups: frozenset[str]
-    shm: frozenset[str]
     state_files: frozenset[str]
     processes: frozenset[str]  # "pid comm" of the command's processes
     root_load_balance: str
+    shm: frozenset[str]  # rtsched's /dev/shm objects
+    shm_held: frozenset[str]  # those the command's processes have open or mapped
 
-    def added_since(self, before: MachineState) -> list[str]:
-        """What is here and was not ``before`` (what others removed meanwhile is not a leftover)."""
+    def added_since(self, before: MachineState, at_kill: MachineState) -> list[str]:
+        """What is here and was not ``before`` (what others removed meanwhile is not a leftover).
+        /dev/shm: only objects the command held when it was killed count (library tests of other
+        sessions make lock domains all the time, some living for seconds)."""
         out = []
-        for name in self.__dataclass_fields__:
-            now, then = getattr(self, name), getattr(before, name)
-            if isinstance(now, frozenset):
-                if now - then:
-                    out.append(f"{name}: {sorted(now - then)}")
-            elif now != then:
-                out.append(f"{name}: {then!r} -> {now!r}")
+        for name in ("tracefs_instances", "cgroups", "state_files", "processes"):
+            added = getattr(self, name) - getattr(before, name)
+            if added:
+                out.append(f"{name}: {sorted(added)}")
+        if self.root_load_balance != before.root_load_balance:
+            out.append(f"root_load_balance: {before.root_load_balance!r} -> {self.root_load_balance!r}")
+        shm = (self.shm & at_kill.shm_held) - before.shm
+        if shm:
+            out.append(f"shm: {sorted(shm)}")
         return out
 
 
@@ -82,14 +102,16 @@ def machine_state(tag: str) -> MachineState:
     instances = frozenset(n for n in os.listdir(tracefs / "instances") if n.startswith("rtsched")) \
         if tracefs else frozenset()
     cgroups = frozenset(str(p) for mount in _cgroup_mounts() for p in mount.glob("rtsched*"))
-    state_dir = state_file().parent
-    states = frozenset(os.listdir(state_dir)) if state_dir.is_dir() else frozenset()
+    states = frozenset(f"{d}/{n}" for d in {state_file().parent, RUNNER_STATE_DIR} if d.is_dir()
+                       for n in os.listdir(d))
     balance = Path("/sys/fs/cgroup/cpuset/cpuset.sched_load_balance")
+    processes = tagged_processes(tag)
     return MachineState(
         tracefs_instances=instances,
         cgroups=cgroups,
-        shm=frozenset(n for n in os.listdir("/dev/shm") if n.startswith("rtsched")),
         state_files=states,
-        processes=frozenset(f"{pid} {comm}" for pid, comm in tagged_processes(tag).items()),
+        processes=frozenset(f"{pid} {comm}" for pid, comm in processes.items()),
         root_load_balance=balance.read_text().strip() if balance.exists() else "",
+        shm=frozenset(n for n in os.listdir("/dev/shm") if n.startswith("rtsched")),
+        shm_held=_shm_held(list(processes)),
     )

@@ -165,16 +165,20 @@ def _wait_for(run: Running, moment: Moment) -> None:
     assert run.proc.poll() is None, f"it ended before {moment.name}: make it longer ({run.stderr()})"
 
 
-def _clean_after_kill(run: Running) -> tuple[float, list[str]]:
-    """SIGKILL its main process; the seconds until nothing it added is left (or LIMIT_S), and what is left."""
+def _clean_after_kill(run: Running) -> tuple[float, list[str], list[str]]:
+    """SIGKILL its main process; the seconds until nothing it added is left (or LIMIT_S), what is left
+    then, and what was left 1 s after the kill (the target)."""
+    at_kill = run.state()  # just before: what it holds (/dev/shm) while it lives
     os.kill(run.proc.pid, signal.SIGKILL)
     killed = time.monotonic()
     run.proc.wait(timeout=30)
-    left = run.state().added_since(run.before)
+    left = at_target = run.state().added_since(run.before, at_kill)
     while left and time.monotonic() - killed < LIMIT_S:
         time.sleep(0.01)
-        left = run.state().added_since(run.before)
-    return time.monotonic() - killed, left
+        left = run.state().added_since(run.before, at_kill)
+        if time.monotonic() - killed < 1.0:
+            at_target = left
+    return time.monotonic() - killed, left, at_target
 
 
 def _kill_what_is_left(run: Running) -> None:
@@ -184,7 +188,8 @@ def _kill_what_is_left(run: Running) -> None:
         run.proc.wait(timeout=30)
     for pid in tagged_processes(run.tag):
         os.kill(pid, signal.SIGKILL)
-    if run.state().added_since(run.before):
+    now = run.state()
+    if now.added_since(run.before, now):
         remove_leftovers()
 
 
@@ -196,11 +201,12 @@ def test_a_killed_command_leaves_nothing_behind(case, moment, tmp_path, state_di
     run = _start(argv(tmp_path), env, tmp_path)
     try:
         _wait_for(run, moment)
-        seconds, left = _clean_after_kill(run)
+        seconds, left, at_target = _clean_after_kill(run)
     finally:
         _kill_what_is_left(run)
-    print(f"\n{case} killed at {moment.name}: clean after {seconds:.3f} s; its stderr ends: "
-          f"{run.stderr().strip().splitlines()[-1:]}")
+    print(f"\n{case} killed at {moment.name}: clean after {seconds:.3f} s"
+          + (f" (left at 1 s: {at_target})" if seconds > 1.0 else "")
+          + f"; its stderr ends: {run.stderr().strip().splitlines()[-1:]}")
     assert run.proc.returncode == -signal.SIGKILL
     assert left == [], f"{case} killed at {moment.name} left, {LIMIT_S} s later: {left}"
     if case == "sweep" and _parts(run) > 0:  # the resume stays exact: every row once
@@ -236,12 +242,13 @@ def test_what_a_killed_command_and_its_watcher_left_goes_at_the_next_commands_st
         watchers = watchers_of(maker.pid)
         assert len(watchers) == 1
         os.kill(watchers[0], signal.SIGKILL)
+        at_kill = machine_state(tag)
         os.kill(maker.pid, signal.SIGKILL)
         maker.wait(timeout=30)
     finally:
         if maker.poll() is None:
             maker.kill()
-    left = machine_state(tag).added_since(before)
+    left = machine_state(tag).added_since(before, at_kill)
     instance = instance_name(maker.pid)
     assert f"tracefs_instances: [{instance!r}]" in left and state_file().exists()
     tracefs = find_tracefs()
@@ -253,4 +260,4 @@ def test_what_a_killed_command_and_its_watcher_left_goes_at_the_next_commands_st
     lines = [line for line in done.stderr.splitlines() if line.startswith("rtsched: removed")]
     assert lines == [f"rtsched: removed what killed rtsched commands left: tracefs instance {instance} "
                      f"(it was still recording); shield of CPU {CPU} (pid {maker.pid}, held for its command)"]
-    assert machine_state(tag).added_since(before) == []
+    assert machine_state(tag).added_since(before, at_kill) == []

@@ -31,8 +31,8 @@ def guard_this_process() -> None:
     """Start this process's watcher, once (see the module doc)."""
     global _guarded_pid
     pid = os.getpid()
-    if _guarded_pid == pid:
-        return
+    if _guarded_pid == pid or os.geteuid() != 0:
+        return  # watched already; or not root, and then the watcher could remove nothing (leftovers)
     package_parent = str(Path(__file__).resolve().parents[2])  # the folder holding rtsched/: this very copy
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)

@@ -118,9 +118,9 @@ def _runner_cpusets() -> list[str]:
 
 def remove_leftovers(owner: int | None = None) -> list[str]:
     """Remove what rtsched processes that no longer run left (``owner``: only what that one process,
-    known to have ended, left); what was removed (or could not be), one phrase each. Needs root for
-    most of it: without, what it may not touch stays and is not named."""
-    if owner is None and os.geteuid() != 0:
+    known to have ended, left); what was removed (or could not be), one phrase each. Needs root
+    (tracefs, cpusets, shields): without, nothing is touched or named."""
+    if os.geteuid() != 0:
         return []
     removed = _tracefs_instances(owner) + _shield(owner)
     if owner is None:
