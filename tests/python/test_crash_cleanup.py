@@ -261,3 +261,39 @@ def test_what_a_killed_command_and_its_watcher_left_goes_at_the_next_commands_st
     assert lines == [f"rtsched: removed what killed rtsched commands left: tracefs instance {instance} "
                      f"(it was still recording); shield of CPU {CPU} (pid {maker.pid}, held for its command)"]
     assert machine_state(tag).added_since(before, at_kill) == []
+
+
+def test_a_run_killed_with_its_runner_and_watcher_is_cleaned_by_the_next_command(tmp_path, state_dir):
+    """Every process of a P-EDF run killed at once, mid-run: its tracefs instance (recording), its
+    cpusets and the root cpuset's load balancing (off) stay, until the next command's start."""
+    run = _start(["run", str(EXAMPLES / "pedf.yaml"), "--duration", "20s", "--no-plots", "--out", str(tmp_path / "out")],
+                 {}, tmp_path)
+    try:
+        _wait_for(run, Moment("mid-run", 0.5, lambda r: "rtsched-run" in r.native_children()))
+        os.kill(run.proc.pid, signal.SIGSTOP)  # no reaction to what follows
+        at_kill = run.state()
+        runner = [pid for pid, comm in tagged_processes(run.tag).items() if comm == "rtsched-run"]
+        for pid in [*watchers_of(run.proc.pid), *runner, run.proc.pid]:
+            os.kill(pid, signal.SIGKILL)
+        run.proc.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while tagged_processes(run.tag) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        left = run.state().added_since(run.before, at_kill)
+        instance = instance_name(run.proc.pid)
+        assert f"tracefs_instances: [{instance!r}]" in left
+        assert any(item.startswith("cgroups: ") for item in left)
+        if cgroup_version() == 1:  # v1: the root stops balancing so each partition is a root domain
+            assert "root_load_balance: '1' -> '0'" in left
+
+        done = subprocess.run([sys.executable, "-m", "rtsched.cli.main", "shield", "--status"],
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        lines = [line for line in done.stderr.splitlines() if line.startswith("rtsched: removed")]
+        assert len(lines) == 1 and lines[0].startswith(
+            f"rtsched: removed what killed rtsched commands left: tracefs instance {instance} (it was still "
+            f"recording); removed 2 cpuset(s) left by an earlier run (pid {runner[0]})"), lines
+        assert run.state().added_since(run.before, at_kill) == []
+    finally:
+        _kill_what_is_left(run)
