@@ -38,7 +38,12 @@ def guard_this_process() -> None:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
     # posix_spawn, not Popen: nothing here waits for the watcher (it ends after this process), and a
     # Popen object would warn at exit that its process still runs.
-    os.posix_spawn(sys.executable, [sys.executable, "-m", "rtsched.measure.leftovers", "--watch", str(pid)], env,
-                   setsid=True, file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                                              (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
+    try:
+        os.posix_spawn(sys.executable, [sys.executable, "-m", "rtsched.measure.leftovers", "--watch", str(pid)], env,
+                       setsid=True, file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                                                  (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
+    except OSError as error:  # no interpreter to start (an embedded one): the next command cleans up
+        print(f"rtsched: warning: no watcher started ({sys.executable or 'no sys.executable'}: {error.strerror}); "
+              "a SIGKILL would leave this process's tracefs instance or shield until the next rtsched command",
+              file=sys.stderr)
     _guarded_pid = pid

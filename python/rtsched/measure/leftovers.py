@@ -34,6 +34,7 @@ import select
 import subprocess
 import sys
 
+from rtsched.lifetime import preexec
 from rtsched.measure import shield as shielding
 from rtsched.measure.tracefs import find_tracefs, instance_owner
 from rtsched.native import NativeToolMissing, native_command
@@ -91,13 +92,13 @@ def _shield(owner: int | None) -> list[str]:
     if state is None or not _gone(state.pid, owner) or (state.complete and not state.until_exit):
         return []
     why = "held for its command" if state.complete else "half-made"
+    cpus = ",".join(map(str, state.cpus))
     try:
         report = shielding.undo()
     except shielding.ShieldError as error:
-        return [f"shield of CPU {state.cpus} (pid {state.pid}, {why}) NOT undone ({error})"]
+        return [f"shield of CPU {cpus} (pid {state.pid}, {why}) NOT undone ({error})"]
     if not report.undone:
         return []  # undone meanwhile
-    cpus = ",".join(map(str, state.cpus))
     problems = f"; problems: {', '.join(report.problems)}" if report.problems else ""
     return [f"shield of CPU {cpus} (pid {state.pid}, {why}){problems}"]
 
@@ -107,8 +108,9 @@ def _runner_cpusets() -> list[str]:
         command = native_command("rtsched-run", ["--cleanup"])
     except NativeToolMissing:
         return []
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    try:  # not run_native_tool: what it removed is on its standard error, and exit 1 is no failure here
+        done = subprocess.run(command, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
+                              preexec_fn=preexec())
     except (OSError, subprocess.TimeoutExpired):
         return []
     # It prints one line when it removed something; when a live runner holds them it exits 1.
