@@ -5,7 +5,11 @@ or process of the command, soon after the kill (docs/run.md "After a crash").
 Each case starts the command, kills its main process (only it: its children and its watcher are left
 to end by themselves) at a moment (a time after the start, or once it made something), then polls the
 machine until nothing the command added is left, within LIMIT_S. The target is 1 s; the times
-measured are printed (``pytest -s``). Live: run under ``flock /tmp/rt.lock``.
+measured are printed (``pytest -s``). Live: run under ``flock /tmp/rt.lock``. On a machine without
+tracefs mounted, mount it in a mount namespace of the test's own:
+
+    flock /tmp/rt.lock unshare -m sh -c 'mount -t tracefs nodev /sys/kernel/tracing &&
+        python3 -m pytest -s tests/python/test_crash_cleanup.py'
 """
 
 from __future__ import annotations
