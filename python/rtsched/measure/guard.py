@@ -18,7 +18,6 @@ its start (``rtsched.measure.leftovers.remove_leftovers``).
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 

@@ -40,7 +40,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from rtsched.measure.guard import guard_this_process
 from rtsched.cpus import (
     CpuListError,
     cpu_mask,
@@ -50,6 +49,7 @@ from rtsched.cpus import (
     parse_cpu_list,
     parse_mask,
 )
+from rtsched.measure.guard import guard_this_process
 
 STATE_VERSION = 1
 SHIELD_NAME = "rtsched-shield"
