@@ -280,8 +280,10 @@ def test_a_run_killed_with_its_runner_and_watcher_is_cleaned_by_the_next_command
         for pid in [*watchers_of(run.proc.pid), *runner, run.proc.pid]:
             os.kill(pid, signal.SIGKILL)
         run.proc.wait(timeout=30)
+        # Until the runner is reaped too (its zombie still has a PID, and `rtsched-run --cleanup`
+        # leaves the cpusets of a runner whose PID exists).
         deadline = time.monotonic() + 30
-        while tagged_processes(run.tag) and time.monotonic() < deadline:
+        while (tagged_processes(run.tag) or Path(f"/proc/{runner[0]}").exists()) and time.monotonic() < deadline:
             time.sleep(0.01)
         left = run.state().added_since(run.before, at_kill)
         instance = instance_name(run.proc.pid)

@@ -33,6 +33,7 @@ import os
 import select
 import subprocess
 import sys
+from pathlib import Path
 
 from rtsched.lifetime import preexec
 from rtsched.measure import shield as shielding
@@ -43,13 +44,14 @@ __all__ = ["remove_leftovers", "say_removed", "watch"]
 
 
 def _alive(pid: int) -> bool:
+    """Does ``pid`` still run? A zombie (ended, its parent not yet told) does not."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
         return False
-    except PermissionError:
-        return True  # another user's
-    return True
+    except OSError:
+        return True  # unreadable: assume it lives (never remove what a live process holds)
+    return stat[stat.rindex(")") + 2:].split()[0] != "Z"
 
 
 def _gone(pid: int, owner: int | None) -> bool:
