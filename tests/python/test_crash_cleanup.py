@@ -121,7 +121,7 @@ CASES: dict[str, tuple[Callable[[Path], list[str]], dict[str, str], list[Moment]
                                 "--out", str(tmp / "out")], {}, _run_moments()),
     "sweep": (lambda tmp: ["sweep", str(tmp / "exp.yaml"), "-o", str(tmp / "out"), "--chunk-sets", "3", "-j", "2",
                            "-q"], {},
-              [AT_0_1, AT_0_5, Moment("workers", 0.0, lambda r: len(tagged_processes(r.tag)) >= 3),
+              [AT_0_1, AT_0_5, Moment("workers", 0.0, lambda r: len(tagged_processes(r.tag)) >= 4),  # + the command, its watcher
                Moment("mid-run", 0.0, lambda r: _parts(r) >= 3)]),
     # Paused at the step (RTSCHED_SHIELD_TEST_PAUSE), so it never ends by itself: a shield that
     # completes is meant to stay (until `rtsched shield --undo`).
