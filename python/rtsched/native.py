@@ -18,6 +18,9 @@ How they are driven, by what each caller needs:
   background loads).
 
 Every path raises ``NativeToolMissing`` when the program is not installed.
+A program started by ``run_native_tool`` or ``start_native`` gets SIGTERM when
+this process ends, however it ends (``rtsched.lifetime``): a SIGKILL of
+``rtsched`` leaves no native program running on without it.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
+
+from rtsched.lifetime import preexec
 
 __all__ = [
     "PACKAGE_BIN",
@@ -107,7 +112,7 @@ def run_native_tool(name: str, args: Sequence[str], *, timeout_s: float | None, 
     Raises NativeToolFailed with its standard error when it exits with a status other than 0."""
     try:
         done = subprocess.run(native_command(name, args), capture_output=True, text=True, timeout=timeout_s,
-                              input=input_text)
+                              input=input_text, preexec_fn=preexec())
     except subprocess.TimeoutExpired as error:
         raise NativeToolFailed(name, f"{name} did not finish in time ({timeout_s:.0f} s)", None) from error
     if done.returncode != 0:
@@ -116,5 +121,7 @@ def run_native_tool(name: str, args: Sequence[str], *, timeout_s: float | None, 
 
 
 def start_native(name: str, args: Sequence[str], **popen: Any) -> subprocess.Popen[str]:
-    """Start ``name`` (text mode); ``popen``: subprocess.Popen's options (streams, session, ...)."""
+    """Start ``name`` (text mode); ``popen``: subprocess.Popen's options (streams, session, ...;
+    a ``preexec_fn`` runs in the child after the death signal is set)."""
+    popen["preexec_fn"] = preexec(then=popen.get("preexec_fn"))
     return subprocess.Popen(native_command(name, args), text=True, **popen)

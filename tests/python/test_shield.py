@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from crash_helpers import watchers_of
 from rtsched.cpus import online_cpus, parse_mask
 from rtsched.measure import shield as shielding
 
@@ -145,7 +146,11 @@ def test_crash_in_the_middle_of_shielding_then_undo(isolated_state, pinned_sleep
     process = cli(str(CPU), env=env)
     try:
         _wait_for_pause(process, "irqs")  # cpusets, tasks and IRQs changed; workqueue not yet
-        process.kill()  # a crash: no clean-up runs
+        # A crash of everything (the OOM killer, a kill of every process): no clean-up runs, not
+        # even the watcher's that would undo it at once (test_crash_cleanup.py).
+        for watcher in watchers_of(process.pid):
+            os.kill(watcher, signal.SIGKILL)
+        process.kill()
         process.wait(timeout=10)
         assert (isolated_state / "shield.json").exists()
         assert snapshot() != before

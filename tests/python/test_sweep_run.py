@@ -94,6 +94,49 @@ def test_a_sweep_killed_midway_resumes_with_no_duplicate_and_no_missing_row(tmp_
     assert (again.sets_computed, again.chunks) == (0, 0)
 
 
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text() if entry.name.isdigit() else ""
+        except OSError:
+            continue
+        if stat and int(stat[stat.rindex(")") + 2:].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_sigkill_of_the_main_process_alone_ends_its_workers(tmp_path):
+    """Issue 29: the workers of a killed sweep ran on for 7 s and more (now: PR_SET_PDEATHSIG)."""
+    file = write(tmp_path, RESOURCE_SWEEP.replace("samples: 30", "samples: 300"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen([sys.executable, "-m", "rtsched.cli.main", "sweep", str(file), "-o", str(tmp_path / "out"),
+                             "--chunk-sets", "3", "-j", "2", "-q"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while len(list((tmp_path / "out" / "parts").glob("p*.parquet"))) < 3:
+        assert proc.poll() is None and time.monotonic() < deadline, "the sweep wrote nothing in 60 s"
+        time.sleep(0.01)
+    children = _children(proc.pid)  # the two workers (and, as root, the watcher)
+    assert len(children) >= 2
+    proc.kill()
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 5  # generous: they end at once
+    while any(_running(c) for c in children) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    left = [c for c in children if _running(c)]
+    for child in left:  # a failure leaves nothing running either
+        os.kill(child, signal.SIGKILL)
+    assert left == []
+
+
 def test_ctrl_c_stops_the_workers_keeps_the_parts_and_records_the_run(tmp_path):
     file = write(tmp_path, RESOURCE_SWEEP.replace("samples: 30", "samples: 300"))
     assert _signal_midway(file, tmp_path / "out", signal.SIGINT) == 130  # SIGINT to the whole group, as a terminal

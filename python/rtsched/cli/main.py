@@ -23,6 +23,10 @@ from rtsched.outputs import OutputError
 
 COMMAND_MODULES = ["lockbench", "validate", "import_rtapp", "latency", "overhead", "shield", "run", "sim", "analyze",
                    "calibrate", "sweep", "io_flows", "tlb"]
+# The subcommands that make tracefs instances, cpusets, shields or child processes: each first removes
+# what killed rtsched commands left (rtsched.measure.leftovers), then starts its own watcher, so that
+# it is ready long before anything is made (docs/run.md "After a crash").
+CLEANS_LEFTOVERS_FIRST = {"run", "shield", "calibrate", "latency", "overhead", "sweep"}
 
 __all__ = ["Exit", "build_parser", "main"]
 
@@ -43,10 +47,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
+    if rest and not getattr(args, "passes_arguments_on", False):
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    if args.command in CLEANS_LEFTOVERS_FIRST:
+        from rtsched.measure.guard import guard_this_process
+        from rtsched.measure.leftovers import remove_leftovers, say_removed
+
+        say_removed(remove_leftovers(), "killed rtsched commands")
+        guard_this_process()
     if getattr(args, "passes_arguments_on", False):
         return args.handler(args, rest)
-    if rest:
-        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
         return args.handler(args)
     except OutputError as error:  # a full disk: one line, and no partial file left (rtsched.outputs)

@@ -7,7 +7,9 @@ tracers are left alone), with the ``mono`` clock (the clock of rtsched's
 traces), tracing only the given CPUs, and enables ``sched_switch``,
 ``sched_wakeup``, ``irq_handler_entry/exit`` and ``softirq_entry/exit``; at
 the end it reads the text, counts what the ring buffers lost and removes the
-instance. It needs write access to tracefs (root, or a tracefs mounted for
+instance. A process killed before that (SIGKILL: no ``__exit__``) leaves
+the instance to its watcher (``rtsched.measure.guard``), which stops and
+removes it at once. It needs write access to tracefs (root, or a tracefs mounted for
 the user); a refusal raises :class:`KernelSchedError`, saying which file,
 before anything runs.
 """
@@ -17,11 +19,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from rtsched.measure.guard import guard_this_process
+from rtsched.measure.tracefs import TRACEFS_DIRS, find_tracefs, instance_name
 from rtsched.trace.kernel_sched import KernelSchedule, parse_sched_text
 
 __all__ = ["TRACEFS_DIRS", "KernelSchedError", "KernelSchedRecorder", "tracefs_root"]
 
-TRACEFS_DIRS = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
 EVENTS = ("sched/sched_switch", "sched/sched_wakeup", "irq/irq_handler_entry", "irq/irq_handler_exit",
           "irq/softirq_entry", "irq/softirq_exit")
 
@@ -31,9 +34,9 @@ class KernelSchedError(RuntimeError):
 
 
 def tracefs_root() -> Path:
-    for d in TRACEFS_DIRS:
-        if os.path.isdir(os.path.join(d, "instances")):
-            return Path(d)
+    root = find_tracefs()
+    if root is not None:
+        return root
     raise KernelSchedError("tracefs is not mounted (looked in " + ", ".join(TRACEFS_DIRS) +
                            "): mount -t tracefs nodev /sys/kernel/tracing")
 
@@ -57,7 +60,8 @@ class KernelSchedRecorder:
 
     def __enter__(self) -> "KernelSchedRecorder":
         root = tracefs_root()
-        self.path = root / "instances" / f"rtsched-{os.getpid()}"
+        guard_this_process()  # before the instance exists: a SIGKILL from here on leaves nothing recording
+        self.path = root / "instances" / instance_name(os.getpid())
         try:
             self.path.mkdir()
         except OSError as error:

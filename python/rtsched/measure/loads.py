@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rtsched.cpus import allowed_cpus
+from rtsched.lifetime import preexec
 from rtsched.native import start_native
 
 LATENCY_LOADS = ("none", "cpu", "io", "cpu+io")
@@ -111,7 +112,7 @@ class Loads:
 
     def _spawn(self, label: str, command: list[str]) -> None:
         """Start a program that is not rtsched's (hackbench)."""
-        self.processes.append((label, subprocess.Popen(command, **self._QUIET)))
+        self.processes.append((label, subprocess.Popen(command, preexec_fn=preexec(), **self._QUIET)))
 
     def _spawn_load(self, label: str, args: list[str]) -> None:
         """Start ``rtsched-load ARGS``."""

@@ -18,7 +18,10 @@ with stock kernel interfaces):
 The prior state (cpuset flags, every moved task's affinity, every IRQ's
 affinity, the workqueue mask) is written to the state file *before* anything
 changes, so ``undo()`` restores it exactly, also after a shield interrupted
-half-way (SIGINT) or a crash. Shielding a CPU that does not exist, or every
+half-way (SIGINT) or a crash. A shield whose maker was killed half-way, or
+one held for a command (``shielded()``) whose process is gone, is undone by
+the maker's watcher at once, or else by the next rtsched command
+(``rtsched.measure.leftovers``). Shielding a CPU that does not exist, or every
 CPU, is an error that changes nothing.
 
 The ``RTSCHED_SHIELD_TEST_PAUSE`` environment variable (tests only) names a
@@ -46,6 +49,7 @@ from rtsched.cpus import (
     parse_cpu_list,
     parse_mask,
 )
+from rtsched.measure.guard import guard_this_process
 
 STATE_VERSION = 1
 SHIELD_NAME = "rtsched-shield"
@@ -157,6 +161,9 @@ class ShieldState:
     pid: int
     created: float
     complete: bool = False
+    # True: the shield lasts as long as process ``pid`` (``shielded()``, for one command), so it is a
+    # leftover once that process is gone; False: it stays until ``rtsched shield --undo``.
+    until_exit: bool = False
     cpuset_root: str = ""
     root_flags: dict[str, str] = field(default_factory=dict)  # file -> value before
     subtree_control_added: bool = False  # v2: we enabled +cpuset
@@ -244,8 +251,9 @@ def shield_cpuset_dir() -> Path:
     return (CPUSET_V1 if version == 1 else CGROUP_ROOT) / SHIELD_NAME
 
 
-def shield(cpus: list[int]) -> ShieldReport:
-    """Shield ``cpus``; raises CpuListError (nothing changed) or ShieldError (rolled back)."""
+def shield(cpus: list[int], *, until_exit: bool = False) -> ShieldReport:
+    """Shield ``cpus``; raises CpuListError (nothing changed) or ShieldError (rolled back).
+    ``until_exit``: the shield is this process's for as long as it lives (``ShieldState.until_exit``)."""
     cpus = validate_cpus(cpus)
     if os.geteuid() != 0:
         raise ShieldError("shielding needs root (cpusets, IRQ affinities, workqueue mask)")
@@ -267,8 +275,12 @@ def shield(cpus: list[int]) -> ShieldReport:
         pid=os.getpid(),
         created=time.time(),
         cpuset_root=str(CPUSET_V1 if version == 1 else CGROUP_ROOT),
+        until_exit=until_exit,
     )
     _snapshot(state, version)
+    # Before the state is saved: from then on a SIGKILL leaves a half-made (or, until_exit, any) shield
+    # to the watcher, which undoes it (rtsched.measure.leftovers).
+    guard_this_process()
     state.save()  # before the first change: from here on, undo() can restore
     report = ShieldReport(cpus=cpus, backend=state.backend, shield_cpuset=str(shield_cpuset_dir()))
     try:
@@ -601,7 +613,7 @@ def shielded_cpus() -> list[int]:
 @contextmanager
 def shielded(cpus: list[int]) -> Iterator[ShieldReport]:
     """``with shielded([1]) as report:`` ... the shield is undone on the way out, always."""
-    report = shield(cpus)
+    report = shield(cpus, until_exit=True)
     try:
         yield report
     finally:

@@ -19,6 +19,7 @@ that the executor's cost per task is small beside the work.
 from __future__ import annotations
 
 import importlib
+import multiprocessing
 import os
 import signal
 import time
@@ -33,6 +34,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgress
                            TimeElapsedColumn, TimeRemainingColumn)
 
 from rtsched.cpus import allowed_cpus
+from rtsched.lifetime import die_with_parent
 from rtsched.sweep.experiment import Experiment
 from rtsched.sweep.rows import Chunk, compute_chunk
 from rtsched.sweep.store import ResultsDir, SweepError
@@ -60,13 +62,20 @@ class SweepSummary:
         return self.sets_computed / self.wall_s if self.wall_s > 0 else 0.0
 
 
-def _ignore_interrupts() -> None:
-    """In a worker: Ctrl-C is for the parent, which stops the pool (a worker would carry on past it)."""
+def _start_worker(parent_pid: int) -> None:
+    """In a worker: Ctrl-C is for the parent, which stops the pool (a worker would carry on past it);
+    the parent's end, however it comes (a SIGKILL too), ends the worker at once (it only computes:
+    nothing to tidy, and the parent writes every result, so a resume recomputes what was lost)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(signal.SIGKILL, parent_pid)
 
 
 def _local(experiment: Experiment, chunks: list[Chunk], workers: int) -> Iterator[tuple[Chunk, pa.Table]]:
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
+    # Forked (so this process is each worker's parent, which a fork server would not be), all at the
+    # first submit, from the thread that calls run_sweep: PR_SET_PDEATHSIG's "parent" is that thread
+    # (rtsched.lifetime), which outlives the pool.
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_start_worker, initargs=(os.getpid(),))
     try:
         futures = {pool.submit(compute_chunk, experiment, chunk): chunk for chunk in chunks}
         for future in as_completed(futures):
