@@ -279,6 +279,8 @@ def print_table(result: RunResult, console: Console) -> None:
         notes.append("bounds count " + ", ".join(result.summary.get("overheads", {}).get("sources", [])))
     if report.bounds_exceeded:
         notes.extend(excess_notes(result))
+    elif result.explain_note:  # why jobs above their bound could not be explained, said even when none was
+        notes.append(result.explain_note)
     if not analysis.schedulable and analysis.reason:
         notes.append(f"analysis ({analysis.test}): {analysis.verdict}: {analysis.reason}")
     if report.deadline_misses:
