@@ -1,7 +1,8 @@
 """The native kernels (tools/analysis, ``native_engine``) give exactly the Python tests' answers.
 
 On seeded generated sets in three time units (periods 10 ms - 1 s counted in ns, µs and ms),
-for gedf-gfb, gedf-bcl and gedf-rta (with and without verdict_only), edf-qpa (EDF and P-EDF, arbitrary
+for gedf-gfb, gedf-bcl and gedf-rta (with and without verdict_only), gedf-baker, gedf-baruah,
+gedf-ffdbf, edf-qpa (EDF and P-EDF, arbitrary
 deadlines, jitter) and fp-rta (FP and P-FP, equal priorities, jitter, blocking given by hand,
 arbitrary deadlines): the registry's result (kernel verdict, the rest completed on read) equals
 the pure-Python test's field by field, and the kernels' own per-task outputs equal the Python
@@ -23,6 +24,8 @@ from rtsched.analysis import AnalysisProblem, AnalysisTask, native_engine, run_t
 from rtsched.analysis.edf_uni import edf_qpa
 from rtsched.analysis.fp_uni import fp_rta
 from rtsched.analysis.gedf import gedf_bcl, gedf_gfb, gedf_rta
+from rtsched.analysis.gedf_baker import gedf_baker
+from rtsched.analysis.gedf_demand import gedf_baruah, gedf_ffdbf
 from rtsched.analysis.results import AnalysisResult, DeferredResult, KernelMismatch
 
 pytestmark = pytest.mark.skipif(native_engine.engine() != "native",
@@ -31,6 +34,8 @@ pytestmark = pytest.mark.skipif(native_engine.engine() != "native",
 #: 10 ms - 1 s in each unit
 UNITS = {"ns": 10_000_000, "us": 10_000, "ms": 10}
 SETS = 400  # per unit and family
+#: fewer for the tests whose Python reference takes ~10-100 ms a set (numpy over every breakpoint)
+FEWER = {"gedf-baruah": 100, "gedf-ffdbf": 200}
 
 
 def _task(rng: random.Random, i: int, lo: int, util: float, deadline: str, **extra: object) -> AnalysisTask:
@@ -79,6 +84,9 @@ FAMILIES = {
     "gedf-bcl verdict_only": (_gedf, gedf_bcl, {"verdict_only": True}),
     "gedf-rta": (_gedf, gedf_rta, {}),
     "gedf-rta verdict_only": (_gedf, gedf_rta, {"verdict_only": True}),
+    "gedf-baker": (_gedf, gedf_baker, {}),
+    "gedf-baruah": (_gedf, gedf_baruah, {}),
+    "gedf-ffdbf": (_gedf, gedf_ffdbf, {}),
     "edf-qpa": (_edf, edf_qpa, {}),
     "edf-qpa verdict_only": (_edf, edf_qpa, {"verdict_only": True}),
     "fp-rta": (_fp, fp_rta, {}),
@@ -92,7 +100,8 @@ def test_registry_result_is_the_python_result(family, unit):
     make, python, options = FAMILIES[family]
     rng = random.Random(f"{family} {unit}")
     deferred = verdicts = 0
-    for _ in range(SETS):
+    sets = FEWER.get(family, SETS)
+    for _ in range(sets):
         problem = make(rng, UNITS[unit])
         fast = run_test(family.split()[0], problem, **options)
         deferred += isinstance(fast, DeferredResult)
@@ -103,15 +112,15 @@ def test_registry_result_is_the_python_result(family, unit):
         assert [t.bound_ns for t in fast.tasks] == [t.bound_ns for t in slow.tasks], problem
         assert fast.to_dict() == slow.to_dict(), problem
         assert fast == slow and slow == fast
-    assert deferred >= SETS * 0.7, f"the kernel decided only {deferred} of {SETS} sets"
-    assert 0.05 * SETS < verdicts < 0.95 * SETS, f"{verdicts} of {SETS} schedulable: not a mixed corpus"
+    assert deferred >= sets * 0.7, f"the kernel decided only {deferred} of {sets} sets"
+    assert 0.05 * sets < verdicts < 0.95 * sets, f"{verdicts} of {sets} schedulable: not a mixed corpus"
 
 
 @pytest.mark.parametrize("unit", sorted(UNITS))
 def test_kernel_outputs_per_task(unit):
     """The kernels' own per-task answers (not what the completed result copies from Python)."""
     rng = random.Random(f"per task {unit}")
-    for _ in range(SETS):
+    for index in range(SETS):
         g = _gedf(rng, UNITS[unit])
         cdt = [v for x in g.tasks for v in (x.exec_ns, x.deadline_ns, x.period_ns)]
         for quick in (False, True):
@@ -120,11 +129,26 @@ def test_kernel_outputs_per_task(unit):
             assert verdict == slow.schedulable
             assert list(ok) == [{"ok": 1, "miss": 0, "unknown": 2}[t.verdict] for t in slow.tasks], g
         for quick in (False, True):
-            verdict, bounds = native_engine.gedf_rta_kernel(cdt, g.cpus, quick)
+            verdict, bounds, rounds = native_engine.gedf_rta_kernel(cdt, g.cpus, quick)
             slow = gedf_rta(g, verdict_only=quick)
             assert verdict == slow.schedulable
             assert [b if b >= 0 else None for b in bounds] == [t.bound_ns for t in slow.tasks], g
             assert [{-1: "miss", -2: "unknown"}.get(b, "ok") for b in bounds] == [t.verdict for t in slow.tasks]
+            assert not verdict or slow.tasks[0].reason.endswith(f", {rounds} round(s)")
+        for kernel, python in ((native_engine.baker_kernel, gedf_baker), (native_engine.baruah_kernel, gedf_baruah)):
+            if python is gedf_baruah and index >= FEWER["gedf-baruah"]:
+                continue
+            slow = python(g)
+            verdict, ok = kernel(cdt, g.cpus)
+            alone, _ = kernel(cdt, g.cpus, per_task=False)
+            if verdict != native_engine.PYTHON:
+                assert alone == verdict == {"schedulable": 1, "not schedulable": 0, "unknown": 2}[slow.verdict], g
+                assert ok == [{"ok": 1, "miss": 0, "unknown": 2}[t.verdict] for t in slow.tasks], g
+        if g.cpus >= 2 and index < FEWER["gedf-ffdbf"]:
+            verdict, sigma = native_engine.ffdbf_kernel(cdt, g.cpus)
+            slow = gedf_ffdbf(g)
+            assert verdict == native_engine.PYTHON or verdict == slow.schedulable, g
+            assert sigma is None or sigma == slow.details["sigma"] * 1000, g
         gfb = native_engine.gfb_kernel(cdt, g.cpus)
         assert gfb == native_engine.PYTHON or gfb == gedf_gfb(g).schedulable, g
         f = _fp(rng, UNITS[unit])

@@ -114,23 +114,24 @@ static void test_fp_rta(void)
 static void test_gedf_rta(void)
 {
 	int64_t bound[3];
+	int rounds;
 	/* one task alone: R = C */
 	int64_t alone[] = {3, 5, 10};
-	EXPECT_EQ(rtsa_gedf_rta(1, alone, 1, 0, bound), 1);
+	EXPECT_EQ(rtsa_gedf_rta(1, alone, 1, 0, bound, &rounds), 1);
 	EXPECT_EQ(bound[0], 3);
 	/* two tasks on two processors: no interference beyond the cap, R = C each */
 	int64_t two[] = {3, 5, 10, 4, 6, 10};
-	EXPECT_EQ(rtsa_gedf_rta(2, two, 2, 0, bound), 1);
+	EXPECT_EQ(rtsa_gedf_rta(2, two, 2, 0, bound, &rounds), 1);
 	EXPECT_EQ(bound[0], 3);
 	EXPECT_EQ(bound[1], 4);
 	/* C > D: that task -1, the others -2 */
 	int64_t late[] = {6, 5, 10, 1, 10, 10};
-	EXPECT_EQ(rtsa_gedf_rta(2, late, 2, 0, bound), 0);
+	EXPECT_EQ(rtsa_gedf_rta(2, late, 2, 0, bound, &rounds), 0);
 	EXPECT_EQ(bound[0], -1);
 	EXPECT_EQ(bound[1], -2);
 	/* extremes: deadlines of 2^52 with heavy others on 1024 processors */
 	int64_t big[] = {RTSA_MAX_NS / 2, RTSA_MAX_NS, RTSA_MAX_NS, RTSA_MAX_NS, RTSA_MAX_NS, RTSA_MAX_NS, 1, 1, 1};
-	EXPECT_EQ(rtsa_gedf_rta(3, big, RTSA_MAX_CPUS, 0, bound), 1);
+	EXPECT_EQ(rtsa_gedf_rta(3, big, RTSA_MAX_CPUS, 0, bound, &rounds), 1);
 	EXPECT_EQ(bound[0], RTSA_MAX_NS / 2);
 }
 
