@@ -18,7 +18,9 @@
  * compared with m, and the end of the range t_max = ⌊(Σ C_i(T_i − D_i)/T_i
  * + C_Σ + (m − 1)C_k) / (m − U)⌋. Both are computed here in long double with a
  * bound on their rounding error (below); when the comparison, or the floor,
- * is within that bound of changing, the set goes to Python (RTSA_PYTHON).
+ * is within that bound of changing, it is made exactly over the periods'
+ * LCM (exact.c), and when that does not fit 127 bits the set goes to
+ * Python (RTSA_PYTHON).
  */
 #include <stdlib.h>
 
@@ -143,8 +145,16 @@ static int task_verdict(struct baruah *b, long double y, long double m_minus_u, 
 	int64_t t_max;
 	if (end - err_rel * end >= 0x1p62L)
 		return 2; /* t_max·m·(n + 1) > 2^62: Python gives up (D_k < 2^62 rules out "range empty") */
-	if (!rtsa_certain_floor(end, err_rel * end, &t_max))
-		return RTSA_PYTHON;
+	if (!rtsa_certain_floor(end, err_rel * end, &t_max)) {
+		/* an integer N within the error: t_max = N when Σ C_i(T_i − D_i + N)/T_i ≥ N·m − C_Σ − (m − 1)C_k
+		 * (the numerator ≥ N·(m − U)), else N − 1 */
+		int64_t near = (int64_t)floorl(end + err_rel * end);
+		int sign;
+		__int128 rhs = (__int128)near * b->m - c_sigma - (__int128)(b->m - 1) * ck;
+		if (!rtsa_exact_sign(b->n, b->cdt, 1, near, rhs, &sign))
+			return RTSA_PYTHON;
+		t_max = sign >= 0 ? near : near - 1;
+	}
 	if (t_max < dk)
 		return 1; /* (*) holds for every A */
 	if ((__int128)t_max * b->m * (b->n + 1) > RTSA_INT64_SAFE)
@@ -180,14 +190,15 @@ int rtsa_baruah(int n, const int64_t *cdt, int m, uint8_t *ok_out)
 		scratch[i] = row[0];
 	}
 	int64_t c_sigma = top_sum(scratch, n, m - 1);
-	/* |error of u| ≤ (n + 4)·ε·u and of m − u one more ε·m: decide U < m only outside 4 times that */
+	/* |error of u| ≤ (n + 4)·ε·u and of m − u one more ε·m: decide U < m in floating point only
+	 * outside 4 times that */
 	long double u_err = (long double)(n + 5) * RTSA_LEPS * ((long double)m + u);
-	int verdict = 1;
-	if ((long double)m - u <= 4 * u_err) {
-		if (u - (long double)m <= 4 * u_err) {
-			free(scratch);
-			return RTSA_PYTHON;
-		}
+	int verdict = 1, sign = (long double)m - u > 4 * u_err ? -1 : u - (long double)m > 4 * u_err ? 1 : 2;
+	if (sign == 2 && !rtsa_exact_sign(n, cdt, 0, 1, m, &sign)) { /* U against m, exactly */
+		free(scratch);
+		return RTSA_PYTHON;
+	}
+	if (sign >= 0) {
 		for (int k = 0; ok_out && k < n; k++)
 			ok_out[k] = 0; /* U ≥ m: every task misses */
 		free(scratch);

@@ -14,9 +14,10 @@
  * demand exceeds the supply ends that σ (Python evaluates them all).
  *
  * Rational quantities of Python, computed here in long double with a bound on
- * their rounding error, the set going to Python (RTSA_PYTHON) when a floor
- * is within that bound of changing: the grid's upper end ⌈g(m − U)/(m − 1)⌉
- * and each t_max = ⌊Σ C_i / (m − (m − 1)σ − U)⌋. The lower end
+ * their rounding error: the grid's upper end ⌈g(m − U)/(m − 1)⌉ and each
+ * t_max = ⌊Σ C_i / (m − (m − 1)σ − U)⌋. When a floor is within that bound
+ * of changing it is decided exactly over the periods' LCM (exact.c), and
+ * when that does not fit 127 bits the set goes to Python (RTSA_PYTHON). The lower end
  * ⌈g·max C_i/D_i⌉ is exact (integers).
  */
 #include "kernels.h"
@@ -60,8 +61,16 @@ static int sigma_holds(int n, const int64_t *cdt, int m, int64_t a, long double 
 	int64_t t_max;
 	if (end - err >= 0x1p62L)
 		return 0; /* past the 64-bit guard below: skipped */
-	if (!rtsa_certain_floor(end, err, &t_max))
-		return RTSA_PYTHON;
+	if (!rtsa_certain_floor(end, err, &t_max)) {
+		/* an integer N within the error: t_max = N when C_Σ ≥ N·room, i.e. (times g)
+		 * Σ N·g·C_i/T_i ≥ N·m·g − N(m − 1)a − C_Σ·g, else N − 1 */
+		int64_t near = (int64_t)floorl(end + err);
+		int sign;
+		__int128 rhs = (__int128)near * m * g - (__int128)near * (m - 1) * a - (__int128)c_sum * g;
+		if (!rtsa_exact_sign(n, cdt, 0, (__int128)near * g, rhs, &sign))
+			return RTSA_PYTHON;
+		t_max = sign >= 0 ? near : near - 1;
+	}
 	if ((__int128)t_max * ((__int128)m * g + c_sum) * n > RTSA_INT64_SAFE)
 		return 0;
 	int64_t points = 0;
@@ -98,10 +107,19 @@ int rtsa_ffdbf(int n, const int64_t *cdt, int m, int64_t *sigma_out)
 	long double u_err = (long double)(n + 4) * RTSA_LEPS * u;
 	long double top = (long double)g * ((long double)m - u) / (long double)(m - 1);
 	long double top_err = 4 * ((long double)g * (u_err + RTSA_LEPS * (long double)m) / (long double)(m - 1) + 3 * RTSA_LEPS * fabsl(top));
-	int64_t neg_ceil;
-	if (!rtsa_certain_floor(-top, top_err, &neg_ceil))
-		return RTSA_PYTHON;
-	int64_t hi_a = -neg_ceil - 1 < g ? -neg_ceil - 1 : g; /* the largest a with a/g < hi, and σ ≤ 1 */
+	int64_t neg_ceil, top_ceil;
+	if (rtsa_certain_floor(-top, top_err, &neg_ceil)) {
+		top_ceil = -neg_ceil;
+	} else {
+		/* an integer N within the error: the ceiling is N when g(m − U) ≤ N(m − 1), i.e.
+		 * Σ g·C_i/T_i ≥ g·m − N(m − 1), else N + 1 */
+		int64_t near = (int64_t)floorl(top + top_err);
+		int sign;
+		if (!rtsa_exact_sign(n, cdt, 0, g, (__int128)g * m - (__int128)near * (m - 1), &sign))
+			return RTSA_PYTHON;
+		top_ceil = sign >= 0 ? near : near + 1;
+	}
+	int64_t hi_a = top_ceil - 1 < g ? top_ceil - 1 : g; /* the largest a with a/g < hi, and σ ≤ 1 */
 	if (hi_a < lo_a)
 		return 0;
 	int64_t span = hi_a - lo_a;

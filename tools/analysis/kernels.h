@@ -118,6 +118,10 @@ static inline int rtsa_certain_floor(long double x, long double tol, int64_t *ou
 	return 1;
 }
 
+/* The sign of Σ_i C_i·(x·(T_i − D_i) + z)/T_i − rhs (rows of cdt), exactly, into *sign (exact.c);
+ * 0 when the periods' LCM or a product passes 127 bits (then the caller runs Python). */
+int rtsa_exact_sign(int n, const int64_t *cdt, int64_t x, __int128 z, __int128 rhs, int *sign);
+
 /* The relative rounding error of one double operation (2^-53), and of one long double operation
  * (2^-64 on x86-64; the sums whose floors must be exact are taken in long double). */
 #define RTSA_EPS 0x1p-53
