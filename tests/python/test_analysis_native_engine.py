@@ -240,3 +240,62 @@ def test_the_environment_chooses_the_engine(monkeypatch):
     assert native_engine._chosen() is None
     monkeypatch.setenv("RTSCHED_ANALYSIS_ENGINE", "native")
     assert native_engine._chosen() is not None
+
+
+def _gedf_set(rows: list[tuple[int, int, int]], m: int) -> AnalysisProblem:
+    """A G-EDF set of rows (C, D, T)."""
+    return AnalysisProblem(tuple(AnalysisTask(f"t{i}", c, t, d) for i, (c, d, t) in enumerate(rows)),
+                           scheduler="G-EDF", cpus=m)
+
+
+@pytest.mark.parametrize("test, python", [("gedf-baker", gedf_baker), ("gedf-baruah", gedf_baruah),
+                                          ("gedf-ffdbf", gedf_ffdbf)])
+@pytest.mark.parametrize("rows, m, verdicts", [
+    ([(2, 5, 10), (3, 10, 12), (6, 15, 20), (5, 30, 30)], 2, ("schedulable",) * 3),
+    ([(2, 5, 10), (3, 10, 12), (6, 15, 20), (5, 30, 30), (9, 20, 25)], 3,
+     ("not schedulable", "schedulable", "schedulable")),
+    ([(6, 10, 10)] * 3, 2, ("not schedulable",) * 3),  # Baruah's range end 12/0.2 = 60 exactly
+    ([(3, 5, 5), (4, 10, 10), (7, 10, 10), (1, 2, 2)], 2, ("not schedulable",) * 3),  # U = m exactly
+    ([(999_999, 1_000_000, 1_000_000)] * 2, 2, ("not schedulable", "unknown", "not schedulable")),
+])
+def test_known_answers_of_the_demand_kernels(test, python, rows, m, verdicts):
+    """Hand-made sets (exact boundaries among them, decided over the periods' LCM, not handed to
+    Python), and Baruah's "unknown" (U just below m: more values of A than its budget)."""
+    problem = _gedf_set(rows, m)
+    result = run_test(test, problem)
+    assert isinstance(result, DeferredResult)
+    assert result.verdict == verdicts[[gedf_baker, gedf_baruah, gedf_ffdbf].index(python)]
+    assert result == python(problem)
+
+
+def test_baker_leaves_its_boundary_to_python():
+    problem = _gedf_set([(5, 10, 10)] * 3, 2)  # Σ min(1, β) = 1.5 = m(1 − λ) + λ exactly
+    assert native_engine.baker_kernel([v for x in problem.tasks for v in (5, 10, 10)], 2)[0] == native_engine.PYTHON
+    result = run_test("gedf-baker", problem)
+    assert not isinstance(result, DeferredResult) and result.schedulable and result == gedf_baker(problem)
+
+
+def test_ffdbf_on_one_processor_is_the_python_answer():
+    result = run_test("gedf-ffdbf", _gedf_set([(1, 10, 10)], 1))
+    assert not isinstance(result, DeferredResult) and result.verdict == "unsupported"
+
+
+@pytest.mark.parametrize("test, module, name", [("gedf-rta", "rtsched.analysis.gedf", "gedf_rta"),
+                                                ("fp-rta", "rtsched.analysis.fp_uni", "fp_rta")])
+def test_the_rtas_bounds_are_the_kernels_not_the_python_tests(monkeypatch, test, module, name):
+    """Reading every bound of a gedf-rta or fp-rta result the kernel decided builds it from the
+    kernel's outputs (issue 35: reading them had cost the whole Python test again)."""
+    import importlib
+
+    problem = (_gedf_set([(2, 5, 10), (3, 10, 12), (6, 15, 20)], 2) if test == "gedf-rta" else
+               AnalysisProblem((AnalysisTask("a", 1, 4, 4, priority=2), AnalysisTask("b", 2, 6, 6, priority=1))))
+    expected = getattr(importlib.import_module(module), name)(problem)
+
+    def not_again(*args: object, **kwargs: object) -> AnalysisResult:
+        raise AssertionError(f"{name} ran again")
+
+    monkeypatch.setattr(importlib.import_module(module), name, not_again)
+    result = run_test(test, problem)
+    assert isinstance(result, DeferredResult)
+    assert [t.bound_ns for t in result.tasks] == [t.bound_ns for t in expected.tasks]
+    assert result.to_dict() == expected.to_dict()
