@@ -299,3 +299,27 @@ def test_the_rtas_bounds_are_the_kernels_not_the_python_tests(monkeypatch, test,
     assert isinstance(result, DeferredResult)
     assert [t.bound_ns for t in result.tasks] == [t.bound_ns for t in expected.tasks]
     assert result.to_dict() == expected.to_dict()
+
+
+def test_demand_kernels_on_small_integer_sets():
+    """Periods of 2-30 ticks, where one tick decides: Baruah's and FF-DBF's boundaries (the
+    FF-DBF partial term one tick off was caught here, not on the larger sets above)."""
+    rng = random.Random("small integers")
+    for _ in range(1000):
+        m = rng.randint(2, 4)
+        rows = []
+        for _ in range(rng.randint(m + 1, 3 * m)):
+            t = rng.randint(2, 30)
+            c = rng.randint(1, max(1, t * 2 // 3))
+            rows.append((c, rng.randint(c, t), t))
+        problem = _gedf_set(rows, m)
+        cdt = [v for row in rows for v in row]
+        for kernel, python in ((native_engine.baker_kernel, gedf_baker), (native_engine.baruah_kernel, gedf_baruah)):
+            verdict, ok = kernel(cdt, m)
+            slow = python(problem)
+            assert verdict == native_engine.PYTHON or ok == [{"ok": 1, "miss": 0, "unknown": 2}[t.verdict]
+                                                             for t in slow.tasks], (python.__name__, rows, m)
+        verdict, sigma = native_engine.ffdbf_kernel(cdt, m)
+        slow = gedf_ffdbf(problem)
+        assert verdict == native_engine.PYTHON or verdict == slow.schedulable, (rows, m)
+        assert sigma is None or sigma == slow.details["sigma"] * 1000, (rows, m)
