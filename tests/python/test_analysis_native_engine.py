@@ -145,7 +145,7 @@ def test_kernel_outputs_per_task(unit):
                 assert alone == verdict == {"schedulable": 1, "not schedulable": 0, "unknown": 2}[slow.verdict], g
                 assert ok == [{"ok": 1, "miss": 0, "unknown": 2}[t.verdict] for t in slow.tasks], g
         if g.cpus >= 2 and index < FEWER["gedf-ffdbf"]:
-            verdict, sigma = native_engine.ffdbf_kernel(cdt, g.cpus)
+            verdict, sigma, _ = native_engine.ffdbf_kernel(cdt, g.cpus)
             slow = gedf_ffdbf(g)
             assert verdict == native_engine.PYTHON or verdict == slow.schedulable, g
             assert sigma is None or sigma == slow.details["sigma"] * 1000, g
@@ -257,6 +257,9 @@ def _gedf_set(rows: list[tuple[int, int, int]], m: int) -> AnalysisProblem:
     ([(6, 10, 10)] * 3, 2, ("not schedulable",) * 3),  # Baruah's range end 12/0.2 = 60 exactly
     ([(3, 5, 5), (4, 10, 10), (7, 10, 10), (1, 2, 2)], 2, ("not schedulable",) * 3),  # U = m exactly
     ([(999_999, 1_000_000, 1_000_000)] * 2, 2, ("not schedulable", "unknown", "not schedulable")),
+    # times near 2^52: FF-DBF skips every σ (its range past the 64-bit guard), its reason says so
+    ([(2**50, 2**52, 2**52), (2**49, 2**51, 2**52), (1, 2**52, 2**52)], 4,
+     ("schedulable", "schedulable", "not schedulable")),
 ])
 def test_known_answers_of_the_demand_kernels(test, python, rows, m, verdicts):
     """Hand-made sets (exact boundaries among them, decided over the periods' LCM, not handed to
@@ -281,13 +284,14 @@ def test_ffdbf_on_one_processor_is_the_python_answer():
 
 
 @pytest.mark.parametrize("test, module, name", [("gedf-rta", "rtsched.analysis.gedf", "gedf_rta"),
-                                                ("fp-rta", "rtsched.analysis.fp_uni", "fp_rta")])
+                                                ("fp-rta", "rtsched.analysis.fp_uni", "fp_rta"),
+                                                ("gedf-ffdbf", "rtsched.analysis.gedf_demand", "gedf_ffdbf")])
 def test_the_rtas_bounds_are_the_kernels_not_the_python_tests(monkeypatch, test, module, name):
-    """Reading every bound of a gedf-rta or fp-rta result the kernel decided builds it from the
-    kernel's outputs (issue 35: reading them had cost the whole Python test again)."""
+    """Reading every bound of a gedf-rta, fp-rta or gedf-ffdbf result the kernel decided builds it from
+    the kernel's outputs (issue 35: reading them had cost the whole Python test again)."""
     import importlib
 
-    problem = (_gedf_set([(2, 5, 10), (3, 10, 12), (6, 15, 20)], 2) if test == "gedf-rta" else
+    problem = (_gedf_set([(2, 5, 10), (3, 10, 12), (6, 15, 20)], 2) if test.startswith("gedf") else
                AnalysisProblem((AnalysisTask("a", 1, 4, 4, priority=2), AnalysisTask("b", 2, 6, 6, priority=1))))
     expected = getattr(importlib.import_module(module), name)(problem)
 
@@ -319,7 +323,7 @@ def test_demand_kernels_on_small_integer_sets():
             slow = python(problem)
             assert verdict == native_engine.PYTHON or ok == [{"ok": 1, "miss": 0, "unknown": 2}[t.verdict]
                                                              for t in slow.tasks], (python.__name__, rows, m)
-        verdict, sigma = native_engine.ffdbf_kernel(cdt, m)
+        verdict, sigma, _ = native_engine.ffdbf_kernel(cdt, m)
         slow = gedf_ffdbf(problem)
         assert verdict == native_engine.PYTHON or verdict == slow.schedulable, (rows, m)
         assert sigma is None or sigma == slow.details["sigma"] * 1000, (rows, m)

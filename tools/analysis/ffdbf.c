@@ -50,7 +50,10 @@ static int window_holds(int n, const int64_t *cdt, int64_t supply_rate, int64_t 
 	return 1;
 }
 
-/* σ = a/g: 1 passes, 0 fails or skipped, RTSA_PYTHON. */
+/* What sigma_holds says of a σ that Python skips (its range of t too long). */
+#define SKIPPED 3
+
+/* σ = a/g: 1 passes, 0 fails, SKIPPED, RTSA_PYTHON. */
 static int sigma_holds(int n, const int64_t *cdt, int m, int64_t a, long double u, long double u_err, int64_t c_sum)
 {
 	const int64_t g = RTSA_SIGMA_DENOMINATOR;
@@ -60,7 +63,7 @@ static int sigma_holds(int n, const int64_t *cdt, int m, int64_t a, long double 
 	long double err = 4 * end * (2 * RTSA_LEPS + (u_err + 3 * RTSA_LEPS * (long double)m) / room);
 	int64_t t_max;
 	if (end - err >= 0x1p62L)
-		return 0; /* past the 64-bit guard below: skipped */
+		return SKIPPED; /* past the 64-bit guard below: skipped */
 	if (!rtsa_certain_floor(end, err, &t_max)) {
 		/* an integer N within the error: t_max = N when C_Σ ≥ N·room, i.e. (times g)
 		 * Σ N·g·C_i/T_i ≥ N·m·g − N(m − 1)a − C_Σ·g, else N − 1 */
@@ -72,12 +75,12 @@ static int sigma_holds(int n, const int64_t *cdt, int m, int64_t a, long double 
 		t_max = sign >= 0 ? near : near - 1;
 	}
 	if ((__int128)t_max * ((__int128)m * g + c_sum) * n > RTSA_INT64_SAFE)
-		return 0;
+		return SKIPPED;
 	int64_t points = 0;
 	for (int i = 0; i < n; i++) {
 		points += t_max / cdt[3 * i + 2] + 1;
 		if (points > RTSA_BARUAH_MAX_POINTS)
-			return 0;
+			return SKIPPED;
 	}
 	int64_t supply_rate = (int64_t)m * g - (int64_t)(m - 1) * a;
 	int64_t width = 1;
@@ -91,11 +94,12 @@ static int sigma_holds(int n, const int64_t *cdt, int m, int64_t a, long double 
 	return 1;
 }
 
-int rtsa_ffdbf(int n, const int64_t *cdt, int m, int64_t *sigma_out)
+int rtsa_ffdbf(int n, const int64_t *cdt, int m, int64_t *sigma_out, int *skipped_out)
 {
 	const int64_t g = RTSA_SIGMA_DENOMINATOR;
 	long double u = 0.0;
 	int64_t c_sum = 0, lo_a = 0;
+	*skipped_out = 0;
 	for (int i = 0; i < n; i++) {
 		const int64_t *row = cdt + 3 * i;
 		u += (long double)row[0] / (long double)row[2];
@@ -130,7 +134,8 @@ int rtsa_ffdbf(int n, const int64_t *cdt, int m, int64_t *sigma_out)
 		int ok = sigma_holds(n, cdt, m, a, u, u_err, c_sum);
 		if (ok == RTSA_PYTHON)
 			return RTSA_PYTHON;
-		if (ok) {
+		*skipped_out += ok == SKIPPED;
+		if (ok == 1) {
 			*sigma_out = a;
 			return 1;
 		}

@@ -70,9 +70,10 @@ int rtsa_baker(int n, const int64_t *cdt, int m, uint8_t *ok_out);
 int rtsa_baruah(int n, const int64_t *cdt, int m, uint8_t *ok_out);
 
 /* FF-DBF (all tasks: D ≤ T, m ≥ 2). Returns 1 with *sigma_out the numerator (over
- * RTSA_SIGMA_DENOMINATOR) of the first σ of Python's grid that passes, 0 when none does,
- * RTSA_PYTHON when the grid's upper end or a range of t is too close to decide in floating point. */
-int rtsa_ffdbf(int n, const int64_t *cdt, int m, int64_t *sigma_out);
+ * RTSA_SIGMA_DENOMINATOR) of the first σ of Python's grid that passes, 0 when none does;
+ * *skipped_out: the σ tried before that were skipped as Python skips them (a range of t too long).
+ * RTSA_PYTHON when the grid's upper end or a range of t cannot be decided exactly (exact.c). */
+int rtsa_ffdbf(int n, const int64_t *cdt, int m, int64_t *sigma_out, int *skipped_out);
 
 /* QPA on one processor (independent tasks, any deadlines). */
 int rtsa_qpa(int n, const int64_t *c, const int64_t *d, const int64_t *t);

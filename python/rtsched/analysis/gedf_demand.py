@@ -66,6 +66,7 @@ integer arithmetic (everything scaled by the denominator).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
@@ -75,7 +76,8 @@ from rtsched.analysis.gedf import _check, _finish
 from rtsched.analysis.results import UNDECIDED, AnalysisResult, TaskBound, unsupported
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask
 
-__all__ = ["gedf_baruah", "gedf_ffdbf", "MAX_POINTS", "SIGMA_STEPS", "SIGMA_DENOMINATOR"]
+__all__ = ["gedf_baruah", "gedf_ffdbf", "ffdbf_grid", "ffdbf_result", "FfdbfGrid", "MAX_POINTS", "SIGMA_STEPS",
+           "SIGMA_DENOMINATOR"]
 
 #: Values of A checked per task before the test answers "unknown" (the range grows as 1/(m − U)).
 MAX_POINTS = 400_000
@@ -228,10 +230,8 @@ def gedf_ffdbf(problem: AnalysisProblem) -> AnalysisResult:
     if m < 2:
         return unsupported(test, problem.names(), "FF-DBF needs m ≥ 2 (its σ range divides by m − 1); "
                                                   "on one processor use edf-qpa (exact)")
-    u = sum((Fraction(t.exec_ns, t.period_ns) for t in tasks), Fraction(0))
-    dmax = max((Fraction(t.exec_ns, t.deadline_ns) for t in tasks), default=Fraction(0))
-    hi = (m - u) / (m - 1)
-    sigmas = _sigmas(dmax, hi)
+    grid = ffdbf_grid(tasks, m)
+    u, sigmas = grid.utilization, grid.sigmas
     g = SIGMA_DENOMINATOR
     c, p, d = _params(tasks)
     c_sum = int(c.sum())
@@ -253,16 +253,44 @@ def gedf_ffdbf(problem: AnalysisProblem) -> AnalysisResult:
         if _ffdbf_holds(c, p, d, m, a, t):
             witness = a
             break
+    return ffdbf_result(problem, grid, witness, skipped)
+
+
+@dataclass(frozen=True)
+class FfdbfGrid:
+    """What gedf_ffdbf tries: the σ numerators (over SIGMA_DENOMINATOR), from U, δ_max and the
+    upper end (m − U)/(m − 1)."""
+
+    utilization: Fraction
+    dmax: Fraction
+    hi: Fraction
+    sigmas: list[int]
+
+
+def ffdbf_grid(tasks: Sequence[AnalysisTask], m: int) -> FfdbfGrid:
+    """FF-DBF's σ grid for ``tasks`` on m ≥ 2 processors."""
+    u = sum((Fraction(t.exec_ns, t.period_ns) for t in tasks), Fraction(0))
+    dmax = max((Fraction(t.exec_ns, t.deadline_ns) for t in tasks), default=Fraction(0))
+    hi = (m - u) / (m - 1)
+    return FfdbfGrid(u, dmax, hi, _sigmas(dmax, hi))
+
+
+def ffdbf_result(problem: AnalysisProblem, grid: FfdbfGrid, witness: int | None, skipped: int) -> AnalysisResult:
+    """gedf_ffdbf's result: the first σ of ``grid`` that passes (``witness``, or None) and how many
+    were skipped before it (or of all). (Also what the native kernel's outputs are turned into:
+    ``native_engine.gedf_ffdbf``.)"""
+    test, g, tasks, sigmas = "gedf-ffdbf", SIGMA_DENOMINATOR, problem.tasks, grid.sigmas
     if witness is not None:
         why = f"σ = {witness}/{g}: Σ FF-DBF(t, σ) ≤ (m − (m−1)σ)·t for every t"
         return _finish(problem, test, [TaskBound(t.name, t.deadline_ns, "ok", why + "; bound = deadline")
-                                       for t in tasks], False, why, {"sigma": Fraction(witness, g), "utilization": u})
+                                       for t in tasks], False, why,
+                       {"sigma": Fraction(witness, g), "utilization": grid.utilization})
     if not sigmas:
-        why = f"no σ with δ_max = {float(dmax):.4f} ≤ σ < (m − U)/(m − 1) = {float(hi):.4f}"
+        why = f"no σ with δ_max = {float(grid.dmax):.4f} ≤ σ < (m − U)/(m − 1) = {float(grid.hi):.4f}"
     else:
         why = f"no σ of {len(sigmas)} tried ({float(Fraction(sigmas[0], g)):.3f}…" \
               f"{float(Fraction(sigmas[-1], g)):.3f}) satisfies the condition"
         if skipped:
             why += f" ({skipped} skipped: more than {MAX_POINTS} points)"
     return _finish(problem, test, [TaskBound(t.name, None, "miss", why) for t in tasks], False, why,
-                   {"utilization": u})
+                   {"utilization": grid.utilization})

@@ -18,12 +18,14 @@ pure-Python test it stands for (``gedf.gedf_gfb``, ``gedf.gedf_bcl``,
 - else returns a :class:`~rtsched.analysis.results.DeferredResult`: the
   kernel's verdict, and every other field (per-task bounds and reasons,
   reason, details) computed on first read, and checked then against the
-  kernel's verdict and per-task bounds. For GFB, BCL, Baker, Baruah, FF-DBF
-  and QPA the fields are the Python test's; for the G-EDF RTA and FP RTA,
-  whose kernels compute every per-task bound, they are built from the
-  kernel's outputs by the Python test's own result builder
-  (``gedf.rta_result``, ``fp_uni.rta_bound`` and ``fp_uni.fp_rta_result``),
-  so a caller that reads the bounds does not pay the Python test.
+  kernel's verdict and per-task bounds. For GFB, BCL, Baker, Baruah and QPA
+  the fields are the Python test's; for the G-EDF RTA, FP RTA and FF-DBF,
+  whose kernels return all their result depends on (every per-task bound;
+  FF-DBF's witness σ and skips), they are built from the kernel's outputs
+  by the Python test's own result builder (``gedf.rta_result``,
+  ``fp_uni.rta_bound`` and ``fp_uni.fp_rta_result``,
+  ``gedf_demand.ffdbf_result``), so a caller that reads the bounds does not
+  pay the Python test.
 
 So every answer is the Python test's (tests/python/test_analysis_native_engine.py
 compares them field by field on generated sets); what the kernels save is the
@@ -41,7 +43,7 @@ import ctypes
 import os
 from array import array
 from functools import partial
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from rtsched.analysis import edf_uni, fp_uni, gedf, gedf_demand
 from rtsched.analysis import gedf_baker as baker_test  # the module; gedf_baker here is the registry's entry
@@ -78,7 +80,7 @@ def _load() -> Any:
     lib.rtsa_gedf_rta.argtypes = [ctypes.c_int, _IN, ctypes.c_int, ctypes.c_int, _P64, ctypes.POINTER(ctypes.c_int)]
     lib.rtsa_baker.argtypes = [ctypes.c_int, _IN, ctypes.c_int, ctypes.POINTER(ctypes.c_uint8)]
     lib.rtsa_baruah.argtypes = [ctypes.c_int, _IN, ctypes.c_int, ctypes.POINTER(ctypes.c_uint8)]
-    lib.rtsa_ffdbf.argtypes = [ctypes.c_int, _IN, ctypes.c_int, _P64]
+    lib.rtsa_ffdbf.argtypes = [ctypes.c_int, _IN, ctypes.c_int, _P64, ctypes.POINTER(ctypes.c_int)]
     lib.rtsa_qpa.argtypes = [ctypes.c_int, _IN, _IN, _IN]
     lib.rtsa_fp_rta.argtypes = [ctypes.c_int, _IN, _IN, _IN, _IN, _IN, _IN, ctypes.c_int, _P64, _P64]
     for fn in (lib.rtsa_gfb, lib.rtsa_bcl, lib.rtsa_gedf_rta, lib.rtsa_baker, lib.rtsa_baruah, lib.rtsa_ffdbf,
@@ -180,11 +182,12 @@ def baruah_kernel(cdt: Sequence[int], m: int, per_task: bool = True) -> tuple[in
     return int(_LIB.rtsa_baruah(len(cdt) // 3, _at(buf), m, ok)), list(ok or ())
 
 
-def ffdbf_kernel(cdt: Sequence[int], m: int) -> tuple[int, int | None]:
-    """(1 / 0 / PYTHON, the witness σ's numerator over gedf_demand.SIGMA_DENOMINATOR when 1). m ≥ 2."""
-    buf, sigma = _ints(cdt), _I64(-1)
-    verdict = int(_LIB.rtsa_ffdbf(len(cdt) // 3, _at(buf), m, ctypes.byref(sigma)))
-    return verdict, sigma.value if verdict == 1 else None
+def ffdbf_kernel(cdt: Sequence[int], m: int) -> tuple[int, int | None, int]:
+    """(1 / 0 / PYTHON, the witness σ's numerator over gedf_demand.SIGMA_DENOMINATOR when 1, the σ
+    skipped before it or of all). m ≥ 2."""
+    buf, sigma, skipped = _ints(cdt), _I64(-1), ctypes.c_int()
+    verdict = int(_LIB.rtsa_ffdbf(len(cdt) // 3, _at(buf), m, ctypes.byref(sigma), ctypes.byref(skipped)))
+    return verdict, sigma.value if verdict == 1 else None, skipped.value
 
 
 def qpa_kernel(c: Sequence[int], d: Sequence[int], t: Sequence[int]) -> int:
@@ -265,7 +268,8 @@ def gedf_rta(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisRe
     return gedf.gedf_rta(problem, verdict_only=verdict_only)
 
 
-def _passed_bounds(kernel: Any, cdt: list[int], m: int) -> list[int | None]:
+def _passed_bounds(kernel: Callable[[list[int], int], tuple[int, list[int]]], cdt: list[int],
+                   m: int) -> list[int | None]:
     """The deadline of each task ``kernel`` (baker_kernel, baruah_kernel) passes, else None: run
     again with every task's answer, now that someone asks."""
     _, ok = kernel(cdt, m)
@@ -299,13 +303,18 @@ def _every_deadline(ok: bool, cdt: list[int]) -> list[int | None]:
     return list[int | None](cdt[1::3]) if ok else [None] * (len(cdt) // 3)
 
 
+def _ffdbf_result(problem: AnalysisProblem, witness: int | None, skipped: int) -> AnalysisResult:
+    """gedf_ffdbf's result from the kernel's witness and skips (the grid, a few Fractions, from Python)."""
+    return gedf_demand.ffdbf_result(problem, gedf_demand.ffdbf_grid(problem.tasks, problem.cpus), witness, skipped)
+
+
 def gedf_ffdbf(problem: AnalysisProblem) -> AnalysisResult:
     cdt = None if _LIB is None or problem.cpus < 2 else _gedf_rows(problem)  # m = 1: Python's "unsupported"
     if cdt is not None:
-        verdict, _ = ffdbf_kernel(cdt, problem.cpus)
+        verdict, witness, skipped = ffdbf_kernel(cdt, problem.cpus)
         if verdict != PYTHON:
             return DeferredResult.of("gedf-ffdbf", SCHEDULABLE if verdict else NOT_SCHEDULABLE,
-                                     partial(gedf_demand.gedf_ffdbf, problem),
+                                     partial(_ffdbf_result, problem, witness, skipped),
                                      partial(_every_deadline, verdict == 1, cdt))
     return gedf_demand.gedf_ffdbf(problem)
 

@@ -208,18 +208,20 @@ static void test_baruah(void)
 static void test_ffdbf(void)
 {
 	int64_t sigma = -1;
-	EXPECT_EQ(rtsa_ffdbf(3, light, 2, &sigma), 1);
+	int skipped = -1;
+	EXPECT_EQ(rtsa_ffdbf(3, light, 2, &sigma, &skipped), 1);
 	EXPECT_EQ(sigma, 100); /* σ = 1/10 = δ_max, the grid's first value */
-	EXPECT_EQ(rtsa_ffdbf(3, heavy, 2, &sigma), 0);
-	EXPECT_EQ(rtsa_ffdbf(4, mixed, 2, &sigma), 1);
+	EXPECT_EQ(rtsa_ffdbf(3, heavy, 2, &sigma, &skipped), 0);
+	EXPECT_EQ(rtsa_ffdbf(4, mixed, 2, &sigma, &skipped), 1);
 	EXPECT_EQ(sigma, 400);
-	EXPECT_EQ(rtsa_ffdbf(5, mixed3, 3, &sigma), 1);
+	EXPECT_EQ(rtsa_ffdbf(5, mixed3, 3, &sigma, &skipped), 1);
 	EXPECT_EQ(sigma, 450);
-	EXPECT_EQ(rtsa_ffdbf(2, late, 2, &sigma), 0); /* δ_max > 1: no σ */
-	EXPECT_EQ(rtsa_ffdbf(2, full, 2, &sigma), 0);
-	EXPECT_EQ(rtsa_ffdbf(3, over, 2, &sigma), 0);
+	EXPECT_EQ(rtsa_ffdbf(2, late, 2, &sigma, &skipped), 0); /* δ_max > 1: no σ */
+	EXPECT_EQ(rtsa_ffdbf(2, full, 2, &sigma, &skipped), 0);
+	EXPECT_EQ(rtsa_ffdbf(3, over, 2, &sigma, &skipped), 0);
 	/* extremes: every σ's range of t past the 64-bit guard: skipped, no overflow */
-	EXPECT_EQ(rtsa_ffdbf(3, big, 4, &sigma), 0);
+	EXPECT_EQ(rtsa_ffdbf(3, big, 4, &sigma, &skipped), 0);
+	EXPECT_EQ(skipped, 50);
 }
 
 int main(void)
