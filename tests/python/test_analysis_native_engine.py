@@ -285,10 +285,11 @@ def test_ffdbf_on_one_processor_is_the_python_answer():
 
 @pytest.mark.parametrize("test, module, name", [("gedf-rta", "rtsched.analysis.gedf", "gedf_rta"),
                                                 ("fp-rta", "rtsched.analysis.fp_uni", "fp_rta"),
-                                                ("gedf-ffdbf", "rtsched.analysis.gedf_demand", "gedf_ffdbf")])
+                                                ("gedf-ffdbf", "rtsched.analysis.gedf_demand", "gedf_ffdbf"),
+                                                ("gedf-baruah", "rtsched.analysis.gedf_demand", "gedf_baruah")])
 def test_the_rtas_bounds_are_the_kernels_not_the_python_tests(monkeypatch, test, module, name):
-    """Reading every bound of a gedf-rta, fp-rta or gedf-ffdbf result the kernel decided builds it from
-    the kernel's outputs (issue 35: reading them had cost the whole Python test again)."""
+    """Reading every bound of a gedf-rta, fp-rta, gedf-ffdbf or gedf-baruah result the kernel decided
+    builds it from the kernel's outputs (issue 35: reading them had cost the whole Python test again)."""
     import importlib
 
     problem = (_gedf_set([(2, 5, 10), (3, 10, 12), (6, 15, 20)], 2) if test.startswith("gedf") else

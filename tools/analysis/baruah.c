@@ -30,7 +30,14 @@ struct baruah {
 	const int64_t *cdt; /* the tasks' rows (C, D, T) */
 	int64_t *diff;      /* n scratch values: I2_i − I1_i */
 	int n, m, k;
+	/* detail mode (the fields of gedf_baruah's reasons): every point of a window is visited, the
+	 * least failing t kept, and every point visited stored (to count the distinct ones); else NULL */
+	int64_t *seen;
+	int64_t seen_n, least_fail;
 };
+
+/* Python's point budget bounds the points visited per task (families of 8 per job, plus 3) */
+#define SEEN_MAX (2 * (int64_t)RTSA_BARUAH_MAX_POINTS + 3)
 
 /* The sum of the `top` largest of v[0..n) (any signs), as np.partition's top slice; permutes v. */
 static int64_t top_sum(int64_t *v, int n, int top)
@@ -96,28 +103,44 @@ static int holds_at(const struct baruah *b, int64_t t)
 	return sum + top_sum(b->diff, b->n, b->m - 1) < (int64_t)b->m * x;
 }
 
+/* (*) at t; 0 when it fails (in detail mode: never, the least failing t kept instead). */
+static int visit(struct baruah *b, int64_t t)
+{
+	if (!b->seen)
+		return holds_at(b, t);
+	b->seen[b->seen_n++] = t;
+	if (t < b->least_fail && !holds_at(b, t))
+		b->least_fail = t;
+	return 1;
+}
+
 /* (*) at every point base + j·step (j = 0..jobs) inside [lo, hi]; 0 at the first that fails. */
-static int family_holds(const struct baruah *b, int64_t base, int64_t step, int64_t jobs, int64_t lo, int64_t hi)
+static int family_holds(struct baruah *b, int64_t base, int64_t step, int64_t jobs, int64_t lo, int64_t hi)
 {
 	if (step == 0)
-		return base < lo || base > hi || holds_at(b, base);
+		return base < lo || base > hi || visit(b, base);
 	int64_t first = lo > base ? rtsa_ceil_div(lo - base, step) : 0;
 	int64_t last = hi >= base ? rtsa_floor_div(hi - base, step) : -1;
 	if (last > jobs)
 		last = jobs;
 	for (int64_t j = first; j <= last; j++)
-		if (!holds_at(b, base + j * step))
+		if (!visit(b, base + j * step))
 			return 0;
 	return 1;
 }
 
-/* (*) at every point of gedf_demand._baruah_points in [lo, hi] (t_max ≥ hi): each τ_i's DBF
- * steps D_i + jT_i, DBF' bends jT_i and jT_i + C_i, the switch of its min to the cap, for
- * j = 0..⌊t_max/T_i⌋ + 1, and the integer before each. */
-static int window_holds(const struct baruah *b, int64_t t_max, int64_t lo, int64_t hi)
+/* (*) at every point of gedf_demand._baruah_points in [lo, hi] (D_k ≤ lo, hi ≤ t_max): D_k,
+ * t_max and the integer before it; each τ_i's DBF steps D_i + jT_i, DBF' bends jT_i and
+ * jT_i + C_i, the switch of its min to the cap, for j = 0..⌊t_max/T_i⌋ + 1, and the integer
+ * before each. */
+static int window_holds(struct baruah *b, int64_t t_max, int64_t lo, int64_t hi)
 {
 	const int64_t *x_k = b->cdt + 3 * b->k;
 	int64_t ck = x_k[0], dk = x_k[1];
+	const int64_t ends[3] = {dk, t_max - 1, t_max};
+	for (int e = 0; e < 3; e++)
+		if (ends[e] >= lo && ends[e] <= hi && ends[e] >= dk && !visit(b, ends[e]))
+			return 0;
 	for (int i = 0; i < b->n; i++) {
 		const int64_t *row = b->cdt + 3 * i;
 		int64_t c = row[0], d = row[1], p = row[2], jobs = t_max / p + 1;
@@ -133,11 +156,20 @@ static int window_holds(const struct baruah *b, int64_t t_max, int64_t lo, int64
 	return 1;
 }
 
-/* One task's verdict: 1 ok, 0 miss, 2 given up, RTSA_PYTHON. */
-static int task_verdict(struct baruah *b, long double y, long double m_minus_u, long double err_rel, int64_t c_sigma)
+static int by_value(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* One task's verdict: 1 ok, 0 miss, 2 given up, RTSA_PYTHON; in detail mode *detail: the number
+ * of distinct points checked (ok), or the least A where (*) fails (miss at a point), else -1. */
+static int task_verdict(struct baruah *b, long double y, long double m_minus_u, long double err_rel, int64_t c_sigma,
+			int64_t *detail)
 {
 	const int64_t *x_k = b->cdt + 3 * b->k;
 	int64_t ck = x_k[0], dk = x_k[1];
+	*detail = -1;
 	if (ck > dk)
 		return 0;
 	long double top = y + (long double)c_sigma + (long double)(b->m - 1) * (long double)ck;
@@ -165,17 +197,29 @@ static int task_verdict(struct baruah *b, long double y, long double m_minus_u, 
 		if (points > RTSA_BARUAH_MAX_POINTS)
 			return 2;
 	}
-	if (!holds_at(b, dk) || !holds_at(b, t_max) || (t_max > dk && !holds_at(b, t_max - 1)))
-		return 0;
+	/* windows in increasing t: the first that holds a failing point holds the least */
+	b->seen_n = 0;
+	b->least_fail = INT64_MAX;
 	for (int64_t lo = dk, width = dk > 0 ? dk : 1; lo <= t_max; lo += width, width *= 2) {
 		int64_t hi = t_max - lo < width ? t_max : lo + width - 1;
 		if (!window_holds(b, t_max, lo, hi))
 			return 0;
+		if (b->least_fail != INT64_MAX) {
+			*detail = b->least_fail - dk;
+			return 0;
+		}
+	}
+	if (b->seen) { /* the distinct points, as np.unique counts them */
+		qsort(b->seen, (size_t)b->seen_n, sizeof(int64_t), by_value);
+		int64_t distinct = 0;
+		for (int64_t i = 0; i < b->seen_n; i++)
+			distinct += i == 0 || b->seen[i] != b->seen[i - 1];
+		*detail = distinct;
 	}
 	return 1;
 }
 
-int rtsa_baruah(int n, const int64_t *cdt, int m, uint8_t *ok_out)
+int rtsa_baruah(int n, const int64_t *cdt, int m, uint8_t *ok_out, int64_t *detail_out)
 {
 	/* U and y = Σ C_i(T_i − D_i)/T_i: n positive terms, each within 3 roundings (its
 	 * conversions, product, quotient), summed with n more; C_Σ: the m − 1 largest C */
@@ -199,8 +243,11 @@ int rtsa_baruah(int n, const int64_t *cdt, int m, uint8_t *ok_out)
 		return RTSA_PYTHON;
 	}
 	if (sign >= 0) {
-		for (int k = 0; ok_out && k < n; k++)
+		for (int k = 0; ok_out && k < n; k++) {
 			ok_out[k] = 0; /* U ≥ m: every task misses */
+			if (detail_out)
+				detail_out[k] = -1;
+		}
 		free(scratch);
 		return 0;
 	}
@@ -209,9 +256,16 @@ int rtsa_baruah(int n, const int64_t *cdt, int m, uint8_t *ok_out)
 	long double m_minus_u = (long double)m - u;
 	long double err_rel = 4 * ((long double)(n + 8) * RTSA_LEPS + u_err / m_minus_u);
 	struct baruah b = {.cdt = cdt, .diff = scratch, .n = n, .m = m};
+	if (detail_out && !(b.seen = malloc(sizeof(int64_t) * (size_t)SEEN_MAX))) {
+		free(scratch);
+		return RTSA_PYTHON;
+	}
 	for (int k = 0; k < n; k++) {
 		b.k = k;
-		int v = task_verdict(&b, y, m_minus_u, err_rel, c_sigma);
+		int64_t detail;
+		int v = task_verdict(&b, y, m_minus_u, err_rel, c_sigma, &detail);
+		if (detail_out)
+			detail_out[k] = detail;
 		if (v == RTSA_PYTHON) {
 			verdict = RTSA_PYTHON;
 			break;
@@ -226,6 +280,7 @@ int rtsa_baruah(int n, const int64_t *cdt, int m, uint8_t *ok_out)
 			verdict = RTSA_UNKNOWN;
 		}
 	}
+	free(b.seen);
 	free(scratch);
 	return verdict;
 }

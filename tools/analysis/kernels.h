@@ -64,10 +64,13 @@ int rtsa_baker(int n, const int64_t *cdt, int m, uint8_t *ok_out);
 /* Baruah's test (all tasks: D ≤ T). ok_out[k] = 1 when (*) holds for τ_k at every A, 0 when it
  * fails somewhere (or C_k > D_k, or U ≥ m), 2 when Python gives up on τ_k (its range of A too
  * long for 64-bit sums, or more than RTSA_BARUAH_MAX_POINTS values); ok_out NULL: the verdict
- * alone, stopping at the first failure. Returns 0 when some task fails, else RTSA_UNKNOWN when
- * some task is given up, else 1; RTSA_PYTHON when U against m or a range end is too close to
- * decide in floating point, or out of memory. */
-int rtsa_baruah(int n, const int64_t *cdt, int m, uint8_t *ok_out);
+ * alone, stopping at the first failure. detail_out (NULL, or with ok_out): per task, the number
+ * of distinct points where (*) was checked and holds, or the least A where it fails, or -1 when
+ * no point was checked (what gedf_baruah's reasons state; slower: every point of the window of
+ * the first failure is checked, and a passing task's points are sorted). Returns 0 when some
+ * task fails, else RTSA_UNKNOWN when some task is given up, else 1; RTSA_PYTHON when U against
+ * m or a range end cannot be decided exactly (exact.c), or out of memory. */
+int rtsa_baruah(int n, const int64_t *cdt, int m, uint8_t *ok_out, int64_t *detail_out);
 
 /* FF-DBF (all tasks: D ≤ T, m ≥ 2). Returns 1 with *sigma_out the numerator (over
  * RTSA_SIGMA_DENOMINATOR) of the first σ of Python's grid that passes, 0 when none does;

@@ -68,7 +68,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -76,7 +76,7 @@ from rtsched.analysis.gedf import _check, _finish
 from rtsched.analysis.results import UNDECIDED, AnalysisResult, TaskBound, unsupported
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask
 
-__all__ = ["gedf_baruah", "gedf_ffdbf", "ffdbf_grid", "ffdbf_result", "FfdbfGrid", "MAX_POINTS", "SIGMA_STEPS",
+__all__ = ["gedf_baruah", "baruah_result", "BaruahCheck", "gedf_ffdbf", "ffdbf_grid", "ffdbf_result", "FfdbfGrid", "MAX_POINTS", "SIGMA_STEPS",
            "SIGMA_DENOMINATOR"]
 
 #: Values of A checked per task before the test answers "unknown" (the range grows as 1/(m − U)).
@@ -136,19 +136,39 @@ def _baruah_holds(k: int, c: np.ndarray, p: np.ndarray, d: np.ndarray, t: np.nda
     return holds
 
 
+#: One task's check of (*) over its range, given t_max: None when there are more than MAX_POINTS
+#: values of A, else (the number of distinct points checked, the least A where (*) fails or None).
+BaruahCheck = Callable[[int, int], "tuple[int, int | None] | None"]
+
+
 def gedf_baruah(problem: AnalysisProblem) -> AnalysisResult:
     test = "gedf-baruah"
     bad = _check(problem, test)
     if bad is not None:
         return bad
+    c, p, d = _params(problem.tasks)
+
+    def check(k: int, t_max: int) -> tuple[int, int | None] | None:
+        points = _baruah_points(k, c, p, d, t_max)
+        if points is None:
+            return None
+        ok = _baruah_holds(k, c, p, d, points, problem.cpus)
+        return len(points), None if ok.all() else int(points[np.argmin(ok)]) - int(d[k])
+
+    return baruah_result(problem, check)
+
+
+def baruah_result(problem: AnalysisProblem, check: BaruahCheck) -> AnalysisResult:
+    """gedf_baruah's result, each task's range of A checked by ``check`` (numpy here; the native
+    kernel's outputs in ``native_engine.gedf_baruah``)."""
+    test = "gedf-baruah"
     m = problem.cpus
     tasks = problem.tasks
     u = sum((Fraction(t.exec_ns, t.period_ns) for t in tasks), Fraction(0))
     if u >= m:
         why = f"U = {float(u):.4f} ≥ m = {m}: Baruah's test needs U < m"
         return _finish(problem, test, [TaskBound(t.name, None, "miss", why) for t in tasks], False, why)
-    c, p, d = _params(tasks)
-    c_sigma = int(np.sort(c)[::-1][: max(0, m - 1)].sum())
+    c_sigma = sum(sorted((t.exec_ns for t in tasks), reverse=True)[: max(0, m - 1)])
     y = sum((Fraction(t.exec_ns * (t.period_ns - t.deadline_ns), t.period_ns) for t in tasks), Fraction(0))
     bounds: list[TaskBound] = []
     undecided = []
@@ -166,20 +186,19 @@ def gedf_baruah(problem: AnalysisProblem) -> AnalysisResult:
             bounds.append(TaskBound(tk.name, None, "unknown", f"range of A up to {t_max - tk.deadline_ns} ns "
                                                               "is too long for 64-bit sums"))
             continue
-        points = _baruah_points(k, c, p, d, t_max)
-        if points is None:
+        checked = check(k, t_max)
+        if checked is None:
             undecided.append(tk.name)
             bounds.append(TaskBound(tk.name, None, "unknown",
                                     f"more than {MAX_POINTS} values of A to check (A ≤ {t_max - tk.deadline_ns} ns, "
                                     f"U = {float(u):.4f} close to m)"))
             continue
-        ok = _baruah_holds(k, c, p, d, points, m)
-        if ok.all():
+        count, a = checked
+        if a is None:
             bounds.append(TaskBound(tk.name, tk.deadline_ns, "ok",
-                                    f"condition holds at all {len(points)} breakpoints, A ≤ {t_max - tk.deadline_ns} "
+                                    f"condition holds at all {count} breakpoints, A ≤ {t_max - tk.deadline_ns} "
                                     "ns; bound = deadline"))
         else:
-            a = int(points[np.argmin(ok)]) - tk.deadline_ns
             bounds.append(TaskBound(tk.name, None, "miss", f"condition fails at A = {a} ns"))
     result = _finish(problem, test, bounds, False, "Baruah's condition holds for every task and every A",
                      {"utilization": u})

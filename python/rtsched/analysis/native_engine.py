@@ -18,14 +18,15 @@ pure-Python test it stands for (``gedf.gedf_gfb``, ``gedf.gedf_bcl``,
 - else returns a :class:`~rtsched.analysis.results.DeferredResult`: the
   kernel's verdict, and every other field (per-task bounds and reasons,
   reason, details) computed on first read, and checked then against the
-  kernel's verdict and per-task bounds. For GFB, BCL, Baker, Baruah and QPA
-  the fields are the Python test's; for the G-EDF RTA, FP RTA and FF-DBF,
-  whose kernels return all their result depends on (every per-task bound;
-  FF-DBF's witness σ and skips), they are built from the kernel's outputs
-  by the Python test's own result builder (``gedf.rta_result``,
-  ``fp_uni.rta_bound`` and ``fp_uni.fp_rta_result``,
-  ``gedf_demand.ffdbf_result``), so a caller that reads the bounds does not
-  pay the Python test.
+  kernel's verdict and per-task bounds. For GFB, BCL, Baker and QPA the
+  fields are the Python test's; for the G-EDF RTA, FP RTA, FF-DBF and
+  Baruah, whose kernels return all their result depends on (every per-task
+  bound; FF-DBF's witness σ and skips; Baruah's per-task points checked or
+  least failing A), they are built from the kernel's outputs by the Python
+  test's own result builder (``gedf.rta_result``, ``fp_uni.rta_bound`` and
+  ``fp_uni.fp_rta_result``, ``gedf_demand.ffdbf_result``,
+  ``gedf_demand.baruah_result``), so a caller that reads the bounds does
+  not pay the Python test.
 
 So every answer is the Python test's (tests/python/test_analysis_native_engine.py
 compares them field by field on generated sets); what the kernels save is the
@@ -55,7 +56,7 @@ from rtsched.native import native_library
 
 __all__ = ["LIBRARY", "engine", "set_engine", "gedf_gfb", "gedf_bcl", "gedf_rta", "gedf_baker", "gedf_baruah",
            "gedf_ffdbf", "edf_qpa", "fp_rta", "bcl_kernel", "bcl_verdict", "gedf_rta_kernel", "baker_kernel",
-           "baruah_kernel", "ffdbf_kernel", "fp_rta_kernel", "gfb_kernel", "qpa_kernel"]
+           "baruah_kernel", "baruah_detail", "ffdbf_kernel", "fp_rta_kernel", "gfb_kernel", "qpa_kernel"]
 
 LIBRARY = "librtsched_analysis.so"
 #: kernels.h: RTSA_PYTHON, RTSA_UNKNOWN, RTSA_MAX_NS, RTSA_MAX_TASKS
@@ -79,7 +80,7 @@ def _load() -> Any:
     lib.rtsa_bcl.argtypes = [ctypes.c_int, _IN, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_uint8)]
     lib.rtsa_gedf_rta.argtypes = [ctypes.c_int, _IN, ctypes.c_int, ctypes.c_int, _P64, ctypes.POINTER(ctypes.c_int)]
     lib.rtsa_baker.argtypes = [ctypes.c_int, _IN, ctypes.c_int, ctypes.POINTER(ctypes.c_uint8)]
-    lib.rtsa_baruah.argtypes = [ctypes.c_int, _IN, ctypes.c_int, ctypes.POINTER(ctypes.c_uint8)]
+    lib.rtsa_baruah.argtypes = [ctypes.c_int, _IN, ctypes.c_int, ctypes.POINTER(ctypes.c_uint8), _P64]
     lib.rtsa_ffdbf.argtypes = [ctypes.c_int, _IN, ctypes.c_int, _P64, ctypes.POINTER(ctypes.c_int)]
     lib.rtsa_qpa.argtypes = [ctypes.c_int, _IN, _IN, _IN]
     lib.rtsa_fp_rta.argtypes = [ctypes.c_int, _IN, _IN, _IN, _IN, _IN, _IN, ctypes.c_int, _P64, _P64]
@@ -179,7 +180,15 @@ def baruah_kernel(cdt: Sequence[int], m: int, per_task: bool = True) -> tuple[in
     """(1 / 0 / UNKNOWN / PYTHON, per task 1 pass / 0 fail / 2 given up; without per_task none, the
     kernel stopping at the first failure). ``cdt``: the tasks' (C, D, T), one after another."""
     buf, ok = _ints(cdt), (ctypes.c_uint8 * (len(cdt) // 3))() if per_task else None
-    return int(_LIB.rtsa_baruah(len(cdt) // 3, _at(buf), m, ok)), list(ok or ())
+    return int(_LIB.rtsa_baruah(len(cdt) // 3, _at(buf), m, ok, None)), list(ok or ())
+
+
+def baruah_detail(cdt: Sequence[int], m: int) -> tuple[int, list[int], list[int]]:
+    """baruah_kernel's verdict and per-task answers, and per task the number of distinct points
+    checked (a pass) or the least A where (*) fails (a miss at a point), else -1."""
+    n = len(cdt) // 3
+    buf, ok, detail = _ints(cdt), (ctypes.c_uint8 * n)(), (_I64 * n)()
+    return int(_LIB.rtsa_baruah(n, _at(buf), m, ok, detail)), list(ok), list(detail)
 
 
 def ffdbf_kernel(cdt: Sequence[int], m: int) -> tuple[int, int | None, int]:
@@ -287,6 +296,19 @@ def gedf_baker(problem: AnalysisProblem) -> AnalysisResult:
     return baker_test.gedf_baker(problem)
 
 
+def _baruah_result(problem: AnalysisProblem, cdt: list[int]) -> AnalysisResult:
+    """gedf_baruah's result from the kernel's per-task answers and details (its checks of the
+    ranges of A; the ranges themselves, a few Fractions, from Python's builder)."""
+    verdict, ok, detail = baruah_detail(cdt, problem.cpus)
+    if verdict == PYTHON:  # out of memory for the points
+        return gedf_demand.gedf_baruah(problem)
+
+    def check(k: int, t_max: int) -> tuple[int, int | None] | None:
+        return None if ok[k] == 2 else (detail[k], None) if ok[k] == 1 else (0, detail[k])
+
+    return gedf_demand.baruah_result(problem, check)
+
+
 def gedf_baruah(problem: AnalysisProblem) -> AnalysisResult:
     cdt = None if _LIB is None else _gedf_rows(problem)
     if cdt is not None:
@@ -294,7 +316,7 @@ def gedf_baruah(problem: AnalysisProblem) -> AnalysisResult:
         if verdict != PYTHON:
             # gedf_baruah: unknown when a task is given up and none fails
             said = {1: SCHEDULABLE, 0: NOT_SCHEDULABLE, UNKNOWN: UNDECIDED}[verdict]
-            return DeferredResult.of("gedf-baruah", said, partial(gedf_demand.gedf_baruah, problem),
+            return DeferredResult.of("gedf-baruah", said, partial(_baruah_result, problem, cdt),
                                      partial(_passed_bounds, baruah_kernel, cdt, problem.cpus))
     return gedf_demand.gedf_baruah(problem)
 

@@ -175,25 +175,40 @@ static void test_baruah(void)
 {
 	uint8_t ok[5];
 	int sign = 2;
-	EXPECT_EQ(rtsa_baruah(3, light, 2, ok), 1);
-	EXPECT_EQ(rtsa_baruah(3, heavy, 2, ok), 0);
+	EXPECT_EQ(rtsa_baruah(3, light, 2, ok, NULL), 1);
+	EXPECT_EQ(rtsa_baruah(3, heavy, 2, ok, NULL), 0);
 	EXPECT_EQ(ok[0], 0);
-	EXPECT_EQ(rtsa_baruah(3, heavy, 2, NULL), 0);
-	EXPECT_EQ(rtsa_baruah(4, mixed, 2, ok), 1);
-	EXPECT_EQ(rtsa_baruah(5, mixed3, 3, ok), 1);
-	EXPECT_EQ(rtsa_baruah(2, late, 2, ok), 0);
+	EXPECT_EQ(rtsa_baruah(3, heavy, 2, NULL, NULL), 0);
+	EXPECT_EQ(rtsa_baruah(4, mixed, 2, ok, NULL), 1);
+	EXPECT_EQ(rtsa_baruah(5, mixed3, 3, ok, NULL), 1);
+	/* detail mode: the distinct points checked per passing task (-1: range empty) */
+	int64_t detail[5];
+	EXPECT_EQ(rtsa_baruah(5, mixed3, 3, ok, detail), 1);
+	EXPECT_EQ(detail[0], 9);
+	EXPECT_EQ(detail[1], 5);
+	EXPECT_EQ(detail[2], 3);
+	EXPECT_EQ(detail[3], -1);
+	EXPECT_EQ(detail[4], 2);
+	/* ... and the least failing A, τ_3's in the second window of t ([4, 7], its D = 2) */
+	int64_t later[] = {10, 19, 19, 3, 5, 5, 5, 7, 8, 1, 2, 11};
+	EXPECT_EQ(rtsa_baruah(4, later, 2, ok, detail), 0);
+	EXPECT_EQ(detail[0], 0);
+	EXPECT_EQ(detail[1], 2);
+	EXPECT_EQ(detail[2], 0);
+	EXPECT_EQ(detail[3], 5);
+	EXPECT_EQ(rtsa_baruah(2, late, 2, ok, NULL), 0);
 	EXPECT_EQ(ok[0], 0);
 	EXPECT_EQ(ok[1], 1);
 	/* U just below m: the range of A needs more than RTSA_BARUAH_MAX_POINTS values: given up */
-	EXPECT_EQ(rtsa_baruah(2, full, 2, ok), RTSA_UNKNOWN);
+	EXPECT_EQ(rtsa_baruah(2, full, 2, ok, NULL), RTSA_UNKNOWN);
 	EXPECT_EQ(ok[0], 2);
 	EXPECT_EQ(ok[1], 2);
-	EXPECT_EQ(rtsa_baruah(3, over, 2, ok), 0); /* U ≥ m: every task */
+	EXPECT_EQ(rtsa_baruah(3, over, 2, ok, NULL), 0); /* U ≥ m: every task */
 	EXPECT_EQ(ok[2], 0);
-	EXPECT_EQ(rtsa_baruah(3, big, 4, ok), 1);
+	EXPECT_EQ(rtsa_baruah(3, big, 4, ok, NULL), 1);
 	/* U = m exactly (too close in floating point, decided over the periods' LCM): every task fails */
 	int64_t at_m[] = {3, 5, 5, 4, 10, 10, 7, 10, 10, 1, 2, 2};
-	EXPECT_EQ(rtsa_baruah(4, at_m, 2, ok), 0);
+	EXPECT_EQ(rtsa_baruah(4, at_m, 2, ok, NULL), 0);
 	EXPECT_EQ(ok[3], 0);
 	/* t_max = 12/0.2 = 60 exactly (heavy, τ_0), decided exactly; and 2/1.7 (light) in floating point */
 	EXPECT_EQ(rtsa_exact_sign(3, heavy, 1, 60, 60 * 2 - 6 - 6, &sign), 1);
