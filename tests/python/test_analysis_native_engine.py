@@ -328,3 +328,5 @@ def test_demand_kernels_on_small_integer_sets():
         slow = gedf_ffdbf(problem)
         assert verdict == native_engine.PYTHON or verdict == slow.schedulable, (rows, m)
         assert sigma is None or sigma == slow.details["sigma"] * 1000, (rows, m)
+        for test, python in (("gedf-baruah", gedf_baruah), ("gedf-ffdbf", gedf_ffdbf)):  # reasons built from them
+            assert run_test(test, problem).to_dict() == python(problem).to_dict(), (test, rows, m)

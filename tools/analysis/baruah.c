@@ -12,7 +12,11 @@
  * (*) fails ends the task (its verdict is "miss" whichever point fails).
  * Duplicates are evaluated twice, which changes nothing. Failures sit
  * mostly at small A, so most unschedulable sets stop after a few dozen
- * evaluations; a task that passes costs every point, as in Python.
+ * evaluations; a task that passes costs every point, as in Python. In
+ * detail mode (what the reasons of Python's result state, when they are
+ * read) every point of the first window with a failure is checked, so the
+ * least failing A is known, and a passing task's points are sorted to
+ * count the distinct ones, as Python's np.unique does.
  *
  * Two quantities are rational in Python (exact Fractions): U = Σ C_i/T_i,
  * compared with m, and the end of the range t_max = ⌊(Σ C_i(T_i − D_i)/T_i
@@ -35,6 +39,9 @@ struct baruah {
 	int64_t *seen;
 	int64_t seen_n, least_fail;
 };
+
+/* The most integers a floor's error interval may hold before the set goes to Python */
+#define EXACT_TRIES 64
 
 /* Python's point budget bounds the points visited per task (families of 8 per job, plus 3) */
 #define SEEN_MAX (2 * (int64_t)RTSA_BARUAH_MAX_POINTS + 3)
@@ -174,18 +181,24 @@ static int task_verdict(struct baruah *b, long double y, long double m_minus_u, 
 		return 0;
 	long double top = y + (long double)c_sigma + (long double)(b->m - 1) * (long double)ck;
 	long double end = top / m_minus_u;
+	long double err = err_rel * end;
 	int64_t t_max;
-	if (end - err_rel * end >= 0x1p62L)
+	if (end - err >= 0x1p62L)
 		return 2; /* t_max·m·(n + 1) > 2^62: Python gives up (D_k < 2^62 rules out "range empty") */
-	if (!rtsa_certain_floor(end, err_rel * end, &t_max)) {
-		/* an integer N within the error: t_max = N when Σ C_i(T_i − D_i + N)/T_i ≥ N·m − C_Σ − (m − 1)C_k
-		 * (the numerator ≥ N·(m − U)), else N − 1 */
-		int64_t near = (int64_t)floorl(end + err_rel * end);
-		int sign;
-		__int128 rhs = (__int128)near * b->m - c_sigma - (__int128)(b->m - 1) * ck;
-		if (!rtsa_exact_sign(b->n, b->cdt, 1, near, rhs, &sign))
+	if (!rtsa_certain_floor(end, err, &t_max)) {
+		/* integers within the error: t_max is the largest N of them with Σ C_i(T_i − D_i + N)/T_i ≥
+		 * N·m − C_Σ − (m − 1)C_k (the numerator ≥ N·(m − U)), or the one below the least */
+		if (!(end + err < 0x1p62L) || floorl(end + err) - floorl(end - err) > EXACT_TRIES)
 			return RTSA_PYTHON;
-		t_max = sign >= 0 ? near : near - 1;
+		int64_t near = (int64_t)floorl(end + err), least = (int64_t)floorl(end - err);
+		for (t_max = near; t_max > least; t_max--) {
+			int sign;
+			__int128 rhs = (__int128)t_max * b->m - c_sigma - (__int128)(b->m - 1) * ck;
+			if (!rtsa_exact_sign(b->n, b->cdt, 1, t_max, rhs, &sign))
+				return RTSA_PYTHON;
+			if (sign >= 0)
+				break;
+		}
 	}
 	if (t_max < dk)
 		return 1; /* (*) holds for every A */

@@ -50,6 +50,9 @@ static int window_holds(int n, const int64_t *cdt, int64_t supply_rate, int64_t 
 	return 1;
 }
 
+/* The most integers a floor's error interval may hold before the set goes to Python */
+#define EXACT_TRIES 64
+
 /* What sigma_holds says of a σ that Python skips (its range of t too long). */
 #define SKIPPED 3
 
@@ -65,14 +68,19 @@ static int sigma_holds(int n, const int64_t *cdt, int m, int64_t a, long double 
 	if (end - err >= 0x1p62L)
 		return SKIPPED; /* past the 64-bit guard below: skipped */
 	if (!rtsa_certain_floor(end, err, &t_max)) {
-		/* an integer N within the error: t_max = N when C_Σ ≥ N·room, i.e. (times g)
-		 * Σ N·g·C_i/T_i ≥ N·m·g − N(m − 1)a − C_Σ·g, else N − 1 */
-		int64_t near = (int64_t)floorl(end + err);
-		int sign;
-		__int128 rhs = (__int128)near * m * g - (__int128)near * (m - 1) * a - (__int128)c_sum * g;
-		if (!rtsa_exact_sign(n, cdt, 0, (__int128)near * g, rhs, &sign))
+		/* integers within the error: t_max is the largest N of them with C_Σ ≥ N·room, i.e.
+		 * (times g) Σ N·g·C_i/T_i ≥ N·m·g − N(m − 1)a − C_Σ·g, or the one below the least */
+		if (!(end + err < 0x1p62L) || floorl(end + err) - floorl(end - err) > EXACT_TRIES)
 			return RTSA_PYTHON;
-		t_max = sign >= 0 ? near : near - 1;
+		int64_t near = (int64_t)floorl(end + err), least = (int64_t)floorl(end - err);
+		for (t_max = near; t_max > least; t_max--) {
+			int sign;
+			__int128 rhs = (__int128)t_max * m * g - (__int128)t_max * (m - 1) * a - (__int128)c_sum * g;
+			if (!rtsa_exact_sign(n, cdt, 0, (__int128)t_max * g, rhs, &sign))
+				return RTSA_PYTHON;
+			if (sign >= 0)
+				break;
+		}
 	}
 	if ((__int128)t_max * ((__int128)m * g + c_sum) * n > RTSA_INT64_SAFE)
 		return SKIPPED;
@@ -115,13 +123,18 @@ int rtsa_ffdbf(int n, const int64_t *cdt, int m, int64_t *sigma_out, int *skippe
 	if (rtsa_certain_floor(-top, top_err, &neg_ceil)) {
 		top_ceil = -neg_ceil;
 	} else {
-		/* an integer N within the error: the ceiling is N when g(m − U) ≤ N(m − 1), i.e.
-		 * Σ g·C_i/T_i ≥ g·m − N(m − 1), else N + 1 */
-		int64_t near = (int64_t)floorl(top + top_err);
-		int sign;
-		if (!rtsa_exact_sign(n, cdt, 0, g, (__int128)g * m - (__int128)near * (m - 1), &sign))
+		/* integers within the error: the ceiling is the least N of them with g(m − U) ≤ N(m − 1),
+		 * i.e. Σ g·C_i/T_i ≥ g·m − N(m − 1), or the one above the largest */
+		if (floorl(top + top_err) - floorl(top - top_err) > EXACT_TRIES)
 			return RTSA_PYTHON;
-		top_ceil = sign >= 0 ? near : near + 1;
+		int64_t near = (int64_t)floorl(top + top_err);
+		for (top_ceil = (int64_t)floorl(top - top_err) + 1; top_ceil <= near; top_ceil++) {
+			int sign;
+			if (!rtsa_exact_sign(n, cdt, 0, g, (__int128)g * m - (__int128)top_ceil * (m - 1), &sign))
+				return RTSA_PYTHON;
+			if (sign >= 0)
+				break;
+		}
 	}
 	int64_t hi_a = top_ceil - 1 < g ? top_ceil - 1 : g; /* the largest a with a/g < hi, and σ ≤ 1 */
 	if (hi_a < lo_a)

@@ -13,8 +13,9 @@ pure-Python test it stands for (``gedf.gedf_gfb``, ``gedf.gedf_bcl``,
   G-EDF, clusters, tasks the adapter marked unanalysable, times above
   2^52 ns, more than 100,000 tasks, more than 1,024 processors), or when the kernel cannot decide
   exactly what Python decides (``RTSA_PYTHON``: a GFB, Baker or EDF
-  utilization comparison, or a floor in Baruah's or FF-DBF's ranges, too close
-  to call in floating point);
+  utilization comparison too close to call in floating point; U against m or
+  a range end of Baruah's or FF-DBF's too close to call there and past 127
+  bits over the periods' LCM);
 - else returns a :class:`~rtsched.analysis.results.DeferredResult`: the
   kernel's verdict, and every other field (per-task bounds and reasons,
   reason, details) computed on first read, and checked then against the
@@ -30,7 +31,8 @@ pure-Python test it stands for (``gedf.gedf_gfb``, ``gedf.gedf_bcl``,
 
 So every answer is the Python test's (tests/python/test_analysis_native_engine.py
 compares them field by field on generated sets); what the kernels save is the
-time of a caller that reads the verdict, and for the RTAs the bounds too.
+time of a caller that reads the verdict, and for the two RTAs, FF-DBF and Baruah, of one
+that reads the bounds too.
 ``set_engine("python")`` (or
 ``RTSCHED_ANALYSIS_ENGINE=python`` in the environment; ``native`` there
 makes a missing library an error) turns the kernels off; ``engine()`` says
