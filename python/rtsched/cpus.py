@@ -18,6 +18,8 @@ from pathlib import Path
 
 __all__ = [
     "CpuListError",
+    "allowed_cpus",
+    "check_allowed",
     "checked_cpu_list",
     "cpu_mask",
     "format_cpu_list",
@@ -104,14 +106,37 @@ def online_cpus() -> tuple[int, ...]:
         return tuple(range(os.cpu_count() or 1))
 
 
-def checked_cpu_list(text: str) -> tuple[int, ...]:
-    """parse_cpu_list, and every CPU must be online on this machine."""
-    cpus = parse_cpu_list(text)
-    online = set(online_cpus())
-    missing = [cpu for cpu in cpus if cpu not in online]
-    if missing:
+def allowed_cpus() -> tuple[int, ...]:
+    """The online CPUs this process may run on: its affinity, which the kernel keeps within its
+    cpuset (``taskset -c 0``, a container's cpuset, a shield). Every CPU rtsched picks by itself
+    (a calibration's CPU, a sweep's worker count, a file's CPUs when it names none) comes from here."""
+    online = online_cpus()
+    try:
+        affinity = os.sched_getaffinity(0)
+    except OSError:  # pragma: no cover - Linux always answers for the calling process
+        return online
+    return tuple(c for c in online if c in affinity) or online
+
+
+def check_allowed(cpus: Iterable[int]) -> None:
+    """Raise CpuListError naming the cause when a CPU is offline, or online but outside this
+    process's allowed CPUs (where pinning a thread to it fails with EINVAL)."""
+    online = online_cpus()
+    offline = [cpu for cpu in cpus if cpu not in online]
+    if offline:
+        raise CpuListError(f"CPU {format_cpu_list(offline)} does not exist or is offline "
+                           f"(online: {format_cpu_list(online)})")
+    allowed = allowed_cpus()
+    outside = [cpu for cpu in cpus if cpu not in allowed]
+    if outside:
         raise CpuListError(
-            f"CPU {format_cpu_list(missing)} does not exist or is offline "
-            f"(online: {format_cpu_list(online)})"
-        )
+            f"CPU {format_cpu_list(outside)} is online but this process may not run on it: its affinity "
+            f"allows only CPU {format_cpu_list(allowed)} (set by taskset, a cpuset or a shield: "
+            "`rtsched shield --status`); run without the restriction or choose among those")
+
+
+def checked_cpu_list(text: str) -> tuple[int, ...]:
+    """parse_cpu_list, and every CPU must be online and allowed to this process (check_allowed)."""
+    cpus = parse_cpu_list(text)
+    check_allowed(cpus)
     return cpus

@@ -100,6 +100,7 @@ LABELS = {
     "c-fp": "exact", "c-edf": "exact",  # one CPU per partition: the uniprocessor tests
     "gedf-gfb": "sufficient", "gedf-bcl": "sufficient", "gedf-rta": "sufficient", "gedf-tardiness": "sufficient",
     "gedf-tardiness-lambda": "sufficient",
+    "gedf-np-tardiness": "sufficient",
     "gfp-rta": "sufficient",
     "gedf-baker": "sufficient", "gedf-baruah": "sufficient", "gedf-ffdbf": "sufficient", "gedf-bcl-iterative": "sufficient",
     "gfp-guan": "sufficient",

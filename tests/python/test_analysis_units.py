@@ -260,7 +260,7 @@ def test_cli_analyze(tmp_path, capsys):
     assert main(["analyze", "--list"]) == 0
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\n")
-    assert main(["analyze", str(bad)]) == 1
+    assert main(["analyze", str(bad)]) == 2  # an invalid input
     assert main(["analyze", str(EXAMPLES / "pfp-two-cpus.yaml"), "--test", "prm-fp",
                  "--option", "period_ns=5000000"]) in (0, 1)
     assert main(["analyze", str(EXAMPLES / "pfp-two-cpus.yaml"), "--option", "oops"]) == 2

@@ -23,7 +23,7 @@ def test_io_reports_both_runs_and_the_bounds(tmp_path, capsys):
 def test_io_refuses_an_invalid_file_with_its_errors(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\nmemory_bandwidth: 1GB\nperipherals: []\nflows: []\n")
-    assert main(["io", str(bad), "--out", str(tmp_path / "out"), "--no-plots"]) == 1
+    assert main(["io", str(bad), "--out", str(tmp_path / "out"), "--no-plots"]) == 2  # an invalid input
     err = capsys.readouterr().err
     assert "memory_bandwidth: expected a bandwidth such as 250MB/s" in err
     assert "peripherals: expected a non-empty" in err

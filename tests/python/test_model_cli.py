@@ -30,7 +30,7 @@ def test_validate_prints_every_error(tmp_path):
         "  - {name: t, period: ten, perod: 1ms, priority: 1, partition: cpu0, body: [{compute: 1ms}]}\n"
     )
     result = rtsched("validate", str(path))
-    assert result.returncode == 1
+    assert result.returncode == 2  # an invalid input
     lines = result.stderr.splitlines()
     assert f'{path}: tasks[0].perod: unknown key (did you mean "period"?)' in lines
     assert any(line.startswith(f'{path}: tasks[0].period: expected a duration, got "ten"') for line in lines)
@@ -41,7 +41,7 @@ def test_validate_several_files_fails_if_one_fails(tmp_path):
     good = ROOT / "examples" / "gedf.yaml"
     missing = tmp_path / "missing.yaml"
     result = rtsched("validate", str(good), str(missing))
-    assert result.returncode == 1
+    assert result.returncode == 2  # an invalid input
     assert f"{good}: valid" in result.stdout
     assert f"{missing}: cannot read: no such file" in result.stderr
 
@@ -50,7 +50,7 @@ def test_validate_syntax_error_line_and_column(tmp_path):
     path = tmp_path / "syntax.yaml"
     path.write_text("name: x\ntasks: [\n")
     result = rtsched("validate", str(path))
-    assert result.returncode == 1
+    assert result.returncode == 2  # an invalid input
     assert f"{path}: line 3, column 1: invalid YAML" in result.stderr
 
 
@@ -83,7 +83,7 @@ def test_import_rtapp_unsupported_event(tmp_path):
     path.write_text('{"tasks": {"thread0": {"policy": "SCHED_FIFO", "run": 100, "fork": "t",'
                     ' "timer": {"ref": "t", "period": 1000}}}}')
     result = rtsched("import-rtapp", str(path))
-    assert result.returncode == 1
+    assert result.returncode == 2  # an invalid input
     assert (f'{path}:1:60: tasks.thread0.fork: a fork maps only from a launcher thread of sleeps and forks: this '
             'thread\'s "run" (1:48) makes the fork\'s time depend on how the thread runs' in result.stderr)
 
@@ -93,7 +93,7 @@ def test_import_rtapp_iorun_without_its_wcet_says_what_to_add(tmp_path):
     path.write_text('{"tasks": {"thread0": {"policy": "SCHED_FIFO", "run": 100, "iorun": 10,'
                     ' "timer": {"ref": "t", "period": 1000}}}}')
     result = rtsched("import-rtapp", str(path))
-    assert result.returncode == 1
+    assert result.returncode == 2  # an invalid input
     assert (f'{path}:1:60: tasks.thread0.iorun: rtsched needs the time this iorun may take (its size does not say '
             'it): add "wcet": {"iorun": MICROSECONDS} to the same thread or phase (rt-app ignores that key)'
             in result.stderr)

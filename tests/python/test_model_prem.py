@@ -83,7 +83,7 @@ def test_sizes_accept_bytes_and_binary_units():
      "tasks[0].body[0].prem.length: the interval (2000000 ns) must be longer than its execution phase's "
      "compute (2000000 ns): the rest is the memory phase's budget"),
     ({"buffers": ["4KiB"], "compute": "1ms", "length": "2ms", "access": "strided"},
-     "tasks[0].body[0].prem.access: expected one of linear, random, got 'strided'"),
+     "tasks[0].body[0].prem.access: expected one of linear, random, got \"strided\""),
     ({"buffers": ["4KiB"], "compute": "1ms", "length": "2ms", "lenght": "3ms"},
      "tasks[0].body[0].prem.lenght: unknown key (keys: access, buffers, compute, length)"),
     ({"buffers": ["4KiB"], "length": "2ms"}, 'tasks[0].body[0].prem: missing required key "compute"'),
@@ -126,7 +126,7 @@ def test_a_peripheral_runs_away_from_prem_tasks_and_holds_nothing():
     assert errors_of(base(dma__peripheral={"buffer": "1MiB", "rate": 3})) == [
         "tasks[1].peripheral.rate: unknown key (keys: buffer)"]
     assert errors_of(base(dma__peripheral="big")) == [
-        "tasks[1].peripheral: expected a mapping {buffer: size}, got 'big'"]
+        "tasks[1].peripheral: expected a mapping {buffer: size}, got \"big\""]
 
 
 def resolved():

@@ -61,7 +61,7 @@ def test_the_stack_round_trips_through_the_dump():
         ("64KB", 'expected a number of bytes such as 4096 or 64KiB (units B, KiB, MiB, GiB, TiB), got "64KB"'),
         ("-64KiB", 'got "-64KiB"'),
         (0, "must be 1 to"),
-        (True, "expected a number of bytes such as 4096 or 64KiB, got True"),
+        (True, "expected a number of bytes such as 4096 or 64KiB, got true"),
         (65536.5, "got 65536.5"),
     ],
 )

@@ -184,7 +184,7 @@ def test_compare_backends_refuses_what_ult_lacks_before_running_anything(tmp_pat
     done = subprocess.run([sys.executable, "-m", "rtsched.cli.main", "run", str(examples / "prem-pfp.yaml"),
                            "--compare-backends", "--out", str(tmp_path / "out")],
                           capture_output=True, text=True, timeout=60)
-    assert done.returncode == 1
+    assert done.returncode == 2  # an invalid input
     assert "PREM (prem actions, peripheral tasks) needs scheduler P-FP with the threads backend" in done.stderr
     assert "--compare-backends" in done.stderr
     assert not (tmp_path / "out").exists()

@@ -367,7 +367,7 @@ def test_policy():
 def test_max_jobs():
     doc = base()
     doc["tasks"][0]["max_jobs"] = 0
-    assert "tasks[0].max_jobs: must be >= 1, got 0" in errors_of(doc)
+    assert "tasks[0].max_jobs: must be in 1..4294967295, got 0" in errors_of(doc)
     doc["tasks"][0]["max_jobs"] = "3"
     assert 'tasks[0].max_jobs: expected an integer, got "3"' in errors_of(doc)
 

@@ -64,7 +64,7 @@ def test_a_body_of_writes_only_has_their_wcet():
     ({"iowrite": {"bytes": 10, "wcet": "1ms", "buffer": "512MiB"}},
      ["tasks[0].body[0].iowrite.buffer: must be 1 to 268435456 bytes, got 536870912"]),
     ({"iowrite": {"bytes": 10, "wcet": "1ms", "device": "out.log"}},
-     ["tasks[0].body[0].iowrite.device: expected an absolute path such as /dev/null, got 'out.log'"]),
+     ["tasks[0].body[0].iowrite.device: expected an absolute path such as /dev/null, got \"out.log\""]),
     ({"iowrite": 100}, ["tasks[0].body[0].iowrite: expected a mapping {buffer, bytes, device, wcet}, got 100"]),
 ])
 def test_bad_writes_are_errors_with_their_path(action, expected):

@@ -45,7 +45,8 @@ def report_of_hand_written_trace(tmp_path):
     ]
     a = job(0, 0, 1, 0, 2 * MS) + job(10 * MS, 1, 2, 0, 2 * MS, extra=blocked) + job(20 * MS, 2, 3, 0, 2 * MS)
     b = job(0, 0, 1, 1, 12 * MS) + job(20 * MS, 1, 2, 1, 4 * MS)
-    path = write_trace(tmp_path / "t.rtst", [("a", 10 * MS, 10 * MS, a), ("b", 20 * MS, 10 * MS, b)])
+    path = write_trace(tmp_path / "t.rtst", [("a", 10 * MS, 10 * MS, a), ("b", 20 * MS, 10 * MS, b)],
+                       duration=30 * MS)  # the run these jobs are the whole of
     taskset = taskset_from_dict(TASKSET)
     return build_report(read_trace(path), taskset, bounds_for(taskset), place(taskset, cpus_online=(0, 1)))
 

@@ -58,7 +58,7 @@ def test_a_syntax_error_in_an_rt_app_file_is_reported_by_the_rt_app_reader(tmp_p
     path = tmp_path / "broken.json"
     path.write_text('{\n  /* comment */\n  "tasks": {\n    "t": {"run": 10 "sleep": 5}\n  }\n}\n')
     result = rtsched("validate", str(path))
-    assert result.returncode == 1
+    assert result.returncode == 2  # an invalid input
     assert f'{path}: 4:21: invalid JSON: expected "," or "}}" after the value of "run", found \'"\'' in result.stderr
 
 

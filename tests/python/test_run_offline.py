@@ -36,13 +36,13 @@ def test_unknown_key_is_an_error_with_its_path(tmp_path):
         "tasks:\n  - {name: t, period: 10ms, priority: 10, partition: cpu0, perod: 5ms, body: [{compute: 1ms}]}\n"
     )
     done = rtsched("run", str(spec), "--out", str(tmp_path / "out"))
-    assert done.returncode == 1
+    assert done.returncode == 2  # an invalid input
     assert "tasks[0]" in done.stderr and "perod" in done.stderr
     assert not (tmp_path / "out" / "trace.rtst").exists()
 
 
-def test_missing_file_and_bad_options_exit_1(tmp_path):
-    assert rtsched("run", str(tmp_path / "nope.yaml")).returncode == 1
+def test_a_missing_file_exits_2_and_bad_options_exit_1(tmp_path):
+    assert rtsched("run", str(tmp_path / "nope.yaml")).returncode == 2  # an invalid input
     spec = tmp_path / "ok.yaml"
     spec.write_text("name: ok\nplatform: {scheduler: P-FP, cpus: [0]}\n"
                     "tasks:\n  - {name: t, period: 10ms, priority: 10, partition: cpu0, body: [{compute: 1ms}]}\n")
@@ -58,7 +58,7 @@ def _event(t, kind, cpu, job, arg0=0, arg1=0):
     return struct.pack("<qHHIIIq", t, kind, cpu, job, arg0, 0, arg1)
 
 
-def write_trace(path: Path, streams: list[tuple[str, int, int, list[bytes]]], lost=(), duration=100 * MS) -> Path:
+def write_trace(path: Path, streams: list[tuple[str, int, int, list[bytes]]], lost=(), duration=55 * MS) -> Path:
     """streams: (name, period_ns, deadline_ns, events); each stream in two chunks."""
     header = bytearray(128)
     struct.pack_into("<8s6Iqq", header, 0, b"RTSTRACE", 1, 128, 64, 32, 1, len(streams), T0, duration)

@@ -65,9 +65,9 @@ def test_bad_input_gets_the_runners_message(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: bad\nplatform: {scheduler: P-FP}\ntasks:\n"
                    "  - {name: t, period: 10ms, priority: 200, partition: cpu0, body: [{compute: 20ms}]}\n")
-    assert main(["run", str(bad)]) == 1
+    assert main(["run", str(bad)]) == 2  # an invalid input
     run_err = capsys.readouterr().err
-    assert main(["sim", str(bad)]) == 1
+    assert main(["sim", str(bad)]) == 2
     assert capsys.readouterr().err == run_err and "priority" in run_err
 
 

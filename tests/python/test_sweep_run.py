@@ -79,7 +79,8 @@ def test_a_sweep_killed_midway_resumes_with_no_duplicate_and_no_missing_row(tmp_
     assert _signal_midway(file, tmp_path / "killed", signal.SIGKILL) == -signal.SIGKILL
     written = len(list((tmp_path / "killed" / "parts").glob("p*.parquet")))
     assert 3 <= written < 4 * 100, "the sweep ended before it was killed: make it longer"
-    (tmp_path / "killed" / "parts" / ".p000000-s0000000000-0000000003.parquet.999.tmp").write_bytes(b"half")
+    (tmp_path / "killed" / "parts" / ".p000000-s0000000000-0000000003.partial-999.parquet").write_bytes(b"half")
+    (tmp_path / "killed" / ".provenance.partial-999.json").write_bytes(b"")
     summary = run_sweep(experiment, tmp_path / "killed", workers=2, chunk_sets=50, progress=False)
     assert summary.sets_found >= 9 and summary.sets_found + summary.sets_computed == 4 * 300
     resumed = read_results(tmp_path / "killed")
@@ -87,7 +88,8 @@ def test_a_sweep_killed_midway_resumes_with_no_duplicate_and_no_missing_row(tmp_
     assert len(keys) == len(set(keys)) == 4 * 300 * 2
     run_sweep(experiment, tmp_path / "whole", workers=2, chunk_sets=100, progress=False)
     assert table_bytes(resumed) == table_bytes(read_results(tmp_path / "whole"))
-    assert not list((tmp_path / "killed" / "parts").glob(".*.tmp"))
+    assert not list((tmp_path / "killed" / "parts").glob(".*.partial-*"))
+    assert not list((tmp_path / "killed").glob(".*.partial-*"))
     again = run_sweep(experiment, tmp_path / "killed", progress=False)
     assert (again.sets_computed, again.chunks) == (0, 0)
 

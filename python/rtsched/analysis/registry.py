@@ -19,7 +19,7 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
 
-from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_bcl_iterative,
+from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_bcl_iterative, gedf_np_tardiness,
                               gedf_tardiness_lambda, gfp_guan, hierarchical, lp_blocking, native_engine, partitioned,
                               pfp_distributed, picv_rpc, spin_locks)
 from rtsched.analysis.overheads import Overheads, apply_overheads, is_interference
@@ -47,7 +47,8 @@ def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False
             for late in problem.tasks:  # a plain loop: on every call of every test
                 if late.np_segments_ns:
                     return unsupported(name, problem.names(), f"{late.name} has non-preemptive intervals, which "
-                                       f"{name} does not model (they block other tasks); fp-lp analyses them")
+                                       f"{name} does not model (they block other tasks); fp-lp (FP) and "
+                                       "gedf-np-tardiness (G-EDF, soft) analyse them")
         return fn(problem, **options)
 
     test.__name__ = name.replace("-", "_").replace("+", "_plus")
@@ -83,6 +84,7 @@ TESTS: dict[str, Test] = {
     "gedf-rta": _named(native_engine.gedf_rta, "gedf-rta"),
     "gedf-tardiness": _named(gedf.gedf_tardiness, "gedf-tardiness"),
     "gedf-tardiness-lambda": _named(gedf_tardiness_lambda.gedf_tardiness_lambda, "gedf-tardiness-lambda"),
+    "gedf-np-tardiness": _named(gedf_np_tardiness.gedf_np_tardiness, "gedf-np-tardiness", intervals=True),
     "gedf-baker": _named(native_engine.gedf_baker, "gedf-baker"),
     "gedf-baruah": _named(native_engine.gedf_baruah, "gedf-baruah"),
     "gedf-ffdbf": _named(native_engine.gedf_ffdbf, "gedf-ffdbf"),
@@ -124,6 +126,7 @@ DESCRIPTIONS: dict[str, str] = {
     "gedf-rta": "global EDF, Bertogna-Cirinei response-time analysis",
     "gedf-tardiness": "global EDF, Devi-Anderson tardiness bound (soft real time)",
     "gedf-tardiness-lambda": "global EDF, Devi-Anderson tardiness bound with Λ = ⌈U⌉ − 1 in place of m − 1",
+    "gedf-np-tardiness": "global EDF with non-preemptive intervals, tardiness bound (docs/gedf-np-tardiness.md)",
     "gedf-baker": "global EDF, Baker's test (RTSS 2003 / TPDS 2005)",
     "gedf-baruah": "global EDF, Baruah's test (RTSS 2007): DBF with at most m − 1 carry-in tasks",
     "gedf-ffdbf": "global EDF, forced-forward demand bound function (Baruah, Bonifaci, Marchetti-Spaccamela, "

@@ -12,10 +12,19 @@ are checked by the platform's uniprocessor test (``fp-rta``, ``edf-qpa``).
 
 A task's bound is its leaf's PRM bound; it holds when every reservation on
 the way up and the top level are schedulable, which is what ``schedulable``
-of the whole means. Soft reservations are not analysed: their budgets are
-adapted at run time (their tasks get ``unknown``). A CBS is analysed as a
-periodic resource of its (Q, T): a backlogged CBS in a schedulable EDF
-parent gets Q within each of its deadline windows of length T. A sporadic server is a
+of the whole means. Soft reservations are not analysed, but a parent counts
+an adapted one with the largest budget its controller may grant
+(``max_budget``, ``analysed_budget_ns``: its initial budget would let a raised
+one take the CPU of the hard tasks beside it, issue 35 class 8); their tasks
+get ``unknown``. A CBS beside others at the top of a P-EDF partition counts
+with a demand of L·Q/T in every window (``rtsched.analysis.cbs_demand``: a
+CBS that wakes with budget left keeps its deadline, so it may claim part of a
+window shorter than T; issue 35 class 6); a CBS inside a reservation leaves
+that reservation without a bound. Inside, a hard CBS (``hard-cbs``) is the
+periodic resource of its (Q, T): throttled until its deadline, it gets Q in
+each window of length T from its replenishment. A soft CBS (``cbs``) runs
+ahead of its bandwidth on an idle CPU and may wake to a deadline far ahead:
+its tasks get ``unknown``. A sporadic server is a
 periodic task of (Q, T) at the top level (the sporadic-server theorem); its tasks are
 bounded by ``ss-fp`` (rtsched.analysis.sporadic_server) when it is the highest priority of
 its partition, else they have no bound ("unknown", the reason says why) and fail nothing.
@@ -26,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from rtsched.analysis.cbs_demand import CbsServer, edf_beside_cbs
 from rtsched.analysis.registry import run_test
 from rtsched.analysis.reservation_locks import LockScope, with_blocking
 from rtsched.analysis.results import (NOT_SCHEDULABLE, SCHEDULABLE, UNSUPPORTED, AnalysisResult, TaskBound,
@@ -33,8 +43,9 @@ from rtsched.analysis.results import (NOT_SCHEDULABLE, SCHEDULABLE, UNSUPPORTED,
 from rtsched.analysis.sporadic_server import sporadic_server_fp
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, from_taskset
 from rtsched.model import Reservation, TaskSet
+from rtsched.model.reservation_control import adapted
 
-__all__ = ["ReservationOutcome", "HierarchyResult", "analyze_reservations"]
+__all__ = ["ReservationOutcome", "HierarchyResult", "analyze_reservations", "analysed_budget_ns"]
 
 #: The name of the whole analysis, as an AnalysisResult's ``test``.
 TEST = "reservations"
@@ -42,7 +53,7 @@ TEST = "reservations"
 
 @dataclass(frozen=True, slots=True)
 class ReservationOutcome:
-    """One reservation's verdict. ``result`` is None for a soft one (not analysed).
+    """One reservation's verdict. ``result`` is None for a soft one or a soft CBS (not analysed).
 
     ``min_budget_ns`` / ``min_budget_linear_ns``: the least budget that makes
     its children schedulable with the exact / linear supply bound (None:
@@ -92,20 +103,44 @@ class HierarchyResult:
         raise KeyError(name)
 
 
-def _as_task(r: Reservation) -> AnalysisTask:
-    """A child reservation as its parent sees it: Θ of execution every Π, deadline Π."""
-    return AnalysisTask(name=r.name, wcet_ns=r.budget_ns, period_ns=r.period_ns, deadline_ns=r.period_ns,
-                        priority=r.priority or 0, partition=r.partition)
+def analysed_budget_ns(taskset: TaskSet, r: Reservation) -> int:
+    """The budget ``r`` is analysed with as its parent's child: its own, or for a reservation the
+    controller adapts, the largest the controller may grant it (``max_budget``: the policies rtsched
+    ships, ``adhiersched`` in Python and C, clamp their request there and grant at most the request),
+    since a budget raised at run time takes that much from its siblings and the tasks beside it."""
+    control = adapted(taskset, r)
+    return r.budget_ns if control is None else max(r.budget_ns, control.max_budget_ns)
+
+
+def _as_task(taskset: TaskSet, r: Reservation) -> AnalysisTask:
+    """A child reservation as its parent sees it: Θ of execution every Π, deadline Π (Θ: its
+    analysed budget)."""
+    return AnalysisTask(name=r.name, wcet_ns=analysed_budget_ns(taskset, r), period_ns=r.period_ns,
+                        deadline_ns=r.period_ns, priority=r.priority or 0, partition=r.partition)
 
 
 def _children(taskset: TaskSet, own: dict[str, AnalysisTask], parent: str) -> tuple[AnalysisTask, ...]:
     inner = tuple(own[t.name] for t in taskset.tasks_in(parent))
-    return inner + tuple(_as_task(r) for r in taskset.child_reservations(parent))
+    return inner + tuple(_as_task(taskset, r) for r in taskset.child_reservations(parent))
+
+
+def _unanalysed(r: Reservation) -> str | None:
+    """Why the tasks of ``r`` get no bound by design (None: they are analysed)."""
+    if not r.is_hard:
+        return f'in soft reservation "{r.name}": its budget is adapted at run time'
+    if r.kind == "cbs":
+        # A soft CBS postpones its deadline by T at each depletion, at once: on an idle CPU it runs
+        # ahead, and after a pause its tasks wake to a deadline far in the future (the kept or the
+        # postponed chunk), behind any other work due before it: no supply bound of its (Q, T)
+        # holds for them. A hard CBS is throttled until its deadline, so its windows stay T long.
+        return (f'in CBS "{r.name}" (kind cbs): a soft CBS runs ahead of its bandwidth on an idle CPU and its '
+                "deadline stays ahead after a pause, so its tasks have no bound (kind hard-cbs has one)")
+    return None
 
 
 def _one(taskset: TaskSet, own: dict[str, AnalysisTask], r: Reservation, locks: LockScope,
          protocol_of: Callable[[str], str]) -> ReservationOutcome:
-    if not r.is_hard:
+    if _unanalysed(r) is not None:
         return ReservationOutcome(r, None, None, None)
     test = "prm-fp" if r.scheduler == "FP" else "prm-edf"
     problem = AnalysisProblem(tasks=_children(taskset, own, r.name), scheduler=r.scheduler, name=r.name)
@@ -116,6 +151,13 @@ def _one(taskset: TaskSet, own: dict[str, AnalysisTask], r: Reservation, locks: 
         return _with_locks(taskset, r, problem, test, locks, protocol_of)
     if r.kind == "sporadic":
         return _sporadic(taskset, own, r)
+    cbs = [c.name for c in taskset.child_reservations(r.name) if c.is_cbs]
+    if cbs:  # a CBS claims L·Q/T of any window (rtsched.analysis.cbs_demand); a supply with blackouts cannot
+        return ReservationOutcome(r, unsupported(test, problem.names(), (  # be shown to serve that
+            f"no bound: CBS {', '.join(cbs)} inside \"{r.name}\": a CBS that wakes with budget left may claim "
+            f"up to L·Q/T of a window of any length L, which the periodic supply of \"{r.name}\" (a blackout "
+            "of 2(Π − Θ)) is not shown to serve; only CBSs at the top of a P-EDF partition are analysed")),
+            None, None)
     result = run_test(test, problem, period_ns=r.period_ns, budget_ns=r.budget_ns)
     linear = run_test(test, problem, period_ns=r.period_ns, supply="linear")
     return ReservationOutcome(r, result, result.details.get("min_budget_ns"),
@@ -169,8 +211,13 @@ def _top(taskset: TaskSet, own: dict[str, AnalysisTask], locks: LockScope
     """Per partition: its top-level reservations and directly placed tasks, by the platform's test
     (no bound where a top-level task shares a resource with a reservation's)."""
     parts: dict[str | None, list[AnalysisTask]] = {}
+    servers: dict[str | None, list[CbsServer]] = {}
     for r in taskset.child_reservations(None):
-        parts.setdefault(r.partition, []).append(_as_task(r))
+        parts.setdefault(r.partition, [])
+        if r.is_cbs:  # its demand is a line, not a staircase (rtsched.analysis.cbs_demand)
+            servers.setdefault(r.partition, []).append((r.name, r.budget_ns, r.period_ns))
+        else:
+            parts[r.partition].append(_as_task(taskset, r))
     for t in taskset.rt_tasks:
         if t.reservation is None:
             parts.setdefault(t.partition, []).append(own[t.name])
@@ -181,7 +228,19 @@ def _top(taskset: TaskSet, own: dict[str, AnalysisTask], locks: LockScope
                                   protocols=locks.protocols, ceilings=locks.ceilings)
         test = "fp-rta" if fp else "edf-qpa"
         why = locks.partitions.get(part)
-        out.append((part, unsupported(test, problem.names(), why) if why else run_test(test, problem)))
+        if why:
+            names = (*problem.names(), *(s[0] for s in servers.get(part, ())))
+            out.append((part, unsupported(test, names, why)))
+        elif part in servers:
+            out.append((part, edf_beside_cbs(f"the top level of {part}", tasks, servers[part])))
+        else:
+            out.append((part, run_test(test, problem)))
+        raised = [f'"{r.name}" at {analysed_budget_ns(taskset, r)} ns' for r in taskset.child_reservations(None)
+                  if r.partition == part and analysed_budget_ns(taskset, r) != r.budget_ns]
+        if raised:
+            res = out[-1][1]
+            out[-1] = (part, replace(res, reason=f"{res.reason} (adapted reservations counted with the largest "
+                                     f"budget their controller may grant, max_budget: {', '.join(raised)})"))
     return tuple(out)
 
 
@@ -213,10 +272,11 @@ def analyze_reservations(taskset: TaskSet) -> HierarchyResult:
             bounds.append(part_result.task(t.name))
             continue
         leaf = by_name[t.reservation]
-        if leaf.result is None:
-            bounds.append(TaskBound(t.name, None, "unknown",
-                                    f'in soft reservation "{leaf.name}": its budget is adapted at run time'))
+        why_not = _unanalysed(leaf.reservation)
+        if why_not is not None:
+            bounds.append(TaskBound(t.name, None, "unknown", why_not))
             continue
+        assert leaf.result is not None
         bound = leaf.result.task(t.name)
         chain = _ancestors(taskset, t.reservation)
         root = taskset.reservation(chain[-1])
@@ -242,5 +302,7 @@ def analyze_reservations(taskset: TaskSet) -> HierarchyResult:
         verdict, reason = SCHEDULABLE, "every hard reservation and the top level are schedulable"
     details = {"reservations": {o.name: {"budget_ns": o.reservation.budget_ns, "min_budget_ns": o.min_budget_ns,
                                          "min_budget_linear_ns": o.min_budget_linear_ns}
-                                for o in outcomes if o.result is not None}}
+                                for o in outcomes if o.result is not None},
+               # what each reservation counts for in its parent (an adapted one: its controller's max_budget)
+               "analysed_budget_ns": {r.name: analysed_budget_ns(taskset, r) for r in taskset.reservations}}
     return HierarchyResult(outcomes, top, AnalysisResult(TEST, verdict, tuple(bounds), reason, details=details))

@@ -178,11 +178,14 @@ class AnalysisProblem:
     ceilings: Mapping[str, int] = field(default_factory=dict)
     partition_cpus: Mapping[str, int] = field(default_factory=dict)
     sync_partitions: Mapping[str, str] = field(default_factory=dict)
+    # name -> task, made with the problem (a search per lookup made large sets quadratic)
+    _by_name: dict[str, AnalysisTask] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        names = [t.name for t in self.tasks]
-        if len(set(names)) != len(names):
+        by_name = {t.name: t for t in self.tasks}
+        if len(by_name) != len(self.tasks):
             raise ValueError("task names must be unique")
+        object.__setattr__(self, "_by_name", by_name)
         for part, n in self.partition_cpus.items():
             if n < 1:
                 raise ValueError(f"partition {part}: {n} CPUs (at least 1)")
@@ -225,10 +228,7 @@ class AnalysisProblem:
         return tuple(t.name for t in self.tasks)
 
     def task(self, name: str) -> AnalysisTask:
-        for t in self.tasks:
-            if t.name == name:
-                return t
-        raise KeyError(name)
+        return self._by_name[name]
 
     def partitions(self) -> dict[str | None, tuple[AnalysisTask, ...]]:
         """Tasks grouped by partition (one group ``None`` on a uniprocessor or global set)."""
@@ -368,7 +368,8 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
       ``unanalysable`` with the reason.
     - Non-preemptive intervals (``np_segments_ns``): a PREM task's
       predictable intervals, each its ``length`` (its body has nothing else,
-      so they sum to its WCET); ``fp-lp`` analyses them.
+      so they sum to its WCET); ``fp-lp`` analyses them (``gedf-np-tardiness``
+      too, for G-EDF sets built through the API).
     - SCHED_OTHER background tasks are left out (noted).
     - A task inside a reservation is listed in ``unanalysable``: a flat test
       does not see the reservation's supply (``rtsched.analysis.reservations``
@@ -434,12 +435,9 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
         if taskset.platform.cpus is not None:
             cpus = len(taskset.platform.cpus)
         else:
-            try:
-                from rtsched.model import online_cpus
+            from rtsched.cpus import allowed_cpus
 
-                cpus = len(online_cpus())
-            except OSError:
-                cpus = 1
+            cpus = len(allowed_cpus())  # what `rtsched run` gives a set without platform.cpus
     if server_problem is not None:
         unanalysable = {t.name: server_problem for t in tasks}
     for t in taskset.rt_tasks:

@@ -4,15 +4,19 @@ By default the test that fits the set's scheduler and protocols (see
 ``rtsched.analysis.default_test``), or for a set with reservations the
 hierarchy's analysis (``rtsched.cli.analyze_reservations``); ``--test NAME`` picks another
 (``--list`` shows them). Prints per task the bound and the verdict, or
-``--json``. Exit status: 0 schedulable, 1 not schedulable / not analysable /
-invalid file, 2 usage.
+``--json``. Exit status: 0 schedulable, 1 not schedulable / not analysable,
+2 usage or an invalid file.
 """
 
 from __future__ import annotations
 
 import argparse
+import heapq
 import json
+import math
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -20,6 +24,11 @@ from rtsched.cli.overhead_profile import add_overhead_options, overheads_from_ar
 from rich.table import Table
 
 from rtsched.cli.exit_codes import Exit
+from rtsched.cli.tables import print_fitting
+
+if TYPE_CHECKING:
+    from rtsched.analysis.results import TaskBound
+    from rtsched.analysis.tasks import AnalysisProblem
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -66,6 +75,22 @@ def _fmt(ns: int | None) -> str:
     return format_duration(ns)
 
 
+#: The most tasks the table lists; a larger set shows those closest to (or past) their deadlines.
+TABLE_ROWS_MAX = 100
+
+
+def _rows_shown(tasks: Sequence[TaskBound], problem: AnalysisProblem) -> Sequence[TaskBound]:
+    """Every task of a set of at most TABLE_ROWS_MAX, else the TABLE_ROWS_MAX with the least slack
+    (deadline - bound; a task without a bound first), in the set's order."""
+    if len(tasks) <= TABLE_ROWS_MAX:
+        return tasks
+
+    def slack(b: TaskBound) -> float:
+        return -math.inf if b.bound_ns is None else problem.task(b.name).deadline_ns - b.bound_ns
+    kept = {id(b) for b in heapq.nsmallest(TABLE_ROWS_MAX, tasks, key=slack)}
+    return [b for b in tasks if id(b) in kept]
+
+
 def run(args: argparse.Namespace) -> int:
     from rtsched.analysis import DESCRIPTIONS, TESTS, default_test, from_taskset, run_test
     from rtsched.model import TaskSetError, load_taskset
@@ -91,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     except TaskSetError as error:
         for e in error.errors:
             print(f"{args.file}: {e}", file=sys.stderr)
-        return Exit.FAILED
+        return Exit.INVALID_INPUT
     except OSError as error:
         print(f"{args.file}: {error}", file=sys.stderr)
         return Exit.FAILED
@@ -139,7 +164,8 @@ def run(args: argparse.Namespace) -> int:
     for col in columns:
         table.add_column(col, justify="right" if col not in ("task", "verdict") else "left")
     style = {"ok": "green", "miss": "red", "unknown": "yellow"}
-    for b in result.tasks:
+    shown = _rows_shown(result.tasks, problem)
+    for b in shown:
         t = problem.task(b.name)
         row = [b.name, _fmt(t.period_ns), _fmt(t.deadline_ns), _fmt(t.wcet_ns), _fmt(b.blocking_ns),
                _fmt(b.bound_ns)] + ([_fmt(ideal.bound(b.name))] if ideal else []) + \
@@ -148,9 +174,12 @@ def run(args: argparse.Namespace) -> int:
             s = slack.task(b.name)
             row += [_fmt(s.cliff_ns), _fmt(s.deadline_slack_ns), _fmt(s.overhead_slack_ns)]
         table.add_row(*row)
-    console.print(table)
-    for b in result.tasks:
+    print_fitting(console, table)
+    for b in shown:
         console.print(f"  {b.name}: {b.reason}", highlight=False)
+    if len(shown) < len(result.tasks):
+        console.print(f"{len(result.tasks) - len(shown):,} more tasks not shown, each further from its deadline "
+                      "than every task shown; --json lists every task", highlight=False)
     console.print(choice.description + ("; ideal: the bound without them" if ideal else ""), highlight=False)
     for note in result.details.get("notes", []):
         console.print(f"note: {note}")

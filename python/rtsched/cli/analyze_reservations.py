@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from rtsched.cli.exit_codes import Exit
+from rtsched.cli.tables import print_fitting
 from rtsched.model import TaskSet, format_duration
 
 
@@ -29,6 +30,7 @@ def show_reservations(path: str, taskset: TaskSet, as_json: bool) -> int:
     from rtsched.analysis.tasks import varying_demand_notes
 
     result = analyze_reservations(taskset)
+    analysed = result.tasks.details["analysed_budget_ns"]  # an adapted reservation: its max_budget
     status = Exit.OK if result.schedulable else Exit.FAILED
     if as_json:
         out = {"file": path, "taskset": taskset.name, "scheduler": taskset.platform.policy,
@@ -37,6 +39,7 @@ def show_reservations(path: str, taskset: TaskSet, as_json: bool) -> int:
                                  "period_ns": o.reservation.period_ns, "budget_ns": o.reservation.budget_ns,
                                  "min_budget_ns": o.min_budget_ns, "min_budget_linear_ns": o.min_budget_linear_ns,
                                  "is_minimum": o.is_minimum,
+                                 "analysed_budget_ns": analysed[o.name],
                                  "verdict": None if o.result is None else o.result.verdict}
                                 for o in result.reservations],
                "top": [{"partition": part, **res.to_dict()} for part, res in result.top],
@@ -59,9 +62,11 @@ def show_reservations(path: str, taskset: TaskSet, as_json: bool) -> int:
         else:
             verdict = "[green]ok[/]" if o.schedulable else "[red]miss[/]"
         budget = _fmt(r.budget_ns) + (" (least)" if o.is_minimum else "")
+        if analysed[r.name] != r.budget_ns:
+            budget += f", counted as {_fmt(analysed[r.name])} (max_budget)"
         table.add_row(r.name, r.parent or "—", f"{r.criticality} {r.kind}", r.scheduler, _fmt(r.period_ns),
                       budget, _fmt(o.min_budget_ns), _fmt(o.min_budget_linear_ns), verdict)
-    console.print(table)
+    print_fitting(console, table)
     for part, res in result.top:
         console.print(f"top level of {part}: {res.verdict} ({res.test}): {res.reason}", highlight=False)
     tasks = Table(title="tasks")

@@ -12,6 +12,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from rtsched.cli.latency import positive_int
+from rtsched.cli.timed_progress import timed_progress
 from rtsched.measure.calibrate import (
     LOCK_KEYS,
     SCALAR_KEYS,
@@ -23,7 +24,7 @@ from rtsched.measure.calibrate import (
     steal_warning,
     write_profile,
 )
-from rtsched.cpus import format_cpu_list, online_cpus
+from rtsched.cpus import CpuListError, check_allowed
 from rtsched.native import NativeToolMissing
 
 EXIT_FAILED = 1
@@ -61,10 +62,11 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.parser
-    online = online_cpus()
     cpu = default_rt_cpu() if args.cpu is None else args.cpu
-    if cpu not in online:
-        parser.error(f"argument --cpu: CPU {cpu} does not exist or is offline (online: {format_cpu_list(online)})")
+    try:
+        check_allowed([cpu])
+    except CpuListError as error:
+        parser.error(f"argument --cpu: {error}")
     out = Path(args.out) if args.out else default_profile_path()
     if out.is_dir():
         parser.error(f"argument --out: {out} is a directory; give a file name")
@@ -75,8 +77,8 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"calibrating on CPU {cpu} (SCHED_FIFO {args.priority}), about "
                   f"{config.expected_seconds():.0f} s{' (--quick)' if args.quick else ''}")
     try:
-        with console.status("starting ...") as status:
-            profile = calibrate(config, command, progress=lambda text: status.update(text + " ..."))
+        with timed_progress(console, config.expected_seconds()) as say:
+            profile = calibrate(config, command, progress=say)
         where = write_profile(profile, out)
     except NativeToolMissing as error:
         print(f"rtsched calibrate: {error}", file=sys.stderr)

@@ -13,6 +13,7 @@ from rtsched.cli.exit_codes import Exit
 from rtsched.model import TaskSetError
 from rtsched.model.rtapp import loads_rtapp, located
 from rtsched.model.rtapp.threads import POLICIES
+from rtsched.outputs import write_text
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     except TaskSetError as e:
         for error in e.errors:
             print(located(str(path), error), file=sys.stderr)
-        return Exit.FAILED
+        return Exit.INVALID_INPUT
     for warning in warnings:
         print(located(str(path), warning, warning=True), file=sys.stderr)
     if args.output and Path(args.output).suffix.lower() == ".json":
@@ -60,9 +61,9 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.output:
         try:
-            Path(args.output).write_text(out, encoding="utf-8")
-        except OSError as e:
-            print(f"{args.output}: cannot write: {e.strerror or e}", file=sys.stderr)
+            write_text(Path(args.output), out, encoding="utf-8")
+        except OSError as e:  # OutputError: its message names the file
+            print(f"rtsched import-rtapp: {e.strerror or e}", file=sys.stderr)
             return Exit.FAILED
     else:
         sys.stdout.write(out)

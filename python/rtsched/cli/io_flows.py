@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from rtsched.cli.exit_codes import Exit
 from rtsched.cli.invalid_input import print_invalid
+from rtsched.cli.tables import print_fitting
+from rtsched.outputs import write_text
 
 if TYPE_CHECKING:
     from rtsched.analysis.io_flows import IoFlowBound
@@ -101,7 +103,7 @@ def _print_table(system: IoSystem, rows: list[dict[str, Any]]) -> None:
             "-" if bound["buffer_bytes"] is None else format_size(bound["buffer_bytes"]),
         )
     console = Console(width=max(Console().width, 150))
-    console.print(table)
+    print_fitting(console, table)
     for row in rows:
         if row["bound"]["reason"] and row["scheduled"] is not None:
             console.print(f"  {row['flow']}: no bound: {row['bound']['reason']}")
@@ -120,7 +122,7 @@ def io_command(args: argparse.Namespace) -> int:
         system = load_io_system(args.file)
     except TaskSetError as e:
         print_invalid(args.file, e.errors)
-        return Exit.FAILED
+        return Exit.INVALID_INPUT
     unscheduled = simulate_unscheduled(system.without_controller())
     scheduled = simulate_controller(system) if system.scheduled else None
     bounds = io_flow_bounds(system)
@@ -128,7 +130,7 @@ def io_command(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else Path("out") / f"{system.name}-io"
     out.mkdir(parents=True, exist_ok=True)
     summary = {"name": system.name, "simulated_ns": system.simulated_ns(), "flows": rows}
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_text((out / "summary.json"), json.dumps(summary, indent=2) + "\n")
     if not args.no_plots:
         plot_bus_trace(system, unscheduled, out / "bus-unscheduled.png")
         if scheduled is not None:

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from rtsched.cli.exit_codes import Exit
-from rtsched.cpus import CpuListError, checked_cpu_list, format_cpu_list, online_cpus
+from rtsched.cpus import CpuListError, allowed_cpus, checked_cpu_list, format_cpu_list, online_cpus
 from rtsched.measure.cyclictest import CyclictestError, run_cyclictest
 from rtsched.measure.histogram import Histogram, ratio
 from rtsched.measure.irqs import LocalTimerWindow
@@ -26,6 +26,7 @@ from rtsched.measure.loads import LATENCY_LOADS, LoadError, Loads
 from rtsched.measure.report import latency_table, plot_histograms, ratio_table
 from rtsched.measure.shield import ShieldError, shield_cpuset_dir, shielded
 from rtsched.native import NativeToolMissing
+from rtsched.outputs import partial
 
 
 
@@ -121,7 +122,13 @@ def _shield_cpus(args: argparse.Namespace, cpus: list[int]) -> list[int] | None:
 
 def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.parser
-    cpus: list[int] = args.cpus or list(online_cpus())
+    cpus: list[int] = args.cpus or list(allowed_cpus())
+    if args.policy == "deadline" and set(allowed_cpus()) != set(online_cpus()):
+        parser.error(
+            f"--policy deadline: this process may run only on CPU {format_cpu_list(allowed_cpus())} of the "
+            f"online {format_cpu_list(online_cpus())} (taskset, a cpuset or a shield), and the kernel admits "
+            "a SCHED_DEADLINE thread only when its affinity spans its whole root domain; run without the "
+            "restriction, or use --policy fifo")
     shield_cpus = _shield_cpus(args, cpus)
     if shield_cpus is not None and set(shield_cpus) >= set(online_cpus()):
         parser.error(
@@ -264,7 +271,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json == "-":
             print(text)
         else:
-            with open(args.json, "w") as f:
+            with partial(args.json) as tmp, open(tmp, "w") as f:
                 f.write(text + "\n")
     return Exit.OK
 

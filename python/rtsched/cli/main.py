@@ -8,7 +8,7 @@ sets ``passes_arguments_on=True`` and its handler receives the options it did
 not parse itself.
 
 Exit codes: ``rtsched.cli.exit_codes.Exit`` (0 success, 1 the job ran and reported a
-failure, 2 usage error, 3 a native program is missing, 130 interrupted).
+failure, 2 usage error or an invalid input file, 3 a native program is missing, 130 interrupted).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import sys
 
 from rtsched import __version__
 from rtsched.cli.exit_codes import Exit
+from rtsched.outputs import OutputError
 
 COMMAND_MODULES = ["lockbench", "validate", "import_rtapp", "latency", "overhead", "shield", "run", "sim", "analyze",
                    "calibrate", "sweep", "io_flows", "tlb"]
@@ -46,7 +47,11 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args, rest)
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
-    return args.handler(args)
+    try:
+        return args.handler(args)
+    except OutputError as error:  # a full disk: one line, and no partial file left (rtsched.outputs)
+        print(f"rtsched {args.command}: {error.strerror}", file=sys.stderr)
+        return Exit.FAILED
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from rtsched.cli.exit_codes import Exit
 from rtsched.cli.latency import duration_arg, positive_int, priority_arg
-from rtsched.cpus import CpuListError, checked_cpu_list, format_cpu_list, online_cpus
+from rtsched.cpus import CpuListError, allowed_cpus, checked_cpu_list, format_cpu_list, online_cpus
 from rtsched.measure.loads import OVERHEAD_LOADS, LoadError, Loads
 from rtsched.measure.irqs import LocalTimerWindow
 from rtsched.measure.kernel_facts import read_kernel_facts
@@ -27,6 +27,7 @@ from rtsched.measure.overhead import (
 from rtsched.measure.report import overhead_table, plot_overhead
 from rtsched.measure.shield import ShieldError, shield_cpuset_dir, shielded
 from rtsched.native import NativeToolMissing
+from rtsched.outputs import partial
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown or not variants:
         parser.error(f"argument --variants: unknown {', '.join(unknown) or '(empty)'}; choose from {', '.join(VARIANTS)}")
-    online = online_cpus()
+    online = allowed_cpus()  # the CPUs this process may use (its affinity, within its cpuset)
     if args.shield_cpu is not None:
         try:
             checked_cpu_list(str(args.shield_cpu))
@@ -73,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
     if args.gap_ms < 0:
         parser.error("argument --gap-ms: must not be negative")
     if len(online) < 2 and any(v.startswith("fifo") for v in variants):
-        parser.error("argument --variants: the SCHED_FIFO variants need two CPUs (one stays free)")
+        parser.error("argument --variants: the SCHED_FIFO variants need two CPUs (one stays free); this process "
+                     f"may use only CPU {format_cpu_list(online)}")
 
     human = Console(stderr=args.json == "-")
     results: list[OverheadRun] = []
@@ -137,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
             "format": "rtsched-overhead-report/1",
             "load": args.load,
             "base_ns": base,
-            "online_cpus": format_cpu_list(online),
+            "online_cpus": format_cpu_list(online_cpus()),
+            "allowed_cpus": format_cpu_list(online),
             "kernel_facts": facts.as_dict(),
             "variants": [{"summary": s, "result": r.raw} for s, r in zip(summaries, results)],
             "skipped": skipped,
@@ -146,6 +149,6 @@ def run(args: argparse.Namespace) -> int:
         if args.json == "-":
             print(text)
         else:
-            with open(args.json, "w") as f:
+            with partial(args.json) as tmp, open(tmp, "w") as f:
                 f.write(text + "\n")
     return Exit.OK

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from rtsched.cli.exit_codes import Exit
 from rtsched.cli.invalid_input import print_invalid
 from rtsched.cli.overhead_profile import add_overhead_options, overheads_from_args
-from rtsched.cli.tables import figures_table, report_console
+from rtsched.cli.tables import figures_table, print_fitting, report_console
 from rtsched.cli.tables import ms as _ms
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ def print_blocking_table(result: RunResult, console: Console) -> None:
         table.add_row(s.task, str(s.lock_requests), str(s.blocked_owner), str(s.blocked_ceiling),
                       str(s.blocked_gate), _ms(s.lock_wait_max_ns), _ms(s.gate_wait_max_ns),
                       _ms(s.job_blocking_max_ns), _ms(s.blocking_term_ns))
-    console.print(table)
+    print_fitting(console, table)
 
 
 #: Steal above this share of the run's length is reported (a VM's host took the CPU).
@@ -241,7 +241,7 @@ def print_table(result: RunResult, console: Console) -> None:
             str(s.budget_overruns),
             str(s.lost_events),
         )
-    console.print(table)
+    print_fitting(console, table)
     print_blocking_table(result, console)
     notes = [f"server {s.name} (priority {s.priority}): {s.calls_served} calls served" for s in report.servers]
     notes += [f"{p.thread} (priority {p.base_priority}) was lent "
@@ -254,8 +254,13 @@ def print_table(result: RunResult, console: Console) -> None:
               for p in report.prem]
     notes += [f"peripheral {p.name}: {p.spans} run spans, {p.held} ended by a memory phase, "
               f"{p.overlapping} overlap one" for p in report.peripherals]
+    if jobs.unfinished_missed:
+        late = [f"{t.name} {t.unfinished_missed}" for t in jobs.tasks if t.unfinished_missed]
+        notes.append(f"[bold red]{jobs.unfinished_missed} job(s) missed their deadline without completing[/] "
+                     f"(never started, or not done by the end; counted in misses): {', '.join(late)}")
     if jobs.censored:
-        notes.append(f"{jobs.censored} job(s) not completed when the run ended (left out)")
+        notes.append(f"{jobs.censored} job(s) not completed when the run ended, their deadline still ahead "
+                     "(left out)")
     if jobs.incomplete:
         notes.append(f"{jobs.incomplete} job(s) left out: their release or start event was lost")
     if (stolen := steal_note(result.summary)) is not None:
@@ -340,7 +345,7 @@ def print_comparison(comparison, console) -> None:
             *(fill(row) for _, fill in columns),
             end_section=row["variant"] == comparison.variants[-1],
         )
-    console.print(table)
+    print_fitting(console, table)
     for variant, run in comparison.runs.items():
         s = run.summary
         label = _VARIANT_LABELS[variant][2]
@@ -410,7 +415,7 @@ def run(args: argparse.Namespace) -> int:
         taskset = load_taskset(args.file)
     except TaskSetError as e:
         print_invalid(args.file, e.errors)
-        return Exit.FAILED
+        return Exit.INVALID_INPUT
     except OSError as e:
         print(f"{args.file}: {e.strerror or e}", file=sys.stderr)
         return Exit.FAILED
@@ -477,7 +482,7 @@ def run(args: argparse.Namespace) -> int:
     except TaskSetError as e:
         for error in e.errors:
             print(f"{args.file}: {error}", file=sys.stderr)
-        return Exit.FAILED
+        return Exit.INVALID_INPUT
     except ShieldRefused as e:
         print(f"rtsched run: {e}", file=sys.stderr)
         return Exit.FAILED

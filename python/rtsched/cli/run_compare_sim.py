@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rtsched.analysis.overheads import Overheads
-from rtsched.cli.tables import figures_table
+from rtsched.cli.tables import figures_table, print_fitting
 from rtsched.cli.tables import ms as _ms
+from rtsched.outputs import write_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -67,7 +68,7 @@ def simulate_beside(result: RunResult, overheads: Overheads | None, tolerance_ns
     files = {**result.summary.get("files", {}), "compare-sim.csv": str(csv_path), "sim/": str(sim.out_dir)}
     summary = {**result.summary, "files": dict(sorted(files.items())),
                "compare_sim": {"simulated_jobs": sim.run.jobs_completed, **comparison.as_dict()}}
-    (result.out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_text((result.out_dir / "summary.json"), json.dumps(summary, indent=2) + "\n")
     return SimBeside(sim, comparison, summary)
 
 
@@ -83,7 +84,7 @@ def print_sim_comparison(beside: SimBeside, console: Console) -> None:
         gap = "–" if t.error_share is None else f"{100 * t.error_share:+.2f} %"
         table.add_row(t.task, str(t.jobs), _ms(t.observed_mean_ns), _ms(t.simulated_mean_ns), gap,
                       str(t.diverging))
-    console.print(table)
+    print_fitting(console, table)
     diverging = c.diverging
     if not diverging:
         console.print("no job diverges from its simulation beyond the tolerance")

@@ -115,7 +115,7 @@ def sim(args: argparse.Namespace) -> int:
         taskset = load_taskset(args.file)
     except TaskSetError as e:
         print_invalid(args.file, e.errors)
-        return Exit.FAILED
+        return Exit.INVALID_INPUT
     try:
         counted = overheads_from_args(args)
         options = _options(args, counted.overheads)
@@ -147,6 +147,9 @@ def sim(args: argparse.Namespace) -> int:
             plots=not args.no_plots, plot_window_ns=window,
         )
         result = replace(result, picv=options.picv)
+    except TaskSetError as e:  # what only the machine's CPUs can tell (a partition it lacks)
+        print_invalid(args.file, e.errors)
+        return Exit.INVALID_INPUT
     except SimUnsupported as e:
         for problem in e.problems:
             print(f"{args.file}: {problem}", file=sys.stderr)

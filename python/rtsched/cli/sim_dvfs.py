@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rtsched.cli.exit_codes import Exit
+from rtsched.outputs import write_text
 
 if TYPE_CHECKING:
     from rtsched.model import TaskSet
@@ -132,7 +133,7 @@ def sim_dvfs(args: argparse.Namespace, taskset: TaskSet, options: SimOptions) ->
         "segments": args.segments, "machine_cpufreq": cpufreq,
         "runs": [_summary(r, base, f"trace-{r.policy}.rtst") for r in runs],
     }
-    (out_dir / "dvfs.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_text((out_dir / "dvfs.json"), json.dumps(summary, indent=2) + "\n")
     if not args.no_plots:
         traces = {r.policy: read_trace(r.trace_path) for r in runs if r.trace_path is not None}
         plot_frequency(traces, out_dir / "frequency.png", base.duration_ns, window_ns=_parse_window(args.plot_window))

@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
             taskset = load_taskset(path)
         except TaskSetError as e:
             print_invalid(path, e.errors)
-            status = Exit.FAILED
+            status = Exit.INVALID_INPUT
             continue
         n = len(taskset.tasks)
         print(f"{path}: valid ({n} task{'s' if n != 1 else ''}, scheduler {taskset.scheduler})")

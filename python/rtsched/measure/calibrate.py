@@ -49,7 +49,7 @@ from rtsched import __version__
 from rtsched.measure import provenance
 from rtsched.measure.irqs import LocalTimerWindow
 from rtsched.measure.kernel_facts import read_kernel_facts
-from rtsched.cpus import format_cpu_list, online_cpus
+from rtsched.cpus import allowed_cpus, format_cpu_list, online_cpus
 from rtsched.measure.latency import LatencyConfig, LatencyError, run_latency
 from rtsched.measure.overhead import OverheadError, run_loop
 from rtsched.measure.profile import PROFILE_FORMAT, ProfileError, default_profile_path, load_profile, write_profile
@@ -104,8 +104,8 @@ Progress = Callable[[str], None]
 
 
 def default_rt_cpu() -> int:
-    """The real-time CPU by default: the highest-numbered online CPU."""
-    return max(online_cpus())
+    """The real-time CPU by default: the highest-numbered CPU this process may use."""
+    return max(allowed_cpus())
 
 
 def check_realtime_allowed(priority: int) -> None:

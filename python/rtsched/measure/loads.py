@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rtsched.cpus import allowed_cpus
 from rtsched.native import start_native
 
 LATENCY_LOADS = ("none", "cpu", "io", "cpu+io")
@@ -98,7 +99,7 @@ class Loads:
         self.kind = kind
         self.max_seconds = max(1.0, max_seconds)
         self.per_cpu = per_cpu
-        self.ncpus = ncpus or os.cpu_count() or 1
+        self.ncpus = ncpus or len(allowed_cpus())
         self.processes: list[tuple[str, subprocess.Popen]] = []
         self.tmpdir: Path | None = None
         self.details: list[str] = []

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from rtsched.measure.histogram import Histogram
+from rtsched.outputs import partial
 
 
 def _us(value: float | None) -> str:
@@ -94,7 +95,8 @@ def plot_histograms(path: str, histograms: list[Histogram], title: str) -> None:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with partial(path) as tmp:
+        fig.savefig(tmp, dpi=110)
     plt.close(fig)
 
 
@@ -119,7 +121,8 @@ def plot_overhead(path: str, runs: list[tuple[str, list[float]]], title: str) ->
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with partial(path) as tmp:
+        fig.savefig(tmp, dpi=110)
     plt.close(fig)
 
 

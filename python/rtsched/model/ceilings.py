@@ -117,8 +117,16 @@ def lock_levels(taskset: TaskSet) -> dict[str, int]:
     return {t.name: t.priority for t in taskset.rt_tasks if t.priority is not None}
 
 
-def _users(taskset: TaskSet, resource: str) -> list[Task]:
-    return [t for t in taskset.tasks if any(isinstance(a, Lock) and a.resource == resource for a in t.body)]
+def _users_by_resource(taskset: TaskSet) -> dict[str, list[Task]]:
+    """Resource name -> the tasks whose body locks it, in file order; built once per call of the
+    public functions below, so that they stay linear in the set's size (a lookup per resource
+    over every task was quadratic: 20,000 tasks and 2,000 resources took minutes)."""
+    users: dict[str, list[Task]] = {r.name: [] for r in taskset.resources}
+    for t in taskset.tasks:
+        locked = {a.resource for a in t.body if isinstance(a, Lock)}
+        for name in locked:
+            users.setdefault(name, []).append(t)
+    return users
 
 
 def _base_priority_max(taskset: TaskSet, partitions: Collection[str]) -> int:
@@ -129,28 +137,42 @@ def _eager_global(taskset: TaskSet) -> list[Resource]:
     return [r for r in taskset.resources if r.protocol in GLOBAL_PROTOCOLS and r.variant == "eager"]
 
 
-def _eager_boost_base(taskset: TaskSet) -> int:
+def _eager_boost_base(taskset: TaskSet, users: dict[str, list[Task]]) -> int:
     """H: the highest priority on the partitions that use an eager global resource."""
-    parts = {_partition(t) for r in _eager_global(taskset) for t in _users(taskset, r.name)}
+    parts = {_partition(t) for r in _eager_global(taskset) for t in users[r.name]}
     return _base_priority_max(taskset, parts)
 
 
-def _highest_level(taskset: TaskSet, resource: Resource, levels: dict[str, int]) -> int:
+def _highest_level(users: dict[str, list[Task]], resource: Resource, levels: dict[str, int]) -> int:
     """The highest level of the (real-time) tasks that lock ``resource``; also MPCP's gcs priority."""
-    return max((levels[t.name] for t in _users(taskset, resource.name) if t.name in levels), default=0)
+    return max((levels[t.name] for t in users[resource.name] if t.name in levels), default=0)
 
 
-def _computed(taskset: TaskSet, resource: Resource, levels: dict[str, int]) -> int:
-    highest = _highest_level(taskset, resource, levels)
+class _EagerRanks:
+    """What every eager global resource's computed ceiling needs, computed once per task set:
+    H (``base``) and the sorted gcs priorities of the eager mpcp resources."""
+
+    def __init__(self, taskset: TaskSet, users: dict[str, list[Task]], levels: dict[str, int]) -> None:
+        self.base = _eager_boost_base(taskset, users)
+        self.gcs = sorted({_highest_level(users, r, levels) for r in _eager_global(taskset) if r.protocol == "mpcp"})
+
+
+def _computed(resource: Resource, users: dict[str, list[Task]], levels: dict[str, int],
+              ranks: _EagerRanks | None) -> int:
+    """The computed ceiling; ``ranks`` is the set's, not None when it has an eager global resource."""
+    highest = _highest_level(users, resource, levels)
     if resource.protocol in LOCAL_PROTOCOLS:
         return highest
     if resource.variant == "deferred":
         return highest if resource.protocol == "mpcp" else 0
-    base = _eager_boost_base(taskset)
+    assert ranks is not None, "an eager global resource makes the set's ranks"
     if resource.protocol == "fmlp+":
-        return base + 1
-    gcs = sorted({_highest_level(taskset, r, levels) for r in _eager_global(taskset) if r.protocol == "mpcp"})
-    return base + 1 + gcs.index(highest)  # H + rank, rank 1 for the lowest gcs priority
+        return ranks.base + 1
+    return ranks.base + 1 + ranks.gcs.index(highest)  # H + rank, rank 1 for the lowest gcs priority
+
+
+def _eager_ranks(taskset: TaskSet, users: dict[str, list[Task]], levels: dict[str, int]) -> _EagerRanks | None:
+    return _EagerRanks(taskset, users, levels) if _eager_global(taskset) else None
 
 
 def ceiling_problems(taskset: TaskSet) -> list[tuple[str, str]]:
@@ -160,6 +182,8 @@ def ceiling_problems(taskset: TaskSet) -> list[tuple[str, str]]:
     levels = lock_levels(taskset)
     what_level = "preemption level" if taskset.platform.is_edf else "priority"
     task_index = {t.name: k for k, t in enumerate(taskset.tasks)}
+    lockers = _users_by_resource(taskset)
+    eager = _eager_ranks(taskset, lockers, levels)
     for i, r in enumerate(taskset.resources):
         path = f"resources[{i}]"
         if not r.is_ceiling:
@@ -182,7 +206,7 @@ def ceiling_problems(taskset: TaskSet) -> list[tuple[str, str]]:
         if r.protocol == "fmlp+" and r.variant == "deferred" and r.ceiling is not None:
             problems.append((f"{path}.ceiling", "fmlp+ deferred uses no ceiling (boosted holders are "
                              "ordered by request time): remove it"))
-        users = _users(taskset, r.name)
+        users = lockers[r.name]
         if not users:
             problems.append((path, f'no task locks "{r.name}": a {r.protocol} lock takes its ceiling'
                              + (" and CPU" if r.protocol in LOCAL_PROTOCOLS else "")
@@ -226,10 +250,10 @@ def ceiling_problems(taskset: TaskSet) -> list[tuple[str, str]]:
                                      f"ceiling, which must be above every base priority of the partitions "
                                      f"{', '.join(parts)} (highest {local}), got {r.ceiling}"))
         elif r.protocol in GLOBAL_PROTOCOLS and r.variant == "eager":
-            ceiling = _computed(taskset, r, levels)
+            ceiling = _computed(r, lockers, levels, eager)
             if ceiling > FIFO_MAX:
                 problems.append((path, f"eager {r.protocol}: the boost priority {ceiling} (above every "
-                                 f"base priority, highest {_eager_boost_base(taskset)}, of the partitions "
+                                 f"base priority, highest {eager.base if eager else 0}, of the partitions "
                                  f"using eager global resources) does not fit in 1..{FIFO_MAX}: lower the "
                                  "tasks' priorities or use the deferred variant"))
     for j, c in enumerate(taskset.condvars):
@@ -246,16 +270,18 @@ def ceiling_problems(taskset: TaskSet) -> list[tuple[str, str]]:
 def lock_settings(taskset: TaskSet) -> dict[str, LockSetting]:
     """Resource name -> its LockSetting, for the ceiling-protocol resources of a valid set."""
     levels = lock_levels(taskset)
+    lockers = _users_by_resource(taskset)
+    eager = _eager_ranks(taskset, lockers, levels)
     out: dict[str, LockSetting] = {}
     for r in taskset.resources:
         if not r.is_ceiling:
             continue
-        users = [t for t in _users(taskset, r.name) if not t.is_background]
+        users = [t for t in lockers[r.name] if not t.is_background]
         partition = cpu = None
         if r.protocol in LOCAL_PROTOCOLS and users:
             partition = _partition(users[0])
             cpu = partition_cpus(taskset, partition)[0]
-        ceiling = r.ceiling if r.ceiling is not None else _computed(taskset, r, levels)
+        ceiling = r.ceiling if r.ceiling is not None else _computed(r, lockers, levels, eager)
         out[r.name] = LockSetting(
             resource=r.name,
             protocol=r.protocol,

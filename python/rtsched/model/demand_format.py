@@ -31,6 +31,7 @@ from rtsched.model.demand import (
 from rtsched.model.demand_csv import TraceError, read_trace_column
 from rtsched.model.durations import DurationError, format_duration, parse_duration
 from rtsched.model.model import Compute
+from rtsched.model.values import describe
 
 __all__ = ["COMPUTE_KEYS", "DEMAND_KINDS", "NORMAL_KEYS", "MIN_NORMAL_MASS", "parse_compute", "trace_job_limit"]
 
@@ -54,13 +55,13 @@ def _duration(value: Any, path: str) -> tuple[int | None, Problems]:
 def _seed(data: dict[str, Any], path: str) -> tuple[int | None, Problems]:
     seed = data.get("seed", DEFAULT_SEED)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        return None, [(f"{path}.seed", f"expected an integer in 0..2^63-1, got {seed!r}")]
+        return None, [(f"{path}.seed", f"expected an integer in 0..2^63-1, got {describe(seed)}")]
     return seed, []
 
 
 def _uniform(value: Any, path: str, seed: int) -> tuple[Demand | None, Problems]:
     if not isinstance(value, list) or len(value) != 2:
-        return None, [(path, f"expected [min, max], two durations such as [2ms, 8ms], got {value!r}")]
+        return None, [(path, f"expected [min, max], two durations such as [2ms, 8ms], got {describe(value)}")]
     lo, p1 = _duration(value[0], f"{path}[0]")
     hi, p2 = _duration(value[1], f"{path}[1]")
     if lo is None or hi is None:
@@ -101,7 +102,7 @@ def _normal(value: Any, path: str, seed: int) -> tuple[Demand | None, Problems]:
 
 def _empirical(value: Any, path: str, seed: int) -> tuple[Demand | None, Problems]:
     if not isinstance(value, list) or not value:
-        return None, [(path, f"expected a non-empty list of durations (the observed values), got {value!r}")]
+        return None, [(path, f"expected a non-empty list of durations (the observed values), got {describe(value)}")]
     values: list[int] = []
     problems: Problems = []
     for i, item in enumerate(value):
@@ -116,13 +117,13 @@ def _trace(data: dict[str, Any], path: str, base_dir: Path | None) -> tuple[Dema
     tpath = f"{path}.trace"
     source = data["trace"]
     if not isinstance(source, str) or not source.strip():
-        return None, [(tpath, f"expected the path of a CSV file, got {source!r}")]
+        return None, [(tpath, f"expected the path of a CSV file, got {describe(source)}")]
     column = data.get("column")
     if column is not None and not isinstance(column, str):
-        return None, [(f"{path}.column", f"expected a column name, got {column!r}")]
+        return None, [(f"{path}.column", f"expected a column name, got {describe(column)}")]
     at_end = data.get("at_end", "cycle")
     if at_end not in AT_END:
-        return None, [(f"{path}.at_end", f"expected one of {', '.join(AT_END)}, got {at_end!r}")]
+        return None, [(f"{path}.at_end", f"expected one of {', '.join(AT_END)}, got {describe(at_end)}")]
     file = Path(source)
     if not file.is_absolute():
         file = (base_dir if base_dir is not None else Path.cwd()) / file

@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-__all__ = ["UNITS", "DurationError", "parse_duration", "format_duration"]
+from rtsched.model.values import describe
+
+__all__ = ["MAX_DURATION_NS", "UNITS", "DurationError", "parse_duration", "format_duration"]
 
 #: Accepted units and their length in nanoseconds. ``µs`` is accepted as an
 #: alias of ``us``.
@@ -24,6 +26,11 @@ UNITS: dict[str, int] = {
     "s": 1_000_000_000,
 }
 
+#: The longest duration accepted, about 36.5 years: the runner and the library keep times in
+#: signed 64-bit nanoseconds and add a few of them (a release, an offset, a deadline), which
+#: must not overflow (the runner refuses any time above INT64_MAX / 4 = 2^61 - 1).
+MAX_DURATION_NS = 2**60
+
 _PATTERN = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*(ns|us|µs|ms|s)\s*$")
 
 _FORMAT_UNITS = [("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000), ("ns", 1)]
@@ -31,16 +38,6 @@ _FORMAT_UNITS = [("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000), ("ns", 
 
 class DurationError(ValueError):
     """A value that is not a duration; the message says what was expected."""
-
-
-def _describe(value: object) -> str:
-    if isinstance(value, str):
-        return f'"{value}"'
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return repr(value)
 
 
 def parse_duration(value: object) -> int:
@@ -52,25 +49,28 @@ def parse_duration(value: object) -> int:
     if isinstance(value, bool) or isinstance(value, (int, float)):
         raise DurationError(
             f"expected a duration with a unit (10ms, 500us, 2s), got the bare number "
-            f"{_describe(value)}: a number without a unit is not accepted"
+            f"{describe(value)}: a number without a unit is not accepted"
         )
     if not isinstance(value, str):
-        raise DurationError(f"expected a duration, got {_describe(value)}")
+        raise DurationError(f"expected a duration, got {describe(value)}")
     match = _PATTERN.match(value)
     if match is None:
         if value.strip().startswith("-"):
-            raise DurationError(f"expected a non-negative duration, got {_describe(value)}")
+            raise DurationError(f"expected a non-negative duration, got {describe(value)}")
         raise DurationError(
-            f"expected a duration, got {_describe(value)} (write a number and a unit: "
+            f"expected a duration, got {describe(value)} (write a number and a unit: "
             "ns, us, ms or s, as in 10ms or 1.5ms)"
         )
     number, unit = match.groups()
     try:
         ns = Decimal(number) * UNITS[unit]
     except InvalidOperation:  # pragma: no cover - the pattern only admits decimals
-        raise DurationError(f"expected a duration, got {_describe(value)}") from None
+        raise DurationError(f"expected a duration, got {describe(value)}") from None
     if ns != ns.to_integral_value():
-        raise DurationError(f"{_describe(value)} is not a whole number of nanoseconds")
+        raise DurationError(f"{describe(value)} is not a whole number of nanoseconds")
+    if ns > MAX_DURATION_NS:
+        raise DurationError(f"{describe(value)} is longer than the longest duration, 2^60 ns (about "
+                            "36 years): times are kept in 64-bit nanoseconds")
     return int(ns)
 
 

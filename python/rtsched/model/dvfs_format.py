@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from rtsched.model.power import OperatingPoint, PowerModel
+from rtsched.model.values import describe
 
 __all__ = ["DVFS_KEYS", "OPERATING_POINT_KEYS", "read_dvfs"]
 
@@ -32,18 +33,18 @@ Error = Callable[[str, str], None]
 def _number(value: Any, path: str, error: Error, *, positive: bool) -> Fraction | None:
     """An int or a float as an exact Fraction (a float by its decimal text: 0.1 is 1/10)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        error(path, f"expected a number, got {value!r}")
+        error(path, f"expected a number, got {describe(value)}")
         return None
     number = Fraction(value) if isinstance(value, int) else Fraction(repr(value))
     if number < 0 or (positive and number == 0):
-        error(path, f"must be {'> 0' if positive else '>= 0'}, got {value!r}")
+        error(path, f"must be {'> 0' if positive else '>= 0'}, got {describe(value)}")
         return None
     return number
 
 
 def _integer(value: Any, path: str, error: Error) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        error(path, f"expected a positive integer, got {value!r}")
+        error(path, f"expected a positive integer, got {describe(value)}")
         return None
     return value
 

@@ -17,7 +17,8 @@ from rtsched.model.durations import DurationError, parse_duration
 from rtsched.model.io_system import Flow, IoServer, IoSystem, Peripheral
 from rtsched.model.io_units import UnitError, parse_bandwidth_bytes_per_s, parse_size_bytes
 from rtsched.model.load import read_document
-from rtsched.model.validate import MAX_NAME, NAME_PATTERN, TaskSetError, describe, suggest
+from rtsched.model.validate import MAX_NAME, NAME_PATTERN, TaskSetError, suggest
+from rtsched.model.values import describe
 
 __all__ = ["load_io_system", "io_system_from_dict", "TOP_KEYS", "PERIPHERAL_KEYS", "FLOW_KEYS", "SERVER_KEYS"]
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from rtsched.model.model import Partition, TaskSet
 
-__all__ = ["Placement", "place", "platform_cpus"]
+__all__ = ["Placement", "place", "placement_problems", "platform_cpus"]
 
 
 @dataclass(frozen=True)
@@ -58,3 +58,16 @@ def place(taskset: TaskSet, cpus_online: tuple[int, ...]) -> Placement:
     for name, partition in named:
         threads[name] = cpus if partition is None else by_name.get(partition, ())
     return Placement(cpus=cpus, partitions=partitions, threads=threads)
+
+
+def placement_problems(taskset: TaskSet, placement: Placement) -> list[str]:
+    """``path: message`` for each task, server and top-level reservation whose partition does not
+    exist on the machine ``placement`` was made for (``partition: cpu99`` on a 2-CPU machine)."""
+    names = [p.name for p in placement.partitions]
+    known = set(names)
+    listed = ", ".join(names) or "none"
+    named: list[tuple[str, str | None]] = [(f"tasks[{i}]", t.partition) for i, t in enumerate(taskset.tasks)]
+    named += [(f"servers[{i}]", s.partition) for i, s in enumerate(taskset.servers)]
+    named += [(f"reservations[{i}]", r.partition) for i, r in enumerate(taskset.reservations)]
+    return [f'{path}.partition: "{partition}" does not exist on this machine (partitions: {listed})'
+            for path, partition in named if partition is not None and partition not in known]

@@ -19,6 +19,7 @@ from typing import Any
 from rtsched.model.ceilings import partition_cpus
 from rtsched.model.durations import DurationError, parse_duration
 from rtsched.model.model import PREM_ACCESS, Compute, Prem, Sleep, Task, TaskSet
+from rtsched.model.values import describe
 
 __all__ = [
     "BUFFER_MAX_BYTES",
@@ -52,7 +53,7 @@ def parse_size(value: Any, path: str) -> tuple[int | None, Problems]:
     """A buffer size: an integer of bytes or a string such as ``256KiB`` (units B, KiB, MiB, GiB),
     from 64 B to 256 MiB."""
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        return None, [(path, f"expected a size such as 256KiB or 4MiB, got {value!r}")]
+        return None, [(path, f"expected a size such as 256KiB or 4MiB, got {describe(value)}")]
     if isinstance(value, int):
         size = value
     else:
@@ -60,7 +61,7 @@ def parse_size(value: Any, path: str) -> tuple[int | None, Problems]:
         if match is None:
             unit = re.sub(r"^\s*[0-9]+\s*", "", value).lower()
             hint = f' (write {_DECIMAL_UNITS[unit]}: sizes are binary)' if unit in _DECIMAL_UNITS else ""
-            return None, [(path, f'expected a size such as 256KiB or 4MiB, got "{value}"{hint}')]
+            return None, [(path, f'expected a size such as 256KiB or 4MiB, got {describe(value)}{hint}')]
         size = int(match.group(1)) * _UNITS[match.group(2)]
     if not CACHE_LINE_BYTES <= size <= BUFFER_MAX_BYTES:
         return None, [(path, f"a buffer is {CACHE_LINE_BYTES} B to {BUFFER_MAX_BYTES >> 20} MiB, got {size} B")]
@@ -75,7 +76,7 @@ def _duration(value: Any, path: str) -> tuple[int | None, Problems]:
     except DurationError as err:
         return None, [(path, str(err))]
     if ns <= 0:
-        return None, [(path, f"must be > 0, got {value}")]
+        return None, [(path, f"must be > 0, got {describe(value)}")]
     return ns, []
 
 
@@ -87,14 +88,14 @@ def parse_prem(value: Any, path: str) -> tuple[Prem | None, Problems]:
     """``{buffers: [256KiB], compute: 400us, length: 1ms, access: linear}`` at ``path``."""
     if not isinstance(value, dict):
         return None, [(path, "expected a mapping {buffers: [sizes], compute: duration, length: duration}, "
-                             f"got {value!r}")]
+                             f"got {describe(value)}")]
     problems = _unknown_keys(value, PREM_KEYS, path)
     problems += [(path, f'missing required key "{k}"') for k in ("buffers", "compute", "length") if k not in value]
     sizes: list[int] = []
     buffers = value.get("buffers")
     if "buffers" in value:
         if not isinstance(buffers, list) or not 1 <= len(buffers) <= BUFFERS_MAX:
-            problems.append((f"{path}.buffers", f"expected a list of 1 to {BUFFERS_MAX} sizes, got {buffers!r}"))
+            problems.append((f"{path}.buffers", f"expected a list of 1 to {BUFFERS_MAX} sizes, got {describe(buffers)}"))
         else:
             for i, item in enumerate(buffers):
                 size, errs = parse_size(item, f"{path}.buffers[{i}]")
@@ -107,7 +108,7 @@ def parse_prem(value: Any, path: str) -> tuple[Prem | None, Problems]:
     problems += errs
     access = value.get("access", "linear")
     if access not in PREM_ACCESS:
-        problems.append((f"{path}.access", f"expected one of {', '.join(PREM_ACCESS)}, got {access!r}"))
+        problems.append((f"{path}.access", f"expected one of {', '.join(PREM_ACCESS)}, got {describe(access)}"))
     if compute is not None and length is not None and compute >= length:
         problems.append((f"{path}.length", f"the interval ({length} ns) must be longer than its execution "
                                            f"phase's compute ({compute} ns): the rest is the memory phase's budget"))
@@ -119,7 +120,7 @@ def parse_prem(value: Any, path: str) -> tuple[Prem | None, Problems]:
 def parse_peripheral(value: Any, path: str) -> tuple[int | None, Problems]:
     """``{buffer: 16MiB}``: the peripheral task's buffer size in bytes."""
     if not isinstance(value, dict):
-        return None, [(path, f"expected a mapping {{buffer: size}}, got {value!r}")]
+        return None, [(path, f"expected a mapping {{buffer: size}}, got {describe(value)}")]
     problems = _unknown_keys(value, PERIPHERAL_KEYS, path)
     if "buffer" not in value:
         return None, problems + [(path, 'missing required key "buffer"')]

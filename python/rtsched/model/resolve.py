@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rtsched.cpus import online_cpus
+from rtsched.cpus import allowed_cpus, format_cpu_list, online_cpus
 from rtsched.model.ceilings import LockSetting, lock_levels, lock_settings
 from rtsched.model.model import (
     DISTRIBUTED_PROTOCOLS,
@@ -37,7 +37,7 @@ from rtsched.model.model import (
 )
 from rtsched.model.demand_jobs import demand_problems, run_job_durations
 from rtsched.model.kernel_reservations import kernel_machine_problems
-from rtsched.model.placement import Placement, place
+from rtsched.model.placement import Placement, place, placement_problems
 from rtsched.model.reservation_control import adapted
 from rtsched.model.reservation_locks import lock_homes
 from rtsched.model.ult import ult_backend_name, ult_cpus
@@ -231,6 +231,8 @@ def to_runner_input(
     """
     errors: list[str] = []
     online = tuple(cpus_online) if cpus_online is not None else online_cpus()
+    # a file without platform.cpus takes the CPUs this process may use (taskset, its cpuset)
+    allowed = tuple(cpus_online) if cpus_online is not None else allowed_cpus()
     platform = taskset.platform
 
     duration = duration_ns if duration_ns is not None else taskset.duration_ns
@@ -245,30 +247,26 @@ def to_runner_input(
     if not 0 <= buffer_events <= TRACE_BUFFER_EVENTS_MAX:
         errors.append(f"trace buffer: {buffer_events} events, expected 0..{TRACE_BUFFER_EVENTS_MAX}")
 
-    placement = place(taskset, online)
+    placement = place(taskset, allowed)
     cpus = placement.cpus
     missing = [c for c in cpus if c not in online]
+    where = "platform.cpus" if platform.cpus is not None else "platform.partitions"
     if missing:
-        where = "platform.cpus" if platform.cpus is not None else "platform.partitions"
         errors.append(
             f"{where}: CPU {', '.join(map(str, missing))} not online on this machine "
             f"(online: {', '.join(map(str, online))})"
         )
+    outside = [c for c in cpus if c in online and c not in allowed]
+    if outside:
+        errors.append(
+            f"{where}: CPU {format_cpu_list(outside)} is online but this process may not run on it: its "
+            f"affinity allows only CPU {format_cpu_list(allowed)} (taskset, a cpuset or a shield); run "
+            "without the restriction or leave those CPUs out"
+        )
 
     partitions = placement.partitions
     partition_index = {p.name: i for i, p in enumerate(partitions)}
-    for t_index, task in enumerate(taskset.tasks):
-        if task.partition is not None and task.partition not in partition_index:
-            errors.append(
-                f'tasks[{t_index}].partition: "{task.partition}" does not exist on this machine '
-                f"(partitions: {', '.join(partition_index) or 'none'})"
-            )
-    for s_index, server in enumerate(taskset.servers):
-        if server.partition is not None and server.partition not in partition_index:
-            errors.append(
-                f'servers[{s_index}].partition: "{server.partition}" does not exist on this machine '
-                f"(partitions: {', '.join(partition_index) or 'none'})"
-            )
+    errors += placement_problems(taskset, placement)
 
     for q_index, resource in enumerate(taskset.resources):
         if resource.protocol in DISTRIBUTED_PROTOCOLS:
@@ -289,13 +287,6 @@ def to_runner_input(
                 "reservations, a blocking their bounds do not count; use protocol pip to run it"
             )
 
-    for r_index, res in enumerate(taskset.reservations):
-        top = _top_of(taskset, res)
-        if top.partition is not None and top.partition not in partition_index:
-            errors.append(
-                f'reservations[{r_index}].partition: "{top.partition}" does not exist on this machine '
-                f"(partitions: {', '.join(partition_index) or 'none'})"
-            )
     ult = platform.backend == "ult"  # no SCHED_DEADLINE, no cpusets: the library schedules
     if platform.scheduler == "G-EDF" and not ult and sorted(cpus) != sorted(online):
         errors.append(

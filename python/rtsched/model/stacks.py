@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from rtsched.model.writes import WRITE_MAX_BYTES, Problems, parse_bytes
+from rtsched.model.values import describe
 
 __all__ = ["STACK_MAX_BYTES", "STACK_MIN_BYTES", "parse_stack"]
 
@@ -31,5 +32,5 @@ def parse_stack(value: Any, path: str) -> tuple[int | None, Problems]:
         return None, problems
     if not STACK_MIN_BYTES <= size <= STACK_MAX_BYTES:
         return None, [(path, f"a stack of 16KiB ({STACK_MIN_BYTES}) to 256MiB ({STACK_MAX_BYTES}) bytes, "
-                             f"got {size}")]
+                             f"got {describe(size)}")]
     return size, []

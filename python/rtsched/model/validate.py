@@ -25,6 +25,7 @@ from rtsched.model.reservations import RESERVATION_KEYS, read_reservations, rese
 from rtsched.model.prem import parse_peripheral, parse_prem, prem_problems
 from rtsched.model.stacks import parse_stack
 from rtsched.model.ult import ult_problems
+from rtsched.model.values import MAX_SHOWN, describe
 from rtsched.model.writes import parse_write
 from rtsched.model.model import (
     ACTIONS,
@@ -133,6 +134,8 @@ MAX_NAME = 31
 MAX_SET_NAME = 63
 #: A server's queue capacity at most (<rtsched/rpc.h> RTS_RPC_CAPACITY_MAX).
 MAX_QUEUE = 4096
+#: A task's max_jobs at most (the runner's and the library's uint32_t job count).
+MAX_JOBS = 2**32 - 1
 #: SCHED_DEADLINE refuses a runtime below 1024 ns (kernel DL_SCALE).
 DL_MIN_RUNTIME_NS = 1 << 10
 
@@ -156,24 +159,9 @@ class TaskSetError(Exception):
         return "\n".join(prefix + e for e in self.errors)
 
 
-def describe(value: object) -> str:
-    """A short, user-facing rendering of a value for an error message."""
-    if isinstance(value, str):
-        return f'"{value}"'
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    return repr(value)
-
-
 def suggest(word: str, choices: Iterable[str]) -> str:
     """`` (did you mean "x"?)`` when a choice is close to ``word``, else ``""``."""
-    if not isinstance(word, str):
+    if not isinstance(word, str) or len(word) > MAX_SHOWN:  # difflib is quadratic in the length
         return ""
     lowered = {c.lower(): c for c in choices}
     if word.lower() in lowered:
@@ -255,9 +243,9 @@ class _Checker:
             return None
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             if hi is None:
-                self.error(path, f"must be >= {lo}, got {value}")
+                self.error(path, f"must be >= {lo}, got {describe(value)}")
             else:
-                self.error(path, f"must be in {lo}..{hi}, got {value}")
+                self.error(path, f"must be in {lo}..{hi}, got {describe(value)}")
             return None
         return value
 
@@ -585,7 +573,7 @@ class _Checker:
             listed = ", ".join(f'"{k}"' for k in known) or "none are declared"
             self.error(
                 path,
-                f'unknown {what} "{value}"' + suggest(value, list(known)) + f" (known: {listed})",
+                f"unknown {what} {describe(value)}" + suggest(value, list(known)) + f" (known: {listed})",
             )
             return None
         return value
@@ -646,7 +634,7 @@ class _Checker:
         offset = field("offset", lambda v, p: self.duration(v, p, positive=False), 0)
         wcet = field("wcet", self.duration)
         budget = field("budget", self.duration)
-        max_jobs = field("max_jobs", lambda v, p: self.integer(v, p, 1))
+        max_jobs = field("max_jobs", lambda v, p: self.integer(v, p, 1, MAX_JOBS))
         body = field("body", lambda v, p: self.body(v, p, resources, condvars, servers))
         if body is not None and (trace_jobs := trace_job_limit(body)) is not None:
             max_jobs = min(max_jobs or trace_jobs, trace_jobs)  # a stop trace ends the task
@@ -796,7 +784,7 @@ class _Checker:
         if not re.fullmatch(r"cpu(0|[1-9][0-9]*)", value):
             self.error(
                 path,
-                f'unknown partition "{value}" (platform.partitions is not given, so there is one '
+                f"unknown partition {describe(value)} (platform.partitions is not given, so there is one "
                 "partition per CPU, named cpu0, cpu1, ...)",
             )
             return None

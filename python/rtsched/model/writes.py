@@ -20,6 +20,7 @@ from typing import Any
 
 from rtsched.model.durations import DurationError, parse_duration
 from rtsched.model.model import IO_DEVICE_DEFAULT, WRITE_BUFFER_DEFAULT_BYTES, IoWrite, MemWrite
+from rtsched.model.values import describe
 
 __all__ = [
     "DEVICE_MAX_BYTES",
@@ -49,23 +50,23 @@ Problems = list[tuple[str, str]]
 def parse_bytes(value: Any, path: str, limit: int) -> tuple[int | None, Problems]:
     """A byte count in 1..limit: an integer, or a string such as ``100KiB`` (binary units B to TiB)."""
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        return None, [(path, f"expected a number of bytes such as 4096 or 64KiB, got {value!r}")]
+        return None, [(path, f"expected a number of bytes such as 4096 or 64KiB, got {describe(value)}")]
     if isinstance(value, str):
         match = _SIZE.match(value)
         if match is None:
             return None, [(path, f'expected a number of bytes such as 4096 or 64KiB (units B, KiB, MiB, GiB, '
-                                 f'TiB), got "{value}"')]
+                                 f'TiB), got {describe(value)}')]
         value = int(match.group(1)) * _UNITS[match.group(2)]
     if not 1 <= value <= limit:
-        return None, [(path, f"must be 1 to {limit} bytes, got {value}")]
+        return None, [(path, f"must be 1 to {limit} bytes, got {describe(value)}")]
     return value, []
 
 
 def _device(value: Any, path: str) -> tuple[str | None, Problems]:
     if not isinstance(value, str) or not value.startswith("/"):
-        return None, [(path, f"expected an absolute path such as /dev/null, got {value!r}")]
+        return None, [(path, f"expected an absolute path such as /dev/null, got {describe(value)}")]
     if "\0" in value or len(value.encode()) > DEVICE_MAX_BYTES:
-        return None, [(path, f"a path of at most {DEVICE_MAX_BYTES} bytes without NUL, got {value!r}")]
+        return None, [(path, f"a path of at most {DEVICE_MAX_BYTES} bytes without NUL, got {describe(value)}")]
     return value, []
 
 
@@ -73,7 +74,7 @@ def parse_write(op: str, value: Any, path: str) -> tuple[MemWrite | IoWrite | No
     """``memwrite`` or ``iowrite`` (``op``) given ``value`` at ``path``."""
     allowed = MEMWRITE_KEYS if op == "memwrite" else IOWRITE_KEYS
     if not isinstance(value, dict):
-        return None, [(path, f"expected a mapping {{{', '.join(sorted(allowed))}}}, got {value!r}")]
+        return None, [(path, f"expected a mapping {{{', '.join(sorted(allowed))}}}, got {describe(value)}")]
     problems: Problems = [(f"{path}.{k}", f"unknown key (keys of {op}: {', '.join(sorted(allowed))})")
                           for k in value if k not in allowed]
     for key in ("bytes", "wcet"):

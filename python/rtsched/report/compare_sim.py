@@ -28,6 +28,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from rtsched.outputs import partial
 from rtsched.report.excess import StealSample, explain_job
 from rtsched.report.jobs import JobTable
 from rtsched.report.report import Report
@@ -166,7 +167,7 @@ def write_comparison_csv(comparison: SimComparison, path: str | Path) -> int:
     """Every job in both traces, one row each (CSV_COLUMNS; an empty bound: none); returns the rows."""
     import csv
 
-    with open(path, "w", newline="") as f:
+    with partial(path) as tmp, open(tmp, "w", newline="") as f:
         out = csv.writer(f)
         out.writerow(CSV_COLUMNS)
         for p in comparison.pairs:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
+from rtsched.outputs import write_text
 from rtsched.report.jobs import JobTable
 
 __all__ = ["CSV_HEADER", "write_job_csv"]
@@ -60,5 +61,5 @@ def write_job_csv(
                 )
             )
             rows += 1
-    Path(path).write_text("\n".join(lines) + "\n")
+    write_text(Path(path), "\n".join(lines) + "\n")
     return rows

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from rtsched.outputs import write_text
 from rtsched.report.jobs import JobTable
 from rtsched.report.prem import gate_spans, prem_intervals
 from rtsched.trace import EventType as EV
@@ -262,5 +263,5 @@ def perfetto_trace(table: JobTable, trace: Trace) -> dict[str, Any]:
 
 def write_perfetto(table: JobTable, trace: Trace, path: str | Path) -> dict[str, Any]:
     doc = perfetto_trace(table, trace)
-    Path(path).write_text(json.dumps(doc, separators=(",", ":")))
+    write_text(Path(path), json.dumps(doc, separators=(",", ":")))
     return doc

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rtsched.outputs import partial
 from rtsched.report.plots import pyplot
 from rtsched.trace import EventType as EV
 from rtsched.trace import Trace
@@ -57,5 +58,6 @@ def plot_frequency(traces: dict[str, Trace], path: str | Path, end_ns: int,
     axes[-1][0].set_xlabel("time (ms)")
     fig.suptitle("CPU frequency chosen by the DVFS policy")
     fig.tight_layout()
-    fig.savefig(path)
+    with partial(path) as tmp:
+        fig.savefig(tmp)
     plt.close(fig)

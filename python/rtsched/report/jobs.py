@@ -10,11 +10,23 @@ counted as ``incomplete``. A job that completed after the end of the run
 of the run stops whatever the job was waiting for (a signal, a server's
 reply), so its completion may be cut short.
 
+A deadline that passed is a miss whether or not the job started: a job
+without a completion by the end of the run whose deadline fell before it is
+**missed unfinished**, not censored, with at least (end - deadline) of
+tardiness. A task's thread records its next RELEASE only when its last job
+is done, so a starved task's later jobs leave no event at all; given the
+longest gap between a task's releases (``pace``: its period, or a sporadic
+task's period plus its largest extra), releases are inferred from the last
+recorded one (or t0 + offset), one per longest gap until the end (or
+max_jobs): each was released by then at the latest, so one whose deadline
+(counted from that latest release) passed is certainly missed unfinished.
+
 All times are integer nanoseconds on the trace's clock (CLOCK_MONOTONIC).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +34,7 @@ import numpy as np
 from rtsched.trace import CPU_UNKNOWN, Trace
 from rtsched.trace import EventType as EV
 
-__all__ = ["JOB_DTYPE", "JobTable", "TaskInfo", "build_job_table"]
+__all__ = ["JOB_DTYPE", "JobTable", "ReleasePace", "TaskInfo", "build_job_table"]
 
 JOB_DTYPE = np.dtype(
     [
@@ -49,7 +61,9 @@ JOB_DTYPE = np.dtype(
 class TaskInfo:
     """What the trace says about one task (its stream).
 
-    Invariant: released == completed jobs in the table + censored + incomplete.
+    Invariant: released == completed jobs in the table + censored + incomplete
+    + unfinished_missed. ``unfinished_tardiness_ns``: the largest lower bound on
+    the tardiness of those (the end of the run minus the earliest such deadline).
     """
 
     index: int
@@ -62,6 +76,29 @@ class TaskInfo:
     released: int = 0
     censored: int = 0
     incomplete: int = 0
+    unfinished_missed: int = 0
+    unfinished_tardiness_ns: int = 0
+
+
+@dataclass(frozen=True)
+class ReleasePace:
+    """What inferring a task's unrecorded releases needs: the longest gap between two of its
+    releases, its relative deadline, its first release after t0 and how many jobs it may have at
+    most (None: no limit)."""
+
+    max_gap_ns: int
+    deadline_ns: int
+    offset_ns: int = 0
+    max_jobs: int | None = None
+
+
+@dataclass(frozen=True)
+class _Counts:
+    released: int
+    censored: int
+    incomplete: int
+    unfinished_missed: int
+    unfinished_tardiness_ns: int
 
 
 @dataclass(frozen=True)
@@ -87,6 +124,10 @@ class JobTable:
     def incomplete(self) -> int:
         return sum(t.incomplete for t in self.tasks)
 
+    @property
+    def unfinished_missed(self) -> int:
+        return sum(t.unfinished_missed for t in self.tasks)
+
 
 def _first_by_job(events: np.ndarray, kind: int) -> dict[int, np.void]:
     out: dict[int, np.void] = {}
@@ -96,9 +137,9 @@ def _first_by_job(events: np.ndarray, kind: int) -> dict[int, np.void]:
 
 
 def _job_rows(
-    index: int, events: np.ndarray, end_ns: int | None
-) -> tuple[list[tuple[int | bool, ...]], int, int, int]:
-    """One task's completed jobs as JOB_DTYPE rows, and its (released, censored, incomplete) counts."""
+    index: int, events: np.ndarray, t0_ns: int, end_ns: int | None, pace: ReleasePace | None
+) -> tuple[list[tuple[int | bool, ...]], _Counts]:
+    """One task's completed jobs as JOB_DTYPE rows, and its counts (TaskInfo's invariant)."""
     releases = _first_by_job(events, EV.RELEASE)
     starts = _first_by_job(events, EV.START)
     completes = _first_by_job(events, EV.COMPLETE)
@@ -110,15 +151,26 @@ def _job_rows(
             cpus_of_job.setdefault(job, set()).add(cpu)
     numbers = set(releases) | set(starts) | set(completes)
     censored = incomplete = 0
+    unfinished: list[int] = []  # deadlines of the jobs missed unfinished
+
+    def cut_off(job: int) -> None:
+        """A job without a (counted) completion at the end: missed if its deadline passed, else censored."""
+        nonlocal censored
+        deadline = int(releases[job]["arg1"]) if job in releases else None
+        if end_ns is not None and deadline is not None and deadline < end_ns:
+            unfinished.append(deadline)
+        else:
+            censored += 1
+
     rows: list[tuple[int | bool, ...]] = []
     last_complete = max(completes) if completes else 0
     for job in sorted(numbers):
         if job in completes and end_ns is not None and int(completes[job]["time_ns"]) > end_ns:
-            censored += 1
+            cut_off(job)
             continue
         if job not in completes:
             if job > last_complete:
-                censored += 1
+                cut_off(job)
             else:
                 incomplete += 1
             continue
@@ -149,11 +201,28 @@ def _job_rows(
                 int(st["cpu"]),
             )
         )
-    return rows, len(numbers), censored, incomplete
+    released = len(numbers)
+    if pace is not None and end_ns is not None:
+        # from the last recorded release, else from before the first (t0 + offset); `release` is
+        # the latest the next job can have been released (exact for a periodic task)
+        job = max(releases) if releases else 0
+        release = int(releases[job]["time_ns"]) if releases else t0_ns + pace.offset_ns - pace.max_gap_ns
+        while pace.max_jobs is None or job < pace.max_jobs:
+            job, release = job + 1, release + pace.max_gap_ns
+            if release >= end_ns:
+                break
+            released += 1  # released by the model; the starved thread recorded nothing
+            if release + pace.deadline_ns < end_ns:
+                unfinished.append(release + pace.deadline_ns)
+            else:
+                censored += 1
+    tardiness = end_ns - min(unfinished) if unfinished and end_ns is not None else 0
+    return rows, _Counts(released, censored, incomplete, len(unfinished), tardiness)
 
 
-def build_job_table(trace: Trace) -> JobTable:
-    """The per-job table of ``trace``."""
+def build_job_table(trace: Trace, paces: Mapping[int, ReleasePace] | None = None) -> JobTable:
+    """The per-job table of ``trace``; ``paces``: task index -> ReleasePace for the tasks whose
+    unrecorded releases are to be inferred (see the module doc)."""
     header = trace.header
     tasks: list[TaskInfo] = []
     rows: list[tuple[int | bool, ...]] = []
@@ -164,7 +233,8 @@ def build_job_table(trace: Trace) -> JobTable:
         if stream["task_id"] < 0:
             continue
         index, stream_id = int(stream["task_id"]), int(stream["stream_id"])
-        task_rows, released, censored, incomplete = _job_rows(index, trace.events_of(stream_id), end_ns)
+        task_rows, counts = _job_rows(index, trace.events_of(stream_id), int(header.get("t0_ns", 0)), end_ns,
+                                      (paces or {}).get(index))
         rows.extend(task_rows)
         tasks.append(
             TaskInfo(
@@ -175,9 +245,11 @@ def build_job_table(trace: Trace) -> JobTable:
                 period_ns=int(stream["period_ns"]),
                 deadline_ns=int(stream["deadline_ns"]),
                 lost_events=int(stream.get("lost", 0)),
-                released=released,
-                censored=censored,
-                incomplete=incomplete,
+                released=counts.released,
+                censored=counts.censored,
+                incomplete=counts.incomplete,
+                unfinished_missed=counts.unfinished_missed,
+                unfinished_tardiness_ns=counts.unfinished_tardiness_ns,
             )
         )
     tasks.sort(key=lambda t: t.index)

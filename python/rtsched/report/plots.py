@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from rtsched.outputs import partial
 from rtsched.report.export_perfetto import job_segments, service_segments
 from rtsched.report.jobs import JobTable
 from rtsched.report.priorities import PriorityTime
@@ -49,7 +50,8 @@ def plot_response_cdf(table: JobTable, path: str | Path) -> None:
     if table.tasks:
         ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
-    fig.savefig(path)
+    with partial(path) as tmp:
+        fig.savefig(tmp)
     plt.close(fig)
 
 
@@ -122,7 +124,8 @@ def plot_schedule(
               loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
     ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path)
+    with partial(path) as tmp:
+        fig.savefig(tmp)
     plt.close(fig)
     return drawn
 
@@ -153,5 +156,6 @@ def plot_priority_time(priorities: tuple[PriorityTime, ...], name: str, path: st
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize="small")
     fig.tight_layout()
-    fig.savefig(path)
+    with partial(path) as tmp:
+        fig.savefig(tmp)
     plt.close(fig)

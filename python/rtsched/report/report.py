@@ -25,7 +25,7 @@ from rtsched.report.blocking import blocking_by_task
 from rtsched.report.excess import ExcessJob, StealSample, explain_excess
 from rtsched.report.export_csv import write_job_csv
 from rtsched.report.export_perfetto import write_perfetto
-from rtsched.report.jobs import JobTable, build_job_table
+from rtsched.report.jobs import JobTable, ReleasePace, build_job_table
 from rtsched.report.priorities import PriorityTime, priority_time
 from rtsched.report.reservation_demand import ReservationDemand, reservation_demand
 from rtsched.report.reservations import ReservationBudget, reservation_budgets
@@ -104,6 +104,7 @@ def summary_dict(table: JobTable, stats: list[TaskStats] | tuple[TaskStats, ...]
         "deadline_misses": int(sum(s.deadline_misses for s in stats)),
         "budget_overruns": int(sum(s.budget_overruns for s in stats)),
         "censored_jobs": table.censored,
+        "unfinished_missed_jobs": table.unfinished_missed,
         "incomplete_jobs": table.incomplete,
         "lost_events": table.lost_total,
         "bounds_exceeded": [s.task for s in stats if s.bound_exceeded],
@@ -126,6 +127,14 @@ def start_waits(taskset: TaskSet) -> frozenset[str]:
     return frozenset(t.name for t in taskset.tasks if gated or t.reservation is not None)
 
 
+def release_paces(taskset: TaskSet) -> dict[int, ReleasePace]:
+    """Task index -> its ReleasePace (build_job_table infers the releases a starved task could
+    not record): the period, plus a sporadic task's largest extra gap."""
+    return {i: ReleasePace(t.period_ns + (t.sporadic.max_extra_ns if t.sporadic else 0), t.deadline_ns,
+                           t.offset_ns, t.max_jobs)
+            for i, t in enumerate(taskset.tasks) if t.period_ns > 0}
+
+
 def build_report(
     trace: Trace,
     taskset: TaskSet,
@@ -141,7 +150,7 @@ def build_report(
     of the run's CPUs) and ``steal`` (samples of host steal) explain jobs above their bounds;
     ``release_latency_in_bounds_ns``: the release latency the bounds already count (an
     overhead profile's), which a job's wait for its start is not blamed for."""
-    table = build_job_table(trace)
+    table = build_job_table(trace, release_paces(taskset))
     stats = tuple(task_stats(table, analysis, blocking_by_task(trace)))
     prem, peripherals = prem_summary(trace, taskset)
     return Report(

@@ -30,6 +30,7 @@ from typing import Any
 
 from rtsched.model import TaskSet
 from rtsched.model.reservation_control import adapted
+from rtsched.outputs import partial
 from rtsched.trace import EventType as EV
 from rtsched.trace import Trace
 
@@ -159,7 +160,8 @@ def plot_reservation_demand(demands: tuple[ReservationDemand, ...], path: str | 
     axes[-1][0].set_xlabel("time since t0 (ms)")
     fig.suptitle(f"{name}: CPU demand per reservation (jobs released in each window)")
     fig.tight_layout()
-    fig.savefig(path)
+    with partial(path) as tmp:
+        fig.savefig(tmp)
     plt.close(fig)
 
 

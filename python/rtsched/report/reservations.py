@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from rtsched.model import TaskSet
+from rtsched.outputs import partial
 from rtsched.trace import EventType as EV
 from rtsched.trace import Trace
 
@@ -153,7 +154,8 @@ def plot_reservation_budgets(budgets: tuple[ReservationBudget, ...], path: str |
     axes[-1][0].set_xlabel("time since t0 (ms)")
     fig.suptitle(f"{name}: budget per reservation period, given and used")
     fig.tight_layout()
-    fig.savefig(path)
+    with partial(path) as tmp:
+        fig.savefig(tmp)
     plt.close(fig)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from rtsched.analysis.results import AnalysisResult
 from rtsched.report.blocking import NO_BLOCKING, TaskBlocking
-from rtsched.report.jobs import JobTable
+from rtsched.report.jobs import JobTable, TaskInfo
 
 __all__ = ["TaskStats", "task_stats"]
 
@@ -30,10 +30,11 @@ class TaskStats:
     period_ns: int
     deadline_ns: int
     jobs: int                 # completed jobs in the table
-    released: int             # jobs seen released (completed + censored + incomplete)
-    censored: int             # released, not completed when the run ended
+    released: int             # jobs released (completed + censored + incomplete + unfinished_missed)
+    censored: int             # released, not completed when the run ended, deadline not yet passed
     incomplete: int           # completed but with a RELEASE or START lost
-    deadline_misses: int
+    deadline_misses: int      # completed late, and unfinished_missed
+    unfinished_missed: int    # released, not completed, deadline passed before the end (never started, or cut off)
     response_min_ns: int | None
     response_mean_ns: float | None
     response_p90_ns: float | None
@@ -92,6 +93,23 @@ def _stats_of(rows: np.ndarray) -> dict[str, Any]:
     }
 
 
+def _response_floor(response_max_ns: int | None, info: TaskInfo) -> int | None:
+    """The largest response seen, or at least the deadline plus the tardiness an unfinished
+    missed job is known to have (its response is longer still)."""
+    if not info.unfinished_missed:
+        return response_max_ns
+    floor = info.deadline_ns + info.unfinished_tardiness_ns
+    return floor if response_max_ns is None else max(response_max_ns, floor)
+
+
+def _with_unfinished(observed: dict[str, Any], info: TaskInfo) -> dict[str, Any]:
+    """The completed jobs' figures, the largest tardiness raised to an unfinished job's lower bound."""
+    if not info.unfinished_missed:
+        return observed
+    seen = observed["tardiness_max_ns"]
+    return {**observed, "tardiness_max_ns": max(seen or 0, info.unfinished_tardiness_ns)}
+
+
 def _bound_fields(task: str, response_max_ns: int | None, analysis: AnalysisResult | None) -> dict[str, Any]:
     """The task's analytical bound (rounded up to whole ns), its blocking term, and whether
     the observed maximum exceeded the bound."""
@@ -130,11 +148,12 @@ def task_stats(
                 released=info.released,
                 censored=info.censored,
                 incomplete=info.incomplete,
-                deadline_misses=int(rows["missed"].sum()),
+                deadline_misses=int(rows["missed"].sum()) + info.unfinished_missed,
+                unfinished_missed=info.unfinished_missed,
                 budget_overruns=int(rows["overrun"].sum()),
                 lost_events=info.lost_events,
-                **observed,
-                **_bound_fields(info.name, observed["response_max_ns"], analysis),
+                **_with_unfinished(observed, info),
+                **_bound_fields(info.name, _response_floor(observed["response_max_ns"], info), analysis),
                 lock_requests=seen.lock_requests,
                 blocked_owner=seen.blocked_owner,
                 blocked_ceiling=seen.blocked_ceiling,

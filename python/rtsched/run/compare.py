@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from rtsched.model import TaskSet, TaskSetError, online_cpus, to_runner_input
+from rtsched.model import TaskSet, TaskSetError, to_runner_input
 from rtsched.model.validate import whole_set_problems
+from rtsched.outputs import partial, write_text
 from rtsched.run.session import DEFAULT_DURATION_NS, RunOptions, RunResult, default_out_dir, run_taskset
 
 __all__ = ["PAPER_TABLE_II", "BACKEND_VARIANTS", "PICV_VARIANTS", "Comparison", "backend_refusals", "compare_backends",
@@ -143,7 +144,8 @@ def plot_cdf_comparison(comparison: Comparison, path: str | Path) -> None:
     ax.grid(True, alpha=0.3)
     ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
-    fig.savefig(path)
+    with partial(path) as tmp:
+        fig.savefig(tmp)
     plt.close(fig)
 
 
@@ -160,7 +162,7 @@ def _run_variants(tasksets: dict[str, TaskSet], options: RunOptions, picv: dict[
     comparison = Comparison(first, out_dir, runs, {}, tuple(tasksets))
     if len(runs) == len(tasksets) and all(r.table is not None for r in runs.values()):
         comparison.files["compare.json"] = out_dir / "compare.json"
-        comparison.files["compare.json"].write_text(json.dumps(comparison.as_dict(), indent=2) + "\n")
+        write_text(comparison.files["compare.json"], json.dumps(comparison.as_dict(), indent=2) + "\n")
     return comparison
 
 
@@ -187,7 +189,7 @@ def backend_refusals(taskset: TaskSet, options: RunOptions) -> list[str]:
         if not found:
             try:
                 to_runner_input(variant, "trace.rtst", duration_ns=options.duration_ns or variant.duration_ns
-                                or DEFAULT_DURATION_NS, picv=options.picv, cpus_online=online_cpus())
+                                or DEFAULT_DURATION_NS, picv=options.picv)
             except TaskSetError as e:
                 found = list(e.errors)  # each already "path: message"
         reasons += [f"{problem} (refused under the {backend} backend, which --compare-backends runs the set "

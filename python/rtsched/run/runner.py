@@ -27,6 +27,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Callable
 
 from rtsched.native import NativeToolFailed, run_native_tool, start_native
+from rtsched.outputs import write_text
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -75,7 +76,7 @@ class RunnerOutcome:
 
 def write_runner_input(runner_input: dict[str, Any], path: str | Path) -> Path:
     path = Path(path)
-    path.write_text(json.dumps(runner_input, indent=2) + "\n")
+    write_text(path, json.dumps(runner_input, indent=2) + "\n")
     return path
 
 

@@ -27,11 +27,13 @@ from rtsched.analysis import AnalysisResult, bounds_for
 from rtsched.analysis.overheads import Overheads
 from rtsched.analysis.results import unsupported
 from rtsched.analysis.sensitivity import Sensitivity, slack_of
+from rtsched.cpus import allowed_cpus
 from rtsched.measure.irqs import LocalTimerWindow
 from rtsched.measure.kernel_facts import read_kernel_facts
 from rtsched.measure.kernel_recorder import KernelSchedError, KernelSchedRecorder
-from rtsched.model import TaskSet, online_cpus, to_runner_input
+from rtsched.model import TaskSet, to_runner_input
 from rtsched.model.placement import Placement, place
+from rtsched.outputs import write_text
 from rtsched.report import DEFAULT_WINDOW_NS, JobTable, Report, TaskStats, build_report, write_report
 from rtsched.report.excess import StealSample
 from rtsched.run.reservation_overhead import parse_reservation_overhead
@@ -167,7 +169,6 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     extra: dict[str, Any] = {}
     if options.release_delay_ns is not None:
         extra["release_delay_ns"] = options.release_delay_ns
-    online = online_cpus()
     runner_input = to_runner_input(
         taskset,
         trace_path.resolve(),
@@ -175,10 +176,9 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
         ftrace_markers=options.trace_markers,
         duration_ns=duration,
         picv=options.picv,
-        cpus_online=online,
         **extra,
     )
-    placement = place(taskset, online)
+    placement = place(taskset, allowed_cpus())  # as the resolver placed it
     files = {"runner.json": write_runner_input(runner_input, out_dir / "runner.json")}
     if trace_path.exists():
         trace_path.unlink()  # never report an earlier run's trace
@@ -235,5 +235,5 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
         **({"reservation_overhead": [o.as_dict() for o in overhead]} if taskset.reservations else {}),
         files={k: str(v) for k, v in sorted(files.items())},
     )
-    files["summary.json"].write_text(json.dumps(summary, indent=2) + "\n")
+    write_text(files["summary.json"], json.dumps(summary, indent=2) + "\n")
     return ran(report=report, summary=summary, files=files)

@@ -16,6 +16,7 @@ from typing import Any
 from rtsched.analysis.results import AnalysisResult
 from rtsched.model import TaskSet
 from rtsched.model.placement import Placement
+from rtsched.outputs import write_text
 from rtsched.report import DEFAULT_WINDOW_NS, Report, TaskStats, build_report, write_report
 from rtsched.sim.options import SimOptions
 from rtsched.sim.simulate import SimRun, simulate
@@ -81,6 +82,6 @@ def simulate_to_dir(
         },
         files={k: str(v) for k, v in sorted(files.items())},
     )
-    files["summary.json"].write_text(json.dumps(summary, indent=2) + "\n")
+    write_text(files["summary.json"], json.dumps(summary, indent=2) + "\n")
     return SimResult(out_dir, taskset, run.placement, analysis, run, report, summary, files,
                      ideal_analysis=ideal_analysis, slack=slack)

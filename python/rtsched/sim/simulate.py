@@ -15,9 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from rtsched.cpus import online_cpus
+from rtsched.cpus import allowed_cpus
 from rtsched.model import TaskSet
-from rtsched.model.placement import Placement, place
+from rtsched.model.placement import Placement, place, placement_problems
+from rtsched.model.validate import TaskSetError
 from rtsched.sim.compute_only import fits, run_compute_only
 from rtsched.sim.engine import Engine
 from rtsched.sim.native_loop import fits_native, native_loop_program, run_native_loop
@@ -42,8 +43,13 @@ class SimRun:
 
 
 def sim_placement(taskset: TaskSet, options: SimOptions) -> Placement:
-    """The set's placement: its own CPUs, else ``options.cpus``, else this machine's online CPUs."""
-    return place(taskset, options.cpus if options.cpus is not None else online_cpus())
+    """The set's placement: its own CPUs, else ``options.cpus``, else the CPUs this process may use.
+    Raises TaskSetError for a partition those CPUs do not have."""
+    placement = place(taskset, options.cpus if options.cpus is not None else allowed_cpus())
+    problems = placement_problems(taskset, placement)
+    if problems:
+        raise TaskSetError(problems)
+    return placement
 
 
 def simulate(taskset: TaskSet, options: SimOptions | None = None, trace_path: str | Path | None = None) -> SimRun:

@@ -12,6 +12,7 @@ import struct
 from itertools import starmap
 from pathlib import Path
 from typing import Protocol, Sequence
+from rtsched.outputs import write_bytes
 
 __all__ = ["TraceStream", "write_sim_trace"]
 
@@ -61,5 +62,5 @@ def write_sim_trace(path: str | Path, name: str, duration_ns: int, threads: Sequ
     for i, t in enumerate(threads):
         parts.append(struct.pack("<4IQQ", _CHUNK_MAGIC, i, len(t.events), 0, 0, 0))
         parts.append(_events(t))
-    path.write_bytes(b"".join(parts))
+    write_bytes(path, b"".join(parts))
     return path

@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from rtsched.outputs import partial
 
 __all__ = ["CurvePoint", "curve_table", "plot_curves", "wilson_interval"]
 
@@ -107,5 +108,6 @@ def plot_curves(points: Sequence[CurvePoint], x: str, path: str | Path, title: s
     if title:
         ax.set_title(title)
     fig.tight_layout()
-    fig.savefig(path)
+    with partial(path) as tmp:
+        fig.savefig(tmp)
     plt.close(fig)

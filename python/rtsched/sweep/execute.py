@@ -32,6 +32,7 @@ from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 
+from rtsched.cpus import allowed_cpus
 from rtsched.sweep.experiment import Experiment
 from rtsched.sweep.rows import Chunk, compute_chunk
 from rtsched.sweep.store import ResultsDir, SweepError
@@ -118,7 +119,7 @@ def run_sweep(experiment: Experiment, output: str | Path, *, workers: int | None
     """Compute and write every set x test not yet in ``output`` (resuming what a previous run left)."""
     if chunk_sets < 1:
         raise ValueError(f"chunk_sets must be >= 1, not {chunk_sets}")
-    workers = workers or os.cpu_count() or 1
+    workers = workers or len(allowed_cpus())  # a worker per CPU this process may use
     if dask_address is not None:
         _dask_distributed()  # before anything is written
     results = ResultsDir.open(output, experiment)

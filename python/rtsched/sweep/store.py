@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rtsched import __version__
+from rtsched.outputs import partial, write_text
 from rtsched.sweep.experiment import Experiment
 from rtsched.sweep.rows import Chunk, chunks_of, schema
 
@@ -47,9 +48,7 @@ def _part_name(chunk: Chunk) -> str:
 
 
 def _write_json_atomic(path: Path, data: Any) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n")
-    os.replace(tmp, path)
+    write_text(path, json.dumps(data, indent=1) + "\n")
 
 
 def _parts(parts_dir: Path) -> list[Chunk]:
@@ -89,10 +88,11 @@ class ResultsDir:
         elif path.exists() and any(path.iterdir()):
             raise SweepError(f"{path} exists and is not a sweep's results folder (no provenance.json)")
         (path / "parts").mkdir(parents=True, exist_ok=True)
-        for stale in (path / "parts").glob(".*.tmp"):  # parts a killed run was writing
-            stale.unlink()
+        for folder in (path, path / "parts"):  # what a killed run was writing (rtsched.outputs)
+            for stale in folder.glob(".*.partial-*"):
+                stale.unlink()
         if not provenance.exists():
-            (path / "experiment.yaml").write_text(experiment.text)
+            write_text((path / "experiment.yaml"), experiment.text)
             _write_json_atomic(provenance, _provenance(experiment))
         return cls(path, experiment)
 
@@ -112,10 +112,8 @@ class ResultsDir:
 
     def write_part(self, chunk: Chunk, table: pa.Table) -> None:
         """Write a chunk's rows atomically (temporary file, then rename)."""
-        final = self.parts_dir / _part_name(chunk)
-        tmp = self.parts_dir / f".{final.name}.{os.getpid()}.tmp"
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, final)
+        with partial(self.parts_dir / _part_name(chunk)) as tmp:
+            pq.write_table(table, tmp, compression="zstd")
 
     def record_run(self, run: dict[str, Any]) -> None:
         """Append one run (executor, workers, sets computed, time) to the provenance."""

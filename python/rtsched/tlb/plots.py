@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from rtsched.outputs import partial
 from rtsched.tlb.costs import LockingCosts
 from rtsched.tlb.study import StudyResult
 
@@ -33,7 +34,8 @@ def plot_execution_times(result: StudyResult, path: Path) -> None:
     ax.grid(True, alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path)
+    with partial(path) as tmp:
+        fig.savefig(tmp)
     plt.close(fig)
 
 
@@ -57,5 +59,6 @@ def plot_locking_costs(costs: LockingCosts, path: Path, max_entries: int = 64) -
     ax.grid(True, alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path)
+    with partial(path) as tmp:
+        fig.savefig(tmp)
     plt.close(fig)

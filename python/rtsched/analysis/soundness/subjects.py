@@ -26,6 +26,7 @@ from rtsched.analysis.registry import TestOptions
 from rtsched.analysis.soundness.explorer import Semantics
 from rtsched.analysis.soundness.families import (
     global_multi, partitioned_distributed, partitioned_global, partitioned_suspension, rpc_clients, uniprocessor)
+from rtsched.analysis.soundness.families_np_gedf import np_gedf
 from rtsched.analysis.soundness.model import SystemModel
 
 __all__ = ["Subject", "SUBJECTS", "EXCLUDED", "subject"]
@@ -111,6 +112,8 @@ SUBJECTS: tuple[Subject, ...] = (
     Subject("gedf-bcl-iterative", "constrained", partial(global_multi, sleep=True)),
     Subject("gedf-tardiness-lambda", "implicit", partial(global_multi, deadlines="implicit", u_range=(1.0, 2.0)),
             check_deadlines=False),
+    Subject("gedf-np-tardiness", "np-2cpus", np_gedf, check_deadlines=False),
+    Subject("gedf-np-tardiness", "np-3cpus", partial(np_gedf, cpus=3), check_deadlines=False),
     Subject("gfp-guan", "constrained", partial(global_multi, scheduler="G-FP", sleep=True)),
     Subject("picv-rpc", "clients", rpc_clients),
     Subject("prm-fp", "exact", partial(_uni, resources=0, u_range=(0.2, 0.6)), options=_prm_options("exact"),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import json
 import re
 from pathlib import Path
 
@@ -40,7 +41,8 @@ def located(source: str, message: str, *, warning: bool = False) -> str:
     return f"{source}: {'warning: ' if warning else ''}{message}"
 
 
-_TASKS_OBJECT = re.compile(r"""["']tasks["']\s*:\s*\{""")
+# "tasks": { with blanks or json-c's comments between: what every rt-app file has.
+_TASKS_OBJECT = re.compile(r"""["']tasks["'](?:\s|/\*.*?\*/|//[^\n]*)*:(?:\s|/\*.*?\*/|//[^\n]*)*\{""", re.S)
 
 
 def is_rtapp_text(text: str) -> bool:
@@ -49,6 +51,14 @@ def is_rtapp_text(text: str) -> bool:
     (An rtsched task set's ``tasks`` is a list.) Text with a syntax error counts as rt-app when it
     has ``"tasks": {``, so that the error comes from the reader that accepts rt-app's syntax.
     """
+    if _TASKS_OBJECT.search(text) is None:  # an rtsched set's "tasks": [ (the common case, read once)
+        return False
+    try:  # strict JSON first: the standard reader is 50x faster than rt-app's on a large set
+        plain = json.loads(text)
+    except (ValueError, RecursionError):
+        pass
+    else:
+        return isinstance(plain, dict) and isinstance(plain.get("tasks"), dict)
     try:
         root = read_rtapp_json(text)
     except RtAppSyntaxError:

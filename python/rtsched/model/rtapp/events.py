@@ -21,7 +21,7 @@ from typing import Any
 
 from rtsched.model.durations import format_duration
 from rtsched.model.rtapp.reader import JObject, Member
-from rtsched.model.validate import describe
+from rtsched.model.values import describe
 
 __all__ = ["RT_APP_EVENTS", "SUPPORTED_EVENTS", "event_kind", "Names", "Problems", "translate_event"]
 

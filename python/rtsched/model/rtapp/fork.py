@@ -24,7 +24,7 @@ from typing import Any
 
 from rtsched.model.rtapp.events import Problems, event_kind
 from rtsched.model.rtapp.reader import JObject, Member
-from rtsched.model.validate import describe
+from rtsched.model.values import describe
 
 __all__ = ["MAX_FORKS", "ForkPlan", "fork_plan"]
 

@@ -22,7 +22,8 @@ from rtsched.model.rtapp.fork import fork_plan
 from rtsched.model.rtapp.reader import JObject, Member
 from rtsched.model.rtapp.threads import POLICIES, ThreadTask, thread_tasks
 from rtsched.model.rtapp.writes import WriteSettings, read_global_write_key
-from rtsched.model.validate import MAX_NAME, NAME_PATTERN, TaskSetError, describe, taskset_from_dict
+from rtsched.model.validate import MAX_NAME, NAME_PATTERN, TaskSetError, taskset_from_dict
+from rtsched.model.values import describe
 
 __all__ = ["rtapp_document"]
 

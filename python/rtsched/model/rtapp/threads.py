@@ -35,7 +35,7 @@ from rtsched.model.rtapp.events import Names, Problems, event_kind, translate_ev
 from rtsched.model.rtapp.reader import JObject, Member
 from rtsched.model.rtapp.selfpaced import self_paced
 from rtsched.model.rtapp.writes import WRITE_EVENTS, WriteSettings, read_wcets, write_action
-from rtsched.model.validate import describe
+from rtsched.model.values import describe
 
 __all__ = ["POLICIES", "ThreadTask", "thread_tasks"]
 

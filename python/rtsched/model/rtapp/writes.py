@@ -26,7 +26,7 @@ from rtsched.model.durations import format_duration
 from rtsched.model.model import IO_DEVICE_DEFAULT, WRITE_BUFFER_DEFAULT_BYTES
 from rtsched.model.rtapp.events import Problems
 from rtsched.model.rtapp.reader import JObject, Member
-from rtsched.model.validate import describe
+from rtsched.model.values import describe
 from rtsched.model.writes import DEVICE_MAX_BYTES, WRITE_BUFFER_MAX_BYTES, WRITE_MAX_BYTES
 
 __all__ = ["WRITE_EVENTS", "WriteSettings", "read_global_write_key", "read_wcets", "write_action"]

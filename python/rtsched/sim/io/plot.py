@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from rtsched.model.io_system import IoSystem
+from rtsched.outputs import partial
 from rtsched.sim.io.results import IoRun
 
 __all__ = ["plot_bus_trace"]
@@ -52,5 +53,6 @@ def plot_bus_trace(system: IoSystem, run: IoRun, path: Path, bounds_ns: Mapping[
     ax.set_title(f"{system.name}: bus accesses, {mode}; | release, x missed deadline"
                  + (", gray: response bound" if bounds_ns else ""))
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with partial(path) as tmp:
+        fig.savefig(tmp, dpi=110)
     plt.close(fig)
