@@ -250,7 +250,8 @@ def main(argv: list[str] | None = None) -> int:
         for test, r in rows.items():
             if r["ratio bounds read"] is not None:
                 vs_cpp = r["ratio bounds read vs C++ only"]
-                print(f"{test:20s} bounds read: {r['rtsched bounds read cpu_s']:.3f} s, ratio {r['ratio bounds read']:.3f}"
+                print(f"{test:20s} bounds read: {r['rtsched bounds read cpu_s']:.3f} s, "
+                      f"ratio {r['ratio bounds read']:.3f}"
                       + (f" (C++ only {vs_cpp:.3f})" if vs_cpp is not None else "")
                       + (f", target <={r['target']:.2f} {'met' if r['target_met bounds read'] else 'NOT'}"
                          if r["target_met bounds read"] is not None else ""))

@@ -118,7 +118,8 @@ int rtsa_ffdbf(int n, const int64_t *cdt, int m, int64_t *sigma_out, int *skippe
 	/* U: n quotients of three roundings each, n sums; ⌈g(m − U)/(m − 1)⌉ with three more */
 	long double u_err = (long double)(n + 4) * RTSA_LEPS * u;
 	long double top = (long double)g * ((long double)m - u) / (long double)(m - 1);
-	long double top_err = 4 * ((long double)g * (u_err + RTSA_LEPS * (long double)m) / (long double)(m - 1) + 3 * RTSA_LEPS * fabsl(top));
+	long double top_err = 4 * ((long double)g * (u_err + RTSA_LEPS * (long double)m) / (long double)(m - 1) +
+				   3 * RTSA_LEPS * fabsl(top));
 	int64_t neg_ceil, top_ceil;
 	if (rtsa_certain_floor(-top, top_err, &neg_ceil)) {
 		top_ceil = -neg_ceil;

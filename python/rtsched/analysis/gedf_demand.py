@@ -76,8 +76,8 @@ from rtsched.analysis.gedf import _check, _finish
 from rtsched.analysis.results import UNDECIDED, AnalysisResult, TaskBound, unsupported
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask
 
-__all__ = ["gedf_baruah", "baruah_result", "BaruahCheck", "gedf_ffdbf", "ffdbf_grid", "ffdbf_result", "FfdbfGrid", "MAX_POINTS", "SIGMA_STEPS",
-           "SIGMA_DENOMINATOR"]
+__all__ = ["gedf_baruah", "baruah_result", "BaruahCheck", "gedf_ffdbf", "ffdbf_grid", "ffdbf_result", "FfdbfGrid",
+           "MAX_POINTS", "SIGMA_STEPS", "SIGMA_DENOMINATOR"]
 
 #: Values of A checked per task before the test answers "unknown" (the range grows as 1/(m − U)).
 MAX_POINTS = 400_000

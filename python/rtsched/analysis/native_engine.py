@@ -395,8 +395,9 @@ def _fp_result(problem: AnalysisProblem, groups: list[list[Any]], runs: list[_Fp
     bounds: dict[str, TaskBound] = {}
     for tasks, r, jobs in runs:
         for x, rx, jx in zip(tasks, r, jobs):
+            blk = no_shared_resources(x.extra_blocking_ns)
             bounds[x.name] = (TaskBound(x.name, None, "unknown", STOPPED) if rx == -2 else
-                              fp_uni.rta_bound(x, no_shared_resources(x.extra_blocking_ns), rx if rx >= 0 else None, jx))
+                              fp_uni.rta_bound(x, blk, rx if rx >= 0 else None, jx))
     for g in groups[len(runs):]:
         bounds.update((x.name, TaskBound(x.name, None, "unknown", STOPPED)) for x in g)
     return fp_uni.fp_rta_result(problem, "fp-rta", groups, bounds)
