@@ -21,6 +21,12 @@ get_native_taskset(ts))``; also the C++ call alone on prebuilt native sets),
 (issue 22's target: at most 1x for G-EDF GFB, BCL, RTA and EDF QPA; FP RTA,
 whose SchedCAT implementation is Python, at most 1/1.5; "met" when the faster
 of rtsched's two calls is within it, against SchedCAT with the conversion).
+For the tests in ``BOUNDS_READ`` also the registry call followed by reading
+every task's bound (``result.tasks``, what ``rtsched analyze`` and the report
+read), its ratio against SchedCAT, and against SchedCAT's C++ alone (issue 35:
+at most 1x for the G-EDF RTA, at most 1/1.5 of SchedCAT's Python for FP RTA;
+Baker, Baruah and FF-DBF, verdict read, at most 1x SchedCAT's C++ alone;
+Baruah's and FF-DBF's bounds read are shown, not targets).
 
 Verdicts: per pair of tests the sets where they differ. Dominance (issue 22):
 rtsched's G-EDF tests together accept every set that any of SchedCAT's seven
@@ -62,8 +68,12 @@ PAIRS = {
     "edf-qpa": ("QPATest", "EDF", True, True),
     "fp-rta": ("fp.rta", "FP", True, True),
 }
-#: the ratios issue 22 sets: rtsched time / SchedCAT time at most this
-TARGETS = {"gedf-gfb": 1.0, "gedf-bcl": 1.0, "gedf-rta": 1.0, "edf-qpa": 1.0, "fp-rta": 1 / 1.5}
+#: the ratios issues 22 and 35 set: rtsched time / SchedCAT time at most this
+TARGETS = {"gedf-gfb": 1.0, "gedf-bcl": 1.0, "gedf-rta": 1.0, "gedf-baker": 1.0, "gedf-baruah": 1.0,
+           "gedf-ffdbf": 1.0, "edf-qpa": 1.0, "fp-rta": 1 / 1.5}
+#: the tests also timed with every per-task bound read (issue 35), and those whose target (TARGETS) holds then
+BOUNDS_READ = ("gedf-rta", "fp-rta", "gedf-baruah", "gedf-ffdbf")
+BOUNDS_TARGETS = ("gedf-rta", "fp-rta")
 #: periods 10 ms – 1 s in each time unit (both tools get the same integers; the tests are unit-free
 #: except SchedCAT's G-EDF RTA, whose fixed point creeps by the unit and takes seconds per set in ns)
 UNITS = {"ms": (10, 1000), "us": (10_000, 1_000_000), "ns": (10_000_000, 1_000_000_000)}
@@ -149,12 +159,15 @@ def measure(args: argparse.Namespace, sc: Any) -> dict[str, Any]:
             get = sc["sched"].get_native_taskset
             native = sc["native"]
             prebuilt = [(getattr(native, cls), get(ts)) for ts in systems]
-        times: dict[str, list[float]] = {"rtsched": [], "rtsched verdict_only": [], "schedcat": [],
-                                          "schedcat C++ only": []}
+        times: dict[str, list[float]] = {"rtsched": [], "rtsched verdict_only": [], "rtsched bounds read": [],
+                                          "schedcat": [], "schedcat C++ only": []}
         for _ in range(args.rounds):
             cpu, results = _cpu(lambda: [run_test(test, p) for p in problems])
             times["rtsched"].append(cpu)
             verdicts["rtsched"][test] = [r.schedulable for r in results]
+            if test in BOUNDS_READ:
+                cpu, _ = _cpu(lambda: [[t.bound_ns for t in run_test(test, p).tasks] for p in problems])
+                times["rtsched bounds read"].append(cpu)
             if quick:
                 cpu, quick_results = _cpu(lambda: [run_test(test, p, verdict_only=True) for p in problems])
                 times["rtsched verdict_only"].append(cpu)
@@ -169,6 +182,7 @@ def measure(args: argparse.Namespace, sc: Any) -> dict[str, Any]:
                                        for (make, ts), p in zip(prebuilt, problems)])
                 times["schedcat C++ only"].append(cpu)
         best = {k: min(v) for k, v in times.items() if v}
+        bounds = test in BOUNDS_READ
         rt, scat = verdicts["rtsched"][test], verdicts["schedcat"][test]
         rows[test] = {
             "schedcat_test": cls, "sets": len(problems), **{k + " cpu_s": round(v, 4) for k, v in best.items()},
@@ -176,9 +190,14 @@ def measure(args: argparse.Namespace, sc: Any) -> dict[str, Any]:
             "ratio verdict_only": round(best["rtsched verdict_only"] / best["schedcat"], 3) if quick else None,
             "ratio vs C++ only": (round(min(best["rtsched"], best.get("rtsched verdict_only", best["rtsched"]))
                                         / best["schedcat C++ only"], 3) if prebuilt is not None else None),
+            "ratio bounds read": round(best["rtsched bounds read"] / best["schedcat"], 3) if bounds else None,
+            "ratio bounds read vs C++ only": (round(best["rtsched bounds read"] / best["schedcat C++ only"], 3)
+                                              if bounds and prebuilt is not None else None),
             "target": TARGETS.get(test),
             "target_met": (min(best["rtsched"], best.get("rtsched verdict_only", best["rtsched"])) / best["schedcat"]
                            <= TARGETS[test]) if test in TARGETS else None,
+            "target_met bounds read": (best["rtsched bounds read"] / best["schedcat"] <= TARGETS[test]
+                                       if test in BOUNDS_TARGETS else None),
             "rtsched_accepts": sum(rt), "schedcat_accepts": sum(scat),
             "only_rtsched": sum(a and not b for a, b in zip(rt, scat)),
             "only_schedcat": sum(b and not a for a, b in zip(rt, scat)), "same_test": same}
@@ -217,16 +236,25 @@ def main(argv: list[str] | None = None) -> int:
               f"{args.sets} sets per test, least CPU time of {args.rounds} alternating runs; "
               "ratio = rtsched / SchedCAT (Python call over its C++; FP RTA: its Python)")
         print(f"{'rtsched test':20s} {'SchedCAT':17s} {'rtsched':>8s} {'v.only':>8s} {'SchedCAT':>9s} "
-              f"{'C++ only':>9s} {'ratio':>7s} {'v.only':>7s} {'target':>11s}  accepts rt/sc (only rt, only sc)")
+              f"{'C++ only':>9s} {'ratio':>7s} {'v.only':>7s} {'vs C++':>7s} {'target':>11s}  accepts rt/sc (only rt, only sc)")
         for test, r in rows.items():
             vo = r.get("rtsched verdict_only cpu_s")
             cpp = r.get("schedcat C++ only cpu_s")
             target = f"<={r['target']:.2f} {'met' if r['target_met'] else 'NOT'}" if r["target"] else ""
             rvo = f"{r['ratio verdict_only']:7.3f}" if r["ratio verdict_only"] is not None else f"{'':7s}"
+            rcpp = f"{r['ratio vs C++ only']:7.3f}" if r["ratio vs C++ only"] is not None else f"{'':7s}"
             print(f"{test:20s} {r['schedcat_test']:17s} {r['rtsched cpu_s']:8.3f} "
                   f"{vo if vo is not None else '':>8} {r['schedcat cpu_s']:9.3f} {cpp if cpp is not None else '':>9} "
-                  f"{r['ratio']:7.3f} {rvo} {target:>11s}  {r['rtsched_accepts']}/{r['schedcat_accepts']} "
+                  f"{r['ratio']:7.3f} {rvo} {rcpp} {target:>11s}  {r['rtsched_accepts']}/{r['schedcat_accepts']} "
                   f"({r['only_rtsched']}, {r['only_schedcat']})")
+        for test, r in rows.items():
+            if r["ratio bounds read"] is not None:
+                vs_cpp = r["ratio bounds read vs C++ only"]
+                print(f"{test:20s} bounds read: {r['rtsched bounds read cpu_s']:.3f} s, "
+                      f"ratio {r['ratio bounds read']:.3f}"
+                      + (f" (C++ only {vs_cpp:.3f})" if vs_cpp is not None else "")
+                      + (f", target <={r['target']:.2f} {'met' if r['target_met bounds read'] else 'NOT'}"
+                         if r["target_met bounds read"] is not None else ""))
         print(f"G-EDF union of accepts on {len(result['sets']['G-EDF'])} sets: rtsched {union['rtsched']}, "
               f"SchedCAT {union['schedcat']}")
         for b in broken:

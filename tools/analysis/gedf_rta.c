@@ -85,7 +85,7 @@ static int64_t rta_one(const struct rta_task *a)
 	return hi;
 }
 
-int rtsa_gedf_rta(int n, const int64_t *cdt, int m, int verdict_only, int64_t *bound_out)
+int rtsa_gedf_rta(int n, const int64_t *cdt, int m, int verdict_only, int64_t *bound_out, int *rounds_out)
 {
 	int64_t *seen_at = malloc(sizeof(int64_t) * (size_t)n * 2);
 	if (!seen_at)
@@ -97,8 +97,9 @@ int rtsa_gedf_rta(int n, const int64_t *cdt, int m, int verdict_only, int64_t *b
 	}
 	struct rta_task a = {.cdt = cdt, .bound = bound_out, .n = n, .m = m};
 	int64_t updates = 0;
-	int failed = 0, changed = 1;
-	for (int rounds = 0; changed && rounds < MAX_ROUNDS; rounds++) {
+	int failed = 0, changed = 1, rounds = 0;
+	while (changed && rounds < MAX_ROUNDS) {
+		rounds++;
 		changed = 0;
 		failed = 0;
 		for (int k = 0; k < n; k++) {
@@ -125,5 +126,6 @@ int rtsa_gedf_rta(int n, const int64_t *cdt, int m, int verdict_only, int64_t *b
 		for (int k = 0; k < n; k++)
 			bound_out[k] = seen_r[k] < 0 ? -1 : -2;
 	free(seen_at);
+	*rounds_out = rounds;
 	return !failed;
 }

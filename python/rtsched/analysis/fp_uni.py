@@ -36,7 +36,7 @@ execution (suspension-oblivious); release jitter is not applied to them.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from rtsched.analysis.blocking import Blocking, blocking_context, blocking_term, ceilings, no_shared_resources
 from rtsched.analysis.results import (
@@ -54,7 +54,9 @@ from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_div
 __all__ = [
     "response_time",
     "rta_tasks",
+    "rta_bound",
     "fp_rta",
+    "fp_rta_result",
     "fp_liu_layland",
     "fp_hyperbolic",
     "fp_limited_preemption",
@@ -203,15 +205,19 @@ def rta_tasks(
                 r, jobs = response_time(task.exec_ns, blk.ns, own_j, task.period_ns, task.deadline_ns, hp_of[idx],
                                         b_later=later.ns)
                 blk = later
-        if r is None:
-            out.append(
-                TaskBound(task.name, None, "miss",
-                          f"response time exceeds the deadline {task.deadline_ns} ns (job {jobs} of the busy period); "
-                          f"blocking {blk.ns} ns: {blk.reason}", blk.ns))
-            missed = True
-        else:
-            out.append(TaskBound(task.name, r, "ok", f"blocking {blk.ns} ns: {blk.reason}", blk.ns))
+        out.append(rta_bound(task, blk, r, jobs))
+        missed = missed or r is None
     return out
+
+
+def rta_bound(task: AnalysisTask, blk: Blocking, r: int | None, jobs: int) -> TaskBound:
+    """A task's outcome: bound ``r`` with blocking ``blk`` (``blk.ns`` an int), or r None: past the deadline
+    at job ``jobs`` of the busy period (``response_time``'s answer; the native kernel's too)."""
+    if r is None:
+        return TaskBound(task.name, None, "miss",
+                         f"response time exceeds the deadline {task.deadline_ns} ns (job {jobs} of the busy period); "
+                         f"blocking {blk.ns} ns: {blk.reason}", blk.ns)
+    return TaskBound(task.name, r, "ok", f"blocking {blk.ns} ns: {blk.reason}", blk.ns)
 
 
 def _mark_unanalysable(problem: AnalysisProblem, bounds: list[TaskBound]) -> list[TaskBound]:
@@ -272,12 +278,19 @@ def fp_rta(problem: AnalysisProblem, protocol: str | None = None, verdict_only: 
             continue
         for b in rta_tasks(tasks, protocol_of, ceil=_ceilings_of(problem, tasks), verdict_only=verdict_only):
             bounds[b.name] = b
+    return fp_rta_result(problem, test, groups.values(), bounds)
+
+
+def fp_rta_result(problem: AnalysisProblem, test: str, groups: Iterable[Sequence[AnalysisTask]],
+                  bounds: dict[str, TaskBound]) -> AnalysisResult:
+    """fp_rta's result from every task's outcome (``bounds``, by name) on its processor's ``groups``.
+    (Also what the native kernel's outputs are turned into: ``native_engine.fp_rta``.)"""
     ordered = _mark_unanalysable(problem, [bounds[n] for n in problem.names()])
     verdict = verdict_of(ordered)
     # exact for independent tasks of distinct priorities; sleeps are counted as execution (safe, not
     # tight), and equal priorities run FIFO, where counting each other as interference is not tight
     exact = (not any(t.critical_sections or t.suspension_ns for t in problem.tasks)
-             and all(len({t.priority for t in ts}) == len(ts) for ts in groups.values()))
+             and all(len({t.priority for t in ts}) == len(ts) for ts in groups))
     return AnalysisResult(
         test=test, verdict=verdict, tasks=tuple(ordered), exact=exact,
         reason=("every response-time bound is within its deadline" if verdict == SCHEDULABLE

@@ -34,13 +34,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import lcm
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 from rtsched.analysis.rta_fixpoint import NO_BOUND, Interference, Term, least_response
 from rtsched.analysis.results import SCHEDULABLE, STOPPED, AnalysisResult, TaskBound, unsupported, verdict_of
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, ceil_fraction
 
-__all__ = ["gedf_gfb", "gedf_bcl", "gedf_rta", "gfp_rta", "gedf_tardiness"]
+__all__ = ["gedf_gfb", "gedf_bcl", "gedf_rta", "rta_result", "gfp_rta", "gedf_tardiness"]
 
 
 def _check(problem: AnalysisProblem, test: str, scheduler: str = "G-EDF") -> AnalysisResult | None:
@@ -226,8 +226,15 @@ def gedf_rta(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisRe
                 failed.add(k)
         if verdict_only and not failed:
             break
+    return rta_result(problem, failed, bound, rounds)
+
+
+def rta_result(problem: AnalysisProblem, failed: Collection[int], bound: Sequence[int], rounds: int) -> AnalysisResult:
+    """gedf_rta's result from the outcome of its rounds: the tasks (by index) left without a bound
+    within their deadline, every task's last bound, the rounds run. (Also what the native kernel's
+    outputs are turned into: ``native_engine.gedf_rta``.)"""
     out = []
-    for k, t in enumerate(tasks):
+    for k, t in enumerate(problem.tasks):
         if k in failed:
             out.append(TaskBound(t.name, None, "miss", "no response-time bound within the deadline"))
         elif failed:
@@ -235,7 +242,7 @@ def gedf_rta(problem: AnalysisProblem, verdict_only: bool = False) -> AnalysisRe
             out.append(TaskBound(t.name, None, "unknown", "depends on a task not shown schedulable"))
         else:
             out.append(TaskBound(t.name, bound[k], "ok", f"Bertogna–Cirinei RTA, {rounds} round(s)"))
-    return _finish(problem, test, out, False, "every task has a response-time bound within its deadline")
+    return _finish(problem, "gedf-rta", out, False, "every task has a response-time bound within its deadline")
 
 
 def gfp_rta(problem: AnalysisProblem) -> AnalysisResult:

@@ -66,8 +66,9 @@ integer arithmetic (everything scaled by the denominator).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -75,7 +76,8 @@ from rtsched.analysis.gedf import _check, _finish
 from rtsched.analysis.results import UNDECIDED, AnalysisResult, TaskBound, unsupported
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask
 
-__all__ = ["gedf_baruah", "gedf_ffdbf", "MAX_POINTS", "SIGMA_STEPS", "SIGMA_DENOMINATOR"]
+__all__ = ["gedf_baruah", "baruah_result", "BaruahCheck", "gedf_ffdbf", "ffdbf_grid", "ffdbf_result", "FfdbfGrid",
+           "MAX_POINTS", "SIGMA_STEPS", "SIGMA_DENOMINATOR"]
 
 #: Values of A checked per task before the test answers "unknown" (the range grows as 1/(m − U)).
 MAX_POINTS = 400_000
@@ -134,19 +136,39 @@ def _baruah_holds(k: int, c: np.ndarray, p: np.ndarray, d: np.ndarray, t: np.nda
     return holds
 
 
+#: One task's check of (*) over its range, given t_max: None when there are more than MAX_POINTS
+#: values of A, else (the number of distinct points checked, the least A where (*) fails or None).
+BaruahCheck = Callable[[int, int], "tuple[int, int | None] | None"]
+
+
 def gedf_baruah(problem: AnalysisProblem) -> AnalysisResult:
     test = "gedf-baruah"
     bad = _check(problem, test)
     if bad is not None:
         return bad
+    c, p, d = _params(problem.tasks)
+
+    def check(k: int, t_max: int) -> tuple[int, int | None] | None:
+        points = _baruah_points(k, c, p, d, t_max)
+        if points is None:
+            return None
+        ok = _baruah_holds(k, c, p, d, points, problem.cpus)
+        return len(points), None if ok.all() else int(points[np.argmin(ok)]) - int(d[k])
+
+    return baruah_result(problem, check)
+
+
+def baruah_result(problem: AnalysisProblem, check: BaruahCheck) -> AnalysisResult:
+    """gedf_baruah's result, each task's range of A checked by ``check`` (numpy here; the native
+    kernel's outputs in ``native_engine.gedf_baruah``)."""
+    test = "gedf-baruah"
     m = problem.cpus
     tasks = problem.tasks
     u = sum((Fraction(t.exec_ns, t.period_ns) for t in tasks), Fraction(0))
     if u >= m:
         why = f"U = {float(u):.4f} ≥ m = {m}: Baruah's test needs U < m"
         return _finish(problem, test, [TaskBound(t.name, None, "miss", why) for t in tasks], False, why)
-    c, p, d = _params(tasks)
-    c_sigma = int(np.sort(c)[::-1][: max(0, m - 1)].sum())
+    c_sigma = sum(sorted((t.exec_ns for t in tasks), reverse=True)[: max(0, m - 1)])
     y = sum((Fraction(t.exec_ns * (t.period_ns - t.deadline_ns), t.period_ns) for t in tasks), Fraction(0))
     bounds: list[TaskBound] = []
     undecided = []
@@ -164,20 +186,19 @@ def gedf_baruah(problem: AnalysisProblem) -> AnalysisResult:
             bounds.append(TaskBound(tk.name, None, "unknown", f"range of A up to {t_max - tk.deadline_ns} ns "
                                                               "is too long for 64-bit sums"))
             continue
-        points = _baruah_points(k, c, p, d, t_max)
-        if points is None:
+        checked = check(k, t_max)
+        if checked is None:
             undecided.append(tk.name)
             bounds.append(TaskBound(tk.name, None, "unknown",
                                     f"more than {MAX_POINTS} values of A to check (A ≤ {t_max - tk.deadline_ns} ns, "
                                     f"U = {float(u):.4f} close to m)"))
             continue
-        ok = _baruah_holds(k, c, p, d, points, m)
-        if ok.all():
+        count, a = checked
+        if a is None:
             bounds.append(TaskBound(tk.name, tk.deadline_ns, "ok",
-                                    f"condition holds at all {len(points)} breakpoints, A ≤ {t_max - tk.deadline_ns} "
+                                    f"condition holds at all {count} breakpoints, A ≤ {t_max - tk.deadline_ns} "
                                     "ns; bound = deadline"))
         else:
-            a = int(points[np.argmin(ok)]) - tk.deadline_ns
             bounds.append(TaskBound(tk.name, None, "miss", f"condition fails at A = {a} ns"))
     result = _finish(problem, test, bounds, False, "Baruah's condition holds for every task and every A",
                      {"utilization": u})
@@ -228,10 +249,8 @@ def gedf_ffdbf(problem: AnalysisProblem) -> AnalysisResult:
     if m < 2:
         return unsupported(test, problem.names(), "FF-DBF needs m ≥ 2 (its σ range divides by m − 1); "
                                                   "on one processor use edf-qpa (exact)")
-    u = sum((Fraction(t.exec_ns, t.period_ns) for t in tasks), Fraction(0))
-    dmax = max((Fraction(t.exec_ns, t.deadline_ns) for t in tasks), default=Fraction(0))
-    hi = (m - u) / (m - 1)
-    sigmas = _sigmas(dmax, hi)
+    grid = ffdbf_grid(tasks, m)
+    u, sigmas = grid.utilization, grid.sigmas
     g = SIGMA_DENOMINATOR
     c, p, d = _params(tasks)
     c_sum = int(c.sum())
@@ -253,16 +272,44 @@ def gedf_ffdbf(problem: AnalysisProblem) -> AnalysisResult:
         if _ffdbf_holds(c, p, d, m, a, t):
             witness = a
             break
+    return ffdbf_result(problem, grid, witness, skipped)
+
+
+@dataclass(frozen=True)
+class FfdbfGrid:
+    """What gedf_ffdbf tries: the σ numerators (over SIGMA_DENOMINATOR), from U, δ_max and the
+    upper end (m − U)/(m − 1)."""
+
+    utilization: Fraction
+    dmax: Fraction
+    hi: Fraction
+    sigmas: list[int]
+
+
+def ffdbf_grid(tasks: Sequence[AnalysisTask], m: int) -> FfdbfGrid:
+    """FF-DBF's σ grid for ``tasks`` on m ≥ 2 processors."""
+    u = sum((Fraction(t.exec_ns, t.period_ns) for t in tasks), Fraction(0))
+    dmax = max((Fraction(t.exec_ns, t.deadline_ns) for t in tasks), default=Fraction(0))
+    hi = (m - u) / (m - 1)
+    return FfdbfGrid(u, dmax, hi, _sigmas(dmax, hi))
+
+
+def ffdbf_result(problem: AnalysisProblem, grid: FfdbfGrid, witness: int | None, skipped: int) -> AnalysisResult:
+    """gedf_ffdbf's result: the first σ of ``grid`` that passes (``witness``, or None) and how many
+    were skipped before it (or of all). (Also what the native kernel's outputs are turned into:
+    ``native_engine.gedf_ffdbf``.)"""
+    test, g, tasks, sigmas = "gedf-ffdbf", SIGMA_DENOMINATOR, problem.tasks, grid.sigmas
     if witness is not None:
         why = f"σ = {witness}/{g}: Σ FF-DBF(t, σ) ≤ (m − (m−1)σ)·t for every t"
         return _finish(problem, test, [TaskBound(t.name, t.deadline_ns, "ok", why + "; bound = deadline")
-                                       for t in tasks], False, why, {"sigma": Fraction(witness, g), "utilization": u})
+                                       for t in tasks], False, why,
+                       {"sigma": Fraction(witness, g), "utilization": grid.utilization})
     if not sigmas:
-        why = f"no σ with δ_max = {float(dmax):.4f} ≤ σ < (m − U)/(m − 1) = {float(hi):.4f}"
+        why = f"no σ with δ_max = {float(grid.dmax):.4f} ≤ σ < (m − U)/(m − 1) = {float(grid.hi):.4f}"
     else:
         why = f"no σ of {len(sigmas)} tried ({float(Fraction(sigmas[0], g)):.3f}…" \
               f"{float(Fraction(sigmas[-1], g)):.3f}) satisfies the condition"
         if skipped:
             why += f" ({skipped} skipped: more than {MAX_POINTS} points)"
     return _finish(problem, test, [TaskBound(t.name, None, "miss", why) for t in tasks], False, why,
-                   {"utilization": u})
+                   {"utilization": grid.utilization})

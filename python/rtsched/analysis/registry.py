@@ -4,7 +4,7 @@
     result = TESTS["fp-rta"](problem)              # test(problem, **options) -> AnalysisResult
     result = run_test("prm-fp", problem, period_ns=100_000_000, supply="linear")
 
-GFB, BCL, the G-EDF RTA, QPA and ``fp-rta`` go through ``native_engine``: its native kernels decide the
+GFB, BCL, the G-EDF RTA, Baker, Baruah, FF-DBF, QPA and ``fp-rta`` go through ``native_engine``: its native kernels decide the
 verdict when the library is built and the set qualifies (the rest of the result is the Python
 test's, computed when read), else the Python test runs.
 
@@ -19,9 +19,9 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
 
-from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_baker, gedf_bcl_iterative, gedf_demand,
-                              gedf_np_tardiness, gedf_tardiness_lambda, gfp_guan, hierarchical, lp_blocking,
-                              native_engine, partitioned, pfp_distributed, picv_rpc, spin_locks)
+from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_bcl_iterative, gedf_np_tardiness,
+                              gedf_tardiness_lambda, gfp_guan, hierarchical, lp_blocking, native_engine, partitioned,
+                              pfp_distributed, picv_rpc, spin_locks)
 from rtsched.analysis.jitter_fold import EDF, EDF_ARRIVAL, FP, NATIVE, folded
 from rtsched.analysis.overheads import Overheads, fold_and_run
 from rtsched.analysis.results import AnalysisResult, unsupported
@@ -90,9 +90,9 @@ TESTS: dict[str, Test] = {
     "gedf-tardiness": _named(gedf.gedf_tardiness, "gedf-tardiness", jitter=EDF),
     "gedf-tardiness-lambda": _named(gedf_tardiness_lambda.gedf_tardiness_lambda, "gedf-tardiness-lambda", jitter=EDF),
     "gedf-np-tardiness": _named(gedf_np_tardiness.gedf_np_tardiness, "gedf-np-tardiness", intervals=True, jitter=EDF),
-    "gedf-baker": _named(gedf_baker.gedf_baker, "gedf-baker", jitter=EDF),
-    "gedf-baruah": _named(gedf_demand.gedf_baruah, "gedf-baruah", jitter=EDF),
-    "gedf-ffdbf": _named(gedf_demand.gedf_ffdbf, "gedf-ffdbf", jitter=EDF),
+    "gedf-baker": _named(native_engine.gedf_baker, "gedf-baker", jitter=EDF),
+    "gedf-baruah": _named(native_engine.gedf_baruah, "gedf-baruah", jitter=EDF),
+    "gedf-ffdbf": _named(native_engine.gedf_ffdbf, "gedf-ffdbf", jitter=EDF),
     "gedf-bcl-iterative": _named(gedf_bcl_iterative.gedf_bcl_iterative, "gedf-bcl-iterative", jitter=EDF),
     "gfp-rta": _named(gedf.gfp_rta, "gfp-rta", jitter=FP),
     "gfp-guan": _named(gfp_guan.gfp_guan, "gfp-guan", jitter=FP),

@@ -152,10 +152,11 @@ def _deferred(name: str) -> property:
 
 class DeferredResult(AnalysisResult):
     """An AnalysisResult whose verdict a native kernel decided (``native_engine``) and whose
-    other fields are computed on first read, by the pure-Python test (``complete``): a caller
-    that reads only ``verdict`` / ``schedulable`` (a sweep, a benchmark) pays for no per-task
-    object and no formatted reason; one that reads anything else gets exactly the Python
-    test's result, field for field.
+    other fields are computed on first read by ``complete`` (the pure-Python test, or the
+    Python test's own result builder over the kernel's outputs): a caller that reads only
+    ``verdict`` / ``schedulable`` (a sweep, a benchmark) pays for no per-task object and no
+    formatted reason; one that reads anything else gets exactly the Python test's result,
+    field for field.
 
     Invariant (checked when completing): the Python test's verdict is this verdict and its
     per-task bounds are ``bounds()`` (the kernel's); a difference raises KernelMismatch.

@@ -114,24 +114,129 @@ static void test_fp_rta(void)
 static void test_gedf_rta(void)
 {
 	int64_t bound[3];
+	int rounds;
 	/* one task alone: R = C */
 	int64_t alone[] = {3, 5, 10};
-	EXPECT_EQ(rtsa_gedf_rta(1, alone, 1, 0, bound), 1);
+	EXPECT_EQ(rtsa_gedf_rta(1, alone, 1, 0, bound, &rounds), 1);
 	EXPECT_EQ(bound[0], 3);
 	/* two tasks on two processors: no interference beyond the cap, R = C each */
 	int64_t two[] = {3, 5, 10, 4, 6, 10};
-	EXPECT_EQ(rtsa_gedf_rta(2, two, 2, 0, bound), 1);
+	EXPECT_EQ(rtsa_gedf_rta(2, two, 2, 0, bound, &rounds), 1);
 	EXPECT_EQ(bound[0], 3);
 	EXPECT_EQ(bound[1], 4);
 	/* C > D: that task -1, the others -2 */
 	int64_t late[] = {6, 5, 10, 1, 10, 10};
-	EXPECT_EQ(rtsa_gedf_rta(2, late, 2, 0, bound), 0);
+	EXPECT_EQ(rtsa_gedf_rta(2, late, 2, 0, bound, &rounds), 0);
 	EXPECT_EQ(bound[0], -1);
 	EXPECT_EQ(bound[1], -2);
 	/* extremes: deadlines of 2^52 with heavy others on 1024 processors */
 	int64_t big[] = {RTSA_MAX_NS / 2, RTSA_MAX_NS, RTSA_MAX_NS, RTSA_MAX_NS, RTSA_MAX_NS, RTSA_MAX_NS, 1, 1, 1};
-	EXPECT_EQ(rtsa_gedf_rta(3, big, RTSA_MAX_CPUS, 0, bound), 1);
+	EXPECT_EQ(rtsa_gedf_rta(3, big, RTSA_MAX_CPUS, 0, bound, &rounds), 1);
 	EXPECT_EQ(bound[0], RTSA_MAX_NS / 2);
+}
+
+/* The sets of the three tests below, rows (C, D, T); their answers are gedf_baker's, gedf_baruah's
+ * and gedf_ffdbf's (Python) on the same sets. */
+static int64_t light[] = {1, 10, 10, 1, 10, 10, 1, 10, 10};            /* m = 2 */
+static int64_t heavy[] = {6, 10, 10, 6, 10, 10, 6, 10, 10};            /* m = 2, U = 1.8 */
+static int64_t mixed[] = {2, 5, 10, 3, 10, 12, 6, 15, 20, 5, 30, 30}; /* m = 2 */
+static int64_t mixed3[] = {2, 5, 10, 3, 10, 12, 6, 15, 20, 5, 30, 30, 9, 20, 25}; /* m = 3 */
+static int64_t late[] = {11, 10, 10, 1, 10, 10};                       /* m = 2, C > D */
+static int64_t full[] = {999999, 1000000, 1000000, 999999, 1000000, 1000000}; /* m = 2, U = 2 − 2e-6 */
+static int64_t over[] = {9, 10, 10, 9, 10, 10, 9, 10, 10};             /* m = 2, U = 2.7 */
+/* times near RTSA_MAX_NS, m = 4 */
+static int64_t big[] = {(int64_t)1 << 50, RTSA_MAX_NS, RTSA_MAX_NS, (int64_t)1 << 49, RTSA_MAX_NS / 2,
+			RTSA_MAX_NS, 1, RTSA_MAX_NS, RTSA_MAX_NS};
+
+static void test_baker(void)
+{
+	uint8_t ok[5];
+	EXPECT_EQ(rtsa_baker(3, light, 2, ok), 1);
+	EXPECT_EQ(rtsa_baker(3, heavy, 2, ok), 0);
+	EXPECT_EQ(ok[2], 0);
+	EXPECT_EQ(rtsa_baker(4, mixed, 2, ok), 1);
+	/* only τ_0 fails: the verdict alone stops there */
+	EXPECT_EQ(rtsa_baker(5, mixed3, 3, ok), 0);
+	EXPECT_EQ(ok[0], 0);
+	EXPECT_EQ(ok[1], 1);
+	EXPECT_EQ(ok[4], 1);
+	EXPECT_EQ(rtsa_baker(5, mixed3, 3, NULL), 0);
+	EXPECT_EQ(rtsa_baker(2, late, 2, ok), 0);
+	EXPECT_EQ(ok[0], 0);
+	EXPECT_EQ(ok[1], 1);
+	EXPECT_EQ(rtsa_baker(3, big, 4, ok), 1);
+	/* λ_k = u_i for every pair (identical tasks): the extra term is 0, on the exact boundary
+	 * Σ min(1, β) = 3·0.5 = 1.5 = m(1 − λ) + λ: left to the exact comparison */
+	int64_t edge[] = {5, 10, 10, 5, 10, 10, 5, 10, 10};
+	EXPECT_EQ(rtsa_baker(3, edge, 2, ok), RTSA_PYTHON);
+}
+
+static void test_baruah(void)
+{
+	uint8_t ok[5];
+	int sign = 2;
+	EXPECT_EQ(rtsa_baruah(3, light, 2, ok, NULL), 1);
+	EXPECT_EQ(rtsa_baruah(3, heavy, 2, ok, NULL), 0);
+	EXPECT_EQ(ok[0], 0);
+	EXPECT_EQ(rtsa_baruah(3, heavy, 2, NULL, NULL), 0);
+	EXPECT_EQ(rtsa_baruah(4, mixed, 2, ok, NULL), 1);
+	EXPECT_EQ(rtsa_baruah(5, mixed3, 3, ok, NULL), 1);
+	/* detail mode: the distinct points checked per passing task (-1: range empty) */
+	int64_t detail[5];
+	EXPECT_EQ(rtsa_baruah(5, mixed3, 3, ok, detail), 1);
+	EXPECT_EQ(detail[0], 9);
+	EXPECT_EQ(detail[1], 5);
+	EXPECT_EQ(detail[2], 3);
+	EXPECT_EQ(detail[3], -1);
+	EXPECT_EQ(detail[4], 2);
+	/* ... and the least failing A, τ_3's in the second window of t ([4, 7], its D = 2) */
+	int64_t later[] = {10, 19, 19, 3, 5, 5, 5, 7, 8, 1, 2, 11};
+	EXPECT_EQ(rtsa_baruah(4, later, 2, ok, detail), 0);
+	EXPECT_EQ(detail[0], 0);
+	EXPECT_EQ(detail[1], 2);
+	EXPECT_EQ(detail[2], 0);
+	EXPECT_EQ(detail[3], 5);
+	EXPECT_EQ(rtsa_baruah(2, late, 2, ok, NULL), 0);
+	EXPECT_EQ(ok[0], 0);
+	EXPECT_EQ(ok[1], 1);
+	/* U just below m: the range of A needs more than RTSA_BARUAH_MAX_POINTS values: given up */
+	EXPECT_EQ(rtsa_baruah(2, full, 2, ok, NULL), RTSA_UNKNOWN);
+	EXPECT_EQ(ok[0], 2);
+	EXPECT_EQ(ok[1], 2);
+	EXPECT_EQ(rtsa_baruah(3, over, 2, ok, NULL), 0); /* U ≥ m: every task */
+	EXPECT_EQ(ok[2], 0);
+	EXPECT_EQ(rtsa_baruah(3, big, 4, ok, NULL), 1);
+	/* U = m exactly (too close in floating point, decided over the periods' LCM): every task fails */
+	int64_t at_m[] = {3, 5, 5, 4, 10, 10, 7, 10, 10, 1, 2, 2};
+	EXPECT_EQ(rtsa_baruah(4, at_m, 2, ok, NULL), 0);
+	EXPECT_EQ(ok[3], 0);
+	/* t_max = 12/0.2 = 60 exactly (heavy, τ_0), decided exactly; and 2/1.7 (light) in floating point */
+	EXPECT_EQ(rtsa_exact_sign(3, heavy, 1, 60, 60 * 2 - 6 - 6, &sign), 1);
+	EXPECT_EQ(sign, 0);
+	/* the periods' LCM past 127 bits: not decided */
+	int64_t coprime[] = {1, 1000003, 1000003, 1, 1000033, 1000033, 1, 1000037, 1000037, 1, 1000039, 1000039,
+			     1, 1000081, 1000081, 1, 1000099, 1000099, 1, 1000117, 1000117, 1, 1000121, 1000121,
+			     1, 1000133, 1000133, 1, 1000151, 1000151};
+	EXPECT_EQ(rtsa_exact_sign(10, coprime, 0, 1, 1, &sign), 0);
+}
+
+static void test_ffdbf(void)
+{
+	int64_t sigma = -1;
+	int skipped = -1;
+	EXPECT_EQ(rtsa_ffdbf(3, light, 2, &sigma, &skipped), 1);
+	EXPECT_EQ(sigma, 100); /* σ = 1/10 = δ_max, the grid's first value */
+	EXPECT_EQ(rtsa_ffdbf(3, heavy, 2, &sigma, &skipped), 0);
+	EXPECT_EQ(rtsa_ffdbf(4, mixed, 2, &sigma, &skipped), 1);
+	EXPECT_EQ(sigma, 400);
+	EXPECT_EQ(rtsa_ffdbf(5, mixed3, 3, &sigma, &skipped), 1);
+	EXPECT_EQ(sigma, 450);
+	EXPECT_EQ(rtsa_ffdbf(2, late, 2, &sigma, &skipped), 0); /* δ_max > 1: no σ */
+	EXPECT_EQ(rtsa_ffdbf(2, full, 2, &sigma, &skipped), 0);
+	EXPECT_EQ(rtsa_ffdbf(3, over, 2, &sigma, &skipped), 0);
+	/* extremes: every σ's range of t past the 64-bit guard: skipped, no overflow */
+	EXPECT_EQ(rtsa_ffdbf(3, big, 4, &sigma, &skipped), 0);
+	EXPECT_EQ(skipped, 50);
 }
 
 int main(void)
@@ -141,6 +246,9 @@ int main(void)
 	test_qpa();
 	test_fp_rta();
 	test_gedf_rta();
+	test_baker();
+	test_baruah();
+	test_ffdbf();
 	if (failures) {
 		fprintf(stderr, "%d failure(s)\n", failures);
 		return EXIT_FAILURE;
