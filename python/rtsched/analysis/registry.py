@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_baker, gedf_bcl_iterative, gedf_demand,
                               gedf_tardiness_lambda, gfp_guan, hierarchical, lp_blocking, native_engine, partitioned,
                               pfp_distributed, picv_rpc, spin_locks)
+from rtsched.analysis.lock_order import deadlock_refusal
 from rtsched.analysis.overheads import Overheads, apply_overheads, is_interference
 from rtsched.analysis.results import AnalysisResult, unsupported
 from rtsched.analysis.tasks import AnalysisProblem, from_taskset
@@ -38,16 +39,24 @@ Test = Callable[..., AnalysisResult]
 TestOptions = dict[str, Any]
 
 
-def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False) -> Test:
+def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False,
+           protocol: str | None = None) -> Test:
     """The test ``fn`` under ``name``; unless it models non-preemptive intervals (``intervals``), a set
     with some (``np_segments_ns``) is ``unsupported``: an interval of a lower-priority or
-    longer-deadline task blocks every other task, which such a test would not count."""
+    longer-deadline task blocks every other task, which such a test would not count.
+
+    A set whose nested sections can deadlock (a lock-order cycle its protocols, or ``protocol`` when
+    the test forces one on every resource, do not rule out) is ``not schedulable`` with the cycle
+    named (``lock_order``): a deadlocked job never completes, whatever the test's bound says."""
     def test(problem: AnalysisProblem, **options: object) -> AnalysisResult:
         if not intervals:
             for late in problem.tasks:  # a plain loop: on every call of every test
                 if late.np_segments_ns:
                     return unsupported(name, problem.names(), f"{late.name} has non-preemptive intervals, which "
                                        f"{name} does not model (they block other tasks); fp-lp analyses them")
+        deadlock = deadlock_refusal(name, problem, protocol)
+        if deadlock is not None:
+            return deadlock
         return fn(problem, **options)
 
     test.__name__ = name.replace("-", "_").replace("+", "_plus")
@@ -57,11 +66,11 @@ def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False
 
 TESTS: dict[str, Test] = {
     "fp-rta": _named(native_engine.fp_rta, "fp-rta"),
-    "fp-rta-pip": _named(partial(fp_uni.fp_rta, protocol="pip"), "fp-rta-pip"),
-    "fp-rta-pcp": _named(partial(fp_uni.fp_rta, protocol="pcp"), "fp-rta-pcp"),
-    "fp-rta-srp": _named(partial(fp_uni.fp_rta, protocol="srp"), "fp-rta-srp"),
-    "fp-rta-ipcp": _named(partial(fp_uni.fp_rta, protocol="ipcp"), "fp-rta-ipcp"),
-    "fp-rta-np": _named(partial(fp_uni.fp_rta, protocol="np"), "fp-rta-np"),
+    "fp-rta-pip": _named(partial(fp_uni.fp_rta, protocol="pip"), "fp-rta-pip", protocol="pip"),
+    "fp-rta-pcp": _named(partial(fp_uni.fp_rta, protocol="pcp"), "fp-rta-pcp", protocol="pcp"),
+    "fp-rta-srp": _named(partial(fp_uni.fp_rta, protocol="srp"), "fp-rta-srp", protocol="srp"),
+    "fp-rta-ipcp": _named(partial(fp_uni.fp_rta, protocol="ipcp"), "fp-rta-ipcp", protocol="ipcp"),
+    "fp-rta-np": _named(partial(fp_uni.fp_rta, protocol="np"), "fp-rta-np", protocol="np"),
     "fp-ll": _named(fp_uni.fp_liu_layland, "fp-ll"),
     "fp-hyperbolic": _named(fp_uni.fp_hyperbolic, "fp-hyperbolic"),
     "fp-lp": _named(fp_uni.fp_limited_preemption, "fp-lp", intervals=True),
