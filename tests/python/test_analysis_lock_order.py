@@ -17,11 +17,13 @@ import sys
 import pytest
 
 from rtsched.analysis.lock_order import lock_order_cycles
+from rtsched.analysis import registry
 from rtsched.analysis.registry import TESTS, run_test
 from rtsched.analysis.soundness.explorer import explore
-from rtsched.analysis.soundness.harness import analyse, judge
+from rtsched.analysis.soundness.harness import analyse, judge, search
 from rtsched.analysis.soundness.model import SystemModel, TaskModel
 from rtsched.analysis.soundness.regressions import periodic
+from rtsched.analysis.soundness.subjects import subject
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, CriticalSection, from_taskset
 from rtsched.model import taskset_from_dict
 
@@ -164,3 +166,13 @@ def test_validate_warns_with_the_cycle_named(tmp_path):
     out = subprocess.run([sys.executable, "-m", "rtsched.cli.main", "validate", str(path)],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stderr == ""
+
+
+@pytest.mark.parametrize("ident", ["fp-rta/lock-order", "fp-rta-pip/lock-order"])
+def test_the_harness_finds_the_deadlock_when_the_analysis_ignores_cycles(monkeypatch, ident):
+    """The soundness family of lock-order cycles reaches a deadlock (a job never completes) when the
+    refusal is switched off: what it found on the code before the fix, at the CI seed."""
+    monkeypatch.setattr(registry, "deadlock_refusal", lambda *args: None)
+    report = search(subject(ident), 22, 8, 40, 64)
+    assert report.counterexample is not None
+    assert report.counterexample.violation.finish is None and report.counterexample.violation.kind == "deadline miss"
