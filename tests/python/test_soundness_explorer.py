@@ -295,3 +295,14 @@ def test_explorer_shows_a_miss_for_every_set_exact_edf_rejects():
         assert missed == (not ok), m
         seen[ok] += 1
     assert seen[True] >= 10 and seen[False] >= 5, seen
+
+
+def test_a_job_ending_in_an_empty_section_lets_the_next_job_of_its_task_start_at_once():
+    """The job's last operations (lock, unlock, completion) happen when it gets the processor at 2;
+    the next job, arrived at 2, runs at 2. (The explorer used to idle at 2: the next job was activated
+    only at the following tick, a false excess of 1 the adversarial search found.)"""
+    model = SystemModel((TaskModel("t", 2, 4, (("exec", 2), ("lock", "a"), ("unlock", "a")), 1),), "FP", 1,
+                        {"a": "ipcp"})
+    scenario = Scenario((Job("t", 0, 0, model.tasks[0].body), Job("t", 2, 0, model.tasks[0].body)), ("t",))
+    run = explore(model, scenario, 10)
+    assert row(run) == "tttt." and run.finish == [2, 4]  # (tick 4: the second job locks, unlocks, ends)

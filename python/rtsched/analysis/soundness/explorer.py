@@ -411,6 +411,7 @@ class _Explorer:
             for j in chosen:
                 if j.pc < len(j.body) and j.body[j.pc][0] == LOCK:
                     self._lock(j, j.body[j.pc][1], now)
+                    self._activate(now)  # a job that ended in that zero-time step lets its task's next one start
                     break
             else:
                 return chosen
