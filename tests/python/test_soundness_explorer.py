@@ -306,3 +306,18 @@ def test_a_job_ending_in_an_empty_section_lets_the_next_job_of_its_task_start_at
     scenario = Scenario((Job("t", 0, 0, model.tasks[0].body), Job("t", 2, 0, model.tasks[0].body)), ("t",))
     run = explore(model, scenario, 10)
     assert row(run) == "tttt." and run.finish == [2, 4]  # (tick 4: the second job locks, unlocks, ends)
+
+
+def test_a_job_that_took_a_lock_at_its_first_instant_has_started():
+    """t1 (tie-break first) takes b (pcp) at 2 without executing before; t2, equal priority and ready
+    earlier, then takes a (srp) and waits for b. t1 ran its lock call, so SRP's start rule (which a
+    job not yet started obeys) no longer holds it back: it runs and releases b. (The explorer used to
+    keep t1 out as not started, a deadlock no real system has, which the adversarial search found.)"""
+    model = SystemModel((TaskModel("t2", 4, 6, (("lock", "a"), ("lock", "b"), ("exec", 2), ("unlock", "b"),
+                                                 ("unlock", "a")), 2, 1),
+                         TaskModel("t1", 7, 10, (("lock", "b"), ("exec", 1), ("unlock", "b")), 2, 1),
+                         TaskModel("a1", 9, 9, ex(1), 3)), "FP", 1, {"a": "srp", "b": "pcp"})
+    scenario = Scenario((Job("t2", 0, 1, model.tasks[0].body), Job("t1", 0, 1, model.tasks[1].body),
+                         Job("a1", 1, 0, ex(1))), ("t1", "t2", "a1"))
+    run = explore(model, scenario, 10)
+    assert run.finish == [5, 3, 2]

@@ -271,6 +271,7 @@ class _Explorer:
 
     def _lock(self, job: _Job, resource: str, now: int) -> None:
         """The job, on a processor, tries its lock (local locks are tried only when admissible)."""
+        job.started = True  # it ran the lock call: SRP's rule (start only above the ceiling) is behind it
         if resource in self.sync and not job.agent:  # issued on its own processor: it becomes an agent
             job.agent = True
             job.group = self.sync[resource]
