@@ -1,0 +1,190 @@
+"""Adversarial construction: search for the set *and* the scenario that maximise (response − bound).
+
+:func:`harness.search` draws sets and scenarios at random; the defects that
+outside checkers found (issue 35) hid where random draws seldom go: a
+resource requested twice in one job, a lower task's several global sections,
+nested sections of different protocols, D > T. :func:`adversarial_search`
+climbs towards them instead.
+
+The objective, for a set the test accepts and one legal scenario of it, is
+the largest *excess* of any job that can be judged: its response (the
+explorer's: a job still unfinished counts as unfinished at the end) less the
+bound the test reported for its task, or less its deadline when the test's
+verdict is about deadlines and that is smaller. The test's bound is used only
+as the figure to exceed; what a job's response is comes only from the
+explorer, which implements the protocols' rules (``explorer.py``). An excess
+above 0 is a counterexample, the same as :func:`harness.judge` gives.
+
+The search, per round: a set from the subject's family (accepted by the test),
+and the best of the papers' worst-case plans for it (``patterns.py``:
+synchronous release, critical instant with jitter, a maximal blocking chain
+before each task). Then simulated annealing over both: each step edits the set
+(``mutations.py``: execution, section lengths and positions, request counts,
+nesting, protocols, periods, deadlines, priorities, jitter, sleeps, calls,
+processors, tasks; a set the test no longer accepts is not taken) or the
+scenario (``plans.py``: offsets, sporadic gaps, release delays, shorter
+amounts, tie-breaks, a release one tick after another task's lock); a step
+that lowers the excess by δ is taken with probability e^(−δ/temperature),
+the temperature falling from 2 to 0.1 over the round.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+
+from rtsched.analysis.registry import TestOptions
+from rtsched.analysis.results import AnalysisResult
+from rtsched.analysis.soundness.harness import Counterexample, analyse, judge
+from rtsched.analysis.soundness.model import Scenario, SystemModel
+from rtsched.analysis.soundness.mutations import Space, learn_space, mutate_model
+from rtsched.analysis.soundness.patterns import seed_plans
+from rtsched.analysis.soundness.plans import Plan, mutate_plan, realize
+from rtsched.analysis.soundness.scenarios import horizon_of
+from rtsched.analysis.soundness.subjects import Subject
+
+__all__ = ["AdversaryReport", "adversarial_search", "excess"]
+
+#: The share of steps that edit the set (the rest edit the scenario).
+SET_EDITS = 0.4
+#: How many of a family's sets are drawn to learn its space.
+SPACE_DRAWS = 30
+
+
+@dataclass
+class AdversaryReport:
+    subject: str
+    seed: int
+    rounds: int = 0
+    steps: int = 0
+    evaluations: int = 0  # scenarios explored
+    rejected: int = 0  # edited sets the test did not accept (or the explorer cannot run)
+    best: int | None = None  # the largest excess seen (> 0: the counterexample)
+    pattern: str = ""  # the seed pattern the winning climb started from
+    counterexample: Counterexample | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class _State:
+    model: SystemModel
+    options: TestOptions
+    result: AnalysisResult
+    plan: Plan
+    scenario: Scenario
+    score: int
+    cex: Counterexample | None
+
+
+def excess(model: SystemModel, scenario: Scenario, result: AnalysisResult, response_end: int,
+           finish: list[int | None], check_deadlines: bool = True) -> int | None:
+    """The largest (response − limit) over the jobs that can be judged; limit: the test's bound for the
+    task, or its deadline when smaller and ``check_deadlines``. None when no job can be judged."""
+    best: int | None = None
+    for job, done in zip(scenario.jobs, finish):
+        task = model.task(job.task)
+        bound = result.bound(job.task)
+        limits = ([bound] if bound is not None else []) + ([task.deadline] if check_deadlines else [])
+        if not limits:
+            continue
+        limit = min(limits)
+        if done is None and response_end - job.arrival < max(task.deadline, bound or 0):
+            continue  # the schedule ends before this job could be judged (as judge does)
+        response = (done if done is not None else response_end + 1) - job.arrival
+        best = response - limit if best is None else max(best, response - limit)
+    return best
+
+
+class _Climb:
+    def __init__(self, subject: Subject, rng: random.Random, space: Space, report: AdversaryReport):
+        self.subject = subject
+        self.rng = rng
+        self.space = space
+        self.report = report
+
+    def evaluate(self, model: SystemModel, options: TestOptions, plan: Plan,
+                 result: AnalysisResult | None = None) -> _State | None:
+        if result is None:
+            try:
+                result = analyse(self.subject.test, model, options)
+            except ValueError:
+                return None
+            if not result.schedulable:
+                return None
+        supply = (options["period_ns"], result.details["budget_ns"]) if self.subject.supply else None
+        scenario = realize(model, plan, horizon_of(model), supply)
+        try:
+            run, violation = judge(model, scenario, result, self.subject.semantics, self.subject.check_deadlines)
+        except (ValueError, RuntimeError):  # a model the explorer does not run (a resource it cannot share)
+            return None
+        self.report.evaluations += 1
+        score = excess(model, scenario, result, run.end, run.finish, self.subject.check_deadlines)
+        if score is None:
+            return None
+        cex = None
+        if violation is not None:
+            cex = Counterexample(self.subject.test, model, options, self.subject.semantics, result, scenario, run,
+                                 violation, self.subject.check_deadlines)
+        return _State(model, options, result, plan, scenario, score, cex)
+
+    def start(self, draws: int) -> tuple[str, _State] | None:
+        """A set of the family the test accepts, with the best of the papers' plans for it."""
+        for _ in range(draws):
+            model = self.subject.make(self.rng)
+            options = self.subject.options(self.rng) if self.subject.options else {}
+            result = analyse(self.subject.test, model, options)
+            if not result.schedulable:
+                continue
+            best: tuple[str, _State] | None = None
+            for name, plan in seed_plans(model, self.rng):
+                state = self.evaluate(model, options, plan, result)
+                if state is not None and (best is None or state.score > best[1].score):
+                    best = (name, state)
+            if best is not None:
+                return best
+        return None
+
+    def step(self, state: _State) -> _State | None:
+        self.report.steps += 1
+        if self.rng.random() < SET_EDITS:
+            model = mutate_model(state.model, self.space, self.rng)
+            if model is None:
+                return None
+            out = self.evaluate(model, state.options, state.plan)
+            self.report.rejected += out is None
+            return out
+        return self.evaluate(state.model, state.options, mutate_plan(state.model, state.plan, self.rng),
+                             state.result)
+
+
+def adversarial_search(subject: Subject, seed: int, rounds: int, steps: int, draws: int = 20) -> AdversaryReport:
+    """``rounds`` climbs of ``steps`` steps each (fewer when one finds a counterexample, which ends
+    the search); each from a fresh accepted set of the family (at most ``draws`` draws)."""
+    rng = random.Random(f"adversary:{subject.id}:{seed}")
+    report = AdversaryReport(subject.id, seed)
+    climb = _Climb(subject, rng, learn_space(subject.make, rng, SPACE_DRAWS), report)
+    for _ in range(rounds):
+        begun = climb.start(draws)
+        if begun is None:
+            continue
+        report.rounds += 1
+        pattern, state = begun
+        best = state
+        for k in range(steps):
+            if best.cex is not None:
+                break
+            temperature = 2.0 * (0.05 ** (k / max(1, steps - 1)))
+            candidate = climb.step(state)
+            if candidate is None:
+                continue
+            if candidate.score >= state.score or rng.random() < math.exp((candidate.score - state.score) / temperature):
+                state = candidate
+            if state.score > best.score:
+                best = state
+        if report.best is None or best.score > report.best:
+            report.best = best.score
+            report.pattern = pattern
+        if best.cex is not None:
+            report.counterexample = best.cex
+            return report
+    return report
