@@ -44,7 +44,7 @@ from rtsched.analysis.soundness.plans import Plan, mutate_plan, realize
 from rtsched.analysis.soundness.scenarios import horizon_of
 from rtsched.analysis.soundness.subjects import Subject
 
-__all__ = ["AdversaryReport", "adversarial_search", "excess"]
+__all__ = ["AdversaryReport", "adversarial_search", "excess", "task_excess"]
 
 #: The share of steps that edit the set (the rest edit the scenario).
 SET_EDITS = 0.4
@@ -72,27 +72,41 @@ class _State:
     result: AnalysisResult
     plan: Plan
     scenario: Scenario
-    score: int
+    excess: int  # the largest over the jobs (> 0: cex)
+    score: float  # what the climb maximises: excess + SPREAD × the tasks' mean excess
     cex: Counterexample | None
 
 
-def excess(model: SystemModel, scenario: Scenario, result: AnalysisResult, response_end: int,
-           finish: list[int | None], check_deadlines: bool = True) -> int | None:
-    """The largest (response − limit) over the jobs that can be judged; limit: the test's bound for the
-    task, or its deadline when smaller and ``check_deadlines``. None when no job can be judged."""
-    best: int | None = None
+def task_excess(model: SystemModel, scenario: Scenario, result: AnalysisResult, end: int,
+                finish: list[int | None], check_deadlines: bool = True) -> dict[str, int]:
+    """Per task, the largest (response − limit) over its jobs that can be judged; limit: the test's
+    bound for the task, or its deadline when smaller and ``check_deadlines``. ``end``: where the
+    schedule stops (a job unfinished then is judged as finishing after it, when it can be judged)."""
+    out: dict[str, int] = {}
     for job, done in zip(scenario.jobs, finish):
         task = model.task(job.task)
         bound = result.bound(job.task)
         limits = ([bound] if bound is not None else []) + ([task.deadline] if check_deadlines else [])
         if not limits:
             continue
-        limit = min(limits)
-        if done is None and response_end - job.arrival < max(task.deadline, bound or 0):
+        if done is None and end - job.arrival < max(task.deadline, bound or 0):
             continue  # the schedule ends before this job could be judged (as judge does)
-        response = (done if done is not None else response_end + 1) - job.arrival
-        best = response - limit if best is None else max(best, response - limit)
-    return best
+        over = (done if done is not None else end + 1) - job.arrival - min(limits)
+        out[job.task] = max(over, out.get(job.task, over))
+    return out
+
+
+def excess(model: SystemModel, scenario: Scenario, result: AnalysisResult, end: int,
+           finish: list[int | None], check_deadlines: bool = True) -> int | None:
+    """The largest (response − limit) of any job that can be judged (None: none can); above 0 exactly
+    when :func:`harness.judge` reports a violation."""
+    per_task = task_excess(model, scenario, result, end, finish, check_deadlines)
+    return max(per_task.values()) if per_task else None
+
+
+#: The objective adds this share of the tasks' mean excess to the largest: among schedules as close
+#: to a counterexample, the climb prefers those that push every task towards its bound.
+SPREAD = 0.2
 
 
 class _Climb:
@@ -118,14 +132,16 @@ class _Climb:
         except (ValueError, RuntimeError):  # a model the explorer does not run (a resource it cannot share)
             return None
         self.report.evaluations += 1
-        score = excess(model, scenario, result, run.end, run.finish, self.subject.check_deadlines)
-        if score is None:
+        per_task = task_excess(model, scenario, result, run.end, run.finish, self.subject.check_deadlines)
+        if not per_task:
             return None
+        largest = max(per_task.values())
+        score = largest + SPREAD * sum(per_task.values()) / len(per_task)
         cex = None
         if violation is not None:
             cex = Counterexample(self.subject.test, model, options, self.subject.semantics, result, scenario, run,
                                  violation, self.subject.check_deadlines)
-        return _State(model, options, result, plan, scenario, score, cex)
+        return _State(model, options, result, plan, scenario, largest, score, cex)
 
     def start(self, draws: int) -> tuple[str, _State] | None:
         """A set of the family the test accepts, with the best of the papers' plans for it."""
@@ -179,10 +195,10 @@ def adversarial_search(subject: Subject, seed: int, rounds: int, steps: int, dra
                 continue
             if candidate.score >= state.score or rng.random() < math.exp((candidate.score - state.score) / temperature):
                 state = candidate
-            if state.score > best.score:
+            if (state.excess, state.score) > (best.excess, best.score):
                 best = state
-        if report.best is None or best.score > report.best:
-            report.best = best.score
+        if report.best is None or best.excess > report.best:
+            report.best = best.excess
             report.pattern = pattern
         if best.cex is not None:
             report.counterexample = best.cex

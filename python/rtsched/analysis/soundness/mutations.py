@@ -9,9 +9,11 @@ beyond the period, a third processor, two calls of one server. A test that
 does not model something must say ``unsupported``, never ``schedulable``; a
 model the explorer cannot run is dropped (``None``).
 
-The edits (:data:`MUTATIONS`): execution, section lengths and positions, requests added and
-removed, nesting, protocols, periods, deadlines, priorities, jitter, sleeps,
-calls, tasks moved to another processor, tasks added and removed.
+The edits (:data:`MUTATIONS`): execution, section lengths and positions, requests added,
+repeated (a section or a call again in the same job), shared (another task locks the
+resource too), wrapped in an outer section (nesting) and removed, protocols, periods,
+deadlines, priorities, jitter, sleeps, calls, tasks moved to another processor, tasks
+added and removed.
 """
 
 from __future__ import annotations
@@ -124,16 +126,16 @@ def _amount(model: SystemModel, task: TaskModel, space: Space, rng: random.Rando
 def _add_request(model: SystemModel, task: TaskModel, space: Space, rng: random.Random) -> SystemModel | None:
     """A section on a resource around a piece of execution (anywhere: outside, or nested in another
     section; the resource may be one the job already requests elsewhere)."""
-    pieces = [i for i, (k, v) in enumerate(task.body) if k in (EXEC, NP)]
+    known = sorted(set(space.resources) | set(model.protocols))
+    return _insert_section(model, task, rng.choice(known), space, rng) if known else None
+
+
+def _insert_section(model: SystemModel, task: TaskModel, r: str, space: Space,
+                    rng: random.Random) -> SystemModel | None:
+    pieces = [i for i, (k, v) in enumerate(task.body) if k in (EXEC, NP) and r not in _held_at(task.body, i)]
     if not pieces:
         return None
     i = rng.choice(pieces)
-    held = _held_at(task.body, i)
-    known = sorted(set(space.resources) | set(model.protocols))
-    free = [r for r in known if r not in held]
-    if not free:
-        return None
-    r = rng.choice(free)
     kind, n = task.body[i]
     before = rng.randint(0, n - 1)
     inside = rng.randint(1, n - before)
@@ -141,6 +143,62 @@ def _add_request(model: SystemModel, task: TaskModel, space: Space, rng: random.
     body = list(task.body[:i]) + [(kind, before), (LOCK, r), (kind, inside), (UNLOCK, r), (kind, after)] \
         + list(task.body[i + 1:])
     body = [op for op in body if not (op[0] in (EXEC, NP) and op[1] == 0)]
+    out = _with_body(model, task, body)
+    if r not in out.protocols:
+        out = replace(out, protocols={**out.protocols, r: rng.choice(space.protocols or ("pip",))})
+    return out
+
+
+def _spans(body: tuple[Op, ...]) -> list[tuple[int, int]]:
+    """(first, last) index of every section (lock to its unlock) and every call."""
+    out = []
+    for i, (kind, value) in enumerate(body):
+        if kind == LOCK:
+            out.append((i, next(k for k in range(i + 1, len(body)) if body[k] == (UNLOCK, value))))
+        elif kind == CALL:
+            out.append((i, i))
+    return out
+
+
+def _repeat_request(model: SystemModel, task: TaskModel, space: Space, rng: random.Random) -> SystemModel | None:
+    """A section (with what it nests) or a call of the job repeated at another place outside every
+    section: one resource or server requested several times per job (Sha et al.'s "blocked at most
+    once per resource" and one call per server both assume once)."""
+    spans = _spans(task.body)
+    if not spans:
+        return None
+    first, last = rng.choice(spans)
+    copy = list(task.body[first:last + 1])
+    spots = [k for k in range(len(task.body) + 1) if not _held_at(task.body, k) and not first < k <= last]
+    k = rng.choice(spots)
+    return _with_body(model, task, list(task.body[:k]) + copy + list(task.body[k:]))
+
+
+def _share(model: SystemModel, task: TaskModel, space: Space, rng: random.Random) -> SystemModel | None:
+    """Another task gets a section on one of this task's resources (a new blocker, or one more
+    request of a lower task: MPCP's boosted local sections, PIP's chains)."""
+    mine = sorted({v for k, v in task.body if k == LOCK})
+    others = [t for t in model.tasks if t is not task]
+    if not mine or not others:
+        return None
+    return _insert_section(model, rng.choice(others), rng.choice(mine), space, rng)
+
+
+def _wrap(model: SystemModel, task: TaskModel, space: Space, rng: random.Random) -> SystemModel | None:
+    """A section or call of the job wrapped in an outer section on another resource (nesting, across
+    protocols when the resources' protocols differ)."""
+    spans = [(a, b) for a, b in _spans(task.body) if task.body[a][0] == LOCK]
+    known = sorted(set(space.resources) | set(model.protocols))
+    if not spans or not known:
+        return None
+    first, last = rng.choice(spans)
+    inside = {v for k, v in task.body[first:last + 1] if k == LOCK}
+    free = [r for r in known if r not in inside and r not in _held_at(task.body, first)]
+    if not free:
+        return None
+    r = rng.choice(free)
+    body = list(task.body[:first]) + [(LOCK, r)] + list(task.body[first:last + 1]) + [(UNLOCK, r)] \
+        + list(task.body[last + 1:])
     out = _with_body(model, task, body)
     if r not in out.protocols:
         out = replace(out, protocols={**out.protocols, r: rng.choice(space.protocols or ("pip",))})
@@ -279,9 +337,9 @@ Mutation = Callable[[SystemModel, TaskModel, Space, random.Random], "SystemModel
 
 #: (edit, weight): amounts and section positions most often, structure now and then.
 MUTATIONS: tuple[tuple[Mutation, int], ...] = (
-    (_amount, 6), (_shift_boundary, 5), (_add_request, 3), (_remove_request, 2), (_protocol, 2), (_period, 3),
-    (_deadline, 3), (_priority, 2), (_jitter, 1), (_sleep, 1), (_call, 2), (_partition, 1), (_add_task, 1),
-    (_remove_task, 1),
+    (_amount, 6), (_shift_boundary, 5), (_add_request, 2), (_repeat_request, 2), (_share, 2), (_wrap, 1),
+    (_remove_request, 2), (_protocol, 2), (_period, 3), (_deadline, 3), (_priority, 2), (_jitter, 1), (_sleep, 1),
+    (_call, 1), (_partition, 1), (_add_task, 1), (_remove_task, 1),
 )
 
 

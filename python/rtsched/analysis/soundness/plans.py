@@ -101,11 +101,11 @@ def mutate_plan(model: SystemModel, plan: Plan, rng: random.Random) -> Plan:
         kind, value = task.body[i]
         most = value[1] if kind == CALL else value
         cuts = dict(plan.cuts)
-        key = (task.name, rng.randrange(jobs), i)
-        if key in cuts and rng.random() < 0.5:
-            del cuts[key]
+        cut = (task.name, rng.randrange(jobs), i)
+        if cut in cuts and rng.random() < 0.5:
+            del cuts[cut]
         else:  # execution and calls keep a tick: an emptied section would show a false excess (mutations.py)
-            cuts[key] = rng.randint(0 if kind == SLEEP else min(1, most), most)
+            cuts[cut] = rng.randint(0 if kind == SLEEP else min(1, most), most)
         return replace(plan, cuts=cuts)
     if move < 0.8:
         order = list(plan.order) or [t.name for t in model.tasks]
