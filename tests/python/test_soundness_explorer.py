@@ -321,3 +321,18 @@ def test_a_job_that_took_a_lock_at_its_first_instant_has_started():
                          Job("a1", 1, 0, ex(1))), ("t1", "t2", "a1"))
     run = explore(model, scenario, 10)
     assert run.finish == [5, 3, 2]
+
+
+def test_a_running_job_that_takes_a_free_lock_keeps_its_processor_against_an_equal_priority():
+    """t1 and t2 have equal priority and take a and b in opposite orders under IPCP (no deadlock: the
+    holder runs at the ceiling). t1 runs from 0; at 1 it ends its first section and takes b again,
+    the instant t2 arrives (t2 wins ties). Taking a free lock is not becoming ready again: t1 keeps
+    the processor. (The explorer used to hand it to t2 there, which took a: a deadlock IPCP rules
+    out, found by the adversarial search.)"""
+    def nested(first: str, then: str) -> tuple:
+        return (("lock", first), ("lock", then), ("exec", 1), ("unlock", then), ("unlock", first))
+    model = SystemModel((TaskModel("t1", 4, 4, nested("b", "a") * 2, 2), TaskModel("t2", 4, 4, nested("a", "b"), 2)),
+                        "FP", 1, {"a": "ipcp", "b": "ipcp"})
+    scenario = Scenario((Job("t1", 0, 0, model.tasks[0].body), Job("t2", 1, 0, model.tasks[1].body)), ("t2", "t1"))
+    run = explore(model, scenario, 10)
+    assert row(run) == "112" and run.finish == [2, 3]

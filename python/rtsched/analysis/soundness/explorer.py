@@ -110,7 +110,7 @@ class _Job:
 
     __slots__ = ("index", "spec", "task", "body", "group", "pc", "left", "active", "done", "finish", "held",
                  "sleep_until", "waking", "started", "queued", "request", "ready_since", "base", "level", "rank",
-                 "home", "agent")
+                 "home", "agent", "waited")
 
     def __init__(self, index: int, spec: Job, task: TaskModel, group: Group, base: int, level: int, rank: int):
         self.index = index
@@ -120,6 +120,7 @@ class _Job:
         self.group = group  # where it runs now: its home group, or an agent's synchronization partition
         self.home = group
         self.agent = False  # a request under dpcp / dflp issued and not yet unlocked
+        self.waited = False  # found its lock taken (blocked or queued) since it last took one
         self.pc = 0
         self.left = 0
         self.active = False
@@ -266,7 +267,9 @@ class _Explorer:
         self.holder[resource] = job
         job.held.append(resource)
         job.pc += 1
-        job.ready_since = max(job.ready_since, now)
+        if job.waited:  # a job that waited for the lock is ready again from now; one that took a free
+            job.ready_since = max(job.ready_since, now)  # lock kept running (an equal priority does not preempt it)
+            job.waited = False
         self._advance(job, now)
 
     def _lock(self, job: _Job, resource: str, now: int) -> None:
@@ -276,6 +279,7 @@ class _Explorer:
             job.agent = True
             job.group = self.sync[resource]
             job.request = now
+            job.waited = True  # ready on the synchronization partition from when it takes the resource there
             self.moved = True
             if self.protocol[resource] == "dpcp":
                 return  # it locks under the agents' PCP when it runs there
@@ -289,6 +293,7 @@ class _Explorer:
                 self._take(job, resource, now)
             else:
                 job.queued = resource
+                job.waited = True
                 self.queue[resource].append(job)
             return
         self._take(job, resource, now)
@@ -360,6 +365,7 @@ class _Explorer:
                 b = self._blocker(j, r, eff, held_by_others)
                 if b is not None:
                     blocked[j.index] = b
+                    j.waited = True
                     if self.protocol[r] != "none":
                         inherits.append((j, b))
             changed = False
