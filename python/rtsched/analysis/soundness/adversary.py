@@ -15,13 +15,20 @@ as the figure to exceed; what a job's response is comes only from the
 explorer, which implements the protocols' rules (``explorer.py``). An excess
 above 0 is a counterexample, the same as :func:`harness.judge` gives.
 
-The search, per round: a set from the subject's family (accepted by the test),
+The search, per round: a set from the subject's family (accepted by the test;
+one it rejects is stretched in time, periods and deadlines doubled, once or
+twice: the same structure — sections, nesting, priorities — with more room,
+which a test is more likely to accept; dense structure is where the defects
+were),
 and the best of the papers' worst-case plans for it (``patterns.py``:
 synchronous release, critical instant with jitter, a maximal blocking chain
 before each task). Then simulated annealing over both: each step edits the set
 (``mutations.py``: execution, section lengths and positions, request counts,
 nesting, protocols, periods, deadlines, priorities, jitter, sleeps, calls,
-processors, tasks; a set the test no longer accepts is not taken) or the
+processors, tasks; a set the test no longer accepts is stretched, and if it
+still is not accepted the step is not taken; after a set edit the papers'
+plans on the new set are tried too, the current plan having been tuned for
+the old one) or the
 scenario (``plans.py``: offsets, sporadic gaps, release delays, shorter
 amounts, tie-breaks, a release one tick after another task's lock); a step
 that lowers the excess by δ is taken with probability e^(−δ/temperature),
@@ -38,7 +45,7 @@ from rtsched.analysis.registry import TestOptions
 from rtsched.analysis.results import AnalysisResult
 from rtsched.analysis.soundness.harness import Counterexample, analyse, judge
 from rtsched.analysis.soundness.model import Scenario, SystemModel
-from rtsched.analysis.soundness.mutations import Space, learn_space, mutate_model
+from rtsched.analysis.soundness.mutations import Space, learn_space, mutate_model, stretch
 from rtsched.analysis.soundness.patterns import seed_plans
 from rtsched.analysis.soundness.plans import Plan, mutate_plan, realize
 from rtsched.analysis.soundness.scenarios import horizon_of
@@ -50,6 +57,10 @@ __all__ = ["AdversaryReport", "adversarial_search", "excess", "task_excess"]
 SET_EDITS = 0.4
 #: How many of a family's sets are drawn to learn its space.
 SPACE_DRAWS = 30
+#: A set the test rejects is stretched (periods and deadlines doubled) at most this many times, while
+#: its longest period is at most STRETCH_LIMIT ticks.
+STRETCHES = 2
+STRETCH_LIMIT = 24
 
 
 @dataclass
@@ -116,15 +127,23 @@ class _Climb:
         self.space = space
         self.report = report
 
-    def evaluate(self, model: SystemModel, options: TestOptions, plan: Plan,
-                 result: AnalysisResult | None = None) -> _State | None:
-        if result is None:
+    def accepted(self, model: SystemModel, options: TestOptions) -> tuple[SystemModel, AnalysisResult] | None:
+        """The model, or the model stretched in time (``stretch``, at most twice), with the test's
+        "schedulable"; None when the test accepts neither."""
+        for _ in range(1 + STRETCHES):
             try:
                 result = analyse(self.subject.test, model, options)
             except ValueError:
                 return None
-            if not result.schedulable:
+            if result.schedulable:
+                return model, result
+            if max(t.period for t in model.tasks) > STRETCH_LIMIT:
                 return None
+            model = stretch(model)
+        return None
+
+    def evaluate(self, model: SystemModel, options: TestOptions, plan: Plan,
+                 result: AnalysisResult) -> _State | None:
         supply = (options["period_ns"], result.details["budget_ns"]) if self.subject.supply else None
         scenario = realize(model, plan, horizon_of(model), supply)
         try:
@@ -146,11 +165,11 @@ class _Climb:
     def start(self, draws: int) -> tuple[str, _State] | None:
         """A set of the family the test accepts, with the best of the papers' plans for it."""
         for _ in range(draws):
-            model = self.subject.make(self.rng)
             options = self.subject.options(self.rng) if self.subject.options else {}
-            result = analyse(self.subject.test, model, options)
-            if not result.schedulable:
+            accepted = self.accepted(self.subject.make(self.rng), options)
+            if accepted is None:
                 continue
+            model, result = accepted
             best: tuple[str, _State] | None = None
             for name, plan in seed_plans(model, self.rng):
                 state = self.evaluate(model, options, plan, result)
@@ -163,11 +182,18 @@ class _Climb:
     def step(self, state: _State) -> _State | None:
         self.report.steps += 1
         if self.rng.random() < SET_EDITS:
-            model = mutate_model(state.model, self.space, self.rng)
-            if model is None:
+            edited = mutate_model(state.model, self.space, self.rng)
+            accepted = self.accepted(edited, state.options) if edited is not None else None
+            out = self.evaluate(accepted[0], state.options, state.plan, accepted[1]) if accepted else None
+            self.report.rejected += edited is not None and out is None
+            if out is None:
                 return None
-            out = self.evaluate(model, state.options, state.plan)
-            self.report.rejected += out is None
+            model = out.model
+            # the plan was tuned to the old set: the papers' plans on the new one may expose more
+            for _, plan in seed_plans(model, self.rng):
+                other = self.evaluate(model, state.options, plan, out.result)
+                if other is not None and (other.excess, other.score) > (out.excess, out.score):
+                    out = other
             return out
         return self.evaluate(state.model, state.options, mutate_plan(state.model, state.plan, self.rng),
                              state.result)

@@ -25,7 +25,7 @@ from typing import Callable
 from rtsched.analysis.soundness.model import (
     CALL, EXEC, LOCK, NP, SLEEP, TIMED, UNLOCK, Op, SystemModel, TaskModel)
 
-__all__ = ["Space", "learn_space", "mutate_model", "MUTATIONS"]
+__all__ = ["Space", "learn_space", "mutate_model", "stretch", "MUTATIONS"]
 
 
 @dataclass(frozen=True)
@@ -355,3 +355,8 @@ def mutate_model(model: SystemModel, space: Space, rng: random.Random) -> System
         return None
     used = {op[1] for t in out.tasks for op in t.body if op[0] == LOCK}
     return replace(out, protocols={r: p for r, p in out.protocols.items() if r in used})
+
+
+def stretch(model: SystemModel) -> SystemModel:
+    """The set with every period and deadline doubled: the same bodies and priorities, more room."""
+    return replace(model, tasks=tuple(replace(t, period=2 * t.period, deadline=2 * t.deadline) for t in model.tasks))
