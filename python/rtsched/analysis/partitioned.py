@@ -112,6 +112,12 @@ def refuse_pfp_locking(problem: AnalysisProblem, test: str) -> AnalysisResult | 
     for t in problem.tasks:
         if any(cs.nested for cs in _gcs(t, glob)):
             return unsupported(test, problem.names(), f"{t.name}: nested global sections are not supported")
+        # a global section inside a local one is not outermost, so _gcs never sees it: refuse it too
+        # (issue 35: the adversarial search found it ignored, FMLP+ response 4 > bound 2)
+        inner = next((cs for cs in t.critical_sections if not cs.outermost and cs.resource in glob), None)
+        if inner is not None:
+            return unsupported(test, problem.names(), f"{t.name}: global section on {inner.resource} nested inside "
+                               "another section; nested global sections are not supported")
     return None
 
 
