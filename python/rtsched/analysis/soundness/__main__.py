@@ -32,6 +32,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="climb towards (response - bound) over sets and scenarios instead of drawing at random "
                         "(soundness/adversary.py): --sets climbs of --steps steps per subject and seed")
     parser.add_argument("--steps", type=int, default=400, help="steps per adversarial climb (default 400)")
+    parser.add_argument("--nesting", action="store_true",
+                        help="adversarial edits may nest sections even where the family never does")
     args = parser.parse_args(argv)
     try:
         chosen = [subject(s) for s in args.subject] or list(SUBJECTS)
@@ -46,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         for subj in chosen:
             if time.monotonic() >= end:
                 break
-            report = adversarial_search(subj, seed, args.sets, args.steps) if args.adversarial \
+            report = adversarial_search(subj, seed, args.sets, args.steps, nesting=args.nesting or None) \
+                if args.adversarial \
                 else search(subj, seed, args.sets, args.scenarios, 64)
             searched += 1
             cex = report.counterexample

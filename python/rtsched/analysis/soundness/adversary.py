@@ -199,12 +199,14 @@ class _Climb:
                              state.result)
 
 
-def adversarial_search(subject: Subject, seed: int, rounds: int, steps: int, draws: int = 20) -> AdversaryReport:
+def adversarial_search(subject: Subject, seed: int, rounds: int, steps: int, draws: int = 20,
+                       nesting: bool | None = None) -> AdversaryReport:
     """``rounds`` climbs of ``steps`` steps each (fewer when one finds a counterexample, which ends
-    the search); each from a fresh accepted set of the family (at most ``draws`` draws)."""
+    the search); each from a fresh accepted set of the family (at most ``draws`` draws). ``nesting``:
+    whether set edits may nest sections (None: when the family draws nested sections)."""
     rng = random.Random(f"adversary:{subject.id}:{seed}")
     report = AdversaryReport(subject.id, seed)
-    climb = _Climb(subject, rng, learn_space(subject.make, rng, SPACE_DRAWS), report)
+    climb = _Climb(subject, rng, learn_space(subject.make, rng, SPACE_DRAWS, nesting), report)
     for _ in range(rounds):
         begun = climb.start(draws)
         if begun is None:

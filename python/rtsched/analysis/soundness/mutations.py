@@ -39,29 +39,34 @@ class Space:
     jitter: bool
     sleep: bool
     intervals: bool  # np body intervals (fp-lp)
+    nesting: bool  # sections inside sections
 
 
-def learn_space(make: Callable[[random.Random], SystemModel], rng: random.Random, draws: int = 30) -> Space:
+def learn_space(make: Callable[[random.Random], SystemModel], rng: random.Random, draws: int = 30,
+                nesting: bool | None = None) -> Space:
+    """What ``draws`` sets of the family use; ``nesting``: whether edits may nest sections (None: when
+    the family draws nested sections)."""
     protocols: set[str] = set()
     resources: set[str] = set()
     partitions: set[str | None] = set()
     servers: set[str] = set()
-    jitter = sleep = intervals = False
+    jitter = sleep = intervals = nested = False
     for _ in range(draws):
         model = make(rng)
         protocols |= set(model.protocols.values())
         for t in model.tasks:
             partitions.add(t.partition)
             jitter |= t.jitter > 0
-            for kind, value in t.body:
+            for k, (kind, value) in enumerate(t.body):
                 if kind == LOCK:
+                    nested |= bool(_held_at(t.body, k))
                     resources.add(value)
                 elif kind == CALL:
                     servers.add(value[0])
                 sleep |= kind == SLEEP
                 intervals |= kind == NP
     return Space(tuple(sorted(protocols)), tuple(sorted(resources)), tuple(sorted(partitions, key=str)),
-                 tuple(sorted(servers)), jitter, sleep, intervals)
+                 tuple(sorted(servers)), jitter, sleep, intervals, nested if nesting is None else nesting)
 
 
 def _retask(model: SystemModel, old: TaskModel, new: TaskModel) -> SystemModel:
@@ -132,7 +137,8 @@ def _add_request(model: SystemModel, task: TaskModel, space: Space, rng: random.
 
 def _insert_section(model: SystemModel, task: TaskModel, r: str, space: Space,
                     rng: random.Random) -> SystemModel | None:
-    pieces = [i for i, (k, v) in enumerate(task.body) if k in (EXEC, NP) and r not in _held_at(task.body, i)]
+    pieces = [i for i, (k, v) in enumerate(task.body) if k in (EXEC, NP) and r not in _held_at(task.body, i)
+              and (space.nesting or not _held_at(task.body, i))]
     if not pieces:
         return None
     i = rng.choice(pieces)
@@ -189,7 +195,7 @@ def _wrap(model: SystemModel, task: TaskModel, space: Space, rng: random.Random)
     protocols when the resources' protocols differ)."""
     spans = [(a, b) for a, b in _spans(task.body) if task.body[a][0] == LOCK]
     known = sorted(set(space.resources) | set(model.protocols))
-    if not spans or not known:
+    if not spans or not known or not space.nesting:
         return None
     first, last = rng.choice(spans)
     inside = {v for k, v in task.body[first:last + 1] if k == LOCK}
