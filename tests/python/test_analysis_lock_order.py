@@ -176,3 +176,18 @@ def test_the_harness_finds_the_deadlock_when_the_analysis_ignores_cycles(monkeyp
     report = search(subject(ident), 22, 8, 40, 64)
     assert report.counterexample is not None
     assert report.counterexample.violation.finish is None and report.counterexample.violation.kind == "deadline miss"
+
+
+@pytest.mark.parametrize("protocol", ["none", "pip"])
+def test_rtsched_sim_reproduces_the_deadlock(tmp_path, protocol):
+    """The simulator on the issue's set with ``high`` released 0.5 ms in: ``low`` holds B, ``high``
+    takes A and waits for B, ``low`` waits for A; no job of either completes in 50 ms."""
+    from sim_helpers import MS, worst_responses
+
+    data = _taskset(protocol)
+    data["tasks"][0]["offset"] = "500us"
+    worst, _ = worst_responses(tmp_path / "trace.rtst", taskset_from_dict(data), 50 * MS)
+    assert worst == {"high": None, "low": None}
+    data["tasks"][1]["body"] = _taskset(protocol, low_first="A", low_then="B")["tasks"][1]["body"]
+    worst, _ = worst_responses(tmp_path / "trace2.rtst", taskset_from_dict(data), 50 * MS)
+    assert worst == {"high": 4 * MS - 500_000, "low": 2 * MS}  # one order: high waits for low, both complete
