@@ -295,3 +295,44 @@ def test_explorer_shows_a_miss_for_every_set_exact_edf_rejects():
         assert missed == (not ok), m
         seen[ok] += 1
     assert seen[True] >= 10 and seen[False] >= 5, seen
+
+
+def test_a_job_ending_in_an_empty_section_lets_the_next_job_of_its_task_start_at_once():
+    """The job's last operations (lock, unlock, completion) happen when it gets the processor at 2;
+    the next job, arrived at 2, runs at 2. (The explorer used to idle at 2: the next job was activated
+    only at the following tick, a false excess of 1 the adversarial search found.)"""
+    model = SystemModel((TaskModel("t", 2, 4, (("exec", 2), ("lock", "a"), ("unlock", "a")), 1),), "FP", 1,
+                        {"a": "ipcp"})
+    scenario = Scenario((Job("t", 0, 0, model.tasks[0].body), Job("t", 2, 0, model.tasks[0].body)), ("t",))
+    run = explore(model, scenario, 10)
+    assert row(run) == "tttt." and run.finish == [2, 4]  # (tick 4: the second job locks, unlocks, ends)
+
+
+def test_a_job_that_took_a_lock_at_its_first_instant_has_started():
+    """t1 (tie-break first) takes b (pcp) at 2 without executing before; t2, equal priority and ready
+    earlier, then takes a (srp) and waits for b. t1 ran its lock call, so SRP's start rule (which a
+    job not yet started obeys) no longer holds it back: it runs and releases b. (The explorer used to
+    keep t1 out as not started, a deadlock no real system has, which the adversarial search found.)"""
+    model = SystemModel((TaskModel("t2", 4, 6, (("lock", "a"), ("lock", "b"), ("exec", 2), ("unlock", "b"),
+                                                 ("unlock", "a")), 2, 1),
+                         TaskModel("t1", 7, 10, (("lock", "b"), ("exec", 1), ("unlock", "b")), 2, 1),
+                         TaskModel("a1", 9, 9, ex(1), 3)), "FP", 1, {"a": "srp", "b": "pcp"})
+    scenario = Scenario((Job("t2", 0, 1, model.tasks[0].body), Job("t1", 0, 1, model.tasks[1].body),
+                         Job("a1", 1, 0, ex(1))), ("t1", "t2", "a1"))
+    run = explore(model, scenario, 10)
+    assert run.finish == [5, 3, 2]
+
+
+def test_a_running_job_that_takes_a_free_lock_keeps_its_processor_against_an_equal_priority():
+    """t1 and t2 have equal priority and take a and b in opposite orders under IPCP (no deadlock: the
+    holder runs at the ceiling). t1 runs from 0; at 1 it ends its first section and takes b again,
+    the instant t2 arrives (t2 wins ties). Taking a free lock is not becoming ready again: t1 keeps
+    the processor. (The explorer used to hand it to t2 there, which took a: a deadlock IPCP rules
+    out, found by the adversarial search.)"""
+    def nested(first: str, then: str) -> tuple:
+        return (("lock", first), ("lock", then), ("exec", 1), ("unlock", then), ("unlock", first))
+    model = SystemModel((TaskModel("t1", 4, 4, nested("b", "a") * 2, 2), TaskModel("t2", 4, 4, nested("a", "b"), 2)),
+                        "FP", 1, {"a": "ipcp", "b": "ipcp"})
+    scenario = Scenario((Job("t1", 0, 0, model.tasks[0].body), Job("t2", 1, 0, model.tasks[1].body)), ("t2", "t1"))
+    run = explore(model, scenario, 10)
+    assert row(run) == "112" and run.finish == [2, 3]

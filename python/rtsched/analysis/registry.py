@@ -23,6 +23,7 @@ from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_bcl_iterative
                               gedf_tardiness_lambda, gfp_guan, hierarchical, lp_blocking, native_engine, partitioned,
                               pfp_distributed, picv_rpc, spin_locks)
 from rtsched.analysis.jitter_fold import EDF, EDF_ARRIVAL, FP, NATIVE, folded
+from rtsched.analysis.lock_order import deadlock_refusal
 from rtsched.analysis.overheads import Overheads, fold_and_run
 from rtsched.analysis.results import AnalysisResult, unsupported
 from rtsched.analysis.tasks import AnalysisProblem, from_taskset
@@ -39,11 +40,16 @@ Test = Callable[..., AnalysisResult]
 TestOptions = dict[str, Any]
 
 
-def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False, jitter: str = NATIVE) -> Test:
+def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False, jitter: str = NATIVE,
+           protocol: str | None = None) -> Test:
     """The test ``fn`` under ``name``; unless it models non-preemptive intervals (``intervals``), a set
     with some (``np_segments_ns``) is ``unsupported``: an interval of a lower-priority or
     longer-deadline task blocks every other task, which such a test would not count. ``jitter``: how
-    release jitter reaches it (``jitter_fold``: NATIVE, or folded as FP, EDF, EDF_ARRIVAL say)."""
+    release jitter reaches it (``jitter_fold``: NATIVE, or folded as FP, EDF, EDF_ARRIVAL say).
+
+    A set whose nested sections can deadlock (a lock-order cycle its protocols, or ``protocol`` when
+    the test forces one on every resource, do not rule out) is ``not schedulable`` with the cycle
+    named (``lock_order``): a deadlocked job never completes, whatever the test's bound says."""
     doc = fn.__doc__
     fn = folded(fn, name, jitter)
 
@@ -54,6 +60,9 @@ def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False
                     return unsupported(name, problem.names(), f"{late.name} has non-preemptive intervals, which "
                                        f"{name} does not model (they block other tasks); fp-lp (FP) and "
                                        "gedf-np-tardiness (G-EDF, soft) analyse them")
+        deadlock = deadlock_refusal(name, problem, protocol)
+        if deadlock is not None:
+            return deadlock
         return fn(problem, **options)
 
     test.__name__ = name.replace("-", "_").replace("+", "_plus")
@@ -63,11 +72,11 @@ def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False
 
 TESTS: dict[str, Test] = {
     "fp-rta": _named(native_engine.fp_rta, "fp-rta"),
-    "fp-rta-pip": _named(partial(fp_uni.fp_rta, protocol="pip"), "fp-rta-pip"),
-    "fp-rta-pcp": _named(partial(fp_uni.fp_rta, protocol="pcp"), "fp-rta-pcp"),
-    "fp-rta-srp": _named(partial(fp_uni.fp_rta, protocol="srp"), "fp-rta-srp"),
-    "fp-rta-ipcp": _named(partial(fp_uni.fp_rta, protocol="ipcp"), "fp-rta-ipcp"),
-    "fp-rta-np": _named(partial(fp_uni.fp_rta, protocol="np"), "fp-rta-np"),
+    "fp-rta-pip": _named(partial(fp_uni.fp_rta, protocol="pip"), "fp-rta-pip", protocol="pip"),
+    "fp-rta-pcp": _named(partial(fp_uni.fp_rta, protocol="pcp"), "fp-rta-pcp", protocol="pcp"),
+    "fp-rta-srp": _named(partial(fp_uni.fp_rta, protocol="srp"), "fp-rta-srp", protocol="srp"),
+    "fp-rta-ipcp": _named(partial(fp_uni.fp_rta, protocol="ipcp"), "fp-rta-ipcp", protocol="ipcp"),
+    "fp-rta-np": _named(partial(fp_uni.fp_rta, protocol="np"), "fp-rta-np", protocol="np"),
     "fp-ll": _named(fp_uni.fp_liu_layland, "fp-ll", jitter=FP),
     "fp-hyperbolic": _named(fp_uni.fp_hyperbolic, "fp-hyperbolic", jitter=FP),
     "fp-lp": _named(fp_uni.fp_limited_preemption, "fp-lp", intervals=True, jitter=FP),

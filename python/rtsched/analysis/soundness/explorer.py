@@ -118,7 +118,7 @@ class _Job:
 
     __slots__ = ("index", "spec", "task", "body", "group", "pc", "left", "active", "done", "finish", "held",
                  "sleep_until", "waking", "started", "queued", "request", "ready_since", "base", "level", "rank",
-                 "home", "agent", "waits_since", "tried")
+                 "home", "agent", "waits_since", "tried", "waited")
 
     def __init__(self, index: int, spec: Job, task: TaskModel, group: Group, base: int, level: int, rank: int):
         self.index = index
@@ -128,6 +128,7 @@ class _Job:
         self.group = group  # where it runs now: its home group, or an agent's synchronization partition
         self.home = group
         self.agent = False  # a request under dpcp / dflp issued and not yet unlocked
+        self.waited = False  # found its lock taken (blocked or queued) since it last took one
         self.pc = 0
         self.left = 0
         self.active = False
@@ -298,16 +299,19 @@ class _Explorer:
         self.holder[resource] = job
         job.held.append(resource)
         job.pc += 1
-        if waited:
-            job.ready_since = max(job.ready_since, now)
+        if waited or job.waited:  # it waited for the lock: ready again from now; one that took a free
+            job.ready_since = max(job.ready_since, now)  # lock kept running (an equal priority does not preempt it)
+        job.waited = False
         self._advance(job, now)
 
     def _lock(self, job: _Job, resource: str, now: int) -> None:
         """The job, on a processor, tries its lock (local locks are tried only when admissible)."""
+        job.started = True  # it ran the lock call: SRP's rule (start only above the ceiling) is behind it
         if resource in self.sync and not job.agent:  # issued on its own processor: it becomes an agent
             job.agent = True
             job.group = self.sync[resource]
             job.request = now
+            job.waited = True  # ready on the synchronization partition from when it takes the resource there
             self.moved = True
             if self.protocol[resource] == "dpcp":
                 return  # it locks under the agents' PCP when it runs there
@@ -321,6 +325,7 @@ class _Explorer:
                 self._take(job, resource, now)
             else:
                 job.queued = resource
+                job.waited = True
                 self.queue[resource].append(job)
             return
         self._take(job, resource, now)
@@ -392,6 +397,7 @@ class _Explorer:
                 b = self._blocker(j, r, eff, held_by_others)
                 if b is not None:
                     blocked[j.index] = b
+                    j.waited = True
                     if self.protocol[r] != "none":
                         inherits.append((j, b))
             changed = False
@@ -450,6 +456,7 @@ class _Explorer:
                         j.waits_since = now
                     else:
                         self._lock(j, j.body[j.pc][1], now)
+                        self._activate(now)  # a job that ended in that zero-time step lets its task's next one start
                     break
             else:
                 return chosen

@@ -31,6 +31,7 @@ from rtsched.analysis.soundness.families import (
 from rtsched.analysis.soundness.families_global import pending_jobs, sleep_over_boosts, three_cpus
 from rtsched.analysis.soundness.families_nesting import blocking_chains, nested_mixed, repeated_calls, repeated_requests
 from rtsched.analysis.soundness.families_np_gedf import np_gedf
+from rtsched.analysis.soundness.lock_cycles import opposite_orders
 from rtsched.analysis.soundness.model import Scenario, SystemModel
 
 __all__ = ["Subject", "SUBJECTS", "EXCLUDED", "subject"]
@@ -76,6 +77,8 @@ SUBJECTS: tuple[Subject, ...] = (
     Subject("fp-rta", "independent", partial(_uni, resources=0, deadlines="arbitrary", jitter=True, sleep=True)),
     Subject("fp-rta", "locks", partial(_uni, protocols=ALL_UNI, nested=True, jitter=True, sleep=True)),
     Subject("fp-rta", "nested-np", partial(_uni, protocols=("np", "srp", "pcp"), nested=True)),
+    Subject("fp-rta", "lock-order", partial(opposite_orders, protocols=ALL_UNI)),  # issue 35 class 7
+    Subject("fp-rta-pip", "lock-order", partial(opposite_orders, protocols=("pip",))),
     Subject("fp-rta", "partitioned", partial(_uni, protocols=ALL_UNI, partitions=2, jitter=True, u_range=(0.3, 0.8))),
     *(Subject(f"fp-rta-{p}", "forced", _forced(p)) for p in ("pip", "pcp", "srp", "ipcp", "np")),
     Subject("fp-ll", "rm", partial(_uni, protocols=("pip", "pcp"), deadlines="implicit", rm=True,
