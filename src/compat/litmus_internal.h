@@ -11,10 +11,11 @@
  *   litmus_release.c   synchronous release (a shared-memory futex word)
  *   litmus_migration.c domains and CPUs
  *   litmus_lock.c      locks named by (file, id) on rtsched ceiling mutexes
+ *   litmus_kernel.c    LITMUS^RT kernel features a stock kernel lacks (refused with the reason)
  *   litmus_life.c      init_litmus / exit_litmus
  * Layers, each calling only the layers before it (no file calls back into
  * one that uses it): {clusters, state, clock} {plugin, params, trace} {migration, task}
- * {release, lock} {life}.
+ * {release, lock} {kernel, life}.
  */
 #ifndef RTSCHED_COMPAT_LITMUS_INTERNAL_H
 #define RTSCHED_COMPAT_LITMUS_INTERNAL_H
