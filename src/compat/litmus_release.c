@@ -97,6 +97,7 @@ LITMUS_EXPORT int wait_for_ts_release(void)
 	} while (!atomic_compare_exchange_weak_explicit(&ts->word, &v, v + 1, memory_order_acq_rel,
 							 memory_order_relaxed));
 	uint32_t gen = v >> LITMUS_TS_GEN_SHIFT;
+	litmus_trace_job_end(self); /* the current job ends here, not at the release */
 	for (;;) {
 		uint32_t now = atomic_load_explicit(&ts->word, memory_order_acquire);
 		if (now >> LITMUS_TS_GEN_SHIFT != gen)

@@ -209,6 +209,7 @@ static int become_rt(struct litmus_thread *self)
 	self->params = p;
 	self->plugin = plugin;
 	self->job_no = 0;
+	self->trace_ended_job = 0;
 	/* Before the policy: its drain thread is created as SCHED_OTHER, on our CPUs. */
 	if (litmus_trace_open(self) != 0)
 		return -1;
