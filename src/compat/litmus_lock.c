@@ -211,12 +211,22 @@ static const int rts_protocol_of[] = {
 };
 
 /* Does the plugin offer the protocol (LITMUS^RT's own matrix)? -1 via litmus_fail if not. */
-static int protocol_check(obj_type_t type, enum litmus_plugin plugin)
+static int protocol_check(obj_type_t type, void *config, enum litmus_plugin plugin)
 {
-	if (type == DPCP_SEM || type == DFLP_SEM || type == MPCP_VS_SEM)
+	if (type == DPCP_SEM || type == DFLP_SEM || type == MPCP_VS_SEM) {
+		/* The caller's mistakes first, as LITMUS^RT reports them (its pcp.c
+		 * tests): a best-effort opener, a CPU that does not exist. */
+		if (!litmus_self()->rt)
+			return litmus_fail(EPERM, "%s: only real-time tasks open this lock",
+					   name_for_lock_protocol(type));
+		if (type != MPCP_VS_SEM && config &&
+		    (*(int *)config < 0 || *(int *)config >= num_online_cpus()))
+			return litmus_fail(EINVAL, "%s: CPU %d is not online",
+					   name_for_lock_protocol(type), *(int *)config);
 		return litmus_fail(ENOTSUP, "%s: rtsched has no distributed (agent-based) or "
 					    "virtual-spinning protocol; use MPCP or FMLP",
 				   name_for_lock_protocol(type));
+	}
 	if ((int)type < 0 || (int)type >= N_PROTOCOLS)
 		return litmus_fail(EINVAL, "lock type %d is not a LITMUS protocol", (int)type);
 	bool offered = plugin == LITMUS_PLUGIN_PFP ||
@@ -369,7 +379,7 @@ LITMUS_EXPORT int od_openx(int fd, obj_type_t type, int obj_id, void *config)
 	int partition, level;
 	if (fstat(fd, &st) != 0)
 		return litmus_fail(EBADF, "od_open: fd %d is not an open file", fd);
-	if (litmus_plugin_current(&plugin) != 0 || protocol_check(type, plugin) != 0 ||
+	if (litmus_plugin_current(&plugin) != 0 || protocol_check(type, config, plugin) != 0 ||
 	    opener_view(type, config, &partition, &level) != 0)
 		return -1;
 	struct namespace *ns = NULL;

@@ -69,7 +69,10 @@
  *    to another waiter (tests/cxx/test_rtpi_cxx_lifetime.cpp,
  *    tests/c/test_cond_cancel.c).
  * Same as librtpi 1.0 (were differences before): pi_cond_timedwait with a
- * NULL deadline waits without one; pi_mutex_trylock by the owner returns
+ * NULL deadline waits without one, and with an invalid one (tv_sec < 0,
+ * tv_nsec outside 0..999999999) returns EINVAL before the mutex is looked
+ * at (librtpi's tst-cond19: not EPERM for a mutex not held); librtpi.a is
+ * installed (with rtsched's objects inside: `-static -lrtpi -lpthread`); pi_mutex_trylock by the owner returns
  * EDEADLOCK (librtpi's value; EDEADLK and EDEADLOCK are one number on the
  * common Linux ports), as does pi_mutex_lock; timedwait deadlines are
  * CLOCK_MONOTONIC unless the condvar was made with RTPI_COND_CLOCK_REALTIME.

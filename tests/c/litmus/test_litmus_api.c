@@ -187,8 +187,9 @@ static void test_lock_errors_best_effort(void)
 	char path[64];
 	int fd = make_namespace(path, sizeof(path));
 	use_plugin("P-FP");
-	LCHECK_FAILS(ENOTSUP, open_dpcp_sem(fd, 0, 0));
-	LCHECK_FAILS(ENOTSUP, open_dflp_sem(fd, 0, 0));
+	/* The caller's mistake before the missing protocol, as LITMUS^RT (its not_lock_pcp_be). */
+	LCHECK_FAILS(EPERM, open_dpcp_sem(fd, 0, 0));
+	LCHECK_FAILS(EPERM, open_dflp_sem(fd, 0, 0));
 	LCHECK_FAILS(EBADF, open_fmlp_sem(-1, 0));
 	/* Best-effort tasks may not open ceiling locks (their ceilings come from openers)... */
 	LCHECK_FAILS(EPERM, open_srp_sem(fd, 0));
@@ -340,6 +341,11 @@ static void test_lock_partitions_and_owners(void)
 	LCHECK_OK(srp);
 	LCHECK_OK(mpcp);
 	LCHECK_OK(fmlp);
+	/* Agent and virtual-spinning protocols: none here; a bad CPU is still EINVAL. */
+	LCHECK_FAILS(ENOTSUP, open_dpcp_sem(fd, 9, rt_cpu));
+	LCHECK_FAILS(ENOTSUP, open_dflp_sem(fd, 9, rt_cpu));
+	LCHECK_FAILS(ENOTSUP, od_open(fd, MPCP_VS_SEM, 9));
+	LCHECK_FAILS(EINVAL, open_dpcp_sem(fd, 9, 0xbadca5e));
 	/* A local (PCP) lock of another partition. */
 	LCHECK_FAILS(EPERM, litmus_lock(there));
 	/* Same id, other protocol or other CPU: refused. */
