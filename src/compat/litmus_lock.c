@@ -92,6 +92,8 @@ LITMUS_EXPORT int lock_protocol_for_name(const char *name)
 	for (int i = 0; name && i < N_PROTOCOLS; i++)
 		if (strcmp(name, protocol_names[i]) == 0)
 			return i;
+	if (name && strcmp(name, "MPCP_VS") == 0) /* liblitmus takes both spellings */
+		return MPCP_VS_SEM;
 	return -1;
 }
 

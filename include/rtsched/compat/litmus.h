@@ -258,7 +258,7 @@ typedef enum {
 	DFLP_SEM = 6,    /* refused: ENOTSUP */
 } obj_type_t;
 
-/* "FMLP", "SRP", "MPCP", "MPCP-VS", "DPCP", "PCP", "DFLP"; -1 otherwise. */
+/* "FMLP", "SRP", "MPCP", "MPCP-VS" (or "MPCP_VS"), "DPCP", "PCP", "DFLP"; -1 otherwise. */
 int lock_protocol_for_name(const char *name);
 const char *name_for_lock_protocol(int id);
 

@@ -52,6 +52,8 @@ static void test_params_invalid(void)
 	CHECK_EQ(str2class("hard"), RT_CLASS_HARD);
 	CHECK_EQ(str2class("hrt"), RT_CLASS_HARD); /* liblitmus's names (rtspin -c) */
 	CHECK_EQ(str2class("srt"), RT_CLASS_SOFT);
+	CHECK_EQ(lock_protocol_for_name("MPCP_VS"), MPCP_VS_SEM); /* liblitmus's two spellings */
+	CHECK_EQ(lock_protocol_for_name("MPCP-VS"), MPCP_VS_SEM);
 	LCHECK_FAILS(EFAULT, set_rt_task_param(gettid(), (struct rt_task *)0x123));
 	LCHECK_FAILS(EFAULT, get_rt_task_param(gettid(), (struct rt_task *)0x123));
 	CHECK_EQ((int)str2class("firm"), -1);
