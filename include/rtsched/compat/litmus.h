@@ -264,13 +264,14 @@ const char *name_for_lock_protocol(int id);
 
 /*
  * Open lock obj_id of the file fd: an object descriptor (>= 0) or -1.
- * config: PCP, DPCP, DFLP: int * CPU. EBADF (fd), EINVAL (type, config),
- * ENOTSUP (DPCP, DFLP, MPCP-VS), ENXIO (the plugin lacks the protocol),
+ * config: PCP, DPCP, DFLP: int * CPU (PCP: NULL is the caller's partition).
+ * EBADF (fd), EINVAL (type, config), ENOTSUP (DPCP, DFLP, MPCP-VS, after the
+ * caller's own errors EPERM / EINVAL), ENXIO (the plugin lacks the protocol),
  * EPERM (SRP, PCP, MPCP: the caller is not a real-time task), EBUSY (the
  * lock is held and this opener would raise its ceiling), ENOSPC (tables full).
  */
 int od_openx(int fd, obj_type_t type, int obj_id, void *config);
-int od_close(int od);
+int od_close(int od); /* EINVAL: not an open descriptor (as LITMUS^RT) */
 static inline int od_open(int fd, obj_type_t type, int obj_id)
 {
 	return od_openx(fd, type, obj_id, 0);
@@ -280,8 +281,10 @@ int litmus_open_lock(obj_type_t protocol, int lock_id, const char *name_space,
 		     void *config_param);
 /*
  * 0 or -1: EPERM (not a real-time task, or PCP/SRP from another partition),
- * EDEADLK (already held), EINVAL (unlock of a lock the caller does not hold,
- * or a bad od).
+ * EBUSY (LITMUS^RT's nesting rule: only PCP and SRP locks nest, in each
+ * other; an FMLP/MPCP lock is taken holding none), EDEADLK (a held PCP/SRP
+ * lock), EINVAL (unlock of a lock the caller does not hold, or an od that is
+ * not open in this process: descriptors are not inherited across fork).
  */
 int litmus_lock(int od);
 int litmus_unlock(int od);
