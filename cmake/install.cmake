@@ -1,8 +1,8 @@
 # A normal C install: libraries, headers, pkg-config files and a CMake package
-# (find_package(rtsched) gives rtsched::rtsched, rtsched::rtsched_static, rtsched::rtpi, rtsched::litmus).
+# (find_package(rtsched) gives rtsched::rtsched, rtsched::rtsched_static, rtsched::rtpi, rtsched::rtpi_static, rtsched::litmus).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS rtsched rtsched_static rtpi litmus EXPORT rtschedTargets
+install(TARGETS rtsched rtsched_static rtpi rtpi_static litmus EXPORT rtschedTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
@@ -20,6 +20,9 @@ install(FILES include/rtsched/compat/rtpi/mutex.hpp include/rtsched/compat/rtpi/
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rtpi)
 # Where liblitmus installs its header: <litmus.h>.
 install(FILES include/rtsched/compat/litmus.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# liblitmus's tree headers (migration.h, internal.h, asm/cycles.h), for programs built
+# inside a liblitmus tree: -I$(pkg-config --variable=treedir liblitmus).
+install(DIRECTORY include/rtsched/compat/liblitmus/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rtsched/liblitmus)
 
 install(EXPORT rtschedTargets NAMESPACE rtsched::
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/rtsched)

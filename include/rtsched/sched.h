@@ -43,7 +43,12 @@ struct rts_sched_params {
 	uint64_t dl_deadline_ns;
 	uint64_t dl_period_ns;
 	bool dl_overrun_signal;    /* DEADLINE: SIGXCPU when the runtime runs out (SCHED_FLAG_DL_OVERRUN) */
+	bool reset_on_fork;        /* children start as SCHED_OTHER (SCHED_FLAG_RESET_ON_FORK);
+				    * without it a SCHED_DEADLINE thread cannot fork (EAGAIN) */
 };
+
+/* The kernel's SCHED_DEADLINE period range, in us (its sysctls, else its defaults 100 and 4194304). */
+void rts_deadline_period_limits_us(long *min_us, long *max_us);
 
 /*
  * Apply params to the calling thread (sched_setattr). EPERM (no privilege,

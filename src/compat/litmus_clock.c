@@ -59,3 +59,23 @@ LITMUS_EXPORT double monotime(void)
 {
 	return 1e-9 * (double)clock_ns(CLOCK_MONOTONIC);
 }
+
+static void sleep_until_s(clockid_t clock, double when_s)
+{
+	if (when_s <= 0)
+		return;
+	struct timespec ts = { .tv_sec = (time_t)when_s };
+	ts.tv_nsec = (long)((when_s - (double)ts.tv_sec) * 1e9);
+	while (clock_nanosleep(clock, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+LITMUS_EXPORT void sleep_until_mono(double wake_up_time)
+{
+	sleep_until_s(CLOCK_MONOTONIC, wake_up_time);
+}
+
+LITMUS_EXPORT void sleep_until_wc(double wake_up_time)
+{
+	sleep_until_s(CLOCK_REALTIME, wake_up_time);
+}

@@ -11,10 +11,11 @@
  *   litmus_release.c   synchronous release (a shared-memory futex word)
  *   litmus_migration.c domains and CPUs
  *   litmus_lock.c      locks named by (file, id) on rtsched ceiling mutexes
+ *   litmus_kernel.c    LITMUS^RT kernel features a stock kernel lacks (refused with the reason)
  *   litmus_life.c      init_litmus / exit_litmus
  * Layers, each calling only the layers before it (no file calls back into
  * one that uses it): {clusters, state, clock} {plugin, params, trace} {migration, task}
- * {release, lock} {life}.
+ * {release, lock} {kernel, life}.
  */
 #ifndef RTSCHED_COMPAT_LITMUS_INTERNAL_H
 #define RTSCHED_COMPAT_LITMUS_INTERNAL_H
@@ -54,6 +55,7 @@ struct litmus_thread {
 	int level;               /* its level for lock ceilings (SCHED_FIFO priority, or EDF level) */
 	struct rts_trace *trace;        /* RTSCHED_LITMUS_TRACE: this task's session, else NULL */
 	struct rts_trace_stream *stream;
+	unsigned int trace_ended_job; /* the last job whose COMPLETE is traced */
 	/* Restored by task_mode(BACKGROUND_TASK). */
 	int saved_policy;
 	struct sched_param saved_param;
@@ -101,7 +103,7 @@ void litmus_job_begin(struct litmus_thread *self, int64_t release_ns);
  */
 #define LITMUS_TRACE_COST_MARKER 0x4c54 /* MARKER arg0: arg1 is the task's exec_cost (ns) */
 int litmus_trace_open(struct litmus_thread *self);
-void litmus_trace_job_end(struct litmus_thread *self);     /* COMPLETE (+ DEADLINE_MISS) */
+void litmus_trace_job_end(struct litmus_thread *self);     /* COMPLETE (+ DEADLINE_MISS), once a job */
 void litmus_trace_job_release(struct litmus_thread *self); /* RELEASE at its nominal time */
 void litmus_trace_job_start(struct litmus_thread *self);   /* START */
 void litmus_trace_close(struct litmus_thread *self);       /* TASK_EXIT, then the file */

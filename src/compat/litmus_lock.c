@@ -19,7 +19,8 @@
  * job locks it (LITMUS's own rule for SRP) keeps the rest safe.
  *
  * Object descriptors are indexes into this process's table `ods`, written
- * under ods_lock before the descriptor is returned and read without it.
+ * under ods_lock before the descriptor is returned and read without it; a
+ * forked child starts with an empty table (ods_fork_child).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -78,6 +79,8 @@ struct od {
 static pthread_mutex_t ods_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct namespace namespaces[LITMUS_NAMESPACES_MAX];
 static struct od ods[LITMUS_ODS_MAX];
+/* Locks the calling thread holds, for LITMUS^RT's nesting rule (litmus_lock). */
+static _Thread_local int held_global, held_local;
 
 static const char *const protocol_names[] = {
 	[FMLP_SEM] = "FMLP", [SRP_SEM] = "SRP",	 [MPCP_SEM] = "MPCP", [MPCP_VS_SEM] = "MPCP-VS",
@@ -90,6 +93,8 @@ LITMUS_EXPORT int lock_protocol_for_name(const char *name)
 	for (int i = 0; name && i < N_PROTOCOLS; i++)
 		if (strcmp(name, protocol_names[i]) == 0)
 			return i;
+	if (name && strcmp(name, "MPCP_VS") == 0) /* liblitmus takes both spellings */
+		return MPCP_VS_SEM;
 	return -1;
 }
 
@@ -214,12 +219,22 @@ static const int rts_protocol_of[] = {
 };
 
 /* Does the plugin offer the protocol (LITMUS^RT's own matrix)? -1 via litmus_fail if not. */
-static int protocol_check(obj_type_t type, enum litmus_plugin plugin)
+static int protocol_check(obj_type_t type, void *config, enum litmus_plugin plugin)
 {
-	if (type == DPCP_SEM || type == DFLP_SEM || type == MPCP_VS_SEM)
+	if (type == DPCP_SEM || type == DFLP_SEM || type == MPCP_VS_SEM) {
+		/* The caller's mistakes first, as LITMUS^RT reports them (its pcp.c
+		 * tests): a best-effort opener, a CPU that does not exist. */
+		if (!litmus_self()->rt)
+			return litmus_fail(EPERM, "%s: only real-time tasks open this lock",
+					   name_for_lock_protocol(type));
+		if (type != MPCP_VS_SEM && config &&
+		    (*(int *)config < 0 || *(int *)config >= num_online_cpus()))
+			return litmus_fail(EINVAL, "%s: CPU %d is not online",
+					   name_for_lock_protocol(type), *(int *)config);
 		return litmus_fail(ENOTSUP, "%s: rtsched has no distributed (agent-based) or "
 					    "virtual-spinning protocol; use MPCP or FMLP",
 				   name_for_lock_protocol(type));
+	}
 	if ((int)type < 0 || (int)type >= N_PROTOCOLS)
 		return litmus_fail(EINVAL, "lock type %d is not a LITMUS protocol", (int)type);
 	bool offered = plugin == LITMUS_PLUGIN_PFP ||
@@ -328,23 +343,52 @@ static int opener_view(obj_type_t type, void *config, int *partition, int *level
 	if (type == SRP_SEM)
 		*partition = (int)self->params.cpu;
 	if (type == PCP_SEM) {
-		if (!config)
-			return litmus_fail(EINVAL, "PCP: no CPU given");
-		*partition = *(int *)config;
+		/* No CPU given: the caller's partition, as LITMUS^RT's P-FP takes it. */
+		*partition = config ? *(int *)config : (int)self->params.cpu;
 		if (*partition < 0 || *partition >= num_online_cpus())
 			return litmus_fail(EINVAL, "PCP: CPU %d is not online", *partition);
 	}
 	return 0;
 }
 
+/*
+ * Descriptors are not inherited across fork (LITMUS^RT's object table
+ * belongs to the task): the child starts with none and holds nothing.
+ * ods_lock is held across fork so that the child's copy is consistent.
+ */
+static void ods_fork_prepare(void)
+{
+	pthread_mutex_lock(&ods_lock);
+}
+
+static void ods_fork_parent(void)
+{
+	pthread_mutex_unlock(&ods_lock);
+}
+
+static void ods_fork_child(void)
+{
+	for (int i = 0; i < LITMUS_ODS_MAX; i++)
+		ods[i].slot = NULL;
+	held_global = held_local = 0;
+	pthread_mutex_init(&ods_lock, NULL);
+}
+
+static void ods_fork_handlers(void)
+{
+	pthread_atfork(ods_fork_prepare, ods_fork_parent, ods_fork_child);
+}
+
 LITMUS_EXPORT int od_openx(int fd, obj_type_t type, int obj_id, void *config)
 {
+	static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+	pthread_once(&fork_once, ods_fork_handlers);
 	enum litmus_plugin plugin;
 	struct stat st;
 	int partition, level;
 	if (fstat(fd, &st) != 0)
 		return litmus_fail(EBADF, "od_open: fd %d is not an open file", fd);
-	if (litmus_plugin_current(&plugin) != 0 || protocol_check(type, plugin) != 0 ||
+	if (litmus_plugin_current(&plugin) != 0 || protocol_check(type, config, plugin) != 0 ||
 	    opener_view(type, config, &partition, &level) != 0)
 		return -1;
 	struct namespace *ns = NULL;
@@ -385,11 +429,17 @@ LITMUS_EXPORT int od_close(int od)
 	int ret = 0;
 	pthread_mutex_lock(&ods_lock);
 	if (od < 0 || od >= LITMUS_ODS_MAX || !ods[od].slot)
-		ret = litmus_fail(EBADF, "od_close: %d is not an open lock descriptor", od);
+		ret = litmus_fail(EINVAL, "od_close: %d is not an open lock descriptor", od);
 	else
 		ods[od].slot = NULL;
 	pthread_mutex_unlock(&ods_lock);
 	return ret;
+}
+
+/* Is slot s a global lock (FMLP, MPCP) or a local one (PCP, SRP)? */
+static bool slot_global(const struct lock_slot *s)
+{
+	return s->type == FMLP_SEM || s->type == MPCP_SEM;
 }
 
 static struct lock_slot *od_slot(int od, const char *fn)
@@ -408,6 +458,13 @@ LITMUS_EXPORT int litmus_lock(int od)
 		return -1;
 	if (!litmus_self()->rt)
 		return litmus_fail(EPERM, "litmus_lock: only real-time tasks lock (task_mode first)");
+	/* LITMUS^RT's nesting rule: a global lock is taken holding nothing; a
+	 * local (ceiling) lock may nest only in other local locks. */
+	if (held_global > 0 || (slot_global(s) && held_local > 0))
+		return litmus_fail(EBUSY, "litmus_lock: %s lock %d would nest in a held %s lock (LITMUS "
+					  "nests only PCP and SRP locks)",
+				   name_for_lock_protocol(s->type), s->id,
+				   held_global > 0 ? "FMLP/MPCP" : "PCP/SRP");
 	int err = rts_mutex_lock(&s->mutex);
 	if (err == EPERM)
 		return litmus_fail(EPERM, "litmus_lock: %s lock %d belongs to CPU %d; this task runs "
@@ -416,6 +473,7 @@ LITMUS_EXPORT int litmus_lock(int od)
 	if (err)
 		return litmus_fail(err, "litmus_lock: %s lock %d: %s", name_for_lock_protocol(s->type),
 				   s->id, strerror(err));
+	*(slot_global(s) ? &held_global : &held_local) += 1;
 	return 0;
 }
 
@@ -430,6 +488,7 @@ LITMUS_EXPORT int litmus_unlock(int od)
 				   name_for_lock_protocol(s->type), s->id);
 	if (err)
 		return litmus_fail(err, "litmus_unlock: %s", strerror(err));
+	*(slot_global(s) ? &held_global : &held_local) -= 1;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include "litmus_clusters.h"
@@ -95,4 +96,99 @@ LITMUS_EXPORT int cluster_to_first_cpu(int cluster, int cluster_size)
 					   "(%d CPUs)",
 				   cluster, cluster_size, num_online_cpus());
 	return cluster * cluster_size;
+}
+
+LITMUS_EXPORT int be_migrate_thread_to_cluster(pid_t tid, int domain)
+{
+	return be_migrate_thread_to_domain(tid, domain);
+}
+
+LITMUS_EXPORT int be_migrate_to_cluster(int cluster, int cluster_sz)
+{
+	(void)cluster_sz; /* unused in LITMUS^RT too: the plugin's clusters decide */
+	return be_migrate_thread_to_domain(0, cluster);
+}
+
+/* by_domain: the CPUs (0..63) of domain arg; else the domains of CPU arg. */
+static int domain_mask(int arg, bool by_domain, unsigned long long int *mask, const char *fn)
+{
+	enum litmus_plugin plugin;
+	struct litmus_domain_map map;
+	if (!mask)
+		return litmus_fail(EINVAL, "%s: NULL mask", fn);
+	if (litmus_domains_current(&plugin, &map) != 0)
+		return -1;
+	if (map.n_cpus > 64)
+		return litmus_fail(EINVAL, "%s: %d CPUs do not fit a 64-bit mask", fn, map.n_cpus);
+	if (arg < 0 || arg >= (by_domain ? map.n_domains : map.n_cpus))
+		return litmus_fail(EINVAL, "%s: %s %d does not exist (%s: %d domains, %d CPUs)", fn,
+				   by_domain ? "domain" : "CPU", arg, litmus_plugin_name(plugin),
+				   map.n_domains, map.n_cpus);
+	*mask = 0;
+	for (int cpu = 0; cpu < map.n_cpus; cpu++) {
+		if (by_domain && map.of_cpu[cpu] == arg)
+			*mask |= 1ull << cpu;
+		if (!by_domain && cpu == arg)
+			*mask |= 1ull << map.of_cpu[cpu]; /* a CPU is in exactly one domain */
+	}
+	litmus_ok();
+	return 0;
+}
+
+LITMUS_EXPORT int domain_to_cpus(int domain, unsigned long long int *mask)
+{
+	return domain_mask(domain, true, mask, "domain_to_cpus");
+}
+
+LITMUS_EXPORT int cpu_to_domains(int cpu, unsigned long long int *mask)
+{
+	return domain_mask(cpu, false, mask, "cpu_to_domains");
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * The kernel's CPU mask text: hex digits, most significant first, in groups
+ * of 8 separated by commas. Read from the right: the k-th digit from the end
+ * (commas skipped) holds CPUs 4k..4k+3.
+ */
+LITMUS_EXPORT void set_mapping(char *buf, int len, cpu_set_t **set, size_t *sz)
+{
+	*set = NULL;
+	*sz = 0;
+	int digits = 0;
+	for (int i = 0; buf && i < len; i++) {
+		if (buf[i] == ',')
+			continue;
+		if (hex_digit(buf[i]) < 0)
+			return;
+		digits++;
+	}
+	if (digits == 0)
+		return;
+	cpu_set_t *cpus = CPU_ALLOC(digits * 4);
+	if (!cpus)
+		return;
+	size_t bytes = CPU_ALLOC_SIZE(digits * 4);
+	CPU_ZERO_S(bytes, cpus);
+	for (int i = len - 1, k = 0; i >= 0; i--) {
+		if (buf[i] == ',')
+			continue;
+		int d = hex_digit(buf[i]);
+		for (int bit = 0; bit < 4; bit++)
+			if (d & (1 << bit))
+				CPU_SET_S(4 * k + bit, bytes, cpus);
+		k++;
+	}
+	*set = cpus;
+	*sz = bytes;
 }

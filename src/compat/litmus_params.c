@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "litmus_clusters.h"
@@ -81,11 +82,36 @@ static int resolve_tid(pid_t pid, const char *fn, pid_t *tid)
 	return litmus_fail(ESRCH, "%s: no thread %d", fn, (int)pid);
 }
 
-LITMUS_EXPORT int set_rt_task_param(pid_t pid, struct rt_task *param)
+/*
+ * Copy n bytes between the caller's memory and ours as the kernel would,
+ * EFAULT instead of a crash for an address that is not mapped (LITMUS^RT's
+ * system calls answer a bad pointer so): process_vm_readv/writev on this
+ * process checks the range.
+ */
+static int copy_checked(void *to, const void *from, size_t n, bool out)
+{
+	struct iovec here = { .iov_base = out ? (void *)from : to, .iov_len = n };
+	struct iovec there = { .iov_base = out ? to : (void *)from, .iov_len = n };
+	ssize_t done = out ? process_vm_writev(getpid(), &here, 1, &there, 1, 0)
+			   : process_vm_readv(getpid(), &here, 1, &there, 1, 0);
+	if (done == (ssize_t)n)
+		return 0;
+	if (done < 0 && errno != EFAULT) {
+		memcpy(to, from, n); /* the check itself was refused (seccomp): trust the pointer */
+		return 0;
+	}
+	return EFAULT;
+}
+
+LITMUS_EXPORT int set_rt_task_param(pid_t pid, struct rt_task *user_param)
 {
 	pid_t tid;
-	if (!param)
+	struct rt_task copy, *param = &copy;
+	if (!user_param)
 		return litmus_fail(EINVAL, "set_rt_task_param: NULL parameters");
+	if (copy_checked(&copy, user_param, sizeof(copy), false) != 0)
+		return litmus_fail(EFAULT, "set_rt_task_param: parameters at %p are not readable",
+				   (void *)user_param);
 	if (resolve_tid(pid, "set_rt_task_param", &tid) != 0 || litmus_params_check(param) != 0)
 		return -1;
 	if (tid == gettid() && litmus_self()->rt)
@@ -104,9 +130,12 @@ LITMUS_EXPORT int get_rt_task_param(pid_t pid, struct rt_task *param)
 		return litmus_fail(EINVAL, "get_rt_task_param: NULL parameters");
 	if (resolve_tid(pid, "get_rt_task_param", &tid) != 0)
 		return -1;
-	if (!litmus_params_load(tid, param))
+	struct rt_task found;
+	if (!litmus_params_load(tid, &found))
 		return litmus_fail(EINVAL, "get_rt_task_param: thread %d has no parameters",
 				   (int)tid);
+	if (copy_checked(param, &found, sizeof(found), true) != 0)
+		return litmus_fail(EFAULT, "get_rt_task_param: %p is not writable", (void *)param);
 	litmus_ok();
 	return 0;
 }
@@ -150,11 +179,17 @@ LITMUS_EXPORT int sporadic_clustered(lt_t e_ns, lt_t p_ns, int cluster)
 
 LITMUS_EXPORT task_class_t str2class(const char *str)
 {
-	if (str && strcmp(str, "hard") == 0)
+	if (str && (strcmp(str, "hrt") == 0 || strcmp(str, "hard") == 0))
 		return RT_CLASS_HARD;
-	if (str && strcmp(str, "soft") == 0)
+	if (str && (strcmp(str, "srt") == 0 || strcmp(str, "soft") == 0))
 		return RT_CLASS_SOFT;
 	if (str && strcmp(str, "be") == 0)
 		return RT_CLASS_BEST_EFFORT;
 	return (task_class_t)-1;
+}
+
+LITMUS_EXPORT void show_rt_param(struct rt_task *tp)
+{
+	printf("rt params:\n\texec_cost:\t%llu\n\tperiod:\t\t%llu\n\tcpu:\t%u\n", tp->exec_cost,
+	       tp->period, tp->cpu);
 }

@@ -138,6 +138,7 @@ LITMUS_EXPORT int wait_for_ts_release(void)
 	} while (!atomic_compare_exchange_weak_explicit(&ts->word, &v, v + 1, memory_order_acq_rel,
 							 memory_order_relaxed));
 	uint32_t gen = v >> LITMUS_TS_GEN_SHIFT;
+	litmus_trace_job_end(self); /* the current job ends here, not at the release */
 	for (;;) {
 		uint32_t now = atomic_load_explicit(&ts->word, memory_order_acquire);
 		if (now >> LITMUS_TS_GEN_SHIFT != gen)
@@ -152,14 +153,18 @@ LITMUS_EXPORT int wait_for_ts_release(void)
 	return 0;
 }
 
-LITMUS_EXPORT int release_ts(lt_t *delay)
+/* *at is absolute, as LITMUS^RT's release_ts takes it (liblitmus's release_ts
+ * tool passes now + delay); a time already past (its tests pass a bare
+ * delay) releases the tasks now rather than in the past. */
+LITMUS_EXPORT int release_ts(lt_t *at)
 {
-	if (!delay)
-		return litmus_fail(EFAULT, "release_ts: NULL delay");
+	if (!at)
+		return litmus_fail(EFAULT, "release_ts: NULL release time");
 	struct litmus_ts *ts = ts_get("release_ts");
 	if (!ts)
 		return -1;
-	int64_t when = litmus_now_ns() + (int64_t)*delay;
+	int64_t now = litmus_now_ns();
+	int64_t when = *at > (lt_t)now ? (int64_t)*at : now;
 	uint32_t v = atomic_load_explicit(&ts->word, memory_order_relaxed), next;
 	do {
 		uint32_t gen = ((v >> LITMUS_TS_GEN_SHIFT) + 1) & LITMUS_TS_WAITERS_MASK;

@@ -19,6 +19,21 @@ struct litmus_thread *litmus_self(void)
 	return &self_state;
 }
 
+/*
+ * LITMUS^RT: the child of a real-time task is not one (the kernel already
+ * gave it SCHED_OTHER: reset-on-fork). Its copy of the forking thread's state
+ * is cleared, the trace session included (it stays the parent's).
+ */
+static void self_fork_child(void)
+{
+	memset(&self_state, 0, sizeof(self_state));
+}
+
+__attribute__((constructor)) static void self_fork_handler(void)
+{
+	pthread_atfork(NULL, NULL, self_fork_child);
+}
+
 int litmus_fail(int err, const char *fmt, ...)
 {
 	va_list ap;

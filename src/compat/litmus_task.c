@@ -59,7 +59,9 @@ static int apply_pfp(const struct rt_task *p, int *level)
 	cpu_set_t cpus;
 	CPU_ZERO(&cpus);
 	CPU_SET(p->cpu, &cpus);
-	struct rts_sched_params sp = { .policy = RTS_POLICY_FIFO, .priority = prio };
+	/* LITMUS^RT: the children of a real-time task are not real-time. */
+	struct rts_sched_params sp = { .policy = RTS_POLICY_FIFO, .priority = prio,
+				       .reset_on_fork = true };
 	int err = rts_affinity_set_self(&cpus, why, sizeof(why));
 	if (!err)
 		err = rts_sched_apply_self(&sp, why, sizeof(why));
@@ -85,6 +87,32 @@ static int join_domain_cpuset(int domain)
 }
 
 /*
+ * LITMUS^RT accepts any period; the kernel's CBS none shorter than
+ * sched_deadline_period_min_us (100 us by default) nor a runtime under
+ * 1024 ns. A shorter period is multiplied, with the runtime and deadline,
+ * by the smallest integer k that reaches the minimum: the bandwidth
+ * (runtime/period) and the deadline/period ratio stay as asked, the budget
+ * is granted per k periods. Jobs are still released every LITMUS period
+ * (sleep_next_period); no stock kernel keeps deadlines under 100 us anyway.
+ * A runtime then still under 1024 ns is raised to 1024 ns (more bandwidth,
+ * never less). Longer periods than the maximum are refused with the limits.
+ */
+static void cbs_fit_kernel_minimum(struct rts_sched_params *sp)
+{
+	long min_us, max_us;
+	rts_deadline_period_limits_us(&min_us, &max_us);
+	uint64_t min_ns = (uint64_t)min_us * 1000;
+	if (sp->dl_period_ns < min_ns) {
+		uint64_t k = (min_ns + sp->dl_period_ns - 1) / sp->dl_period_ns;
+		sp->dl_runtime_ns *= k;
+		sp->dl_deadline_ns *= k;
+		sp->dl_period_ns *= k;
+	}
+	if (sp->dl_runtime_ns < 1024 && sp->dl_deadline_ns >= 1024)
+		sp->dl_runtime_ns = 1024;
+}
+
+/*
  * SCHED_DEADLINE on CPUS: PSN-EDF one CPU, C-EDF the task's cluster (the one
  * holding rt_task.cpu, as LITMUS^RT's C-EDF picks it), GSN-EDF every CPU. The
  * first two join their domain's cpuset first: the kernel admits a
@@ -106,7 +134,9 @@ static int apply_edf(const struct rt_task *p, enum litmus_plugin plugin, int *le
 	struct rts_sched_params sp = { .policy = RTS_POLICY_DEADLINE,
 				       .dl_runtime_ns = p->exec_cost,
 				       .dl_deadline_ns = deadline,
-				       .dl_period_ns = p->period };
+				       .dl_period_ns = p->period,
+				       .reset_on_fork = true };
+	cbs_fit_kernel_minimum(&sp);
 	int err = rts_affinity_set_self(&cpus, why, sizeof(why));
 	if (!err)
 		err = rts_sched_apply_self(&sp, why, sizeof(why));
@@ -179,6 +209,7 @@ static int become_rt(struct litmus_thread *self)
 	self->params = p;
 	self->plugin = plugin;
 	self->job_no = 0;
+	self->trace_ended_job = 0;
 	/* Before the policy: its drain thread is created as SCHED_OTHER, on our CPUs. */
 	if (litmus_trace_open(self) != 0)
 		return -1;

@@ -41,6 +41,10 @@ int litmus_trace_open(struct litmus_thread *self)
 	if (!err)
 		err = rts_trace_stream_add(self->trace, 0, name, (int64_t)self->params.period,
 					   relative_deadline_ns(&self->params), &self->stream);
+	/* Bound before the start writes the stream table: the file names the
+	 * thread even if the program is killed before task_mode(BACKGROUND_TASK). */
+	if (!err)
+		rts_trace_stream_bind(self->stream);
 	if (!err)
 		err = rts_trace_start(self->trace, 0, 0);
 	if (err) {
@@ -48,19 +52,23 @@ int litmus_trace_open(struct litmus_thread *self)
 			rts_trace_close(self->trace);
 		self->trace = NULL;
 		self->stream = NULL;
+		rts_trace_stream_bind(NULL);
 		return litmus_fail(err, "RTSCHED_LITMUS_TRACE: %s: %s", path,
 				   why[0] ? why : strerror(err));
 	}
-	rts_trace_stream_bind(self->stream);
 	rts_trace_event(self->stream, RTS_EV_MARKER, 0, LITMUS_TRACE_COST_MARKER,
 			(int64_t)self->params.exec_cost);
 	return 0;
 }
 
+/* Once per job: wait_for_ts_release ends the job when the wait begins, so
+ * the wait for the release is no job's response; litmus_job_begin then
+ * finds it ended. */
 void litmus_trace_job_end(struct litmus_thread *self)
 {
-	if (!self->stream || self->job_no == 0)
+	if (!self->stream || self->job_no == 0 || self->trace_ended_job == self->job_no)
 		return;
+	self->trace_ended_job = self->job_no;
 	int64_t now = litmus_now_ns(), deadline = self->release_ns + relative_deadline_ns(&self->params);
 	rts_trace_event(self->stream, RTS_EV_COMPLETE, self->job_no, 0,
 			litmus_thread_cpu_ns() - self->job_cpu_start_ns);

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rtpi.h"
+#include "rtpi_rts.h"
 
 #define RTPI_EXPORT __attribute__((visibility("default")))
 
@@ -35,14 +35,10 @@ _Static_assert(offsetof(struct pi_cond_s, cond) == 0 && offsetof(struct pi_cond_
 		       offsetof(struct pi_cond_s, wake_id) == 8 &&
 		       offsetof(struct pi_cond_s, state) == 12,
 	       "librtpi 1.0: u32 cond, flags, wake_id, state at 0, 4, 8, 12");
-/* The rtsched objects inside. */
-_Static_assert(sizeof(rts_mutex_t) == sizeof(pi_mutex_t), "an rts_mutex_t fills a pi_mutex_t");
+/* The rtsched objects inside (and rtpi_rts.h). */
 _Static_assert(offsetof(struct rts_mutex_s, word) == offsetof(struct pi_mutex_s, futex) &&
 		       offsetof(struct rts_mutex_s, flags) == offsetof(struct pi_mutex_s, flags),
 	       "rtsched's mutex word and flags where librtpi keeps its futex and flags");
-_Static_assert(offsetof(struct pi_cond_s, rts) == 64 &&
-		       offsetof(struct pi_cond_s, rts) + sizeof(rts_cond_t) <= sizeof(pi_cond_t),
-	       "rtsched's condvar in the second cache line of a pi_cond_t");
 _Static_assert((RTPI_MUTEX_F_RTSCHED &
 		(RTS_MUTEX_F_PROTO_MASK | RTS_MUTEX_F_PSHARED | RTS_MUTEX_F_ROBUST |
 		 RTS_MUTEX_F_EAGER | RTS_MUTEX_F_INCONSISTENT | RTS_MUTEX_F_NOTRECOVERABLE)) == 0,
@@ -66,12 +62,12 @@ static rts_mutex_t *mutex_adopt(pi_mutex_t *m)
 	if (__builtin_expect(!(f & RTPI_MUTEX_F_RTSCHED), 0))
 		atomic_compare_exchange_strong_explicit(mutex_flags(m), &f, mutex_adopted_flags(f),
 							memory_order_acq_rel, memory_order_acquire);
-	return &m->rts;
+	return rtpi_rts_mutex(m);
 }
 
 static _Atomic uint32_t *cond_rts_flags(pi_cond_t *c)
 {
-	return (_Atomic uint32_t *)&c->s.rts.s.flags;
+	return (_Atomic uint32_t *)&rtpi_rts_cond(c)->s.flags;
 }
 
 /* The rtsched condvar in c, adopting a librtpi image first. */
@@ -88,7 +84,7 @@ static rts_cond_t *cond_adopt(pi_cond_t *c)
 							      memory_order_acquire))
 			;
 	}
-	return &c->s.rts;
+	return rtpi_rts_cond(c);
 }
 
 RTPI_EXPORT pi_mutex_t *pi_mutex_alloc(void)
@@ -112,7 +108,7 @@ RTPI_EXPORT int pi_mutex_init(pi_mutex_t *mutex, uint32_t flags)
 	rts_mutexattr_setprotocol(&attr, RTS_PROTO_PIP);
 	rts_mutexattr_setpshared(&attr, (flags & RTPI_MUTEX_PSHARED) ? RTS_PROCESS_SHARED
 								     : RTS_PROCESS_PRIVATE);
-	int ret = rts_mutex_init(&mutex->rts, &attr);
+	int ret = rts_mutex_init(rtpi_rts_mutex(mutex), &attr);
 	if (ret == 0)
 		atomic_store_explicit(mutex_flags(mutex), mutex->s.flags | RTPI_MUTEX_F_RTSCHED,
 				      memory_order_release);
@@ -177,10 +173,10 @@ RTPI_EXPORT int pi_cond_init(pi_cond_t *cond, uint32_t flags)
 								   : RTS_PROCESS_PRIVATE);
 	rts_condattr_setclock(&attr, (flags & RTPI_COND_CLOCK_REALTIME) ? CLOCK_REALTIME
 									: CLOCK_MONOTONIC);
-	memset(cond, 0, offsetof(struct pi_cond_s, rts));
+	memset(cond, 0, offsetof(struct pi_cond_s, __rts_cond));
 	cond->s.flags = flags;
 	cond->s.state = RTPI_COND_STATE_READY;
-	return rts_cond_init(&cond->s.rts, &attr);
+	return rts_cond_init(rtpi_rts_cond(cond), &attr);
 }
 
 RTPI_EXPORT int pi_cond_destroy(pi_cond_t *cond)
@@ -197,11 +193,18 @@ RTPI_EXPORT int pi_cond_wait(pi_cond_t *cond, pi_mutex_t *mutex)
 	return rts_cond_wait(cond_adopt(cond), mutex_adopt(mutex));
 }
 
-/* librtpi: a NULL deadline waits without one. */
+/*
+ * librtpi: a NULL deadline waits without one; an invalid deadline is EINVAL
+ * before anything else is looked at (before the ownership check that gives
+ * EPERM; librtpi's tst-cond19 calls it without the mutex).
+ */
 RTPI_EXPORT int pi_cond_timedwait(pi_cond_t *cond, pi_mutex_t *mutex,
 				  const struct timespec *abstime)
 {
 	if (!cond || !mutex)
+		return EINVAL;
+	if (abstime && (abstime->tv_sec < 0 || abstime->tv_nsec < 0 ||
+			abstime->tv_nsec >= 1000000000L))
 		return EINVAL;
 	if (!abstime)
 		return rts_cond_wait(cond_adopt(cond), mutex_adopt(mutex));

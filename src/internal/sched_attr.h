@@ -16,6 +16,9 @@
 #ifndef SCHED_DEADLINE
 #define SCHED_DEADLINE 6
 #endif
+#ifndef SCHED_FLAG_RESET_ON_FORK
+#define SCHED_FLAG_RESET_ON_FORK 0x01 /* children start as SCHED_OTHER */
+#endif
 #ifndef SCHED_FLAG_DL_OVERRUN
 #define SCHED_FLAG_DL_OVERRUN 0x04 /* SIGXCPU when the runtime is exhausted */
 #endif

@@ -4,6 +4,7 @@
  * explanation in words when the kernel refuses.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -124,6 +125,28 @@ static void explain_ebusy(const struct rts_sched_params *p, char *why, size_t wh
 		 (double)p->dl_runtime_ns / (double)p->dl_period_ns, rt_runtime, rt_period);
 }
 
+/* Read /proc/sys/kernel/NAME (a long); fallback if it cannot be read. */
+static long proc_sys_long(const char *name, long fallback)
+{
+	char path[96];
+	long v = fallback;
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = fallback;
+		fclose(f);
+	}
+	return v;
+}
+
+RTS_EXPORT void rts_deadline_period_limits_us(long *min_us, long *max_us)
+{
+	/* The kernel's built-in defaults where the sysctls do not exist. */
+	*min_us = proc_sys_long("sched_deadline_period_min_us", 100);
+	*max_us = proc_sys_long("sched_deadline_period_max_us", 4194304);
+}
+
 RTS_EXPORT int rts_sched_apply_self(const struct rts_sched_params *p, char *why, size_t why_len)
 {
 	struct rts_sched_attr attr = { .size = sizeof(attr) };
@@ -146,6 +169,8 @@ RTS_EXPORT int rts_sched_apply_self(const struct rts_sched_params *p, char *why,
 		attr.sched_policy = SCHED_OTHER;
 		break;
 	}
+	if (p->reset_on_fork)
+		attr.sched_flags |= SCHED_FLAG_RESET_ON_FORK;
 	int err = -rts_sched_setattr(0, &attr);
 	switch (err) {
 	case 0:
@@ -158,10 +183,19 @@ RTS_EXPORT int rts_sched_apply_self(const struct rts_sched_params *p, char *why,
 		explain_ebusy(p, why, why_len);
 		break;
 	case EINVAL:
-		snprintf(why, why_len,
-			 "%s parameters refused (EINVAL): FIFO priority must be 1..99; "
-			 "DEADLINE needs 1024 ns <= runtime <= deadline <= period",
-			 policy);
+		if (p->policy == RTS_POLICY_DEADLINE) {
+			long min_us = 0, max_us = 0;
+			rts_deadline_period_limits_us(&min_us, &max_us);
+			snprintf(why, why_len,
+				 "SCHED_DEADLINE parameters refused (EINVAL): runtime %" PRIu64
+				 ", deadline %" PRIu64 ", period %" PRIu64 " ns; the kernel needs "
+				 "1024 ns <= runtime <= deadline <= period and a period of %ld..%ld us "
+				 "(kernel.sched_deadline_period_min_us/_max_us)",
+				 p->dl_runtime_ns, p->dl_deadline_ns, p->dl_period_ns, min_us, max_us);
+		} else {
+			snprintf(why, why_len,
+				 "%s parameters refused (EINVAL): FIFO priority must be 1..99", policy);
+		}
 		break;
 	default:
 		snprintf(why, why_len, "%s refused: %s", policy, strerror(err));

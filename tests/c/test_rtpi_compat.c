@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 
 #include "harness.h"
+#include "rtpi_rts.h" /* white box: the adopted flags after concurrent first use */
 
 static DEFINE_PI_MUTEX(static_mutex, 0);
 static DEFINE_PI_COND(static_cond, 0);
@@ -343,7 +344,7 @@ static void test_concurrent_first_use(void)
 	}
 	CHECK_EQ(race_count, N * 2000);
 	CHECK_EQ(race_mutex.s.flags, RTPI_MUTEX_F_RTSCHED | RTS_PROTO_PIP | RTS_MUTEX_F_PSHARED);
-	CHECK_EQ(race_cond.s.rts.s.flags, RTS_COND_F_PSHARED);
+	CHECK_EQ(rtpi_rts_cond(&race_cond)->s.flags, RTS_COND_F_PSHARED);
 	CHECK_EQ(race_cond.s.flags, RTPI_COND_PSHARED); /* librtpi's image is left as it was */
 }
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -78,6 +79,60 @@ def test_rtspin_jobs_from_trace(tmp_path: Path, plugin: str) -> None:
     lines = csv_path.read_text().splitlines()
     assert lines[1].endswith(f"COST={WCET_NS} PERIOD={PERIOD_NS} CPU={cpu}")
     assert len(lines) == 2 + len(numbers)
+
+
+def _litmus_env(tmp_path: Path, plugin: str) -> dict[str, str]:
+    if os.geteuid() != 0:
+        pytest.skip("needs root (SCHED_FIFO)")
+    trace_dir = tmp_path / "traces"
+    trace_dir.mkdir()
+    env = dict(os.environ, RTSCHED_LITMUS_PLUGIN=plugin, RTSCHED_LITMUS_TRACE=str(trace_dir),
+               RTSCHED_LITMUS_TS_NAME=f"rtsched-test-jobstats-{os.getpid()}")
+    return env
+
+
+def test_killed_task_keeps_its_thread_id(tmp_path: Path) -> None:
+    """Issue 30: a program killed before exit_litmus left its trace's thread id 0."""
+    env = _litmus_env(tmp_path, "P-FP")
+    cpu = len(os.sched_getaffinity(0)) - 1
+    spin = subprocess.Popen([_tool("rtspin"), "-p", str(cpu), "-q", "10", "2", "10", "30"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    traces = Path(env["RTSCHED_LITMUS_TRACE"])
+    deadline = time.monotonic() + 10
+    while not any(traces.glob("litmus-*.rtst")) and spin.poll() is None:
+        assert time.monotonic() < deadline, "no trace file appeared"
+        time.sleep(0.05)
+    time.sleep(0.3)  # some jobs
+    spin.kill()
+    _, err = spin.communicate()
+    if spin.returncode == 2 and "refused" in err:
+        pytest.skip(err.strip())
+    result = litmus_job_table([traces])
+    assert result.table.tasks[0].tid == spin.pid  # the main thread: tid = pid
+
+
+def test_synchronous_release_wait_is_no_response(tmp_path: Path) -> None:
+    """Issue 30: under -w the wait for release_ts was counted as the first job's response."""
+    env = _litmus_env(tmp_path, "P-FP")
+    cpu = len(os.sched_getaffinity(0)) - 1
+    wait_ms = 300
+    spin = subprocess.Popen([_tool("rtspin"), "-w", "-p", str(cpu), "-q", "10", "2", "10", "0.2"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(wait_ms / 1000)  # the task waits at least this long: release_ts is not yet called
+    release = subprocess.run([_tool("release_ts"), "-f", "1", "-d", "10"], env=env,
+                             capture_output=True, text=True, timeout=30)
+    _, err = spin.communicate(timeout=30)
+    shm = Path("/dev/shm") / env["RTSCHED_LITMUS_TS_NAME"]
+    shm.unlink(missing_ok=True)
+    if spin.returncode == 2 and "refused" in err:
+        pytest.skip(err.strip())
+    assert release.returncode == 0, release.stderr
+    assert spin.returncode == 0, err
+    jobs = litmus_job_table([Path(env["RTSCHED_LITMUS_TRACE"])]).table.of_task(0)
+    assert len(jobs) >= 10
+    # No job spans the wait: every response is far below it, and no job is late.
+    assert int(jobs["response"].max()) < wait_ms * 1_000_000 // 2
+    assert not jobs["missed"].any()
 
 
 def test_jobstats_names_missing_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

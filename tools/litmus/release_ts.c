@@ -51,8 +51,8 @@ int main(int argc, char **argv)
 		}
 		lt_sleep(ms2ns(1));
 	}
-	lt_t delay = (lt_t)(delay_ms * 1e6);
-	int released = waiting < 0 ? -1 : release_ts(&delay);
+	lt_t when = litmus_clock() + (lt_t)(delay_ms * 1e6);
+	int released = waiting < 0 ? -1 : release_ts(&when);
 	if (released < 0) {
 		fprintf(stderr, "release_ts: %s (%s)\n", litmus_last_error(), strerror(errno));
 		return 2;

@@ -59,10 +59,16 @@
  *   LITMUS^RT's st-job-stats CSV. A trace that cannot be written makes
  *   task_mode fail (with the file and the reason).
  *
- *   Not provided (a program using them does not build): non-preemptive
- *   sections (enter_np / exit_np / requested_to_preempt: no stock-kernel
- *   mechanism), the control page (get_ctrl_page), reservations,
- *   null_call, TASK_EARLY release (refused, EINVAL).
+ *   Declared so that LITMUS^RT programs build unchanged, but refused at run
+ *   time (-1 or NULL, errno ENOTSUP, the reason in litmus_last_error):
+ *   the control page (get_ctrl_page), reservations (reservation_create),
+ *   null_call, SCHED_LITMUS (the kernel refuses policy 7 with EINVAL).
+ *   Non-preemptive sections (enter_np / exit_np) have no stock-kernel
+ *   mechanism: the section runs preemptible, enter_np says so once on
+ *   stderr, requested_to_preempt is always 0. TASK_EARLY release is refused
+ *   (EINVAL). liblitmus's tree headers "migration.h", "internal.h" and
+ *   "asm/cycles.h" are in rtsched/liblitmus/ (pkg-config --variable=treedir
+ *   liblitmus) for programs built inside a liblitmus tree.
  *
  * Functions report failure as liblitmus does: -1 with errno set (or a
  * negative value where liblitmus returns one). litmus_last_error() (an
@@ -71,6 +77,7 @@
 #ifndef LITMUS_H
 #define LITMUS_H
 
+#include <sched.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -109,6 +116,7 @@ typedef enum {
 #define LITMUS_MAX_PRIORITY 512
 #define LITMUS_HIGHEST_PRIORITY 1
 #define LITMUS_LOWEST_PRIORITY (LITMUS_MAX_PRIORITY - 1)
+#define LITMUS_NO_PRIORITY 0xffffffffu /* "none given" (rtspin -q); not a valid priority */
 #define litmus_higher_fixed_prio(a, b) ((a) < (b))
 #define litmus_lower_fixed_prio(a, b) ((a) > (b))
 #define litmus_is_valid_fixed_prio(p) \
@@ -153,8 +161,13 @@ int sporadic_clustered(lt_t e_ns, lt_t p_ns, int cluster); /* cpu = the domain's
 #define ns2ms(ns) ((ns) / 1000000LL)
 #define ns2us(ns) ((ns) / 1000LL)
 
-/* "hard", "soft", "be"; -1 otherwise. */
+/* "hrt", "srt", "be" (liblitmus's names; "hard" and "soft" also); -1 otherwise. */
 task_class_t str2class(const char *str);
+/* Prints exec_cost, period and cpu to stdout (as liblitmus). */
+void show_rt_param(struct rt_task *tp);
+
+/* The scheduling policy number of LITMUS^RT's class; a stock kernel refuses it (EINVAL). */
+#define SCHED_LITMUS 7
 
 /* ---- life cycle and jobs ------------------------------------------------ */
 
@@ -194,9 +207,19 @@ int get_current_budget(lt_t *expended, lt_t *remaining);
  * next job is released at the release time + phase. EPERM if not real-time.
  */
 int wait_for_ts_release(void);
-/* Release every waiting task at now + *delay: returns how many, or -1 (EFAULT: NULL). */
-int release_ts(lt_t *delay);
+/*
+ * Release every waiting task at *when (CLOCK_MONOTONIC ns, as LITMUS^RT;
+ * a time already past releases them now): returns how many, or -1 (EFAULT: NULL).
+ */
+int release_ts(lt_t *when);
 int get_nr_ts_release_waiters(void);
+/*
+ * LITMUS reads /proc/litmus/stats: *ready = tasks waiting for release_ts,
+ * *total = real-time tasks. rtsched knows only the waiters, so *total is
+ * set to *ready (release_ts -w cannot wait for tasks that have not yet
+ * arrived: give their number with -f). Returns 1 (liblitmus: non-zero = read).
+ */
+int read_litmus_stats(int *ready, int *total);
 
 /* ---- domains and migration (LITMUS^RT's migration.h) -------------------- */
 
@@ -211,6 +234,19 @@ int release_master(void); /* -1: no release master */
 int domain_to_first_cpu(int domain);
 int partition_to_cpu(int partition);
 int cluster_to_first_cpu(int cluster, int cluster_size); /* cluster * cluster_size, if online */
+/* Deprecated LITMUS names: a cluster is a domain (cluster_sz is unused, as in LITMUS). */
+int be_migrate_thread_to_cluster(pid_t tid, int domain);
+int be_migrate_to_cluster(int cluster, int cluster_sz);
+/* The CPUs of a domain / the domains of a CPU as a bit mask (CPUs 0..63); -1: EINVAL. */
+int domain_to_cpus(int domain, unsigned long long int *mask);
+int cpu_to_domains(int cpu, unsigned long long int *mask);
+/*
+ * Parse a kernel CPU mask ("1,00000000,00000000": 32-bit hex groups, most
+ * significant first; the first group may be shorter) of len characters into
+ * a new set (CPU_ALLOC: free with CPU_FREE) and its size in bytes. On bad
+ * input *set is NULL and *sz 0.
+ */
+void set_mapping(char *buf, int len, cpu_set_t **set, size_t *sz);
 
 /* ---- locks -------------------------------------------------------------- */
 
@@ -224,19 +260,20 @@ typedef enum {
 	DFLP_SEM = 6,    /* refused: ENOTSUP */
 } obj_type_t;
 
-/* "FMLP", "SRP", "MPCP", "MPCP-VS", "DPCP", "PCP", "DFLP"; -1 otherwise. */
+/* "FMLP", "SRP", "MPCP", "MPCP-VS" (or "MPCP_VS"), "DPCP", "PCP", "DFLP"; -1 otherwise. */
 int lock_protocol_for_name(const char *name);
 const char *name_for_lock_protocol(int id);
 
 /*
  * Open lock obj_id of the file fd: an object descriptor (>= 0) or -1.
- * config: PCP, DPCP, DFLP: int * CPU. EBADF (fd), EINVAL (type, config),
- * ENOTSUP (DPCP, DFLP, MPCP-VS), ENXIO (the plugin lacks the protocol),
+ * config: PCP, DPCP, DFLP: int * CPU (PCP: NULL is the caller's partition).
+ * EBADF (fd), EINVAL (type, config), ENOTSUP (DPCP, DFLP, MPCP-VS, after the
+ * caller's own errors EPERM / EINVAL), ENXIO (the plugin lacks the protocol),
  * EPERM (SRP, PCP, MPCP: the caller is not a real-time task), EBUSY (the
  * lock is held and this opener would raise its ceiling), ENOSPC (tables full).
  */
 int od_openx(int fd, obj_type_t type, int obj_id, void *config);
-int od_close(int od);
+int od_close(int od); /* EINVAL: not an open descriptor (as LITMUS^RT) */
 static inline int od_open(int fd, obj_type_t type, int obj_id)
 {
 	return od_openx(fd, type, obj_id, 0);
@@ -246,8 +283,10 @@ int litmus_open_lock(obj_type_t protocol, int lock_id, const char *name_space,
 		     void *config_param);
 /*
  * 0 or -1: EPERM (not a real-time task, or PCP/SRP from another partition),
- * EDEADLK (already held), EINVAL (unlock of a lock the caller does not hold,
- * or a bad od).
+ * EBUSY (LITMUS^RT's nesting rule: only PCP and SRP locks nest, in each
+ * other; an FMLP/MPCP lock is taken holding none), EDEADLK (a held PCP/SRP
+ * lock), EINVAL (unlock of a lock the caller does not hold, or an od that is
+ * not open in this process: descriptors are not inherited across fork).
  */
 int litmus_lock(int od);
 int litmus_unlock(int od);
@@ -285,6 +324,85 @@ void lt_sleep_until(lt_t wake_up_time);
 double cputime(void);               /* the thread's CPU time, s */
 double wctime(void);                /* CLOCK_REALTIME, s */
 double monotime(void);              /* CLOCK_MONOTONIC, s */
+void sleep_until_mono(double wake_up_time); /* absolute CLOCK_MONOTONIC, s */
+void sleep_until_wc(double wake_up_time);   /* absolute CLOCK_REALTIME, s */
+
+/* ---- LITMUS^RT kernel features a stock kernel lacks (see the top) -------- */
+
+/* Non-preemptive sections: not enforced (the section runs preemptible). */
+void enter_np(void);
+void exit_np(void);
+int requested_to_preempt(void); /* always 0 */
+
+/* The control page's layout as LITMUS^RT shares it; get_ctrl_page gives NULL (ENOTSUP). */
+struct control_page {
+	union {
+		uint64_t raw;
+		struct {
+			uint32_t flag;    /* non-preemptive section nesting */
+			uint32_t preempt; /* the kernel asked for a preemption */
+		} np;
+	} sched;
+	volatile uint64_t irq_count;
+	uint64_t ts_syscall_start;
+	uint64_t irq_syscall_start;
+	lt_t deadline; /* of the current job */
+	lt_t release;  /* of the current job */
+	uint32_t job_index;
+};
+struct control_page *get_ctrl_page(void);
+
+/* Reservations (LITMUS^RT's P-RES plugin): reservation_create refuses (ENOTSUP). */
+typedef enum {
+	PERIODIC_POLLING = 10,
+	SPORADIC_POLLING,
+	TABLE_DRIVEN,
+} reservation_type_t;
+
+struct lt_interval {
+	lt_t start;
+	lt_t end;
+};
+
+struct reservation_config {
+	unsigned int id;
+	lt_t priority; /* LITMUS_NO_PRIORITY: EDF */
+	int cpu;
+	union {
+		struct {
+			lt_t period;
+			lt_t budget;
+			lt_t relative_deadline;
+			lt_t offset;
+		} polling_params;
+		struct {
+			lt_t major_cycle_length;
+			unsigned int num_intervals;
+			struct lt_interval *intervals;
+		} table_driven_params;
+	};
+};
+int reservation_create(int rtype, void *config);
+
+/* The CPU's cycle counter (LITMUS^RT's asm/cycles.h), for null_call and overhead figures. */
+typedef unsigned long long cycles_t;
+#define CYCLES_FMT "llu"
+static inline cycles_t get_cycles(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t lo, hi;
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((cycles_t)hi << 32) | lo;
+#elif defined(__aarch64__)
+	cycles_t v;
+	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#else
+	return (cycles_t)litmus_clock(); /* no counter known: nanoseconds */
+#endif
+}
+/* A system call that does nothing, timed in the kernel: refused (ENOTSUP). */
+int null_call(cycles_t *timestamp);
 
 /* ---- rtsched extension -------------------------------------------------- */
 

@@ -28,11 +28,11 @@
  *  - mutex: the 64 bytes are an rts_mutex_t (word at 0, flags at 4, same
  *    kernel PI-futex word format as librtpi's). The flags word holds either
  *    a librtpi image or, once adopted, rtsched's flags with
- *    RTPI_MUTEX_F_RTSCHED set; one CAS adopts (state table below).
+ *    RTPI_MUTEX_F_RTSCHED set; one CAS adopts (state table in rtpi_rts.h).
  *  - condvar: the first 16 bytes keep librtpi's image (rtsched reads only
  *    its flags, which never change); the rtsched condition variable is
- *    s.rts, at offset 64, all zero in librtpi's initialisers. Adoption sets
- *    RTS_COND_F_PSHARED / RTS_COND_F_REALTIME in s.rts from s.flags (one CAS).
+ *    s.__rts_cond, at offset 64, all zero in librtpi's initialisers. Adoption sets
+ *    RTS_COND_F_PSHARED / RTS_COND_F_REALTIME in it from s.flags (one CAS).
  *    (Not at offset 0: librtpi's image has its own flag values at 4 and
  *    RTPI_COND_STATE_READY, 1, at 12, words that rts_cond_t uses itself.)
  *
@@ -69,10 +69,16 @@
  *    to another waiter (tests/cxx/test_rtpi_cxx_lifetime.cpp,
  *    tests/c/test_cond_cancel.c).
  * Same as librtpi 1.0 (were differences before): pi_cond_timedwait with a
- * NULL deadline waits without one; pi_mutex_trylock by the owner returns
+ * NULL deadline waits without one, and with an invalid one (tv_sec < 0,
+ * tv_nsec outside 0..999999999) returns EINVAL before the mutex is looked
+ * at (librtpi's tst-cond19: not EPERM for a mutex not held); librtpi.a is
+ * installed (with rtsched's objects inside: `-static -lrtpi -lpthread`); pi_mutex_trylock by the owner returns
  * EDEADLOCK (librtpi's value; EDEADLK and EDEADLOCK are one number on the
  * common Linux ports), as does pi_mutex_lock; timedwait deadlines are
  * CLOCK_MONOTONIC unless the condvar was made with RTPI_COND_CLOCK_REALTIME.
+ * Only librtpi's names are declared here: rtsched's types stay inside the
+ * library (behind the reserved member name __rts_cond); the adopted
+ * state of the flags words is the library's business (src/compat/rtpi_rts.h).
  * Mixing the two libraries on one object (a shared mapping used by a
  * process on real librtpi and one on rtsched) is not supported.
  */
@@ -85,8 +91,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include <rtsched/mutex.h>
-#include <rtsched/cond.h>
 
 #define RTPI_MUTEX_PSHARED        0x1
 #define RTPI_COND_PSHARED         0x1
@@ -95,30 +99,13 @@
 /* librtpi's value of pi_cond_t.s.state after an initialiser or pi_cond_init. */
 #define RTPI_COND_STATE_READY     0x1
 
-/*
- * Set in pi_mutex_t.s.flags once rtsched has adopted the mutex: the word is
- * then rtsched's RTS_MUTEX_F_* flags. rts_mutex_* ignore this bit.
- *
- * States of pi_mutex_t.s.flags:
- *   0                                   librtpi image, process-private
- *                                       (PI_MUTEX_INIT(0), zero-filled memory)
- *   RTPI_MUTEX_PSHARED                  librtpi image, process-shared
- *   RTPI_MUTEX_F_RTSCHED | RTS_PROTO_PIP                        adopted, private
- *   RTPI_MUTEX_F_RTSCHED | RTS_PROTO_PIP | RTS_MUTEX_F_PSHARED  adopted, shared
- * Transitions: image -> adopted, by one CAS at the first pi_* call (or
- * pi_mutex_init, which writes the adopted form); never back. A librtpi
- * image is never taken for an adopted word: RTS_PROTO_PIP alone (0x1) equals
- * RTPI_MUTEX_PSHARED, which is why the bit exists.
- */
-#define RTPI_MUTEX_F_RTSCHED      0x80000000u
 
 union pi_mutex {
 	struct pi_mutex_s {
 		uint32_t futex; /* kernel PI-futex word: owner TID | FUTEX_WAITERS | FUTEX_OWNER_DIED */
 		uint32_t flags; /* see the state table above */
 	} s;
-	rts_mutex_t rts;        /* the same 64 bytes as rtsched's mutex, once adopted */
-	uint8_t pad[64];
+	uint8_t pad[64];        /* all 64 bytes are rtsched's mutex once adopted (the library's view) */
 } __attribute__((aligned(64)));
 
 union pi_cond {
@@ -128,7 +115,7 @@ union pi_cond {
 		uint32_t wake_id;       /* unused by rtsched */
 		uint32_t state;         /* RTPI_COND_STATE_READY; unused by rtsched */
 		uint8_t reserved[48];
-		rts_cond_t rts;         /* offset 64: the rtsched condition variable */
+		uint64_t __rts_cond[8]; /* offset 64: rtsched's condition variable (the library's view) */
 	} s;
 	uint8_t pad[128];
 } __attribute__((aligned(64)));

@@ -3,7 +3,7 @@
 # all): every job on the partition asked for, job
 # numbers 1, 2, ... without a gap, and as many jobs as the duration holds
 # periods (bounds with margin, never times); then two rtspin -w released
-# together by release_ts. Exit 77 (skip) where the kernel refuses the policy.
+# together by release_ts; liblitmus's options -C, -h, -R, -c. Exit 77 (skip) where the kernel refuses the policy.
 #   rtspin_plugins.sh TOOLS_DIR
 set -eu
 tools=$1
@@ -88,4 +88,11 @@ grep -qx "Released 2 real-time tasks." "$tmp/rel"
 for f in "$tmp/a" "$tmp/b"; do
 	head -1 "$f" | grep -q ':2 cpu=' || { echo "first job printed: $(head -1 "$f")"; exit 1; }
 done
+echo "== liblitmus's options: -C (one job per CSV row), -h, -R refused, -c srt"
+printf '1\n2\n1.5\n' >"$tmp/costs.csv"
+"$tools/rtspin" -v -p "$cpu" -q 10 -c srt -C "$tmp/costs.csv:1" 2 10 >"$tmp/out"
+tail -1 "$tmp/out" | grep -q ': 3 jobs, last job 3$' || { tail -1 "$tmp/out"; exit 1; }
+"$tools/rtspin" -h | grep -q "^usage: rtspin"
+if "$tools/rtspin" -R 2 10 1 2>"$tmp/err"; then echo "rtspin -R ran"; exit 1; fi
+grep -q "reservations" "$tmp/err" || { cat "$tmp/err"; exit 1; }
 echo "rtspin under P-FP, PSN-EDF, GSN-EDF and C-EDF: ok"

@@ -8,6 +8,11 @@
  */
 #include "litmus_helpers.h"
 
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <rtsched/sched.h>
+
 /* ---- parameters ----------------------------------------------------------- */
 
 static void test_params_invalid(void)
@@ -45,6 +50,12 @@ static void test_params_invalid(void)
 	CHECK_EQ(back.exec_cost, 1000000);
 	CHECK_EQ(back.period, 10000000);
 	CHECK_EQ(str2class("hard"), RT_CLASS_HARD);
+	CHECK_EQ(str2class("hrt"), RT_CLASS_HARD); /* liblitmus's names (rtspin -c) */
+	CHECK_EQ(str2class("srt"), RT_CLASS_SOFT);
+	CHECK_EQ(lock_protocol_for_name("MPCP_VS"), MPCP_VS_SEM); /* liblitmus's two spellings */
+	CHECK_EQ(lock_protocol_for_name("MPCP-VS"), MPCP_VS_SEM);
+	LCHECK_FAILS(EFAULT, set_rt_task_param(gettid(), (struct rt_task *)0x123));
+	LCHECK_FAILS(EFAULT, get_rt_task_param(gettid(), (struct rt_task *)0x123));
 	CHECK_EQ((int)str2class("firm"), -1);
 }
 
@@ -178,8 +189,9 @@ static void test_lock_errors_best_effort(void)
 	char path[64];
 	int fd = make_namespace(path, sizeof(path));
 	use_plugin("P-FP");
-	LCHECK_FAILS(ENOTSUP, open_dpcp_sem(fd, 0, 0));
-	LCHECK_FAILS(ENOTSUP, open_dflp_sem(fd, 0, 0));
+	/* The caller's mistake before the missing protocol, as LITMUS^RT (its not_lock_pcp_be). */
+	LCHECK_FAILS(EPERM, open_dpcp_sem(fd, 0, 0));
+	LCHECK_FAILS(EPERM, open_dflp_sem(fd, 0, 0));
 	LCHECK_FAILS(EBADF, open_fmlp_sem(-1, 0));
 	/* Best-effort tasks may not open ceiling locks (their ceilings come from openers)... */
 	LCHECK_FAILS(EPERM, open_srp_sem(fd, 0));
@@ -190,7 +202,7 @@ static void test_lock_errors_best_effort(void)
 	LCHECK_FAILS(EPERM, litmus_lock(od));
 	LCHECK_FAILS(EINVAL, litmus_unlock(od));
 	LCHECK_OK(od_close(od));
-	LCHECK_FAILS(EBADF, od_close(od));
+	LCHECK_FAILS(EINVAL, od_close(od)); /* LITMUS^RT's number (tests/fdso.c invalid_od) */
 	LCHECK_FAILS(EINVAL, litmus_lock(od));
 	/* Protocols a plugin lacks fail as under LITMUS^RT. */
 	use_plugin("GSN-EDF");
@@ -331,6 +343,11 @@ static void test_lock_partitions_and_owners(void)
 	LCHECK_OK(srp);
 	LCHECK_OK(mpcp);
 	LCHECK_OK(fmlp);
+	/* Agent and virtual-spinning protocols: none here; a bad CPU is still EINVAL. */
+	LCHECK_FAILS(ENOTSUP, open_dpcp_sem(fd, 9, rt_cpu));
+	LCHECK_FAILS(ENOTSUP, open_dflp_sem(fd, 9, rt_cpu));
+	LCHECK_FAILS(ENOTSUP, od_open(fd, MPCP_VS_SEM, 9));
+	LCHECK_FAILS(EINVAL, open_dpcp_sem(fd, 9, 0xbadca5e));
 	/* A local (PCP) lock of another partition. */
 	LCHECK_FAILS(EPERM, litmus_lock(there));
 	/* Same id, other protocol or other CPU: refused. */
@@ -345,17 +362,43 @@ static void test_lock_partitions_and_owners(void)
 		/* Tasks may not unlock resources they do not hold. */
 		LCHECK_FAILS(EINVAL, litmus_unlock(ods[i]));
 	}
-	/* Nested, in ceiling order. */
-	LCHECK_OK(litmus_lock(fmlp));
+	/* LITMUS^RT's nesting rule (its tests/nesting.c): local (PCP, SRP) locks
+	 * nest in each other; a global one (FMLP, MPCP) neither nests nor is nested in. */
 	LCHECK_OK(litmus_lock(here));
+	LCHECK_OK(litmus_lock(srp));
+	LCHECK_FAILS(EBUSY, litmus_lock(mpcp));
+	LCHECK_OK(litmus_unlock(srp));
 	LCHECK_OK(litmus_unlock(here));
+	LCHECK_OK(litmus_lock(fmlp));
+	LCHECK_FAILS(EBUSY, litmus_lock(here));
+	LCHECK_FAILS(EBUSY, litmus_lock(mpcp));
 	LCHECK_OK(litmus_unlock(fmlp));
 	/* A second descriptor of the same lock is the same lock. */
 	int again = open_fmlp_sem(fd, 4);
 	LCHECK_OK(again);
 	LCHECK_OK(litmus_lock(fmlp));
-	LCHECK_FAILS(EDEADLK, litmus_lock(again));
+	LCHECK_FAILS(EBUSY, litmus_lock(again)); /* held: nesting, as LITMUS^RT */
 	LCHECK_OK(litmus_unlock(again));
+	/* A PCP lock opened without a CPU is the caller's partition's. */
+	int mine = litmus_open_lock(PCP_SEM, 5, path, NULL);
+	LCHECK_OK(mine);
+	LCHECK_OK(litmus_lock(mine));
+	LCHECK_OK(litmus_unlock(mine));
+	LCHECK_FAILS(EINVAL, open_pcp_sem(fd, 5, free_cpu)); /* so it is rt_cpu's */
+	/* A forked child inherits no descriptor, and is not real-time. */
+	pid_t child = fork();
+	CHECK_SYS(child);
+	if (child == 0) {
+		int bad = litmus_lock(fmlp) == 0 || errno != EINVAL ||
+			  sched_getscheduler(0) != SCHED_OTHER || sleep_next_period() == 0 ||
+			  errno != EINVAL;
+		_exit(bad);
+	}
+	int status;
+	CHECK_SYS(waitpid(child, &status, 0));
+	CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "the child could use the parent's descriptor, or was (or thought it was) "
+		  "real-time (status %d)", status);
 	for (size_t i = 0; i < sizeof(ods) / sizeof(ods[0]); i++)
 		LCHECK_OK(od_close(ods[i]));
 	LCHECK_OK(task_mode(BACKGROUND_TASK));
@@ -475,6 +518,82 @@ static void test_gsn_edf_admission_refused(void)
 	CHECK_EQ(admitted, 2);
 }
 
+/* The kernel's view of the calling thread's SCHED_DEADLINE parameters (sched_getattr). */
+static void dl_params_self(uint64_t *runtime_ns, uint64_t *deadline_ns, uint64_t *period_ns)
+{
+	struct {
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t priority;
+		uint64_t runtime, deadline, period;
+		uint32_t util_min, util_max;
+	} attr;
+	memset(&attr, 0, sizeof(attr));
+	CHECK_SYS(syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0));
+	CHECK_EQ(attr.policy, 6); /* SCHED_DEADLINE */
+	*runtime_ns = attr.runtime;
+	*deadline_ns = attr.deadline;
+	*period_ns = attr.period;
+}
+
+/*
+ * LITMUS^RT accepts a 10 ns / 100 ns task (liblitmus's nesting tests use it);
+ * the kernel's CBS takes no period under its minimum: the period is scaled
+ * up with the runtime, the bandwidth stays 1/10.
+ */
+static void test_edf_short_period_scaled(void)
+{
+	h_require_rt(NULL, NULL);
+	use_plugin("GSN-EDF");
+	LCHECK_OK(sporadic_global(10, 100));
+	if (task_mode(LITMUS_RT_TASK) != 0) {
+		if (errno == EBUSY)
+			SKIP("SCHED_DEADLINE admission refused: %s", litmus_last_error());
+		FAIL("task_mode: %s (%s)", h_errname(errno), litmus_last_error());
+	}
+	uint64_t runtime, deadline, period;
+	dl_params_self(&runtime, &deadline, &period);
+	LCHECK_OK(task_mode(BACKGROUND_TASK));
+	long min_us, max_us;
+	rts_deadline_period_limits_us(&min_us, &max_us);
+	CHECK(period >= (uint64_t)min_us * 1000);
+	CHECK_EQ(period, deadline);
+	CHECK_EQ(runtime * 10, period); /* the bandwidth asked for */
+}
+
+/* release_ts takes LITMUS^RT's absolute time: the waiter's next job starts no earlier. */
+static lt_t timed_waiter_back_ns; /* when wait_for_ts_release returned; read after the join */
+
+static void *ts_timed_waiter(void *arg)
+{
+	struct waiter *w = arg;
+	become_pfp_task(w->cpu, w->prio, ms2ns(5));
+	LCHECK_OK(wait_for_ts_release());
+	timed_waiter_back_ns = litmus_clock();
+	H_STORE(&w->released, 1);
+	LCHECK_OK(task_mode(BACKGROUND_TASK));
+	return NULL;
+}
+
+static void test_release_ts_at_absolute_time(void)
+{
+	int rt_cpu;
+	char ts[96];
+	h_require_rt(&rt_cpu, NULL);
+	use_plugin("P-FP");
+	use_private_ts(ts, sizeof(ts));
+	struct waiter w = { .cpu = rt_cpu, .prio = 20 };
+	CHECK_OK(pthread_create(&w.thread, NULL, ts_timed_waiter, &w));
+	WAIT_FOR(get_nr_ts_release_waiters() == 1, 5000);
+	lt_t at = litmus_clock() + ms2ns(50);
+	CHECK_EQ(release_ts(&at), 1);
+	WAIT_FOR(H_LOAD(&w.released), 5000); /* as a delay, `at` would be days away */
+	CHECK_OK(pthread_join(w.thread, NULL));
+	CHECK(timed_waiter_back_ns >= at);
+	unlink_ts(ts);
+}
+
 /* Two processes open lock (file, 0) and exclude each other. */
 static void test_fmlp_shared_between_processes(void)
 {
@@ -516,6 +635,8 @@ static void test_fmlp_shared_between_processes(void)
 
 static const struct h_case cases[] = {
 	H_CASE(test_params_invalid, 5000),
+	H_CASE(test_edf_short_period_scaled, 5000),
+	H_CASE(test_release_ts_at_absolute_time, 10000),
 	H_CASE(test_job_control_non_rt, 5000),
 	H_CASE(test_plugins_refused, 5000),
 	H_CASE(test_cedf_domains_are_clusters, 5000),
