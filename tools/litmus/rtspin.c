@@ -374,8 +374,13 @@ int main(int argc, char **argv)
 	double *costs = o.cost_csv ? csv_column(o.cost_csv, o.cost_column, &n_costs) : NULL;
 	double *arrivals = o.arrival_csv ? csv_column(o.arrival_csv, o.arrival_column, &n_arrivals)
 					 : NULL;
-	if (costs && o.duration_s == 0)
-		o.duration_s = n_costs * o.period_ms * 1e-3; /* one pass over the file, as liblitmus */
+	/* One pass over the file, as liblitmus: one job per row. The time bound alone would let a
+	 * job more run when the first release came before `next_release` is read below. */
+	unsigned job_limit = 0;
+	if (costs && o.duration_s == 0) {
+		o.duration_s = n_costs * o.period_ms * 1e-3;
+		job_limit = (unsigned)n_costs;
+	}
 	srand48(getpid());
 	struct rt_task p;
 	init_rt_task_param(&p);
@@ -411,7 +416,7 @@ int main(int argc, char **argv)
 	lt_t cs = (lt_t)(o.cs_ms * 1e6);
 	unsigned jobs = 0, job = 0;
 	char input[4096];
-	while (litmus_clock() < end) {
+	while (litmus_clock() < end && (!job_limit || jobs < job_limit)) {
 		if (o.event_fd >= 0) { /* -S: a job per read */
 			ssize_t got = read(o.event_fd, input, sizeof(input) - 1);
 			if (got <= 0)
