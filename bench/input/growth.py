@@ -4,8 +4,9 @@ Generates partitioned FP sets of 1,000, 10,000 and 100,000 tasks on 64 CPUs
 (a PIP resource per partition, every task locking its partition's; periods
 10-1000 ms) and times each command end to end, as a user waits for it
 (process start to exit), beside the time of `rtsched --version` (the start-up
-alone) measured in the same run. A line per size; the last column is the time
-per task relative to the smallest size: flat means linear.
+alone) measured in the same run. A line per size; the last columns are the
+time each task added since the size before (the marginal cost): the same
+figure from size to size means linear.
 
     python3 bench/input/growth.py                 # 1k, 10k, 100k
     python3 bench/input/growth.py --sizes 1000,10000
@@ -59,8 +60,8 @@ def main() -> int:
     rtsched = [sys.executable, "-c", "import sys; from rtsched.cli.main import main; sys.exit(main())"]
     start_s, _ = timed([*rtsched, "--version"])
     print(f"start-up (rtsched --version): {start_s:.2f} s")
-    print(f"{'tasks':>8} {'validate s':>11} {'analyze s':>10} {'validate µs/task':>17} {'analyze µs/task':>16}")
-    first: tuple[float, float] | None = None
+    print(f"{'tasks':>8} {'validate s':>11} {'analyze s':>10} {'validate µs/task added':>23} {'analyze µs/task added':>22}")
+    before: tuple[int, float, float] | None = None
     with tempfile.TemporaryDirectory() as scratch:
         for n in sizes:
             path = Path(scratch) / f"growth-{n}.json"
@@ -70,10 +71,14 @@ def main() -> int:
                 print(f"{n}: validate exited {code}", file=sys.stderr)
                 return 1
             analyze_s, code = timed([*rtsched, "analyze", str(path)])
-            per = ((validate_s - start_s) / n * 1e6, (analyze_s - start_s) / n * 1e6)
-            first = first or per
-            print(f"{n:>8,} {validate_s:>11.2f} {analyze_s:>10.2f} {per[0]:>10.1f} ({per[0] / first[0]:.2f}x)"
-                  f" {per[1]:>9.1f} ({per[1] / first[1]:.2f}x)  analyze exit {code}")
+            if before is None:
+                marginal = "", ""
+            else:
+                added = n - before[0]
+                marginal = (f"{(validate_s - before[1]) / added * 1e6:.1f}", f"{(analyze_s - before[2]) / added * 1e6:.1f}")
+            print(f"{n:>8,} {validate_s:>11.2f} {analyze_s:>10.2f} {marginal[0]:>23} {marginal[1]:>22}"
+                  f"  analyze exit {code}")
+            before = (n, validate_s, analyze_s)
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"peak memory of a command: {peak_mb:.0f} MB")
     return 0
