@@ -1,9 +1,21 @@
 """Every test sees no overhead profile unless it makes one: the bounds that `rtsched analyze`
-and `rtsched run` show would otherwise depend on whether this machine was calibrated."""
+and `rtsched run` show would otherwise depend on whether this machine was calibrated.
+
+Tests that interrupt a command (Ctrl-C: SIGINT) need it to take SIGINT: a suite started as a
+background job of a non-interactive shell (`cmd &`, nohup) inherits SIGINT ignored, every command
+it starts would inherit that too and carry on past the interrupt. The suite's own disposition is a
+handler, which exec resets to the default in each command it starts."""
 
 from __future__ import annotations
 
+import signal
+
 import pytest
+
+
+def pytest_configure(config):
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
