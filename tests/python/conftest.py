@@ -1,5 +1,6 @@
 """Every test sees no overhead profile unless it makes one: the bounds that `rtsched analyze`
-and `rtsched run` show would otherwise depend on whether this machine was calibrated.
+and `rtsched run` show would otherwise depend on whether this machine was calibrated; nor does
+`rtsched run` measure one first (RTSCHED_AUTO_CALIBRATE=0) unless the test asks for that.
 
 Tests that interrupt a command (Ctrl-C: SIGINT) need it to take SIGINT: a suite started as a
 background job of a non-interactive shell (`cmd &`, nohup) inherits SIGINT ignored, every command
@@ -21,3 +22,4 @@ def pytest_configure(config):
 @pytest.fixture(autouse=True)
 def _no_machine_profile(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("RTSCHED_OVERHEADS", str(tmp_path_factory.mktemp("profile") / "overheads.json"))
+    monkeypatch.setenv("RTSCHED_AUTO_CALIBRATE", "0")

@@ -458,10 +458,12 @@ def run(args: argparse.Namespace) -> int:
         print("rtsched run: --trace-buffer: must be >= 1", file=sys.stderr)
         return Exit.FAILED
     try:
-        counted = overheads_from_args(args)
+        counted = overheads_from_args(args, measure_on=err)
     except ValueError as e:
         print(f"rtsched run: {e}", file=sys.stderr)
         return Exit.FAILED
+    if counted.measured_now:
+        err.print(f"rtsched run: {counted.description}")
     options = RunOptions(
         duration_ns=duration,
         out_dir=args.out,
