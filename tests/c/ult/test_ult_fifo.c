@@ -21,6 +21,7 @@ struct order {
 	int signals_left;
 	atomic_int asked;
 	int holder_effective; /* the holder's priority while the waiters wait */
+	struct actor *waiters; /* WAITERS of them, in the order they must ask */
 };
 
 static void holder_plays(struct actor *a)
@@ -29,15 +30,24 @@ static void holder_plays(struct actor *a)
 	(void)a;
 	CHECK_OK(rts_mutex_lock(&s->m));
 	/* asleep, holding it, while the waiters ask one after another */
-	CHECK_OK(rts_task_sleep_until(now_ns() + 10 * MS));
+	CHECK(sleep_until_blocked(s->waiters, WAITERS));
 	CHECK_EQ(atomic_load(&s->asked), WAITERS);
 	s->holder_effective = effective_priority(0);
 	CHECK_OK(rts_mutex_unlock(&s->m));
 }
 
+/* Waiter i asks once waiter i - 1 waits: the order of asking is the scene's, whatever the releases' timing. */
+static void ask_in_turn(struct actor *a)
+{
+	struct order *s = a->scene;
+	if (a->result > 0)
+		CHECK(sleep_until_blocked(&s->waiters[a->result - 1], 1));
+}
+
 static void waiter_plays(struct actor *a)
 {
 	struct order *s = a->scene;
+	ask_in_turn(a);
 	atomic_fetch_add(&s->asked, 1);
 	CHECK_OK(rts_mutex_lock(&s->m));
 	log_tag(a->result);
@@ -57,6 +67,7 @@ static void test_fifo_mutex_serves_in_arrival_order(void)
 		{.name = "w2", .priority = 20, .offset_ms = 4, .cpu = 0, .play = waiter_plays, .scene = &s, .result = 2},
 		{.name = "w3", .priority = 12, .offset_ms = 5, .cpu = 0, .play = waiter_plays, .scene = &s, .result = 3},
 	};
+	s.waiters = &actors[1];
 	run_actors("ult:pfp", actors, 5);
 	const int want[] = {0, 1, 2, 3};
 	check_log(want, WAITERS);
@@ -67,6 +78,7 @@ static void test_fifo_mutex_serves_in_arrival_order(void)
 static void cond_waiter_plays(struct actor *a)
 {
 	struct order *s = a->scene;
+	ask_in_turn(a);
 	CHECK_OK(rts_mutex_lock(&s->m));
 	atomic_fetch_add(&s->asked, 1);
 	CHECK_OK(rts_cond_wait(&s->c, &s->m));
@@ -78,7 +90,7 @@ static void signaller_plays(struct actor *a)
 {
 	struct order *s = a->scene;
 	(void)a;
-	CHECK(busy_until(&s->asked, WAITERS));
+	CHECK(sleep_until_blocked(s->waiters, WAITERS));
 	for (int i = 0; i < WAITERS; i++) {
 		CHECK_OK(rts_mutex_lock(&s->m));
 		CHECK_OK(rts_cond_signal(&s->c));
@@ -101,6 +113,7 @@ static void test_fifo_cond_signal_wakes_the_longest_waiter(void)
 		{.name = "w2", .priority = 20, .offset_ms = 4, .cpu = 0, .play = cond_waiter_plays, .scene = &s, .result = 2},
 		{.name = "w3", .priority = 12, .offset_ms = 5, .cpu = 0, .play = cond_waiter_plays, .scene = &s, .result = 3},
 	};
+	s.waiters = &actors[1];
 	run_actors("ult:pfp", actors, 5);
 	const int want[] = {0, 1, 2, 3};
 	check_log(want, WAITERS);

@@ -38,6 +38,7 @@ struct actor {
 	_Atomic uint32_t id; /* the ULT's identity (self_id) */
 	atomic_int step;     /* the actor's own progress, for the others to wait on */
 	int result;          /* what the play wants the test to check */
+	int64_t release_ns, start_ns; /* of its (last) job: a test checks its premise with them */
 	struct rts_task_stats stats;
 };
 
@@ -106,6 +107,40 @@ __attribute__((unused)) static int effective_priority(uint32_t id)
 	return (int)(100 - key);
 }
 
+/* Whether actor `other` has started and now waits, blocked (on a lock or a condition variable). */
+static bool actor_blocked(struct actor *other)
+{
+	uint32_t id = atomic_load(&other->id);
+	if (id == 0)
+		return false;
+	struct rts_ult *self = rts_ult_self();
+	struct rts_ult *u = rts_ult_runtime_find_id(self->cluster->runtime, id);
+	rts_ult_hold_switches();
+	pthread_mutex_lock(&u->cluster->lock);
+	bool blocked = u->state == RTS_ULT_BLOCKED;
+	pthread_mutex_unlock(&u->cluster->lock);
+	rts_ult_allow_switches();
+	return blocked;
+}
+
+/*
+ * Sleep in 0.2 ms steps until each of `n` actors waits, blocked (bounded: 2 s; false if not).
+ * A scene where actors must ask one after another uses it instead of release offsets alone:
+ * a machine that delays releases (the fair server giving other work its share, a VM's host,
+ * qemu) releases several at once, and they would then ask in priority order.
+ */
+__attribute__((unused)) static bool sleep_until_blocked(struct actor *others, int n)
+{
+	int64_t give_up = now_ns() + 2000 * MS;
+	for (int i = 0; i < n; i++)
+		while (!actor_blocked(&others[i])) {
+			if (now_ns() > give_up)
+				return false;
+			CHECK_OK(rts_task_sleep_until(now_ns() + 200 * 1000));
+		}
+	return true;
+}
+
 /* A ULT's own priority as get_attr reads it (SCHED_FIFO); 0 for the caller. */
 __attribute__((unused)) static int own_priority(uint32_t id)
 {
@@ -117,9 +152,11 @@ __attribute__((unused)) static int own_priority(uint32_t id)
 
 static void actor_job(rts_task_t *task, const struct rts_job *job, void *arg)
 {
-	(void)task, (void)job;
+	(void)task;
 	struct actor *a = arg;
 	atomic_store(&a->id, rts_backend()->self_id());
+	a->release_ns = job->release_ns;
+	a->start_ns = job->start_ns;
 	a->play(a);
 }
 
