@@ -10,7 +10,7 @@ from rtsched.model.demand_format import parse_compute
 from rtsched.model.model import ACTIONS, Action, Broadcast, Compute, Lock, Signal, Sleep, Unlock, Wait
 from rtsched.model.prem import parse_prem
 from rtsched.model.validation.checker import Checker, Declared, suggest
-from rtsched.model.validation.fields import ACTION_NAMES, FUTURE_ACTIONS
+from rtsched.model.validation.fields import ACTION_NAMES, BODY, FUTURE_ACTIONS
 from rtsched.model.validation.servers import read_call
 from rtsched.model.values import describe
 from rtsched.model.writes import parse_write
@@ -23,7 +23,7 @@ Held = list[tuple[str, str]]
 _SIGNALLING: dict[str, type[Wait | Signal | Broadcast]] = {"wait": Wait, "signal": Signal, "broadcast": Broadcast}
 
 def read_body(c: Checker, value: Any, path: str, declared: Declared) -> list[Action] | None:
-    items = c.list_of(value, path, nonempty=True)
+    items = BODY.read(c, value, path)
     if items is None or not items:
         return None
     actions: list[Action] = []

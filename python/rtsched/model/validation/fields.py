@@ -21,9 +21,10 @@ if TYPE_CHECKING:
     from rtsched.model.validation.checker import Checker
 
 __all__ = [
-    "Value", "Duration", "Integer", "Name", "Choice", "Ref", "Shape", "Mapping",
+    "Value", "Duration", "Integer", "Name", "Choice", "Ref", "Items", "CpuList", "Refused", "Shape", "Mapping",
     "MAX_NAME", "MAX_SET_NAME", "MAX_QUEUE", "MAX_JOBS", "MAX_SEED", "FIFO_PRIORITY",
     "KINDS", "POLICIES", "ACTION_NAMES", "FUTURE_SCHEDULERS", "FUTURE_PROTOCOLS", "FUTURE_ACTIONS",
+    "RESOURCES", "CONDVARS", "SERVERS", "TASKS", "PARTITIONS", "BODY",
     "TOP", "PLATFORM", "PARTITION", "RESOURCE", "CONDVAR", "SERVER", "CALL", "TASK", "SPORADIC", "MAPPINGS",
 ]
 
@@ -110,6 +111,35 @@ class Ref(Value):
 
 
 @dataclass(frozen=True)
+class Items(Value):
+    """A list of ``of`` (a definition in the JSON schema), each read by its step; ``nonempty``: at least one."""
+
+    of: str
+    nonempty: bool = False
+
+    def read(self, checker: Checker, value: Any, path: str) -> list[Any] | None:
+        return checker.list_of(value, path, nonempty=self.nonempty)
+
+
+@dataclass(frozen=True)
+class CpuList(Value):
+    """CPU numbers (>= 0), at least one, none twice."""
+
+    def read(self, checker: Checker, value: Any, path: str) -> tuple[int, ...] | None:
+        return checker.cpu_list(value, path)
+
+
+@dataclass(frozen=True)
+class Refused(Value):
+    """A key that is recognised and refused, with what to write instead."""
+
+    why: str
+
+    def read(self, checker: Checker, value: Any, path: str) -> None:
+        checker.error(path, self.why)
+
+
+@dataclass(frozen=True)
 class Shape(Value):
     """A value of its own shape, read by its own step; ``schema``: its definition in the JSON schema."""
 
@@ -130,28 +160,35 @@ class Mapping:
 
 
 _PRIORITY = Integer(*FIFO_PRIORITY)
+RESOURCES = Items("resource")
+CONDVARS = Items("condvar")
+SERVERS = Items("server")
+TASKS = Items("task", nonempty=True)
+PARTITIONS = Items("partition", nonempty=True)
+BODY = Items("action", nonempty=True)
 
 TOP = Mapping("", {
     "name": Name(MAX_SET_NAME),
     "duration": Duration(),
     "platform": Shape("platform"),
-    "resources": Shape("resource[]"),
-    "condvars": Shape("condvar[]"),
-    "servers": Shape("server[]"),
-    "reservations": Shape("reservation[]"),
-    "tasks": Shape("task[]"),
+    "resources": RESOURCES,
+    "condvars": CONDVARS,
+    "servers": SERVERS,
+    "reservations": Items("reservation"),  # read by rtsched.model.reservations
+    "tasks": TASKS,
 }, required=("name", "platform", "tasks"))
 
 PLATFORM = Mapping("platform", {
     "scheduler": Choice(SCHEDULERS + tuple(CLUSTERED_SCHEDULERS), FUTURE_SCHEDULERS),
     "backend": Choice(BACKENDS),
-    "cpus": Shape("cpuList"),
-    "partitions": Shape("partition[]"),
-    "clusters": Shape("refused"),
+    "cpus": CpuList(),
+    "partitions": PARTITIONS,
+    "clusters": Refused("write the clusters as partitions: a partition of several CPUs is a cluster "
+                        "(scheduler C-EDF or C-FP, the same run as P-EDF or P-FP)"),
     "dvfs": Shape("dvfs"),
 }, required=("scheduler",))
 
-PARTITION = Mapping("partition", {"name": Name(), "cpus": Shape("cpuList")}, required=("name", "cpus"))
+PARTITION = Mapping("partition", {"name": Name(), "cpus": CpuList()}, required=("name", "cpus"))
 
 RESOURCE = Mapping("resource", {
     "name": Name(),
@@ -185,8 +222,8 @@ TASK = Mapping("task", {
     "partition": Ref("partition"),
     "budget": Duration(),
     "max_jobs": Integer(1, MAX_JOBS),
-    "sporadic": Shape("sporadic"),
-    "body": Shape("action[]"),
+    "sporadic": Shape("task.sporadic"),
+    "body": BODY,
     "reservation": Name(),
     "peripheral": Shape("peripheral"),
     "stack": Shape("stack"),

@@ -9,7 +9,7 @@ from typing import Any, cast
 from rtsched.model.dvfs_format import read_dvfs
 from rtsched.model.model import CLUSTERED_SCHEDULERS, PARTITIONED_SCHEDULERS, Partition, Platform, Scheduler
 from rtsched.model.validation.checker import Checker, Names
-from rtsched.model.validation.fields import PARTITION, PLATFORM
+from rtsched.model.validation.fields import PARTITION, PARTITIONS, PLATFORM
 
 __all__ = ["read_platform"]
 
@@ -21,15 +21,11 @@ def read_platform(c: Checker, value: Any) -> Platform | None:
     c.format_keys(data, PLATFORM, "platform")
     scheduler, clustered = _scheduler(c, data)
     if "clusters" in data:
-        c.error(
-            "platform.clusters",
-            "write the clusters as partitions: a partition of several CPUs is a cluster "
-            "(scheduler C-EDF or C-FP, the same run as P-EDF or P-FP)",
-        )
+        c.read(data, PLATFORM, "clusters", "platform")
     backend: str | None = "threads"
     if "backend" in data:
         backend = c.read(data, PLATFORM, "backend", "platform")
-    cpus = c.cpu_list(data["cpus"], "platform.cpus") if "cpus" in data else None
+    cpus = c.read(data, PLATFORM, "cpus", "platform") if "cpus" in data else None
     partitions: tuple[Partition, ...] | None = ()
     if "partitions" in data:
         if scheduler is not None and scheduler not in PARTITIONED_SCHEDULERS:
@@ -60,7 +56,7 @@ def _scheduler(c: Checker, data: dict[str, Any]) -> tuple[str | None, bool]:
 
 
 def _partitions(c: Checker, value: Any, cpus: tuple[int, ...] | None) -> tuple[Partition, ...] | None:
-    items = c.list_of(value, "platform.partitions", nonempty=True)
+    items = PARTITIONS.read(c, value, "platform.partitions")
     if items is None:
         return None
     result: list[Partition] = []
@@ -74,7 +70,7 @@ def _partitions(c: Checker, value: Any, cpus: tuple[int, ...] | None) -> tuple[P
         c.format_keys(data, PARTITION, path)
         name = c.read(data, PARTITION, "name", path) if "name" in data else None
         names.append((name, f"{path}.name"))
-        pcpus = c.cpu_list(data["cpus"], f"{path}.cpus") if "cpus" in data else None
+        pcpus = c.read(data, PARTITION, "cpus", path) if "cpus" in data else None
         if pcpus is None or name is None:
             continue
         for cpu in pcpus:

@@ -8,13 +8,13 @@ from typing import Any
 
 from rtsched.model.model import ALL_CEILING_PROTOCOLS, DISTRIBUTED_PROTOCOLS, CondVar, Platform, Resource
 from rtsched.model.validation.checker import Checker, Names
-from rtsched.model.validation.fields import CONDVAR, RESOURCE
+from rtsched.model.validation.fields import CONDVAR, CONDVARS, RESOURCE, RESOURCES
 
 __all__ = ["read_resources", "read_condvars"]
 
 
 def read_resources(c: Checker, value: Any, platform: Platform | None) -> dict[str, Resource]:
-    items = c.list_of(value, "resources")
+    items = RESOURCES.read(c, value, "resources")
     result: dict[str, Resource] = {}
     if items is None:
         return result
@@ -81,7 +81,7 @@ def _ceiling_keys(
 
 
 def read_condvars(c: Checker, value: Any, resources: dict[str, Resource]) -> dict[str, CondVar]:
-    items = c.list_of(value, "condvars")
+    items = CONDVARS.read(c, value, "condvars")
     result: dict[str, CondVar] = {}
     if items is None:
         return result

@@ -7,14 +7,14 @@ from typing import Any
 
 from rtsched.model.model import EDF_SCHEDULERS, FP_SCHEDULERS, Call, Platform, RpcServer, Task
 from rtsched.model.validation.checker import Checker, Names
-from rtsched.model.validation.fields import CALL, SERVER
+from rtsched.model.validation.fields import CALL, SERVER, SERVERS
 from rtsched.model.values import describe
 
 __all__ = ["read_servers", "servers_against_tasks", "read_call"]
 
 
 def read_servers(c: Checker, value: Any, platform: Platform | None) -> dict[str, RpcServer]:
-    items = c.list_of(value, "servers")
+    items = SERVERS.read(c, value, "servers")
     result: dict[str, RpcServer] = {}
     if items is None:
         return result

@@ -28,7 +28,7 @@ from rtsched.model.prem import parse_peripheral
 from rtsched.model.stacks import parse_stack
 from rtsched.model.validation.body import read_body
 from rtsched.model.validation.checker import Checker, Declared, Names
-from rtsched.model.validation.fields import SPORADIC, TASK
+from rtsched.model.validation.fields import SPORADIC, TASK, TASKS
 
 __all__ = ["read_tasks", "read_task", "DL_MIN_RUNTIME_NS"]
 
@@ -37,7 +37,7 @@ DL_MIN_RUNTIME_NS = 1 << 10
 
 
 def read_tasks(c: Checker, value: Any, platform: Platform | None, declared: Declared) -> list[Task] | None:
-    items = c.list_of(value, "tasks", nonempty=True)
+    items = TASKS.read(c, value, "tasks")
     if items is None:
         return None
     result: list[Task] = []
