@@ -17,20 +17,22 @@ The work is per chunk, never per event: each chunk's events are one
 from __future__ import annotations
 
 import os
-import struct
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-MAGIC = b"RTSTRACE"
-VERSION = 1
-HEADER_SIZE = 128
-STREAM_RECORD_SIZE = 64
-CHUNK_HEADER_SIZE = 32
-EVENT_SIZE = 32
-CHUNK_MAGIC = 0x4B4E4843  # "CHNK"
-CPU_UNKNOWN = 0xFFFF
+from rtsched.trace.layout import CHUNK as _CHUNK
+from rtsched.trace.layout import HEADER as _HEADER
+from rtsched.trace.layout import STREAM as _STREAM
+from rtsched.trace.layout import CHUNK_HEADER_SIZE as CHUNK_HEADER_SIZE
+from rtsched.trace.layout import CHUNK_MAGIC as CHUNK_MAGIC
+from rtsched.trace.layout import CPU_UNKNOWN as CPU_UNKNOWN
+from rtsched.trace.layout import EVENT_SIZE as EVENT_SIZE
+from rtsched.trace.layout import HEADER_SIZE as HEADER_SIZE
+from rtsched.trace.layout import MAGIC as MAGIC
+from rtsched.trace.layout import STREAM_RECORD_SIZE as STREAM_RECORD_SIZE
+from rtsched.trace.layout import VERSION as VERSION
 
 # One event as the reader returns it: the file's 32 bytes plus the stream id
 # (from the chunk header).
@@ -60,13 +62,6 @@ FILE_EVENT_DTYPE = np.dtype(
     ]
 )
 assert FILE_EVENT_DTYPE.itemsize == EVENT_SIZE
-
-_HEADER = struct.Struct("<8sIIIIIIqq64s16s")
-_STREAM = struct.Struct("<IiIIqq32s")
-_CHUNK = struct.Struct("<IIIIQQ")
-assert _HEADER.size == HEADER_SIZE
-assert _STREAM.size == STREAM_RECORD_SIZE
-assert _CHUNK.size == CHUNK_HEADER_SIZE
 
 
 class TraceFormatError(ValueError):

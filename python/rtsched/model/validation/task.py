@@ -1,0 +1,263 @@
+"""One entry of ``tasks``, in steps: its own values (timing, body, sizes), its sporadic
+releases, who orders it (its reservation's scheduler, else the platform's), its policy and
+priority under that, its partition, the default WCET, and SCHED_DEADLINE's limits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+from rtsched.model.demand_format import trace_job_limit
+from rtsched.model.durations import format_duration
+from rtsched.model.model import (
+    FP_SCHEDULERS,
+    PARTITIONED_SCHEDULERS,
+    Action,
+    Compute,
+    IoWrite,
+    MemWrite,
+    Platform,
+    Policy,
+    Prem,
+    Reservation,
+    Sporadic,
+    Task,
+)
+from rtsched.model.prem import parse_peripheral
+from rtsched.model.stacks import parse_stack
+from rtsched.model.validation.body import read_body
+from rtsched.model.validation.checker import Checker, Declared, Names
+from rtsched.model.validation.fields import SPORADIC, TASK, TASKS
+
+__all__ = ["read_tasks", "read_task", "DL_MIN_RUNTIME_NS"]
+
+#: SCHED_DEADLINE refuses a runtime below 1024 ns (kernel DL_SCALE).
+DL_MIN_RUNTIME_NS = 1 << 10
+
+
+def read_tasks(c: Checker, value: Any, platform: Platform | None, declared: Declared) -> list[Task] | None:
+    items = TASKS.read(c, value, "tasks")
+    if items is None:
+        return None
+    result: list[Task] = []
+    names: Names = []
+    for i, item in enumerate(items):
+        task = read_task(c, item, f"tasks[{i}]", i, platform, declared, names)
+        if task is not None:
+            result.append(task)
+    c.unique(names, "task")
+    return result
+
+
+@dataclass
+class _Entry:
+    """A task's mapping being read: each step reports through ``c`` and clears ``ok`` on an error."""
+
+    c: Checker
+    data: dict[str, Any]
+    path: str
+    ok: bool = True
+
+    def value(self, key: str, default: Any = None, read: Callable[[Any, str], Any] | None = None) -> Any:
+        """``data[key]`` read as the format says (or by ``read``); ``default`` when absent."""
+        if key not in self.data:
+            return default
+        where = f"{self.path}.{key}"
+        result = read(self.data[key], where) if read else TASK.fields[key].read(self.c, self.data[key], where)
+        if result is None:
+            self.ok = False
+        return result
+
+    def fail(self, path: str, message: str) -> None:
+        self.c.error(path, message)
+        self.ok = False
+
+
+@dataclass(frozen=True)
+class _Orderer:
+    """Who orders a task's jobs: its reservation (``owner``) when it has one, else the platform's scheduler."""
+
+    scheduler: str | None
+    owner: Reservation | None
+
+    @property
+    def by_priority(self) -> bool:
+        return self.owner.scheduler == "FP" if self.owner is not None else self.scheduler in FP_SCHEDULERS
+
+    @property
+    def native_policy(self) -> str:
+        return "fifo" if self.by_priority else "deadline"
+
+    def __str__(self) -> str:
+        return f'reservation "{self.owner.name}"' if self.owner is not None else str(self.scheduler)
+
+
+def read_task(c: Checker, item: Any, path: str, index: int, platform: Platform | None, declared: Declared,
+              names: Names) -> Task | None:
+    data = c.mapping(item, path)
+    if data is None:
+        return None
+    c.format_keys(data, TASK, path)
+    e = _Entry(c, data, path)
+    name = e.value("name")
+    names.append((name, f"{path}.name"))
+    kind = e.value("kind", "periodic")
+    period = e.value("period")
+    deadline = e.value("deadline", period)
+    offset = e.value("offset", 0)
+    wcet = e.value("wcet")
+    budget = e.value("budget")
+    max_jobs = e.value("max_jobs")
+    body = e.value("body", read=lambda v, p: read_body(c, v, p, declared))
+    if body is not None and (trace_jobs := trace_job_limit(body)) is not None:
+        max_jobs = min(max_jobs or trace_jobs, trace_jobs)  # a stop trace ends the task
+    reservation = e.value("reservation")
+    peripheral = e.value("peripheral", read=lambda v, p: c.reported(parse_peripheral(v, p)))
+    stack = e.value("stack", read=lambda v, p: c.reported(parse_stack(v, p)))
+    if any(key not in data for key in TASK.required):
+        e.ok = False
+    sporadic = _sporadic(e, kind, index)
+
+    scheduler = platform.scheduler if platform is not None else None
+    owner = declared.reservations.get(reservation) if reservation is not None else None
+    if reservation is not None and owner is None:
+        if reservation not in c.invalid_names:  # else its reservation's own error says what is wrong
+            c.reference(reservation, f"{path}.reservation", declared.reservations, "reservation")
+        return None
+    orderer = _Orderer(scheduler, owner)
+    policy = _policy(e, orderer)
+    priority = _priority(e, policy, orderer)
+    partition = _partition(e, policy, platform)
+    wcet = _default_wcet(e, body, wcet)
+    if policy == "deadline" and period is not None and deadline is not None and wcet is not None:
+        _deadline_limits(e, name, period, deadline, wcet, budget)
+
+    if not e.ok or policy is None or name is None:
+        return None
+    assert wcet is not None  # read, or the body's (which a valid task has)
+    return Task(
+        name=name,
+        kind=kind,
+        period_ns=period,
+        deadline_ns=deadline,
+        offset_ns=offset,
+        wcet_ns=wcet,
+        policy=cast(Policy, policy),
+        priority=priority,
+        partition=partition,
+        budget_ns=budget,
+        max_jobs=max_jobs,
+        sporadic=sporadic,
+        body=tuple(body),
+        reservation=reservation,
+        peripheral_buffer_bytes=peripheral,
+        stack_bytes=stack,
+    )
+
+
+def _sporadic(e: _Entry, kind: str | None, index: int) -> Sporadic | None:
+    """The ``sporadic`` mapping (kind sporadic only); by default no extra gap and seed index + 1."""
+    path = f"{e.path}.sporadic"
+    if "sporadic" not in e.data:
+        return Sporadic(0, index + 1) if kind == "sporadic" else None
+    if kind == "periodic":
+        e.fail(path, "only for kind: sporadic")
+        return None
+    data = e.c.mapping(e.data["sporadic"], path)
+    if data is None:
+        e.ok = False
+        return None
+    e.c.format_keys(data, SPORADIC, path)
+    extra: int | None = e.c.read(data, SPORADIC, "max_extra", path) if "max_extra" in data else 0
+    seed: int | None = e.c.read(data, SPORADIC, "seed", path) if "seed" in data else index + 1
+    if extra is None or seed is None:
+        e.ok = False
+        return None
+    return Sporadic(extra, seed)
+
+
+def _policy(e: _Entry, orderer: _Orderer) -> str | None:
+    """The task's policy: its orderer's native one (fifo or deadline) or ``other``; default the native."""
+    if "policy" not in e.data:
+        return orderer.native_policy if orderer.scheduler is not None else None
+    policy: str | None = e.value("policy")
+    if policy is not None and orderer.scheduler is not None and policy not in (orderer.native_policy, "other"):
+        e.fail(
+            f"{e.path}.policy",
+            f'"{policy}" does not go with {"scheduler " + str(orderer) if orderer.owner is None else orderer}, '
+            f'whose tasks are "{orderer.native_policy}": leave policy out, or write "other" for a background task',
+        )
+        return None
+    return policy
+
+
+def _priority(e: _Entry, policy: str | None, orderer: _Orderer) -> int | None:
+    """Required for a fifo task, refused for the others."""
+    if policy == "fifo":
+        if "priority" not in e.data:
+            e.fail(e.path, f'missing required key "priority" (SCHED_FIFO 1..99, higher is more urgent, under {orderer})')
+            return None
+        priority: int | None = e.value("priority")
+        return priority
+    if "priority" in e.data and policy is not None:
+        if policy != "deadline":
+            why = 'not used for policy "other" (SCHED_OTHER has no real-time priority): remove it'
+        elif orderer.owner is None:
+            why = f"not used under {orderer.scheduler} (SCHED_DEADLINE orders jobs by deadline): remove it"
+        else:
+            why = f"not used inside {orderer}, which orders jobs by deadline (EDF): remove it"
+        e.fail(f"{e.path}.priority", why)
+    return None
+
+
+def _partition(e: _Entry, policy: str | None, platform: Platform | None) -> str | None:
+    """Required under a partitioned scheduler (but for a background task), refused under a global one."""
+    scheduler = platform.scheduler if platform is not None else None
+    if scheduler in PARTITIONED_SCHEDULERS and platform is not None:
+        if "partition" in e.data:
+            partition: str | None = e.value("partition", read=lambda v, p: e.c.partition_ref(v, p, platform))
+            return partition
+        if policy != "other":
+            e.fail(e.path, f'missing required key "partition" (required under {scheduler})')
+        return None
+    if "partition" in e.data and scheduler is not None:
+        e.fail(
+            f"{e.path}.partition",
+            f"not used under {scheduler} (global scheduling: tasks run on all platform CPUs): remove it",
+        )
+    return None
+
+
+def _default_wcet(e: _Entry, body: list[Action] | None, wcet: int | None) -> int | None:
+    """``wcet``, by default the body's compute, PREM intervals and writes (which must not sum to 0)."""
+    if body is None or wcet is not None or "wcet" in e.data:
+        return wcet
+    total = sum(a.ns for a in body if isinstance(a, Compute)) + sum(
+        a.length_ns for a in body if isinstance(a, Prem)) + sum(
+        a.wcet_ns for a in body if isinstance(a, (MemWrite, IoWrite)))
+    if total == 0:
+        e.fail(
+            f"{e.path}.wcet",
+            "the body has no compute, prem, memwrite or iowrite, so the default WCET would be 0: give wcet",
+        )
+    return total
+
+
+def _deadline_limits(e: _Entry, name: str | None, period: int, deadline: int, wcet: int, budget: int | None) -> None:
+    """SCHED_DEADLINE's: a runtime (the budget, else the WCET) of at least 1024 ns, runtime <= deadline <= period."""
+    runtime = budget if budget is not None else wcet
+    runtime_name = "budget" if budget is not None else "wcet (the runtime when no budget is given)"
+    if runtime < DL_MIN_RUNTIME_NS:
+        e.fail(e.path, f"SCHED_DEADLINE needs a runtime of at least 1024ns; {runtime_name} is {runtime}ns")
+    if not runtime <= deadline <= period:
+        fd = format_duration
+        if deadline > period:
+            fix = f"make the deadline at most the period ({fd(period)})"
+        else:
+            fix = f"make the {runtime_name.split(' ')[0]} at most the deadline ({fd(deadline)})"
+        e.fail(
+            e.path,
+            f'task "{name}": SCHED_DEADLINE needs runtime <= deadline <= period, got '
+            f"runtime {fd(runtime)}, deadline {fd(deadline)}, period {fd(period)}: {fix}",
+        )
