@@ -268,7 +268,7 @@ RTS_EXPORT int rts_task_create(rts_taskset_t *set, const struct rts_task_params 
 	}
 	if (set->backend && set->backend->task_start) {
 		char why[RTS_ERROR_MAX] = "";
-		err = set->backend->task_start(task, why, sizeof(why));
+		err = set->backend->task_start(task, rts_task_body_without_thread, why, sizeof(why));
 		if (err) {
 			rts_taskset_set_error(set, "%s", why);
 			set->n_tasks--;
