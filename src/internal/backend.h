@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The execution backend: how a task blocks, is woken, inherits priority,
- * changes priority, and learns who and where it is (DESIGN §3). Lock,
+ * changes priority, and learns who and where it is (docs/architecture.md, "C library"). Lock,
  * condition-variable and task code decides *what* to do with its words in
  * user space; every time it must sleep, wake somebody, interrupt a blocked
  * task or change a priority it calls the backend, never the kernel
