@@ -3,7 +3,8 @@
 Checked in the sources of src/, include/, python/, tools/ and tests/: a Markdown file
 (docs/NAME.md or a bare NAME.md, which means docs/ or the top), a path under one of the
 repository's folders (from the top or from the citing file's folder), an internal header
-(internal/NAME.h) and a section of a document named in capitals ("NAME §3")."""
+(internal/NAME.h) and a section of a document named in capitals ("NAME §3"); in docs/ and the
+README, the last kind."""
 
 from __future__ import annotations
 
@@ -71,6 +72,14 @@ def test_no_pointer_to_a_missing_document():
         if rel in NOT_CHECKED:
             continue
         wrong += [f"{rel}: {ref}" for ref in dangling(path.read_text(errors="replace"), path)]
+    assert wrong == []
+
+
+def test_the_docs_cite_sections_only_of_documents_in_the_repository():
+    pages = sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md"]
+    wrong = [f"{page.relative_to(ROOT)}: {name} §" for page in pages
+             for name in SECTION_OF.findall(page.read_text())
+             if not any((ROOT / f"{name}{ext}").exists() for ext in ("", ".md"))]
     assert wrong == []
 
 
