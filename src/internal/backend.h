@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The execution backend: how a task blocks, is woken, inherits priority,
- * changes priority, and learns who and where it is (DESIGN §3). Lock,
+ * changes priority, and learns who and where it is (docs/architecture.md, "C library"). Lock,
  * condition-variable and task code decides *what* to do with its words in
  * user space; every time it must sleep, wake somebody, interrupt a blocked
  * task or change a priority it calls the backend, never the kernel
@@ -95,7 +95,9 @@ struct rts_backend {
 	 *    name, options included, "ult:cedf:2"); it makes set->backend_state
 	 *    or says in `why` what is wrong with the name.
 	 *  - task_start: run the task, validated and with its trace stream, the
-	 *    backend's way; the task's body is rts_task_run_jobs(task).
+	 *    backend's way; its body is body(task) (the task layer's
+	 *    rts_task_body_without_thread, passed in: a backend never calls up
+	 *    into the task layer, src/layers.txt).
 	 *  - task_join: return once the task ended; while the set stops, end its
 	 *    release sleeps (interrupt).
 	 *  - set_destroy: every task has been joined; free set->backend_state.
@@ -103,7 +105,8 @@ struct rts_backend {
 	 *    CLOCK_THREAD_CPUTIME_ID), for the job's CPU time in COMPLETE.
 	 */
 	int (*configure)(rts_taskset_t *set, const char *name, char *why, size_t why_len);
-	int (*task_start)(rts_task_t *task, char *why, size_t why_len);
+	int (*task_start)(rts_task_t *task, void (*body)(rts_task_t *task), char *why,
+			  size_t why_len);
 	void (*task_join)(rts_task_t *task);
 	void (*set_destroy)(rts_taskset_t *set);
 	int64_t (*cputime_ns)(void);

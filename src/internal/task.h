@@ -19,6 +19,7 @@
 
 #include <rtsched/task.h>
 
+#include "internal/clock.h"
 #include "internal/futex.h"
 
 #define RTS_TASK_NAME_MAX 32
@@ -89,8 +90,13 @@ rts_taskset_set_error(rts_taskset_t *set, const char *format, ...)
 /* Thread body of a task made by rts_task_create. */
 void *rts_task_thread_main(void *task);
 /* The task's life after its set-up: wait for the release, run its jobs, trace
- * its exit. rts_task_thread_main's end, and a backend's task_start's body. */
+ * its exit. rts_task_thread_main's end. */
 void rts_task_run_jobs(rts_task_t *task);
+/* The body a backend's task_start runs (internal/backend.h): rts_task_run_jobs,
+ * then what a thread's exit would do (its FIFO-queue records given back).
+ * Passed to the backend, never called by it by name: backends sit below the
+ * task layer (src/layers.txt). */
+void rts_task_body_without_thread(rts_task_t *task);
 
 /* Budget overruns: the CPU-time timer and SCHED_FLAG_DL_OVERRUN both raise SIGXCPU. */
 int rts_budget_install_handler(void);
@@ -98,8 +104,5 @@ int rts_budget_timer_create(rts_task_t *task);
 void rts_budget_arm(rts_task_t *task);
 /* True if the job that used job_cpu_ns overran its budget; clears the flag and disarms. */
 bool rts_budget_job_end(rts_task_t *task, int64_t job_cpu_ns);
-
-int64_t rts_monotonic_now_ns(void);
-int64_t rts_thread_cputime_ns(void);
 
 #endif

@@ -15,8 +15,6 @@
 #include "internal/export.h"
 #include "internal/sched_attr.h"
 
-__thread struct rts_ceiling_self rts_ceiling_self __attribute__((tls_model("initial-exec")));
-
 int rts_ceiling_self_read(void)
 {
 	struct rts_sched_attr attr = {.size = sizeof(attr)};

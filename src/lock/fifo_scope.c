@@ -34,7 +34,6 @@ struct cached_record {
 _Static_assert(RECORD_CACHE * sizeof(struct cached_record) <= sizeof(struct rts_task_fifo_cache),
 	       "a task's record cache fits its slot");
 
-__thread struct rts_task_fifo_cache *rts_task_fifo_cache __attribute__((tls_model("initial-exec")));
 static __thread struct cached_record thread_cache[RECORD_CACHE] __attribute__((tls_model("initial-exec")));
 static pthread_key_t release_key;
 

@@ -2,7 +2,7 @@
 /*
  * A PI futex word as a lock, after the fast CAS 0 -> TID failed: the PIP
  * protocol's word, MPCP's global word, and the library's internal locks
- * (internal/pi_lock.h) all take it here.
+ * (internal/pi_word.h) all take it here.
  *
  * The kernel orders a hand-over; for the C memory model (and for
  * ThreadSanitizer, which cannot see the kernel) the release before

@@ -2,14 +2,18 @@
 /*
  * The calling thread's backend state: which backend it uses
  * (internal/backend.h) and its sections without user-level switches
- * (internal/no_switch.h), and where its task's condvar record is
- * (internal/task_local.h). Its own file: everything reads it, and
- * backend.c, which knows every backend, must not be reached back from them
- * (scripts/check-no-cycles).
+ * (internal/no_switch.h); and the per-task state of the layers above that a
+ * user-level scheduler swaps at each switch (internal/task_local.h): its
+ * task's condvar record, FIFO-record cache, ceiling-protocol cache and
+ * parked hand-overs. Its own file: everything reads it, the backends too,
+ * so it lies below them (src/layers.txt), and backend_by_name.c, which
+ * knows every backend, must not be reached back from them.
  */
 #include <stddef.h>
 
 #include "internal/backend.h"
+#include "internal/ceiling.h"
+#include "internal/handover.h"
 #include "internal/no_switch.h"
 #include "internal/task_local.h"
 
@@ -17,6 +21,9 @@ __thread const struct rts_backend *rts_backend_of_thread __attribute__((tls_mode
 __thread volatile sig_atomic_t rts_no_switch_depth __attribute__((tls_model("initial-exec")));
 __thread void (*volatile rts_no_switch_deferred)(void) __attribute__((tls_model("initial-exec")));
 __thread struct rts_task_cond_record *rts_task_cond_record __attribute__((tls_model("initial-exec")));
+__thread struct rts_task_fifo_cache *rts_task_fifo_cache __attribute__((tls_model("initial-exec")));
+__thread struct rts_ceiling_self rts_ceiling_self __attribute__((tls_model("initial-exec")));
+__thread struct rts_handover *rts_handovers_parked __attribute__((tls_model("initial-exec")));
 
 void rts_no_switch_run_deferred(void)
 {

@@ -5,8 +5,6 @@
 #include "internal/backend.h"
 #include "internal/handover.h"
 
-__thread struct rts_handover *rts_handovers_parked __attribute__((tls_model("initial-exec")));
-
 void rts_handover_now(struct rts_handover *h)
 {
 	rts_futex_word *token = h->token;

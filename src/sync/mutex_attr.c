@@ -5,7 +5,6 @@
 #include <rtsched/mutex.h>
 
 #include "internal/ceiling.h"
-#include "internal/ceiling_mutex.h"
 #include "internal/export.h"
 #include "internal/mutex.h"
 
@@ -154,14 +153,6 @@ RTS_EXPORT int rts_mutexattr_setdomain(rts_mutexattr_t *attr, const rts_lockdoma
 		return EINVAL;
 	attr->domain_id = domain ? domain->id : 0;
 	return 0;
-}
-
-void rts_mutexattr_ceiling_fields(const rts_mutexattr_t *attr, int *ceiling, int *partition,
-				  uint32_t *domain_id)
-{
-	*ceiling = attr ? attr->ceiling : 0;
-	*partition = attr ? attr->partition : -1;
-	*domain_id = attr ? attr->domain_id : 0;
 }
 
 int rts_mutexattr_flags(const rts_mutexattr_t *attr, uint32_t *flags)

@@ -23,25 +23,11 @@
 #include "internal/export.h"
 #include "internal/backend.h"
 #include "internal/ceiling_mutex.h"
+#include "internal/fifo_scope.h"
 #include "internal/no_switch.h"
 #include "internal/trace.h"
 #include "internal/task.h"
 #include "internal/wake_signal.h"
-#include "internal/timespec.h"
-
-int64_t rts_monotonic_now_ns(void)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return rts_timespec_to_ns(&now);
-}
-
-int64_t rts_thread_cputime_ns(void)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-	return rts_timespec_to_ns(&now);
-}
 
 static void trace(rts_task_t *task, int64_t time_ns, uint16_t type, uint32_t arg0, int64_t arg1)
 {
@@ -192,10 +178,13 @@ static void report_setup(rts_task_t *task, int err, const char *why)
 	pthread_mutex_unlock(&set->setup_lock);
 }
 
+/* Through the task's backend, as every wait of a task: the threads backend
+ * sleeps on the futex rts_taskset_release wakes; a ULT runs only once its
+ * worker has seen the release (ult/worker.c), so it never sleeps here. */
 static void wait_for_release(rts_taskset_t *set)
 {
 	while (atomic_load_explicit(&set->released, memory_order_acquire) == 0)
-		rts_futex_wait_until(&set->released, 0, NULL, CLOCK_MONOTONIC, false);
+		rts_backend()->block(&set->released, 0, NULL, CLOCK_MONOTONIC, false);
 }
 
 static void unblock_task_signals(void)
@@ -248,4 +237,10 @@ void rts_task_run_jobs(rts_task_t *task)
 	while (rts_job_next(task, &job) == 0)
 		task->job_fn(task, &job, task->job_arg);
 	trace(task, rts_monotonic_now_ns(), RTS_EV_TASK_EXIT, 0, task->stats.jobs_completed);
+}
+
+void rts_task_body_without_thread(rts_task_t *task)
+{
+	rts_task_run_jobs(task);
+	rts_fifo_records_give_back(); /* no thread exit will */
 }

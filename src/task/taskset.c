@@ -268,7 +268,7 @@ RTS_EXPORT int rts_task_create(rts_taskset_t *set, const struct rts_task_params 
 	}
 	if (set->backend && set->backend->task_start) {
 		char why[RTS_ERROR_MAX] = "";
-		err = set->backend->task_start(task, why, sizeof(why));
+		err = set->backend->task_start(task, rts_task_body_without_thread, why, sizeof(why));
 		if (err) {
 			rts_taskset_set_error(set, "%s", why);
 			set->n_tasks--;
@@ -306,6 +306,14 @@ RTS_EXPORT int rts_task_create(rts_taskset_t *set, const struct rts_task_params 
 	return 0;
 }
 
+/* Who sleeps on `released` is a kernel thread whatever the set's backend: a
+ * threads-backend task (job.c) or an ult worker (ult/worker.c); the threads
+ * backend wakes them, whichever backend the caller runs on. */
+static void wake_release_sleepers(rts_taskset_t *set)
+{
+	rts_backend_threads.wake(&set->released, INT_MAX, false);
+}
+
 RTS_EXPORT int rts_taskset_release(rts_taskset_t *set, int64_t t0_ns)
 {
 	if (!set || t0_ns <= 0)
@@ -314,7 +322,7 @@ RTS_EXPORT int rts_taskset_release(rts_taskset_t *set, int64_t t0_ns)
 		return EALREADY;
 	atomic_store(&set->t0_ns, t0_ns);
 	atomic_store_explicit(&set->released, 1, memory_order_release);
-	rts_futex_wake(&set->released, INT_MAX, false);
+	wake_release_sleepers(set);
 	return 0;
 }
 
@@ -325,7 +333,7 @@ RTS_EXPORT int rts_taskset_stop(rts_taskset_t *set)
 	atomic_store(&set->stopping, true);
 	/* Unreleased tasks sleep on `released`: release them into an immediate stop. */
 	atomic_store_explicit(&set->released, 1, memory_order_release);
-	rts_futex_wake(&set->released, INT_MAX, false);
+	wake_release_sleepers(set);
 	return 0;
 }
 

@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "internal/backend.h"
-#include "internal/fifo_scope.h"
 #include "internal/task.h"
 #include "internal/trace.h"
 #include "internal/timespec.h"
@@ -55,13 +54,8 @@ static int ult_task_admit(const struct rts_task_params *p, char *why, size_t why
 	return 0;
 }
 
-static void ult_body(rts_task_t *task)
-{
-	rts_task_run_jobs(task);
-	rts_fifo_records_give_back(); /* no thread exit will */
-}
-
-static int ult_task_start(rts_task_t *task, char *why, size_t why_len)
+static int ult_task_start(rts_task_t *task, void (*body)(rts_task_t *task), char *why,
+			  size_t why_len)
 {
 	struct rts_ult_runtime *rt = task->set->backend_state;
 	int err = ult_task_admit(&task->params, why, why_len);
@@ -76,7 +70,7 @@ static int ult_task_start(rts_task_t *task, char *why, size_t why_len)
 					   task->name, why, why_len);
 	struct rts_ult *u = NULL;
 	if (!err)
-		err = rts_ult_runtime_add(rt, task, ult_body, &u, why, why_len);
+		err = rts_ult_runtime_add(rt, task, body, &u, why, why_len);
 	if (err) {
 		rts_ult_proxy_destroy(proxy);
 		return err;

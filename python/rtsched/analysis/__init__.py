@@ -1,4 +1,4 @@
-"""Schedulability analysis (DESIGN §6): exact, registry-based, results as objects.
+"""Schedulability analysis (docs/analysis.md): exact, registry-based, results as objects.
 
     from rtsched.analysis import from_taskset, run_test, bounds_for, TESTS
     problem = from_taskset(taskset)          # the analysis's own task model

@@ -1,4 +1,4 @@
-"""The task model (DESIGN §1): load, validate, resolve.
+"""The task model (docs/architecture.md; the file format: docs/taskset.md): load, validate, resolve.
 
     from rtsched.model import load_taskset, place, to_runner_input
     ts = load_taskset("examples/pfp-two-cpus.yaml")   # TaskSetError lists every problem

@@ -1,4 +1,4 @@
-"""The task model shared by analysis, simulation and the runner (DESIGN §1).
+"""The task model shared by analysis, simulation and the runner (docs/architecture.md, "Python: the data flow").
 
 Frozen dataclasses, every duration an exact integer of nanoseconds (``_ns``),
 every default already applied: a TaskSet built by ``rtsched.model.load`` is

@@ -1,4 +1,4 @@
-"""The report of a trace (DESIGN §1, §5): whatever produced it, the C runner or a simulator.
+"""The report of a trace (docs/architecture.md): whatever produced it, the C runner or a simulator.
 
 - ``report``: ``build_report`` (one call: trace + task set + analysis + placement ->
   an immutable ``Report``), ``write_report`` (the files), ``summary_dict``;

@@ -1,4 +1,4 @@
-"""``rtsched run``: run a task set on this machine (DESIGN §1, §5); its report is ``rtsched.report``'s.
+"""``rtsched run``: run a task set on this machine (docs/run.md); its report is ``rtsched.report``'s.
 
 - ``session``: the whole run (``run_taskset``), writing the output folder;
 - ``runner``: the C runner ``rtsched-run`` as a subprocess (progress, signals, cleanup);

@@ -158,7 +158,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     out_dir = Path(options.out_dir) if options.out_dir is not None else default_out_dir(taskset)
     out_dir.mkdir(parents=True, exist_ok=True)
     duration = options.duration_ns or taskset.duration_ns or DEFAULT_DURATION_NS
-    # before the run: analyse, run, compare (DESIGN §1)
+    # before the run: analyse, run, compare (docs/architecture.md, "Python: the data flow")
     ideal = bounds_for(taskset)
     analysis = bounds_for(taskset, overheads=options.overheads) if options.overheads else ideal
     if taskset.servers and not options.picv:

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The backends by name (internal/backend.h). */
+/*
+ * The backends by name (internal/backend.h), for rts_taskset_set_backend.
+ * In the task layer: it knows every backend, so it lies above all of them
+ * (src/layers.txt).
+ */
 #include <string.h>
 
 #include "internal/backend.h"
