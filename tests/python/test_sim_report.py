@@ -49,8 +49,7 @@ def test_the_command_prints_the_run_table(tmp_path, capsys):
     assert code == 0
     assert "ceiling-pcp (P-FP, 0.2 s)" in out and "resp max" in out and "blocking" in out
     assert "fp-rta: schedulable" in out
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["jobs.csv", "summary.json", "trace.perfetto.json",
-                                                         "trace.rtst"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["jobs.csv", "summary.json", "trace.pftrace", "trace.rtst"]
 
 
 def test_the_command_is_deterministic_and_seeded(tmp_path):
