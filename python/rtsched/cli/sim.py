@@ -150,7 +150,7 @@ def sim(args: argparse.Namespace) -> int:
             result = simulate_to_dir(
                 taskset, options, analysis, out_dir,
                 ideal_analysis=ideal if counted.overheads else None,
-                slack=slack_of(analysis, taskset, counted.overheads),
+                slack=slack_of(analysis, taskset, counted.overheads, cliffs_only=True),
                 overhead_sources=counted.overheads.sources if counted.overheads else (),
                 plots=args.plots, plot_window_ns=window, progress=step, perfetto_json=args.perfetto_json,
             )

@@ -168,7 +168,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
             [t.name for t in analysis.tasks],
             "the RPC bounds assume PI-CV (callers lend the server their priority); this run has it off",
         )
-    slack = slack_of(analysis, taskset, options.overheads)
+    slack = slack_of(analysis, taskset, options.overheads, cliffs_only=True)
     trace_path = out_dir / "trace.rtst"
     extra: dict[str, Any] = {}
     if options.release_delay_ns is not None:
