@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rtsched.outputs import write_bytes
+from rtsched.outputs import partial
 from rtsched.report.export_perfetto import MAX_CPU, job_segments, service_segments
 from rtsched.report.jobs import JobTable
 from rtsched.report.prem import gate_spans, prem_intervals
@@ -42,7 +42,7 @@ from rtsched.report.protobuf_wire import LEN, VARINT, Field, encode_rows, field_
 from rtsched.trace import EventType as EV
 from rtsched.trace import Trace
 
-__all__ = ["SLICE_BEGIN", "SLICE_END", "INSTANT", "pftrace_bytes", "write_pftrace"]
+__all__ = ["BLOCK_ROWS", "SLICE_BEGIN", "SLICE_END", "INSTANT", "write_pftrace"]
 
 SLICE_BEGIN, SLICE_END, INSTANT = 1, 2, 3  # TrackEvent.Type
 SEQUENCE_ID = 1
@@ -50,6 +50,8 @@ INCREMENTAL_STATE_CLEARED, NEEDS_INCREMENTAL_STATE = 1, 2  # TracePacket.Sequenc
 TASKS_UUID, CPUS_UUID = 1, 2
 TASK_UUID_FIRST = 16  # then the servers' tracks
 CPU_UUID_FIRST = 1 << 32
+#: Packets encoded at a time: the encoder's arrays stay small (and in the CPU's caches).
+BLOCK_ROWS = 1 << 16
 
 _INSTANTS: dict[int, str] = {
     EV.RELEASE: "release",
@@ -144,9 +146,31 @@ def _task_segments(events: np.ndarray, completed: np.ndarray) -> tuple[np.ndarra
     return tuple(np.asarray(c, np.int64) for c in columns)
 
 
+def _laminar(begin: np.ndarray, end: np.ndarray) -> bool:
+    """Whether the slices nest as they are (``_nested`` would keep them all), checked on the
+    columns: as parentheses in time order (at equal times ends before begins, outer begins
+    first, inner ends first, an empty slice's end after its begin), the begins and ends met at
+    each depth must pair up, each end right after its own begin."""
+    n = len(begin)
+    if n < 2:
+        return True
+    times = np.concatenate([begin, end])
+    rank = np.concatenate([np.ones(n, np.int64), np.where(end == begin, 2, 0)])
+    tiebreak = np.concatenate([-end, -begin])
+    order = np.lexsort((tiebreak, rank, times))
+    is_begin = order < n
+    depth_after = np.cumsum(np.where(is_begin, 1, -1))
+    level = np.where(is_begin, depth_after, depth_after + 1)
+    by_level = order[np.lexsort((np.arange(2 * n), level))]  # each depth's events, in time order
+    first, second = by_level[0::2], by_level[1::2]
+    return bool((first < n).all() and (second - n == first).all())
+
+
 def _nested(begin: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Which slices of one CPU track to keep: in (begin, -end) order, those that nest inside the
     open ones (a slice that would overlap one without nesting is left off)."""
+    if _laminar(begin, end):
+        return np.ones(len(begin), bool)
     order = np.lexsort((-end, begin))
     keep = np.zeros(len(begin), bool)
     stack: list[int] = []
@@ -167,8 +191,8 @@ def _gather(table: JobTable, trace: Trace) -> tuple[_Slices, list[tuple[int, str
     cpu_begin, cpu_end, cpu_of, cpu_name, cpu_job = [], [], [], [], []
     cpus_seen: set[int] = set()
     instant_iid = np.zeros(max(_INSTANTS) + 1, np.int64)
-    for kind, name in _INSTANTS.items():
-        instant_iid[kind] = out.iid(name)
+    for kind, label in _INSTANTS.items():
+        instant_iid[kind] = out.iid(label)
     for info in table.tasks:
         uuid = TASK_UUID_FIRST + info.index
         tracks.append((uuid, info.name, TASKS_UUID))
@@ -198,13 +222,13 @@ def _gather(table: JobTable, trace: Trace) -> tuple[_Slices, list[tuple[int, str
         tracks.append((TASK_UUID_FIRST + len(table.tasks) + k, server, TASKS_UUID))
     for server, begin_ns, end_ns, b_cpu, e_cpu, client, job_no in services:
         uuid = TASK_UUID_FIRST + len(table.tasks) + servers.index(server)
-        label = out.iid(f"{server} for {names.get(client, client)}")
-        out.add(np.array([begin_ns]), np.array([end_ns]), uuid, label, "job", np.array([job_no]))
+        label_iid = out.iid(f"{server} for {names.get(client, client)}")
+        out.add(np.array([begin_ns]), np.array([end_ns]), uuid, label_iid, "job", np.array([job_no]))
         cpus_seen.update(c for c in (b_cpu, e_cpu) if c < MAX_CPU)
         cpu_begin.append(np.array([begin_ns]))
         cpu_end.append(np.array([end_ns]))
         cpu_of.append(np.array([b_cpu if b_cpu == e_cpu and b_cpu < MAX_CPU else -1]))
-        cpu_name.append(np.array([label]))
+        cpu_name.append(np.array([label_iid]))
         cpu_job.append(np.array([job_no]))
     on_cpu = np.concatenate(cpu_of) if cpu_of else np.zeros(0, np.int64)
     left_off = int((on_cpu < 0).sum())
@@ -234,21 +258,36 @@ def _preamble(names: dict[str, int], tracks: list[tuple[int, str, int]]) -> byte
     return b"".join(field_bytes(1, p) for p in packets)
 
 
-def _events(slices: _Slices) -> bytes:
-    """Every TrackEvent packet, sorted by time (see the module doc for the order at equal times)."""
-    begin, end, track, name, arg_name, arg, instant = slices.columns()
+def _time_order(slices: _Slices) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+    """(ts, kind, source slice) of every TrackEvent, sorted by time (see the module doc for the
+    order at equal times), and the slices' columns."""
+    columns = slices.columns()
+    begin, end, instant = columns[0], columns[1], columns[6]
     n = len(begin)
     # rows: each slice twice (begin, end), each instant once
-    is_slice = ~instant
-    ts = np.concatenate([begin, end[is_slice]])
-    kind = np.concatenate([np.where(instant, INSTANT, SLICE_BEGIN), np.full(int(is_slice.sum()), SLICE_END)])
-    src = np.concatenate([np.arange(n), np.flatnonzero(is_slice)])
+    ends = np.flatnonzero(~instant)
+    ts = np.concatenate([begin, end[ends]])
+    kind = np.concatenate([np.where(instant, INSTANT, SLICE_BEGIN), np.full(len(ends), SLICE_END)]).astype(np.int8)
+    src = np.concatenate([np.arange(n), ends])
     zero = begin[src] == end[src]
     # at equal times: ends (inner first), instants, begins (outer first), then ends of empty slices
     rank = np.select([(kind == SLICE_END) & ~zero, kind == INSTANT, kind == SLICE_BEGIN], [0, 1, 2], 3)
     tiebreak = np.where(kind == SLICE_BEGIN, -end[src], -begin[src])
     order = np.lexsort((tiebreak, rank, ts))
-    ts, kind, src = ts[order], kind[order], src[order]
+    return ts[order], kind[order], src[order], columns
+
+
+def _total(sizes: list[np.ndarray]) -> np.ndarray:
+    """Each row's bytes over these fields (the length of the message they make)."""
+    total = np.zeros_like(sizes[0])
+    for size in sizes:
+        total += size
+    return total
+
+
+def _packets(ts: np.ndarray, kind: np.ndarray, src: np.ndarray, columns: tuple[np.ndarray, ...]) -> bytes:
+    """The TrackEvent packets of these rows (already in time order)."""
+    _begin, _end, track, name, arg_name, arg, _instant = columns
     named = kind != SLICE_END
     one = np.ones(len(ts), np.int64)
     event_fields: list[Field] = [
@@ -258,28 +297,28 @@ def _events(slices: _Slices) -> bytes:
     ]
     annotation: list[Field] = [(tag(1, VARINT), arg_name[src], named), (tag(4, VARINT), arg[src], named)]
     annotation_sizes = field_sizes(annotation)
-    head: list[Field] = [(tag(4, LEN), np.sum(annotation_sizes, axis=0), named)]
+    head: list[Field] = [(tag(4, LEN), _total(annotation_sizes), named)]
     event_sizes = field_sizes(event_fields) + field_sizes(head) + annotation_sizes
     top: list[Field] = [
         (tag(8, VARINT), ts, None),
         (tag(10, VARINT), one * SEQUENCE_ID, None),
         (tag(13, VARINT), one * NEEDS_INCREMENTAL_STATE, None),
-        (tag(11, LEN), np.sum(event_sizes, axis=0), None),
+        (tag(11, LEN), _total(event_sizes), None),
     ]
     packet_sizes = field_sizes(top) + event_sizes
-    packet: list[Field] = [(tag(1, LEN), np.sum(packet_sizes, axis=0), None)]
+    packet: list[Field] = [(tag(1, LEN), _total(packet_sizes), None)]
     return encode_rows([*packet, *top, *event_fields, *head, *annotation], len(ts),
                        field_sizes(packet) + packet_sizes)
 
 
-def pftrace_bytes(table: JobTable, trace: Trace) -> tuple[bytes, int]:
-    """The protobuf trace, and how many slices were left off the CPU tracks."""
-    slices, tracks, left_off = _gather(table, trace)
-    return _preamble(slices.names, tracks) + _events(slices), left_off
-
-
 def write_pftrace(table: JobTable, trace: Trace, path: str | Path) -> int:
-    """Write ``path``; returns the CPU-track slices left off (as the JSON's metadata says)."""
-    data, left_off = pftrace_bytes(table, trace)
-    write_bytes(Path(path), data)
+    """Write ``path`` (whole or not at all, rtsched.outputs); returns the CPU-track slices left
+    off (as the JSON's metadata says). The packets are encoded and written BLOCK_ROWS at a time."""
+    slices, tracks, left_off = _gather(table, trace)
+    ts, kind, src, columns = _time_order(slices)
+    with partial(Path(path)) as tmp, open(tmp, "wb") as out:
+        out.write(_preamble(slices.names, tracks))
+        for first in range(0, len(ts), BLOCK_ROWS):
+            block = slice(first, first + BLOCK_ROWS)
+            out.write(_packets(ts[block], kind[block], src[block], columns))
     return left_off

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -113,10 +114,23 @@ class JobTable:
     name: str = ""
 
     def of_task(self, index: int) -> np.ndarray:
-        """The task's rows (a view: ``jobs`` is sorted by task)."""
-        tasks = self.jobs["task"]
-        rows: np.ndarray = self.jobs[np.searchsorted(tasks, index, "left"):np.searchsorted(tasks, index, "right")]
+        """The task's rows (a view where ``jobs`` is sorted by task, as build_job_table makes it)."""
+        if self._task_rows is None:
+            picked: np.ndarray = self.jobs[self.jobs["task"] == index]
+            return picked
+        first, end = self._task_rows.get(index, (0, 0))
+        rows: np.ndarray = self.jobs[first:end]
         return rows
+
+    @cached_property
+    def _task_rows(self) -> dict[int, tuple[int, int]] | None:
+        """Task index -> (first row, end row) in ``jobs``, found once; None when not sorted by task."""
+        tasks = self.jobs["task"]
+        if len(tasks) > 1 and bool((tasks[1:] < tasks[:-1]).any()):
+            return None
+        indices, first = np.unique(tasks, return_index=True)
+        ends = [*first[1:].tolist(), len(self.jobs)]
+        return {int(i): (int(a), int(b)) for i, a, b in zip(indices.tolist(), first.tolist(), ends)}
 
     @property
     def censored(self) -> int:

@@ -87,17 +87,21 @@ def encode_rows(fields: Sequence[Field], n: int, sizes: list[np.ndarray] | None 
     cursor[1:] = np.cumsum(row_sizes)[:-1]
     out = np.zeros(int(row_sizes.sum()), np.uint8)
     for (tag_bytes, values, mask), size in zip(fields, sizes):
-        rows = slice(None) if mask is None else mask
-        at, v = cursor[rows], values.astype(np.uint64)[rows]
+        rows = np.flatnonzero(mask) if mask is not None else None
+        at = cursor if rows is None else cursor[rows]
+        v = values.astype(np.uint64) if rows is None else values[rows].astype(np.uint64)
+        length = size if rows is None else size[rows]
         for j, byte in enumerate(tag_bytes):
             out[at + j] = byte
         at = at + len(tag_bytes)
-        more = np.ones(len(v), bool)
-        k = 0
-        while more.any():  # seven bits a byte, the high bit set while more follow
-            rest = v >> np.uint64(7)
-            more_after = rest > 0
-            out[at[more] + k] = (v[more] & np.uint64(0x7F)).astype(np.uint8) | (more_after[more].astype(np.uint8) << 7)
-            v, more, k = rest, more & more_after, k + 1
+        length = length - len(tag_bytes)
+        uniform = bool(len(length) == 0 or length.min() == length.max())
+        for k in range(int(length.max()) if len(length) else 0):  # seven bits a byte, high bit: more follow
+            byte_k = ((v >> np.uint64(7 * k)) & np.uint64(0x7F)).astype(np.uint8) | ((k < length - 1).astype(np.uint8) << 7)
+            if uniform:
+                out[at + k] = byte_k
+            else:
+                here = k < length
+                out[at[here] + k] = byte_k[here]
         cursor += size
     return out.tobytes()
