@@ -36,7 +36,7 @@ import numpy as np
 
 from rtsched.outputs import partial
 from rtsched.report.export_perfetto import MAX_CPU, job_segments, service_segments
-from rtsched.report.jobs import JobTable
+from rtsched.report.jobs import JobTable, first_by_job
 from rtsched.report.prem import gate_spans, prem_intervals
 from rtsched.report.protobuf_wire import LEN, VARINT, Field, encode_rows, field_bytes, field_sizes, field_varint, tag
 from rtsched.trace import EventType as EV
@@ -107,26 +107,20 @@ class _Slices:
                 cat(self.instant, bool))
 
 
-def _first(events: np.ndarray, kind: int) -> tuple[np.ndarray, np.ndarray]:
-    """(job numbers, index of each one's first event of ``kind``)."""
-    where = np.flatnonzero(events["type"] == kind)
-    numbers, first = np.unique(events["job"][where], return_index=True)
-    return numbers, where[first]
-
-
 def _task_segments(events: np.ndarray, completed: np.ndarray) -> tuple[np.ndarray, ...]:
     """(job, begin, end, begin_cpu, end_cpu) of every execution segment of the ``completed`` jobs
     (ascending numbers) of one stream. A job with one START, one COMPLETE and nothing that
     suspends or preempts it has one segment, START to COMPLETE, taken on the columns; the
     others go through ``job_segments``."""
     in_job = events[events["job"] > 0]
-    starts, start_at = _first(in_job, EV.START)
-    dones, done_at = _first(in_job, EV.COMPLETE)
+    starts, start_at = first_by_job(in_job, EV.START)
+    dones, done_at = first_by_job(in_job, EV.COMPLETE)
     kinds, jobs = in_job["type"], in_job["job"]
     slow = np.isin(completed, jobs[np.isin(kinds, _SEGMENTING)])
-    for kind in (EV.START, EV.COMPLETE):
-        numbers, counts = np.unique(jobs[kinds == kind], return_counts=True)
-        slow |= np.isin(completed, numbers[counts > 1])
+    for kind, firsts in ((EV.START, starts), (EV.COMPLETE, dones)):
+        if int((kinds == kind).sum()) > len(firsts):  # a job with two: which ones, found the slow way
+            numbers, counts = np.unique(jobs[kinds == kind], return_counts=True)
+            slow |= np.isin(completed, numbers[counts > 1])
     fast = completed[~slow & np.isin(completed, starts) & np.isin(completed, dones)]
     s_at, d_at = start_at[np.searchsorted(starts, fast)], done_at[np.searchsorted(dones, fast)]
     ok = (s_at < d_at) & (in_job["time_ns"][d_at] >= in_job["time_ns"][s_at])

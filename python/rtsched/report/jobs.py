@@ -35,7 +35,7 @@ import numpy as np
 from rtsched.trace import CPU_UNKNOWN, Trace
 from rtsched.trace import EventType as EV
 
-__all__ = ["JOB_DTYPE", "JobTable", "ReleasePace", "TaskInfo", "build_job_table"]
+__all__ = ["JOB_DTYPE", "JobTable", "ReleasePace", "TaskInfo", "build_job_table", "first_by_job"]
 
 JOB_DTYPE = np.dtype(
     [
@@ -145,18 +145,29 @@ class JobTable:
         return sum(t.unfinished_missed for t in self.tasks)
 
 
-def _first_by_job(events: np.ndarray, kind: int) -> tuple[np.ndarray, np.ndarray]:
+def first_by_job(events: np.ndarray, kind: int) -> tuple[np.ndarray, np.ndarray]:
     """(job numbers, ascending; the index in ``events`` of each one's first event of ``kind``)."""
     where = np.flatnonzero(events["type"] == kind)
-    numbers, first = np.unique(events["job"][where], return_index=True)
+    jobs = events["job"][where]
+    if len(jobs) < 2 or bool((jobs[1:] > jobs[:-1]).all()):  # recorded in job order, once each: no sort
+        return jobs, where
+    numbers, first = np.unique(jobs, return_index=True)
     return numbers, where[first]
+
+
+def _distinct(keys: np.ndarray) -> np.ndarray:
+    """The distinct values of ``keys``, ascending (no sort when they already are)."""
+    if len(keys) < 2 or bool((keys[1:] >= keys[:-1]).all()):
+        return keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if len(keys) else keys
+    return np.unique(keys)
 
 
 def _cpus_per_job(events: np.ndarray, numbers: np.ndarray) -> np.ndarray:
     """How many distinct known CPUs the events of each job of ``numbers`` (ascending) were recorded on."""
     known = events[(events["job"] > 0) & (events["cpu"] != CPU_UNKNOWN)]
-    pairs = np.unique((known["job"].astype(np.int64) << 16) | known["cpu"].astype(np.int64))
-    jobs, counts = np.unique(pairs >> 16, return_counts=True)
+    pairs = _distinct((known["job"].astype(np.int64) << 16) | known["cpu"].astype(np.int64))
+    jobs = _distinct(pairs >> 16)
+    counts = np.diff(np.searchsorted(pairs >> 16, np.append(jobs, np.iinfo(np.int64).max)))
     out = np.zeros(len(numbers), np.int64)
     if len(jobs):
         at = np.minimum(np.searchsorted(jobs, numbers), len(jobs) - 1)
@@ -170,10 +181,10 @@ def _job_rows(
 ) -> tuple[np.ndarray, _Counts]:
     """One task's completed jobs (JOB_DTYPE, by job number) and its counts (TaskInfo's
     invariant), on the stream's columns: each job's first RELEASE, START and COMPLETE."""
-    rel_jobs, rel_at = _first_by_job(events, EV.RELEASE)
-    start_jobs, start_at = _first_by_job(events, EV.START)
-    done_jobs, done_at = _first_by_job(events, EV.COMPLETE)
-    numbers = np.union1d(np.union1d(rel_jobs, start_jobs), done_jobs)
+    rel_jobs, rel_at = first_by_job(events, EV.RELEASE)
+    start_jobs, start_at = first_by_job(events, EV.START)
+    done_jobs, done_at = first_by_job(events, EV.COMPLETE)
+    numbers = _distinct(np.sort(np.concatenate([rel_jobs, start_jobs, done_jobs]), kind="stable"))
     has_release = np.isin(numbers, rel_jobs, assume_unique=True)
     has_start = np.isin(numbers, start_jobs, assume_unique=True)
     has_done = np.isin(numbers, done_jobs, assume_unique=True)
@@ -266,7 +277,8 @@ def build_job_table(trace: Trace, paces: Mapping[int, ReleasePace] | None = None
         )
     tasks.sort(key=lambda t: t.index)
     jobs = np.concatenate(rows) if rows else np.zeros(0, JOB_DTYPE)
-    if len(jobs):
+    key = (jobs["task"].astype(np.int64) << 32) | jobs["job"].astype(np.int64)
+    if len(jobs) > 1 and not bool((key[1:] > key[:-1]).all()):  # streams out of task order
         jobs = jobs[np.lexsort((jobs["job"], jobs["task"]))]
     return JobTable(
         jobs=jobs,
