@@ -34,22 +34,28 @@ ROW_FORMAT = " %5u, %5u, %10u, %10u, %8d, %10d, %10d, %7d, %10u"
 _WIDTHS = (5, 5, 10, 10, 8, 10, 10, 7, 10)  # ROW_FORMAT's, column by column
 
 
+_POWERS_OF_TEN = 10 ** np.arange(1, 19, dtype=np.int64)
+_FOUR_DIGITS = np.frombuffer("".join(f"{k:04d}" for k in range(10_000)).encode(), np.uint8).reshape(10_000, 4)
+
+
 def _right_aligned(values: np.ndarray, width: int) -> np.ndarray | None:
     """``"%{width}d" % v`` of every value as an (n, width) array of ASCII codes, or None when a
-    value needs more than ``width`` characters (the caller then formats those rows one by one)."""
+    value needs more than ``width`` characters (the caller then formats those rows one by one).
+    The digits are looked up four at a time, then the leading zeros blanked."""
     v = values.astype(np.int64)
-    rest = np.abs(v)
-    digits = np.ones(len(v), np.int64)
-    out = np.full((len(v), width), ord(" "), np.uint8)
-    for k in range(width):  # k-th digit from the right, blank once the number has run out
-        rest, digit = np.divmod(rest, 10)
-        out[:, width - 1 - k] = digit + ord("0") if k == 0 else np.where(digits > k, digit + ord("0"), ord(" "))
-        digits += rest > 0
-        if not rest.any():
-            break
+    magnitude = np.abs(v)
+    digits = 1 + np.searchsorted(_POWERS_OF_TEN, magnitude, side="right")
     negative = np.flatnonzero(v < 0)
-    if rest.any() or (len(negative) and int(digits[negative].max()) >= width):
+    if len(v) and int(np.where(v < 0, digits + 1, digits).max()) > width:
         return None
+    groups = -(-width // 4)
+    padded = np.empty((len(v), 4 * groups), np.uint8)
+    rest = magnitude
+    for g in range(groups):
+        rest, four = np.divmod(rest, 10_000)
+        padded[:, 4 * (groups - 1 - g):4 * (groups - g)] = _FOUR_DIGITS[four]
+    out = padded[:, 4 * groups - width:]
+    out[np.arange(width)[None, :] < (width - digits)[:, None]] = ord(" ")
     out[negative, width - 1 - digits[negative]] = ord("-")
     return out
 
