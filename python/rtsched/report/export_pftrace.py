@@ -48,8 +48,7 @@ SLICE_BEGIN, SLICE_END, INSTANT = 1, 2, 3  # TrackEvent.Type
 SEQUENCE_ID = 1
 INCREMENTAL_STATE_CLEARED, NEEDS_INCREMENTAL_STATE = 1, 2  # TracePacket.SequenceFlags
 TASKS_UUID, CPUS_UUID = 1, 2
-TASK_UUID_FIRST = 16  # then the servers' tracks
-CPU_UUID_FIRST = 1 << 32
+TASK_UUID_FIRST = 16  # then the servers' tracks, then the CPUs' (small uuids: one-byte varints in every event)
 #: Packets encoded at a time: the encoder's arrays stay small (and in the CPU's caches).
 BLOCK_ROWS = 1 << 16
 
@@ -224,6 +223,7 @@ def _gather(table: JobTable, trace: Trace) -> tuple[_Slices, list[tuple[int, str
         cpu_of.append(np.array([b_cpu if b_cpu == e_cpu and b_cpu < MAX_CPU else -1]))
         cpu_name.append(np.array([label_iid]))
         cpu_job.append(np.array([job_no]))
+    cpu_uuid_first = TASK_UUID_FIRST + len(table.tasks) + len(servers)
     on_cpu = np.concatenate(cpu_of) if cpu_of else np.zeros(0, np.int64)
     left_off = int((on_cpu < 0).sum())
     if len(on_cpu):
@@ -233,9 +233,9 @@ def _gather(table: JobTable, trace: Trace) -> tuple[_Slices, list[tuple[int, str
             mine = np.flatnonzero(on_cpu == cpu)
             keep = mine[_nested(begin[mine], end[mine])]
             left_off += len(mine) - len(keep)
-            out.add(begin[keep], end[keep], CPU_UUID_FIRST + cpu, name_col[keep], "job", job_col[keep])
+            out.add(begin[keep], end[keep], cpu_uuid_first + cpu, name_col[keep], "job", job_col[keep])
     for cpu in sorted(set(np.unique(on_cpu[on_cpu >= 0]).tolist()) | cpus_seen):
-        tracks.append((CPU_UUID_FIRST + cpu, f"CPU {cpu}", CPUS_UUID))
+        tracks.append((cpu_uuid_first + cpu, f"CPU {cpu}", CPUS_UUID))
     return out, tracks, left_off
 
 
