@@ -16,6 +16,7 @@ from rtsched.sim import SimOptions
 from rtsched.sim.session import simulate_to_dir
 
 import numpy as np
+import pytest
 
 from pftrace_reader import Decoded, decode, fields
 from test_report_from_trace import report_of_hand_written_trace  # noqa: F401  (a fixture)
@@ -56,8 +57,9 @@ def test_varints_as_protobuf_writes_them():
     assert fields(rows)[:3] == [(1, 0), (2, 0), (1, 1)]
 
 
-def test_a_simulation_has_the_json_slices_on_its_task_and_cpu_tracks(tmp_path):
-    taskset = load_taskset(EXAMPLES / "pfp-two-cpus.yaml")
+@pytest.mark.parametrize("example", ["pfp-two-cpus.yaml", "picv-rpc.yaml", "locks.yaml", "gedf.yaml", "ceiling-pcp.yaml"])
+def test_a_simulation_has_the_json_slices_on_its_task_and_cpu_tracks(tmp_path, example):
+    taskset = load_taskset(EXAMPLES / example)
     result = simulate_to_dir(taskset, SimOptions(duration_ns=500_000_000, cpus=(0, 1)), bounds_for(taskset),
                              tmp_path, plots=False, perfetto_json=True)
     data = result.files["trace.pftrace"].read_bytes()
@@ -65,23 +67,27 @@ def test_a_simulation_has_the_json_slices_on_its_task_and_cpu_tracks(tmp_path):
     assert decoded.first_flags == 1  # the first packet clears the incremental state the names are interned in
     names = {uuid: name for uuid, (name, _parent) in decoded.tracks.items()}
     parents = {name: names.get(parent) for uuid, (name, parent) in decoded.tracks.items()}
-    assert {t.name for t in taskset.tasks} | {"CPU 0", "CPU 1"} <= set(parents)
-    assert all(parents[t.name] == "tasks" for t in taskset.tasks) and parents["CPU 0"] == "CPUs"
+    assert all(parents[t.name] == "tasks" for t in taskset.tasks)
+    cpus = {name for name, parent in parents.items() if parent == "CPUs"}
+    assert cpus and all(name.startswith("CPU ") for name in cpus)
     slices = _nesting_ok(decoded)
     table = result.report.table
     doc = json.loads(result.files["trace.perfetto.json"].read_text())
-    json_slices = Counter(e["name"].split(" #")[0] for e in doc["traceEvents"] if e["ph"] == "X" and e["pid"] == 1)
-    on_cpus = sum(n for (track, _name), n in slices.items() if names[track].startswith("CPU "))
-    left_off = doc["otherData"]["cpu_track_slices_left_off"]
-    for info in table.tasks:  # a job per slice, or more where a lock wait or a suspension splits it
-        jobs = len(table.of_task(info.index))
+    json_names = {(e["pid"], e["tid"]): e["args"]["name"] for e in doc["traceEvents"]
+                  if e["ph"] == "M" and e["name"] == "thread_name"}
+    json_slices = Counter((json_names[(e["pid"], e["tid"])], e["name"].split(" #")[0])
+                          for e in doc["traceEvents"] if e["ph"] == "X")
+    assert cpus == {name for (pid, _tid), name in json_names.items() if pid == 2}
+    # the same slices on the same tracks: jobs' segments, services, PREM phases, CPUs
+    assert Counter({(names[track], name): n for (track, name), n in slices.items()}) == json_slices
+    assert Counter(e.name for e in decoded.events if e.type == INSTANT) == \
+        Counter(e["name"] for e in doc["traceEvents"] if e["ph"] == "i")
+    for info in table.tasks:  # every completed job has its slices, carrying its number
         track = next(u for u, n in names.items() if n == info.name)
-        assert jobs > 0 and slices[(track, info.name)] == json_slices[info.name] >= jobs
-        assert {e.args["job"] for e in decoded.events if e.track == track and e.type == SLICE_BEGIN} == \
-            set(table.of_task(info.index)["job"].tolist())
-    assert on_cpus + left_off == sum(json_slices.values())
-    releases = [e for e in decoded.events if e.name == "release"]
-    assert len(releases) == table.tasks[0].released + sum(t.released for t in table.tasks[1:])
+        assert {e.args["job"] for e in decoded.events if e.track == track and e.type == SLICE_BEGIN
+                and e.name == info.name} == set(table.of_task(info.index)["job"].tolist())
+    assert sum(slices[(t, n)] for (t, n) in slices if names[t] in {i.name for i in table.tasks} and n == names[t]) \
+        >= len(table.jobs) > 0
     assert len(data) < len(result.files["trace.perfetto.json"].read_bytes()) / 2
 
 

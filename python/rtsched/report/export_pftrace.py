@@ -201,10 +201,10 @@ def _gather(table: JobTable, trace: Trace) -> tuple[_Slices, list[tuple[int, str
         cpu_of.append(np.where((begin_cpu == end_cpu) & (begin_cpu < MAX_CPU), begin_cpu, -1))
         cpu_name.append(np.full(len(begin), name))
         cpu_job.append(job)
-        for row in prem_intervals(trace, info.name):
-            for phase, b, e in (("memory phase", row["start"], row["execution"]),
-                                ("execution phase", row["execution"], row["end"])):
-                out.add(np.array([b]), np.array([e]), uuid, out.iid(phase), "interval", np.array([row["index"]]))
+        rows = prem_intervals(trace, info.name)
+        if len(rows):
+            out.add(rows["start"], rows["execution"], uuid, out.iid("memory phase"), "interval", rows["index"])
+            out.add(rows["execution"], rows["end"], uuid, out.iid("execution phase"), "interval", rows["index"])
         spans = gate_spans(trace, info.name)
         if len(spans):
             out.add(spans[:, 0], spans[:, 1], uuid, out.iid("run (gate open)"), "interval", np.arange(len(spans)))
@@ -213,16 +213,18 @@ def _gather(table: JobTable, trace: Trace) -> tuple[_Slices, list[tuple[int, str
     servers = sorted({s[0] for s in services})
     for k, server in enumerate(servers):
         tracks.append((TASK_UUID_FIRST + len(table.tasks) + k, server, TASKS_UUID))
-    for server, begin_ns, end_ns, b_cpu, e_cpu, client, job_no in services:
-        uuid = TASK_UUID_FIRST + len(table.tasks) + servers.index(server)
-        label_iid = out.iid(f"{server} for {names.get(client, client)}")
-        out.add(np.array([begin_ns]), np.array([end_ns]), uuid, label_iid, "job", np.array([job_no]))
-        cpus_seen.update(c for c in (b_cpu, e_cpu) if c < MAX_CPU)
-        cpu_begin.append(np.array([begin_ns]))
-        cpu_end.append(np.array([end_ns]))
-        cpu_of.append(np.array([b_cpu if b_cpu == e_cpu and b_cpu < MAX_CPU else -1]))
-        cpu_name.append(np.array([label_iid]))
-        cpu_job.append(np.array([job_no]))
+    if services:
+        server_of, begins, ends, b_cpu, e_cpu, clients, jobs = zip(*services)
+        track = TASK_UUID_FIRST + len(table.tasks) + np.array([servers.index(s) for s in server_of])
+        label_iid = np.array([out.iid(f"{s} for {names.get(c, c)}") for s, c in zip(server_of, clients)])
+        begin_ns, end_ns, b, e = (np.array(c, np.int64) for c in (begins, ends, b_cpu, e_cpu))
+        out.add(begin_ns, end_ns, track, label_iid, "job", np.array(jobs))
+        cpus_seen.update(int(c) for c in np.concatenate([b, e]) if c < MAX_CPU)
+        cpu_begin.append(begin_ns)
+        cpu_end.append(end_ns)
+        cpu_of.append(np.where((b == e) & (b < MAX_CPU), b, -1))
+        cpu_name.append(label_iid)
+        cpu_job.append(np.array(jobs))
     cpu_uuid_first = TASK_UUID_FIRST + len(table.tasks) + len(servers)
     on_cpu = np.concatenate(cpu_of) if cpu_of else np.zeros(0, np.int64)
     left_off = int((on_cpu < 0).sum())
