@@ -100,7 +100,7 @@ class _Slices:
     def columns(self) -> tuple[np.ndarray, ...]:
         """The batches as columns; the batches themselves are let go (half the memory at the peak)."""
         def cat(parts: list[np.ndarray], dtype: type) -> np.ndarray:
-            whole = np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
+            whole: np.ndarray = np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
             parts.clear()
             return whole
 
