@@ -67,8 +67,9 @@ def test_a_hand_written_trace_gets_statistics_bounds_and_blocking(report_of_hand
 def test_a_hand_written_trace_gets_every_file(report_of_hand_written_trace, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
-    files = write_report(report_of_hand_written_trace, out)
-    assert sorted(files) == ["jobs.csv", "response-cdf.png", "schedule.png", "trace.perfetto.json"]
+    files = write_report(report_of_hand_written_trace, out, perfetto_json=True)
+    assert sorted(files) == ["jobs.csv", "response-cdf.png", "schedule.png", "trace.perfetto.json", "trace.pftrace"]
+    assert sorted(write_report(report_of_hand_written_trace, tmp_path, plots=False)) == ["jobs.csv", "trace.pftrace"]
     csv = files["jobs.csv"].read_text().splitlines()
     assert "# task NAME=a PID=100 COST=2000000 PERIOD=10000000 CPU=0" in csv
     assert "# task NAME=b PID=101 COST=3000000 PERIOD=20000000 CPU=1" in csv

@@ -99,7 +99,7 @@ def schedulable_run(tmp_path_factory):
     spec = write_set(folder / "pfp.yaml", SCHEDULABLE)
     out = folder / "out"
     for _attempt in range(2):
-        done = rtsched_run(str(spec), "--duration", "1500ms", "--out", str(out), "--json")
+        done = rtsched_run(str(spec), "--duration", "1500ms", "--out", str(out), "--json", "--perfetto-json")
         assert done.returncode == 0, done.stderr
         summary = json.loads(done.stdout)
         # On a shared, noisy VM, other real-time work (or RT throttling it caused) can
@@ -129,7 +129,7 @@ def test_schedulable_partitioned_fp_set_has_no_deadline_miss(schedulable_run):
     assert {"preemption", "nohz_full", "isolcpus", "rcu_nocbs"} <= set(summary["kernel_facts"])
     ticks = summary["local_timer_interrupts"]
     assert ticks is None or (set(ticks) == {"0", "1"} and all(n >= 0 for n in ticks.values()))
-    for name in ("runner.json", "trace.rtst", "jobs.csv", "trace.perfetto.json", "response-cdf.png",
+    for name in ("runner.json", "trace.rtst", "jobs.csv", "trace.pftrace", "trace.perfetto.json", "response-cdf.png",
                  "schedule.png", "summary.json"):
         assert (out / name).is_file(), name
     assert json.loads((out / "summary.json").read_text()) == summary

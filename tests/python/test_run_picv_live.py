@@ -49,7 +49,7 @@ def run_set(folder: Path, *flags: str) -> tuple[dict, Path]:
     for _attempt in range(10):
         done = subprocess.run(
             [sys.executable, "-m", "rtsched.cli.main", "run", str(spec), "--out", str(out), "--json", "--no-plots",
-             *flags],
+             "--perfetto-json", *flags],
             capture_output=True,
             text=True,
             timeout=90,

@@ -49,8 +49,7 @@ def test_the_command_prints_the_run_table(tmp_path, capsys):
     assert code == 0
     assert "ceiling-pcp (P-FP, 0.2 s)" in out and "resp max" in out and "blocking" in out
     assert "fp-rta: schedulable" in out
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["jobs.csv", "summary.json", "trace.perfetto.json",
-                                                         "trace.rtst"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["jobs.csv", "summary.json", "trace.pftrace", "trace.rtst"]
 
 
 def test_the_command_is_deterministic_and_seeded(tmp_path):
@@ -59,6 +58,18 @@ def test_the_command_is_deterministic_and_seeded(tmp_path):
         assert main(["sim", str(EXAMPLES / "gedf.yaml"), "--out", str(tmp_path / name), "--seed", seed, *args]) == 0
     a, b, c = ((tmp_path / n / "trace.rtst").read_bytes() for n in "abc")
     assert a == b and a != c
+
+
+def test_plots_and_the_perfetto_json_only_when_asked(tmp_path):
+    args = ["--duration", "200ms", "--ideal", "--cpus", "0,1", "--json"]
+    assert main(["sim", str(EXAMPLES / "pfp-two-cpus.yaml"), "--out", str(tmp_path / "plain"), *args]) == 0
+    assert not list((tmp_path / "plain").glob("*.png")) and not (tmp_path / "plain" / "trace.perfetto.json").exists()
+    assert main(["sim", str(EXAMPLES / "pfp-two-cpus.yaml"), "--out", str(tmp_path / "all"), "--plots",
+                 "--perfetto-json", *args]) == 0
+    written = {p.name for p in (tmp_path / "all").iterdir()}
+    assert {"response-cdf.png", "schedule.png", "trace.perfetto.json", "trace.pftrace"} <= written
+    with pytest.raises(SystemExit):  # one or the other
+        main(["sim", str(EXAMPLES / "pfp-two-cpus.yaml"), "--plots", "--no-plots", *args])
 
 
 def test_bad_input_gets_the_runners_message(tmp_path, capsys):

@@ -109,11 +109,13 @@ def _scaled_task(t: AnalysisTask, alpha: Fraction) -> AnalysisTask:
     )
 
 
-def sensitivity(test: str, problem: AnalysisProblem, **options: Any) -> Sensitivity:
+def sensitivity(test: str, problem: AnalysisProblem, *, cliffs_only: bool = False, **options: Any) -> Sensitivity:
     """Slack of every task and of the set under ``test`` (see the module doc).
 
     ``options`` go to the test as in :func:`run_test` (``overheads=`` too:
-    the distances are then those of the overhead-aware bounds).
+    the distances are then those of the overhead-aware bounds). ``cliffs_only``: only each
+    task's ``cliff_ns`` (what the run and sim tables show; the other figures, each a search
+    of its own, stay None), about a quarter of the test runs.
     """
     base = run_test(test, problem, **options)
 
@@ -141,8 +143,13 @@ def sensitivity(test: str, problem: AnalysisProblem, **options: Any) -> Sensitiv
         def meets_with_overhead(delta: int, name: str = task.name) -> bool:
             return result_with(lambda t: replace(t, wcet_ns=t.wcet_ns + delta)).task(name).verdict == "ok"
 
+        if cliffs_only:
+            slacks.append(TaskSlack(task.name, bound.bound_ns, _largest(no_jump, limit), None, None))
+            continue
         slacks.append(TaskSlack(task.name, bound.bound_ns, _largest(no_jump, limit),
                                 _largest(meets, limit), _largest(meets_with_overhead, limit)))
+    if cliffs_only:
+        return Sensitivity(test, tuple(slacks), None, None)
     analysed = [s.overhead_slack_ns for s in slacks if s.overhead_slack_ns is not None]
     headroom = min(analysed) if analysed and len(analysed) == len(slacks) else None
     return Sensitivity(test, tuple(slacks), headroom, _critical_scaling_factor(test, problem, base, options))
@@ -164,14 +171,15 @@ def _critical_scaling_factor(test: str, problem: AnalysisProblem, base: Analysis
     return _largest(holds, 2 * upper) * SCALING_RESOLUTION
 
 
-def slack_of(analysis: AnalysisResult, taskset: Any, overheads: Any = None) -> Sensitivity | None:
+def slack_of(analysis: AnalysisResult, taskset: Any, overheads: Any = None, *,
+             cliffs_only: bool = False) -> Sensitivity | None:
     """The sensitivity of the bounds ``analysis`` gave a task set (what ``rtsched run`` and
-    ``rtsched sim`` show beside them): None when there are no bounds, or when the result is
-    not a registered test's (``bounds_for``'s fallback)."""
+    ``rtsched sim`` show beside them, ``cliffs_only``: their cliff column): None when there are
+    no bounds, or when the result is not a registered test's (``bounds_for``'s fallback)."""
     if not any(b.bound_ns is not None for b in analysis.tasks):
         return None
     extra = {"overheads": overheads} if overheads is not None else {}
     try:
-        return sensitivity(analysis.test, from_taskset(taskset), **extra)
+        return sensitivity(analysis.test, from_taskset(taskset), cliffs_only=cliffs_only, **extra)
     except (KeyError, ValueError):
         return None

@@ -31,7 +31,13 @@ CLEANS_LEFTOVERS_FIRST = {"run", "shield", "calibrate", "latency", "overhead", "
 __all__ = ["Exit", "build_parser", "main"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: Command name -> its module, where they differ ("import-rtapp" -> import_rtapp).
+_MODULE_OF = {"import-rtapp": "import_rtapp", "io": "io_flows"}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or only of ``command`` (one of them): a command then
+    imports its own module alone (``rtsched sim`` does not load the runner's, the sweep's...)."""
     parser = argparse.ArgumentParser(
         prog="rtsched",
         description="Real-time scheduling and locking on a stock Linux kernel.",
@@ -39,13 +45,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rtsched {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
-    for name in COMMAND_MODULES:
+    for name in [_MODULE_OF.get(command, command)] if command is not None else COMMAND_MODULES:
         importlib.import_module(f"rtsched.cli.{name}").register(commands)
     return parser
 
 
+def _command_of(argv: list[str]) -> str | None:
+    """The subcommand ``argv`` names first, when it is one (else None: the whole parser)."""
+    first = argv[0] if argv else None
+    return first if first is not None and _MODULE_OF.get(first, first) in COMMAND_MODULES else None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(_command_of(sys.argv[1:] if argv is None else argv))
     args, rest = parser.parse_known_args(argv)
     if rest and not getattr(args, "passes_arguments_on", False):
         parser.error(f"unrecognized arguments: {' '.join(rest)}")

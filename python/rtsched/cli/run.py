@@ -34,7 +34,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         description="Validates FILE, resolves it for this machine, runs it with rtsched-run "
         "(tracing every job), and reports per task: jobs, deadline misses, response times, "
         "tardiness, release latency. Writes DIR/: runner.json, trace.rtst, jobs.csv "
-        "(st-job-stats columns), trace.perfetto.json (ui.perfetto.dev), response-cdf.png, "
+        "(st-job-stats columns), trace.pftrace (ui.perfetto.dev), response-cdf.png, "
         "schedule.png, summary.json. See docs/run.md.",
     )
     parser.add_argument("file", metavar="FILE", help="task-set file (.yaml, .yml or .json)")
@@ -46,6 +46,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="window of the schedule chart, times since the release (default 0ms:200ms)",
     )
     parser.add_argument("--no-plots", action="store_true", help="do not draw the PNG plots")
+    parser.add_argument("--perfetto-json", action="store_true",
+                        help="also write trace.perfetto.json (Perfetto's JSON format, beside trace.pftrace)")
     parser.add_argument("--trace-markers", action="store_true", help="mirror trace events to ftrace trace_marker")
     parser.add_argument(
         "--trace-buffer", metavar="EVENTS", type=int, default=65536,
@@ -468,6 +470,7 @@ def run(args: argparse.Namespace) -> int:
         duration_ns=duration,
         out_dir=args.out,
         plots=not args.no_plots,
+        perfetto_json=args.perfetto_json,
         plot_window_ns=window,
         trace_markers=args.trace_markers,
         trace_buffer_events=args.trace_buffer,

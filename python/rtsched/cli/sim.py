@@ -35,7 +35,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         description="Validates FILE as `rtsched run` does, simulates its schedule (P-FP, G-FP, P-EDF, G-EDF; "
         "locks none, pip, pcp, srp, ipcp, mpcp, fmlp+; condition variables; RPC servers with or without PI-CV) "
         "deterministically and writes DIR/: trace.rtst (the runner's format), "
-        "jobs.csv, trace.perfetto.json, response-cdf.png, schedule.png, summary.json. The overheads of "
+        "jobs.csv, trace.pftrace (Perfetto's protobuf format), summary.json, and with --plots response-cdf.png, "
+        "schedule.png. The overheads of "
         "--overheads (or this machine's profile; none with --ideal) are charged in the simulation and "
         "folded into the bounds. See docs/sim.md.",
     )
@@ -53,7 +54,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print the summary JSON to stdout instead of the table")
     parser.add_argument("--plot-window", metavar="FROM:TO", default="0ms:200ms",
                         help="window of the schedule chart (default 0ms:200ms)")
-    parser.add_argument("--no-plots", action="store_true", help="do not draw the PNG plots")
+    plots = parser.add_mutually_exclusive_group()
+    plots.add_argument("--plots", action="store_true",
+                       help="draw the PNG plots (response-cdf.png, schedule.png; matplotlib takes seconds)")
+    plots.add_argument("--no-plots", action="store_true", help="do not draw the PNG plots (the default)")
+    parser.add_argument("--perfetto-json", action="store_true",
+                        help="also write trace.perfetto.json (Perfetto's JSON format, beside trace.pftrace)")
     parser.add_argument("--fail-on-miss", action="store_true", help="exit 1 when any deadline was missed")
     parser.add_argument("--no-picv", action="store_true",
                         help="sets with servers: callers do not lend the server their priority while they wait")
@@ -144,9 +150,9 @@ def sim(args: argparse.Namespace) -> int:
             result = simulate_to_dir(
                 taskset, options, analysis, out_dir,
                 ideal_analysis=ideal if counted.overheads else None,
-                slack=slack_of(analysis, taskset, counted.overheads),
+                slack=slack_of(analysis, taskset, counted.overheads, cliffs_only=True),
                 overhead_sources=counted.overheads.sources if counted.overheads else (),
-                plots=not args.no_plots, plot_window_ns=window, progress=step,
+                plots=args.plots, plot_window_ns=window, progress=step, perfetto_json=args.perfetto_json,
             )
         result = replace(result, picv=options.picv)
     except TaskSetError as e:  # what only the machine's CPUs can tell (a partition it lacks)

@@ -58,7 +58,12 @@ def _max(current: int | None, value: int) -> int:
     return value if current is None or value > current else current
 
 
+_LOCK_EVENTS = np.array([EV.LOCK_REQUEST, EV.LOCK_BLOCKED, EV.LOCK_ACQUIRE], dtype=np.uint16)
+
+
 def _of_stream(events: np.ndarray) -> TaskBlocking:
+    if not np.isin(events["type"], _LOCK_EVENTS).any():
+        return NO_BLOCKING  # no request, no gate wait: nothing to walk through
     requests = 0
     blocked = {"owner": 0, "ceiling": 0, "gate": 0}
     lock_wait_max: int | None = None

@@ -28,13 +28,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from rtsched.trace import CPU_UNKNOWN, Trace
 from rtsched.trace import EventType as EV
 
-__all__ = ["JOB_DTYPE", "JobTable", "ReleasePace", "TaskInfo", "build_job_table"]
+__all__ = ["JOB_DTYPE", "JobTable", "ReleasePace", "TaskInfo", "build_job_table", "first_by_job"]
 
 JOB_DTYPE = np.dtype(
     [
@@ -113,8 +114,23 @@ class JobTable:
     name: str = ""
 
     def of_task(self, index: int) -> np.ndarray:
-        rows: np.ndarray = self.jobs[self.jobs["task"] == index]
+        """The task's rows (a view where ``jobs`` is sorted by task, as build_job_table makes it)."""
+        if self._task_rows is None:
+            picked: np.ndarray = self.jobs[self.jobs["task"] == index]
+            return picked
+        first, end = self._task_rows.get(index, (0, 0))
+        rows: np.ndarray = self.jobs[first:end]
         return rows
+
+    @cached_property
+    def _task_rows(self) -> dict[int, tuple[int, int]] | None:
+        """Task index -> (first row, end row) in ``jobs``, found once; None when not sorted by task."""
+        tasks = self.jobs["task"]
+        if len(tasks) > 1 and bool((tasks[1:] < tasks[:-1]).any()):
+            return None
+        indices, first = np.unique(tasks, return_index=True)
+        ends = [*first[1:].tolist(), len(self.jobs)]
+        return {int(i): (int(a), int(b)) for i, a, b in zip(indices.tolist(), first.tolist(), ends)}
 
     @property
     def censored(self) -> int:
@@ -129,95 +145,102 @@ class JobTable:
         return sum(t.unfinished_missed for t in self.tasks)
 
 
-def _first_by_job(events: np.ndarray, kind: int) -> dict[int, np.void]:
-    out: dict[int, np.void] = {}
-    for ev in events[events["type"] == kind]:
-        out.setdefault(int(ev["job"]), ev)
+def first_by_job(events: np.ndarray, kind: int) -> tuple[np.ndarray, np.ndarray]:
+    """(job numbers, ascending; the index in ``events`` of each one's first event of ``kind``)."""
+    where = np.flatnonzero(events["type"] == kind)
+    jobs = events["job"][where]
+    if len(jobs) < 2 or bool((jobs[1:] > jobs[:-1]).all()):  # recorded in job order, once each: no sort
+        return jobs, where
+    numbers, first = np.unique(jobs, return_index=True)
+    return numbers, where[first]
+
+
+def _distinct(keys: np.ndarray) -> np.ndarray:
+    """The distinct values of ``keys``, ascending (no sort when they already are)."""
+    if len(keys) < 2 or bool((keys[1:] >= keys[:-1]).all()):
+        return keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if len(keys) else keys
+    return np.unique(keys)
+
+
+def _cpus_per_job(events: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+    """How many distinct known CPUs the events of each job of ``numbers`` (ascending) were recorded on."""
+    known = events[(events["job"] > 0) & (events["cpu"] != CPU_UNKNOWN)]
+    pairs = _distinct((known["job"].astype(np.int64) << 16) | known["cpu"].astype(np.int64))
+    jobs = _distinct(pairs >> 16)
+    counts = np.diff(np.searchsorted(pairs >> 16, np.append(jobs, np.iinfo(np.int64).max)))
+    out = np.zeros(len(numbers), np.int64)
+    if len(jobs):
+        at = np.minimum(np.searchsorted(jobs, numbers), len(jobs) - 1)
+        found = jobs[at] == numbers
+        out[found] = counts[at[found]]
     return out
 
 
 def _job_rows(
     index: int, events: np.ndarray, t0_ns: int, end_ns: int | None, pace: ReleasePace | None
-) -> tuple[list[tuple[int | bool, ...]], _Counts]:
-    """One task's completed jobs as JOB_DTYPE rows, and its counts (TaskInfo's invariant)."""
-    releases = _first_by_job(events, EV.RELEASE)
-    starts = _first_by_job(events, EV.START)
-    completes = _first_by_job(events, EV.COMPLETE)
-    overruns = {int(j) for j in events["job"][events["type"] == EV.BUDGET_OVERRUN]}
-    in_job = events[events["job"] > 0]
-    cpus_of_job: dict[int, set[int]] = {}
-    for job, cpu in zip(in_job["job"].tolist(), in_job["cpu"].tolist()):
-        if cpu != CPU_UNKNOWN:
-            cpus_of_job.setdefault(job, set()).add(cpu)
-    numbers = set(releases) | set(starts) | set(completes)
-    censored = incomplete = 0
-    unfinished: list[int] = []  # deadlines of the jobs missed unfinished
+) -> tuple[np.ndarray, _Counts]:
+    """One task's completed jobs (JOB_DTYPE, by job number) and its counts (TaskInfo's
+    invariant), on the stream's columns: each job's first RELEASE, START and COMPLETE."""
+    rel_jobs, rel_at = first_by_job(events, EV.RELEASE)
+    start_jobs, start_at = first_by_job(events, EV.START)
+    done_jobs, done_at = first_by_job(events, EV.COMPLETE)
+    numbers = _distinct(np.sort(np.concatenate([rel_jobs, start_jobs, done_jobs]), kind="stable"))
+    has_release = np.isin(numbers, rel_jobs, assume_unique=True)
+    has_start = np.isin(numbers, start_jobs, assume_unique=True)
+    has_done = np.isin(numbers, done_jobs, assume_unique=True)
+    completion = np.zeros(len(numbers), np.int64)
+    completion[has_done] = events["time_ns"][done_at]
+    deadline = np.zeros(len(numbers), np.int64)
+    deadline[has_release] = events["arg1"][rel_at]
+    last_complete = int(done_jobs[-1]) if len(done_jobs) else 0
+    # cut off at the end: completed after it, or not completed and after the last completed job
+    cut = (has_done & (completion > end_ns)) if end_ns is not None else np.zeros(len(numbers), bool)
+    cut |= ~has_done & (numbers > last_complete)
+    incomplete_mask = ~cut & (~has_done | ~has_release | ~has_start)
+    missed_cut = cut & has_release & (deadline < end_ns) if end_ns is not None else np.zeros(len(numbers), bool)
+    unfinished_deadlines = deadline[missed_cut]
+    censored = int(cut.sum() - missed_cut.sum())
+    incomplete = int(incomplete_mask.sum())
 
-    def cut_off(job: int) -> None:
-        """A job without a (counted) completion at the end: missed if its deadline passed, else censored."""
-        nonlocal censored
-        deadline = int(releases[job]["arg1"]) if job in releases else None
-        if end_ns is not None and deadline is not None and deadline < end_ns:
-            unfinished.append(deadline)
-        else:
-            censored += 1
+    keep = ~cut & ~incomplete_mask
+    kept = numbers[keep]
+    rows = np.zeros(len(kept), JOB_DTYPE)
+    release = events["time_ns"][rel_at[np.searchsorted(rel_jobs, kept)]]
+    starts = events[start_at[np.searchsorted(start_jobs, kept)]]
+    completes = events[done_at[np.searchsorted(done_jobs, kept)]]
+    rows["task"] = index
+    rows["job"] = kept
+    rows["release"] = release
+    rows["deadline"] = deadline[keep]
+    rows["start"] = starts["time_ns"]
+    rows["completion"] = completes["time_ns"]
+    rows["response"] = rows["completion"] - release
+    rows["lateness"] = rows["completion"] - rows["deadline"]
+    rows["tardiness"] = np.maximum(rows["lateness"], 0)
+    rows["release_latency"] = rows["start"] - release
+    rows["missed"] = rows["lateness"] > 0
+    rows["overrun"] = np.isin(kept, events["job"][events["type"] == EV.BUDGET_OVERRUN])
+    rows["cpu_time"] = completes["arg1"]
+    rows["n_cpus"] = _cpus_per_job(events, kept)
+    rows["first_cpu"] = starts["cpu"]
 
-    rows: list[tuple[int | bool, ...]] = []
-    last_complete = max(completes) if completes else 0
-    for job in sorted(numbers):
-        if job in completes and end_ns is not None and int(completes[job]["time_ns"]) > end_ns:
-            cut_off(job)
-            continue
-        if job not in completes:
-            if job > last_complete:
-                cut_off(job)
-            else:
-                incomplete += 1
-            continue
-        if job not in releases or job not in starts:
-            incomplete += 1
-            continue
-        rel, st, co = releases[job], starts[job], completes[job]
-        release = int(rel["time_ns"])
-        deadline = int(rel["arg1"])
-        completion = int(co["time_ns"])
-        lateness = completion - deadline
-        rows.append(
-            (
-                index,
-                job,
-                release,
-                deadline,
-                int(st["time_ns"]),
-                completion,
-                completion - release,
-                lateness,
-                max(0, lateness),
-                int(st["time_ns"]) - release,
-                lateness > 0,
-                job in overruns,
-                int(co["arg1"]),
-                len(cpus_of_job.get(job, ())),
-                int(st["cpu"]),
-            )
-        )
     released = len(numbers)
+    inferred_deadlines = np.zeros(0, np.int64)
     if pace is not None and end_ns is not None:
-        # from the last recorded release, else from before the first (t0 + offset); `release` is
+        # from the last recorded release, else from before the first (t0 + offset); each one is
         # the latest the next job can have been released (exact for a periodic task)
-        job = max(releases) if releases else 0
-        release = int(releases[job]["time_ns"]) if releases else t0_ns + pace.offset_ns - pace.max_gap_ns
-        while pace.max_jobs is None or job < pace.max_jobs:
-            job, release = job + 1, release + pace.max_gap_ns
-            if release >= end_ns:
-                break
-            released += 1  # released by the model; the starved thread recorded nothing
-            if release + pace.deadline_ns < end_ns:
-                unfinished.append(release + pace.deadline_ns)
-            else:
-                censored += 1
-    tardiness = end_ns - min(unfinished) if unfinished and end_ns is not None else 0
-    return rows, _Counts(released, censored, incomplete, len(unfinished), tardiness)
+        job = int(rel_jobs[-1]) if len(rel_jobs) else 0
+        last = int(events["time_ns"][rel_at[-1]]) if len(rel_jobs) else t0_ns + pace.offset_ns - pace.max_gap_ns
+        count = max(0, (end_ns - last - 1) // pace.max_gap_ns)  # releases strictly before the end
+        if pace.max_jobs is not None:
+            count = max(0, min(count, pace.max_jobs - job))
+        later = last + pace.max_gap_ns * np.arange(1, count + 1, dtype=np.int64)
+        released += count  # released by the model; the starved thread recorded nothing
+        inferred_deadlines = later[later + pace.deadline_ns < end_ns] + pace.deadline_ns
+        censored += count - len(inferred_deadlines)
+    missed = np.concatenate([unfinished_deadlines, inferred_deadlines])
+    tardiness = end_ns - int(missed.min()) if len(missed) and end_ns is not None else 0
+    return rows, _Counts(released, censored, incomplete, len(missed), tardiness)
 
 
 def build_job_table(trace: Trace, paces: Mapping[int, ReleasePace] | None = None) -> JobTable:
@@ -225,7 +248,7 @@ def build_job_table(trace: Trace, paces: Mapping[int, ReleasePace] | None = None
     unrecorded releases are to be inferred (see the module doc)."""
     header = trace.header
     tasks: list[TaskInfo] = []
-    rows: list[tuple[int | bool, ...]] = []
+    rows: list[np.ndarray] = []
     end_ns: int | None = int(header.get("t0_ns", 0)) + int(header.get("duration_ns", 0))
     if not header.get("duration_ns"):
         end_ns = None
@@ -235,7 +258,7 @@ def build_job_table(trace: Trace, paces: Mapping[int, ReleasePace] | None = None
         index, stream_id = int(stream["task_id"]), int(stream["stream_id"])
         task_rows, counts = _job_rows(index, trace.events_of(stream_id), int(header.get("t0_ns", 0)), end_ns,
                                       (paces or {}).get(index))
-        rows.extend(task_rows)
+        rows.append(task_rows)
         tasks.append(
             TaskInfo(
                 index=index,
@@ -253,8 +276,9 @@ def build_job_table(trace: Trace, paces: Mapping[int, ReleasePace] | None = None
             )
         )
     tasks.sort(key=lambda t: t.index)
-    jobs = np.array(rows, dtype=JOB_DTYPE)
-    if len(jobs):
+    jobs = np.concatenate(rows) if rows else np.zeros(0, JOB_DTYPE)
+    key = (jobs["task"].astype(np.int64) << 32) | jobs["job"].astype(np.int64)
+    if len(jobs) > 1 and not bool((key[1:] > key[:-1]).all()):  # streams out of task order
         jobs = jobs[np.lexsort((jobs["job"], jobs["task"]))]
     return JobTable(
         jobs=jobs,

@@ -45,8 +45,7 @@ def _base_priorities(taskset: TaskSet) -> dict[str, int]:
 def priority_time(trace: Trace, taskset: TaskSet) -> tuple[PriorityTime, ...]:
     """Per fixed-priority thread of ``taskset`` found in ``trace``, the time at each priority;
     empty when the trace has no PRIORITY event (its producer does not record them)."""
-    events = trace.events
-    if not len(events) or not (events["type"] == EV.PRIORITY).any():
+    if not trace.has_event(EV.PRIORITY):
         return ()
     t0 = int(trace.header["t0_ns"])
     end = t0 + int(trace.header["duration_ns"])

@@ -7,7 +7,7 @@ Anything that produces a trace (the C runner, a simulator) gets the same report:
     from rtsched.report import build_report, write_report
     report = build_report(read_trace("out/trace.rtst"), taskset, bounds_for(taskset), placement)
     report.stats[0].response_max_ns, report.summary()["deadline_misses"]
-    files = write_report(report, Path("out"))      # jobs.csv, trace.perfetto.json, *.png
+    files = write_report(report, Path("out"))      # jobs.csv, trace.pftrace, *.png
 
 Every result is immutable; nothing is filled in after it is built.
 """
@@ -26,7 +26,7 @@ from rtsched.model.placement import Placement
 from rtsched.report.blocking import blocking_by_task
 from rtsched.report.excess import ExcessJob, StealSample, explain_excess
 from rtsched.report.export_csv import write_job_csv
-from rtsched.report.export_perfetto import write_perfetto
+from rtsched.report.export_pftrace import write_pftrace
 from rtsched.report.jobs import JobTable, ReleasePace, build_job_table
 from rtsched.report.priorities import PriorityTime, priority_time
 from rtsched.report.reservation_demand import ReservationDemand, reservation_demand
@@ -182,14 +182,17 @@ def write_report(
     plots: bool = True,
     plot_window_ns: tuple[int, int] = DEFAULT_WINDOW_NS,
     progress: Callable[[str], None] | None = None,
+    perfetto_json: bool = False,
 ) -> dict[str, Path]:
-    """Write jobs.csv, trace.perfetto.json and (``plots``) response-cdf.png, schedule.png and,
+    """Write jobs.csv, trace.pftrace (Perfetto's protobuf format), with ``perfetto_json`` also
+    trace.perfetto.json (its JSON format, about four times larger and slower to write), and
+    (``plots``) response-cdf.png, schedule.png and,
     when the trace records priority changes, priority-time.png, when it has reservations,
     budget.png and demand.png into ``out_dir``; returns them by file name. ``progress`` hears
     the name of each file as it begins (WRITE_STEPS of them at most)."""
     say = progress or (lambda _file: None)
     tasks = report.taskset.tasks
-    files = {"jobs.csv": out_dir / "jobs.csv", "trace.perfetto.json": out_dir / "trace.perfetto.json"}
+    files = {"jobs.csv": out_dir / "jobs.csv", "trace.pftrace": out_dir / "trace.pftrace"}
     say("jobs.csv")
     write_job_csv(
         report.table,
@@ -197,8 +200,13 @@ def write_report(
         wcet_ns=[t.wcet_ns for t in tasks],
         task_cpus=[report.placement.cpus_of(t.name) for t in tasks],
     )
-    say("trace.perfetto.json")
-    write_perfetto(report.table, report.trace, files["trace.perfetto.json"])
+    say("trace.pftrace")
+    write_pftrace(report.table, report.trace, files["trace.pftrace"])
+    if perfetto_json:
+        from rtsched.report.export_perfetto import write_perfetto
+
+        files["trace.perfetto.json"] = out_dir / "trace.perfetto.json"
+        write_perfetto(report.table, report.trace, files["trace.perfetto.json"])
     if plots:
         from rtsched.report.plots import plot_response_cdf, plot_schedule
 

@@ -7,7 +7,7 @@
 
 The output folder gets: runner.json (the resolved input), trace.rtst, and the
 report's files (``rtsched.report.write_report``): jobs.csv,
-trace.perfetto.json, response-cdf.png, schedule.png; then summary.json (with,
+trace.pftrace (and with ``perfetto_json`` trace.perfetto.json), response-cdf.png, schedule.png; then summary.json (with,
 for a set with reservations, the runner's own overhead lines as
 ``reservation_overhead``: rtsched.run.reservation_overhead).
 The result carries the model objects (the task set, its placement, the
@@ -60,6 +60,7 @@ class RunOptions:
     duration_ns: int | None = None           # None: the set's duration, else DEFAULT_DURATION_NS
     out_dir: Path | None = None              # None: out/<name>/
     plots: bool = True
+    perfetto_json: bool = False              # trace.perfetto.json beside trace.pftrace
     plot_window_ns: tuple[int, int] = DEFAULT_WINDOW_NS
     trace_markers: bool = False              # mirror events to ftrace trace_marker
     trace_buffer_events: int = 65536         # per-thread ring size
@@ -167,7 +168,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
             [t.name for t in analysis.tasks],
             "the RPC bounds assume PI-CV (callers lend the server their priority); this run has it off",
         )
-    slack = slack_of(analysis, taskset, options.overheads)
+    slack = slack_of(analysis, taskset, options.overheads, cliffs_only=True)
     trace_path = out_dir / "trace.rtst"
     extra: dict[str, Any] = {}
     if options.release_delay_ns is not None:
@@ -218,7 +219,8 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     counted = (options.overheads.release_latency_ns or 0) if options.overheads else 0
     report = build_report(read_trace(trace_path), taskset, analysis, placement, kernel=kernel,
                           steal=tuple(sampler.samples), release_latency_in_bounds_ns=counted)
-    files.update(write_report(report, out_dir, plots=options.plots, plot_window_ns=options.plot_window_ns))
+    files.update(write_report(report, out_dir, plots=options.plots, plot_window_ns=options.plot_window_ns,
+                               perfetto_json=options.perfetto_json))
     files["summary.json"] = out_dir / "summary.json"
     summary = report.summary(
         picv=options.picv,

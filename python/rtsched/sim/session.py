@@ -3,7 +3,7 @@
 The analysis is the caller's (this part does not run tests; the command line
 does, as for ``rtsched run``), so the bounds beside the simulated responses
 are the same ones the real run shows. The output folder gets trace.rtst,
-the report's files (jobs.csv, trace.perfetto.json, PNGs) and summary.json.
+the report's files (jobs.csv, trace.pftrace, PNGs when asked) and summary.json.
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ def simulate_to_dir(
     plots: bool = True,
     plot_window_ns: tuple[int, int] = DEFAULT_WINDOW_NS,
     progress: Callable[[str], None] | None = None,
+    perfetto_json: bool = False,
 ) -> SimResult:
     """Simulate into ``out_dir`` and report. Raises what ``simulate`` raises. ``progress`` hears
     each step's name as it begins (SIM_STEPS of them at most)."""
@@ -75,7 +76,8 @@ def simulate_to_dir(
     files: dict[str, Path] = {"trace.rtst": run.trace_path}
     say("the report")
     report = build_report(read_trace(run.trace_path), taskset, analysis, run.placement, simulated=True)
-    files.update(write_report(report, out_dir, plots=plots, plot_window_ns=plot_window_ns, progress=say))
+    files.update(write_report(report, out_dir, plots=plots, plot_window_ns=plot_window_ns, progress=say,
+                               perfetto_json=perfetto_json))
     files["summary.json"] = out_dir / "summary.json"
     summary = report.summary(
         simulated={

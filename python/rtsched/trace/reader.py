@@ -10,14 +10,18 @@
     trace.lost_total        # events dropped (full rings), over all streams
     trace.truncated         # the run did not close the file (crash): what is whole was read
 
-The work is per chunk, never per event: each chunk's events are one
-``np.frombuffer`` view of the file's bytes.
+The work is per chunk, never per event: each chunk's events are copied
+into their stream's array as one block of bytes (EVENT_DTYPE is the file's
+32-byte record followed by the stream id). The streams' arrays are what the
+report reads (``events_of``); ``events``, every stream merged in time order,
+is sorted only when first asked for.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -62,6 +66,9 @@ FILE_EVENT_DTYPE = np.dtype(
     ]
 )
 assert FILE_EVENT_DTYPE.itemsize == EVENT_SIZE
+# EVENT_DTYPE is the file's record with the stream id after it: a chunk is copied as bytes.
+assert all(EVENT_DTYPE.fields[n][1] == FILE_EVENT_DTYPE.fields[n][1]  # type: ignore[index]
+           for n in FILE_EVENT_DTYPE.names or ())
 
 
 class TraceFormatError(ValueError):
@@ -79,15 +86,26 @@ class Trace:
     path: str
     header: dict[str, Any]
     streams: list[dict[str, Any]]
-    events: np.ndarray  # EVENT_DTYPE, sorted by time_ns (stable)
     truncated: bool = False
-    # Every event in file order: each stream's events in recording order.
-    _file_order: np.ndarray | None = field(default=None, repr=False)
-    _by_stream: dict[int, np.ndarray] | None = field(default=None, repr=False)
+    # Each stream's events in recording order (EVENT_DTYPE), and where each chunk of the file
+    # lies in them: (stream, first event, events), in file order.
+    _by_stream: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+    _chunks: list[tuple[int, int, int]] = field(default_factory=list, repr=False)
 
     @property
     def lost_total(self) -> int:
         return sum(s["lost"] for s in self.streams)
+
+    @cached_property
+    def events(self) -> np.ndarray:
+        """Every event (EVENT_DTYPE), sorted by time_ns; at equal times in file order."""
+        file_order = np.concatenate([self._by_stream[sid][first:first + count] for sid, first, count in self._chunks]
+                                    or [np.zeros(0, EVENT_DTYPE)])
+        return file_order[np.argsort(file_order["time_ns"], kind="stable")]
+
+    def has_event(self, kind: int) -> bool:
+        """Whether any stream recorded an event of this type (without sorting ``events``)."""
+        return any(bool((e["type"] == kind).any()) for e in self._by_stream.values())
 
     def events_of(self, stream_id: int) -> np.ndarray:
         """One stream's events in the order its thread recorded them (which
@@ -95,15 +113,6 @@ class Trace:
         earlier than the event before it when the job is late)."""
         if not 0 <= stream_id < len(self.streams):
             raise KeyError(f"no stream {stream_id} (the trace has {len(self.streams)})")
-        if self._by_stream is None:
-            # A trace not read from a file (a simulator's) has no file order: its time order serves.
-            in_order = self._file_order if self._file_order is not None else self.events
-            order = np.argsort(in_order["stream"], kind="stable")
-            grouped = in_order[order]
-            bounds = np.searchsorted(grouped["stream"], np.arange(len(self.streams) + 1))
-            self._by_stream = {
-                sid: grouped[bounds[sid] : bounds[sid + 1]] for sid in range(len(self.streams))
-            }
         return self._by_stream[stream_id]
 
     def stream_of_task(self, task_id: int) -> dict[str, Any]:
@@ -200,9 +209,8 @@ def parse_trace(data: bytes, path: str = "<bytes>") -> Trace:
             }
         )
 
-    # Chunks: a loop over chunk headers only.
-    pieces: list[np.ndarray] = []
-    piece_streams: list[int] = []
+    # Chunks: a loop over chunk headers only; the events are copied per stream afterwards.
+    pieces: list[tuple[int, int, int]] = []  # (stream, file offset of its events, events)
     chunks_seen = [0] * n_streams
     truncated = False
     offset = table_end
@@ -231,8 +239,7 @@ def parse_trace(data: bytes, path: str = "<bytes>") -> Trace:
         first = offset + CHUNK_HEADER_SIZE
         whole = min(n_events, (size - first) // EVENT_SIZE)
         if whole:
-            pieces.append(np.frombuffer(data, FILE_EVENT_DTYPE, count=whole, offset=first))
-            piece_streams.append(sid)
+            pieces.append((sid, first, whole))
         if whole < n_events:
             truncated = True  # the file ends inside this chunk's events
             break
@@ -242,26 +249,24 @@ def parse_trace(data: bytes, path: str = "<bytes>") -> Trace:
     if any(n == 0 for n in chunks_seen):
         truncated = True
 
-    file_order = _assemble(pieces, piece_streams)
-    events = file_order[np.argsort(file_order["time_ns"], kind="stable")]
-    return Trace(
-        path=path,
-        header=header,
-        streams=streams,
-        events=events,
-        truncated=truncated,
-        _file_order=file_order,
-    )
+    by_stream, chunks = _per_stream(data, n_streams, pieces)
+    return Trace(path=path, header=header, streams=streams, truncated=truncated, _by_stream=by_stream,
+                 _chunks=chunks)
 
 
-def _assemble(pieces: list[np.ndarray], piece_streams: list[int]) -> np.ndarray:
-    counts = np.array([len(p) for p in pieces], dtype=np.int64)
-    total = int(counts.sum()) if len(pieces) else 0
-    out = np.empty(total, dtype=EVENT_DTYPE)
-    if total == 0:
-        return out
-    raw = np.concatenate(pieces)
-    for name in FILE_EVENT_DTYPE.names or ():
-        out[name] = raw[name]
-    out["stream"] = np.repeat(np.array(piece_streams, dtype=np.uint32), counts)
-    return out
+def _per_stream(data: bytes, n_streams: int, pieces: list[tuple[int, int, int]]
+                ) -> tuple[dict[int, np.ndarray], list[tuple[int, int, int]]]:
+    """Each stream's events (EVENT_DTYPE, recording order) and each chunk's place in them."""
+    totals = [0] * n_streams
+    chunks = []
+    for sid, _offset, count in pieces:
+        chunks.append((sid, totals[sid], count))
+        totals[sid] += count
+    by_stream = {sid: np.empty(total, EVENT_DTYPE) for sid, total in enumerate(totals)}
+    raw = np.frombuffer(data, np.uint8)
+    for (sid, offset, count), (_sid, first, _count) in zip(pieces, chunks):
+        rows = by_stream[sid].view(np.uint8).reshape(-1, EVENT_DTYPE.itemsize)
+        rows[first:first + count, :EVENT_SIZE] = raw[offset:offset + count * EVENT_SIZE].reshape(count, EVENT_SIZE)
+    for sid, events in by_stream.items():
+        events["stream"] = sid
+    return by_stream, chunks
