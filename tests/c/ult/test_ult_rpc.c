@@ -26,6 +26,12 @@ struct rpc_scene {
 	int after_reply;      /* its effective priority after the last reply */
 	int64_t service_us;   /* wall-clock busy time per request */
 	atomic_int calls_failed_shutdown;
+	/* The first request's service lasts at least until these callers wait (NULL: none): the
+	 * scene's "released meanwhile" holds whatever the machine does to the releases' timing. */
+	struct actor *queued_meanwhile;
+	int n_queued_meanwhile;
+	struct actor *first_caller; /* the others call once its service started (NULL: when released) */
+	atomic_int services_started; /* the medium job runs once the first service has */
 };
 
 enum { C_CALLS = 1, S_STARTS, S_ENDS, C_RETURNS, M_RUNS };
@@ -53,12 +59,21 @@ static void server_play(struct actor *a)
 		rts_rpc_request_t *req;
 		CHECK_OK(rts_rpc_receive(&s->rpc, &req));
 		log_tag(S_STARTS);
+		atomic_fetch_add(&s->services_started, 1);
 		s->served_priority[s->served] = req->client_priority;
 		if (s->served == 0) {
 			s->boost_in_service = effective_priority(0);
 			s->own_in_service = own_priority(0);
 		}
 		busy_us(s->service_us);
+		if (s->served == 0) /* busy: the callers preempt the service as they come */
+			for (int64_t give_up = now_ns() + 2000 * MS; now_ns() < give_up;) {
+				int waiting = 0;
+				for (int i = 0; i < s->n_queued_meanwhile; i++)
+					waiting += actor_blocked(&s->queued_meanwhile[i]);
+				if (waiting == s->n_queued_meanwhile)
+					break;
+			}
 		log_tag(S_ENDS);
 		s->served++;
 		CHECK_OK(rts_rpc_reply(&s->rpc, req, (void *)(intptr_t)(req->client_priority * 10)));
@@ -70,6 +85,9 @@ static void server_play(struct actor *a)
 static void client_play(struct actor *a)
 {
 	struct rpc_scene *s = a->scene;
+	if (s->first_caller && a != s->first_caller) /* once the first call is in service */
+		for (int64_t give_up = now_ns() + 2000 * MS; !atomic_load(&s->services_started) && now_ns() < give_up;)
+			CHECK_OK(rts_task_sleep_until(now_ns() + 200 * 1000));
 	log_tag(C_CALLS);
 	void *result = NULL;
 	int err = rts_rpc_call(&s->rpc, NULL, &result);
@@ -82,9 +100,12 @@ static void client_play(struct actor *a)
 	log_tag(C_RETURNS);
 }
 
+/* Released 2 ms into the service; a machine that delays the releases must not release it first. */
 static void medium_play(struct actor *a)
 {
-	(void)a;
+	struct rpc_scene *s = a->scene;
+	for (int64_t give_up = now_ns() + 2000 * MS; !atomic_load(&s->services_started) && now_ns() < give_up;)
+		CHECK_OK(rts_task_sleep_until(now_ns() + 200 * 1000));
 	log_tag(M_RUNS);
 }
 
@@ -140,6 +161,9 @@ static void run_order(int picv)
 		{.name = "c50", .priority = 50, .offset_ms = 4, .cpu = 0, .play = client_play, .scene = &s},
 		{.name = "c40", .priority = 40, .offset_ms = 4, .cpu = 0, .play = client_play, .scene = &s},
 	};
+	s.queued_meanwhile = &actors[2];
+	s.n_queued_meanwhile = 3;
+	s.first_caller = &actors[1];
 	run_actors("ult:pfp", actors, 5);
 	CHECK_EQ(s.served, 4);
 	const int want[] = {20, 50, 40, 30};
@@ -169,6 +193,9 @@ static void test_a_shutdown_by_the_server_ends_the_waiting_calls(void)
 		{.name = "late1", .priority = 30, .offset_ms = 4, .cpu = 0, .play = client_play, .scene = &s},
 		{.name = "late2", .priority = 40, .offset_ms = 4, .cpu = 0, .play = client_play, .scene = &s},
 	};
+	s.queued_meanwhile = &actors[2];
+	s.n_queued_meanwhile = 2;
+	s.first_caller = &actors[1];
 	run_actors("ult:pfp", actors, 4);
 	CHECK_EQ(s.served, 1);
 	CHECK_EQ(s.served_priority[0], 20);
