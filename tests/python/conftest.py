@@ -10,13 +10,28 @@ handler, which exec resets to the default in each command it starts."""
 from __future__ import annotations
 
 import signal
+from pathlib import Path
 
 import pytest
 
+# Files whose tests use the machine itself (real-time threads, cpusets, IRQ affinities, tracefs):
+# marked `live`, so that `-m "not live"` runs the rest anywhere, at once, and `-m live` only these
+# (one run at a time on a machine: scripts/test-loaded runs them under load).
+LIVE_FILES = {"test_shield.py", "test_crash_cleanup.py", "test_full_disk.py", "test_litmus_jobstats.py",
+              "test_tracefs_mount.py"}
+
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "live: uses real-time scheduling, cpusets or tracefs of this machine")
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        name = Path(str(item.fspath)).name
+        if name.endswith("_live.py") or name in LIVE_FILES:
+            item.add_marker(pytest.mark.live)
 
 
 @pytest.fixture(autouse=True)
