@@ -17,10 +17,11 @@ before anything runs.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from rtsched.measure.guard import guard_this_process
-from rtsched.measure.tracefs import TRACEFS_DIRS, find_tracefs, instance_name, mount_command
+from rtsched.measure.tracefs import TRACEFS_DIRS, find_tracefs, instance_name, mount_tracefs
 from rtsched.trace.kernel_sched import KernelSchedule, parse_sched_text
 
 __all__ = ["TRACEFS_DIRS", "KernelSchedError", "KernelSchedRecorder", "tracefs_root"]
@@ -34,12 +35,17 @@ class KernelSchedError(RuntimeError):
 
 
 def tracefs_root() -> Path:
-    """The mounted tracefs; KernelSchedError saying what to do when there is none."""
+    """The mounted tracefs; mounted here first when it is mounted nowhere and this process may
+    (said in one line on standard error); KernelSchedError saying what to do otherwise."""
     root = find_tracefs()
     if root is not None:
         return root
-    _path, how = mount_command()
-    raise KernelSchedError("tracefs is not mounted (looked in " + ", ".join(TRACEFS_DIRS) + f"): {how}")
+    mounted, why = mount_tracefs()
+    if mounted is not None and find_tracefs() is not None:
+        print(f"rtsched: mounted tracefs at {mounted} (it was not mounted) to record the kernel's schedule",
+              file=sys.stderr)
+        return mounted
+    raise KernelSchedError("tracefs is not mounted (looked in " + ", ".join(TRACEFS_DIRS) + f"): {why}")
 
 
 class KernelSchedRecorder:

@@ -11,7 +11,7 @@ import os
 import re
 from pathlib import Path
 
-__all__ = ["TRACEFS_DIRS", "find_tracefs", "instance_name", "instance_owner", "mount_command"]
+__all__ = ["TRACEFS_DIRS", "find_tracefs", "instance_name", "instance_owner", "mount_tracefs"]
 
 TRACEFS_DIRS = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
 _INSTANCE = re.compile(r"rtsched-([0-9]+)")
@@ -25,13 +25,22 @@ def find_tracefs() -> Path | None:
     return None
 
 
-def mount_command() -> tuple[str | None, str]:
-    """(where tracefs would be mounted, what to run to mount it), or (None, why it cannot be)."""
+def mount_tracefs() -> tuple[Path | None, str]:
+    """Mount tracefs at its standard place when it is mounted nowhere, as trace-cmd and perf do:
+    (the path, "") when mounted, else (None, why not in words). Needs CAP_SYS_ADMIN (root)."""
+    import ctypes
+    import errno
+
     target = TRACEFS_DIRS[0]
     if not os.path.isdir(target):
         return None, f"{target} does not exist (a kernel without tracefs)"
-    how = f"mount -t tracefs nodev {target}"
-    return target, (how if os.geteuid() == 0 else f"sudo {how} (mounting needs root)")
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mount(b"nodev", target.encode(), b"tracefs", 0, None) == 0:
+        return Path(target), ""
+    err = ctypes.get_errno()
+    if err == errno.EPERM:
+        return None, f"mounting it needs root (CAP_SYS_ADMIN): sudo mount -t tracefs nodev {target}"
+    return None, f"mount -t tracefs nodev {target}: {os.strerror(err)}"
 
 
 def instance_name(pid: int) -> str:
