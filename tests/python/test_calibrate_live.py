@@ -124,3 +124,18 @@ def test_table_lists_what_was_measured(quick_profile):
     _, text = quick_profile
     for key in (*SCALAR_KEYS, "lock_ns.pip", "contended_unlock_ns.none", "os_interference"):
         assert key in text
+
+
+def test_os_interference_is_broken_down_by_cause(quick_profile):
+    profile, text = quick_profile
+    causes = profile["provenance"]["os_interference_causes"]
+    assert causes["windows"] == CalibrationConfig.quick(0).windows
+    worst = causes["worst_window"]
+    assert worst["lost_ns"] == profile["os_interference"]["max_lost_ns"]
+    named = (sum(worst["interrupts"].values()) + sum(worst["threads_rt"].values())
+             + sum(worst["threads_fair"].values()) + worst["measuring_ns"] + worst["steal_ns"])
+    assert worst["unattributed_ns"] == max(0, worst["lost_ns"] - named)
+    assert causes["all_windows"]["lost_ns"] >= worst["lost_ns"]
+    if os.geteuid() == 0:  # root records the kernel's schedule (tracefs mounted first if need be)
+        assert causes["kernel_schedule"], causes.get("why_no_kernel_schedule")
+    assert "OS interference by cause" in " ".join(text.split())

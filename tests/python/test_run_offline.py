@@ -238,7 +238,7 @@ def test_picv_switches_need_servers_and_exclude_each_other(tmp_path):
 def test_steal_time_is_read_per_cpu_from_proc_stat():
     import os
 
-    from rtsched.run.steal import read_steal_ns, steal_during
+    from rtsched.measure.steal import read_steal_ns, steal_during
 
     tick = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
     stat = "cpu  1 2 3 4 5 6 7 80 0 0\ncpu0 1 2 3 4 5 6 7 30 0 0\ncpu1 1 2 3 4 5 6 7 50 0 0\nintr 0\n"

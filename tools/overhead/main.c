@@ -31,10 +31,13 @@ static void sleep_ms(double ms)
 
 static volatile uint64_t sink;
 
-static uint64_t time_loop(uint64_t n)
+/* One run of the loop: its length; its start (CLOCK_MONOTONIC) in *start_ns when not NULL. */
+static uint64_t time_loop(uint64_t n, uint64_t *start_ns)
 {
 	uint64_t t0 = (uint64_t)clock_ns(CLOCK_MONOTONIC);
 	sink = ovh_loop(n);
+	if (start_ns)
+		*start_ns = t0;
 	return (uint64_t)clock_ns(CLOCK_MONOTONIC) - t0;
 }
 
@@ -45,11 +48,11 @@ static uint64_t time_loop(uint64_t n)
 static uint64_t calibrate(double target_ms)
 {
 	uint64_t n = 100000, t = 0;
-	while ((t = time_loop(n)) < 10000000ull && n < (1ull << 40))
+	while ((t = time_loop(n, NULL)) < 10000000ull && n < (1ull << 40))
 		n *= 2;
 	uint64_t best = t;
 	for (int i = 0; i < 5; i++) {
-		uint64_t ti = time_loop(n);
+		uint64_t ti = time_loop(n, NULL);
 		if (ti < best)
 			best = ti;
 	}
@@ -101,11 +104,12 @@ int main(int argc, char *argv[])
 
 	uint64_t steps = o.steps ? o.steps : calibrate(o.target_ms);
 	uint64_t *samples = calloc(o.iterations, sizeof(*samples));
-	if (!samples)
+	uint64_t *starts = calloc(o.iterations, sizeof(*starts));
+	if (!samples || !starts)
 		return OVH_EXIT_FAILURE;
 	uint64_t done = 0;
 	for (; done < o.iterations && !atomic_load(&stop_requested); done++) {
-		samples[done] = time_loop(steps);
+		samples[done] = time_loop(steps, &starts[done]);
 		if (o.progress) {
 			fprintf(stderr, "progress %llu %llu\n", (unsigned long long)done + 1,
 				(unsigned long long)o.iterations);
@@ -170,9 +174,19 @@ int main(int argc, char *argv[])
 	for (uint64_t i = 0; i < done; i++)
 		jw_uint(&w, samples[i]);
 	jw_array_end(&w);
+	/* Where each window lies on CLOCK_MONOTONIC, and which thread ran the loop: what took
+	 * the CPU from it can then be read off a kernel schedule of the same time. */
+	jw_key(&w, "starts_ns");
+	jw_array_begin(&w);
+	for (uint64_t i = 0; i < done; i++)
+		jw_uint(&w, starts[i]);
+	jw_array_end(&w);
+	jw_key(&w, "tid");
+	jw_int(&w, (int64_t)gettid());
 	jw_object_end(&w);
 	fputc('\n', out);
 	free(samples);
+	free(starts);
 	if (fflush(out) || (out != stdout && fclose(out)))
 		return OVH_EXIT_FAILURE;
 	return OVH_EXIT_OK;

@@ -25,6 +25,7 @@ from rtsched.measure.calibrate import (
     write_profile,
 )
 from rtsched.cpus import CpuListError, check_allowed
+from rtsched.measure.interference_causes import causes_line, quiet_machine_note
 from rtsched.native import NativeToolMissing
 
 EXIT_FAILED = 1
@@ -95,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
 
     console.print(profile_table(profile))
+    for line in interference_lines(profile):
+        console.print(line)
     console.print(f"profile written to {where}")
     warning = steal_warning(profile)
     if warning:
@@ -114,6 +117,24 @@ def command_line(args: argparse.Namespace) -> str:
     if args.out:
         words += ["--out", args.out]
     return shlex.join(words)
+
+
+def interference_lines(profile: dict) -> list[str]:
+    """What took the CPU from the OS-interference loop, by cause; or why that is not known."""
+    causes = profile["provenance"].get("os_interference_causes")
+    if not causes:
+        return []
+    if not causes["kernel_schedule"]:
+        why = causes.get("why_no_kernel_schedule", "no kernel schedule was recorded")
+        return [f"OS interference by cause: host steal only ({why})",
+                causes_line(causes["worst_window"], "  worst window")]
+    lines = ["OS interference by cause (from the kernel's schedule of the CPU, recorded meanwhile):",
+             causes_line(causes["worst_window"], "  worst window"),
+             causes_line(causes["all_windows"], f"  all {causes['windows']} windows")]
+    quiet = quiet_machine_note(causes["worst_window"])
+    if quiet:
+        lines.append(f"  {quiet}")
+    return lines
 
 
 def _us(ns: float) -> str:

@@ -26,7 +26,9 @@ the 99th percentile of each overhead over a stated number of samples:
     ``{"window_ns", "max_lost_ns"}``: the most CPU time interrupts, softirqs
     and anything else took from a SCHED_FIFO loop in one window
     (rtsched-overhead, seed 002 §2.5.2: a loop calibrated to the window, run
-    N times; lost = T_x - min T_x).
+    N times; lost = T_x - min T_x). What took that time, by cause (interrupts,
+    other threads, host steal, the measuring command), is under
+    ``provenance.os_interference_causes`` (``rtsched.measure.interference_causes``).
 
 The profile (format ``rtsched-overheads/1``) holds the maxima at the top
 level (``"stat": "max"``), the 99th percentiles under ``"p99"`` (same keys),
@@ -41,18 +43,22 @@ from __future__ import annotations
 import json
 import os
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from rtsched import __version__
 from rtsched.measure import provenance
+from rtsched.measure.interference_causes import interference_causes
 from rtsched.measure.irqs import LocalTimerWindow
 from rtsched.measure.kernel_facts import read_kernel_facts
+from rtsched.measure.kernel_recorder import KernelSchedError, KernelSchedRecorder
 from rtsched.cpus import allowed_cpus, format_cpu_list, online_cpus
 from rtsched.measure.latency import LatencyConfig, LatencyError, run_latency
 from rtsched.measure.overhead import OverheadError, run_loop
 from rtsched.measure.profile import PROFILE_FORMAT, ProfileError, default_profile_path, load_profile, write_profile
+from rtsched.measure.steal import StealSampler
 from rtsched.native import NativeToolFailed, run_native_tool
 
 # The lockbench subjects measured, and the protocol name each is filed under.
@@ -214,19 +220,44 @@ def _native(config: CalibrationConfig) -> dict:
             for name, key in names.items()}
 
 
-def _interference(config: CalibrationConfig) -> dict:
+def _own_tids() -> set[int]:
+    """This process's threads: the measuring command's own, told apart from the machine's."""
     try:
-        raw = run_loop(config.cpu, "fifo", config.priority, config.window_ms, config.windows, config.window_gap_ms)
+        return {int(t) for t in os.listdir("/proc/self/task")}
+    except OSError:
+        return {os.getpid()}
+
+
+def _interference(config: CalibrationConfig) -> dict:
+    """The loop's windows, and what took the CPU from it in each (the kernel's schedule of the CPU
+    recorded meanwhile where tracefs allows, and the host's steal: measure.interference_causes)."""
+    recorder = KernelSchedRecorder([config.cpu])
+    why_unrecorded = None
+    try:
+        with ExitStack() as observing:
+            try:
+                observing.enter_context(recorder)
+            except KernelSchedError as error:
+                why_unrecorded = str(error)
+            sampler = observing.enter_context(StealSampler([config.cpu], interval_ns=10_000_000))
+            measuring = _own_tids()
+            raw = run_loop(config.cpu, "fifo", config.priority, config.window_ms, config.windows,
+                           config.window_gap_ms)
     except OverheadError as error:
         raise CalibrationError(f"rtsched-overhead: {error}") from error
-    lengths = sorted(int(s) for s in raw["samples_ns"])
+    samples = [int(s) for s in raw["samples_ns"]]
+    lengths = sorted(samples)
     if not lengths:
         raise CalibrationError("rtsched-overhead measured no window")
     base = lengths[0]
     window_ns = int(round(config.window_ms * 1e6))
+    causes = interference_causes([int(s) for s in raw["starts_ns"]], samples, config.cpu, int(raw["tid"]),
+                                 recorder.schedule, sampler.samples, measuring)
+    if why_unrecorded is not None:
+        causes["why_no_kernel_schedule"] = why_unrecorded
     return {"max": {"window_ns": window_ns, "max_lost_ns": lengths[-1] - base},
             "p99": {"window_ns": window_ns, "max_lost_ns": _p99(lengths) - base},
-            "samples": len(lengths), "loop_ns": base}
+            "samples": len(lengths), "loop_ns": base, "causes": causes}
 
 
 # ---- the whole calibration -----------------------------------------------------------------------
@@ -282,6 +313,7 @@ def calibrate(config: CalibrationConfig, command: str, progress: Progress | None
         "rtsched_version": __version__,
         "command": command,
         "interference_loop_ns": interference["loop_ns"],
+        "os_interference_causes": interference["causes"],
         "kernel_facts": facts.as_dict(),
         "local_timer_interrupts": ticks.as_json(),
     }

@@ -38,7 +38,7 @@ from rtsched.report import DEFAULT_WINDOW_NS, JobTable, Report, TaskStats, build
 from rtsched.report.excess import StealSample
 from rtsched.run.reservation_overhead import parse_reservation_overhead
 from rtsched.run.runner import RunnerExit, RunnerOutcome, run_native, write_runner_input
-from rtsched.run.steal import StealSampler, read_steal_ns, steal_during
+from rtsched.measure.steal import StealSampler, read_steal_ns, steal_during
 from rtsched.trace import read_trace
 from rtsched.trace.kernel_sched import KernelSchedule
 
