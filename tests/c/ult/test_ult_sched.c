@@ -185,24 +185,7 @@ static void test_budget_overrun_by_cpu_time_not_response(void)
 	CHECK_EQ(tasks[1].stats.jobs_completed, 3);
 	CHECK_EQ(tasks[1].stats.budget_overruns, 3);
 	CHECK_EQ(sc_count(&run, 1, RTS_EV_BUDGET_OVERRUN), 3);
-	/*
-	 * "over" is released 1 ms into each "within" job, which the VM may
-	 * start late: each job that had started when "over" did is preempted,
-	 * the others are not, and at least one must be (else nothing is shown).
-	 */
-	int overlapped = 0;
-	for (uint32_t job = 1; job <= 3; job++) {
-		size_t within_start = sc_must_find(&run, tasks, 0, 0, RTS_EV_START, job);
-		size_t within_done = sc_must_find(&run, tasks, within_start, 0, RTS_EV_COMPLETE, job);
-		size_t over_start = sc_must_find(&run, tasks, 0, 1, RTS_EV_START, job);
-		ssize_t preempt = sc_find(&run, within_start, 0, RTS_EV_PREEMPT, 0);
-		bool inside = within_start < over_start && over_start < within_done;
-		bool preempted = preempt >= 0 && (size_t)preempt < within_done;
-		CHECK_MSG(preempted == inside, "within job %u: over started inside it: %d, preempted: %d", job,
-			  inside, preempted);
-		overlapped += inside;
-	}
-	CHECK_MSG(overlapped > 0, "no \"within\" job had started when \"over\" was released (VM stalls?)");
+	sc_check_preempted_when_inside(&run, tasks, 0, 1, 3); /* "over" comes 1 ms into "within" */
 	CHECK_MSG(tasks[0].stats.max_response_ns > 3000 * 1000, "within: max response %lld ns",
 		  (long long)tasks[0].stats.max_response_ns);
 	CHECK_EQ(tasks[0].stats.budget_overruns, 0);
@@ -311,8 +294,8 @@ static void check_stay_on_cpu(const struct sc_task *tasks)
 		CHECK_EQ(tasks[t].stats.jobs_completed, 4);
 		CHECK_EQ(tasks[t].stats.deadline_misses, 0);
 	}
-	CHECK_EQ(sc_count(&run, 0, RTS_EV_PREEMPT), 4);
-	CHECK_EQ(sc_count(&run, 2, RTS_EV_PREEMPT), 4);
+	sc_check_preempted_when_inside(&run, tasks, 0, 1, 4); /* each short job comes 3 ms into a long one */
+	sc_check_preempted_when_inside(&run, tasks, 2, 3, 4);
 }
 
 static void test_pedf_tasks_never_leave_their_cpu(void)
