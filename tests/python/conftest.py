@@ -9,7 +9,9 @@ handler, which exec resets to the default in each command it starts."""
 
 from __future__ import annotations
 
+import os
 import signal
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,11 @@ LIVE_FILES = {"test_shield.py", "test_crash_cleanup.py", "test_full_disk.py", "t
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "live: uses real-time scheduling, cpusets or tracefs of this machine")
+    # For the whole session too, not only each test's own (below): a module-scoped fixture runs
+    # before any function's monkeypatch, and would otherwise measure into the user's own cache.
+    session_profile = Path(tempfile.mkdtemp(prefix="rtsched-test-profile-")) / "overheads.json"
+    os.environ["RTSCHED_OVERHEADS"] = str(session_profile)
+    os.environ["RTSCHED_AUTO_CALIBRATE"] = "0"
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 

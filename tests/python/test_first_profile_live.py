@@ -33,7 +33,7 @@ pytestmark = pytest.mark.skipif(not _ready(), reason="needs the native tools and
 
 def _run(out: Path, env: dict) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "rtsched.cli.main", "run", str(EXAMPLE), "--duration", "1s",
-                           "--no-plots", "-o", str(out)], capture_output=True, text=True, timeout=240, env=env)
+                           "--no-plots", "--out", str(out)], capture_output=True, text=True, timeout=240, env=env)
 
 
 def test_first_run_measures_a_profile_then_the_next_uses_it(tmp_path):
