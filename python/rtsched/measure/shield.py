@@ -361,7 +361,13 @@ def _cpusets_v1(state: ShieldState, cpus: list[int], rest: list[int], report: Sh
     for child, child_cpus in ((system, rest), (shielded, cpus)):
         state.created_dirs.append(str(child))
         state.save()
-        child.mkdir()
+        try:
+            child.mkdir()
+        except FileExistsError:  # made by another process since the check above: not ours to undo
+            state.created_dirs.pop()
+            state.save()
+            raise ShieldError(f"{child} was made by another process while this shield was being made "
+                              "(another shield going up at the same time); nothing of it is changed") from None
         try:
             _write(child / "cpuset.cpus", format_cpu_list(child_cpus))
             _write(child / "cpuset.mems", mems)

@@ -119,7 +119,7 @@ def _run_shielded(
 ) -> tuple[RunnerOutcome, dict[str, Any]]:
     """Run inside ``rtsched.measure.shield.shielded``: the runner joins the shield's cpuset
     before it starts, so its tasks get the shielded CPUs to themselves."""
-    from rtsched.measure.shield import join_shield, shielded
+    from rtsched.measure.shield import ShieldError, join_shield, shielded
 
     cpus = sorted(set(options.shield_cpus or ()))
     scheduler = taskset.platform.scheduler
@@ -134,8 +134,11 @@ def _run_shielded(
             f"--shield {','.join(map(str, cpus))}: the task set uses CPU {','.join(map(str, outside))} too; "
             "the runner lives in the shield, so shield every CPU the set uses (platform.cpus)"
         )
-    with shielded(cpus) as report:
-        outcome = run_native(spec, expected_s, progress=options.progress, in_child=join_shield)
+    try:
+        with shielded(cpus) as report:
+            outcome = run_native(spec, expected_s, progress=options.progress, in_child=join_shield)
+    except ShieldError as error:  # from making or undoing the shield, never from the run
+        raise ShieldRefused(f"--shield {','.join(map(str, cpus))}: {error}") from error
     return outcome, report.as_dict()
 
 
