@@ -31,6 +31,11 @@
  * the page's reading then, so a read that must fall back (the kernel clears
  * cap_user_time if the TSC becomes unstable) stays on the same scale.
  *
+ * That the page is rewritten when the thread comes back to a CPU (so the
+ * extrapolation never spans time away) is checked once at open: across a
+ * 2 ms sleep the extrapolated running time must grow as
+ * CLOCK_THREAD_CPUTIME_ID does, else PERF_SEQ is used.
+ *
  * Where the page has no cap_user_time (the kernel's sched_clock is not the
  * TSC, as under kvm-clock; or off x86-64) the page still says when the
  * thread was switched in: its sequence count moves (PERF_SEQ, seq_read_ns).
@@ -225,16 +230,26 @@ int rts_worker_cpu_clock_open(struct rts_worker_cpu_clock *clock, char *why, siz
 	clock->page = page;
 	int64_t page_ns = page_running_ns(clock->page);
 	int64_t thread_ns = thread_cputime_ns();
+	const char *seq_why = ON_X86_64 ? "the perf page has no cap_user_time (sched_clock is not "
+					  "the TSC: kvm-clock?)"
+					: "the perf page is extrapolated with rdtsc, on x86-64 only";
 	if (page_ns >= 0) {
-		clock->origin_ns = thread_ns - page_ns;
-		clock->method = RTS_WORKER_CPU_CLOCK_PERF_MMAP;
-		return 0;
+		/* Checked once: a page last rewritten when the thread left its CPU
+		 * (not when it came back) would extrapolate across the time away. */
+		struct timespec away = {.tv_nsec = 2000000};
+		nanosleep(&away, NULL);
+		int64_t page_adv = page_running_ns(clock->page) - page_ns;
+		int64_t thread_adv = thread_cputime_ns() - thread_ns;
+		if (page_adv - thread_adv < away.tv_nsec / 2) {
+			clock->origin_ns = thread_ns - page_ns;
+			clock->method = RTS_WORKER_CPU_CLOCK_PERF_MMAP;
+			return 0;
+		}
+		seq_why = "the perf page's extrapolation counted time the thread slept";
 	}
 	clock->method = RTS_WORKER_CPU_CLOCK_PERF_SEQ;
 	snprintf(why, why_len, "ULT CPU time: CLOCK_MONOTONIC while the worker keeps its CPU, "
-		 "CLOCK_THREAD_CPUTIME_ID once after each switch-in: %s", ON_X86_64
-		 ? "the perf page has no cap_user_time (sched_clock is not the TSC: kvm-clock?)"
-		 : "the perf page is extrapolated with rdtsc, on x86-64 only");
+		 "CLOCK_THREAD_CPUTIME_ID once after each switch-in: %s", seq_why);
 	return 0;
 }
 
