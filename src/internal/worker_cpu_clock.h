@@ -52,6 +52,7 @@ struct rts_worker_cpu_clock {
 	int64_t origin_ns; /* PERF_MMAP: CLOCK_THREAD_CPUTIME_ID minus the page's reading, at open */
 	enum rts_worker_cpu_clock_method method;
 	struct rts_worker_cpu_clock_sync sync; /* PERF_SEQ */
+	const void *owner; /* the thread that opened it: the only one that writes sync */
 };
 
 /* A clock not opened: reads CLOCK_THREAD_CPUTIME_ID, closes to nothing. */
@@ -68,7 +69,8 @@ struct rts_worker_cpu_clock {
 int rts_worker_cpu_clock_open(struct rts_worker_cpu_clock *clock, char *why, size_t why_len);
 
 /* The calling thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID's scale);
- * non-decreasing. Async-signal-safe; only by the thread that opened the clock. */
+ * non-decreasing. Async-signal-safe; by the thread that opened the clock (a
+ * read by another thread returns a meaningless value and changes nothing). */
 int64_t rts_worker_cpu_clock_ns(struct rts_worker_cpu_clock *clock);
 
 /* Unmap and close (by any thread, once the owner no longer reads it). */

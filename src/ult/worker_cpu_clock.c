@@ -128,6 +128,16 @@ static int fall_back(struct rts_worker_cpu_clock *clock, int err, char *why, siz
 	return err;
 }
 
+/* The calling thread's identity, one %fs-relative address: only the clock's owner writes
+ * its sync (a ULT preempted inside a read may resume on another worker and finish the read
+ * there, with the first worker's clock: its result is thrown away, rts_ult_self_run_ns). */
+static __thread char thread_token __attribute__((tls_model("initial-exec")));
+
+static const void *this_thread(void)
+{
+	return &thread_token;
+}
+
 static int64_t monotonic_ns(void)
 {
 	struct timespec now;
@@ -165,7 +175,8 @@ static int64_t seq_read_ns(struct rts_worker_cpu_clock *clock)
 	for (;;) {
 		uint32_t gen = sync->gen;
 		atomic_signal_fence(memory_order_seq_cst);
-		bool writable = !(gen & 1); /* else: a read in a handler, inside a write */
+		/* else: a read in a handler, inside a write; or not the owner */
+		bool writable = !(gen & 1) && clock->owner == this_thread();
 		uint32_t seq = page_seq(clock->page);
 		int64_t mono = monotonic_ns();
 		if (page_seq(clock->page) != seq || (seq & 1))
@@ -205,6 +216,7 @@ static int64_t seq_read_ns(struct rts_worker_cpu_clock *clock)
 int rts_worker_cpu_clock_open(struct rts_worker_cpu_clock *clock, char *why, size_t why_len)
 {
 	*clock = RTS_WORKER_CPU_CLOCK_NONE;
+	clock->owner = this_thread();
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
 		.size = sizeof(attr),
