@@ -25,7 +25,8 @@ enum rts_worker_cpu_clock_method {
 	RTS_WORKER_CPU_CLOCK_PERF_MMAP,
 	/* The same page's sequence count, which moves whenever the thread is
 	 * switched in: while it has not moved the thread has run all along,
-	 * and its CPU time grew as CLOCK_MONOTONIC (vDSO); after it moved, one
+	 * and its CPU time grew as CLOCK_MONOTONIC (vDSO), for 200 us at most
+	 * (host steal); after it moved, or after those 200 us, one
 	 * clock_gettime(CLOCK_THREAD_CPUTIME_ID). Where the page cannot be
 	 * extrapolated (no cap_user_time: a paravirtual sched_clock, as
 	 * kvm-clock's; not x86-64). */

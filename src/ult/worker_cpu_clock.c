@@ -161,13 +161,23 @@ static void resync(struct rts_worker_cpu_clock_sync *now)
 }
 
 /*
+ * The longest a PERF_SEQ reading extends the last system call with wall
+ * time. The host's steal of a virtual CPU is no switch the guest sees: the
+ * page does not move, and CLOCK_MONOTONIC runs on; CLOCK_THREAD_CPUTIME_ID
+ * leaves it out (CONFIG_PARAVIRT_TIME_ACCOUNTING). So a reading counts at
+ * most this much steal, and the next reading after it is exact again.
+ */
+#define SEQ_SPAN_NS (200 * 1000)
+
+/*
  * PERF_SEQ. The invariant: while the page's sequence count is the one
  * sync.lock recorded, the thread has not been switched in since sync was
  * taken (each switch-in rewrites the page), so it has run all along and its
- * CPU time is sync.cpu_ns plus the CLOCK_MONOTONIC time since sync.mono_ns.
- * The count is read before and after the monotonic read, so the thread ran
- * until that read at least. Once the count moved, a system call takes sync
- * again; if the count moves during it, the call is made again.
+ * CPU time is sync.cpu_ns plus the CLOCK_MONOTONIC time since sync.mono_ns
+ * (host steal aside: SEQ_SPAN_NS). The count is read before and after the
+ * monotonic read, so the thread ran until that read at least. Once the count
+ * moved, or SEQ_SPAN_NS passed, a system call takes sync again; if the count
+ * moves during it, the call is made again.
  */
 static int64_t seq_read_ns(struct rts_worker_cpu_clock *clock)
 {
@@ -186,7 +196,7 @@ static int64_t seq_read_ns(struct rts_worker_cpu_clock *clock)
 		if (sync->gen != gen)
 			continue; /* a handler wrote it meanwhile */
 		int64_t cpu_ns;
-		if (writable && now.lock == seq && now.mono_ns) {
+		if (writable && now.lock == seq && now.mono_ns && mono - now.mono_ns < SEQ_SPAN_NS) {
 			cpu_ns = now.cpu_ns + (mono - now.mono_ns);
 		} else {
 			resync(&now);
