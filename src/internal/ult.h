@@ -476,9 +476,10 @@ int rts_ult_set_attr(uint32_t id, const struct rts_sched_attr *attr);
 /* Whether task may run in its reservation here (leaf, cluster, policy); 0 or EINVAL with why. */
 int rts_ult_reservation_check(const struct rts_ult_runtime *rt, int cluster, const rts_task_t *task,
 			      char *why, size_t why_len);
-/* Charge the active reservations up to now, replenish what is due, and pick the
+/* Charge the active reservations up to now (now_ns on CLOCK_MONOTONIC, cpu_now_ns
+ * on the worker's CPU clock, read together), replenish what is due, and pick the
  * ULT to run (taken off the ready queue), or NULL to idle (docs/reservations.md). */
-struct rts_ult *rts_ult_reservations_pick(struct rts_ult_cluster *c, int64_t now_ns);
+struct rts_ult *rts_ult_reservations_pick(struct rts_ult_cluster *c, int64_t now_ns, int64_t cpu_now_ns);
 /* When the scheduler must look again for the reservations' sake (a
  * replenishment or the active path's depletion); INT64_MAX: never. */
 int64_t rts_ult_reservations_next_ns(const struct rts_ult_cluster *c);

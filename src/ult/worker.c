@@ -597,8 +597,9 @@ static void schedule_loop(struct rts_ult_worker *w)
 		/* Read under the lock: the events two workers record for one ULT
 		 * (PREEMPT here, MIGRATE and RESUME there) are in time order. */
 		int64_t now = now_ns();
+		int64_t cpu_now = rts_worker_cpu_clock_ns(&w->cpu_clock);
 		if (prev)
-			prev->run_ns += rts_worker_cpu_clock_ns(&w->cpu_clock) - prev->switched_in_ns;
+			prev->run_ns += cpu_now - prev->switched_in_ns;
 		w->kicked = false;
 		struct rts_ult *finished = prev && prev->request == RTS_ULT_EXIT ? prev : NULL;
 		if (prev)
@@ -614,7 +615,7 @@ static void schedule_loop(struct rts_ult_worker *w)
 			probe.release_ns = now_ns() - probe.release_ns;
 		/* The decision that files the last exit still charges its run. */
 		bool reservations = c->n_reservations && (c->live_ults || finished);
-		struct rts_ult *next = reservations ? rts_ult_reservations_pick(c, now)
+		struct rts_ult *next = reservations ? rts_ult_reservations_pick(c, now, cpu_now)
 						    : rts_ult_ready_pop(c);
 		/* A job that blocks leaves its CPU as a preempted one does: its
 		 * execution intervals end at the PREEMPT either way. */
