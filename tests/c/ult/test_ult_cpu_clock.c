@@ -12,7 +12,7 @@
 #include <semaphore.h>
 
 #include "internal/worker_cpu_clock.h"
-#include "ult_scenario.h"
+#include "ult_reservation_scenario.h"
 
 static int64_t thread_cpu_ns(void)
 {
@@ -26,15 +26,6 @@ static void spin_cpu_ns(int64_t ns)
 		;
 }
 
-static int first_cpu(void)
-{
-	cpu_set_t set;
-	CHECK_OK(sched_getaffinity(0, sizeof(set), &set) == 0 ? 0 : errno);
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &set))
-			return cpu;
-	SKIP("no CPU in this process's affinity");
-}
 
 /* Open the calling thread's clock on the perf page (extrapolated, or by its sequence
  * count); skip, with the reason, where it must fall back to the system call. */
@@ -139,7 +130,7 @@ static void test_clock_stands_still_while_a_fifo_thread_preempts(void)
 {
 	struct competitor competitor = {.bursts = 1, .burst_ns = 20 * MS};
 	CHECK_OK(sem_init(&competitor.go, 0, 0) == 0 ? 0 : errno);
-	struct measured m = {.competitor = &competitor, .cpu = first_cpu()};
+	struct measured m = {.competitor = &competitor, .cpu = the_cpu()};
 	pthread_t thread;
 	int err = pinned_thread_start(&thread, measure, &m, 10, m.cpu);
 	if (err == EPERM)
@@ -181,7 +172,7 @@ static void wake_then_compute(struct sc_task *t)
  */
 static void test_ult_preempted_by_a_fifo_thread_is_not_charged_its_time(void)
 {
-	int cpu = first_cpu();
+	int cpu = the_cpu();
 	struct competitor competitor = {.bursts = JOBS, .burst_ns = 6 * MS};
 	CHECK_OK(sem_init(&competitor.go, 0, 0) == 0 ? 0 : errno);
 	pthread_t other;
@@ -189,7 +180,6 @@ static void test_ult_preempted_by_a_fifo_thread_is_not_charged_its_time(void)
 	if (err == EPERM)
 		SKIP("SCHED_FIFO refused (EPERM): needs root or CAP_SYS_NICE");
 	CHECK_OK(err);
-	static struct sc_run run;
 	struct sc_task tasks[] = {
 		{.name = "within", .cpu = cpu, .period_ms = 40, .deadline_ms = 40, .busy_us = 1500,
 		 .jobs = JOBS, .priority = 10, .budget_us = 3000, .job = wake_then_compute, .arg = &competitor},
@@ -216,10 +206,63 @@ static void test_ult_preempted_by_a_fifo_thread_is_not_charged_its_time(void)
 	CHECK_EQ(done, JOBS);
 }
 
+/* ---- a reservation whose worker a SCHED_FIFO thread preempts ------------ */
+
+struct duty {
+	atomic_bool stop;
+	_Atomic int64_t bursts;
+};
+
+/* 3 ms of its CPU time, then 1 ms asleep, until stopped. */
+static void *compete_duty(void *arg)
+{
+	struct duty *d = arg;
+	while (!atomic_load(&d->stop)) {
+		spin_cpu_ns(3 * MS);
+		atomic_fetch_add(&d->bursts, 1);
+		h_sleep_ms(1);
+	}
+	return NULL;
+}
+
+/*
+ * A CBS of 2 ms every 20 ms holds a task computing 1.5 ms of CPU time a
+ * period, while a thread at SCHED_FIFO 70 takes the CPU 3 ms of every 4: no
+ * 1 ms gap holds a job, so each job spans a burst of the competitor (its
+ * response exceeds the budget), but the server is charged its task's CPU
+ * time only (a CBS, unlike a periodic server, pays only while a task inside
+ * runs), so it never runs out of budget.
+ */
+static void test_cbs_is_charged_its_task_cpu_time_not_the_competitors(void)
+{
+	struct duty duty = {0};
+	pthread_t other;
+	int err = pinned_thread_start(&other, compete_duty, &duty, 70, the_cpu());
+	if (err == EPERM)
+		SKIP("SCHED_FIFO refused (EPERM): needs root or CAP_SYS_NICE");
+	CHECK_OK(err);
+	struct rv_reservation rs[] = {{.params = periodic("R", 20, 2000, RTS_RESERVATION_EDF, 0), .parent = -1}};
+	rs[0].params.kind = RTS_RESERVATION_CBS;
+	struct rv_task ts[] = {{.name = "inside", .period_ms = 20, .compute_us = 1500}};
+	rv_run("ult:pedf", rs, 1, ts, 1, 300);
+	atomic_store(&duty.stop, true);
+	CHECK_OK(pthread_join(other, NULL));
+	CHECK_MSG(atomic_load(&duty.bursts) >= 300 / 4 / 2, "competitor bursts %lld",
+		  (long long)atomic_load(&duty.bursts));
+	CHECK_MSG(ts[0].stats.jobs_completed >= 10, "jobs %llu", (unsigned long long)ts[0].stats.jobs_completed);
+	CHECK_MSG(ts[0].stats.max_response_ns > rs[0].params.budget_ns, "max response %lld ns",
+		  (long long)ts[0].stats.max_response_ns);
+	CHECK_EQ(rs[0].stats.depletions, 0);
+	/* what it was charged is what its task ran, about 1.5 ms a job, under its budget */
+	CHECK_MSG(rs[0].stats.consumed_ns < (int64_t)ts[0].stats.jobs_completed * rs[0].params.budget_ns + rs[0].params.budget_ns,
+		  "consumed %lld ns for %u jobs", (long long)rs[0].stats.consumed_ns, ts[0].stats.jobs_completed);
+}
+
 static const struct h_case cases[] = {
 	H_CASE(test_clock_agrees_with_thread_cputime, 10000),
 	H_CASE(test_clock_stands_still_while_a_fifo_thread_preempts, 10000),
 	H_CASE(test_ult_preempted_by_a_fifo_thread_is_not_charged_its_time, 20000),
+	H_CASE(test_cbs_is_charged_its_task_cpu_time_not_the_competitors, 20000),
 };
 
 int main(int argc, char **argv)
