@@ -231,7 +231,10 @@ int rts_worker_cpu_clock_open(struct rts_worker_cpu_clock *clock, char *why, siz
 		.type = PERF_TYPE_SOFTWARE,
 		.size = sizeof(attr),
 		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.exclude_hv = 1, /* counts the same either way for a software event; allowed at paranoid 2 */
+		/* its running time is the same either way; without them an unprivileged thread is
+		 * refused at perf_event_paranoid 2 (the default), which allows user-space counting */
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
 	};
 	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
