@@ -258,7 +258,21 @@ static void test_cbs_is_charged_its_task_cpu_time_not_the_competitors(void)
 		  "consumed %lld ns for %u jobs", (long long)rs[0].stats.consumed_ns, ts[0].stats.jobs_completed);
 }
 
+/* Only a ult set whose workers started says how it reads CPU time. */
+static void test_cpu_clock_is_named_only_once_ult_workers_run(void)
+{
+	rts_taskset_t *set;
+	CHECK_OK(rts_taskset_create(&set, NULL));
+	const char *why = "untouched";
+	CHECK(rts_taskset_cpu_clock(set, &why) == NULL); /* the threads backend */
+	CHECK(strcmp(why, "untouched") == 0);
+	ult_set_backend_or_skip(set, "ult:pfp");
+	CHECK(rts_taskset_cpu_clock(set, NULL) == NULL); /* no worker yet */
+	rts_taskset_destroy(set);
+}
+
 static const struct h_case cases[] = {
+	H_CASE(test_cpu_clock_is_named_only_once_ult_workers_run, 10000),
 	H_CASE(test_clock_agrees_with_thread_cputime, 10000),
 	H_CASE(test_clock_stands_still_while_a_fifo_thread_preempts, 10000),
 	H_CASE(test_ult_preempted_by_a_fifo_thread_is_not_charged_its_time, 20000),
