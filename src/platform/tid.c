@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "internal/tid.h"
@@ -10,6 +12,13 @@ uint32_t rts_tid_fetch(void)
 {
 	rts_tid_cache = (uint32_t)gettid();
 	return rts_tid_cache;
+}
+
+bool rts_tid_alive(uint32_t tid)
+{
+	if (tid == 0 || tid > RTS_TID_MAX)
+		return false;
+	return kill((pid_t)tid, 0) == 0 || errno != ESRCH; /* EPERM: another user's, alive */
 }
 
 static void forget_tid_in_child(void)
