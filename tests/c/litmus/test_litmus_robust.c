@@ -7,7 +7,8 @@
  *  - a new lock file that reuses a deleted file's inode starts with fresh
  *    state, and the deleted file's table is reclaimed;
  *  - a process that exits without exit_litmus leaves no shared object of its
- *    file behind; a crash leaves them only until the next user.
+ *    file (nor the release word) behind; a crash leaves them only until the
+ *    next user.
  * Orders and outcomes only, never times.
  */
 #include "litmus_helpers.h"
@@ -283,6 +284,23 @@ static void test_shared_objects_gone_after_exit_and_crash(void)
 	unlink_namespace(path, fd);
 }
 
+/* The release word too: a process that used it and exits without exit_litmus removes it. */
+static void test_release_word_gone_after_exit(void)
+{
+	char name[64], path[96];
+	use_private_ts(name, sizeof(name));
+	snprintf(path, sizeof(path), "/dev/shm/%s", name);
+	pid_t user = fork();
+	CHECK_SYS(user);
+	if (user == 0) {
+		LCHECK_OK(get_nr_ts_release_waiters());
+		CHECK(exists(path));
+		exit(0);
+	}
+	expect_exit_0(user);
+	CHECK(!exists(path));
+}
+
 static const struct h_case cases[] = {
 	H_CASE(test_fmlp_holder_killed, 10000),
 	H_CASE(test_mpcp_holder_killed, 10000),
@@ -291,6 +309,7 @@ static const struct h_case cases[] = {
 	H_CASE(test_holder_killed_nobody_waiting, 10000),
 	H_CASE(test_new_file_on_reused_inode, 10000),
 	H_CASE(test_shared_objects_gone_after_exit_and_crash, 10000),
+	H_CASE(test_release_word_gone_after_exit, 5000),
 };
 
 int main(int argc, char **argv)
