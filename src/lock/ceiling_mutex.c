@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <time.h>
 
 #include <rtsched/mutex.h>
 #include <rtsched/trace.h>
@@ -178,6 +179,7 @@ static int mpcp_acquire(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
 		    atomic_compare_exchange_strong_explicit(&cm->word, &v, me, memory_order_acquire,
 							    memory_order_relaxed))
 			return 0;
+		nanosleep(&(struct timespec){ .tv_nsec = 1000 * 1000 }, NULL); /* no spin at RT priority */
 	}
 	return err == EOWNERDEAD ? 0 : err; /* never robust: the protected state is the caller's to judge */
 }
