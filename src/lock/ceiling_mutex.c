@@ -16,6 +16,16 @@
  * waiters queue by priority; FMLP+: a ticket lock, FIFO). After acquiring,
  * the holder pushes its boost entry on the partition it runs on, above every
  * local level; it pops it after releasing.
+ *
+ * A holder that dies (a process killed, a thread ended) is released as
+ * LITMUS^RT releases the locks of an exiting task, and the next locker gets
+ * 0: its ceiling entries go at the next look at their partition (a blocker
+ * finds the TID gone: ceiling_partition.c); a local lock's word naming a
+ * dead owner is cleared once the caller's entry is pushed; MPCP's PI word is
+ * handed by the kernel to a waiter blocked in it, or taken over from the
+ * dead TID by a later locker; FMLP+'s waiters look every
+ * FMLP_HOLDER_CHECK_NS whether the holder lives and pass its turn on.
+ * (An FMLP+ waiter that dies queued is not recovered: its ticket stays.)
  */
 #include <errno.h>
 #include <limits.h>
