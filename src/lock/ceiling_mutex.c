@@ -23,8 +23,11 @@
  * finds the TID gone: ceiling_partition.c); a local lock's word naming a
  * dead owner is cleared once the caller's entry is pushed; MPCP's PI word is
  * handed by the kernel to a waiter blocked in it, or taken over from the
- * dead TID by a later locker; FMLP+'s waiters look every
- * FMLP_HOLDER_CHECK_NS whether the holder lives and pass its turn on.
+ * dead TID by a later locker; FMLP+'s waiters for a process-shared lock
+ * look every FMLP_HOLDER_CHECK_NS whether the holder lives and pass its
+ * turn on (a process-private lock's holder is a thread of the waiter's
+ * process, which a kill takes too; only a thread that ends holding it is
+ * not recovered).
  * (An FMLP+ waiter that dies queued is not recovered: its ticket stays.)
  */
 #include <errno.h>
@@ -240,11 +243,16 @@ static int fmlp_acquire(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
 			rts_trace_emit_lib(RTS_EV_LOCK_BLOCKED, RTS_BLOCK_OWNER, owner);
 			traced = true;
 		}
+		bool pshared = rts_mutex_is_pshared(cm->flags);
+		if (!pshared) { /* the holder is a thread of this process: it does not die alone */
+			rts_backend()->block(&cm->serving, serving, NULL, CLOCK_MONOTONIC, false);
+			continue;
+		}
 		struct timespec now;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		struct timespec check = rts_ns_to_timespec(rts_timespec_to_ns(&now) + FMLP_HOLDER_CHECK_NS);
-		if (rts_backend()->block(&cm->serving, serving, &check, CLOCK_MONOTONIC,
-					 rts_mutex_is_pshared(cm->flags)) == -ETIMEDOUT &&
+		if (rts_backend()->block(&cm->serving, serving, &check, CLOCK_MONOTONIC, true) ==
+			    -ETIMEDOUT &&
 		    owner != 0 && !rts_tid_alive(owner))
 			fmlp_owner_died(cm, owner);
 	}
