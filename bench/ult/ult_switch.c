@@ -14,6 +14,10 @@
  *    already due: the worker's scheduler files it, releases it, chooses it
  *    and switches back. One decision and two switches; the figure is per
  *    call (per decision).
+ *  - clock reads: the worker's CPU clock (ult/worker_cpu_clock.c, the method
+ *    this machine allows), clock_gettime(CLOCK_THREAD_CPUTIME_ID) (a system
+ *    call) and clock_gettime(CLOCK_MONOTONIC) (vDSO), per read, on a thread
+ *    that keeps its CPU.
  *  - release latency: one periodic task (`--period-us`, `--jobs`) on the
  *    CPU under the threads backend (SCHED_FIFO 80, its own kernel thread,
  *    clock_nanosleep) and under ult:pedf (the idle worker's futex wait,
@@ -40,6 +44,7 @@
 #include "internal/backend.h"
 #include "internal/futex.h"
 #include "internal/ult_context.h"
+#include "internal/worker_cpu_clock.h"
 #include "bench_set.h"
 #include "clock_ns.h"
 #include "pinned_thread.h"
@@ -198,6 +203,54 @@ static int measure_ult_switch(const struct options *o, double *ns)
 	return r.err;
 }
 
+/* ---- clock reads: the worker's CPU clock against the system calls ---- */
+
+/* Per read: [0] the worker CPU clock (ult/worker_cpu_clock.c, its method), [1]
+ * clock_gettime(CLOCK_THREAD_CPUTIME_ID), [2] clock_gettime(CLOCK_MONOTONIC). */
+#define CLOCKS 3
+
+struct clock_run {
+	long reads;
+	double ns_per_read[CLOCKS];
+	enum rts_worker_cpu_clock_method method;
+	int64_t sink;
+};
+
+static double time_reads(struct clock_run *r, int which, struct rts_worker_cpu_clock *clock)
+{
+	int64_t sum = 0, t0 = clock_ns(CLOCK_MONOTONIC);
+	for (long i = 0; i < r->reads; i++)
+		sum += which == 0 ? rts_worker_cpu_clock_ns(clock)
+				  : clock_ns(which == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC);
+	int64_t t1 = clock_ns(CLOCK_MONOTONIC);
+	r->sink += sum;
+	return (double)(t1 - t0) / (double)r->reads;
+}
+
+static void *clock_main(void *arg)
+{
+	struct clock_run *r = arg;
+	struct rts_worker_cpu_clock clock;
+	char why[256];
+	rts_worker_cpu_clock_open(&clock, why, sizeof(why)); /* a method in any case */
+	r->method = clock.method;
+	for (int which = 0; which < CLOCKS; which++)
+		r->ns_per_read[which] = time_reads(r, which, &clock);
+	rts_worker_cpu_clock_close(&clock);
+	return NULL;
+}
+
+static int measure_clocks(const struct options *o, struct clock_run *r)
+{
+	r->reads = o->switches;
+	pthread_t t;
+	int err = pinned_thread_start(&t, clock_main, r, 80, o->cpu);
+	if (err)
+		return err;
+	pthread_join(t, NULL);
+	return 0;
+}
+
 /* ---- ult schedule: a due sleep through a worker's scheduler ---- */
 
 struct schedule_run {
@@ -323,7 +376,8 @@ int main(int argc, char **argv)
 	if (bad)
 		return bad;
 	mlockall(MCL_CURRENT | MCL_FUTURE);
-	double kernel[MAX_REPS], sw[MAX_REPS], sched[MAX_REPS];
+	double kernel[MAX_REPS], sw[MAX_REPS], sched[MAX_REPS], reads[CLOCKS][MAX_REPS];
+	enum rts_worker_cpu_clock_method method = RTS_WORKER_CPU_CLOCK_THREAD_CPUTIME;
 	char why[512] = "";
 	for (int r = 0; r < o.reps; r++) {
 		int err = measure_kernel(&o, &kernel[r]);
@@ -331,6 +385,12 @@ int main(int argc, char **argv)
 			err = measure_ult_switch(&o, &sw[r]);
 		if (!err)
 			err = measure_ult_schedule(&o, &sched[r], why, sizeof(why));
+		struct clock_run clocks = {0};
+		if (!err)
+			err = measure_clocks(&o, &clocks);
+		for (int c = 0; c < CLOCKS; c++)
+			reads[c][r] = clocks.ns_per_read[c];
+		method = clocks.method;
 		if (err) {
 			fprintf(stderr, "rtsched-ult-switch: a measurement failed: %s%s%s\n",
 				strerror(err), *why ? ": " : "",
@@ -342,6 +402,8 @@ int main(int argc, char **argv)
 		}
 	}
 	double k = median(kernel, o.reps), s = median(sw, o.reps), d = median(sched, o.reps);
+	double cpu_clock = median(reads[0], o.reps), thread_cputime = median(reads[1], o.reps);
+	double monotonic = median(reads[2], o.reps);
 	struct latency_run threads = {0}, ult = {0};
 	double threads_means[MAX_REPS], ult_means[MAX_REPS];
 	for (int r = 0; r < o.reps; r++) {
@@ -365,11 +427,15 @@ int main(int argc, char **argv)
 		printf("{\"cpu\": %d, \"switches\": %ld, \"reps\": %d, \"kernel_switch_ns\": %.1f, "
 		       "\"ult_switch_ns\": %.2f, \"ult_schedule_ns\": %.1f, "
 		       "\"ult_switch_ratio\": %.4f, \"ult_schedule_ratio\": %.4f, "
+		       "\"cpu_clock_method\": \"%s\", \"cpu_clock_read_ns\": %.2f, "
+		       "\"thread_cputime_read_ns\": %.2f, \"monotonic_read_ns\": %.2f, "
 		       "\"period_us\": %ld, \"jobs\": %ld, "
 		       "\"threads_release_mean_ns\": %.0f, \"threads_release_max_ns\": %lld, "
 		       "\"ult_release_mean_ns\": %.0f, \"ult_release_max_ns\": %lld, "
 		       "\"ult_release_mean_ratio\": %.3f, \"ult_release_max_ratio\": %.3f}\n",
-		       o.cpu, o.switches, o.reps, k, s, d, s / k, d / k, o.period_us, o.jobs,
+		       o.cpu, o.switches, o.reps, k, s, d, s / k, d / k,
+		       rts_worker_cpu_clock_method_name(method), cpu_clock, thread_cputime, monotonic,
+		       o.period_us, o.jobs,
 		       threads_mean, (long long)threads.max_ns, ult_mean, (long long)ult.max_ns,
 		       ult_mean / threads_mean, (double)ult.max_ns / (double)threads.max_ns);
 		return 0;
@@ -381,6 +447,13 @@ int main(int argc, char **argv)
 	       s, s / k);
 	printf("  %-44s %9.1f ns  %.3fx  (target <= 0.5x)\n",
 	       "ult: scheduling decision + 2 switches", d, d / k);
+	printf("clock reads (the decision above reads the worker's CPU clock twice)\n");
+	char name[64];
+	snprintf(name, sizeof(name), "worker CPU clock (%s)", rts_worker_cpu_clock_method_name(method));
+	printf("  %-44s %9.2f ns  %.4fx\n", name, cpu_clock, cpu_clock / k);
+	printf("  %-44s %9.2f ns  %.4fx\n", "clock_gettime(CLOCK_THREAD_CPUTIME_ID)", thread_cputime,
+	       thread_cputime / k);
+	printf("  %-44s %9.2f ns  %.4fx\n", "clock_gettime(CLOCK_MONOTONIC)", monotonic, monotonic / k);
 	printf("release latency (job start - nominal release), period %ld us, %ld jobs x %d "
 	       "alternating runs (median of means; max of all)\n",
 	       o.period_us, o.jobs, o.reps);

@@ -146,6 +146,15 @@ int rts_taskset_join(rts_taskset_t *set);
 void rts_taskset_destroy(rts_taskset_t *set);
 /* Words on the last failure of a call on this set ("" if none). */
 const char *rts_taskset_error(const rts_taskset_t *set);
+/*
+ * How the set's ult workers read the CPU time their tasks are charged
+ * (docs/ult.md, "CPU time"): "perf-mmap" (the perf page, extrapolated with
+ * the TSC), "perf-seq" (the perf page's switch-ins and CLOCK_MONOTONIC) or
+ * "thread-cputime" (a system call per read); *why (if why is not NULL) says
+ * why not "perf-mmap" ("" if it is). NULL for another backend, or before the
+ * first task started the workers.
+ */
+const char *rts_taskset_cpu_clock(const rts_taskset_t *set, const char **why);
 
 /*
  * Inside the task's thread: complete the current job, if any, and sleep to the

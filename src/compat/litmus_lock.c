@@ -2,14 +2,17 @@
 /*
  * LITMUS^RT locks, named by (file, id), on rtsched ceiling mutexes.
  *
- * A file (its device and inode: the "namespace") names:
- *   - a shared table, POSIX shm "/rtsched-litmus-lk.DEV.INO": a guard mutex
- *     (PIP, process-shared) and LITMUS_LOCKS_PER_FILE slots, each one lock id
- *     with its protocol, partition, ceiling and rtsched mutex;
- *   - an rtsched lock domain "litmus.DEV.INO", where the ceiling protocols
- *     keep their per-partition state for every process using the file.
- * The creator of the table (O_EXCL) initialises the guard and then sets
- * `ready`; other openers wait for it. Slots change only under the guard.
+ * A file (the "namespace") names a shared table (litmus_table.h: its
+ * identity, the processes attached, when it is made and removed): a guard
+ * mutex (robust PIP, process-shared) and LITMUS_LOCKS_PER_FILE slots, each
+ * one lock id with its protocol, partition, ceiling and rtsched mutex; and
+ * the table's lock domain, where the ceiling protocols keep their
+ * per-partition state for every process using the file. Slots change only
+ * under the guard.
+ *
+ * A lock whose holder dies is released, as LITMUS^RT releases the locks of
+ * an exiting task: the protocols recover it (src/lock/ceiling_mutex.c), and
+ * litmus_lock returns 0 to the next locker.
  *
  * Ceilings are computed as LITMUS computes them, from the tasks that open
  * the lock: the highest level of its openers (SCHED_FIFO priority under
@@ -27,6 +30,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -38,38 +42,10 @@
 
 #include "internal/shm_owned.h"
 #include "litmus_internal.h"
+#include "litmus_table.h"
 
-#define LITMUS_LOCKS_PER_FILE 64
 #define LITMUS_NAMESPACES_MAX 16 /* files with open locks in one process */
 #define LITMUS_ODS_MAX 256
-#define LITMUS_READY_WAIT_MS 2000
-
-struct lock_slot {
-	uint32_t used;
-	int32_t id;
-	int32_t type;      /* obj_type_t */
-	int32_t partition; /* PCP, SRP: the CPU; -1 otherwise */
-	int32_t ceiling;
-	int32_t reserved[11];
-	rts_mutex_t mutex;
-};
-
-struct lock_table {
-	_Atomic uint32_t ready;
-	_Atomic uint32_t processes; /* attached; the last to leave (exit_litmus) unlinks the names */
-	uint32_t reserved[14];
-	rts_mutex_t guard;
-	struct lock_slot slots[LITMUS_LOCKS_PER_FILE];
-};
-
-struct namespace {
-	dev_t dev;
-	ino_t ino;
-	struct lock_table *table;
-	rts_lockdomain_t *domain;
-	char shm_name[96];
-	char domain_name[96];
-};
 
 struct od {
 	struct lock_slot *slot; /* NULL: free */
@@ -77,7 +53,7 @@ struct od {
 };
 
 static pthread_mutex_t ods_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct namespace namespaces[LITMUS_NAMESPACES_MAX];
+static struct litmus_table_ref namespaces[LITMUS_NAMESPACES_MAX];
 static struct od ods[LITMUS_ODS_MAX];
 /* Locks the calling thread holds, for LITMUS^RT's nesting rule (litmus_lock). */
 static _Thread_local int held_global, held_local;
@@ -105,106 +81,41 @@ LITMUS_EXPORT const char *name_for_lock_protocol(int id)
 
 /* ---- tables and domains -------------------------------------------------- */
 
-static int table_create(int fd, struct lock_table **out)
+static void close_all_at_exit(void);
+
+static void exit_handler(void)
 {
-	if (ftruncate(fd, sizeof(struct lock_table)) != 0)
-		return errno;
-	struct lock_table *t =
-		mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (t == MAP_FAILED)
-		return errno;
-	rts_mutexattr_t a;
-	rts_mutexattr_init(&a);
-	rts_mutexattr_setprotocol(&a, RTS_PROTO_PIP);
-	rts_mutexattr_setpshared(&a, RTS_PROCESS_SHARED);
-	int err = rts_mutex_init(&t->guard, &a);
-	rts_mutexattr_destroy(&a);
-	if (err) {
-		munmap(t, sizeof(*t));
-		return err;
-	}
-	atomic_store_explicit(&t->ready, 1, memory_order_release);
-	*out = t;
-	return 0;
+	atexit(close_all_at_exit);
 }
 
-static int table_attach(int fd, struct lock_table **out)
+/*
+ * The table of the file fd (litmus_table.h), attached and registered for
+ * this process. Under ods_lock.
+ */
+static int namespace_get(int fd, struct litmus_table_ref **out)
 {
-	struct stat st;
-	for (int waited_ms = 0;; waited_ms++) {
-		if (fstat(fd, &st) != 0)
-			return errno;
-		if ((size_t)st.st_size >= sizeof(struct lock_table))
-			break;
-		if (waited_ms == LITMUS_READY_WAIT_MS)
-			return EAGAIN;
-		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
-	}
-	struct lock_table *t =
-		mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (t == MAP_FAILED)
-		return errno;
-	for (int waited_ms = 0; !atomic_load_explicit(&t->ready, memory_order_acquire);
-	     waited_ms++) {
-		if (waited_ms == LITMUS_READY_WAIT_MS) {
-			munmap(t, sizeof(*t));
-			return EAGAIN;
-		}
-		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
-	}
-	*out = t;
-	return 0;
-}
-
-/* The namespace of the file (dev, ino), mapped and its domain opened. Under ods_lock. */
-static int namespace_get(dev_t dev, ino_t ino, struct namespace **out)
-{
-	struct namespace *free_ns = NULL;
+	static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+	struct litmus_file_id id;
+	int err = litmus_file_identify(fd, &id);
+	if (err)
+		return litmus_fail(err, "od_open: the lock file: %s", strerror(err));
+	struct litmus_table_ref *free_ns = NULL;
 	for (int i = 0; i < LITMUS_NAMESPACES_MAX; i++) {
-		if (namespaces[i].table && namespaces[i].dev == dev && namespaces[i].ino == ino) {
-			*out = &namespaces[i];
+		struct litmus_table_ref *ns = &namespaces[i];
+		if (ns->table && ns->file.dev == id.dev && ns->file.ino == id.ino &&
+		    (ns->pid == getpid() || litmus_table_adopt(ns) == 0)) {
+			*out = ns;
 			return 0;
 		}
-		if (!namespaces[i].table && !free_ns)
-			free_ns = &namespaces[i];
+		if (!ns->table && !free_ns)
+			free_ns = ns;
 	}
 	if (!free_ns)
 		return litmus_fail(ENOSPC, "locks of %d files are open in this process already",
 				   LITMUS_NAMESPACES_MAX);
-	char shm[96], domain[96];
-	snprintf(shm, sizeof(shm), "/rtsched-litmus-lk.%llx.%llx", (unsigned long long)dev,
-		 (unsigned long long)ino);
-	snprintf(domain, sizeof(domain), "litmus.%llx.%llx", (unsigned long long)dev,
-		 (unsigned long long)ino);
-	/* Only the caller's own table (or root's), no wider than 0600: another
-	 * user's object of the name is refused, not trusted (internal/shm_owned.h). */
-	struct lock_table *t = NULL;
-	char why[RTS_SHM_WHY_MAX] = "";
-	int fd = -1;
-	int err = rts_shm_open_owned(shm, O_RDWR | O_CREAT | O_EXCL, 0600, &fd, why, sizeof(why));
-	if (err == 0) {
-		err = table_create(fd, &t);
-	} else if (err == EEXIST) {
-		err = rts_shm_open_owned(shm, O_RDWR, 0600, &fd, why, sizeof(why));
-		if (err == 0)
-			err = table_attach(fd, &t);
-	}
-	if (fd >= 0)
-		close(fd);
-	if (err)
-		return litmus_fail(err, "lock table %s: %s", shm, why[0] ? why : strerror(err));
-	err = rts_lockdomain_open(domain, RTS_LOCKDOMAIN_CREATE, 0, &free_ns->domain);
-	if (err) {
-		munmap(t, sizeof(*t));
-		rts_lockdomain_open_error(why, sizeof(why));
-		return litmus_fail(err, "lock domain %s: %s", domain, why[0] ? why : strerror(err));
-	}
-	atomic_fetch_add_explicit(&t->processes, 1, memory_order_acq_rel);
-	snprintf(free_ns->shm_name, sizeof(free_ns->shm_name), "%s", shm);
-	snprintf(free_ns->domain_name, sizeof(free_ns->domain_name), "%s", domain);
-	free_ns->dev = dev;
-	free_ns->ino = ino;
-	free_ns->table = t;
+	pthread_once(&exit_once, exit_handler);
+	if (litmus_table_attach(fd, &id, free_ns) != 0)
+		return -1;
 	*out = free_ns;
 	return 0;
 }
@@ -248,7 +159,7 @@ static int protocol_check(obj_type_t type, void *config, enum litmus_plugin plug
 }
 
 /* type: the caller's, never the slot's (the table is shared memory another process may write). */
-static int mutex_setup(struct namespace *ns, struct lock_slot *s, obj_type_t type, int ceiling)
+static int mutex_setup(struct litmus_table_ref *ns, struct lock_slot *s, obj_type_t type, int ceiling)
 {
 	rts_mutexattr_t a;
 	rts_mutexattr_init(&a);
@@ -270,7 +181,7 @@ static int mutex_setup(struct namespace *ns, struct lock_slot *s, obj_type_t typ
 }
 
 /* Find or make slot id for type; raise its ceiling to level. Under the table's guard. */
-static int slot_open(struct namespace *ns, obj_type_t type, int id, int partition, int level,
+static int slot_open(struct litmus_table_ref *ns, obj_type_t type, int id, int partition, int level,
 		     struct lock_slot **out)
 {
 	struct lock_table *t = ns->table;
@@ -388,15 +299,18 @@ LITMUS_EXPORT int od_openx(int fd, obj_type_t type, int obj_id, void *config)
 	int partition, level;
 	if (fstat(fd, &st) != 0)
 		return litmus_fail(EBADF, "od_open: fd %d is not an open file", fd);
+	(void)st; /* namespace_get identifies the file itself */
 	if (litmus_plugin_current(&plugin) != 0 || protocol_check(type, config, plugin) != 0 ||
 	    opener_view(type, config, &partition, &level) != 0)
 		return -1;
-	struct namespace *ns = NULL;
+	struct litmus_table_ref *ns = NULL;
 	struct lock_slot *s = NULL;
 	int od = -1;
 	pthread_mutex_lock(&ods_lock);
-	if (namespace_get(st.st_dev, st.st_ino, &ns) == 0) {
+	if (namespace_get(fd, &ns) == 0) {
 		int err = rts_mutex_lock(&ns->table->guard);
+		if (err == EOWNERDEAD) /* killed in od_open: a slot is marked used only once set up */
+			err = rts_mutex_consistent(&ns->table->guard);
 		if (err == 0) {
 			if (slot_open(ns, type, obj_id, partition, level, &s) == 0)
 				od = od_alloc(s, type);
@@ -492,24 +406,33 @@ LITMUS_EXPORT int litmus_unlock(int od)
 	return 0;
 }
 
+/* Leave every table (the last user of a file removes its table); under ods_lock. */
+static void close_all_locked(void)
+{
+	for (int i = 0; i < LITMUS_ODS_MAX; i++)
+		ods[i].slot = NULL;
+	for (int i = 0; i < LITMUS_NAMESPACES_MAX; i++)
+		litmus_table_detach(&namespaces[i]);
+}
+
 void litmus_locks_close_all(void)
 {
 	pthread_mutex_lock(&ods_lock);
-	for (int i = 0; i < LITMUS_ODS_MAX; i++)
-		ods[i].slot = NULL;
-	for (int i = 0; i < LITMUS_NAMESPACES_MAX; i++) {
-		if (!namespaces[i].table)
-			continue;
-		rts_lockdomain_close(namespaces[i].domain);
-		/* The last process leaves no names behind (a process that attaches in
-		 * between keeps its mapping; the next opener then starts afresh). */
-		if (atomic_fetch_sub_explicit(&namespaces[i].table->processes, 1,
-					      memory_order_acq_rel) == 1) {
-			shm_unlink(namespaces[i].shm_name);
-			rts_lockdomain_unlink(namespaces[i].domain_name);
-		}
-		munmap(namespaces[i].table, sizeof(struct lock_table));
-		namespaces[i].table = NULL;
-	}
+	close_all_locked();
+	pthread_mutex_unlock(&ods_lock);
+}
+
+/*
+ * A normal exit without exit_litmus (no liblitmus test calls it) leaves the
+ * tables too, keeping them mapped for threads still running. A thread inside
+ * od_open holds ods_lock: then the tables stay, for the next user of the
+ * file to reclaim.
+ */
+static void close_all_at_exit(void)
+{
+	if (pthread_mutex_trylock(&ods_lock) != 0)
+		return;
+	for (int i = 0; i < LITMUS_NAMESPACES_MAX; i++)
+		litmus_table_leave(&namespaces[i]);
 	pthread_mutex_unlock(&ods_lock);
 }

@@ -7,7 +7,9 @@
  * Per user, mode 0600, joined only if it is the caller's (or root's) and no
  * wider (internal/shm_owned.h): another user's object of the name is refused
  * at once, naming its owner, instead of being trusted (issue 33). It counts
- * the processes that mapped it; the last to leave (exit_litmus) removes it.
+ * the processes that mapped it; the last to leave (exit_litmus, or its
+ * normal exit: an atexit handler) removes it. A process that crashes stays
+ * counted, and the object stays.
  *
  * The word: bits 31..16 the release generation, bits 15..0 the number of
  * tasks waiting for the next release. Both change in one CAS, so:
@@ -54,6 +56,33 @@ static pthread_mutex_t ts_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct litmus_ts *ts_shared; /* written under ts_lock */
 static char ts_name[128];
 
+/* Leave the count; the last process unlinks the name. Under ts_lock. */
+static void ts_leave(struct litmus_ts *ts)
+{
+	/* One that maps it in between keeps its mapping; the next opener then starts afresh. */
+	if (atomic_fetch_sub_explicit(&ts->processes, 1, memory_order_acq_rel) == 1)
+		shm_unlink(ts_name);
+}
+
+/*
+ * A normal exit without exit_litmus: leave, keeping the mapping for threads
+ * still running (one inside ts_lock: the process stays counted).
+ */
+static void ts_leave_at_exit(void)
+{
+	if (pthread_mutex_trylock(&ts_lock) != 0)
+		return;
+	if (ts_shared)
+		ts_leave(ts_shared);
+	ts_shared = NULL;
+	pthread_mutex_unlock(&ts_lock);
+}
+
+static void ts_exit_handler(void)
+{
+	atexit(ts_leave_at_exit);
+}
+
 /* Map the caller's object (made if missing): 0, or an error number with why filled in. */
 static int ts_map(char *why, size_t why_size)
 {
@@ -89,6 +118,8 @@ static int ts_map(char *why, size_t why_size)
 	}
 	atomic_fetch_add_explicit(&p->processes, 1, memory_order_acq_rel);
 	ts_shared = p;
+	static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+	pthread_once(&exit_once, ts_exit_handler);
 	return 0;
 }
 
@@ -111,10 +142,7 @@ void litmus_release_close(void)
 	pthread_mutex_lock(&ts_lock);
 	struct litmus_ts *ts = ts_shared;
 	if (ts) {
-		/* The last process leaves no name behind (one that maps it in between
-		 * keeps its mapping; the next opener then starts afresh). */
-		if (atomic_fetch_sub_explicit(&ts->processes, 1, memory_order_acq_rel) == 1)
-			shm_unlink(ts_name);
+		ts_leave(ts);
 		munmap(ts, sizeof(*ts));
 		ts_shared = NULL;
 	}

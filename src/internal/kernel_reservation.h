@@ -35,26 +35,4 @@ const struct rts_reservation *rts_ult_kernel_reservation_of(const struct rts_ult
  */
 int rts_ult_kernel_worker_apply(const struct rts_reservation *r, int cpu, char *why, size_t why_len);
 
-/*
- * The clock ULT run times are measured on in cluster c, read by c's worker
- * thread (its scheduler or a ULT on it): `monotonic_ns` (CLOCK_MONOTONIC,
- * read by the caller), or under a kernel-enforced reservation the worker's
- * own CPU time (CLOCK_THREAD_CPUTIME_ID), so that time the kernel throttled
- * the worker does not count as a ULT's running. Non-decreasing; it advances
- * between two switch-ins (the scheduler runs in between).
- */
-int64_t rts_ult_run_clock_ns(const struct rts_ult_cluster *c, int64_t monotonic_ns);
-
-/*
- * What a decision of cluster c charges its active reservations for the
- * `wall_ns` since the last one, and the stamp for the next (under the lock,
- * by c's worker): wall_ns, or under a kernel-enforced reservation the
- * worker's CPU time since the last decision if that one chose a ULT (a
- * child's budget pays for what the kernel gave, not for its throttling) and
- * wall_ns if it idled (the budget idles away, as a periodic server's does).
- */
-int64_t rts_ult_kernel_charged_ns(struct rts_ult_cluster *c, int64_t wall_ns);
-/* After a decision of c: record whether it chose a ULT (see above). */
-void rts_ult_kernel_decided(struct rts_ult_cluster *c, bool runs);
-
 #endif

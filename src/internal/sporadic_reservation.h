@@ -37,9 +37,10 @@ struct rts_sporadic_state {
 /* Give a sporadic reservation its state (the whole budget eligible): 0 or ENOMEM. */
 int rts_ult_sporadic_create(struct rts_reservation *r);
 
-/* Charge the run since the decision that entered it (nothing if it was not running);
- * a run that empties its eligible budget records RESERVATION_DEPLETE. */
-void rts_ult_sporadic_stop(struct rts_reservation *r, int64_t now_ns);
+/* Charge `used` ns (the CPU time its tasks got, at most now_ns less the decision that
+ * entered it) for the run since that decision (nothing if it was not running); a run
+ * that empties its eligible budget records RESERVATION_DEPLETE. */
+void rts_ult_sporadic_stop(struct rts_reservation *r, int64_t used, int64_t now_ns);
 
 /* At a decision after t0 (t0_ns > 0): activate or deactivate it as `backlogged` says, trace
  * the budget that came back since the last decision, and set r->remaining_ns to the eligible

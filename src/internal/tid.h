@@ -10,12 +10,16 @@
 #ifndef RTS_INTERNAL_TID_H
 #define RTS_INTERNAL_TID_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "internal/export.h"
 
 extern __thread uint32_t rts_tid_cache __attribute__((tls_model("initial-exec")));
+
+/* The largest TID a futex word can hold (the kernel's FUTEX_TID_MASK). */
+#define RTS_TID_MAX 0x3fffffffu
 
 /* Slow path: ask the kernel and fill the cache. */
 uint32_t rts_tid_fetch(void);
@@ -27,5 +31,12 @@ static inline uint32_t rts_self_tid(void)
 		tid = rts_tid_fetch();
 	return tid;
 }
+
+/*
+ * Whether the thread tid (of any process) still exists: a lock recorded as
+ * held by a thread that does not is recovered (docs/shared-state.md). A TID
+ * the kernel has given to a new thread since counts as alive.
+ */
+bool rts_tid_alive(uint32_t tid);
 
 #endif

@@ -89,6 +89,7 @@
 #include "internal/task_local.h"
 #include "internal/trace.h"
 #include "internal/ult_context.h"
+#include "internal/worker_cpu_clock.h"
 
 /* The signal that makes a worker reschedule (internal/wake_signal.h has SIGRTMAX - 1). */
 #define RTS_ULT_SIGNAL (SIGRTMAX - 2)
@@ -244,8 +245,13 @@ struct rts_ult {
 	/* Its workers' (one at a time, ordered by cluster->lock). */
 	int last_cpu;          /* -1 before it first ran */
 	bool preempted;        /* PREEMPT traced, RESUME not yet */
-	int64_t switched_in_ns; /* on its cluster's run clock (rts_ult_run_clock_ns) */
-	int64_t run_ns;        /* time switched in, its CPU time (docs/ult.md) */
+	/* Its CPU time (docs/ult.md): the worker's CPU time while it was switched
+	 * in (rts_ult_run_clock_ns), so time the kernel gave to others is not in
+	 * it. switched_in_ns is on the clock of the worker it runs on; switch_ins
+	 * counts its switch-ins (rts_ult_self_run_ns's sequence count). */
+	int64_t switched_in_ns;
+	int64_t run_ns;
+	uint64_t switch_ins;
 
 	rts_futex_word done;   /* 0, then 1 when it ended; joiners sleep on it */
 };
@@ -257,6 +263,9 @@ struct rts_ult_worker {
 	bool thread_started;
 	_Atomic pid_t tid;
 	struct rts_ult_context sched_context; /* the worker's own stack: its scheduler */
+	/* Its thread's CPU time, opened and read by that thread only (from its
+	 * start; ult/worker_cpu_clock.c): the run clock of the ULTs it runs. */
+	struct rts_worker_cpu_clock cpu_clock;
 
 	/* Under cluster->lock. */
 	struct rts_ult *current;
@@ -316,10 +325,11 @@ struct rts_ult_cluster {
 	size_t live_ults;
 	/* Its reservation enforced by the kernel (ult/kernel_reservation.c), or
 	 * NULL: set when it is made, before the workers start (it is made
-	 * first, and refused after), and never changed after. Under the lock:
-	 * the worker's CPU time at the last decision, and whether that decision
-	 * chose a ULT (then the next charge is the CPU time it got). */
+	 * first, and refused after), and never changed after. */
 	const struct rts_reservation *kernel_reservation;
+	/* Under the lock: the worker's CPU time at the last decision, and
+	 * whether that decision chose a ULT (then the next charge is the CPU
+	 * time it got: ult/reservation.c, charged_ns). */
 	int64_t active_since_cpu_ns;
 	bool active_runs;
 };
@@ -335,6 +345,11 @@ struct rts_ult_runtime {
 	int n_clusters;
 	bool workers_started;
 	atomic_bool shutting_down;
+	/* How the workers read their CPU time (ult/worker_cpu_clock.c), and why
+	 * not without a system call if one could not: set by each worker at its
+	 * start (they start one after another, before the release). */
+	enum rts_worker_cpu_clock_method cpu_clock_method;
+	char cpu_clock_why[256];
 	/* The wait table (ult/wait_table.c): ULTs blocked on words, by word
 	 * address. wait_lock is taken before any cluster->lock, only by ULTs
 	 * holding off switches (rts_ult_hold_switches) and by proxy threads. */
@@ -461,9 +476,10 @@ int rts_ult_set_attr(uint32_t id, const struct rts_sched_attr *attr);
 /* Whether task may run in its reservation here (leaf, cluster, policy); 0 or EINVAL with why. */
 int rts_ult_reservation_check(const struct rts_ult_runtime *rt, int cluster, const rts_task_t *task,
 			      char *why, size_t why_len);
-/* Charge the active reservations up to now, replenish what is due, and pick the
+/* Charge the active reservations up to now (now_ns on CLOCK_MONOTONIC, cpu_now_ns
+ * on the worker's CPU clock, read together), replenish what is due, and pick the
  * ULT to run (taken off the ready queue), or NULL to idle (docs/reservations.md). */
-struct rts_ult *rts_ult_reservations_pick(struct rts_ult_cluster *c, int64_t now_ns);
+struct rts_ult *rts_ult_reservations_pick(struct rts_ult_cluster *c, int64_t now_ns, int64_t cpu_now_ns);
 /* When the scheduler must look again for the reservations' sake (a
  * replenishment or the active path's depletion); INT64_MAX: never. */
 int64_t rts_ult_reservations_next_ns(const struct rts_ult_cluster *c);
@@ -502,8 +518,12 @@ void rts_ult_make_ready(struct rts_ult_cluster *c, struct rts_ult *u);
 /* The ULT the caller runs in, and its worker (NULL outside workers). */
 struct rts_ult *rts_ult_self(void);
 struct rts_ult_worker *rts_ult_worker_self(void);
-/* CPU time of the calling ULT (the time it was switched in). */
+/* CPU time of the calling ULT: its worker's CPU time while it was switched in. */
 int64_t rts_ult_self_run_ns(void);
+/* The calling worker thread's CPU time (its scheduler or a ULT on it): the
+ * clock ULT run times are measured on; non-decreasing, and it advances
+ * between two switch-ins (the scheduler runs in between). */
+int64_t rts_ult_run_clock_ns(void);
 /* The calling ULT's errno, read and written afresh: its kernel thread may
  * have changed since the last access (ult/worker.c). */
 int rts_ult_errno_get(void);

@@ -16,10 +16,24 @@
  * waiters queue by priority; FMLP+: a ticket lock, FIFO). After acquiring,
  * the holder pushes its boost entry on the partition it runs on, above every
  * local level; it pops it after releasing.
+ *
+ * A holder that dies (a process killed, a thread ended) is released as
+ * LITMUS^RT releases the locks of an exiting task, and the next locker gets
+ * 0: its ceiling entries go at the next look at their partition (a blocker
+ * finds the TID gone: ceiling_partition.c); a local lock's word naming a
+ * dead owner is cleared once the caller's entry is pushed; MPCP's PI word is
+ * handed by the kernel to a waiter blocked in it, or taken over from the
+ * dead TID by a later locker; FMLP+'s waiters for a process-shared lock
+ * look every FMLP_HOLDER_CHECK_NS whether the holder lives and pass its
+ * turn on (a process-private lock's holder is a thread of the waiter's
+ * process, which a kill takes too; only a thread that ends holding it is
+ * not recovered).
+ * (An FMLP+ waiter that dies queued is not recovered: its ticket stays.)
  */
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <time.h>
 
 #include <rtsched/mutex.h>
 #include <rtsched/trace.h>
@@ -33,7 +47,11 @@
 #include "internal/mutex.h"
 #include "internal/pi_word.h"
 #include "internal/tid.h"
+#include "internal/timespec.h"
 #include "internal/trace.h"
+
+/* A waiter for an FMLP+ lock looks this often whether its holder still lives. */
+#define FMLP_HOLDER_CHECK_NS (50 * 1000 * 1000)
 
 static bool is_eager(const struct ceiling_mutex *cm)
 {
@@ -84,6 +102,20 @@ partition_at(struct ceiling_mutex *cm, int cpu, bool *pshared)
 
 /* ---- PCP, SRP, IPCP ---------------------------------------------------- */
 
+/*
+ * The caller's entry is pushed, yet the word names an owner: the owner died
+ * holding the lock (its entry went with it: rts_ceiling_push purges the
+ * entries of dead threads), so the lock is free, as LITMUS^RT frees the
+ * locks of an exiting task. Whether it did so.
+ */
+static bool local_owner_died(struct ceiling_mutex *cm, uint32_t owner)
+{
+	if (rts_tid_alive(owner))
+		return false;
+	return atomic_compare_exchange_strong_explicit(&cm->word, &owner, 0, memory_order_relaxed,
+						       memory_order_relaxed);
+}
+
 static int local_lock(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
 {
 	if (atomic_load_explicit(&cm->word, memory_order_relaxed) == me)
@@ -108,7 +140,8 @@ static int local_lock(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
 			       nonblock);
 	if (rts_unlikely(err))
 		return err;
-	if (rts_unlikely(atomic_load_explicit(&cm->word, memory_order_relaxed) != 0)) {
+	uint32_t owner = atomic_load_explicit(&cm->word, memory_order_relaxed);
+	if (rts_unlikely(owner != 0) && !local_owner_died(cm, owner)) {
 		/* Held although no ceiling forbade it: some user's level is above the ceiling. */
 		rts_ceiling_pop(p, pshared, (uint32_t)cm->ceiling, gate);
 		return EINVAL;
@@ -148,7 +181,19 @@ static int mpcp_acquire(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
 	if (nonblock)
 		return EBUSY;
 	rts_trace_emit_lib(RTS_EV_LOCK_BLOCKED, RTS_BLOCK_OWNER, v & RTS_FUTEX_TID_MASK);
-	int err = rts_pi_word_lock(&cm->word, me, NULL, rts_mutex_is_pshared(cm->flags));
+	bool pshared = rts_mutex_is_pshared(cm->flags);
+	int err;
+	while ((err = rts_pi_word_lock(&cm->word, me, NULL, pshared)) == ENOTRECOVERABLE) {
+		/* The owner died with nobody waiting in the kernel (who would have
+		 * been handed the lock): take the word over from the dead TID. */
+		v = atomic_load_explicit(&cm->word, memory_order_relaxed);
+		uint32_t owner = v & RTS_FUTEX_TID_MASK;
+		if (owner && !rts_tid_alive(owner) &&
+		    atomic_compare_exchange_strong_explicit(&cm->word, &v, me, memory_order_acquire,
+							    memory_order_relaxed))
+			return 0;
+		nanosleep(&(struct timespec){ .tv_nsec = 1000 * 1000 }, NULL); /* no spin at RT priority */
+	}
 	return err == EOWNERDEAD ? 0 : err; /* never robust: the protected state is the caller's to judge */
 }
 
@@ -158,6 +203,22 @@ static void mpcp_release(struct ceiling_mutex *cm, uint32_t me)
 	if (!atomic_compare_exchange_strong_explicit(&cm->word, &expected, 0, memory_order_release,
 						     memory_order_relaxed))
 		rts_pi_word_unlock(&cm->word, me, rts_mutex_is_pshared(cm->flags));
+}
+
+/*
+ * The holder `owner` died holding the lock: release it as its unlock would
+ * have. Only one waiter wins the CAS; while the word names the dead owner
+ * nobody advances `serving` (a holder stores 0 in the word before it
+ * advances it), so `serving` is still the dead owner's ticket.
+ */
+static void fmlp_owner_died(struct ceiling_mutex *cm, uint32_t owner)
+{
+	if (!atomic_compare_exchange_strong_explicit(&cm->word, &owner, 0, memory_order_acquire,
+						     memory_order_relaxed))
+		return;
+	uint32_t next = atomic_load_explicit(&cm->serving, memory_order_relaxed) + 1;
+	atomic_store_explicit(&cm->serving, next, memory_order_release);
+	rts_backend()->wake(&cm->serving, INT_MAX, rts_mutex_is_pshared(cm->flags));
 }
 
 static int fmlp_acquire(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
@@ -182,8 +243,18 @@ static int fmlp_acquire(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
 			rts_trace_emit_lib(RTS_EV_LOCK_BLOCKED, RTS_BLOCK_OWNER, owner);
 			traced = true;
 		}
-		rts_backend()->block(&cm->serving, serving, NULL, CLOCK_MONOTONIC,
-				     rts_mutex_is_pshared(cm->flags));
+		bool pshared = rts_mutex_is_pshared(cm->flags);
+		if (!pshared) { /* the holder is a thread of this process: it does not die alone */
+			rts_backend()->block(&cm->serving, serving, NULL, CLOCK_MONOTONIC, false);
+			continue;
+		}
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		struct timespec check = rts_ns_to_timespec(rts_timespec_to_ns(&now) + FMLP_HOLDER_CHECK_NS);
+		if (rts_backend()->block(&cm->serving, serving, &check, CLOCK_MONOTONIC, true) ==
+			    -ETIMEDOUT &&
+		    owner != 0 && !rts_tid_alive(owner))
+			fmlp_owner_died(cm, owner);
 	}
 	atomic_store_explicit(&cm->word, me, memory_order_relaxed);
 	return 0;

@@ -18,7 +18,6 @@
  * thread that gets it passes it on at once and looks again.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdbool.h>
 
 #include <rtsched/trace.h>
@@ -121,7 +120,7 @@ static void purge_dead_holders(struct ceiling_partition *p)
 {
 	for (int i = 0; i < RTS_LOCK_MAX_HELD; i++) {
 		struct ceiling_entry *e = &p->entries[i];
-		if (e->in_use && kill((pid_t)e->tid, 0) != 0 && errno == ESRCH) {
+		if (e->in_use && !rts_tid_alive(e->tid)) {
 			e->in_use = 0;
 			p->n_entries--;
 		}

@@ -105,6 +105,16 @@ static void ult_set_destroy(rts_taskset_t *set)
 	set->backend_state = NULL;
 }
 
+RTS_EXPORT const char *rts_taskset_cpu_clock(const rts_taskset_t *set, const char **why)
+{
+	const struct rts_ult_runtime *rt = set->backend == &rts_backend_ult ? set->backend_state : NULL;
+	if (!rt || !rt->workers_started)
+		return NULL;
+	if (why)
+		*why = rt->cpu_clock_why;
+	return rts_worker_cpu_clock_method_name(rt->cpu_clock_method);
+}
+
 static int ult_sleep_until(int64_t time_ns)
 {
 	return rts_ult_sleep_until(time_ns);

@@ -28,7 +28,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <rtsched/sched.h>
 
@@ -93,34 +92,6 @@ int rts_ult_kernel_reservation_admit(rts_taskset_t *set, const struct rts_reserv
 const struct rts_reservation *rts_ult_kernel_reservation_of(const struct rts_ult_cluster *c)
 {
 	return c->kernel_reservation;
-}
-
-static int64_t thread_cpu_ns(void)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-	return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-}
-
-int64_t rts_ult_run_clock_ns(const struct rts_ult_cluster *c, int64_t monotonic_ns)
-{
-	return rts_ult_kernel_reservation_of(c) ? thread_cpu_ns() : monotonic_ns;
-}
-
-int64_t rts_ult_kernel_charged_ns(struct rts_ult_cluster *c, int64_t wall_ns)
-{
-	if (!rts_ult_kernel_reservation_of(c) || !c->active_runs)
-		return wall_ns;
-	int64_t cpu_ns = thread_cpu_ns() - c->active_since_cpu_ns;
-	return cpu_ns < wall_ns ? cpu_ns : wall_ns;
-}
-
-void rts_ult_kernel_decided(struct rts_ult_cluster *c, bool runs)
-{
-	if (!rts_ult_kernel_reservation_of(c))
-		return;
-	c->active_since_cpu_ns = thread_cpu_ns();
-	c->active_runs = runs;
 }
 
 /* Whether this thread has CAP_SYS_NICE (23) in its effective set (/proc/self/status). */

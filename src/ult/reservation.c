@@ -308,12 +308,31 @@ void rts_ult_reservations_free(struct rts_ult_cluster *c)
 
 /* ---- the decision --------------------------------------------------------- */
 
-static void charge(struct rts_ult_cluster *c, int64_t now_ns)
+/*
+ * What the decision at now_ns (cpu_now_ns on the worker's clock) charges the
+ * active reservations: if the last decision chose a ULT, the worker's CPU
+ * time since (rts_ult_run_clock_ns:
+ * a budget pays for what its tasks ran, not for the time the kernel gave
+ * the worker's CPU to others, nor, under a kernel-enforced reservation, for
+ * its throttling), at most the wall time; if it idled, the wall time (the
+ * budget idles away, as a periodic server's does). The cluster has one CPU,
+ * so one worker, the caller, makes every decision.
+ */
+static int64_t charged_ns(const struct rts_ult_cluster *c, int64_t now_ns, int64_t cpu_now_ns)
 {
+	int64_t wall_ns = now_ns - c->active_since_ns;
+	if (!c->active_runs)
+		return wall_ns;
+	int64_t cpu_ns = cpu_now_ns - c->active_since_cpu_ns;
+	return cpu_ns < wall_ns ? cpu_ns : wall_ns;
+}
+
+static void charge(struct rts_ult_cluster *c, int64_t now_ns, int64_t cpu_now_ns)
+{
+	int64_t used = charged_ns(c, now_ns, cpu_now_ns);
 	for (struct rts_reservation *r = c->active; r; r = r->parent)
 		if (r->sporadic) /* charged only for what a task inside ran */
-			rts_ult_sporadic_stop(r, now_ns);
-	int64_t used = rts_ult_kernel_charged_ns(c, now_ns - c->active_since_ns);
+			rts_ult_sporadic_stop(r, used, now_ns);
 	if (used <= 0)
 		return;
 	rts_ult_control_charge(c, used, now_ns);
@@ -463,9 +482,9 @@ static int64_t reservation_key(const struct rts_ult_runtime *rt, const struct rt
 static struct rts_ult *walk(struct rts_ult_cluster *c);
 
 /* The decision, timed (the hierarchy's overhead: docs/reservations.md). */
-struct rts_ult *rts_ult_reservations_pick(struct rts_ult_cluster *c, int64_t now_ns)
+struct rts_ult *rts_ult_reservations_pick(struct rts_ult_cluster *c, int64_t now_ns, int64_t cpu_now_ns)
 {
-	charge(c, now_ns);
+	charge(c, now_ns, cpu_now_ns);
 	if (c->active && c->active->control)
 		rts_ult_control_picked(c->active, NULL); /* whatever ran was charged */
 	replenish(c, now_ns);
@@ -474,7 +493,8 @@ struct rts_ult *rts_ult_reservations_pick(struct rts_ult_cluster *c, int64_t now
 	c->active = NULL;
 	c->active_since_ns = now_ns;
 	struct rts_ult *ult = walk(c);
-	rts_ult_kernel_decided(c, ult != NULL);
+	c->active_since_cpu_ns = cpu_now_ns;
+	c->active_runs = ult != NULL;
 	for (struct rts_reservation *r = c->active; r; r = r->parent)
 		if (r->sporadic) /* entered: a task inside runs */
 			rts_ult_sporadic_start(r, now_ns);

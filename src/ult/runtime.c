@@ -138,6 +138,7 @@ static int make_clusters(struct rts_ult_runtime *rt, char *why, size_t why_len)
 		for (int i = 0; i < per_cluster; i++) {
 			c->workers[i].cluster = c;
 			c->workers[i].cpu = rt->cpus[k * per_cluster + i];
+			c->workers[i].cpu_clock = RTS_WORKER_CPU_CLOCK_NONE; /* opened by its thread */
 		}
 	}
 	return 0;
@@ -154,6 +155,7 @@ int rts_ult_runtime_create(struct rts_ult_runtime **out, const struct rts_ult_sp
 	rt->backend = backend;
 	rt->released = released;
 	rt->t0_ns = t0_ns;
+	rt->cpu_clock_method = RTS_WORKER_CPU_CLOCK_PERF_MMAP; /* until a worker cannot */
 	pthread_mutex_init(&rt->wait_lock, NULL);
 	int err = allowed_cpus(rt, why, why_len);
 	if (!err)

@@ -107,14 +107,13 @@ static int64_t consume(struct rts_sporadic_state *s, int64_t period_ns, int64_t 
 	return taken_eligible;
 }
 
-void rts_ult_sporadic_stop(struct rts_reservation *r, int64_t now_ns)
+void rts_ult_sporadic_stop(struct rts_reservation *r, int64_t used, int64_t now_ns)
 {
 	struct rts_sporadic_state *s = r->sporadic;
 	int64_t since = s->running_since_ns;
 	if (since < 0)
 		return;
 	s->running_since_ns = -1;
-	int64_t used = now_ns - since;
 	if (used <= 0)
 		return;
 	r->stats.consumed_ns += used;

@@ -183,14 +183,19 @@ static void probe_end(struct rts_ult_worker *w, const struct probe_times *t, boo
 				     end_ns - t->begin_ns - t->release_ns - t->request_ns);
 }
 
+int64_t rts_ult_run_clock_ns(void)
+{
+	return rts_worker_cpu_clock_ns(&rts_ult_worker_self()->cpu_clock);
+}
+
 /*
- * The calling ULT's time switched in. A preemption (the worker's signal
- * handler switches the ULT out, docs/ult.md) may fall between any two reads:
- * an old switched_in_ns with a clock read after the ULT came back would count
- * its time away as running (a compute loop then ended early). Every switch-in
- * stamps a later switched_in_ns (on the run clock, which advances while the
- * scheduler runs between two switch-ins), so the same value before and after
- * the reads means no switch came between them; otherwise read again.
+ * The calling ULT's CPU time. A preemption (the worker's signal handler
+ * switches the ULT out, docs/ult.md) may fall between any two reads: an old
+ * switched_in_ns with a clock read after the ULT came back (maybe on
+ * another worker, whose clock has another origin) would count its time away
+ * as running (a compute loop then ended early). Every switch-in bumps
+ * switch_ins, so the same count before and after the reads means no switch
+ * came between them; otherwise read again.
  */
 int64_t rts_ult_self_run_ns(void)
 {
@@ -198,12 +203,13 @@ int64_t rts_ult_self_run_ns(void)
 	if (!u)
 		return 0;
 	for (;;) {
+		uint64_t switch_ins = *(volatile uint64_t *)&u->switch_ins;
+		atomic_signal_fence(memory_order_seq_cst);
 		int64_t in_ns = *(volatile int64_t *)&u->switched_in_ns;
-		atomic_signal_fence(memory_order_seq_cst);
 		int64_t run_ns = *(volatile int64_t *)&u->run_ns;
-		int64_t now = rts_ult_run_clock_ns(u->cluster, now_ns());
+		int64_t now = rts_ult_run_clock_ns();
 		atomic_signal_fence(memory_order_seq_cst);
-		if (*(volatile int64_t *)&u->switched_in_ns == in_ns)
+		if (*(volatile uint64_t *)&u->switch_ins == switch_ins)
 			return run_ns + (now - in_ns);
 	}
 }
@@ -591,8 +597,9 @@ static void schedule_loop(struct rts_ult_worker *w)
 		/* Read under the lock: the events two workers record for one ULT
 		 * (PREEMPT here, MIGRATE and RESUME there) are in time order. */
 		int64_t now = now_ns();
+		int64_t cpu_now = rts_worker_cpu_clock_ns(&w->cpu_clock);
 		if (prev)
-			prev->run_ns += rts_ult_run_clock_ns(c, now) - prev->switched_in_ns;
+			prev->run_ns += cpu_now - prev->switched_in_ns;
 		w->kicked = false;
 		struct rts_ult *finished = prev && prev->request == RTS_ULT_EXIT ? prev : NULL;
 		if (prev)
@@ -608,7 +615,7 @@ static void schedule_loop(struct rts_ult_worker *w)
 			probe.release_ns = now_ns() - probe.release_ns;
 		/* The decision that files the last exit still charges its run. */
 		bool reservations = c->n_reservations && (c->live_ults || finished);
-		struct rts_ult *next = reservations ? rts_ult_reservations_pick(c, now)
+		struct rts_ult *next = reservations ? rts_ult_reservations_pick(c, now, cpu_now)
 						    : rts_ult_ready_pop(c);
 		/* A job that blocks leaves its CPU as a preempted one does: its
 		 * execution intervals end at the PREEMPT either way. */
@@ -643,7 +650,9 @@ static void schedule_loop(struct rts_ult_worker *w)
 		if (next) {
 			int64_t in_ns = now_ns(); /* after prev's PREEMPT, stamped under the lock */
 			trace_switch_in(w, next, in_ns);
-			next->switched_in_ns = rts_ult_run_clock_ns(c, in_ns);
+			next->switch_ins++;
+			atomic_signal_fence(memory_order_seq_cst); /* before the stamp: rts_ult_self_run_ns */
+			next->switched_in_ns = rts_worker_cpu_clock_ns(&w->cpu_clock);
 			rts_trace_thread_state_load(&next->trace);
 			rts_task_local_load(&next->local);
 			if (w->probes)
@@ -693,6 +702,19 @@ static int take_fifo(const struct rts_ult_worker *w, char *why, size_t why_len)
 	return err ? err : rts_sched_apply_self(&fifo, why, why_len);
 }
 
+/* Its CPU clock; the runtime keeps the least direct method a worker got and why (the
+ * first worker to get it says; rtsched run reports it). */
+static void open_cpu_clock(struct rts_ult_worker *w)
+{
+	struct rts_ult_runtime *rt = w->cluster->runtime;
+	char why[sizeof(rt->cpu_clock_why)] = "";
+	rts_worker_cpu_clock_open(&w->cpu_clock, why, sizeof(why)); /* a method in any case */
+	if (w->cpu_clock.method > rt->cpu_clock_method) {
+		rt->cpu_clock_method = w->cpu_clock.method;
+		snprintf(rt->cpu_clock_why, sizeof(rt->cpu_clock_why), "%s", why);
+	}
+}
+
 /* Its policy (SCHED_FIFO, or SCHED_DEADLINE for a kernel-enforced reservation:
  * ult/kernel_reservation.c), its context, its release timer; 0 or an error
  * with why. */
@@ -706,6 +728,7 @@ static int set_up_worker(struct rts_ult_worker *w, char *why, size_t why_len)
 		snprintf(why, why_len, "ult backend: the worker for CPU %d: %s", w->cpu, reason);
 		return err;
 	}
+	open_cpu_clock(w);
 	err = -rts_ult_context_of_thread(&w->sched_context);
 	if (!err)
 		err = create_release_timer(w, atomic_load(&w->tid));
@@ -805,6 +828,7 @@ void rts_ult_workers_stop(struct rts_ult_runtime *rt)
 			rts_futex_wake(&w->wake_word, 1, false);
 			pthread_join(w->thread, NULL);
 			w->thread_started = false;
+			rts_worker_cpu_clock_close(&w->cpu_clock);
 		}
 	}
 }

@@ -335,6 +335,17 @@ static bool tear_down(struct run *run)
 	return trace_failed;
 }
 
+/* Under the ult backend, when the tasks' CPU time was not read from the perf page
+ * extrapolated (a system call or a wall-clock read per switch instead), why: once, on
+ * stderr (summary.json's runner_messages). */
+static void note_cpu_clock(const rts_taskset_t *set)
+{
+	const char *why = "";
+	const char *method = rts_taskset_cpu_clock(set, &why);
+	if (method && strcmp(method, "perf-mmap") != 0)
+		fprintf(stderr, "rtsched-run: note: ult CPU clock %s: %s\n", method, why);
+}
+
 static int execute(struct run *run, const struct options *options)
 {
 	const struct run_spec *spec = &run->spec;
@@ -353,6 +364,7 @@ static int execute(struct run *run, const struct options *options)
 	rts_taskset_release(run->set, t0);
 	int signo = wait_for_end(t0 + spec->duration_ns);
 	stop_and_join(run->set, &run->world);
+	note_cpu_clock(run->set);
 	if (!options->quiet) {
 		print_summary(spec, run->tasks, spec->n_tasks);
 		print_reservation_overhead(spec);

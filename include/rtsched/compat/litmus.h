@@ -39,12 +39,14 @@
  *   user, "/rtsched-litmus-ts.UID" or "/" + RTSCHED_LITMUS_TS_NAME (mode
  *   0600; another user's object of the name is refused, EACCES), so tasks in
  *   any process of the user are released together, as in LITMUS^RT. The
- *   last process to call exit_litmus removes it.
+ *   last process to leave it (exit_litmus, or a normal exit) removes it.
  *
  *   Locks are named by (file, id) as in LITMUS: the file's device and inode
  *   name a shared table of rtsched ceiling mutexes ("/rtsched-litmus-lk.*")
- *   and an rtsched lock domain ("litmus.DEV.INO") shared by every process
- *   that opens the same file. FMLP_SEM is rtsched's FMLP+, SRP_SEM SRP,
+ *   and its rtsched lock domain ("litmus.NONCE") shared by every process
+ *   that opens the same file; its last process removes both (exit_litmus,
+ *   or a normal exit), the next opener after a crash replaces them, and a
+ *   lock whose holder died is released (docs/from-litmus.md). FMLP_SEM is rtsched's FMLP+, SRP_SEM SRP,
  *   PCP_SEM PCP (partition = the CPU given), MPCP_SEM MPCP. Ceilings are
  *   computed from the tasks that open a lock, as LITMUS does; so open every
  *   lock before the first job locks it (an open that raises the ceiling of a
@@ -174,7 +176,7 @@ void show_rt_param(struct rt_task *tp);
 /* Reads the plugin; EINVAL (with litmus_last_error) for an unknown plugin name. */
 int init_litmus(void);
 int init_rt_thread(void);
-/* Closes this process's locks and shared objects. */
+/* Closes this process's locks and shared objects (a normal exit leaves them too). */
 void exit_litmus(void);
 
 enum rt_task_mode_t {

@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 
 #include <litmus.h>
-#include <rtsched/lockdomain.h>
 
 /* liblitmus's style: -1 and errno, with litmus_last_error() in the message. */
 #define LCHECK_OK(expr)                                                                   \
@@ -50,7 +49,10 @@ static inline void unlink_ts(const char *name)
 	shm_unlink(shm);
 }
 
-/* A lock name-space file; unlink_namespace removes it and its shared objects. */
+/*
+ * A lock name-space file. unlink_namespace removes it; its shared objects go
+ * with their last user (exit_litmus, or the process's normal exit).
+ */
 static inline int make_namespace(char *path, size_t len)
 {
 	snprintf(path, len, "/tmp/rtsched-litmus-locks.XXXXXX");
@@ -61,15 +63,6 @@ static inline int make_namespace(char *path, size_t len)
 
 static inline void unlink_namespace(const char *path, int fd)
 {
-	struct stat st;
-	CHECK_SYS(fstat(fd, &st));
-	char shm[96], domain[96];
-	snprintf(shm, sizeof(shm), "/rtsched-litmus-lk.%llx.%llx", (unsigned long long)st.st_dev,
-		 (unsigned long long)st.st_ino);
-	snprintf(domain, sizeof(domain), "litmus.%llx.%llx", (unsigned long long)st.st_dev,
-		 (unsigned long long)st.st_ino);
-	shm_unlink(shm);
-	rts_lockdomain_unlink(domain);
 	close(fd);
 	unlink(path);
 }

@@ -30,11 +30,19 @@ static struct rts_reservation server(int64_t period_ns, int64_t budget_ns)
 	return r;
 }
 
+/* The run since the decision that entered r, charged at now_ns: its wall time (here the
+ * worker is never preempted, so its CPU time is the same). */
+static void stop_at(struct rts_reservation *r, int64_t now_ns)
+{
+	int64_t since = r->sporadic->running_since_ns;
+	rts_ult_sporadic_stop(r, since < 0 ? 0 : now_ns - since, now_ns);
+}
+
 /* A decision at BASE + at_ns: the run since the last one is charged, then the server sees
  * whether a task inside is ready and, if `runs`, is entered. */
 static void decide(struct rts_reservation *r, int64_t at_ns, bool backlogged, bool runs)
 {
-	rts_ult_sporadic_stop(r, BASE + at_ns);
+	stop_at(r, BASE + at_ns);
 	rts_ult_sporadic_update(r, backlogged, BASE, BASE + at_ns);
 	if (runs) {
 		CHECK_GT(r->remaining_ns, 0);
@@ -207,7 +215,7 @@ static void test_generated_runs_keep_the_invariants(void)
 			}
 			now = next;
 			backlogged = draw(3) != 0;
-			rts_ult_sporadic_stop(&r, BASE + now);
+			stop_at(&r, BASE + now);
 			int64_t before_update = r.sporadic->seen_ns;
 			replenishments = r.stats.replenishments;
 			rts_ult_sporadic_update(&r, backlogged, BASE, BASE + now);

@@ -32,6 +32,8 @@ struct sc_task {
 	int priority;        /* FP forms: the SCHED_FIFO priority */
 	int64_t sporadic_extra_us; /* > 0: sporadic, gaps of period + [0, this] */
 	int64_t budget_us;   /* > 0: the CPU-time budget per job */
+	void (*job)(struct sc_task *t); /* the job's body; NULL: busy for busy_us of wall time */
+	void *arg;           /* the body's */
 	/* Filled by the run. */
 	atomic_uint cpus_seen; /* bit per CPU a job body ran on */
 	atomic_int jobs_run;
@@ -63,7 +65,10 @@ static void sc_job(rts_task_t *task, const struct rts_job *job, void *arg)
 	int cpu = sched_getcpu();
 	if (cpu >= 0 && cpu < 32)
 		atomic_fetch_or(&t->cpus_seen, 1u << cpu);
-	sc_busy_wall_us(t->busy_us);
+	if (t->job)
+		t->job(t);
+	else
+		sc_busy_wall_us(t->busy_us);
 	atomic_fetch_add(&t->jobs_run, 1);
 }
 
