@@ -72,6 +72,8 @@ def test_the_set_alone_in_its_window_breaks_the_bound(tmp_path):
     (excess,) = _report(tmp_path, text).excess
     assert excess.verdict == BROKEN and excess.outside_ns == 0
     assert excess.set_ns == 12 * MS and excess.idle_ns == 0
+    assert excess.set_threads == (("b", 12 * MS),)  # which of the set's threads: by the trace's TIDs
+    assert "the set's own threads ran 12.000 ms of the window (b 12.000 ms)" in excess.cause
     assert excess.cause.startswith("nothing came from outside, of an excess of 9.000 ms")
 
 

@@ -26,7 +26,7 @@ the analysis did not count), and the window's figures say how much.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Collection, Iterable, Sequence
+from typing import Any, Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -72,6 +72,7 @@ class ExcessJob:
     others_fair: tuple[tuple[str, int, int], ...] = ()
     interrupts: tuple[tuple[str, int], ...] = ()  # (name, ns), largest first
     set_ns: int | None = None  # the task set's own threads
+    set_threads: tuple[tuple[str, int], ...] = ()  # (name, ns) of each of them, largest first
     idle_ns: int | None = None
     steal_ns: int | None = None
     lost_events: int = 0
@@ -143,7 +144,9 @@ def _describe(job: ExcessJob, kernel_seen: bool, simulated: bool = False) -> tup
     if not kernel_seen:
         why = "no kernel schedule of this window (rtsched run records one as root: tracefs)"
         return UNEXPLAINED, why + ("; " + text if text else "")
-    own = (f"the set's own threads ran {_ms(job.set_ns or 0)} of the window: the model's execution "
+    which = (" (" + ", ".join(f"{name} {_ms(ns)}" for name, ns in job.set_threads[:4])
+             + (", ..." if len(job.set_threads) > 4 else "") + ")") if job.set_threads else ""
+    own = (f"the set's own threads ran {_ms(job.set_ns or 0)} of the window{which}: the model's execution "
            "times or the overheads it counts are short")
     if 2 * job.outside_ns >= job.excess_ns:
         return MOSTLY_DISTURBED, (f"{text}; that is {_ms(job.outside_ns)} of the excess of "
@@ -164,6 +167,7 @@ def explain_job(
     start_waits: bool = True,
     release_latency_in_bounds_ns: int = 0,
     simulated: bool = False,
+    thread_names: Mapping[int, str] | None = None,
 ) -> ExcessJob:
     """What the window of one job (a JobTable row of task ``info``) shows on ``cpus``, against a
     response of ``reference_ns`` (its bound, or its simulated response): the excess is the
@@ -171,19 +175,25 @@ def explain_job(
     hold the job back before its start (a reservation out of budget, a ceiling's job-start
     gate), so its CPU's idle time before the start is not put down to the platform; otherwise
     that time, less the release latency the bound already counts
-    (``release_latency_in_bounds_ns``), is the wake-up's latency."""
+    (``release_latency_in_bounds_ns``), is the wake-up's latency. ``thread_names``: the set's
+    threads by TID (its tasks' and servers' names), to say which of them ran in the window."""
     start, end = int(row["release"]), int(row["completion"])
     kernel_seen = kernel is not None and kernel.covers(start, end)
     others_rt: list[tuple[str, int, int]] = []
     others_fair: list[tuple[str, int, int]] = []
     interrupts: list[tuple[str, int]] = []
     set_ns = idle_ns = late_start_ns = None
+    set_threads: tuple[tuple[str, int], ...] = ()
     if kernel is not None and kernel_seen:
         usage = kernel.usage(cpus, start, end)
         for (pid, comm, kind), ns in sorted(usage.foreign(own_pids).items(), key=lambda kv: -kv[1]):
             (others_rt if kind == "rt" else others_fair).append((comm, pid, ns))
         interrupts = sorted(usage.irqs.items(), key=lambda kv: -kv[1])
-        set_ns = sum(ns for (pid, _, _), ns in usage.tasks.items() if pid in own_pids)
+        own = {(pid, comm): ns for (pid, comm, _), ns in usage.tasks.items() if pid in own_pids}
+        set_ns = sum(own.values())
+        names = thread_names or {}
+        set_threads = tuple(sorted(((names.get(pid, f"{comm}[{pid}]"), ns) for (pid, comm), ns in own.items()),
+                                   key=lambda t: -t[1]))
         idle_ns = usage.idle_ns
         if len(cpus) == 1 and not start_waits and int(row["start"]) > start:
             idle_before_start = kernel.usage(cpus, start, int(row["start"])).idle_ns
@@ -192,7 +202,7 @@ def explain_job(
         task=info.name, job=int(row["job"]), release_ns=start - t0_ns,
         response_ns=int(row["response"]), bound_ns=reference_ns, cpus=cpus, verdict="", cause="",
         others_rt=tuple(others_rt), others_fair=tuple(others_fair), interrupts=tuple(interrupts),
-        set_ns=set_ns, idle_ns=idle_ns, steal_ns=_steal_between(steal, cpus, start, end),
+        set_ns=set_ns, set_threads=set_threads, idle_ns=idle_ns, steal_ns=_steal_between(steal, cpus, start, end),
         lost_events=info.lost_events, late_start_ns=late_start_ns,
     )
     verdict, cause = _describe(job, kernel_seen, simulated)
@@ -217,6 +227,7 @@ def explain_excess(
     is a simulation's (``rtsched sim``), where no kernel schedule is recorded nor wanted."""
     bounds = {s.task: s.bound_ns for s in stats if s.bound_ns is not None}
     own_pids = {int(s["tid"]) for s in trace.streams}
+    thread_names = {int(s["tid"]): str(s["name"]) for s in trace.streams}
     # Under the ult backend a stream's tid is a task's ULT identity, and the set's kernel
     # threads are the runner's workers, which carry the runner's name (docs/ult.md).
     if kernel is not None and any(tid & ULT_ID_BIT for tid in own_pids):
@@ -232,6 +243,6 @@ def explain_excess(
         for row in rows[rows["response"] > bound]:
             waits = start_waits is None or info.name in start_waits
             out.append(explain_job(info, row, bound, table.t0_ns, cpus, own_pids, kernel, steal, waits,
-                                   release_latency_in_bounds_ns, simulated))
+                                   release_latency_in_bounds_ns, simulated, thread_names))
     out.sort(key=lambda j: (j.release_ns, j.task))
     return tuple(out)
