@@ -12,7 +12,7 @@
  * while we read it the thread runs, so the event is active and its running
  * time has grown since that update by the time elapsed since it. That
  * elapsed time comes from the TSC with the page's conversion
- * (include/uapi/linux/perf_event.h, "If cap_usr_time"):
+ * (the kernel's uapi header <linux/perf_event.h>, "If cap_usr_time"):
  *
  *     quot  = cyc >> time_shift;  rem = cyc & ((1 << time_shift) - 1);
  *     delta = time_offset + quot * time_mult + ((rem * time_mult) >> time_shift);
