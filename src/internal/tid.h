@@ -21,6 +21,13 @@ extern __thread uint32_t rts_tid_cache __attribute__((tls_model("initial-exec"))
 /* The largest TID a futex word can hold (the kernel's FUTEX_TID_MASK). */
 #define RTS_TID_MAX 0x3fffffffu
 
+/*
+ * The bit of a ULT's identity (internal/ult.h, RTS_ULT_ID_BIT): under the ult
+ * backend a lock word holds it in place of a kernel TID. Kernel TIDs stay
+ * below pid_max (at most 2^22), so no kernel thread has it.
+ */
+#define RTS_TID_ULT_BIT (1u << 29)
+
 /* Slow path: ask the kernel and fill the cache. */
 uint32_t rts_tid_fetch(void);
 
@@ -35,7 +42,9 @@ static inline uint32_t rts_self_tid(void)
 /*
  * Whether the thread tid (of any process) still exists: a lock recorded as
  * held by a thread that does not is recovered (docs/shared-state.md). A TID
- * the kernel has given to a new thread since counts as alive.
+ * the kernel has given to a new thread since counts as alive, and so does a
+ * ULT's identity (RTS_TID_ULT_BIT): the kernel knows nothing of it, and a ULT
+ * ends only through its runtime, which never leaves it holding a lock.
  */
 bool rts_tid_alive(uint32_t tid);
 

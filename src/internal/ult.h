@@ -85,6 +85,7 @@
 #include <rtsched/task.h>
 
 #include "internal/futex.h"
+#include "internal/tid.h"
 #include "internal/sched_attr.h"
 #include "internal/task_local.h"
 #include "internal/trace.h"
@@ -99,7 +100,7 @@
  * room for its job body and one signal frame. */
 #define RTS_ULT_STACK_BYTES (256u * 1024u)
 /* ULT identities: this bit set (kernel TIDs stay below 2^22), then index + 1. */
-#define RTS_ULT_ID_BIT (1u << 29)
+#define RTS_ULT_ID_BIT RTS_TID_ULT_BIT
 #define RTS_ULT_MAX_CPUS 256
 
 enum rts_ult_policy {

@@ -27,6 +27,8 @@ bool rts_tid_alive(uint32_t tid)
 {
 	if (tid == 0 || tid > RTS_TID_MAX)
 		return false;
+	if (tid & RTS_TID_ULT_BIT)
+		return true;
 	if (kill((pid_t)tid, 0) != 0 && errno == ESRCH)
 		return false; /* EPERM: another user's thread, alive */
 	char path[32], buf[256];
