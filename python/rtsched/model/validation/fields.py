@@ -12,13 +12,27 @@ key sets at home; the same test checks those keys.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rtsched.model.ceilings import LEVEL_MAX
 from rtsched.model.model import ACTIONS, BACKENDS, CLUSTERED_SCHEDULERS, PROTOCOLS, SCHEDULERS, VARIANTS
 
 if TYPE_CHECKING:
-    from rtsched.model.validation.checker import Checker
+    from collections.abc import Collection
+
+
+class Checker(Protocol):
+    """What a value of the format reads itself with: checker.Checker's readers (named here, not
+    imported: the checker reads the format's mappings, so the format may not import it)."""
+
+    def error(self, path: str, message: str) -> None: ...
+    def list_of(self, value: Any, path: str, *, nonempty: bool = False) -> list[Any] | None: ...
+    def name(self, value: Any, path: str, *, limit: int = ...) -> str | None: ...
+    def duration(self, value: Any, path: str, *, positive: bool = True) -> int | None: ...
+    def integer(self, value: Any, path: str, lo: int | None = None, hi: int | None = None) -> int | None: ...
+    def cpu_list(self, value: Any, path: str) -> tuple[int, ...] | None: ...
+    def enum(self, value: Any, path: str, choices: Collection[str],
+             future: dict[str, str] | None = None) -> str | None: ...
 
 __all__ = [
     "Value", "Duration", "Integer", "Name", "Choice", "Ref", "Items", "CpuList", "Refused", "Shape", "Mapping",
