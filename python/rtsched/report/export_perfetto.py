@@ -48,14 +48,15 @@ from rtsched.report.prem import gate_spans, prem_intervals
 from rtsched.trace import EventType as EV
 from rtsched.trace import Trace
 
-__all__ = ["LOCK_WAIT_MIN_NS", "job_segments", "service_segments", "perfetto_trace", "write_perfetto"]
+__all__ = ["INSTANT_NAMES", "LOCK_WAIT_MIN_NS", "job_segments", "service_segments", "perfetto_trace", "write_perfetto"]
 
 LOCK_WAIT_MIN_NS = 2000
 MAX_CPU = 4096  # above: "CPU unknown" (the reader's CPU_UNKNOWN, 0xffff)
 TASKS_PID = 1
 CPUS_PID = 2
 
-_INSTANTS: dict[int, str] = {
+#: The events drawn as instants, by name (trace.pftrace draws these and a job's release, miss, overrun).
+INSTANT_NAMES: dict[int, str] = {
     EV.LOCK_ACQUIRE: "lock acquire",
     EV.LOCK_RELEASE: "lock release",
     EV.COND_WAIT: "cond wait",
@@ -183,8 +184,8 @@ def perfetto_trace(table: JobTable, trace: Trace) -> dict[str, Any]:
             elif kind == EV.BUDGET_OVERRUN:
                 name = "budget overrun"
                 args["budget_us"] = int(ev["arg1"]) / 1000.0
-            elif kind in _INSTANTS:
-                name = _INSTANTS[kind]
+            elif kind in INSTANT_NAMES:
+                name = INSTANT_NAMES[kind]
                 if kind == EV.MARKER:
                     args.update(code=int(ev["arg0"]), value=int(ev["arg1"]))
                 else:

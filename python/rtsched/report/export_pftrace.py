@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from rtsched.outputs import partial
-from rtsched.report.export_perfetto import MAX_CPU, job_segments, service_segments
+from rtsched.report.export_perfetto import INSTANT_NAMES, MAX_CPU, job_segments, service_segments
 from rtsched.report.jobs import JobTable, first_by_job
 from rtsched.report.prem import gate_spans, prem_intervals
 from rtsched.report.protobuf_wire import LEN, VARINT, Field, encode_rows, field_bytes, field_sizes, field_varint, tag
@@ -56,13 +56,7 @@ _INSTANTS: dict[int, str] = {
     EV.RELEASE: "release",
     EV.DEADLINE_MISS: "deadline miss",
     EV.BUDGET_OVERRUN: "budget overrun",
-    EV.LOCK_ACQUIRE: "lock acquire",
-    EV.LOCK_RELEASE: "lock release",
-    EV.COND_WAIT: "cond wait",
-    EV.COND_WAKE: "cond wake",
-    EV.COND_SIGNAL: "cond signal",
-    EV.COND_BROADCAST: "cond broadcast",
-    EV.MARKER: "marker",
+    **INSTANT_NAMES,
 }
 # Events that split a job into several segments: jobs with any go through job_segments.
 _SEGMENTING = np.array([EV.SLEEP, EV.COND_WAIT, EV.COND_WAKE, EV.RPC_CALL, EV.RPC_REPLY, EV.LOCK_REQUEST,
