@@ -4,7 +4,7 @@
 out the machine's overheads (release latency, context switches, locks, OS
 interference) is one the machine cannot be held to, and nearly every job of a
 critical instant then shows above it. So a run on a machine with no profile
-measures one first, with ``rtsched calibrate --quick`` (about 12 s; saying so,
+measures one first, with ``rtsched calibrate --quick`` (about 7 s; saying so,
 with a bar), keeps it where ``rtsched calibrate`` would, and folds it in: its
 p99 figures from 2,000 release latencies and 10,000 samples of each native
 overhead, its OS interference at the worst of 200 windows.
