@@ -209,8 +209,19 @@ def test_a_call_suspends_the_callers_job_slice():
 def test_a_job_completing_after_the_end_of_the_run_is_censored(tmp_path):
     # duration 100 ms: job 2 completes at 104 ms, cut short or not, it is after the end
     a = job(0, 0, 1, 1, 2 * MS) + job(90 * MS, 1, 2, 1, 14 * MS, deadline=20 * MS)
-    table = build_job_table(load_trace(write_trace(tmp_path / "t.rtst", [("a", 90 * MS, 20 * MS, a)])))
+    table = build_job_table(load_trace(write_trace(tmp_path / "t.rtst", [("a", 90 * MS, 20 * MS, a)], duration=100 * MS)))
     assert len(table.of_task(0)) == 1 and table.tasks[0].censored == 1
+
+
+def test_jobs_released_after_the_end_of_the_run_are_not_the_runs(tmp_path):
+    # duration 100 ms; starved until 150 ms, the thread started its backlog before it saw the
+    # stop: jobs released at 0..80 ms are the run's (all missed), those at 100 and 120 ms are not
+    backlog = [job(k * 20 * MS, k, k + 1, 1, 150 * MS - k * 20 * MS + k * MS, deadline=20 * MS) for k in range(7)]
+    table = build_job_table(load_trace(write_trace(tmp_path / "t.rtst", [("low", 20 * MS, 20 * MS, sum(backlog, []))],
+                                                   duration=100 * MS)))
+    low = table.tasks[0]
+    # due at 20..80 ms and done after the end: missed unfinished; due at 100 ms (the end): censored
+    assert (low.released, low.unfinished_missed, low.censored, len(table.of_task(0))) == (5, 4, 1, 0), low
 
 
 def test_events_off_the_tasks_cpus_are_counted(synthetic):

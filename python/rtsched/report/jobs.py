@@ -8,7 +8,9 @@ COMPLETE but a missing RELEASE or START lost events in a full ring and are
 counted as ``incomplete``. A job that completed after the end of the run
 (t0 + duration, when the header gives a duration) is censored too: the end
 of the run stops whatever the job was waiting for (a signal, a server's
-reply), so its completion may be cut short.
+reply), so its completion may be cut short. A job released at or after the
+end is not the run's at all (a thread that was starved past the end and
+noticed the stop late starts its backlog): it is left out and not counted.
 
 A deadline that passed is a miss whether or not the job started: a job
 without a completion by the end of the run whose deadline fell before it is
@@ -181,6 +183,8 @@ def _job_rows(
 ) -> tuple[np.ndarray, _Counts]:
     """One task's completed jobs (JOB_DTYPE, by job number) and its counts (TaskInfo's
     invariant), on the stream's columns: each job's first RELEASE, START and COMPLETE."""
+    if end_ns is not None:
+        events = _before_end(events, end_ns)
     rel_jobs, rel_at = first_by_job(events, EV.RELEASE)
     start_jobs, start_at = first_by_job(events, EV.START)
     done_jobs, done_at = first_by_job(events, EV.COMPLETE)
@@ -241,6 +245,16 @@ def _job_rows(
     missed = np.concatenate([unfinished_deadlines, inferred_deadlines])
     tardiness = end_ns - int(missed.min()) if len(missed) and end_ns is not None else 0
     return rows, _Counts(released, censored, incomplete, len(missed), tardiness)
+
+
+def _before_end(events: np.ndarray, end_ns: int) -> np.ndarray:
+    """``events`` without those of the jobs released at or after ``end_ns`` (see the module doc)."""
+    releases = events[events["type"] == EV.RELEASE]
+    late = releases["job"][releases["time_ns"] >= end_ns]
+    if not len(late):
+        return events
+    kept: np.ndarray = events[~np.isin(events["job"], late)]
+    return kept
 
 
 def build_job_table(trace: Trace, paces: Mapping[int, ReleasePace] | None = None) -> JobTable:
