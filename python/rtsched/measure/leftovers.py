@@ -10,7 +10,8 @@ lives):
 - a CPU shield (``shield``) whose state file names a dead maker, when the
   maker was killed half-way or held the shield for one command
   (``until_exit``); a shield made by ``rtsched shield`` stays, by design,
-  until ``rtsched shield --undo``;
+  until ``rtsched shield --undo``; and the shield's state file a killed
+  maker left half-written (``shield.json.PID.tmp``);
 - the runner's P-EDF and kernel-reservation cpusets, recorded in the
   runner's own state file: ``rtsched-run --cleanup`` removes them when the
   runner that made them is gone (it says so; it refuses while that runner lives).
@@ -86,6 +87,15 @@ def _tracefs_instances(owner: int | None) -> list[str]:
     return removed
 
 
+def _shield_tmp_files(owner: int | None) -> list[str]:
+    removed = []
+    for pid, path in shielding.state_tmp_files():
+        if _gone(pid, owner):
+            path.unlink(missing_ok=True)
+            removed.append(f"half-written shield state {path.name} (pid {pid})")
+    return removed
+
+
 def _shield(owner: int | None) -> list[str]:
     try:
         state = shielding.ShieldState.load()
@@ -126,7 +136,7 @@ def remove_leftovers(owner: int | None = None) -> list[str]:
     (tracefs, cpusets, shields): without, nothing is touched or named."""
     if os.geteuid() != 0:
         return []
-    removed = _tracefs_instances(owner) + _shield(owner)
+    removed = _tracefs_instances(owner) + _shield(owner) + _shield_tmp_files(owner)
     if owner is None:
         removed += _runner_cpusets()
     return removed

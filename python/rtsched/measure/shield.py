@@ -65,6 +65,22 @@ def state_file() -> Path:
     return Path(os.environ.get("RTSCHED_STATE_DIR", "/run/rtsched")) / "shield.json"
 
 
+def state_tmp_file(pid: int) -> Path:
+    """Where process ``pid`` writes the state before renaming it into place: a process killed
+    while writing leaves it, and its PID in the name tells a leftover from a write under way."""
+    return state_file().with_name(f"shield.json.{pid}.tmp")
+
+
+def state_tmp_files() -> list[tuple[int, Path]]:
+    """(writer's PID, path) of every state file being written or left half-written."""
+    found = []
+    for path in state_file().parent.glob("shield.json.*.tmp"):
+        pid = path.name.removeprefix("shield.json.").removesuffix(".tmp")
+        if pid.isdigit():
+            found.append((int(pid), path))
+    return sorted(found)
+
+
 class ShieldError(RuntimeError):
     """The shield could not be made or unmade; the message says what to do."""
 
@@ -176,7 +192,7 @@ class ShieldState:
     def save(self) -> None:
         path = state_file()
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
+        tmp = state_tmp_file(os.getpid())
         with open(tmp, "w") as f:
             json.dump({"version": STATE_VERSION, **asdict(self)}, f, indent=1)
             f.flush()
