@@ -260,6 +260,12 @@ def print_table(result: RunResult, console: Console) -> None:
         late = [f"{t.name} {t.unfinished_missed}" for t in jobs.tasks if t.unfinished_missed]
         notes.append(f"[bold red]{jobs.unfinished_missed} job(s) missed their deadline without completing[/] "
                      f"(never started, or not done by the end; counted in misses): {', '.join(late)}")
+    if report.over_wcet:
+        named = ", ".join(f"{o.task} job {o.job} {_ms(o.cpu_ns)} of {_ms(o.wcet_ns)} ms" for o in report.over_wcet[:4])
+        notes.append(f"[bold yellow]{len(report.over_wcet)} job(s) used more CPU time than their WCET[/]: {named}"
+                     + (", ..." if len(report.over_wcet) > 4 else "")
+                     + " (the model's execution time is short, or the kernel charged them time they did not run: "
+                       "summary.json jobs_over_wcet; docs/run.md)")
     if jobs.censored:
         notes.append(f"{jobs.censored} job(s) not completed when the run ended, their deadline still ahead "
                      "(left out)")

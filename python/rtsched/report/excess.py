@@ -31,6 +31,7 @@ from typing import Any, Collection, Iterable, Mapping, Sequence
 import numpy as np
 
 from rtsched.model.placement import Placement
+from rtsched.report.cpu_overuse import CpuOveruse
 from rtsched.report.jobs import JobTable, TaskInfo
 from rtsched.report.stats import TaskStats
 from rtsched.trace import Trace
@@ -80,6 +81,8 @@ class ExcessJob:
     # a start (one CPU, no reservation, no job-start gate), less the release latency the bound
     # counts: the wake-up's latency.
     late_start_ns: int | None = None
+    # The job's own CPU time beyond its WCET, when beyond the tolerance (report.cpu_overuse).
+    beyond_wcet_ns: int = 0
 
     @property
     def excess_ns(self) -> int:
@@ -137,6 +140,9 @@ def _describe(job: ExcessJob, kernel_seen: bool, simulated: bool = False) -> tup
             f"the trace lost {job.lost_events} events of this task (its times may be wrong)"
     if parts and job.outside_ns >= job.excess_ns:
         return DISTURBED, text
+    if simulated and job.beyond_wcet_ns:
+        return BROKEN, (f"simulated: this job's own CPU time was {_ms(job.beyond_wcet_ns)} beyond its WCET "
+                        "(its body does more than the WCET the analysis takes)" + ("; " + text if text else ""))
     if simulated:  # nothing outside the set runs in a simulation, and there is no kernel to record
         return BROKEN, ("simulated: nothing outside the set ran, so the bound does not count what this "
                         "simulation charged (the overheads it was given, or its --release-jitter)"
@@ -148,6 +154,8 @@ def _describe(job: ExcessJob, kernel_seen: bool, simulated: bool = False) -> tup
              + (", ..." if len(job.set_threads) > 4 else "") + ")") if job.set_threads else ""
     own = (f"the set's own threads ran {_ms(job.set_ns or 0)} of the window{which}: the model's execution "
            "times or the overheads it counts are short")
+    if job.beyond_wcet_ns:
+        own += f" (this job's own CPU time was {_ms(job.beyond_wcet_ns)} beyond its WCET)"
     if 2 * job.outside_ns >= job.excess_ns:
         return MOSTLY_DISTURBED, (f"{text}; that is {_ms(job.outside_ns)} of the excess of "
                                   f"{_ms(job.excess_ns)}, and for the rest {own}")
@@ -168,6 +176,7 @@ def explain_job(
     release_latency_in_bounds_ns: int = 0,
     simulated: bool = False,
     thread_names: Mapping[int, str] | None = None,
+    beyond_wcet_ns: int = 0,
 ) -> ExcessJob:
     """What the window of one job (a JobTable row of task ``info``) shows on ``cpus``, against a
     response of ``reference_ns`` (its bound, or its simulated response): the excess is the
@@ -176,7 +185,8 @@ def explain_job(
     gate), so its CPU's idle time before the start is not put down to the platform; otherwise
     that time, less the release latency the bound already counts
     (``release_latency_in_bounds_ns``), is the wake-up's latency. ``thread_names``: the set's
-    threads by TID (its tasks' and servers' names), to say which of them ran in the window."""
+    threads by TID (its tasks' and servers' names), to say which of them ran in the window.
+    ``beyond_wcet_ns``: the job's own CPU time beyond its WCET (report.cpu_overuse), said in its cause."""
     start, end = int(row["release"]), int(row["completion"])
     kernel_seen = kernel is not None and kernel.covers(start, end)
     others_rt: list[tuple[str, int, int]] = []
@@ -203,7 +213,7 @@ def explain_job(
         response_ns=int(row["response"]), bound_ns=reference_ns, cpus=cpus, verdict="", cause="",
         others_rt=tuple(others_rt), others_fair=tuple(others_fair), interrupts=tuple(interrupts),
         set_ns=set_ns, set_threads=set_threads, idle_ns=idle_ns, steal_ns=_steal_between(steal, cpus, start, end),
-        lost_events=info.lost_events, late_start_ns=late_start_ns,
+        lost_events=info.lost_events, late_start_ns=late_start_ns, beyond_wcet_ns=beyond_wcet_ns,
     )
     verdict, cause = _describe(job, kernel_seen, simulated)
     return replace(job, verdict=verdict, cause=cause)
@@ -219,12 +229,14 @@ def explain_excess(
     start_waits: Collection[str] | None = None,
     release_latency_in_bounds_ns: int = 0,
     simulated: bool = False,
+    overuse: Mapping[tuple[str, int], CpuOveruse] | None = None,
 ) -> tuple[ExcessJob, ...]:
     """Every job above its task's bound, in release order, with what its window shows.
     ``start_waits``: the tasks the model may hold back before their start (explain_job);
     None: every task. ``release_latency_in_bounds_ns``: what the bounds already count of a
     wake-up's latency (an overhead profile's release latency; explain_job). ``simulated``: the trace
-    is a simulation's (``rtsched sim``), where no kernel schedule is recorded nor wanted."""
+    is a simulation's (``rtsched sim``), where no kernel schedule is recorded nor wanted.
+    ``overuse``: the jobs that used more CPU time than their WCET, by (task, job)."""
     bounds = {s.task: s.bound_ns for s in stats if s.bound_ns is not None}
     own_pids = {int(s["tid"]) for s in trace.streams}
     thread_names = {int(s["tid"]): str(s["name"]) for s in trace.streams}
@@ -242,7 +254,9 @@ def explain_excess(
         rows = table.of_task(info.index)
         for row in rows[rows["response"] > bound]:
             waits = start_waits is None or info.name in start_waits
+            over = (overuse or {}).get((info.name, int(row["job"])))
             out.append(explain_job(info, row, bound, table.t0_ns, cpus, own_pids, kernel, steal, waits,
-                                   release_latency_in_bounds_ns, simulated, thread_names))
+                                   release_latency_in_bounds_ns, simulated, thread_names,
+                                   over.beyond_ns if over else 0))
     out.sort(key=lambda j: (j.release_ns, j.task))
     return tuple(out)

@@ -27,6 +27,7 @@ from rtsched.report.blocking import blocking_by_task
 from rtsched.report.excess import ExcessJob, StealSample, explain_excess
 from rtsched.report.export_csv import write_job_csv
 from rtsched.report.export_pftrace import write_pftrace
+from rtsched.report.cpu_overuse import CpuOveruse, jobs_over_wcet, overuse_by_job
 from rtsched.report.jobs import JobTable, ReleasePace, build_job_table
 from rtsched.report.priorities import PriorityTime, priority_time
 from rtsched.report.reservation_demand import ReservationDemand, reservation_demand
@@ -64,6 +65,7 @@ class Report:
     peripherals: tuple[PeripheralSpans, ...] = ()  # peripherals' run spans against the memory phases
     reservations: tuple[ReservationBudget, ...] = ()  # budget used per period, where the trace has reservations
     demand: tuple[ReservationDemand, ...] = ()  # its tasks' CPU demand per window, per reservation
+    over_wcet: tuple[CpuOveruse, ...] = ()  # jobs that used more CPU time than their WCET
 
     @property
     def deadline_misses(self) -> int:
@@ -90,6 +92,7 @@ class Report:
             events_off_cpus=self.events_off_cpus,
             analysis={"test": self.analysis.test, "verdict": self.analysis.verdict, "reason": self.analysis.reason},
             jobs_above_bound=[e.as_dict() for e in self.excess],
+            jobs_over_wcet=[o.as_dict() for o in self.over_wcet],
             time_at_priority=[p.as_dict() for p in self.priorities],
             reservations=[r.as_dict() for r in self.reservations],
             reservation_demand=[d.as_dict() for d in self.demand],
@@ -156,6 +159,7 @@ def build_report(
     table = build_job_table(trace, release_paces(taskset))
     stats = tuple(task_stats(table, analysis, blocking_by_task(trace)))
     prem, peripherals = prem_summary(trace, taskset)
+    over_wcet = jobs_over_wcet(table, [t.wcet_ns for t in taskset.tasks])
     return Report(
         trace=trace,
         taskset=taskset,
@@ -166,12 +170,13 @@ def build_report(
         servers=server_calls(trace, taskset),
         events_off_cpus=events_off_cpus(trace, placement),
         excess=explain_excess(table, stats, trace, placement, kernel, steal, start_waits(taskset),
-                              release_latency_in_bounds_ns, simulated),
+                              release_latency_in_bounds_ns, simulated, overuse_by_job(over_wcet)),
         priorities=priority_time(trace, taskset),
         prem=prem,
         peripherals=peripherals,
         reservations=reservation_budgets(trace, taskset),
         demand=reservation_demand(trace, taskset),
+        over_wcet=over_wcet,
     )
 
 

@@ -1,0 +1,24 @@
+"""The runner's side of test_report_cpu_overuse.py: a real run names the jobs whose thread used
+more CPU time than the task's WCET, and no job of a task whose body stays within it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from test_report_cpu_overuse import check_overuse, overusing_file
+from test_run_live import _rt_available
+
+pytestmark = pytest.mark.skipif(_rt_available() is not None, reason=str(_rt_available()))
+
+
+def test_run_names_the_jobs_that_ran_beyond_their_wcet(tmp_path):
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "rtsched.cli.main", "run", "--no-plots", "--ideal", "--out", str(out),
+                           str(overusing_file(tmp_path))], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "used more CPU time than their WCET" in done.stdout
+    check_overuse(json.loads((out / "summary.json").read_text()))
