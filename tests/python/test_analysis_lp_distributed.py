@@ -10,6 +10,8 @@ reasons, the registry and ``rtsched analyze`` on examples/dpcp-dflp.yaml.
 
 from __future__ import annotations
 
+import os
+
 import random
 import subprocess
 import sys
@@ -233,7 +235,7 @@ def test_registry_and_default():
 def test_analyze_the_example_file():
     cmd = [sys.executable, "-c", "import sys; from rtsched.cli.main import main; sys.exit(main())", "analyze",
            str(ROOT / "examples" / "dpcp-dflp.yaml"), "--json"]
-    out = subprocess.run(cmd, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT / "python")}, check=False)
+    out = subprocess.run(cmd, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT / "python"), "RTSCHED_OVERHEADS": os.environ["RTSCHED_OVERHEADS"]}, check=False)
     assert out.returncode == 0, out.stderr
     assert '"test": "p-fp-dpcp-lp"' in out.stdout and '"verdict": "schedulable"' in out.stdout
 

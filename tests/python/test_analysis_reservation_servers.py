@@ -9,6 +9,7 @@ counted with its first budget while its controller may raise it to ``max_budget`
 Each set here was accepted before the fix with a bound the simulated schedule exceeds."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -172,7 +173,7 @@ def test_an_adapted_reservation_counts_with_its_max_budget(tmp_path):
 def _analyze(path, *args):
     return subprocess.run([sys.executable, "-c", "import sys; from rtsched.cli.main import main; sys.exit(main())",
                            "analyze", str(path), *args], capture_output=True, text=True,
-                          env={"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin", "COLUMNS": "250"})
+                          env={"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin", "COLUMNS": "250", "RTSCHED_OVERHEADS": os.environ["RTSCHED_OVERHEADS"]})
 
 
 def test_analyze_shows_the_budget_it_counted(tmp_path):

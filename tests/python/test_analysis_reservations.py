@@ -3,6 +3,7 @@ composition through nested hard reservations, soft ones left to the controller, 
 `rtsched analyze` on a set with reservations."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -114,7 +115,7 @@ def test_rtsched_analyze_prints_the_least_budgets(tmp_path):
     env_path = str(ROOT / "python")
     run = subprocess.run([sys.executable, "-c", "import sys; from rtsched.cli.main import main; sys.exit(main())",
                           "analyze", str(path), "--json"], capture_output=True, text=True,
-                         env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"})
+                         env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin", "RTSCHED_OVERHEADS": os.environ["RTSCHED_OVERHEADS"]})
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     s1 = next(r for r in out["reservations"] if r["name"] == "S1")
@@ -122,5 +123,5 @@ def test_rtsched_analyze_prints_the_least_budgets(tmp_path):
     assert out["verdict"] == "schedulable"
     text = subprocess.run([sys.executable, "-c", "import sys; from rtsched.cli.main import main; sys.exit(main())",
                            "analyze", str(path)], capture_output=True, text=True,
-                          env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin", "COLUMNS": "200"})
+                          env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin", "COLUMNS": "200", "RTSCHED_OVERHEADS": os.environ["RTSCHED_OVERHEADS"]})
     assert "least (sbf)" in text.stdout and "schedulable" in text.stdout
