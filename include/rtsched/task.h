@@ -61,12 +61,34 @@ enum rts_task_kind {
 	 * EDF forms order every ULT by a deadline it does not have).
 	 */
 	RTS_TASK_SERVICE = 2,
+	/*
+	 * Self-paced: job k+1 is released when job k completes, but not before
+	 * release_k + period_ns (period_ns: the least gap between releases, 0:
+	 * none): a loop that runs as fast as it can (rt-app's loop without a
+	 * timer). Job 1 at t0 + offset.
+	 */
+	RTS_TASK_SELF_PACED = 3,
+	/*
+	 * Event-triggered: each job is released by an activation
+	 * (rts_task_activate), at the activation's time. period_ns: the least
+	 * time between activations the task's analysis may assume (0: unknown;
+	 * activations are never delayed to keep it). activation_queue says what
+	 * becomes of an activation that finds the task not waiting for one:
+	 * 0 (rt-app's, a condition variable's signal): it is lost; N >= 1 (a
+	 * semaphore's): up to N wait, released in order, and beyond N it is lost.
+	 * Lost activations are counted (rts_task_stats.activations_lost).
+	 */
+	RTS_TASK_EVENT = 4,
 };
+
+/* The most activations an event-triggered task may keep waiting (activation_queue). */
+#define RTS_TASK_ACTIVATION_QUEUE_MAX 4096u
 
 struct rts_task_params {
 	const char *name;
 	enum rts_task_kind kind;
-	int64_t period_ns;             /* > 0; sporadic: minimum inter-arrival time */
+	int64_t period_ns;             /* > 0; sporadic: minimum inter-arrival time;
+					* self-paced, event: least gap between releases, >= 0 */
 	int64_t deadline_ns;           /* relative, > 0 */
 	int64_t offset_ns;             /* >= 0 */
 	int64_t budget_ns;             /* CPU time per job before an overrun is recorded; 0: not monitored */
@@ -85,6 +107,7 @@ struct rts_task_params {
 					* which is at least the system's least thread stack,
 					* 128 KiB on AArch64);
 					* 0: the backend's default (ult 256 KiB; threads glibc's) */
+	uint32_t activation_queue;     /* event: activations kept while not waiting (above) */
 };
 
 /* The stack sizes a task may ask for (rts_task_params.stack_bytes; else EINVAL). */
@@ -107,6 +130,7 @@ struct rts_task_stats {
 	int64_t max_response_ns;
 	int64_t max_tardiness_ns;
 	int64_t max_release_latency_ns;
+	uint32_t activations_lost; /* event-triggered: activations that released no job */
 };
 
 typedef struct rts_taskset rts_taskset_t;
@@ -185,6 +209,18 @@ int64_t rts_task_cputime_ns(void);
  * (a signal, or the set is stopping: rts_job_next then says ECANCELED).
  */
 int rts_task_sleep_until(int64_t time_ns);
+
+/*
+ * Activate an event-triggered task (RTS_TASK_EVENT): release its next job
+ * now, or keep the activation (activation_queue), or lose it. From a task of
+ * the set (a job body, a service), or from any thread under the threads
+ * backend. 0: a job was released or the activation waits; EAGAIN: lost (the
+ * task was not waiting and its queue was full, or it has none); EINVAL: not
+ * an event-triggered task; EPERM: under the ult backend, from outside its
+ * tasks (a ULT waits where only its scheduler can wake it).
+ * The job's RELEASE records who activated it (<rtsched/trace.h>).
+ */
+int rts_task_activate(rts_task_t *task);
 
 #ifdef __cplusplus
 }

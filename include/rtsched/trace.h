@@ -48,7 +48,8 @@ extern "C" {
  * meaning of job, arg0 and arg1 for each). 16..63 are reserved for rtsched,
  * 64 and above are free for users. */
 enum rts_trace_event_type {
-	RTS_EV_RELEASE = 1,        /* arg1: absolute deadline; time: nominal release */
+	RTS_EV_RELEASE = 1,        /* arg0: what released it (RTS_RELEASE_CAUSE); arg1: absolute
+				    * deadline; time: nominal release */
 	RTS_EV_START = 2,          /* the job's first instruction */
 	RTS_EV_COMPLETE = 3,       /* arg1: CPU time the job consumed (ns) */
 	RTS_EV_DEADLINE_MISS = 4,  /* arg1: tardiness (ns) */
@@ -91,7 +92,10 @@ enum rts_trace_event_type {
 	RTS_EV_RESERVATION_REPLENISH = 33, /* job: period number (1: first); arg0: budget used in the period before (ns, saturated); arg1: budget from now (ns) */
 	RTS_EV_RESERVATION_DEPLETE = 34,   /* job: period number; arg1: the budget that ran out (ns); time: when it reached zero */
 	RTS_EV_RESERVATION_BUDGET = 35,    /* job: period number; arg0: the controller's request (ns, saturated); arg1: the new budget (ns) */
-	RTS_EV_RESERVED_FIRST = 36,
+	/* Event-triggered tasks (<rtsched/task.h>), on the activating task's stream: */
+	RTS_EV_ACTIVATE = 36,        /* arg0: the activated task's trace task id; arg1: 1 a job was released
+				      * or the activation waits, 0 it was lost */
+	RTS_EV_RESERVED_FIRST = 37,
 	RTS_EV_USER_FIRST = 64,
 };
 
@@ -102,6 +106,19 @@ enum rts_block_cause {
 	RTS_BLOCK_CEILING = 2, /* the lock is free, the partition's system ceiling is not below the caller */
 	RTS_BLOCK_GATE = 3,    /* job start held back by a ceiling or a boosted holder (SRP, IPCP, MPCP, FMLP+) */
 };
+
+/*
+ * RTS_EV_RELEASE's arg0: what released the job, in its low byte; for an
+ * activation, the activating task's trace task id + 1 above it (0: a thread
+ * that is no task of the set): arg0 = cause | (id + 1) << 8.
+ */
+enum rts_release_cause {
+	RTS_RELEASE_TIMER = 0,      /* periodic or sporadic: its release time came */
+	RTS_RELEASE_COMPLETION = 1, /* self-paced: the previous job completed (or its least gap passed) */
+	RTS_RELEASE_ACTIVATION = 2, /* event-triggered: rts_task_activate */
+};
+#define RTS_RELEASE_CAUSE_MASK 0xffu
+#define RTS_RELEASE_BY_SHIFT 8
 
 struct rts_trace_stream; /* one thread's SPSC ring */
 

@@ -87,6 +87,12 @@ struct rts_backend {
 	 * completed; the threads backend needs neither (NULL: nothing to do). */
 	void (*job_released)(void);
 	void (*job_completed)(void);
+	/* An event-triggered task's next job is released at release_ns, an
+	 * activation's time rather than the end of a release sleep: by its
+	 * activator just before the wake, or by the task itself when it takes a
+	 * queued activation. A backend that orders its tasks by their releases
+	 * (the ult backend's keys) orders this one by it (NULL: nothing to do). */
+	void (*job_release_at)(rts_task_t *task, int64_t release_ns);
 
 	/*
 	 * How tasks run, for a backend that does not make a kernel thread per

@@ -32,6 +32,24 @@ enum rts_setup_state {
 	RTS_SETUP_FAILED = 2,
 };
 
+/*
+ * An event-triggered task's activations (task/activation.c). `lock` (an
+ * internal PI word) guards every field but `pending`'s reads: activators and
+ * the task take it briefly; `pending` is also the word the task blocks on
+ * while it is 0. The ring holds the pending activations' times and their
+ * RELEASE causes (trace.h: the activator's trace task id in them), oldest at `head`.
+ */
+struct rts_activations {
+	rts_futex_word lock;
+	rts_futex_word pending;
+	bool waiting; /* the task waits in rts_job_next for an activation */
+	uint32_t head;
+	uint32_t capacity; /* max(activation_queue, 1) */
+	int64_t *times_ns;
+	uint32_t *by; /* RELEASE's arg0 */
+	uint32_t lost;
+};
+
 struct rts_task {
 	rts_taskset_t *set;
 	struct rts_task_params params; /* name, cpus and cpuset point into the fields below */
@@ -44,6 +62,7 @@ struct rts_task {
 	bool thread_started;
 	bool thread_joined;
 	pid_t tid;
+	_Atomic uint32_t self_id; /* its identity (rts_self_tid) once it runs: activators find themselves */
 	struct rts_trace_stream *stream;
 
 	/* Start-up hand-shake with rts_task_create (under set->setup_lock). */
@@ -59,6 +78,7 @@ struct rts_task {
 	timer_t budget_timer;
 	bool has_budget_timer;
 	struct rts_task_stats stats;
+	struct rts_activations activations; /* RTS_TASK_EVENT only */
 };
 
 struct rts_taskset {
@@ -97,6 +117,13 @@ void rts_task_run_jobs(rts_task_t *task);
  * Passed to the backend, never called by it by name: backends sit below the
  * task layer (src/layers.txt). */
 void rts_task_body_without_thread(rts_task_t *task);
+
+/* Event-triggered tasks (task/activation.c): the ring (0 or ENOMEM), and freeing it. */
+int rts_activations_init(rts_task_t *task);
+void rts_activations_destroy(rts_task_t *task);
+/* Inside the task: wait for the next activation; false when the set stops first.
+ * *release_ns: its time; *cause: RELEASE's arg0 (trace.h). */
+bool rts_activation_wait(rts_task_t *task, int64_t *release_ns, uint32_t *cause);
 
 /* Budget overruns: the CPU-time timer and SCHED_FLAG_DL_OVERRUN both raise SIGXCPU. */
 int rts_budget_install_handler(void);

@@ -7,7 +7,10 @@
  *
  * Releases stay on their grid: job k of a periodic task is released at
  * t0 + offset + (k-1) * period even when job k-1 completes late, in which
- * case job k starts at once (its release sleep returns immediately).
+ * case job k starts at once (its release sleep returns immediately). A
+ * self-paced task's next release is its last completion (or its least gap
+ * after the last release, if later); an event-triggered task's is an
+ * activation's time (task/activation.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -27,6 +30,7 @@
 #include "internal/no_switch.h"
 #include "internal/trace.h"
 #include "internal/task.h"
+#include "internal/tid.h"
 #include "internal/wake_signal.h"
 
 static void trace(rts_task_t *task, int64_t time_ns, uint16_t type, uint32_t arg0, int64_t arg1)
@@ -51,6 +55,11 @@ static int64_t next_release(rts_task_t *task)
 	const struct rts_task_params *p = &task->params;
 	if (task->job.number == 0)
 		return atomic_load(&task->set->t0_ns) + p->offset_ns;
+	if (p->kind == RTS_TASK_SELF_PACED) {
+		int64_t completed = rts_monotonic_now_ns(); /* complete_job has just run */
+		int64_t least = task->job.release_ns + p->period_ns;
+		return completed > least ? completed : least;
+	}
 	int64_t gap = p->period_ns;
 	if (p->kind == RTS_TASK_SPORADIC && p->sporadic_max_extra_ns > 0)
 		gap += (int64_t)(next_random(task) % (uint64_t)(p->sporadic_max_extra_ns + 1));
@@ -126,9 +135,18 @@ RTS_EXPORT int rts_job_next(rts_task_t *task, struct rts_job *job)
 	uint32_t max_jobs = task->params.max_jobs;
 	if (stopping(task) || (max_jobs && task->job.number >= max_jobs))
 		return ECANCELED;
-	int64_t release = next_release(task);
-	if (!sleep_until(task, release))
-		return ECANCELED;
+	int64_t release;
+	uint32_t cause = RTS_RELEASE_TIMER;
+	if (task->params.kind == RTS_TASK_EVENT) {
+		if (!rts_activation_wait(task, &release, &cause))
+			return ECANCELED;
+	} else {
+		release = next_release(task);
+		if (task->params.kind == RTS_TASK_SELF_PACED && task->job.number > 0)
+			cause = RTS_RELEASE_COMPLETION;
+		if (!sleep_until(task, release))
+			return ECANCELED;
+	}
 	rts_trace_set_current_job(task->job.number + 1);
 	if (rts_backend()->job_released)
 		rts_backend()->job_released();
@@ -142,7 +160,7 @@ RTS_EXPORT int rts_job_next(rts_task_t *task, struct rts_job *job)
 	task->job.release_ns = release;
 	task->job.deadline_ns = release + task->params.deadline_ns;
 	task->job.start_ns = start;
-	trace(task, release, RTS_EV_RELEASE, 0, task->job.deadline_ns);
+	trace(task, release, RTS_EV_RELEASE, cause, task->job.deadline_ns);
 	trace(task, start, RTS_EV_START, 0, 0);
 	task->in_job = true;
 	rts_no_switch_exit();
@@ -228,6 +246,7 @@ static void run_service(rts_task_t *task)
 
 void rts_task_run_jobs(rts_task_t *task)
 {
+	atomic_store_explicit(&task->self_id, rts_self_tid(), memory_order_relaxed);
 	wait_for_release(task->set);
 	if (task->params.kind == RTS_TASK_SERVICE) {
 		run_service(task);

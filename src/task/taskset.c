@@ -158,21 +158,42 @@ static int check_params(rts_taskset_t *set, const struct rts_task_params *p)
 		return EINVAL;
 	}
 	if (p->kind != RTS_TASK_PERIODIC && p->kind != RTS_TASK_SPORADIC &&
-	    p->kind != RTS_TASK_SERVICE) {
-		rts_taskset_set_error(set, "task %s: kind must be periodic, sporadic or service", name);
+	    p->kind != RTS_TASK_SERVICE && p->kind != RTS_TASK_SELF_PACED &&
+	    p->kind != RTS_TASK_EVENT) {
+		rts_taskset_set_error(set, "task %s: kind must be periodic, sporadic, service, "
+				      "self-paced or event", name);
 		return EINVAL;
 	}
 	if (p->kind == RTS_TASK_SERVICE)
 		return check_service_params(set, p, name);
-	if (p->period_ns <= 0 || p->deadline_ns <= 0 || p->offset_ns < 0 || p->budget_ns < 0 ||
-	    p->sporadic_max_extra_ns < 0) {
+	bool paced_by_others = p->kind == RTS_TASK_SELF_PACED || p->kind == RTS_TASK_EVENT;
+	if ((paced_by_others ? p->period_ns < 0 : p->period_ns <= 0) || p->deadline_ns <= 0 ||
+	    p->offset_ns < 0 || p->budget_ns < 0 || p->sporadic_max_extra_ns < 0) {
 		rts_taskset_set_error(set,
-				      "task %s: period and deadline must be > 0; offset, budget and "
+				      "task %s: period (self-paced, event: >= 0, the least gap between "
+				      "releases) and deadline must be > 0; offset, budget and "
 				      "sporadic extra >= 0",
 				      name);
 		return EINVAL;
 	}
+	if (p->kind == RTS_TASK_EVENT ? p->activation_queue > RTS_TASK_ACTIVATION_QUEUE_MAX
+				      : p->activation_queue != 0) {
+		rts_taskset_set_error(set, "task %s: activation_queue (%u) is for event tasks, at most %u",
+				      name, p->activation_queue, RTS_TASK_ACTIVATION_QUEUE_MAX);
+		return EINVAL;
+	}
+	if (p->kind == RTS_TASK_EVENT && p->offset_ns) {
+		rts_taskset_set_error(set, "task %s: an event task's jobs come with its activations: "
+				      "it has no offset", name);
+		return EINVAL;
+	}
 	return check_common_params(set, p, name);
+}
+
+static void free_task(rts_task_t *task)
+{
+	rts_activations_destroy(task);
+	free(task);
 }
 
 static int append_task(rts_taskset_t *set, rts_task_t *task)
@@ -251,6 +272,10 @@ RTS_EXPORT int rts_task_create(rts_taskset_t *set, const struct rts_task_params 
 	rts_task_t *task = new_task(params, job, arg);
 	if (!task)
 		return ENOMEM;
+	if (params->kind == RTS_TASK_EVENT && rts_activations_init(task) != 0) {
+		free(task);
+		return ENOMEM;
+	}
 	task->set = set;
 	if (set->trace) {
 		err = rts_trace_stream_add(set->trace, params->trace_task_id, task->name,
@@ -258,12 +283,12 @@ RTS_EXPORT int rts_task_create(rts_taskset_t *set, const struct rts_task_params 
 		if (err) {
 			rts_taskset_set_error(set, "task %s: cannot add its trace stream: %s",
 					      task->name, strerror(err));
-			free(task);
+			free_task(task);
 			return err;
 		}
 	}
 	if ((err = append_task(set, task)) != 0) {
-		free(task);
+		free_task(task);
 		return err;
 	}
 	if (set->backend && set->backend->task_start) {
@@ -272,7 +297,7 @@ RTS_EXPORT int rts_task_create(rts_taskset_t *set, const struct rts_task_params 
 		if (err) {
 			rts_taskset_set_error(set, "%s", why);
 			set->n_tasks--;
-			free(task);
+			free_task(task);
 			return err;
 		}
 		task->thread_started = true; /* started the backend's way: task_join ends it */
@@ -285,7 +310,7 @@ RTS_EXPORT int rts_task_create(rts_taskset_t *set, const struct rts_task_params 
 		rts_taskset_set_error(set, "task %s: cannot create its thread: %s", task->name,
 				      strerror(err));
 		set->n_tasks--;
-		free(task);
+		free_task(task);
 		return err;
 	}
 	task->thread_started = true;
@@ -298,7 +323,7 @@ RTS_EXPORT int rts_task_create(rts_taskset_t *set, const struct rts_task_params 
 	if (err) {
 		pthread_join(task->thread, NULL); /* it has reported and ends */
 		set->n_tasks--; /* it is the last one: tasks are created one at a time */
-		free(task);
+		free_task(task);
 		return err;
 	}
 	if (out)
@@ -384,7 +409,7 @@ RTS_EXPORT void rts_taskset_destroy(rts_taskset_t *set)
 	for (size_t i = 0; i < set->n_tasks; i++) {
 		if (set->tasks[i]->has_budget_timer)
 			timer_delete(set->tasks[i]->budget_timer);
-		free(set->tasks[i]);
+		free_task(set->tasks[i]);
 	}
 	free(set->tasks);
 	pthread_mutex_destroy(&set->setup_lock);
@@ -397,6 +422,7 @@ RTS_EXPORT int rts_task_stats(const rts_task_t *task, struct rts_task_stats *sta
 	if (!task || !stats)
 		return EINVAL;
 	*stats = task->stats;
+	stats->activations_lost = task->activations.lost; /* the activators' count */
 	return 0;
 }
 

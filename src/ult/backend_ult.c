@@ -81,6 +81,20 @@ static int ult_task_start(rts_task_t *task, void (*body)(rts_task_t *task), char
 	return 0;
 }
 
+/* An activation's time is the event task's release: its key from it, as a release sleep's end gives one. */
+static void ult_job_release_at(rts_task_t *task, int64_t release_ns)
+{
+	struct rts_ult *u = rts_ult_runtime_find_task(task->set->backend_state, task);
+	if (!u)
+		return;
+	struct rts_ult_cluster *c = u->cluster;
+	pthread_mutex_lock(&c->lock);
+	u->base_key = rts_ult_release_key(c, u, release_ns);
+	rts_ult_rekey(c, u);
+	rts_ult_kick_workers(c);
+	pthread_mutex_unlock(&c->lock);
+}
+
 static void ult_task_join(rts_task_t *task)
 {
 	struct rts_ult *u = rts_ult_runtime_find_task(task->set->backend_state, task);
@@ -199,6 +213,7 @@ const struct rts_backend rts_backend_ult = {
 	.configure = ult_configure,
 	.task_start = ult_task_start,
 	.task_join = ult_task_join,
+	.job_release_at = ult_job_release_at,
 	.set_destroy = ult_set_destroy,
 	.cputime_ns = ult_cputime_ns,
 	.self_id = ult_self_id,

@@ -279,7 +279,7 @@ def test_sporadic():
     del doc["tasks"][0]["sporadic"]
     assert taskset_from_dict(doc).tasks[0].sporadic.seed == 1  # default: index + 1
     doc["tasks"][0]["kind"] = "aperiodic"
-    assert_error(doc, 'tasks[0].kind: expected one of periodic, sporadic, got "aperiodic"')
+    assert_error(doc, 'tasks[0].kind: expected one of periodic, sporadic, self-paced, event, got "aperiodic"')
 
 
 def test_scheduler_and_platform():

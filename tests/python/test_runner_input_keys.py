@@ -39,7 +39,7 @@ ACTION_LISTS = {
     "compute": "read_action.varying", "sleep": "read_action.timed", "lock": "read_action.on_resource",
     "unlock": "read_action.on_resource", "wait": "read_action.on_condvar", "signal": "read_action.on_condvar",
     "broadcast": "read_action.on_condvar", "call": "read_action.on_server", "prem": "read_prem.keys",
-    "memwrite": "read_write.mem_keys", "iowrite": "read_write.io_keys",
+    "memwrite": "read_write.mem_keys", "iowrite": "read_write.io_keys", "activate": "read_action.on_task",
 }
 #: A list of the input -> the key list spec.c checks its items with.
 ITEM_LISTS = {"cpusets": "read_cpuset.keys", "resources": "read_resource.keys", "condvars": "read_condvar.keys",
@@ -52,8 +52,15 @@ WRITES = {"name": "writes", "duration": "1s", "platform": {"scheduler": "G-FP"},
                                                            {"iowrite": {"bytes": "1KiB", "wcet": "1ms"}}]}]}
 
 
+#: What no example writes yet: an event task and its activator (docs/taskset.md "Task kinds").
+EVENTS = {"name": "events", "duration": "1s", "platform": {"scheduler": "G-FP"}, "tasks": [
+    {"name": "tick", "period": "10ms", "priority": 20, "body": [{"compute": "1ms"}, {"activate": "handler"}]},
+    {"name": "handler", "kind": "event", "period": "10ms", "priority": 10, "activation_queue": 2,
+     "body": [{"compute": "1ms"}]}]}
+
+
 def _sets() -> list[Any]:
-    sets: list[Any] = [taskset_from_dict(WRITES)]
+    sets: list[Any] = [taskset_from_dict(WRITES), taskset_from_dict(EVENTS)]
     for path in sorted((ROOT / "examples").rglob("*.yaml")):
         try:
             sets.append(load_taskset(path))

@@ -13,7 +13,11 @@ import pytest
 
 from rtsched.trace import (
     EVENT_DTYPE,
+    RELEASE_BY_SHIFT,
+    RELEASE_CAUSE_MASK,
+    RESERVED_FIRST,
     EventType,
+    ReleaseCause,
     TraceFormatError,
     event_name,
     parse_trace,
@@ -217,9 +221,20 @@ def test_event_types_mirror_the_c_enum():
         (name, int(value))
         for name, value in re.findall(r"RTS_EV_(\w+)\s*=\s*(\d+)", header_file.read_text())
     )
-    assert found.pop("RESERVED_FIRST") == 36
+    assert found.pop("RESERVED_FIRST") == RESERVED_FIRST == 37
     assert found.pop("USER_FIRST") == 64
     assert found == {t.name: t.value for t in EventType}
+
+
+def test_release_causes_mirror_the_c_enum():
+    header_file = REPO / "include" / "rtsched" / "trace.h"
+    if not header_file.exists():
+        pytest.skip(f"{header_file} not found (not run from a source checkout)")
+    text = header_file.read_text()
+    found = {name: int(value) for name, value in re.findall(r"RTS_RELEASE_(TIMER|COMPLETION|ACTIVATION)\s*=\s*(\d+)", text)}
+    assert found == {c.name: c.value for c in ReleaseCause}
+    assert int(re.search(r"RTS_RELEASE_CAUSE_MASK\s+(0x[0-9a-f]+)u", text).group(1), 16) == RELEASE_CAUSE_MASK
+    assert int(re.search(r"RTS_RELEASE_BY_SHIFT\s+(\d+)", text).group(1)) == RELEASE_BY_SHIFT
 
 
 def test_event_names():

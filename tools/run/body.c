@@ -259,6 +259,18 @@ static int64_t compute_ns(const struct run_action *action, uint32_t job)
 	return action->per_job_ns[(job - 1) % action->n_per_job];
 }
 
+/* A lost activation (EAGAIN) is the model's (the task's activation_queue), not an error. */
+static bool activate(struct run_task_context *context, const struct run_action *action)
+{
+	int err = rts_task_activate(context->world->tasks[action->index]);
+	if (err && err != EAGAIN) {
+		fprintf(stderr, "rtsched-run: task %s: activate %s: %s\n", context->task->name,
+			context->world->spec->tasks[action->index].name, strerror(err));
+		return false;
+	}
+	return true;
+}
+
 static bool run_action(struct run_task_context *context, rts_task_t *task, uint32_t job, size_t index)
 {
 	const struct run_action *action = &context->task->body[index];
@@ -290,6 +302,8 @@ static bool run_action(struct run_task_context *context, rts_task_t *task, uint3
 		return true;
 	case RUN_OP_SLEEP:
 		return sleep_for(context->world, task, action->ns);
+	case RUN_OP_ACTIVATE:
+		return activate(context, action);
 	case RUN_OP_CALL:
 		return call(context, task, action);
 	case RUN_OP_MEMWRITE:

@@ -30,6 +30,7 @@ struct run_world {
 	rts_mutex_t *mutexes;               /* one per spec resource */
 	struct run_condvar_state *condvars; /* one per spec condvar */
 	struct run_server_state *servers;   /* one per spec server (set up by main.c) */
+	rts_task_t **tasks;                 /* one per spec task, for activate actions (main.c) */
 	atomic_bool stopping;               /* the run is ending: abandon blocking actions */
 	struct prem_gate gate;              /* PREM: peripherals wait while an interval is in its memory phase */
 };

@@ -290,6 +290,7 @@ static int create_tasks(struct run *run)
 	err = choose_backend(run);
 	if (err)
 		return err;
+	run->world.tasks = run->tasks;
 	err = run_reservations_create(run->set, &run->spec, &run->cpusets, run->error, sizeof(run->error));
 	if (!err) /* before the tasks: their streams come first, as their ids do */
 		err = run_servers_create(run->world.servers, spec->n_servers, run->set, run->error,

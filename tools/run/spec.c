@@ -383,6 +383,7 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 	static const char *const on_resource[] = { "op", "resource", NULL };
 	static const char *const on_condvar[] = { "op", "condvar", NULL };
 	static const char *const on_server[] = { "op", "server", "ns", NULL };
+	static const char *const on_task[] = { "op", "task", NULL };
 	int64_t value;
 	if (strcmp(op, "compute") == 0 || strcmp(op, "sleep") == 0) {
 		action->op = op[0] == 'c' ? RUN_OP_COMPUTE : RUN_OP_SLEEP;
@@ -413,6 +414,14 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 		if (!check_keys(r, json, path, on_server) ||
 		    !get_int(r, json, path, "server", 0, (int64_t)spec->n_servers - 1, &value) ||
 		    !get_int(r, json, path, "ns", 1, INT64_MAX / 2, &action->ns))
+			return false;
+		action->index = (uint32_t)value;
+		return true;
+	}
+	if (strcmp(op, "activate") == 0) { /* its task's kind is checked once every task is read */
+		action->op = RUN_OP_ACTIVATE;
+		if (!check_keys(r, json, path, on_task) ||
+		    !get_int(r, json, path, "task", 0, UINT32_MAX, &value))
 			return false;
 		action->index = (uint32_t)value;
 		return true;
@@ -543,7 +552,7 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 		"name", "kind", "period_ns", "deadline_ns", "offset_ns", "wcet_ns",
 		"sporadic_max_extra_ns", "seed", "max_jobs", "policy", "priority",
 		"dl_runtime_ns", "cpus", "cpuset", "budget_ns", "lock_level", "reservation", "body", "prem_priority",
-		"peripheral_buffer_bytes", "stack_bytes", NULL
+		"peripheral_buffer_bytes", "stack_bytes", "activation_queue", NULL
 	};
 	const struct run_spec *spec = context;
 	struct run_task *task = out;
@@ -558,10 +567,15 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 		p->kind = RTS_TASK_PERIODIC;
 	else if (strcmp(kind, "sporadic") == 0)
 		p->kind = RTS_TASK_SPORADIC;
+	else if (strcmp(kind, "self-paced") == 0)
+		p->kind = RTS_TASK_SELF_PACED;
+	else if (strcmp(kind, "event") == 0)
+		p->kind = RTS_TASK_EVENT;
 	else
-		return fail(r, path, "kind \"%s\" is not periodic or sporadic", kind);
+		return fail(r, path, "kind \"%s\" is not periodic, sporadic, self-paced or event", kind);
 	const int64_t max_ns = INT64_MAX / 4;
-	if (!get_int(r, json, path, "period_ns", 1, max_ns, &p->period_ns) ||
+	bool timer = p->kind == RTS_TASK_PERIODIC || p->kind == RTS_TASK_SPORADIC;
+	if (!get_int(r, json, path, "period_ns", timer ? 1 : 0, max_ns, &p->period_ns) ||
 	    !get_int(r, json, path, "deadline_ns", 1, max_ns, &p->deadline_ns) ||
 	    !get_int(r, json, path, "offset_ns", 0, max_ns, &p->offset_ns) ||
 	    !get_int(r, json, path, "wcet_ns", 0, max_ns, &wcet_ns) ||
@@ -591,6 +605,10 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 		return fail(r, path, "stack_bytes: %lld is not 0 (the default) or at least %zu",
 			    (long long)value, RTS_TASK_STACK_MIN_BYTES);
 	p->stack_bytes = (size_t)value;
+	if (!get_int(r, json, path, "activation_queue", 0,
+		     p->kind == RTS_TASK_EVENT ? RTS_TASK_ACTIVATION_QUEUE_MAX : 0, &value))
+		return false;
+	p->activation_queue = (uint32_t)value;
 	if (!read_policy(r, json, path, task) || !get_cpus(r, json, path, &task->cpus))
 		return false;
 	char at[PATH_MAX_LEN];
@@ -668,6 +686,27 @@ static bool check_backend(struct reader *r, const struct run_spec *spec)
 	return true;
 }
 
+/* Every activate action names an event-triggered task of the run. */
+static bool check_activations(struct reader *r, const struct run_spec *spec)
+{
+	for (size_t i = 0; i < spec->n_tasks; i++) {
+		const struct run_task *task = &spec->tasks[i];
+		for (size_t k = 0; k < task->body_len; k++) {
+			const struct run_action *action = &task->body[k];
+			if (action->op != RUN_OP_ACTIVATE)
+				continue;
+			char at[PATH_MAX_LEN];
+			snprintf(at, sizeof(at), "$.tasks[%zu].body[%zu].task", i, k);
+			if (action->index >= spec->n_tasks)
+				return fail(r, at, "no task %u (the run has %zu)", action->index, spec->n_tasks);
+			if (spec->tasks[action->index].params.kind != RTS_TASK_EVENT)
+				return fail(r, at, "task %u (%s) is not an event task: only those are activated",
+					    action->index, spec->tasks[action->index].name);
+		}
+	}
+	return true;
+}
+
 /* The reservations, each read knowing its index (a parent comes first). */
 static bool read_reservations(struct reader *r, json_t *root, struct run_spec *spec)
 {
@@ -703,8 +742,8 @@ static bool read_spec(struct reader *r, json_t *root, struct run_spec *spec)
 	if (!check_keys(r, root, "$", keys) ||
 	    !get_string(r, root, "$", "format", format, sizeof(format)))
 		return false;
-	if (strcmp(format, "rtsched-runner/9") != 0)
-		return fail(r, "$.format", "\"%s\" is not rtsched-runner/9", format);
+	if (strcmp(format, "rtsched-runner/10") != 0)
+		return fail(r, "$.format", "\"%s\" is not rtsched-runner/10", format);
 	if (!get_string(r, root, "$", "name", spec->name, sizeof(spec->name)) ||
 	    !get_string(r, root, "$", "scheduler", spec->scheduler, sizeof(spec->scheduler)) ||
 	    !get_string(r, root, "$", "backend", spec->backend, sizeof(spec->backend)) ||
@@ -740,7 +779,7 @@ static bool read_spec(struct reader *r, json_t *root, struct run_spec *spec)
 	bool ok = get_items(r, root, "$", "tasks", sizeof(struct run_task), &items,
 			    &spec->n_tasks, read_task, spec);
 	spec->tasks = items;
-	return ok && read_trace(r, root, spec) && check_backend(r, spec);
+	return ok && check_activations(r, spec) && read_trace(r, root, spec) && check_backend(r, spec);
 }
 
 int run_spec_load(const char *file, struct run_spec *spec, char *error, size_t error_len)

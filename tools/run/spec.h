@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The runner's input (docs/runner-input.md, format "rtsched-runner/9"), read
+ * The runner's input (docs/runner-input.md, format "rtsched-runner/10"), read
  * with jansson into plain structs. Every problem is reported with its JSON
  * path; unknown keys are errors.
  */
@@ -31,6 +31,7 @@ enum run_op {
 	RUN_OP_PREM,
 	RUN_OP_MEMWRITE,
 	RUN_OP_IOWRITE,
+	RUN_OP_ACTIVATE,
 };
 
 #define RUN_PREM_BUFFERS_MAX 8
@@ -46,7 +47,7 @@ struct run_action {
 	 * each in [0, ns]; NULL (n_per_job 0): every job computes ns */
 	int64_t *per_job_ns;
 	size_t n_per_job;
-	uint32_t index; /* resource, condvar or server */
+	uint32_t index; /* resource, condvar, server, or the task activate activates */
 	/* prem: ns is the execution phase's compute; the interval lasts length_ns from its start */
 	int64_t length_ns;
 	uint64_t buffer_bytes[RUN_PREM_BUFFERS_MAX];

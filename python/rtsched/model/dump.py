@@ -14,7 +14,7 @@ from typing import Any
 
 from rtsched.model.demand import Demand, Normal, Trace, Uniform
 from rtsched.model.durations import format_duration
-from rtsched.model.model import (Action, Call, Compute, IoWrite, Lock, MemWrite, Prem, Reservation, Resource, Sleep,
+from rtsched.model.model import (Action, Activate, Call, Compute, IoWrite, Lock, MemWrite, Prem, Reservation, Resource, Sleep,
                                  TaskSet, Unlock)
 from rtsched.model.power import PowerModel
 
@@ -52,6 +52,8 @@ def _action(action: Action) -> dict[str, Any]:
         return {action.op: format_duration(action.ns)}
     if isinstance(action, (Lock, Unlock)):
         return {action.op: action.resource}
+    if isinstance(action, Activate):
+        return {"activate": action.task}
     return {action.op: action.condvar}
 
 

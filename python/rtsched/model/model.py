@@ -396,17 +396,33 @@ class IoWrite:
     device: str = IO_DEVICE_DEFAULT
 
 
-Action = Union[Compute, Sleep, Lock, Unlock, Wait, Signal, Broadcast, Call, Prem, MemWrite, IoWrite]
+@dataclass(frozen=True, slots=True)
+class Activate:
+    """Release the next job of event task ``task`` now, or keep the activation for it, or lose it,
+    as that task's ``activation_queue`` says (docs/taskset.md "Task kinds")."""
+
+    op: ClassVar[str] = "activate"
+    task: str
+
+
+Action = Union[Compute, Sleep, Lock, Unlock, Wait, Signal, Broadcast, Call, Prem, MemWrite, IoWrite, Activate]
 
 #: Action classes by their name in a task-set file.
 ACTIONS: dict[str, type] = {
-    cls.op: cls for cls in (Compute, Lock, Unlock, Wait, Signal, Broadcast, Sleep, Call, Prem, MemWrite, IoWrite)
+    cls.op: cls for cls in (Compute, Lock, Unlock, Wait, Signal, Broadcast, Sleep, Call, Prem, MemWrite, IoWrite,
+                            Activate)
 }
 
 
 @dataclass(frozen=True, slots=True)
 class Task:
-    """A periodic or sporadic task and its job body.
+    """A task and its job body. ``kind`` says what releases its jobs: ``periodic`` and
+    ``sporadic`` a timer (``period_ns`` apart, a sporadic one up to its extra later);
+    ``self-paced`` the last job's completion, ``period_ns`` after the last release at the
+    earliest; ``event`` an activation by another task (``Activate``), which the analysis
+    takes to come ``period_ns`` apart at least, kept while a job runs up to
+    ``activation_queue`` (0: lost, rt-app's semantics). For the analysis every kind is a
+    sporadic task with minimum inter-arrival ``period_ns``.
 
     ``policy`` is the kernel policy: ``fifo`` (FP schedulers), ``deadline``
     (EDF schedulers) or ``other`` (SCHED_OTHER background load, not analysed);
@@ -423,7 +439,7 @@ class Task:
     """
 
     name: str
-    kind: Literal["periodic", "sporadic"]
+    kind: Literal["periodic", "sporadic", "self-paced", "event"]
     period_ns: int
     deadline_ns: int
     offset_ns: int
@@ -438,6 +454,7 @@ class Task:
     reservation: str | None = None
     peripheral_buffer_bytes: int | None = None
     stack_bytes: int | None = None
+    activation_queue: int = 0
 
     @property
     def utilization(self) -> Fraction:

@@ -1,4 +1,4 @@
-"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/9``).
+"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/10``).
 
 Durations become integer nanoseconds, names become indices, every CPU list
 is made explicit (the online CPUs are read here, at resolve time, when the
@@ -18,6 +18,7 @@ from rtsched.model.model import (
     DISTRIBUTED_PROTOCOLS,
     LOCAL_PROTOCOLS,
     Action,
+    Activate,
     Broadcast,
     Call,
     Compute,
@@ -49,7 +50,7 @@ __all__ = [
     "to_runner_input",
 ]
 
-RUNNER_FORMAT = "rtsched-runner/9"
+RUNNER_FORMAT = "rtsched-runner/10"
 DEFAULT_RELEASE_DELAY_NS = 100_000_000
 #: Limits of rtsched-run's reader (tools/run/spec.h RUN_PATH_MAX, spec.c).
 TRACE_PATH_MAX = 512
@@ -79,8 +80,10 @@ def _rt_bandwidth_us() -> tuple[int, int] | None:
 
 
 def _action(action: Action, resources: dict[str, int], condvars: dict[str, int], servers: dict[str, int],
-            per_job_ns: list[int] | None) -> dict[str, Any]:
+            per_job_ns: list[int] | None, tasks: dict[str, int]) -> dict[str, Any]:
     """An action of the runner's body; ``per_job_ns``: a varying compute's durations for the run."""
+    if isinstance(action, Activate):
+        return {"op": "activate", "task": tasks[action.task]}
     if isinstance(action, Compute) and per_job_ns is not None:
         return {"op": "compute", "ns": action.ns, "per_job_ns": per_job_ns}
     if isinstance(action, Call):
@@ -334,6 +337,7 @@ def to_runner_input(
 
     reservations = _reservations(taskset, partition_cpus, cpuset_of)
     reservation_index = {r["name"]: i for i, r in enumerate(reservations)}
+    task_index = {t.name: i for i, t in enumerate(taskset.tasks)}
     tasks = []
     for task in taskset.tasks:
         per_job = run_job_durations(task, duration)
@@ -366,7 +370,8 @@ def to_runner_input(
                 "peripheral_buffer_bytes": task.peripheral_buffer_bytes or 0,
                 "stack_bytes": task.stack_bytes or 0,
                 "reservation": reservation_index[task.reservation] if task.reservation is not None else None,
-                "body": [_action(a, resources, condvars, server_index, per_job.get(j))
+                "activation_queue": task.activation_queue,
+                "body": [_action(a, resources, condvars, server_index, per_job.get(j), task_index)
                          for j, a in enumerate(task.body)],
             }
         )

@@ -133,10 +133,11 @@ def start_waits(taskset: TaskSet) -> frozenset[str]:
 
 def release_paces(taskset: TaskSet) -> dict[int, ReleasePace]:
     """Task index -> its ReleasePace (build_job_table infers the releases a starved task could
-    not record): the period, plus a sporadic task's largest extra gap."""
+    not record): the period, plus a sporadic task's largest extra gap. Left out for a self-paced or
+    event task: nothing bounds the time to its next release (a completion, an activation)."""
     return {i: ReleasePace(t.period_ns + (t.sporadic.max_extra_ns if t.sporadic else 0), t.deadline_ns,
                            t.offset_ns, t.max_jobs)
-            for i, t in enumerate(taskset.tasks) if t.period_ns > 0}
+            for i, t in enumerate(taskset.tasks) if t.period_ns > 0 and t.kind in ("periodic", "sporadic")}
 
 
 def build_report(

@@ -45,6 +45,8 @@ class EventType(IntEnum):
     RESERVATION_REPLENISH = 33  # arg0: budget used in the period before (ns, saturated); arg1: budget from now (ns)
     RESERVATION_DEPLETE = 34  # arg1: the budget that ran out (ns); time: when it reached zero
     RESERVATION_BUDGET = 35  # the controller changed the budget: arg0: its request (ns, saturated); arg1: the new budget (ns)
+    # event-triggered tasks, on the activating task's stream
+    ACTIVATE = 36  # arg0: the activated task's trace task id; arg1: 1 kept (a job released or waiting), 0 lost
 
 
 class BlockCause(IntEnum):
@@ -55,7 +57,18 @@ class BlockCause(IntEnum):
     GATE = 3  # job start held back by a ceiling or a boosted holder
 
 
-RESERVED_FIRST = 36
+class ReleaseCause(IntEnum):
+    """The low byte of RELEASE's arg0, mirroring ``enum rts_release_cause``; above it
+    (``RELEASE_BY_SHIFT``), for an activation, the activating task's trace task id + 1 (0: none)."""
+
+    TIMER = 0  # periodic or sporadic: its release time came
+    COMPLETION = 1  # self-paced: the previous job completed (or its least gap passed)
+    ACTIVATION = 2  # event-triggered: rts_task_activate
+
+
+RELEASE_CAUSE_MASK = 0xFF
+RELEASE_BY_SHIFT = 8
+RESERVED_FIRST = 37
 USER_FIRST = 64
 
 # Module-level names, as in C: EV_RELEASE, EV_START, ...

@@ -327,7 +327,7 @@ static void test_service_params_are_explained(void)
 	p = service_params("odd-kind", 0, 10);
 	p.kind = (enum rts_task_kind)7;
 	CHECK_ERR(EINVAL, rts_task_create(set, &p, service_body, &r, NULL));
-	CHECK(strstr(rts_taskset_error(set), "periodic, sporadic or service") != NULL);
+	CHECK(strstr(rts_taskset_error(set), "periodic, sporadic, service, self-paced or event") != NULL);
 	CHECK_EQ(atomic_load(&r.calls), 0);
 	rts_taskset_destroy(set);
 }

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from rtsched.model.demand_format import parse_compute
-from rtsched.model.model import ACTIONS, Action, Broadcast, Compute, Lock, Signal, Sleep, Unlock, Wait
+from rtsched.model.model import ACTIONS, Action, Activate, Broadcast, Compute, Lock, Signal, Sleep, Unlock, Wait
 from rtsched.model.prem import parse_prem
 from rtsched.model.validation.checker import Checker, Declared, suggest
 from rtsched.model.validation.fields import ACTION_NAMES, BODY, FUTURE_ACTIONS
@@ -64,6 +64,9 @@ def _action(c: Checker, item: Any, apath: str, held: Held, declared: Declared) -
         return c.reported(parse_prem(arg, opath))
     if op == "call":
         return read_call(c, arg, opath, declared.servers)
+    if op == "activate":  # its task is an event task of the set: checked once every task is read
+        name = c.name(arg, opath)
+        return Activate(name) if name is not None else None
     if op == "compute" and isinstance(arg, dict):  # a varying demand
         return c.reported(parse_compute(arg, opath, c.base_dir))
     if op in ("compute", "sleep"):

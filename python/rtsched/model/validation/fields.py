@@ -55,7 +55,9 @@ MAX_SEED = 2**63 - 1
 #: SCHED_FIFO priorities (higher is more urgent).
 FIFO_PRIORITY = (1, 99)
 
-KINDS = ("periodic", "sporadic")
+KINDS = ("periodic", "sporadic", "self-paced", "event")
+#: How many activations an event task may keep waiting at most (the library's RTS_TASK_ACTIVATION_QUEUE_MAX).
+MAX_ACTIVATION_QUEUE = 4096
 POLICIES = ("fifo", "deadline", "other")
 ACTION_NAMES: tuple[str, ...] = tuple(ACTIONS)
 
@@ -241,6 +243,7 @@ TASK = Mapping("task", {
     "reservation": Name(),
     "peripheral": Shape("peripheral"),
     "stack": Shape("stack"),
+    "activation_queue": Integer(0, MAX_ACTIVATION_QUEUE),
 }, required=("name", "period", "body"))
 
 SPORADIC = Mapping("task.sporadic", {

@@ -14,6 +14,7 @@ from rtsched.model.model import (
     FP_SCHEDULERS,
     PARTITIONED_SCHEDULERS,
     Action,
+    Activate,
     Compute,
     IoWrite,
     MemWrite,
@@ -42,12 +43,31 @@ def read_tasks(c: Checker, value: Any, platform: Platform | None, declared: Decl
         return None
     result: list[Task] = []
     names: Names = []
+    read: list[tuple[int, Task]] = []
     for i, item in enumerate(items):
         task = read_task(c, item, f"tasks[{i}]", i, platform, declared, names)
         if task is not None:
             result.append(task)
+            read.append((i, task))
     c.unique(names, "task")
+    _check_activations(c, read, {str(n) for n, _ in names if isinstance(n, str)})
     return result
+
+
+def _check_activations(c: Checker, tasks: list[tuple[int, Task]], names: set[str]) -> None:
+    """Every ``activate`` names an event task of the set."""
+    events = {t.name for _, t in tasks if t.kind == "event"}
+    for i, task in tasks:
+        for j, action in enumerate(task.body):
+            if not isinstance(action, Activate) or action.task in events:
+                continue
+            where = f"tasks[{i}].body[{j}].activate"
+            if action.task in names:
+                c.error(where, f'"{action.task}" is not an event task: only those are activated '
+                               "(give it kind: event)")
+            else:
+                c.error(where, f'no task "{action.task}" in this set'
+                               + (f" (event tasks: {', '.join(sorted(events))})" if events else ""))
 
 
 @dataclass
@@ -118,6 +138,11 @@ def read_task(c: Checker, item: Any, path: str, index: int, platform: Platform |
     if any(key not in data for key in TASK.required):
         e.ok = False
     sporadic = _sporadic(e, kind, index)
+    activation_queue = e.value("activation_queue", 0)
+    if "activation_queue" in data and kind != "event":
+        e.fail(f"{path}.activation_queue", "only for kind: event (the activations an event task keeps while busy)")
+    if kind == "event" and "offset" in data:
+        e.fail(f"{path}.offset", "an event task's jobs come with its activations: it has no offset")
 
     scheduler = platform.scheduler if platform is not None else None
     owner = declared.reservations.get(reservation) if reservation is not None else None
@@ -153,6 +178,7 @@ def read_task(c: Checker, item: Any, path: str, index: int, platform: Platform |
         reservation=reservation,
         peripheral_buffer_bytes=peripheral,
         stack_bytes=stack,
+        activation_queue=activation_queue or 0,
     )
 
 
@@ -161,7 +187,7 @@ def _sporadic(e: _Entry, kind: str | None, index: int) -> Sporadic | None:
     path = f"{e.path}.sporadic"
     if "sporadic" not in e.data:
         return Sporadic(0, index + 1) if kind == "sporadic" else None
-    if kind == "periodic":
+    if kind != "sporadic":
         e.fail(path, "only for kind: sporadic")
         return None
     data = e.c.mapping(e.data["sporadic"], path)
