@@ -30,12 +30,36 @@ def test_small_file_gives_the_expected_model():
                         "gnuplot: rtsched writes its own trace; lock_pages: the runner decides)"]
 
 
-def test_repeated_keys_keep_their_order():
+def test_a_repeated_key_runs_its_last_value_in_its_first_place_as_rt_app_does_and_warns():
+    """json-c keeps one member per key: the first key's place, the last key's value (reader.py)."""
     text = ('{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 100, "sleep": 10, "run": 200, "sleep": 20,'
             ' "timer": {"ref": "x", "period": 1000}}}}')
-    ts, data, _ = imported(text)
+    ts, data, warnings = imported(text)
+    assert data["tasks"][0]["body"] == [{"compute": "200us"}, {"sleep": "20us"}]
+    assert warnings == [
+        f'{pos(text, "run")}: tasks.t.run: repeated key: rt-app (json-c) keeps only its last value, 200 at '
+        f'{pos(text, "run", 1)}, in this key\'s place, and drops 100; to keep every value, number the keys '
+        '("run0", "run1", ...), as rt-app\'s workgen script does',
+        f'{pos(text, "sleep")}: tasks.t.sleep: repeated key: rt-app (json-c) keeps only its last value, 20 at '
+        f'{pos(text, "sleep", 1)}, in this key\'s place, and drops 10; to keep every value, number the keys '
+        '("sleep0", "sleep1", ...), as rt-app\'s workgen script does']
+
+
+def test_numbered_keys_keep_their_order():
+    text = ('{"tasks": {"t": {"policy": "SCHED_FIFO", "run0": 100, "sleep0": 10, "run1": 200, "sleep1": 20,'
+            ' "timer": {"ref": "x", "period": 1000}}}}')
+    _, data, warnings = imported(text)
     assert data["tasks"][0]["body"] == [{"compute": "100us"}, {"sleep": "10us"}, {"compute": "200us"},
                                         {"sleep": "20us"}]
+    assert warnings == []
+
+
+def test_text_after_the_document_is_ignored_with_a_warning():
+    text = '{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 100, "timer": {"ref": "x", "period": 1000}}}}\n{"tasks": 1}'
+    _, data, warnings = imported(text)
+    assert data["tasks"][0]["body"] == [{"compute": "100us"}]
+    assert warnings == ["2:1: (after the document): text after the end of the top object is ignored, as rt-app "
+                        "(json-c) ignores it"]
 
 
 def test_comments_and_trailing_commas_in_a_whole_file():

@@ -3,8 +3,10 @@
     from rtsched.model.rtapp import import_rtapp, is_rtapp_text
     taskset, document, warnings = import_rtapp("workload.json")
 
-- reader.py: the JSON syntax rt-app accepts (json-c's: comments, trailing
-  commas, single quotes; repeated keys kept in order), with positions;
+- reader.py: the JSON syntax rt-app accepts, read as rt-app reads it (json-c's: comments,
+  trailing commas, single quotes; a repeated key's last value in its first place; text after
+  the document ignored), with positions;
+- dropped.py: a warning for each value and text json-c drops;
 - events.py: rt-app's events and the actions each becomes;
 - writes.py: ``mem`` and ``iorun`` (with ``global`` settings and each one's WCET);
 - fork.py: ``fork`` from launcher threads;
@@ -26,7 +28,7 @@ from pathlib import Path
 from rtsched.model.model import TaskSet
 from rtsched.model.rtapp.events import RT_APP_EVENTS, event_kind
 from rtsched.model.rtapp.importer import rtapp_document
-from rtsched.model.rtapp.reader import JObject, RtAppSyntaxError, read_rtapp_json
+from rtsched.model.rtapp.reader import JObject, RtAppSyntaxError, read_rtapp, read_rtapp_json
 from rtsched.model.validate import TaskSetError, taskset_from_dict
 
 __all__ = ["RT_APP_EVENTS", "event_kind", "import_rtapp", "is_rtapp_text", "loads_rtapp", "located"]
@@ -76,10 +78,10 @@ def loads_rtapp(text: str, *, name: str = "rtapp", source: str = "<string>",
     ``default_policy`` replaces the file's ``global.default_policy`` when given.
     """
     try:
-        root = read_rtapp_json(text)
+        read = read_rtapp(text)
     except RtAppSyntaxError as e:
         raise TaskSetError([str(e)], source) from None
-    return rtapp_document(root, name=name, source=source, default_policy=default_policy)
+    return rtapp_document(read, name=name, source=source, default_policy=default_policy)
 
 
 def import_rtapp(path: str | Path) -> tuple[TaskSet, dict[str, Any], list[str]]:

@@ -19,7 +19,8 @@ from typing import Any
 from rtsched.model.durations import format_duration
 from rtsched.model.rtapp.events import Names, Problems
 from rtsched.model.rtapp.fork import fork_plan
-from rtsched.model.rtapp.reader import JObject, Member
+from rtsched.model.rtapp.dropped import warn_dropped
+from rtsched.model.rtapp.reader import JObject, Member, RtAppText
 from rtsched.model.rtapp.threads import POLICIES, ThreadTask, thread_tasks
 from rtsched.model.rtapp.writes import WriteSettings, read_global_write_key
 from rtsched.model.validate import MAX_NAME, NAME_PATTERN, TaskSetError, taskset_from_dict
@@ -308,7 +309,7 @@ def _set_name(name: str) -> str:
     return cleaned[:63]
 
 
-def rtapp_document(root: Any, *, name: str = "rtapp", source: str | None = None,
+def rtapp_document(read: RtAppText, *, name: str = "rtapp", source: str | None = None,
                    default_policy: str | None = None) -> tuple[dict[str, Any], list[str]]:
     """The rtsched document for a read rt-app document, and the warnings (each with its position).
 
@@ -316,7 +317,8 @@ def rtapp_document(root: Any, *, name: str = "rtapp", source: str | None = None,
     validated as an rtsched task set before it is returned.
     """
     assembler = _Assembler(default_policy)
-    doc, tasks = assembler.document(root, _set_name(name))
+    warn_dropped(read, assembler.problems)
+    doc, tasks = assembler.document(read.root, _set_name(name))
     if assembler.problems.errors or doc is None:
         raise TaskSetError(assembler.problems.errors or ["nothing to import"], source)
     try:
