@@ -6,6 +6,7 @@ from rtapp_helpers import TIMER, errors, fifo, imported, pos, text_of
 
 from rtsched.model import Compute, Lock, Signal, Unlock, Wait
 from rtsched.model.rtapp import import_rtapp
+from rtsched.model.rtapp.events import SIGNAL_KEPT
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,15 +26,19 @@ def test_small_file_gives_the_expected_model():
     assert filt.body[:4] == (Lock("shared"), Wait("data_ready"), Compute(500_000), Unlock("shared"))
     assert filt.max_jobs is None  # loop -1
     assert (logger.partition, logger.priority, logger.period_ns) == ("cpu1", 5, 50_000_000)
-    assert warnings == ["4:3: global: ignored calibration, logdir: rt-app's own settings (calibration: rtsched's "
-                        "compute is measured CPU time, so run and runtime both become compute; logs, ftrace and "
-                        "gnuplot: rtsched writes its own trace; lock_pages: the runner decides)"]
+    assert warnings[0] == ("4:3: global: ignored calibration, logdir: rt-app's own settings (calibration: rtsched's "
+                           "compute is measured CPU time, so run and runtime both become compute; logs, ftrace and "
+                           "gnuplot: rtsched writes its own trace; lock_pages: the runner decides)")
+    # where rt-app's semantics and rtsched's part: sensor's signal, and each relative timer
+    assert [w.split(": ")[1] for w in warnings[1:]] == [
+        "tasks.sensor.signal", "tasks.sensor.timer", "tasks.filter.timer", "tasks.logger.timer"]
+    assert warnings[1].endswith(f": tasks.sensor.signal: {SIGNAL_KEPT}")
 
 
 def test_a_repeated_key_runs_its_last_value_in_its_first_place_as_rt_app_does_and_warns():
     """json-c keeps one member per key: the first key's place, the last key's value (reader.py)."""
     text = ('{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 100, "sleep": 10, "run": 200, "sleep": 20,'
-            ' "timer": {"ref": "x", "period": 1000}}}}')
+            ' "timer": {"ref": "x", "period": 1000, "mode": "absolute"}}}}')
     ts, data, warnings = imported(text)
     assert data["tasks"][0]["body"] == [{"compute": "200us"}, {"sleep": "20us"}]
     assert warnings == [
@@ -47,7 +52,7 @@ def test_a_repeated_key_runs_its_last_value_in_its_first_place_as_rt_app_does_an
 
 def test_numbered_keys_keep_their_order():
     text = ('{"tasks": {"t": {"policy": "SCHED_FIFO", "run0": 100, "sleep0": 10, "run1": 200, "sleep1": 20,'
-            ' "timer": {"ref": "x", "period": 1000}}}}')
+            ' "timer": {"ref": "x", "period": 1000, "mode": "absolute"}}}}')
     _, data, warnings = imported(text)
     assert data["tasks"][0]["body"] == [{"compute": "100us"}, {"sleep": "10us"}, {"compute": "200us"},
                                         {"sleep": "20us"}]
@@ -55,10 +60,11 @@ def test_numbered_keys_keep_their_order():
 
 
 def test_text_after_the_document_is_ignored_with_a_warning():
-    text = '{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 100, "timer": {"ref": "x", "period": 1000}}}}\n{"tasks": 1}'
+    text = ('{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 100,\n'
+            '"timer": {"ref": "x", "period": 1000, "mode": "absolute"}}}}\n{"tasks": 1}')
     _, data, warnings = imported(text)
     assert data["tasks"][0]["body"] == [{"compute": "100us"}]
-    assert warnings == ["2:1: (after the document): text after the end of the top object is ignored, as rt-app "
+    assert warnings == ["3:1: (after the document): text after the end of the top object is ignored, as rt-app "
                         "(json-c) ignores it"]
 
 

@@ -519,7 +519,11 @@ def _timer(member: Member, path: str, problems: Problems) -> tuple[int | None, s
     mode = value.get("mode")
     if mode is not None and mode.value not in ("relative", "absolute"):
         problems.error(mode, f"{path}.mode", f'expected "relative" or "absolute", got {describe(mode.value)}')
-    # either mode: rtsched releases as rt-app's absolute mode; they differ only after an overrun
+    if mode is None or mode.value == "relative":  # rtsched releases as rt-app's absolute mode
+        problems.warn(mode or member, f"{path}.mode" if mode else path, 'rt-app\'s "relative" timer (its default '
+                      "mode): a job that ends after its next release starts the next job at once and moves "
+                      "every later release that late; rtsched keeps them on the grid, as rt-app's \"absolute\" "
+                      "mode does (they agree while every job ends before its next release)")
     return pm.value, ref
 
 
