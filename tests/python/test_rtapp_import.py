@@ -296,3 +296,18 @@ def test_invalid_result_is_reported_at_the_thread():
     text = text_of({"tasks": {"t": fifo(lock="m", run=1, timer=TIMER)}})
     assert errors(text) == [f'{pos(text, "t")}: tasks.t: the imported task is invalid: tasks[0].body: "m" (locked '
                             "at tasks[0].body[0]) is still held at the end of the job: add unlock: m"]
+
+
+def test_a_fragment_without_tasks_is_refused_as_rt_app_refuses_it():
+    """rt-app's doc/examples/merge/ files are pieces for its merge.py; rt-app itself stops without "tasks"."""
+    from rtsched.model.rtapp import is_rtapp_text
+
+    for text in ('{"global": {"duration": 5}}', '{\n  // a comment\n  "resources": {"m": {"type": "mutex"}}}'):
+        assert is_rtapp_text(text)
+        assert errors(text) == ['1:1: (top level): no "tasks" object: rt-app refuses the file too ("Error while '
+                                "parsing config\"); a fragment such as rt-app's doc/examples/merge/ files is for "
+                                "rt-app's doc/merge.py, which joins fragments into one file"]
+    # rtsched's own documents stay rtsched's, whatever they lack
+    assert not is_rtapp_text('{"name": "x", "resources": {"m": 1}}')
+    assert not is_rtapp_text('{"platform": {}, "global": {}}')
+    assert not is_rtapp_text('{"resources": [], "global": 1}')

@@ -19,7 +19,7 @@ error and warning starts with ``line:column`` of the key it is about.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import json
 import re
@@ -44,31 +44,46 @@ def located(source: str, message: str, *, warning: bool = False) -> str:
 
 
 # "tasks": { with blanks or json-c's comments between: what every rt-app file has.
-_TASKS_OBJECT = re.compile(r"""["']tasks["'](?:\s|/\*.*?\*/|//[^\n]*)*:(?:\s|/\*.*?\*/|//[^\n]*)*\{""", re.S)
+_BLANK = r"(?:\s|/\*.*?\*/|//[^\n]*)*"
+_TASKS_OBJECT = re.compile(rf"""["']tasks["']{_BLANK}:{_BLANK}\{{""", re.S)
+# "global": { or "resources": {: an rt-app fragment without tasks (rt-app's doc/examples/merge/).
+_RTAPP_OBJECT = re.compile(rf"""["'](?:tasks|global|resources)["']{_BLANK}:{_BLANK}\{{""", re.S)
+
+
+def _rtapp_root(get: Callable[[str], Any]) -> bool:
+    """``tasks`` an object; or no ``tasks``, ``name`` or ``platform`` and rt-app's ``global`` or ``resources``
+    object: a fragment, which rt-app refuses, as the importer does, for having no tasks."""
+    tasks = get("tasks")
+    if tasks is not None:
+        return isinstance(tasks, (dict, JObject))
+    if get("name") is not None or get("platform") is not None:
+        return False
+    return any(isinstance(get(key), (dict, JObject)) for key in ("global", "resources"))
 
 
 def is_rtapp_text(text: str) -> bool:
     """True when the text is an rt-app file: a JSON object whose ``tasks`` is an object.
 
-    (An rtsched task set's ``tasks`` is a list.) Text with a syntax error counts as rt-app when it
-    has ``"tasks": {``, so that the error comes from the reader that accepts rt-app's syntax.
+    (An rtsched task set's ``tasks`` is a list.) So is an object with rt-app's ``global`` or
+    ``resources`` object and no ``tasks``, ``name`` or ``platform``: a fragment of an rt-app file,
+    refused as rt-app refuses it. Text with a syntax error counts as rt-app when it has
+    ``"tasks": {``, so that the error comes from the reader that accepts rt-app's syntax.
     """
-    if _TASKS_OBJECT.search(text) is None:  # an rtsched set's "tasks": [ (the common case, read once)
+    if _RTAPP_OBJECT.search(text) is None:  # an rtsched set's "tasks": [ (the common case, read once)
         return False
     try:  # strict JSON first: the standard reader is 50x faster than rt-app's on a large set
         plain = json.loads(text)
     except (ValueError, RecursionError):
         pass
     else:
-        return isinstance(plain, dict) and isinstance(plain.get("tasks"), dict)
+        return isinstance(plain, dict) and _rtapp_root(plain.get)
     try:
         root = read_rtapp_json(text)
     except RtAppSyntaxError:
         return _TASKS_OBJECT.search(text) is not None
     if not isinstance(root, JObject):
         return False
-    tasks = root.get("tasks")
-    return tasks is not None and isinstance(tasks.value, JObject)
+    return _rtapp_root(lambda key: None if (m := root.get(key)) is None else m.value)
 
 
 def loads_rtapp(text: str, *, name: str = "rtapp", source: str = "<string>",

@@ -109,8 +109,13 @@ class _Assembler:
             default_policy = self.forced_policy
         self.legacy_resources(root)
         tm = root.get("tasks")
-        if tm is None or not isinstance(tm.value, JObject) or not len(tm.value):
-            self.problems.errors.append(f"{(tm or root).line}:{(tm or root).column}: tasks: expected an "
+        if tm is None:
+            self.problems.errors.append(f'{root.line}:{root.column}: (top level): no "tasks" object: rt-app '
+                                        'refuses the file too ("Error while parsing config"); a fragment such as rt-app\'s doc/examples/merge/ '
+                                        "files is for rt-app's doc/merge.py, which joins fragments into one file")
+            return None, []
+        if not isinstance(tm.value, JObject) or not len(tm.value):
+            self.problems.errors.append(f"{tm.line}:{tm.column}: tasks: expected an "
                                         "object with at least one thread")
             return None, []
         plan = fork_plan(tm.value, self.problems)
