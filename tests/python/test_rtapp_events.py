@@ -124,7 +124,7 @@ def test_refused_events_name_the_event_its_position_and_why(key, value, reason):
 def test_timer_gives_the_period_and_must_end_the_job():
     ts, _, _ = imported({"tasks": {"t": fifo(run=10, timer={"ref": "x", "period": 5000, "mode": "absolute"})}})
     assert ts.tasks[0].period_ns == 5_000_000
-    text = text_of({"tasks": {"t": fifo(timer=TIMER, run=10)}})
+    text = text_of({"tasks": {"t": fifo(run0=10, timer=TIMER, run1=10)}})
     assert errors(text) == [f"{pos(text, 'timer')}: tasks.t.timer: the timer must be the last event of "
                             "the job (it ends the job; events after it would start the next one)"]
     text = ('{"tasks": {"t": {"policy": "SCHED_FIFO", "timer0": {"ref": "a", "period": 100}, "run": 1,'
@@ -191,3 +191,28 @@ def test_a_relative_timer_warns_that_rt_app_moves_its_releases_after_a_late_job(
                         "(its default mode): a job that ends after its next release starts the next job at once "
                         "and moves every later release that late; rtsched keeps them on the grid, as rt-app's "
                         "\"absolute\" mode does (they agree while every job ends before its next release)"]
+
+
+def test_a_loop_that_starts_on_its_timer_releases_its_first_job_one_period_after_the_start():
+    """rt-app's first timer fires at delay + period: the events after the timer are each job."""
+    text = text_of({"tasks": {"t": fifo(loop=5, delay=300, timer={**TIMER, "period": 2000}, run=10)}})
+    ts, _, warnings = imported(text)
+    (task,) = ts.tasks
+    assert (task.period_ns, task.offset_ns, task.max_jobs, task.body) == (2_000_000, 2_300_000, 5, (Compute(10_000),))
+    assert warnings == [f"{pos(text, 'timer')}: tasks.t.timer: the loop starts on its timer: each job is the events "
+                        "after it, the first released one period (2ms) after the thread starts, as rt-app's first "
+                        "timer fires"]
+
+
+def test_phases_that_start_on_their_only_timer_are_one_loop():
+    """rt-app's cpufreq_governor_efficiency/dvfs.json: a phase of the timer alone, then a phase that runs."""
+    ts, _, _ = imported({"tasks": {"t": {"policy": "SCHED_FIFO", "loop": 10, "phases": {
+        "sleeping": {"loop": 1, "timer": {**TIMER, "period": 12000}}, "running": {"loop": 2, "run": 900}}}}})
+    (task,) = ts.tasks
+    assert (task.name, task.period_ns, task.offset_ns, task.max_jobs) == ("t", 12_000_000, 12_000_000, 10)
+    assert task.body == (Compute(900_000), Compute(900_000))
+    text = text_of({"tasks": {"t": {"policy": "SCHED_FIFO", "phases": {
+        "sleeping": {"timer": TIMER}, "running": {"priority": 5, "run": 900}}}}})
+    assert errors(text) == [f"{pos(text, 'priority')}: tasks.t.phases.running.priority: the phases of a thread that "
+                            "start on their only timer become one task (one loop): a phase cannot set its own "
+                            "priority; set it on the thread"]
