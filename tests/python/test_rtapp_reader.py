@@ -19,7 +19,8 @@ def test_block_and_line_comments_anywhere_blank_space_may_be():
       "a" /* before colon */ : /* before value */ 1, // after
       /* multi
          line */ "b": [1, /* in array */ 2]
-    } // tail"""
+    } // tail
+    """
     doc = read_rtapp_json(text)
     assert doc.to_plain() == {"a": 1, "b": [1, 2]}
 
@@ -69,7 +70,8 @@ def test_an_exponent_without_digits_is_dropped_as_json_c_drops_it(text, value):
 
 
 @pytest.mark.parametrize(("text", "where"), [
-    ('{"a": 1} x', (1, 10)), ('{"a": 1}\n/* open', (2, 1)), ('{"a": 1}}', (1, 9)), ('{"a": 1} // c\n{"b": 2}', (2, 1)),
+    ('{"a": 1} x', (1, 10)), ('{"a": 1} x /* open', (1, 10)), ('{"a": 1}}', (1, 9)),
+    ('{"a": 1} // c\n{"b": 2}', (2, 1)),
 ])
 def test_text_after_the_document_is_ignored_as_json_c_ignores_it(text, where):
     read = read_rtapp(text)
@@ -91,6 +93,10 @@ def test_blank_space_and_comments_after_the_document_are_not_text():
         ('{"a": "x}', 1, 7, "string not closed"),
         ('{"a": 1, /* open', 1, 10, "comment /* ... not closed"),
         ('{"a": 1} /x', 1, 10, "'/' after the document starts no comment"),
+        ('{"a": 1}\n/* open', 2, 1, "comment /* ... not closed by */ at the end of the file"),
+        ('{"a": 1} // c', 1, 10, "a // comment ends the file without a newline"),
+        ('\ufeff{"a": 1}', 1, 1, "the file starts with a byte-order mark"),
+        ('{"a": "x\x00"}', 1, 9, "a NUL character in a string"),
         ('{"a": yes}', 1, 7, "unexpected word 'yes'"),
         ('{"a": 1', 1, 8, "expected"),
     ],

@@ -20,9 +20,12 @@ rule by rule (each checked against libjson-c itself: tests/python/test_rtapp_rea
   (rt-app's tutorial has its ``workgen`` script number repeated keys before rt-app reads a file;
   rt-app itself never sees them.) Each replaced member is kept in :attr:`JObject.replaced`, so
   the importer can warn about it;
-- **text after the document is ignored**: the tokener stops at the end of the first value and
-  ``json_object_from_file`` does not look further. :attr:`RtAppText.ignored_from` says where it
-  starts.
+- **text after the document is ignored**, from its first character that is neither blank space
+  nor a comment: the tokener reads those, then stops, and ``json_object_from_file`` does not look
+  further (but refuses a file that ends inside a comment: an unclosed ``/*``, or a ``//`` without
+  its newline). :attr:`RtAppText.ignored_from` says where the ignored text starts;
+- a byte-order mark at the start, and a NUL character in a string, are refused, as json-c refuses
+  them.
 
 The result: objects are :class:`JObject` (members in json-c's order, one per key), arrays are
 lists, strings ``str``, integers ``int``, other numbers ``float``, literals ``True`` / ``False`` /
@@ -263,6 +266,8 @@ class _Reader:
             if c == quote:
                 self.pos += 1
                 return "".join(out)
+            if c == "\0":
+                raise self.fail("a NUL character in a string (json-c refuses it)")
             if c == "\\":
                 e = text[self.pos + 1:self.pos + 2]
                 if e in _ESCAPES:
@@ -312,19 +317,36 @@ class _Reader:
 
     def document(self) -> RtAppText:
         result = self.value()
-        try:  # json-c still skips blank space and comments after the document
-            self.skip_blank()
-        except RtAppSyntaxError:
-            pass  # an unclosed comment after the document: ignored with the rest
-        if self.peek() == "/" and not self.text.startswith("/*", self.pos):
-            raise self.fail("'/' after the document starts no comment (json-c refuses it)")
-        return RtAppText(result, self.where() if self.pos < len(self.text) else None)
+        # json-c still reads blank space and comments after the document, and json_object_from_file
+        # refuses a file that ends inside one; the first other character ends its reading
+        text = self.text
+        while self.pos < len(text):
+            if text[self.pos] in " \t\r\n\f\v":
+                self.pos += 1
+            elif text.startswith("/*", self.pos):
+                end = text.find("*/", self.pos + 2)
+                if end < 0:
+                    raise self.fail("comment /* ... not closed by */ at the end of the file (rt-app's json-c "
+                                    "refuses a file that ends inside a comment)")
+                self.pos = end + 2
+            elif text.startswith("//", self.pos):
+                end = text.find("\n", self.pos)
+                if end < 0:
+                    raise self.fail("a // comment ends the file without a newline (rt-app's json-c refuses a "
+                                    "file that ends inside a comment): add a line break after it")
+                self.pos = end + 1
+            elif text[self.pos] == "/":
+                raise self.fail("'/' after the document starts no comment (json-c refuses it)")
+            else:
+                return RtAppText(result, self.where())
+        return RtAppText(result, None)
 
 
 def read_rtapp(text: str) -> RtAppText:
-    """Parse rt-app JSON text as rt-app (json-c) does. Raises RtAppSyntaxError."""
+    """Parse rt-app JSON text as rt-app (json-c's json_object_from_file) does. Raises RtAppSyntaxError."""
     if text.startswith("\ufeff"):
-        text = text[1:]
+        raise RtAppSyntaxError("the file starts with a byte-order mark (U+FEFF), which rt-app's json-c refuses: "
+                               "save it without one", 1, 1)
     return _Reader(text).document()
 
 
