@@ -131,12 +131,21 @@ def test_sched_deadline_parameters():
                             "period 10000us: an rtsched task's SCHED_DEADLINE period is its period"]
 
 
-def test_dl_reclaim_is_refused():
+def test_dl_reclaim_is_ignored_as_rt_app_master_ignores_it():
+    """dl-reclaim is a key of rt-app forks: rt-app master runs the thread without reclaiming, as rtsched does."""
     text = text_of({"tasks": {"t": {"policy": "SCHED_DEADLINE", "run": 10, "timer": TIMER, "dl-runtime": 100,
                                     "dl-period": 1000, "dl-reclaim": True}}})
-    assert errors(text) == [f"{pos(text, 'dl-reclaim')}: tasks.t.dl-reclaim: SCHED_DEADLINE bandwidth reclaiming "
-                            "(SCHED_FLAG_RECLAIM) is not supported: an rtsched job never runs beyond its runtime"]
+    ts, _, warnings = imported(text)
+    assert ts.tasks[0].budget_ns == 100_000
+    assert f"{pos(text, 'dl-reclaim')}: tasks.t.dl-reclaim: ignored, as rt-app master ignores it (dl-reclaim is a " \
+           "key of rt-app forks): the thread runs without bandwidth reclaiming (SCHED_FLAG_RECLAIM), and an " \
+           "rtsched job never runs beyond its runtime" in warnings
 
+
+def test_membind_nodes_is_a_mem_event_as_in_rt_app_master():
+    """rt-app renamed membind_nodes to nodes_membind because the old name starts with "mem", an event."""
+    text = text_of({"tasks": {"t": fifo(run=10, membind_nodes=[0], timer=TIMER)}})
+    assert errors(text)[0].startswith(f"{pos(text, 'membind_nodes')}: tasks.t.membind_nodes: ")
 
 def test_pinned_threads_become_partitions_and_shared_cpus_global():
     doc = {"tasks": {

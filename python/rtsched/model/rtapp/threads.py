@@ -56,7 +56,6 @@ _IGNORED = {
     "util_min": "a utilization clamp steers CPU frequency and placement; rtsched's compute is CPU time",
     "util_max": "a utilization clamp steers CPU frequency and placement; rtsched's compute is CPU time",
     "nodes_membind": "NUMA memory binding; rtsched's actions do not touch memory",
-    "membind_nodes": "NUMA memory binding; rtsched's actions do not touch memory",
 }
 _THREAD_ONLY = {"instance", "delay", "phases", "loop"}
 
@@ -128,10 +127,11 @@ def _classify(obj: JObject, path: str, phase: _Phase, problems: Problems, *, thr
         elif m.key == "taskgroup":
             if m.value not in ("", None):
                 phase.taskgroup = m
-        elif m.key == "dl-reclaim":
+        elif m.key == "dl-reclaim":  # a key of rt-app forks, not of rt-app master (src/rt-app_parse_config.c)
             if m.value is True:
-                problems.error(m, mpath, "SCHED_DEADLINE bandwidth reclaiming (SCHED_FLAG_RECLAIM) is not "
-                               "supported: an rtsched job never runs beyond its runtime")
+                problems.warn(m, mpath, "ignored, as rt-app master ignores it (dl-reclaim is a key of rt-app "
+                              "forks): the thread runs without bandwidth reclaiming (SCHED_FLAG_RECLAIM), and an "
+                              "rtsched job never runs beyond its runtime")
         elif m.key in _IGNORED:
             if m.value not in ("", None):
                 problems.warn(m, mpath, f"ignored: {_IGNORED[m.key]}")
