@@ -27,11 +27,11 @@ from pathlib import Path
 
 from rtsched.model.model import TaskSet
 from rtsched.model.rtapp.events import RT_APP_EVENTS, event_kind
-from rtsched.model.rtapp.importer import rtapp_document
+from rtsched.model.rtapp.importer import RtAppImportError, rtapp_document
 from rtsched.model.rtapp.reader import JObject, RtAppSyntaxError, read_rtapp, read_rtapp_json
 from rtsched.model.validate import TaskSetError, taskset_from_dict
 
-__all__ = ["RT_APP_EVENTS", "event_kind", "import_rtapp", "is_rtapp_text", "loads_rtapp", "located"]
+__all__ = ["RT_APP_EVENTS", "RtAppImportError", "event_kind", "import_rtapp", "is_rtapp_text", "loads_rtapp", "located"]
 
 
 def located(source: str, message: str, *, warning: bool = False) -> str:

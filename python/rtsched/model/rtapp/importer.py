@@ -26,7 +26,7 @@ from rtsched.model.rtapp.writes import WriteSettings, read_global_write_key
 from rtsched.model.validate import MAX_NAME, NAME_PATTERN, TaskSetError, taskset_from_dict
 from rtsched.model.values import describe
 
-__all__ = ["rtapp_document"]
+__all__ = ["RtAppImportError", "rtapp_document"]
 
 #: global keys that only shape rt-app's own logging, calibration or buffers: ignored, in one warning
 _GLOBAL_IGNORED = (
@@ -314,22 +314,33 @@ def _set_name(name: str) -> str:
     return cleaned[:63]
 
 
+class RtAppImportError(TaskSetError):
+    """The errors of an rt-app file, with the warnings found before them (what rt-app reads differently
+    explains some errors: a repeated phase's dropped value, say), each with its position."""
+
+    def __init__(self, errors: list[str], source: str | None, warnings: list[str]):
+        super().__init__(errors, source)
+        self.warnings = list(warnings)
+
+
 def rtapp_document(read: RtAppText, *, name: str = "rtapp", source: str | None = None,
                    default_policy: str | None = None) -> tuple[dict[str, Any], list[str]]:
     """The rtsched document for a read rt-app document, and the warnings (each with its position).
 
-    Raises TaskSetError listing every error, each starting with ``line:column``. The document is
+    Raises RtAppImportError listing every error, each starting with ``line:column``. The document is
     validated as an rtsched task set before it is returned.
     """
     assembler = _Assembler(default_policy)
     warn_dropped(read, assembler.problems)
     doc, tasks = assembler.document(read.root, _set_name(name))
     if assembler.problems.errors or doc is None:
-        raise TaskSetError(assembler.problems.errors or ["nothing to import"], source)
+        raise RtAppImportError(assembler.problems.errors or ["nothing to import"], source,
+                               assembler.problems.warnings)
     try:
         taskset_from_dict(doc)
     except TaskSetError as e:
-        raise TaskSetError([_locate(err, tasks) for err in e.errors], source) from None
+        raise RtAppImportError([_locate(err, tasks) for err in e.errors], source,
+                               assembler.problems.warnings) from None
     return doc, assembler.problems.warnings
 
 
