@@ -27,14 +27,15 @@ DOC = ROOT / "docs" / "from-rtapp.md"
 BEGIN = "<!-- rt-app doc/examples table: made by tests/python/rtapp_examples_table.py --write -->"
 END = "<!-- end of the rt-app doc/examples table -->"
 
-#: What rt-app master does with the files it refuses (src/rt-app_parse_config.c); it runs the others.
+#: What rt-app master does with the files it refuses (rt-app/src/rt-app_parse_config.c); it runs the others.
 RT_APP_REFUSES = {
     "merge/global.json": 'refuses: no "tasks" (get_opts_from_json_object: "Error while parsing config")',
     "merge/resources.json": 'refuses: no "tasks" (get_opts_from_json_object: "Error while parsing config")',
     "video-long.json": "refuses: invalid JSON (json-c), as rtsched",
     "video-short.json": "refuses: invalid JSON (json-c), as rtsched",
     **{f"merge/thread{i}.json": 'refuses: "lock_order" is a lock event whose value is no name '
-                                '(parse_task_event_data: "Unknown or mismatch lock_order event type")' for i in range(4)},
+                                '(parse_task_event_data: "Unknown or mismatch lock_order event type")'
+       for i in range(4)},
 }
 _NOT_REAL_TIME = "no real-time thread"
 

@@ -26,7 +26,7 @@ from rtsched.model.values import describe
 __all__ = ["RT_APP_EVENTS", "SUPPORTED_EVENTS", "event_kind", "Names", "Problems", "translate_event"]
 
 #: rt-app's event names, in the order rt-app tests them as key prefixes.
-RT_APP_EVENTS = (  # rt-app master, src/rt-app_parse_config.c, events[] (obj_is_event)
+RT_APP_EVENTS = (  # rt-app master, rt-app/src/rt-app_parse_config.c, events[] (obj_is_event)
     "lock", "unlock", "wait", "signal", "broad", "sync", "sleep", "runtime", "run",
     "timer", "suspend", "resume", "memrun", "mem", "iorun", "yield", "barrier", "fork",
     "sem_post", "sem_wait",

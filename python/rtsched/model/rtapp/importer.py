@@ -111,8 +111,9 @@ class _Assembler:
         tm = root.get("tasks")
         if tm is None:
             self.problems.errors.append(f'{root.line}:{root.column}: (top level): no "tasks" object: rt-app '
-                                        'refuses the file too ("Error while parsing config"); a fragment such as rt-app\'s doc/examples/merge/ '
-                                        "files is for rt-app's doc/merge.py, which joins fragments into one file")
+                                        'refuses the file too ("Error while parsing config"); a fragment such as '
+                                        "rt-app's doc/examples/merge/ files is for rt-app's doc/merge.py, which "
+                                        "joins fragments into one file")
             return None, []
         if not isinstance(tm.value, JObject) or not len(tm.value):
             self.problems.errors.append(f"{tm.line}:{tm.column}: tasks: expected an "

@@ -1,6 +1,6 @@
 """A JSON reader that reads what rt-app reads, as rt-app reads it (json-c's tokener, non-strict mode).
 
-rt-app master reads its file with ``json_object_from_file`` (src/rt-app_parse_config.c,
+rt-app master reads its file with ``json_object_from_file`` (rt-app/src/rt-app_parse_config.c,
 ``parse_config``), which runs json-c's tokener with its default flags (not
 ``JSON_TOKENER_STRICT``) and its default depth. So real rt-app files carry things Python's
 ``json`` refuses, and json-c gives some text a meaning of its own. This reader follows it,

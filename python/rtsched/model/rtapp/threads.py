@@ -127,7 +127,7 @@ def _classify(obj: JObject, path: str, phase: _Phase, problems: Problems, *, thr
         elif m.key == "taskgroup":
             if m.value not in ("", None):
                 phase.taskgroup = m
-        elif m.key == "dl-reclaim":  # a key of rt-app forks, not of rt-app master (src/rt-app_parse_config.c)
+        elif m.key == "dl-reclaim":  # a key of rt-app forks, not of rt-app master (rt-app/src/rt-app_parse_config.c)
             if m.value is True:
                 problems.warn(m, mpath, "ignored, as rt-app master ignores it (dl-reclaim is a key of rt-app "
                               "forks): the thread runs without bandwidth reclaiming (SCHED_FLAG_RECLAIM), and an "
