@@ -118,7 +118,7 @@ EDGES = [
     "{'a': TRUE, // c\n \"b\": NaN, \"c\": [1, 2,], /* x */ \"d\": -Infinity,}", '{"a": 01}', '{"a": 1.}',
     '{"a": +1}', '{"a": .5}', '{"a": 1.5e}', '{"a": 1e+}', '{"a": "\\ud800x"}', r"{'a': 'it\'s'}", '{"a": -0}',
     '{"a": [1 2]}', '{"a": 1,,}', '{,}', '{"": 1}', '{"a": NULL, "b": fAlSe}', '{"a": inf}', '{"a": -nan}',
-    '{} // c', '{}\n// c\n', '{} /* c */ x', '{} x //', '\ufeff{}', '{"a": "\x00"}',
+    '{\f}', '{"a":\v1}', '{"a": \u0663}', '{} // c', '{}\n// c\n', '{} /* c */ x', '{} x //', '\ufeff{}', '{"a": "\x00"}',
     '[' * 32 + ']' * 32, '[' * 33 + ']' * 33, '{"a":' * 31 + '1' + '}' * 31, '{"a":' * 32 + '1' + '}' * 32,
     '# not a comment\n{}', '', '   ', '"just a string"', '{"a": "tab\there"}', '{"k": {"x": 1, "y": 2, "x": 3}}',
 ]
@@ -129,7 +129,7 @@ def test_edge_cases_read_as_json_c_reads_them(text):
     assert same(rtsched_reads(text), json_c_reads(text)), (rtsched_reads(text), json_c_reads(text))
 
 
-ALPHABET = "{}[]\"\\':,/*-+.0123456789eEtrufalsnNIux# \t\n"
+ALPHABET = "{}[]\"\\':,/*-+.0123456789eEtrufalsnNIux# \t\n\r\f\v\u0663"  # \u0663: an Arabic-Indic 3
 
 
 @given(st.text(alphabet=ALPHABET, max_size=40))

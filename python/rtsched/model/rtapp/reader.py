@@ -6,7 +6,8 @@ rt-app master reads its file with ``json_object_from_file`` (rt-app/src/rt-app_p
 ``json`` refuses, and json-c gives some text a meaning of its own. This reader follows it,
 rule by rule (each checked against libjson-c itself: tests/python/test_rtapp_reader_jsonc.py):
 
-- ``/* block */`` and ``// line`` comments wherever blank space may be;
+- ``/* block */`` and ``// line`` comments wherever blank space may be (blank space is space,
+  tab, CR and LF: form feed and vertical tab are not, nor are digits other than ASCII's);
 - a trailing comma before ``}`` or ``]``;
 - strings in single quotes as well as double quotes (``\\'`` is no escape in either);
 - ``true`` / ``false`` / ``null`` in any letter case, ``NaN`` / ``Infinity`` / ``-Infinity``;
@@ -125,6 +126,9 @@ class RtAppText:
 
 MAX_DEPTH = 32  # json-c's default nesting limit (JSON_TOKENER_DEFAULT_DEPTH), the top value included
 _LITERALS = {"true": True, "false": False, "null": None, "nan": math.nan, "infinity": math.inf}
+_BLANK = frozenset(" \t\n\r")  # json-c's is_ws_char: not \f nor \v
+_DIGITS = frozenset("0123456789")  # ASCII only (str.isdigit() takes other scripts' digits too)
+_NUMBER_CHARS = _DIGITS | frozenset(".eE+-")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -156,7 +160,7 @@ class _Reader:
         text = self.text
         while self.pos < len(text):
             c = text[self.pos]
-            if c in " \t\r\n\f\v":
+            if c in _BLANK:
                 self.pos += 1
             elif text.startswith("/*", self.pos):
                 end = text.find("*/", self.pos + 2)
@@ -185,14 +189,15 @@ class _Reader:
             return result
         if c in ('"', "'"):
             return self.string()
-        if c == "-" or c.isdigit():
+        if c == "-" or c in _DIGITS:
             if self.text[self.pos + 1:self.pos + 9].lower() == "infinity":
                 self.pos += 9
                 return -math.inf
             return self.number()
-        if c.isalpha():
+        if c.isascii() and c.isalpha():
             start = self.pos
-            while self.pos < len(self.text) and self.text[self.pos].isalpha():
+            while self.pos < len(self.text) and self.text[self.pos].isascii() and \
+                    self.text[self.pos].isalpha():
                 self.pos += 1
             word = self.text[start:self.pos]
             if word.lower() in _LITERALS:
@@ -299,14 +304,14 @@ class _Reader:
         text = self.text
         if text[self.pos] == "-":
             self.pos += 1
-        while self.pos < len(text) and (text[self.pos].isdigit() or text[self.pos] in ".eE+-"):
+        while self.pos < len(text) and text[self.pos] in _NUMBER_CHARS:
             if text[self.pos] in "+-" and text[self.pos - 1] not in "eE":
                 break
             self.pos += 1
         literal = text[start:self.pos]
         is_double = any(c in literal for c in ".eE")  # json-c's rule, whatever float() would take
         bare_exponent = re.search(r"[eE][+-]?$", literal)
-        if bare_exponent and literal[:bare_exponent.start()][-1:].isdigit():
+        if bare_exponent and literal[:bare_exponent.start()][-1:] in _DIGITS:
             literal = literal[:bare_exponent.start()]  # json-c drops an exponent without digits
         try:
             if is_double:
@@ -321,7 +326,7 @@ class _Reader:
         # refuses a file that ends inside one; the first other character ends its reading
         text = self.text
         while self.pos < len(text):
-            if text[self.pos] in " \t\r\n\f\v":
+            if text[self.pos] in _BLANK:
                 self.pos += 1
             elif text.startswith("/*", self.pos):
                 end = text.find("*/", self.pos + 2)
