@@ -41,4 +41,4 @@ def fifo(**events):
     return {"policy": "SCHED_FIFO", **events}
 
 
-TIMER = {"ref": "unique", "period": 1000}
+TIMER = {"ref": "unique", "period": 1000, "mode": "absolute"}  # "relative" (the default) warns

@@ -5,6 +5,7 @@ from rtapp_helpers import TIMER, errors, fifo, imported, pos, text_of
 
 from rtsched.model import Broadcast, Compute, Lock, Signal, Sleep, Unlock, Wait
 from rtsched.model.rtapp import event_kind
+from rtsched.model.rtapp.events import SIGNAL_KEPT
 
 
 def one_task_body(**events):
@@ -23,6 +24,8 @@ def test_event_names_match_by_prefix_as_rt_app_does():
     assert event_kind("sync0") == "sync"
     assert event_kind("timer0") == "timer"
     assert event_kind("yield") == "yield"
+    assert event_kind("memrun_a") == "memrun" and event_kind("mem1") == "mem"  # memrun is tested first
+    assert event_kind("sem_post0") == "sem_post" and event_kind("sem_wait") == "sem_wait"
     assert event_kind("priority") is None and event_kind("loop") is None and event_kind("instance") is None
 
 
@@ -108,10 +111,11 @@ def test_yield_is_left_out_under_fifo_and_refused_under_deadline():
 
 @pytest.mark.parametrize(("key", "value", "reason"), [
     ("sync", {"ref": "c", "mutex": "m"}, "rtsched's signals are counted, so the thread would take its own signal"),
+    ("memrun0", {"type": "chase", "size": 4096}, "take as long as the caches make them"),
 ])
 def test_refused_events_name_the_event_its_position_and_why(key, value, reason):
     text = text_of({"tasks": {"t": fifo(run=10, **{key: value}, timer=TIMER)}})
-    kind = key.rstrip("0")
+    kind = event_kind(key)
     (error,) = errors(text)
     assert error.startswith(f'{pos(text, key)}: tasks.t.{key}: rt-app event "{kind}" is not supported: ')
     assert reason in error
@@ -120,7 +124,7 @@ def test_refused_events_name_the_event_its_position_and_why(key, value, reason):
 def test_timer_gives_the_period_and_must_end_the_job():
     ts, _, _ = imported({"tasks": {"t": fifo(run=10, timer={"ref": "x", "period": 5000, "mode": "absolute"})}})
     assert ts.tasks[0].period_ns == 5_000_000
-    text = text_of({"tasks": {"t": fifo(timer=TIMER, run=10)}})
+    text = text_of({"tasks": {"t": fifo(run0=10, timer=TIMER, run1=10)}})
     assert errors(text) == [f"{pos(text, 'timer')}: tasks.t.timer: the timer must be the last event of "
                             "the job (it ends the job; events after it would start the next one)"]
     text = ('{"tasks": {"t": {"policy": "SCHED_FIFO", "timer0": {"ref": "a", "period": 100}, "run": 1,'
@@ -146,3 +150,69 @@ def test_bad_event_values():
         f"{pos(text, 'lock')}: tasks.t.lock: expected a name, got 3",
         f"{pos(text, 'period')}: tasks.t.timer.period: expected a period > 0 microseconds, got 0",
     ])
+
+
+def test_sem_post_and_sem_wait_are_a_condition_whose_signals_are_counted_as_the_semaphore_counts():
+    """rt-app's sem_post/sem_wait are a POSIX semaphore (count 0 at the start): a post nobody waits for is
+    kept, as rtsched's counted signal is; the semaphore's name is apart from mutexes of the same name."""
+    ts, _, warnings = imported({"tasks": {
+        "producer": fifo(cpus=[0], run=10, lock="q", sem_post="q", unlock="q", timer=TIMER),
+        "consumer": fifo(cpus=[0], sem_wait="q", run=20, timer={**TIMER, "period": 2000})}})
+    producer, consumer = ts.tasks
+    assert producer.body == (Compute(10_000), Lock("q"), Lock("sem.q"), Signal("sem.q"), Unlock("sem.q"),
+                             Unlock("q"))
+    assert consumer.body == (Lock("sem.q"), Wait("sem.q"), Unlock("sem.q"), Compute(20_000))
+    assert [(c.name, c.mutex) for c in ts.condvars] == [("sem.q", "sem.q")]
+    assert warnings == []  # a semaphore keeps its posts in rt-app too
+
+
+def test_a_self_paced_loop_on_sem_wait_is_paced_by_another_thread():
+    text = text_of({"tasks": {"t": fifo(sem_wait="q", run=10, sleep=100),
+                              "u": fifo(run=10, sem_post="q", timer=TIMER)}})
+    assert errors(text) == [f'{pos(text, "sem_wait")}: tasks.t.sem_wait: no timer, and "sem_wait" makes the loop '
+                            "wait for another thread: its pace is that thread's, not a period rtsched can release "
+                            'it at; give the loop a timer event {"ref": ..., "period": ...} as its last event']
+
+
+def test_a_signal_warns_that_rt_app_loses_it_when_nobody_waits():
+    text = text_of({"tasks": {"a": fifo(lock="m", signal="c", unlock="m", run=10, timer=TIMER),
+                              "b": fifo(lock="m", wait={"ref": "c", "mutex": "m"}, unlock="m", run=10, timer=TIMER)}})
+    _, _, warnings = imported(text)
+    assert warnings == [f"{pos(text, 'signal')}: tasks.a.signal: {SIGNAL_KEPT}"]
+
+
+@pytest.mark.parametrize("mode", [None, "relative"])
+def test_a_relative_timer_warns_that_rt_app_moves_its_releases_after_a_late_job(mode):
+    timer = {"ref": "x", "period": 1000, **({"mode": mode} if mode else {})}
+    text = text_of({"tasks": {"t": fifo(run=10, timer=timer)}})
+    _, _, warnings = imported(text)
+    key = "mode" if mode else "timer"
+    assert warnings == [f"{pos(text, key)}: tasks.t.timer{'.mode' if mode else ''}: rt-app's \"relative\" timer "
+                        "(its default mode): a job that ends after its next release starts the next job at once "
+                        "and moves every later release that late; rtsched keeps them on the grid, as rt-app's "
+                        "\"absolute\" mode does (they agree while every job ends before its next release)"]
+
+
+def test_a_loop_that_starts_on_its_timer_releases_its_first_job_one_period_after_the_start():
+    """rt-app's first timer fires at delay + period: the events after the timer are each job."""
+    text = text_of({"tasks": {"t": fifo(loop=5, delay=300, timer={**TIMER, "period": 2000}, run=10)}})
+    ts, _, warnings = imported(text)
+    (task,) = ts.tasks
+    assert (task.period_ns, task.offset_ns, task.max_jobs, task.body) == (2_000_000, 2_300_000, 5, (Compute(10_000),))
+    assert warnings == [f"{pos(text, 'timer')}: tasks.t.timer: the loop starts on its timer: each job is the events "
+                        "after it, the first released one period (2ms) after the thread starts, as rt-app's first "
+                        "timer fires"]
+
+
+def test_phases_that_start_on_their_only_timer_are_one_loop():
+    """rt-app's cpufreq_governor_efficiency/dvfs.json: a phase of the timer alone, then a phase that runs."""
+    ts, _, _ = imported({"tasks": {"t": {"policy": "SCHED_FIFO", "loop": 10, "phases": {
+        "sleeping": {"loop": 1, "timer": {**TIMER, "period": 12000}}, "running": {"loop": 2, "run": 900}}}}})
+    (task,) = ts.tasks
+    assert (task.name, task.period_ns, task.offset_ns, task.max_jobs) == ("t", 12_000_000, 12_000_000, 10)
+    assert task.body == (Compute(900_000), Compute(900_000))
+    text = text_of({"tasks": {"t": {"policy": "SCHED_FIFO", "phases": {
+        "sleeping": {"timer": TIMER}, "running": {"priority": 5, "run": 900}}}}})
+    assert errors(text) == [f"{pos(text, 'priority')}: tasks.t.phases.running.priority: the phases of a thread that "
+                            "start on their only timer become one task (one loop): a phase cannot set its own "
+                            "priority; set it on the thread"]

@@ -4,7 +4,7 @@ released at the fork's time); every other fork is refused with the reason, at th
 from rtapp_helpers import errors, fifo, imported, pos, text_of
 
 MS = 1_000_000
-WORKER = fifo(instance=0, loop=10, run=1000, timer={"ref": "unique", "period": 10000})
+WORKER = fifo(instance=0, loop=10, run=1000, timer={"ref": "unique", "period": 10000, "mode": "absolute"})
 
 
 def test_a_launcher_forks_copies_at_its_sleeps_times():

@@ -6,6 +6,7 @@ from rtapp_helpers import TIMER, errors, fifo, imported, pos, text_of
 
 from rtsched.model import Compute, Lock, Signal, Unlock, Wait
 from rtsched.model.rtapp import import_rtapp
+from rtsched.model.rtapp.events import SIGNAL_KEPT
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,17 +26,46 @@ def test_small_file_gives_the_expected_model():
     assert filt.body[:4] == (Lock("shared"), Wait("data_ready"), Compute(500_000), Unlock("shared"))
     assert filt.max_jobs is None  # loop -1
     assert (logger.partition, logger.priority, logger.period_ns) == ("cpu1", 5, 50_000_000)
-    assert warnings == ["4:3: global: ignored calibration, logdir: rt-app's own settings (calibration: rtsched's "
-                        "compute is measured CPU time, so run and runtime both become compute; logs, ftrace and "
-                        "gnuplot: rtsched writes its own trace; lock_pages: the runner decides)"]
+    assert warnings[0] == ("4:3: global: ignored calibration, logdir: rt-app's own settings (calibration: rtsched's "
+                           "compute is measured CPU time, so run and runtime both become compute; logs, ftrace and "
+                           "gnuplot: rtsched writes its own trace; lock_pages: the runner decides)")
+    # where rt-app's semantics and rtsched's part: sensor's signal, and each relative timer
+    assert [w.split(": ")[1] for w in warnings[1:]] == [
+        "tasks.sensor.signal", "tasks.sensor.timer", "tasks.filter.timer", "tasks.logger.timer"]
+    assert warnings[1].endswith(f": tasks.sensor.signal: {SIGNAL_KEPT}")
 
 
-def test_repeated_keys_keep_their_order():
+def test_a_repeated_key_runs_its_last_value_in_its_first_place_as_rt_app_does_and_warns():
+    """json-c keeps one member per key: the first key's place, the last key's value (reader.py)."""
     text = ('{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 100, "sleep": 10, "run": 200, "sleep": 20,'
-            ' "timer": {"ref": "x", "period": 1000}}}}')
-    ts, data, _ = imported(text)
+            ' "timer": {"ref": "x", "period": 1000, "mode": "absolute"}}}}')
+    ts, data, warnings = imported(text)
+    assert data["tasks"][0]["body"] == [{"compute": "200us"}, {"sleep": "20us"}]
+    assert warnings == [
+        f'{pos(text, "run")}: tasks.t.run: repeated key: rt-app (json-c) keeps only its last value, 200 at '
+        f'{pos(text, "run", 1)}, in this key\'s place, and drops 100; to keep every value, number the keys '
+        '("run0", "run1", ...), as rt-app\'s workgen script does',
+        f'{pos(text, "sleep")}: tasks.t.sleep: repeated key: rt-app (json-c) keeps only its last value, 20 at '
+        f'{pos(text, "sleep", 1)}, in this key\'s place, and drops 10; to keep every value, number the keys '
+        '("sleep0", "sleep1", ...), as rt-app\'s workgen script does']
+
+
+def test_numbered_keys_keep_their_order():
+    text = ('{"tasks": {"t": {"policy": "SCHED_FIFO", "run0": 100, "sleep0": 10, "run1": 200, "sleep1": 20,'
+            ' "timer": {"ref": "x", "period": 1000, "mode": "absolute"}}}}')
+    _, data, warnings = imported(text)
     assert data["tasks"][0]["body"] == [{"compute": "100us"}, {"sleep": "10us"}, {"compute": "200us"},
                                         {"sleep": "20us"}]
+    assert warnings == []
+
+
+def test_text_after_the_document_is_ignored_with_a_warning():
+    text = ('{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 100,\n'
+            '"timer": {"ref": "x", "period": 1000, "mode": "absolute"}}}}\n{"tasks": 1}')
+    _, data, warnings = imported(text)
+    assert data["tasks"][0]["body"] == [{"compute": "100us"}]
+    assert warnings == ["3:1: (after the document): text after the end of the top object is ignored, as rt-app "
+                        "(json-c) ignores it"]
 
 
 def test_comments_and_trailing_commas_in_a_whole_file():
@@ -101,12 +131,21 @@ def test_sched_deadline_parameters():
                             "period 10000us: an rtsched task's SCHED_DEADLINE period is its period"]
 
 
-def test_dl_reclaim_is_refused():
+def test_dl_reclaim_is_ignored_as_rt_app_master_ignores_it():
+    """dl-reclaim is a key of rt-app forks: rt-app master runs the thread without reclaiming, as rtsched does."""
     text = text_of({"tasks": {"t": {"policy": "SCHED_DEADLINE", "run": 10, "timer": TIMER, "dl-runtime": 100,
                                     "dl-period": 1000, "dl-reclaim": True}}})
-    assert errors(text) == [f"{pos(text, 'dl-reclaim')}: tasks.t.dl-reclaim: SCHED_DEADLINE bandwidth reclaiming "
-                            "(SCHED_FLAG_RECLAIM) is not supported: an rtsched job never runs beyond its runtime"]
+    ts, _, warnings = imported(text)
+    assert ts.tasks[0].budget_ns == 100_000
+    assert f"{pos(text, 'dl-reclaim')}: tasks.t.dl-reclaim: ignored, as rt-app master ignores it (dl-reclaim is a " \
+           "key of rt-app forks): the thread runs without bandwidth reclaiming (SCHED_FLAG_RECLAIM), and an " \
+           "rtsched job never runs beyond its runtime" in warnings
 
+
+def test_membind_nodes_is_a_mem_event_as_in_rt_app_master():
+    """rt-app renamed membind_nodes to nodes_membind because the old name starts with "mem", an event."""
+    text = text_of({"tasks": {"t": fifo(run=10, membind_nodes=[0], timer=TIMER)}})
+    assert errors(text)[0].startswith(f"{pos(text, 'membind_nodes')}: tasks.t.membind_nodes: ")
 
 def test_pinned_threads_become_partitions_and_shared_cpus_global():
     doc = {"tasks": {
@@ -266,3 +305,18 @@ def test_invalid_result_is_reported_at_the_thread():
     text = text_of({"tasks": {"t": fifo(lock="m", run=1, timer=TIMER)}})
     assert errors(text) == [f'{pos(text, "t")}: tasks.t: the imported task is invalid: tasks[0].body: "m" (locked '
                             "at tasks[0].body[0]) is still held at the end of the job: add unlock: m"]
+
+
+def test_a_fragment_without_tasks_is_refused_as_rt_app_refuses_it():
+    """rt-app's doc/examples/merge/ files are pieces for its merge.py; rt-app itself stops without "tasks"."""
+    from rtsched.model.rtapp import is_rtapp_text
+
+    for text in ('{"global": {"duration": 5}}', '{\n  // a comment\n  "resources": {"m": {"type": "mutex"}}}'):
+        assert is_rtapp_text(text)
+        assert errors(text) == ['1:1: (top level): no "tasks" object: rt-app refuses the file too ("Error while '
+                                "parsing config\"); a fragment such as rt-app's doc/examples/merge/ files is for "
+                                "rt-app's doc/merge.py, which joins fragments into one file"]
+    # rtsched's own documents stay rtsched's, whatever they lack
+    assert not is_rtapp_text('{"name": "x", "resources": {"m": 1}}')
+    assert not is_rtapp_text('{"platform": {}, "global": {}}')
+    assert not is_rtapp_text('{"resources": [], "global": 1}')

@@ -1,4 +1,4 @@
-"""The rt-app reader accepts json-c's non-strict syntax, keeps repeated keys and gives positions."""
+"""The rt-app reader accepts json-c's non-strict syntax, keeps what json-c keeps and gives positions."""
 
 import json
 import math
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rtsched.model.rtapp.reader import JObject, RtAppSyntaxError, read_rtapp_json
+from rtsched.model.rtapp.reader import JObject, RtAppSyntaxError, read_rtapp, read_rtapp_json
 
 
 def keys(obj: JObject) -> list[str]:
@@ -19,7 +19,8 @@ def test_block_and_line_comments_anywhere_blank_space_may_be():
       "a" /* before colon */ : /* before value */ 1, // after
       /* multi
          line */ "b": [1, /* in array */ 2]
-    } // tail"""
+    } // tail
+    """
     doc = read_rtapp_json(text)
     assert doc.to_plain() == {"a": 1, "b": [1, 2]}
 
@@ -37,16 +38,49 @@ def test_numbers_ints_stay_ints():
     assert math.isnan(plain["n"]) and plain["inf"] == -math.inf
 
 
-def test_repeated_keys_are_kept_in_order_with_positions():
+def test_a_repeated_key_keeps_its_first_place_and_its_last_value():
+    """json-c's json_object_object_add replaces the value of a key already there, in place."""
     doc = read_rtapp_json('{\n  "run": 1,\n  "sleep": 2,\n  "run": 3\n}')
-    assert keys(doc) == ["run", "sleep", "run"]
-    assert [(m.value, m.line, m.column) for m in doc] == [(1, 2, 3), (2, 3, 3), (3, 4, 3)]
-    assert doc.get("run").value == 3  # a lookup sees the last value, as json-c keeps it
+    assert keys(doc) == ["run", "sleep"]
+    assert [(m.value, m.line, m.column) for m in doc] == [(3, 4, 3), (2, 3, 3)]  # the position of the kept value
+    assert [(m.value, m.line, m.column) for m in doc.replaced] == [(1, 2, 3)]
+
+
+def test_a_key_repeated_three_times_keeps_the_last():
+    doc = read_rtapp_json('{"a": 1, "b": {"x": 1, "x": 2}, "a": 2, "a": 3}')
+    assert doc.to_plain() == {"a": 3, "b": {"x": 2}}
+    assert [m.value for m in doc.replaced] == [1, 2]
+    assert [m.value for m in doc.get("b").value.replaced] == [1]
 
 
 def test_string_escapes():
-    doc = read_rtapp_json(r'{"s": "a\"b\\c\/d\n\u00e9", "q": ' + "'it\\'s'}")
-    assert doc.to_plain() == {"s": 'a"b\\c/d\né', "q": "it's"}
+    doc = read_rtapp_json(r'{"s": "a\"b\\c\/d\n\u00e9\ud800"}')
+    assert doc.to_plain() == {"s": 'a"b\\c/d\né\ufffd'}  # a lone surrogate half: U+FFFD, as json-c
+
+
+@pytest.mark.parametrize("text", [r"{'q': 'it\'s'}", r'{"q": "it\'s"}'])
+def test_an_escaped_single_quote_is_refused_as_json_c_refuses_it(text):
+    with pytest.raises(RtAppSyntaxError, match="unknown escape"):
+        read_rtapp_json(text)
+
+
+@pytest.mark.parametrize(("text", "value"), [('{"v": 1.5e}', 1.5), ('{"v": 1e+}', 1), ('{"v": 2E-}', 2)])
+def test_an_exponent_without_digits_is_dropped_as_json_c_drops_it(text, value):
+    assert read_rtapp_json(text).to_plain() == {"v": value}
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ('{"a": 1} x', (1, 10)), ('{"a": 1} x /* open', (1, 10)), ('{"a": 1}}', (1, 9)),
+    ('{"a": 1} // c\n{"b": 2}', (2, 1)),
+])
+def test_text_after_the_document_is_ignored_as_json_c_ignores_it(text, where):
+    read = read_rtapp(text)
+    assert read.root.to_plain() == {"a": 1}
+    assert read.ignored_from == where
+
+
+def test_blank_space_and_comments_after_the_document_are_not_text():
+    assert read_rtapp('{"a": 1} /* c */ // d\n  ').ignored_from is None
 
 
 @pytest.mark.parametrize(
@@ -57,8 +91,12 @@ def test_string_escapes():
         ("{a: 1}", 1, 2, "expected a quoted key"),
         ('{"a": [1, 2}', 1, 12, 'expected "," or "]" in the array opened at 1:7'),
         ('{"a": "x}', 1, 7, "string not closed"),
-        ('{"a": 1} /* open', 1, 10, "comment /* ... not closed"),
-        ('{"a": 1} x', 1, 10, "unexpected 'x' after the end of the document"),
+        ('{"a": 1, /* open', 1, 10, "comment /* ... not closed"),
+        ('{"a": 1} /x', 1, 10, "'/' after the document starts no comment"),
+        ('{"a": 1}\n/* open', 2, 1, "comment /* ... not closed by */ at the end of the file"),
+        ('{"a": 1} // c', 1, 10, "a // comment ends the file without a newline"),
+        ('\ufeff{"a": 1}', 1, 1, "the file starts with a byte-order mark"),
+        ('{"a": "x\x00"}', 1, 9, "a NUL character in a string"),
         ('{"a": yes}', 1, 7, "unexpected word 'yes'"),
         ('{"a": 1', 1, 8, "expected"),
     ],
@@ -97,10 +135,13 @@ ALPHABET = "{}[]\"\\':,/*-+.0123456789eEtrufalsnNI \n"
 
 def test_nesting_is_limited_as_json_c_limits_it():
     read_rtapp_json("[" * 32 + "]" * 32)  # 32 levels are fine
+    read_rtapp_json('{"a":' * 31 + "1" + "}" * 31)  # so are 31 objects around a number, the 32nd value
     with pytest.raises(RtAppSyntaxError) as info:
         read_rtapp_json("[" * 33 + "]" * 33)
     assert (info.value.line, info.value.column) == (1, 33)
     assert "nested deeper than 32" in info.value.message
+    with pytest.raises(RtAppSyntaxError, match="nested deeper than 32"):
+        read_rtapp_json('{"a":' * 32 + "1" + "}" * 32)
 
 
 @given(st.text(alphabet=ALPHABET, max_size=40))

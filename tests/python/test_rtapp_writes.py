@@ -35,11 +35,12 @@ def test_global_buffer_and_device_are_used():
     assert warnings == []  # the two global keys are read now, not ignored
 
 
-def test_repeated_keys_share_their_wcet():
-    text = ('{"tasks": {"t": {"policy": "SCHED_FIFO", "mem": 10, "run": 5, "mem": 20, "wcet": {"mem": 3},'
-            ' "timer": {"ref": "x", "period": 1000}}}}')
+def test_numbered_keys_have_their_own_wcet_and_a_repeated_key_is_one_write():
+    text = ('{"tasks": {"t": {"policy": "SCHED_FIFO", "mem0": 10, "run": 5, "mem1": 20, "mem": 7, "mem": 8,'
+            ' "wcet": {"mem0": 3, "mem1": 4, "mem": 2}, "timer": {"ref": "x", "period": 1000}}}}')
     ts, _, _ = imported(text)
-    assert ts.tasks[0].body == (MemWrite(10, 4 * MIB, 3_000), Compute(5_000), MemWrite(20, 4 * MIB, 3_000))
+    assert ts.tasks[0].body == (MemWrite(10, 4 * MIB, 3_000), Compute(5_000), MemWrite(20, 4 * MIB, 4_000),
+                                MemWrite(8, 4 * MIB, 2_000))  # as rt-app reads it: "mem" once, its last value
 
 
 def test_a_write_without_its_wcet_says_what_to_add():

@@ -11,7 +11,7 @@ import yaml
 
 from rtsched.cli.exit_codes import Exit
 from rtsched.model import TaskSetError
-from rtsched.model.rtapp import loads_rtapp, located
+from rtsched.model.rtapp import RtAppImportError, loads_rtapp, located
 from rtsched.model.rtapp.threads import POLICIES
 from rtsched.outputs import write_text
 
@@ -48,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
         doc, warnings = loads_rtapp(text, name=args.name or path.stem, source=str(path),
                                     default_policy=args.default_policy)
     except TaskSetError as e:
+        for warning in e.warnings if isinstance(e, RtAppImportError) else ():  # they may explain an error
+            print(located(str(path), warning, warning=True), file=sys.stderr)
         for error in e.errors:
             print(located(str(path), error), file=sys.stderr)
         return Exit.INVALID_INPUT

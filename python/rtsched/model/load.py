@@ -150,9 +150,14 @@ def load_taskset(path: str | Path) -> TaskSet:
     """
     path = Path(path)
     if path.suffix.lower() == ".json" and _is_rtapp_file(path):
-        from rtsched.model.rtapp import import_rtapp, located
+        from rtsched.model.rtapp import RtAppImportError, import_rtapp, located
 
-        taskset, _, warnings = import_rtapp(path)
+        try:
+            taskset, _, warnings = import_rtapp(path)
+        except RtAppImportError as e:  # its warnings first: they may explain an error
+            for warning in e.warnings:
+                print(located(str(path), warning, warning=True), file=sys.stderr)
+            raise
         for warning in warnings:
             print(located(str(path), warning, warning=True), file=sys.stderr)
         return taskset

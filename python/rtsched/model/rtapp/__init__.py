@@ -3,8 +3,10 @@
     from rtsched.model.rtapp import import_rtapp, is_rtapp_text
     taskset, document, warnings = import_rtapp("workload.json")
 
-- reader.py: the JSON syntax rt-app accepts (json-c's: comments, trailing
-  commas, single quotes; repeated keys kept in order), with positions;
+- reader.py: the JSON syntax rt-app accepts, read as rt-app reads it (json-c's: comments,
+  trailing commas, single quotes; a repeated key's last value in its first place; text after
+  the document ignored), with positions;
+- dropped.py: a warning for each value and text json-c drops;
 - events.py: rt-app's events and the actions each becomes;
 - writes.py: ``mem`` and ``iorun`` (with ``global`` settings and each one's WCET);
 - fork.py: ``fork`` from launcher threads;
@@ -17,7 +19,7 @@ error and warning starts with ``line:column`` of the key it is about.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import json
 import re
@@ -25,11 +27,11 @@ from pathlib import Path
 
 from rtsched.model.model import TaskSet
 from rtsched.model.rtapp.events import RT_APP_EVENTS, event_kind
-from rtsched.model.rtapp.importer import rtapp_document
-from rtsched.model.rtapp.reader import JObject, RtAppSyntaxError, read_rtapp_json
+from rtsched.model.rtapp.importer import RtAppImportError, rtapp_document
+from rtsched.model.rtapp.reader import JObject, RtAppSyntaxError, read_rtapp, read_rtapp_json
 from rtsched.model.validate import TaskSetError, taskset_from_dict
 
-__all__ = ["RT_APP_EVENTS", "event_kind", "import_rtapp", "is_rtapp_text", "loads_rtapp", "located"]
+__all__ = ["RT_APP_EVENTS", "RtAppImportError", "event_kind", "import_rtapp", "is_rtapp_text", "loads_rtapp", "located"]
 
 
 def located(source: str, message: str, *, warning: bool = False) -> str:
@@ -42,31 +44,46 @@ def located(source: str, message: str, *, warning: bool = False) -> str:
 
 
 # "tasks": { with blanks or json-c's comments between: what every rt-app file has.
-_TASKS_OBJECT = re.compile(r"""["']tasks["'](?:\s|/\*.*?\*/|//[^\n]*)*:(?:\s|/\*.*?\*/|//[^\n]*)*\{""", re.S)
+_BLANK = r"(?:\s|/\*.*?\*/|//[^\n]*)*"
+_TASKS_OBJECT = re.compile(rf"""["']tasks["']{_BLANK}:{_BLANK}\{{""", re.S)
+# "global": { or "resources": {: an rt-app fragment without tasks (rt-app's doc/examples/merge/).
+_RTAPP_OBJECT = re.compile(rf"""["'](?:tasks|global|resources)["']{_BLANK}:{_BLANK}\{{""", re.S)
+
+
+def _rtapp_root(get: Callable[[str], Any]) -> bool:
+    """``tasks`` an object; or no ``tasks``, ``name`` or ``platform`` and rt-app's ``global`` or ``resources``
+    object: a fragment, which rt-app refuses, as the importer does, for having no tasks."""
+    tasks = get("tasks")
+    if tasks is not None:
+        return isinstance(tasks, (dict, JObject))
+    if get("name") is not None or get("platform") is not None:
+        return False
+    return any(isinstance(get(key), (dict, JObject)) for key in ("global", "resources"))
 
 
 def is_rtapp_text(text: str) -> bool:
     """True when the text is an rt-app file: a JSON object whose ``tasks`` is an object.
 
-    (An rtsched task set's ``tasks`` is a list.) Text with a syntax error counts as rt-app when it
-    has ``"tasks": {``, so that the error comes from the reader that accepts rt-app's syntax.
+    (An rtsched task set's ``tasks`` is a list.) So is an object with rt-app's ``global`` or
+    ``resources`` object and no ``tasks``, ``name`` or ``platform``: a fragment of an rt-app file,
+    refused as rt-app refuses it. Text with a syntax error counts as rt-app when it has
+    ``"tasks": {``, so that the error comes from the reader that accepts rt-app's syntax.
     """
-    if _TASKS_OBJECT.search(text) is None:  # an rtsched set's "tasks": [ (the common case, read once)
+    if _RTAPP_OBJECT.search(text) is None:  # an rtsched set's "tasks": [ (the common case, read once)
         return False
     try:  # strict JSON first: the standard reader is 50x faster than rt-app's on a large set
         plain = json.loads(text)
     except (ValueError, RecursionError):
         pass
     else:
-        return isinstance(plain, dict) and isinstance(plain.get("tasks"), dict)
+        return isinstance(plain, dict) and _rtapp_root(plain.get)
     try:
         root = read_rtapp_json(text)
     except RtAppSyntaxError:
         return _TASKS_OBJECT.search(text) is not None
     if not isinstance(root, JObject):
         return False
-    tasks = root.get("tasks")
-    return tasks is not None and isinstance(tasks.value, JObject)
+    return _rtapp_root(lambda key: None if (m := root.get(key)) is None else m.value)
 
 
 def loads_rtapp(text: str, *, name: str = "rtapp", source: str = "<string>",
@@ -76,10 +93,10 @@ def loads_rtapp(text: str, *, name: str = "rtapp", source: str = "<string>",
     ``default_policy`` replaces the file's ``global.default_policy`` when given.
     """
     try:
-        root = read_rtapp_json(text)
+        read = read_rtapp(text)
     except RtAppSyntaxError as e:
         raise TaskSetError([str(e)], source) from None
-    return rtapp_document(root, name=name, source=source, default_policy=default_policy)
+    return rtapp_document(read, name=name, source=source, default_policy=default_policy)
 
 
 def import_rtapp(path: str | Path) -> tuple[TaskSet, dict[str, Any], list[str]]:

@@ -26,9 +26,10 @@ from rtsched.model.values import describe
 __all__ = ["RT_APP_EVENTS", "SUPPORTED_EVENTS", "event_kind", "Names", "Problems", "translate_event"]
 
 #: rt-app's event names, in the order rt-app tests them as key prefixes.
-RT_APP_EVENTS = (
+RT_APP_EVENTS = (  # rt-app master, rt-app/src/rt-app_parse_config.c, events[] (obj_is_event)
     "lock", "unlock", "wait", "signal", "broad", "sync", "sleep", "runtime", "run",
-    "timer", "suspend", "resume", "mem", "iorun", "yield", "barrier", "fork",
+    "timer", "suspend", "resume", "memrun", "mem", "iorun", "yield", "barrier", "fork",
+    "sem_post", "sem_wait",
 )
 
 #: Why each refused event cannot be given rtsched's meaning.
@@ -36,8 +37,17 @@ REFUSED_EVENTS = {
     "sync": "it signals a condition and then waits on the same one; rtsched's signals are counted, so the "
             "thread would take its own signal and not wait: write the handover with two conditions (signal "
             "one, wait on the other)",
+    "memrun": "its reads, writes and pointer chases take as long as the caches make them, which their size "
+              "does not say, and rtsched has no action that does them (mem, a write of N bytes with a wcet, "
+              "is the nearest)",
 }
 SUPPORTED_EVENTS = frozenset(RT_APP_EVENTS) - set(REFUSED_EVENTS)
+
+#: The warning at a ``signal``: the one place where rt-app's condition and rtsched's differ.
+SIGNAL_KEPT = ("rt-app's signal (pthread_cond_signal) is lost when no thread waits at that moment, rtsched's "
+               "is kept for the next wait: a waiter that comes late runs at once here and waits for the next "
+               "signal under rt-app (they agree while the waiter is always waiting first; sem_post and "
+               "sem_wait are kept in both)")
 
 
 def event_kind(key: str) -> str | None:
@@ -122,6 +132,8 @@ def translate_event(kind: str, member: Member, path: str, *, thread: str, policy
         if cond is None:
             return None
         names.signalled.setdefault(cond, member.where)
+        if kind == "signal":
+            problems.warn(member, path, SIGNAL_KEPT)
         return [{"signal" if kind == "signal" else "broadcast": cond}]
     if kind == "wait":
         if not isinstance(value, JObject):
@@ -153,6 +165,21 @@ def translate_event(kind: str, member: Member, path: str, *, thread: str, policy
             return [{"lock": target}, {"wait": target}, {"unlock": target}]
         names.signalled.setdefault(target, member.where)
         return [{"lock": target}, {"broadcast": target}, {"unlock": target}]
+    if kind in ("sem_post", "sem_wait"):
+        # a POSIX semaphore, count 0 at the start: exactly a condition whose signals are counted
+        sem = _name(value, member, path, problems)
+        if sem is None:
+            return None
+        cond = f"sem.{sem}"  # rt-app's semaphores have names of their own, apart from mutexes and conditions
+        clash = names.bind(cond, cond, member.where)
+        if clash:
+            problems.error(member, path, f'condition "{cond}" is used with mutex "{clash}: an rtsched '
+                           "condvar belongs to one mutex")
+            return None
+        if kind == "sem_wait":
+            return [{"lock": cond}, {"wait": cond}, {"unlock": cond}]
+        names.signalled.setdefault(cond, member.where)
+        return [{"lock": cond}, {"signal": cond}, {"unlock": cond}]
     if kind == "yield":
         if policy == "deadline":
             problems.error(member, path, "yield of a SCHED_DEADLINE thread gives up the rest of its runtime "

@@ -19,13 +19,14 @@ from typing import Any
 from rtsched.model.durations import format_duration
 from rtsched.model.rtapp.events import Names, Problems
 from rtsched.model.rtapp.fork import fork_plan
-from rtsched.model.rtapp.reader import JObject, Member
+from rtsched.model.rtapp.dropped import warn_dropped
+from rtsched.model.rtapp.reader import JObject, Member, RtAppText
 from rtsched.model.rtapp.threads import POLICIES, ThreadTask, thread_tasks
 from rtsched.model.rtapp.writes import WriteSettings, read_global_write_key
 from rtsched.model.validate import MAX_NAME, NAME_PATTERN, TaskSetError, taskset_from_dict
 from rtsched.model.values import describe
 
-__all__ = ["rtapp_document"]
+__all__ = ["RtAppImportError", "rtapp_document"]
 
 #: global keys that only shape rt-app's own logging, calibration or buffers: ignored, in one warning
 _GLOBAL_IGNORED = (
@@ -108,8 +109,14 @@ class _Assembler:
             default_policy = self.forced_policy
         self.legacy_resources(root)
         tm = root.get("tasks")
-        if tm is None or not isinstance(tm.value, JObject) or not len(tm.value):
-            self.problems.errors.append(f"{(tm or root).line}:{(tm or root).column}: tasks: expected an "
+        if tm is None:
+            self.problems.errors.append(f'{root.line}:{root.column}: (top level): no "tasks" object: rt-app '
+                                        'refuses the file too ("Error while parsing config"); a fragment such as '
+                                        "rt-app's doc/examples/merge/ files is for rt-app's doc/merge.py, which "
+                                        "joins fragments into one file")
+            return None, []
+        if not isinstance(tm.value, JObject) or not len(tm.value):
+            self.problems.errors.append(f"{tm.line}:{tm.column}: tasks: expected an "
                                         "object with at least one thread")
             return None, []
         plan = fork_plan(tm.value, self.problems)
@@ -308,21 +315,33 @@ def _set_name(name: str) -> str:
     return cleaned[:63]
 
 
-def rtapp_document(root: Any, *, name: str = "rtapp", source: str | None = None,
+class RtAppImportError(TaskSetError):
+    """The errors of an rt-app file, with the warnings found before them (what rt-app reads differently
+    explains some errors: a repeated phase's dropped value, say), each with its position."""
+
+    def __init__(self, errors: list[str], source: str | None, warnings: list[str]):
+        super().__init__(errors, source)
+        self.warnings = list(warnings)
+
+
+def rtapp_document(read: RtAppText, *, name: str = "rtapp", source: str | None = None,
                    default_policy: str | None = None) -> tuple[dict[str, Any], list[str]]:
     """The rtsched document for a read rt-app document, and the warnings (each with its position).
 
-    Raises TaskSetError listing every error, each starting with ``line:column``. The document is
+    Raises RtAppImportError listing every error, each starting with ``line:column``. The document is
     validated as an rtsched task set before it is returned.
     """
     assembler = _Assembler(default_policy)
-    doc, tasks = assembler.document(root, _set_name(name))
+    warn_dropped(read, assembler.problems)
+    doc, tasks = assembler.document(read.root, _set_name(name))
     if assembler.problems.errors or doc is None:
-        raise TaskSetError(assembler.problems.errors or ["nothing to import"], source)
+        raise RtAppImportError(assembler.problems.errors or ["nothing to import"], source,
+                               assembler.problems.warnings)
     try:
         taskset_from_dict(doc)
     except TaskSetError as e:
-        raise TaskSetError([_locate(err, tasks) for err in e.errors], source) from None
+        raise RtAppImportError([_locate(err, tasks) for err in e.errors], source,
+                               assembler.problems.warnings) from None
     return doc, assembler.problems.warnings
 
 

@@ -12,7 +12,7 @@ keeps that delay, while rtsched's next release stays on the grid: rtsched's
 task is the thread at its fastest pace, the most it can demand.
 
 That holds only when the loop's length is known from the file: a loop that
-waits for another thread (``wait``, ``suspend``, ``barrier``) is paced by that
+waits for another thread (``wait``, ``suspend``, ``barrier``, ``sem_wait``) is paced by that
 thread, a loop with ``mem`` or ``iorun`` is paced by how long its writes
 take (the file bounds that only from above), and a loop with no sleep at its
 start or end (L + T = 0) would meet every release exactly at the end of its
@@ -34,7 +34,7 @@ from rtsched.model.rtapp.writes import WRITE_EVENTS
 __all__ = ["PACED_BY_OTHERS", "Pace", "self_paced"]
 
 #: Events that make a loop wait for another thread, and so take that thread's pace.
-PACED_BY_OTHERS = ("wait", "suspend", "barrier")
+PACED_BY_OTHERS = ("wait", "suspend", "barrier", "sem_wait")
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,6 @@ _IGNORED = {
     "util_min": "a utilization clamp steers CPU frequency and placement; rtsched's compute is CPU time",
     "util_max": "a utilization clamp steers CPU frequency and placement; rtsched's compute is CPU time",
     "nodes_membind": "NUMA memory binding; rtsched's actions do not touch memory",
-    "membind_nodes": "NUMA memory binding; rtsched's actions do not touch memory",
 }
 _THREAD_ONLY = {"instance", "delay", "phases", "loop"}
 
@@ -128,10 +127,11 @@ def _classify(obj: JObject, path: str, phase: _Phase, problems: Problems, *, thr
         elif m.key == "taskgroup":
             if m.value not in ("", None):
                 phase.taskgroup = m
-        elif m.key == "dl-reclaim":
+        elif m.key == "dl-reclaim":  # a key of rt-app forks, not of rt-app master (rt-app/src/rt-app_parse_config.c)
             if m.value is True:
-                problems.error(m, mpath, "SCHED_DEADLINE bandwidth reclaiming (SCHED_FLAG_RECLAIM) is not "
-                               "supported: an rtsched job never runs beyond its runtime")
+                problems.warn(m, mpath, "ignored, as rt-app master ignores it (dl-reclaim is a key of rt-app "
+                              "forks): the thread runs without bandwidth reclaiming (SCHED_FLAG_RECLAIM), and an "
+                              "rtsched job never runs beyond its runtime")
         elif m.key in _IGNORED:
             if m.value not in ("", None):
                 problems.warn(m, mpath, f"ignored: {_IGNORED[m.key]}")
@@ -201,8 +201,9 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
         keys = {m.key for phase in phases for kind, m, _ in phase.events if kind in WRITE_EVENTS}
         thread_wcets = read_wcets(top.wcet, f"{path}.wcet", keys, problems)
     paced_by_itself = not any(kind == "timer" for phase in phases for kind, _, _ in phase.events)
-    if paced_by_itself and len(phases) > 1:
-        cycle = _one_cycle(phases, top, f"{path}.phases", problems)
+    if len(phases) > 1 and (paced_by_itself or _starts_on_its_only_timer(phases)):
+        cycle = _one_cycle(phases, top, f"{path}.phases", problems,
+                           "without a timer" if paced_by_itself else "that start on their only timer")
         if cycle is None:
             return []
         phases = [cycle]
@@ -323,29 +324,38 @@ def _pause_us(phase: _Phase, problems: Problems) -> int | None:
     return total * loop
 
 
-def _one_cycle(phases: list[_Phase], top: _Phase, path: str, problems: Problems) -> _Phase | None:
-    """The phases of a thread without a timer -> one loop: each phase's events repeated its loop count,
-    in order (rt-app runs them so, and the thread's loop repeats the whole). The phases must not
-    change the thread's scheduling: the loop becomes one task."""
+def _starts_on_its_only_timer(phases: list[_Phase]) -> bool:
+    """One timer in all the phases, the first event of the first phase, which runs once per cycle: the
+    phases are one loop that waits for its timer first (rt-app's cpufreq_governor_efficiency/dvfs.json)."""
+    timers = [m for phase in phases for kind, m, _ in phase.events if kind == "timer"]
+    first = phases[0]
+    return (len(timers) == 1 and bool(first.events) and first.events[0][0] == "timer"
+            and (first.loop_member is None or first.loop_member.value == 1))
+
+
+def _one_cycle(phases: list[_Phase], top: _Phase, path: str, problems: Problems, which: str) -> _Phase | None:
+    """The phases of a thread ``which`` is without a timer, or whose only timer starts them -> one loop:
+    each phase's events repeated its loop count, in order (rt-app runs them so, and the thread's loop
+    repeats the whole). The phases must not change the thread's scheduling: the loop becomes one task."""
     own = [(phase, key) for phase in phases for key in phase.sched]
     for phase, key in own:
         _, m, mpath = phase.sched[key]
-        problems.error(m, mpath, f"the phases of a thread without a timer become one task (one self-paced "
-                       f"loop): a phase cannot set its own {key}; set it on the thread")
+        problems.error(m, mpath, f"the phases of a thread {which} become one task (one loop): a phase "
+                       f"cannot set its own {key}; set it on the thread")
     if own:
         return None
     cycle = _Phase(top.name, top.obj, top.path, top.where)
     cycle.taskgroup = top.taskgroup
     for phase in phases:
-        loop = _finite_loop(phase, problems, "a phase of a thread without a timer needs a finite loop (the "
-                            "phases become one self-paced loop)")
+        loop = _finite_loop(phase, problems, f"a phase of a thread {which} needs a finite loop (the phases "
+                            "become one loop)")
         if loop is None:
             return None
         cycle.events.extend(phase.events * loop)
         cycle.taskgroup = cycle.taskgroup or phase.taskgroup
     if len(cycle.events) > MAX_CYCLE_EVENTS:
         problems.error(top.where, path, f"the phases, each repeated its loop count, are {len(cycle.events)} "
-                       f"events in one self-paced loop (at most {MAX_CYCLE_EVENTS})")
+                       f"events in one loop (at most {MAX_CYCLE_EVENTS})")
         return None
     return cycle
 
@@ -461,6 +471,9 @@ def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, 
         offset_us += pace.lead_us
         period_from = "loop's length (its runs and sleeps: it has no timer)"
     else:
+        starts_on_timer = len(timers) == 1 and len(events) > 1 and events[0][0] == "timer"
+        if starts_on_timer:  # rt-app: the timer fires first at delay + period, each job is what follows it
+            events = events[1:] + events[:1]
         kind, timer_member, timer_path = events[-1]
         if kind != "timer":
             problems.error(timers[-1][1], timers[-1][2], "the timer must be the last event of the job (it "
@@ -469,6 +482,11 @@ def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, 
         for _, tm, tpath in timers[:-1]:
             problems.error(tm, tpath, "only one timer per job, as its last event (it ends the job)")
         period_us, ref = _timer(timer_member, timer_path, problems)
+        if starts_on_timer and period_us:
+            offset_us += period_us
+            problems.warn(timer_member, timer_path, "the loop starts on its timer: each job is the events after "
+                          f"it, the first released one period ({format_duration(period_us * 1000)}) after the "
+                          "thread starts, as rt-app's first timer fires")
 
     loop: int | None = 1
     if phase.loop_member is not None:
@@ -519,7 +537,11 @@ def _timer(member: Member, path: str, problems: Problems) -> tuple[int | None, s
     mode = value.get("mode")
     if mode is not None and mode.value not in ("relative", "absolute"):
         problems.error(mode, f"{path}.mode", f'expected "relative" or "absolute", got {describe(mode.value)}')
-    # either mode: rtsched releases as rt-app's absolute mode; they differ only after an overrun
+    if mode is None or mode.value == "relative":  # rtsched releases as rt-app's absolute mode
+        problems.warn(mode or member, f"{path}.mode" if mode else path, 'rt-app\'s "relative" timer (its default '
+                      "mode): a job that ends after its next release starts the next job at once and moves "
+                      "every later release that late; rtsched keeps them on the grid, as rt-app's \"absolute\" "
+                      "mode does (they agree while every job ends before its next release)")
     return pm.value, ref
 
 
