@@ -36,7 +36,7 @@ from rtsched.model.placement import Placement, place
 from rtsched.outputs import free_space_note, write_text
 from rtsched.report import DEFAULT_WINDOW_NS, JobTable, Report, TaskStats, build_report, write_report
 from rtsched.report.excess import StealSample
-from rtsched.run.reservation_overhead import parse_reservation_overhead
+from rtsched.run.reservation_overhead import reservation_overhead
 from rtsched.run.runner import RunnerExit, RunnerOutcome, run_native, write_runner_input
 from rtsched.measure.steal import StealSampler, read_steal_ns, steal_during
 from rtsched.trace import read_trace
@@ -212,7 +212,7 @@ def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> RunResul
     steal = steal_during(steal_before, read_steal_ns(placement.cpus))
     if not outcome.completed and not outcome.interrupted:
         raise _setup_error(outcome, trace_path)
-    overhead = parse_reservation_overhead(outcome.stdout, run_ns=runner_input["duration_ns"])
+    overhead = reservation_overhead(outcome.figures, run_ns=runner_input["duration_ns"])
     ran = partial(RunResult, out_dir, taskset, placement, analysis, options.picv, outcome,
                   ideal_analysis=ideal if options.overheads else None, explain_note=explain_note, slack=slack,
                   kernel=kernel, steal_samples=tuple(sampler.samples))
