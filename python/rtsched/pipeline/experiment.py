@@ -109,14 +109,14 @@ def report_production(
     settings: ReportSettings = ReportSettings(),
     progress: Callable[[str], None] | None = None,
 ) -> Result:
-    """Place ``taskset`` once, compute its bounds once (unless given: ``bounds``, with
+    """Place ``taskset`` once, then compute its bounds once (unless given: ``bounds``, with
     ``overheads`` counted and ``noun`` naming the experiment), have ``producer`` write its trace
     into ``out_dir``, build the report and write its files; everything but summary.json.
     ``progress`` hears each step's name as it begins. Raises what the producer raises."""
     say = progress or (lambda _step: None)
     out_dir.mkdir(parents=True, exist_ok=True)
-    bounds = bounds if bounds is not None else bounds_of(taskset, overheads, picv=picv, noun=noun)
     placement = producer.place(taskset)
+    bounds = bounds if bounds is not None else bounds_of(taskset, overheads, picv=picv, noun=noun)
     production = producer.produce(taskset, placement, out_dir, say)
     result = Result(out_dir, taskset, placement, bounds, picv, production, files=dict(production.files))
     if production.trace_path is None:
