@@ -4,9 +4,13 @@ tools/run/main.c's ``print_figures_json`` prints, read exactly, in ns."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import fields
+from pathlib import Path
+
 import pytest
 
-from rtsched.run.reservation_overhead import overhead_line, reservation_overhead
+from rtsched.run.reservation_overhead import ReservationOverhead, overhead_line, reservation_overhead
 from rtsched.run.runner import RunnerOutcome, RunnerOutputError
 
 RUNNER_STDOUT = (
@@ -47,3 +51,13 @@ def test_output_that_is_not_the_figures_is_an_error_that_quotes_it():
     with pytest.raises(RunnerOutputError, match="lack 'control_ns'"):
         reservation_overhead(_figures('{"reservation_overhead":[{"cpu":0,"decisions":1,"decision_ns":2,'
                                       '"controls":0}]}'), run_ns=10)
+
+
+def test_the_figures_read_are_the_ones_the_runner_writes():
+    """The keys are a vocabulary shared by C and Python: every one read here is one that
+    tools/run/main.c's print_figures_json writes (a rename on either side fails here)."""
+    source = (Path(__file__).resolve().parents[2] / "tools" / "run" / "main.c").read_text()
+    body = source[source.index("static void print_figures_json"):]
+    written = set(re.findall(r'jw_key\(&w, "(\w+)"\)', body[:body.index("\n}\n")]))
+    read = {f.name for f in fields(ReservationOverhead)} - {"run_ns"}  # the run's length is Python's
+    assert read | {"reservation_overhead", "tasks"} <= written, sorted(read - written)
