@@ -8,12 +8,11 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from rtsched.analysis import bounds_for
 from rtsched.model import load_taskset
 from rtsched.report.export_pftrace import INSTANT, SLICE_BEGIN, SLICE_END
 from rtsched.report.protobuf_wire import encode_rows, field_varint, varint
-from rtsched.sim import SimOptions
-from rtsched.sim.session import simulate_to_dir
+from rtsched.sim import SimOptions, SimProducer
+from rtsched.pipeline import ReportSettings, run_experiment
 
 import numpy as np
 import pytest
@@ -60,8 +59,8 @@ def test_varints_as_protobuf_writes_them():
 @pytest.mark.parametrize("example", ["pfp-two-cpus.yaml", "picv-rpc.yaml", "locks.yaml", "gedf.yaml", "ceiling-pcp.yaml"])
 def test_a_simulation_has_the_json_slices_on_its_task_and_cpu_tracks(tmp_path, example):
     taskset = load_taskset(EXAMPLES / example)
-    result = simulate_to_dir(taskset, SimOptions(duration_ns=500_000_000, cpus=(0, 1)), bounds_for(taskset),
-                             tmp_path, plots=False, perfetto_json=True)
+    result = run_experiment(taskset, SimProducer(SimOptions(duration_ns=500_000_000, cpus=(0, 1))), tmp_path,
+                            settings=ReportSettings(plots=False, perfetto_json=True))
     data = result.files["trace.pftrace"].read_bytes()
     decoded = decode(data)
     assert decoded.first_flags == 1  # the first packet clears the incremental state the names are interned in

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from rtsched.model import loads_taskset
-from rtsched.run import RunOptions
-from rtsched.run.compare import backend_refusals
+from rtsched.run.backends import backend_refusals
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SUFFIX = "(refused under the {} backend, which --compare-backends runs the set under too)"
@@ -25,7 +24,7 @@ tasks: [{name: a, period: 10ms, body: [{compute: 1ms}]}]
 
 
 def refusals(text: str) -> list[str]:
-    return backend_refusals(loads_taskset(text, "yaml"), RunOptions(duration_ns=10**9))
+    return backend_refusals(loads_taskset(text, "yaml"), duration_ns=10**9)
 
 
 @pytest.mark.parametrize(

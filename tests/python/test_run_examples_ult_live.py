@@ -17,7 +17,7 @@ import yaml
 
 from rtsched.model import TaskSetError, online_cpus, to_runner_input
 from rtsched.model.validate import taskset_from_dict, validate_dict
-from rtsched.run import RunOptions, run_taskset
+from rtsched.pipeline import RunOptions, run_taskset
 from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace
 from test_run_live import EXAMPLES, _rt_available
@@ -69,7 +69,7 @@ def test_the_example_runs_under_ult(example, tmp_path):
     taskset, _ = as_ult(example)
     result = run_taskset(taskset, RunOptions(duration_ns=RUN_NS, out_dir=tmp_path, plots=False, progress=False,
                                              explain=False))
-    assert not result.interrupted and result.outcome.returncode == 0, result.outcome.stderr
+    assert not result.interrupted and result.summary["runner_exit"] == 0, result.production.messages
     summary = result.summary
     assert summary["backend"] == "ult" and result.table is not None
     assert summary["lost_events"] == 0

@@ -19,7 +19,7 @@ import pytest
 from rtsched.measure.kernel_recorder import KernelSchedError, tracefs_root
 from rtsched.model import loads_taskset
 from rtsched.report.excess import DISTURBED, MOSTLY_DISTURBED
-from rtsched.run import RunOptions, run_taskset
+from rtsched.pipeline import RunOptions, run_taskset
 
 from test_run_live import _rt_available
 

@@ -4,6 +4,7 @@ OS interference (exact simulated times: a simulation has no noise)."""
 from __future__ import annotations
 
 from rtsched.analysis.overheads import Overheads
+from rtsched.pipeline.sim_overheads import sim_overheads
 from rtsched.sim import SimOverheads
 from rtsched.trace import EventType as EV
 
@@ -84,10 +85,9 @@ def test_os_interference_delays_both_cpus_of_a_global_domain(tmp_path):
 
 
 def test_sim_overheads_take_the_profiles_new_keys():
-    ov = SimOverheads.from_overheads(Overheads(rpc_call_ns=7, trace_event_ns=3, interference_window_ns=1000,
-                                               interference_max_lost_ns=40))
+    ov = sim_overheads(Overheads(rpc_call_ns=7, trace_event_ns=3, interference_window_ns=1000,
+                                 interference_max_lost_ns=40))
     assert (ov.rpc_call_ns, ov.trace_event_ns, ov.interference_ns) == (7, 3, 40)
     # at most the window; nothing measured is nothing charged
-    assert SimOverheads.from_overheads(Overheads(interference_window_ns=10,
-                                                 interference_max_lost_ns=40)).interference_ns == 10
-    assert SimOverheads.from_overheads(Overheads()) == SimOverheads()
+    assert sim_overheads(Overheads(interference_window_ns=10, interference_max_lost_ns=40)).interference_ns == 10
+    assert sim_overheads(Overheads()) == sim_overheads(None) == SimOverheads()

@@ -11,8 +11,8 @@ import pytest
 from rtsched.analysis import bounds_for
 from rtsched.cli.main import main
 from rtsched.model import load_taskset, taskset_from_dict
-from rtsched.sim import SimOptions, SimUnsupported, simulate
-from rtsched.sim.session import simulate_to_dir
+from rtsched.sim import SimOptions, SimProducer, SimUnsupported, simulate
+from rtsched.pipeline import ReportSettings, run_experiment
 from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace
 
@@ -23,8 +23,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 def test_round_trip_through_reader_and_report(tmp_path):
     taskset = load_taskset(EXAMPLES / "pfp-two-cpus.yaml")
-    result = simulate_to_dir(taskset, SimOptions(duration_ns=1_000_000_000, cpus=(0, 1)), bounds_for(taskset),
-                             tmp_path, plots=False)
+    result = run_experiment(taskset, SimProducer(SimOptions(duration_ns=1_000_000_000, cpus=(0, 1))), tmp_path,
+                            settings=ReportSettings(plots=False))
     trace = read_trace(result.files["trace.rtst"])
     assert not trace.truncated and trace.lost_total == 0
     assert [s["name"] for s in trace.streams] == [t.name for t in taskset.tasks]
@@ -37,9 +37,9 @@ def test_round_trip_through_reader_and_report(tmp_path):
         assert stats.deadline_misses == 0 and stats.lost_events == 0
     assert report.events_off_cpus == 0 and report.table.censored == 0
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert summary["jobs"] == result.run.jobs_completed and summary["simulated"]["seed"] == 1
+    assert summary["jobs"] == result.summary["simulated"]["jobs_completed"] and summary["simulated"]["seed"] == 1
     assert (tmp_path / "jobs.csv").exists()
-    assert len(trace.events[trace.events["type"] == EV.COMPLETE]) == result.run.jobs_completed
+    assert len(trace.events[trace.events["type"] == EV.COMPLETE]) == result.summary["simulated"]["jobs_completed"]
 
 
 def test_the_command_prints_the_run_table(tmp_path, capsys):
@@ -116,8 +116,9 @@ def test_the_picv_rpc_bounds_hold_in_simulation(tmp_path, low):
     taskset = load_taskset(EXAMPLES / "picv-rpc.yaml")
     analysis = bounds_for(taskset)
     assert analysis.test == "picv-rpc" and analysis.schedulable
-    result = simulate_to_dir(taskset, SimOptions(duration_ns=60_000_000_000, exec_low_ppm=low), analysis, tmp_path,
-                             plots=False)
+    result = run_experiment(taskset, SimProducer(SimOptions(duration_ns=60_000_000_000, exec_low_ppm=low)), tmp_path,
+                            settings=ReportSettings(plots=False))
+    assert result.analysis == analysis  # the pipeline's bounds are the analysis'
     assert not result.report.bounds_exceeded and result.report.deadline_misses == 0
     assert result.report.servers[0].calls_served == sum(s.jobs for s in result.stats if s.task != "Annoyer")
 

@@ -3,8 +3,13 @@
  * rtsched-run: execute a resolved task set (docs/runner-input.md) on this
  * machine with synthetic job bodies, and write its trace.
  *
- *   rtsched-run SPEC.json [--quiet]
+ *   rtsched-run SPEC.json [--quiet | --json]
  *   rtsched-run --cleanup          remove what an interrupted run left behind
+ *
+ * At the end of a run it prints, per task, its jobs, misses, overruns and
+ * largest response, tardiness and release latency, and per CPU with
+ * reservations the time its scheduler spent on them: as a table, or with
+ * --json as one JSON object (print_figures_json), which `rtsched run` reads.
  *
  * Exit codes: 0 the run completed; 1 the run could not be set up (the kernel
  * refused a task, cpusets failed, ...); 2 usage or input error; 128+signal
@@ -30,6 +35,7 @@
 #include "reservations.h"
 #include "spec.h"
 #include "clock_ns.h"
+#include "jsonw.h"
 
 enum exit_code {
 	EXIT_OK = 0,
@@ -42,13 +48,14 @@ struct options {
 	const char *spec_file;
 	bool cleanup_only;
 	bool quiet;
+	bool json; /* the end-of-run figures as one JSON object on stdout */
 };
 
 static int usage(const char *message)
 {
 	if (message)
 		fprintf(stderr, "rtsched-run: %s\n", message);
-	fprintf(stderr, "usage: rtsched-run SPEC.json [--quiet]\n"
+	fprintf(stderr, "usage: rtsched-run SPEC.json [--quiet | --json]\n"
 			"       rtsched-run --cleanup\n");
 	return EXIT_USAGE;
 }
@@ -61,6 +68,8 @@ static int parse_options(int argc, char **argv, struct options *options)
 			options->cleanup_only = true;
 		else if (strcmp(argv[i], "--quiet") == 0)
 			options->quiet = true;
+		else if (strcmp(argv[i], "--json") == 0)
+			options->json = true;
 		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
 			return usage(NULL), -1;
 		else if (argv[i][0] == '-')
@@ -167,19 +176,27 @@ static void print_summary(const struct run_spec *spec, rts_task_t **tasks, size_
 	}
 }
 
+/* Whether reservation i is the first top-level one on its CPU (the overhead is its
+ * CPU scheduler's, reported once per CPU). */
+static bool first_on_its_cpu(const struct run_spec *spec, size_t i)
+{
+	const struct run_reservation *res = &spec->reservations[i];
+	if (res->parent >= 0)
+		return false;
+	for (size_t j = 0; j < i; j++)
+		if (spec->reservations[j].parent < 0 && spec->reservations[j].cpu == res->cpu)
+			return false;
+	return true;
+}
+
 /* Per CPU with reservations: the time its scheduler spent on them and on the budget
  * controller, beside the run's length (docs/reservations.md, "Overhead"). */
 static void print_reservation_overhead(const struct run_spec *spec)
 {
 	for (size_t i = 0; i < spec->n_reservations; i++) {
 		const struct run_reservation *res = &spec->reservations[i];
-		if (res->parent >= 0)
-			continue;
-		bool seen = false; /* one line per CPU: its first top-level reservation's */
-		for (size_t j = 0; j < i; j++)
-			seen |= spec->reservations[j].parent < 0 && spec->reservations[j].cpu == res->cpu;
 		struct rts_reservation_overhead o;
-		if (seen || rts_reservation_overhead(res->handle, &o) != 0)
+		if (!first_on_its_cpu(spec, i) || rts_reservation_overhead(res->handle, &o) != 0)
 			continue;
 		double run_ns = (double)spec->duration_ns;
 		printf("reservations on CPU %d: %llu decisions, %.3f ms (%.4f%% of the run); "
@@ -187,6 +204,65 @@ static void print_reservation_overhead(const struct run_spec *spec)
 		       o.decision_ns / 1e6, 100.0 * o.decision_ns / run_ns, o.controls, o.control_ns / 1e6,
 		       100.0 * o.control_ns / run_ns);
 	}
+}
+
+/*
+ * The same figures as one JSON object on one line, in ns (docs/run.md, "The runner's figures"):
+ *   {"tasks": [{"name", "jobs_completed", "deadline_misses", "budget_overruns",
+ *               "max_response_ns", "max_tardiness_ns", "max_release_latency_ns"}, ...],
+ *    "reservation_overhead": [{"cpu", "decisions", "decision_ns", "controls", "control_ns"}, ...]}
+ */
+static void print_figures_json(const struct run_spec *spec, rts_task_t **tasks, size_t n_tasks)
+{
+	struct jw w;
+	jw_init(&w, stdout);
+	jw_object_begin(&w);
+	jw_key(&w, "tasks");
+	jw_array_begin(&w);
+	for (size_t i = 0; i < n_tasks; i++) {
+		struct rts_task_stats stats;
+		rts_task_stats(tasks[i], &stats);
+		jw_object_begin(&w);
+		jw_key(&w, "name");
+		jw_string(&w, spec->tasks[i].name);
+		jw_key(&w, "jobs_completed");
+		jw_uint(&w, stats.jobs_completed);
+		jw_key(&w, "deadline_misses");
+		jw_uint(&w, stats.deadline_misses);
+		jw_key(&w, "budget_overruns");
+		jw_uint(&w, stats.budget_overruns);
+		jw_key(&w, "max_response_ns");
+		jw_int(&w, stats.max_response_ns);
+		jw_key(&w, "max_tardiness_ns");
+		jw_int(&w, stats.max_tardiness_ns);
+		jw_key(&w, "max_release_latency_ns");
+		jw_int(&w, stats.max_release_latency_ns);
+		jw_object_end(&w);
+	}
+	jw_array_end(&w);
+	jw_key(&w, "reservation_overhead");
+	jw_array_begin(&w);
+	for (size_t i = 0; i < spec->n_reservations; i++) {
+		const struct run_reservation *res = &spec->reservations[i];
+		struct rts_reservation_overhead o;
+		if (!first_on_its_cpu(spec, i) || rts_reservation_overhead(res->handle, &o) != 0)
+			continue;
+		jw_object_begin(&w);
+		jw_key(&w, "cpu");
+		jw_int(&w, res->cpu);
+		jw_key(&w, "decisions");
+		jw_uint(&w, o.decisions);
+		jw_key(&w, "decision_ns");
+		jw_int(&w, (int64_t)o.decision_ns);
+		jw_key(&w, "controls");
+		jw_uint(&w, o.controls);
+		jw_key(&w, "control_ns");
+		jw_int(&w, (int64_t)o.control_ns);
+		jw_object_end(&w);
+	}
+	jw_array_end(&w);
+	jw_object_end(&w);
+	fputc('\n', stdout);
 }
 
 struct run {
@@ -389,7 +465,9 @@ static int execute(struct run *run, const struct options *options)
 	int signo = wait_for_end(t0 + spec->duration_ns);
 	stop_and_join(run->set, &run->world);
 	note_cpu_clock(run->set);
-	if (!options->quiet) {
+	if (options->json) {
+		print_figures_json(spec, run->tasks, spec->n_tasks);
+	} else if (!options->quiet) {
 		print_summary(spec, run->tasks, spec->n_tasks);
 		print_reservation_overhead(spec);
 	}

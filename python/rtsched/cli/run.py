@@ -24,7 +24,7 @@ from rtsched.cli.tables import ms as _ms
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from rtsched.run import RunResult
+    from rtsched.pipeline import Result
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -107,7 +107,7 @@ def _parse_window(text: str) -> tuple[int, int]:
     return start, end
 
 
-def print_blocking_table(result: RunResult, console: Console) -> None:
+def print_blocking_table(result: Result, console: Console) -> None:
     """Per task: lock requests, how many were blocked by each cause, the longest waits, and the
     analysis' blocking term beside the largest blocking of one job (only when the set locks)."""
     if not any(s.lock_requests or s.blocked_gate for s in result.stats):
@@ -148,7 +148,7 @@ def _bound_of(analysis, task: str) -> int | None:
     return next((b.bound_ns for b in analysis.tasks if b.name == task), None)
 
 
-def _cliff_of(result: RunResult, task: str) -> str:
+def _cliff_of(result: Result, task: str) -> str:
     if result.slack is None:
         return "—"
     try:
@@ -167,7 +167,7 @@ CLIFF_WARN_SHARE = 0.05
 EXCESS_SHOWN = 5
 
 
-def excess_notes(result: RunResult) -> list[str]:
+def excess_notes(result: Result) -> list[str]:
     """Jobs above their bound: how many, by verdict, and the largest ones explained."""
     report = result.report
     assert report is not None
@@ -194,7 +194,7 @@ def excess_notes(result: RunResult) -> list[str]:
     return notes
 
 
-def print_table(result: RunResult, console: Console) -> None:
+def print_table(result: Result, console: Console) -> None:
     """The run's report: a row per task, the blocking table, then notes. Everything but the
     steal time (the run's, from its summary) comes from the typed report."""
     from rtsched.report.reservation_demand import demand_line
@@ -415,9 +415,10 @@ def run(args: argparse.Namespace) -> int:
 
     from rtsched.model import DurationError, TaskSetError, load_taskset, parse_duration
     from rtsched.native import NativeToolMissing
-    from rtsched.run import RunOptions, RunSetupError, run_taskset
+    from rtsched.pipeline import RunOptions, run_taskset
+    from rtsched.sim import SimUnsupported
+    from rtsched.run import RunSetupError, ShieldRefused
     from rtsched.run.runner import RunnerExit
-    from rtsched.run.session import ShieldRefused
     from rtsched.cpus import CpuListError
     from rtsched.measure.shield import ShieldError
 
@@ -488,11 +489,21 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         if args.compare_picv or args.compare_backends:
-            from rtsched.run.compare import compare_backends, compare_picv
+            from rtsched.pipeline.compare import compare_backends, compare_picv
 
             comparison = (compare_picv if args.compare_picv else compare_backends)(taskset, options)
             return _report_comparison(comparison, args, err)
-        result = run_taskset(taskset, options)
+        beside = None
+        if args.compare_sim:
+            from rtsched.pipeline.compare_sim import run_beside_sim
+
+            result, beside = run_beside_sim(taskset, options, sim_tolerance_ns, args.sim_tolerance_share)
+        else:
+            result = run_taskset(taskset, options)
+    except SimUnsupported as e:  # --compare-sim's simulation (the run's summary.json is written)
+        for problem in e.problems:
+            print(f"rtsched run: --compare-sim: {args.file}: {problem}", file=sys.stderr)
+        return Exit.FAILED
     except TaskSetError as e:
         for error in e.errors:
             print(f"{args.file}: {error}", file=sys.stderr)
@@ -512,22 +523,11 @@ def run(args: argparse.Namespace) -> int:
     except (ShieldError, CpuListError) as e:  # the shield's own refusals
         print(f"rtsched run: --shield: {e}", file=sys.stderr)
         return Exit.FAILED
-    if result.interrupted and not result.summary:
+    if result.interrupted and result.report is None:
         print("rtsched run: interrupted before the trace was written; cleaned up", file=sys.stderr)
         return Exit.INTERRUPTED
-    beside = None
-    if args.compare_sim and not result.interrupted:
-        from rtsched.cli.run_compare_sim import simulate_beside
-        from rtsched.sim import SimUnsupported
-
-        try:
-            beside = simulate_beside(result, counted.overheads, sim_tolerance_ns, args.sim_tolerance_share)
-        except SimUnsupported as e:
-            for problem in e.problems:
-                print(f"rtsched run: --compare-sim: {args.file}: {problem}", file=sys.stderr)
-            return Exit.FAILED
     if args.json:
-        print(json.dumps(beside.summary if beside is not None else result.summary, indent=2))
+        print(json.dumps(result.summary, indent=2))
     else:
         console = report_console()
         print_table(result, console)
@@ -535,8 +535,8 @@ def run(args: argparse.Namespace) -> int:
             from rtsched.cli.run_compare_sim import print_sim_comparison
 
             print_sim_comparison(beside, console)
-    if result.outcome.stderr.strip() and not args.json:
-        for line in result.outcome.stderr.strip().splitlines():
+    if not args.json:
+        for line in result.production.messages:
             err.print(line, markup=False)
     if result.interrupted:
         err.print("rtsched run: interrupted; the tasks were stopped, the partial run is reported, cleanup done")

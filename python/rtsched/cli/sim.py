@@ -1,8 +1,9 @@
 """``rtsched sim FILE``: simulate a task set and report it as ``rtsched run`` reports a run.
 
 The same task-set file, the same validation and error messages, the same
-bounds (with the same overhead options), the same trace format and report:
-the table is printed by ``rtsched.cli.run.print_table``. See docs/sim.md.
+pipeline (``rtsched.pipeline``: placement, bounds with the same overhead options,
+the report) with the simulator as its producer, the same result: the table is
+printed by ``rtsched.cli.run.print_table``. See docs/sim.md.
 
 Exit codes: 0 the simulation completed (misses are reported, not errors,
 unless ``--fail-on-miss``); 1 invalid input, a feature that is not simulated,
@@ -14,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,7 +74,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 def _options(args: argparse.Namespace, overheads: Overheads | None) -> SimOptions:
     from rtsched.cpus import parse_cpu_list
     from rtsched.model import DurationError, parse_duration
-    from rtsched.sim import SimOptions, SimOverheads
+    from rtsched.pipeline.sim_overheads import sim_overheads
+    from rtsched.sim import SimOptions
 
     def positive(flag: str, text: str | None) -> int | None:
         if text is None:
@@ -98,7 +99,7 @@ def _options(args: argparse.Namespace, overheads: Overheads | None) -> SimOption
         seed=args.seed,
         exec_low_ppm=low,
         release_jitter_ns=positive("--release-jitter", args.release_jitter) or 0,
-        overheads=SimOverheads.from_overheads(overheads) if overheads is not None else SimOverheads(),
+        overheads=sim_overheads(overheads),
         cpus=cpus,
         picv=not args.no_picv,
         native=not args.python_loop,
@@ -108,15 +109,12 @@ def _options(args: argparse.Namespace, overheads: Overheads | None) -> SimOption
 def sim(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from rtsched.analysis import bounds_for
-    from rtsched.analysis.results import unsupported
     from rtsched.cli.run import _parse_window, print_table
+    from rtsched.cli.timed_progress import step_progress
     from rtsched.cpus import CpuListError
     from rtsched.model import TaskSetError, load_taskset
-    from rtsched.analysis.sensitivity import slack_of
-    from rtsched.sim import SimUnsupported
-    from rtsched.cli.timed_progress import step_progress
-    from rtsched.sim.session import SIM_STEPS, simulate_to_dir
+    from rtsched.pipeline import REPORT_STEPS, ReportSettings, run_experiment
+    from rtsched.sim import SimProducer, SimUnsupported
 
     try:
         taskset = load_taskset(args.file)
@@ -138,23 +136,14 @@ def sim(args: argparse.Namespace) -> int:
     if args.no_picv and not taskset.servers:
         print(f"rtsched sim: --no-picv: {args.file} has no servers, so PI-CV changes nothing", file=sys.stderr)
         return Exit.FAILED
-    ideal = bounds_for(taskset)
-    analysis = bounds_for(taskset, overheads=counted.overheads) if counted.overheads else ideal
-    if args.no_picv:  # as `rtsched run --no-picv`: the RPC bounds do not hold without it
-        ideal = analysis = unsupported(analysis.test, [t.name for t in analysis.tasks],
-                                       "the RPC bounds assume PI-CV (callers lend the server their priority); "
-                                       "this simulation has it off")
     out_dir = args.out if args.out is not None else Path("out") / f"{taskset.name}-sim"
     try:
-        with step_progress(Console(stderr=True), SIM_STEPS) as step:
-            result = simulate_to_dir(
-                taskset, options, analysis, out_dir,
-                ideal_analysis=ideal if counted.overheads else None,
-                slack=slack_of(analysis, taskset, counted.overheads, cliffs_only=True),
-                overhead_sources=counted.overheads.sources if counted.overheads else (),
-                plots=args.plots, plot_window_ns=window, progress=step, perfetto_json=args.perfetto_json,
+        with step_progress(Console(stderr=True), 1 + REPORT_STEPS) as step:  # simulating, then the report's
+            result = run_experiment(
+                taskset, SimProducer(options), out_dir, overheads=counted.overheads, picv=options.picv,
+                noun="simulation", progress=step,
+                settings=ReportSettings(plots=args.plots, plot_window_ns=window, perfetto_json=args.perfetto_json),
             )
-        result = replace(result, picv=options.picv)
     except TaskSetError as e:  # what only the machine's CPUs can tell (a partition it lacks)
         print_invalid(args.file, e.errors)
         return Exit.INVALID_INPUT
@@ -171,8 +160,9 @@ def sim(args: argparse.Namespace) -> int:
         console = Console(highlight=False)
         if not console.is_terminal:
             console = Console(highlight=False, width=160)
-        console.print(f"simulated: {result.run.jobs_completed} jobs, seed {options.seed}; {counted.description}")
-        print_table(result, console)  # type: ignore[arg-type]  # a SimResult has the fields it reads
+        jobs = result.summary["simulated"]["jobs_completed"]
+        console.print(f"simulated: {jobs} jobs, seed {options.seed}; {counted.description}")
+        print_table(result, console)
     misses = result.summary["deadline_misses"]
     if args.fail_on_miss and misses:
         print(f"rtsched sim: {misses} deadline miss(es) (--fail-on-miss)", file=sys.stderr)

@@ -219,11 +219,15 @@ def to_runner_input(
     dl_period_limits: tuple[int, int] | None = None,
     rt_bandwidth_us: tuple[int, int] | None = None,
     picv: bool = True,
+    placement: Placement | None = None,
 ) -> dict[str, Any]:
     """The runner input for ``taskset`` as a JSON-ready dict.
 
     ``picv``: callers lend their priority to the server while they wait for
     its reply (PI-CV); False runs the same set without (to compare).
+
+    ``placement``: the set's placement when the caller has made it (the pipeline
+    places a set once); else it is placed on the CPUs this process may use.
 
     ``duration_ns`` overrides the set's duration (one of the two is needed).
     ``cpus_online``, ``dl_period_limits`` and ``rt_bandwidth_us``
@@ -250,7 +254,8 @@ def to_runner_input(
     if not 0 <= buffer_events <= TRACE_BUFFER_EVENTS_MAX:
         errors.append(f"trace buffer: {buffer_events} events, expected 0..{TRACE_BUFFER_EVENTS_MAX}")
 
-    placement = place(taskset, allowed)
+    if placement is None:
+        placement = place(taskset, allowed)
     cpus = placement.cpus
     missing = [c for c in cpus if c not in online]
     where = "platform.cpus" if platform.cpus is not None else "platform.partitions"

@@ -1,17 +1,19 @@
-"""``rtsched run``: run a task set on this machine (docs/run.md); its report is ``rtsched.report``'s.
+"""The C runner as a producer of traces (docs/run.md); ``rtsched.pipeline`` reports its trace.
 
-- ``session``: the whole run (``run_taskset``), writing the output folder;
-- ``runner``: the C runner ``rtsched-run`` as a subprocess (progress, signals, cleanup);
-- ``steal``: CPU time the hypervisor took during the run;
-- ``compare``: one set run with and without PI-CV, side by side.
+- ``producer``: ``RunnerProducer``, the runner behind ``rtsched.producer.Producer``
+  (resolves the placed set, writes runner.json, runs, observes steal and the kernel);
+- ``runner``: the C runner ``rtsched-run`` as a subprocess (progress, signals, cleanup,
+  its figures as JSON);
+- ``reservation_overhead``: the reservation scheduler's overhead from the runner's figures;
+- ``backends``: the two backends ``--compare-backends`` runs a set under, and their refusals.
 """
 
-from rtsched.run.session import RunOptions, RunResult, RunSetupError, default_out_dir, run_taskset
+from rtsched.run.producer import DEFAULT_DURATION_NS, RunnerProducer, RunnerSettings, RunSetupError, ShieldRefused
 
 __all__ = [
-    "RunOptions",
-    "RunResult",
+    "DEFAULT_DURATION_NS",
+    "RunnerProducer",
+    "RunnerSettings",
     "RunSetupError",
-    "default_out_dir",
-    "run_taskset",
+    "ShieldRefused",
 ]

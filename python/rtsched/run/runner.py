@@ -1,8 +1,8 @@
 """Running the C runner ``rtsched-run`` on a resolved task set.
 
-``run_native`` starts ``rtsched-run SPEC.json`` in its own session (not
-``--quiet``: its standard output ends with the reservation scheduler's
-overhead, which ``rtsched.run.reservation_overhead`` reads),
+``run_native`` starts ``rtsched-run SPEC.json --json`` in its own session (its
+standard output is then one JSON object of the run's figures, per task and the
+reservation scheduler's overhead: ``RunnerOutcome.figures``),
 shows a progress bar over the run (release delay + duration), forwards
 SIGINT / SIGTERM / SIGHUP it receives to the runner (which stops the tasks,
 writes the trace and removes its cpusets), and after any exit other than
@@ -36,7 +36,9 @@ __all__ = [
     "RUNNER",
     "RunnerExit",
     "RunnerOutcome",
+    "RunnerOutputError",
     "cleanup",
+    "read_runner_figures",
     "run_native",
     "write_runner_input",
 ]
@@ -57,6 +59,10 @@ FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 GRACE_S = 30.0
 
 
+class RunnerOutputError(ValueError):
+    """The runner's figures are not in the format ``print_figures_json`` writes."""
+
+
 @dataclass(frozen=True)
 class RunnerOutcome:
     returncode: int             # the runner's; negative: killed by that signal
@@ -73,6 +79,27 @@ class RunnerOutcome:
     @property
     def interrupted(self) -> bool:
         return self.signal_received != 0 or self.returncode in (128 + s for s in FORWARDED)
+
+    @property
+    def figures(self) -> dict[str, Any]:
+        """The figures ``rtsched-run --json`` printed at the end of the run (tools/run/main.c
+        ``print_figures_json``); empty when it printed none (it stopped before the run's end).
+        Raises RunnerOutputError for output that is not one JSON object."""
+        return read_runner_figures(self.stdout)
+
+
+def read_runner_figures(stdout: str) -> dict[str, Any]:
+    """``RunnerOutcome.figures`` from the runner's standard output."""
+    if not stdout.strip():
+        return {}
+    try:
+        figures = json.loads(stdout)
+    except json.JSONDecodeError as error:
+        raise RunnerOutputError(f"rtsched-run --json printed something that is not JSON ({error}): "
+                                f"{stdout.strip()[:200]!r}") from None
+    if not isinstance(figures, dict):
+        raise RunnerOutputError(f"rtsched-run --json printed {type(figures).__name__}, not an object")
+    return figures
 
 
 def write_runner_input(runner_input: dict[str, Any], path: str | Path) -> Path:
@@ -122,7 +149,7 @@ def run_native(
         began = time.monotonic()
         proc = start_native(
             RUNNER,
-            [str(spec_path)],
+            [str(spec_path), "--json"],
             stdout=out,
             stderr=err,
             stdin=subprocess.DEVNULL,

@@ -12,12 +12,14 @@ Parts, one concern each: ``eventq`` (the event queue), ``dispatch``
 ``condvars`` (condition variables), ``rpc`` (servers and calls),
 ``body`` (the job-body interpreter), ``engine`` (time, releases, blocking),
 ``trace_writer``, ``draws`` (seeded draws), ``options``, ``support`` (what is
-refused), ``simulate`` (one run), ``session`` (a run and its report); and EDF
+refused), ``simulate`` (one run), ``producer`` (the simulator as a producer of traces,
+``SimProducer``: the pipeline, ``rtsched.pipeline``, reports it); and EDF
 under a DVFS policy (docs/dvfs.md): ``dvfs_policies``, ``dvfs_engine``,
 ``dvfs_run``.
 """
 
 from rtsched.sim.options import DEFAULT_DURATION_NS, SimOptions, SimOverheads
+from rtsched.sim.producer import SimProducer
 from rtsched.sim.simulate import SimRun, sim_placement, simulate
 from rtsched.sim.support import SimUnsupported, check_supported, unsupported_features
 
@@ -25,6 +27,7 @@ __all__ = [
     "DEFAULT_DURATION_NS",
     "SimOptions",
     "SimOverheads",
+    "SimProducer",
     "SimRun",
     "SimUnsupported",
     "check_supported",

@@ -1,7 +1,7 @@
 """What a simulation is asked to do, and the overheads it charges.
 
-Integer nanoseconds everywhere. ``SimOverheads.from_overheads`` takes the
-analysis' ``Overheads`` (a machine's profile from ``rtsched calibrate``, or a
+Integer nanoseconds everywhere. ``rtsched.pipeline.sim_overheads`` makes them from
+the analysis' ``Overheads`` (a machine's profile from ``rtsched calibrate``, or a
 benchmark's JSON) so that the simulator charges what the bounds count:
 
 - ``context_switch_ns``: CPU time charged to a thread each time a CPU switches
@@ -26,8 +26,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rtsched.analysis.overheads import Overheads
-
 __all__ = ["SimOptions", "SimOverheads", "DEFAULT_DURATION_NS"]
 
 #: The simulated length when neither the options nor the set give one (as `rtsched run`).
@@ -45,20 +43,6 @@ class SimOverheads:
     rpc_call_ns: int = 0
     trace_event_ns: int = 0
     interference_ns: int = 0
-
-    @classmethod
-    def from_overheads(cls, ov: Overheads) -> "SimOverheads":
-        return cls(
-            context_switch_ns=ov.context_switch_ns or 0,
-            release_latency_ns=ov.release_latency_ns or 0,
-            lock_ns=dict(ov.lock_ns),
-            unlock_ns=dict(ov.unlock_ns),
-            contended_lock_ns=dict(ov.contended_lock_ns),
-            contended_unlock_ns=dict(ov.contended_unlock_ns),
-            rpc_call_ns=ov.rpc_call_ns or 0,
-            trace_event_ns=ov.trace_event_ns or 0,
-            interference_ns=min(ov.interference_max_lost_ns or 0, ov.interference_window_ns or 0),
-        )
 
     def lock_cost_ns(self, protocol: str, contended: bool) -> int:
         table = self.contended_lock_ns if contended else self.lock_ns

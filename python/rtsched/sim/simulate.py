@@ -52,8 +52,10 @@ def sim_placement(taskset: TaskSet, options: SimOptions) -> Placement:
     return placement
 
 
-def simulate(taskset: TaskSet, options: SimOptions | None = None, trace_path: str | Path | None = None) -> SimRun:
-    """Simulate ``taskset`` and, given ``trace_path``, write its trace there.
+def simulate(taskset: TaskSet, options: SimOptions | None = None, trace_path: str | Path | None = None, *,
+             placement: Placement | None = None) -> SimRun:
+    """Simulate ``taskset`` and, given ``trace_path``, write its trace there. ``placement``: the
+    set's, when the caller has made it (``sim_placement``; the pipeline places a set once).
 
     Raises SimUnsupported (naming each feature the set uses that is not simulated) and
     ValueError for a duration that is not positive."""
@@ -62,7 +64,7 @@ def simulate(taskset: TaskSet, options: SimOptions | None = None, trace_path: st
     duration = options.duration_ns or taskset.duration_ns or DEFAULT_DURATION_NS
     if duration <= 0:
         raise ValueError(f"duration: must be > 0, got {duration}ns")
-    placement = sim_placement(taskset, options)
+    placement = placement if placement is not None else sim_placement(taskset, options)
     engine = Engine(taskset, placement, options, duration)
     path = Path(trace_path) if trace_path is not None else None
     if not fits(engine, options):

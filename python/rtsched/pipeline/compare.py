@@ -2,11 +2,12 @@
 without PI-CV, seed 004 §6.2, Table II and Fig. 9) and ``--compare-backends``
 (under the threads backend, then under the ult backend, docs/ult.md).
 
-    from rtsched.run.compare import compare_picv, compare_backends
+    from rtsched.pipeline.compare import compare_picv, compare_backends
     comparison = compare_picv(load_taskset("examples/picv-rpc.yaml"), RunOptions())
     comparison.rows()          # per task and variant: jobs, misses, mean, p90, p99, max, bound
 
-Each run writes its usual outputs in ``OUT/<variant>/`` (``picv``,
+The comparison is a function of the runs' results (``Comparison.rows``), never of their
+summaries rewritten. Each run writes its usual outputs in ``OUT/<variant>/`` (``picv``,
 ``no-picv``; ``threads``, ``ult``); the comparison adds ``OUT/compare.json``
 and, for PI-CV, ``OUT/response-cdf-picv.png`` (each task's response-time CDF
 with and without PI-CV). When the set is the paper's (``name: picv-rpc``),
@@ -23,13 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from rtsched.model import TaskSet, TaskSetError, to_runner_input
-from rtsched.model.validate import whole_set_problems
+from rtsched.model import TaskSet, TaskSetError
 from rtsched.outputs import partial, write_text
-from rtsched.run.session import DEFAULT_DURATION_NS, RunOptions, RunResult, default_out_dir, run_taskset
+from rtsched.pipeline.experiment import Result
+from rtsched.pipeline.run_set import RunOptions, default_out_dir, run_taskset
+from rtsched.run.backends import BACKEND_VARIANTS, backend_refusals, backend_variants
 
-__all__ = ["PAPER_TABLE_II", "BACKEND_VARIANTS", "PICV_VARIANTS", "Comparison", "backend_refusals", "compare_backends",
-           "compare_picv"]
+__all__ = ["PAPER_TABLE_II", "PICV_VARIANTS", "Comparison", "compare_backends", "compare_picv"]
 
 MS = 1_000_000
 
@@ -43,7 +44,6 @@ PAPER_TABLE_II: dict[str, dict[str, dict[str, tuple[float, float, float]]]] = {
 }
 
 PICV_VARIANTS: tuple[str, ...] = ("picv", "no-picv")
-BACKEND_VARIANTS: tuple[str, ...] = ("threads", "ult")
 #: compare.json's format per kind of comparison.
 FORMATS: dict[tuple[str, ...], str] = {PICV_VARIANTS: "rtsched-picv-compare/1", BACKEND_VARIANTS: "rtsched-backend-compare/1"}
 
@@ -52,7 +52,7 @@ FORMATS: dict[tuple[str, ...], str] = {PICV_VARIANTS: "rtsched-picv-compare/1", 
 class Comparison:
     taskset: TaskSet
     out_dir: Path
-    runs: dict[str, RunResult]  # by variant, in the order they ran
+    runs: dict[str, Result]  # by variant, in the order they ran
     files: dict[str, Path]
     variants: tuple[str, ...] = PICV_VARIANTS
 
@@ -153,7 +153,7 @@ def _run_variants(tasksets: dict[str, TaskSet], options: RunOptions, picv: dict[
     """Run each variant's task set into OUT/<variant>/, in order; stop after an interrupted run."""
     first = next(iter(tasksets.values()))
     out_dir = Path(options.out_dir) if options.out_dir is not None else default_out_dir(first)
-    runs: dict[str, RunResult] = {}
+    runs: dict[str, Result] = {}
     for variant, taskset in tasksets.items():
         run_options = replace(options, picv=picv[variant], out_dir=out_dir / variant)
         runs[variant] = run_taskset(taskset, run_options)
@@ -178,36 +178,14 @@ def compare_picv(taskset: TaskSet, options: RunOptions | None = None) -> Compari
     return comparison
 
 
-def backend_refusals(taskset: TaskSet, options: RunOptions) -> list[str]:
-    """Why ``taskset`` cannot run under one of the two backends, each reason naming the
-    feature and the backend (empty: it runs under both). Each variant is checked as its own
-    file would be (validation: what ult lacks, what only ult runs), then resolved for this
-    machine as the run would resolve it (e.g. G-EDF on part of the CPUs under threads)."""
-    reasons: list[str] = []
-    for backend, variant in _backend_variants(taskset).items():
-        found = [f"{path}: {message}" for path, message in whole_set_problems(variant)]
-        if not found:
-            try:
-                to_runner_input(variant, "trace.rtst", duration_ns=options.duration_ns or variant.duration_ns
-                                or DEFAULT_DURATION_NS, picv=options.picv)
-            except TaskSetError as e:
-                found = list(e.errors)  # each already "path: message"
-        reasons += [f"{problem} (refused under the {backend} backend, which --compare-backends runs the set "
-                    "under too)" for problem in found]
-    return reasons
-
-
-def _backend_variants(taskset: TaskSet) -> dict[str, TaskSet]:
-    return {b: replace(taskset, platform=replace(taskset.platform, backend=b)) for b in BACKEND_VARIANTS}
-
-
 def compare_backends(taskset: TaskSet, options: RunOptions | None = None) -> Comparison:
     """Run ``taskset`` under the threads backend, then the ult backend (whatever its file's
     ``platform.backend``), into OUT/threads and OUT/ult, one after the other. Raises
-    TaskSetError, before running anything, when either backend refuses the set (``backend_refusals``);
+    TaskSetError, before running anything, when either backend refuses the set
+    (``rtsched.run.backends.backend_refusals``);
     else what run_taskset raises."""
     options = options or RunOptions()
-    refusals = backend_refusals(taskset, options)
+    refusals = backend_refusals(taskset, options.duration_ns, options.picv)
     if refusals:
         raise TaskSetError(refusals)
-    return _run_variants(_backend_variants(taskset), options, {b: options.picv for b in BACKEND_VARIANTS})
+    return _run_variants(backend_variants(taskset), options, {b: options.picv for b in BACKEND_VARIANTS})
