@@ -64,6 +64,8 @@ def test_event_and_self_paced_tasks_run_as_their_kinds_say(tmp_path, backend):
         assert at == last + 5 * MS or at >= int(completions["time_ns"][k - 1]), k
 
     summary = json.loads((out / "summary.json").read_text())
+    assert summary["activations"] == [{"task": "handler", "kept": len(kept), "lost": len(lost)}]
+    assert f"handler: {len(kept) + len(lost)} activations, {len(lost)} lost" in done.stdout
     handler_row = next(t for t in summary["tasks"] if t["task"] == "handler")
     assert handler_row["jobs"] >= len(kept) - 2 and handler_row["deadline_misses"] == 0
     # tick, on top, is never preempted by the task it activates (the ult backend records every

@@ -260,6 +260,8 @@ def print_table(result: Result, console: Console) -> None:
         late = [f"{t.name} {t.unfinished_missed}" for t in jobs.tasks if t.unfinished_missed]
         notes.append(f"[bold red]{jobs.unfinished_missed} job(s) missed their deadline without completing[/] "
                      f"(never started, or not done by the end; counted in misses): {', '.join(late)}")
+    notes += [f"{a.task}: {a.kept + a.lost} activations, {a.lost} lost (it was not waiting and its "
+              "activation_queue was full)" for a in report.activations if a.lost]
     if report.over_wcet:
         named = ", ".join(f"{o.task} job {o.job} {_ms(o.cpu_ns)} of {_ms(o.wcet_ns)} ms" for o in report.over_wcet[:4])
         notes.append(f"[bold yellow]{len(report.over_wcet)} job(s) used more CPU time than their WCET[/]: {named}"

@@ -27,6 +27,7 @@ from rtsched.report.blocking import blocking_by_task
 from rtsched.report.excess import ExcessJob, StealSample, explain_excess
 from rtsched.report.export_csv import write_job_csv
 from rtsched.report.export_pftrace import write_pftrace
+from rtsched.report.activations import TaskActivations, activations_by_task
 from rtsched.report.cpu_overuse import CpuOveruse, jobs_over_wcet, overuse_by_job
 from rtsched.report.jobs import JobTable, ReleasePace, build_job_table
 from rtsched.report.priorities import PriorityTime, priority_time
@@ -66,6 +67,7 @@ class Report:
     reservations: tuple[ReservationBudget, ...] = ()  # budget used per period, where the trace has reservations
     demand: tuple[ReservationDemand, ...] = ()  # its tasks' CPU demand per window, per reservation
     over_wcet: tuple[CpuOveruse, ...] = ()  # jobs that used more CPU time than their WCET
+    activations: tuple[TaskActivations, ...] = ()  # event tasks' activations, kept and lost
 
     @property
     def deadline_misses(self) -> int:
@@ -93,6 +95,7 @@ class Report:
             analysis={"test": self.analysis.test, "verdict": self.analysis.verdict, "reason": self.analysis.reason},
             jobs_above_bound=[e.as_dict() for e in self.excess],
             jobs_over_wcet=[o.as_dict() for o in self.over_wcet],
+            activations=[a.as_dict() for a in self.activations],
             time_at_priority=[p.as_dict() for p in self.priorities],
             reservations=[r.as_dict() for r in self.reservations],
             reservation_demand=[d.as_dict() for d in self.demand],
@@ -178,6 +181,7 @@ def build_report(
         reservations=reservation_budgets(trace, taskset),
         demand=reservation_demand(trace, taskset),
         over_wcet=over_wcet,
+        activations=activations_by_task(trace),
     )
 
 
