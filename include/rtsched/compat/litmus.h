@@ -39,7 +39,8 @@
  *   user, "/rtsched-litmus-ts.UID" or "/" + RTSCHED_LITMUS_TS_NAME (mode
  *   0600; another user's object of the name is refused, EACCES), so tasks in
  *   any process of the user are released together, as in LITMUS^RT. The
- *   last process to leave it (exit_litmus, or a normal exit) removes it.
+ *   last process to leave it (exit_litmus, or a normal exit) removes it;
+ *   after a crash the next user finds no live user and starts it afresh.
  *
  *   Locks are named by (file, id) as in LITMUS: the file's device and inode
  *   name a shared table of rtsched ceiling mutexes ("/rtsched-litmus-lk.*")

@@ -10,7 +10,7 @@
  *    state, and the deleted file's table is reclaimed;
  *  - a process that exits without exit_litmus leaves no shared object of its
  *    file (nor the release word) behind; a crash leaves them only until the
- *    next user.
+ *    next user (the release word then counts no dead waiter).
  * Orders and outcomes only, never times.
  */
 #include "litmus_helpers.h"
@@ -407,6 +407,54 @@ static void test_fmlp_waiter_killed(void)
 	unlink_namespace(path, fd);
 }
 
+/* The release word's count of waiting tasks, read from the object at path (no mapping: no user). */
+static uint32_t ts_waiters(const char *path)
+{
+	uint32_t word = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	CHECK_SYS(fd);
+	CHECK(pread(fd, &word, sizeof(word), 0) == (ssize_t)sizeof(word));
+	close(fd);
+	return word & 0xffffu;
+}
+
+/*
+ * A task killed while it waits for the release: the object stays (a crash),
+ * counting it, until the next user, who finds no live user, starts it afresh
+ * (nobody waits) and removes it at its exit.
+ */
+static void test_release_word_reclaimed_after_crash(void)
+{
+	int rt_cpu;
+	char name[64], path[96];
+	h_require_rt(&rt_cpu, NULL);
+	use_plugin("P-FP");
+	use_private_ts(name, sizeof(name));
+	snprintf(path, sizeof(path), "/dev/shm/%s", name);
+	pid_t waiter = fork();
+	CHECK_SYS(waiter);
+	if (waiter == 0) {
+		become_pfp_task(rt_cpu, 10, ms2ns(100));
+		LCHECK_OK(wait_for_ts_release());
+		exit(0);
+	}
+	for (int waited = 0; !exists(path) || ts_waiters(path) != 1; waited++) {
+		if (waited >= 5000)
+			FAIL("the waiter is not counted after 5 s");
+		usleep(1000);
+	}
+	kill_9(waiter);
+	CHECK(exists(path));
+	pid_t user = fork();
+	CHECK_SYS(user);
+	if (user == 0) {
+		CHECK_EQ(get_nr_ts_release_waiters(), 0);
+		exit(0);
+	}
+	expect_exit_0(user);
+	CHECK(!exists(path));
+}
+
 static const struct h_case cases[] = {
 	H_CASE(test_fmlp_holder_killed, 10000),
 	H_CASE(test_mpcp_holder_killed, 10000),
@@ -417,6 +465,7 @@ static const struct h_case cases[] = {
 	H_CASE(test_new_file_on_reused_inode, 10000),
 	H_CASE(test_shared_objects_gone_after_exit_and_crash, 10000),
 	H_CASE(test_release_word_gone_after_exit, 5000),
+	H_CASE(test_release_word_reclaimed_after_crash, 10000),
 };
 
 int main(int argc, char **argv)
