@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "internal/shm_owned.h"
+#include "litmus_internal.h"
 #include "litmus_ts_object.h"
 
 #define LITMUS_TS_MODE 0600
@@ -86,18 +87,19 @@ static int join_locked(int fd, char *why, size_t why_size)
 	return 0;
 }
 
-/* Map the caller's object (made if missing) and register. Under ts_lock. */
-static int ts_open(char *why, size_t why_size)
+/* Map the caller's object (made if missing, when create) and register. Under ts_lock. */
+static int ts_open(bool create, char *why, size_t why_size)
 {
 	name_of_caller();
 	int err = EAGAIN;
 	for (int tries = 0; err == EAGAIN && tries < OPEN_TRIES; tries++) {
 		int fd;
-		err = rts_shm_open_owned(ts_name, O_RDWR | O_CREAT | O_EXCL, LITMUS_TS_MODE, &fd, why,
-					 why_size);
+		err = create ? rts_shm_open_owned(ts_name, O_RDWR | O_CREAT | O_EXCL, LITMUS_TS_MODE,
+						  &fd, why, why_size)
+			     : EEXIST;
 		if (err == EEXIST)
 			err = rts_shm_open_owned(ts_name, O_RDWR, LITMUS_TS_MODE, &fd, why, why_size);
-		if (err == ENOENT)
+		if (err == ENOENT && create)
 			err = EAGAIN; /* unlinked between the two opens */
 		if (err)
 			continue;
@@ -153,7 +155,7 @@ static void ts_exit_handler(void)
 }
 
 /* A forked child joins the object its parent mapped, or maps the name's object anew. Under ts_lock. */
-static int ts_adopt(char *why, size_t why_size)
+static int ts_adopt(bool create, char *why, size_t why_size)
 {
 	int fd;
 	if (rts_shm_open_owned(ts_name, O_RDWR, LITMUS_TS_MODE, &fd, NULL, 0) == 0) {
@@ -173,22 +175,49 @@ static int ts_adopt(char *why, size_t why_size)
 	}
 	munmap(ts_shared, sizeof(*ts_shared));
 	ts_shared = NULL;
-	return ts_open(why, why_size);
+	return ts_open(create, why, why_size);
 }
 
-struct litmus_ts *litmus_ts_get(int *err, char *why, size_t why_size)
+static struct litmus_ts *ts_get(bool create, int *err, char *why, size_t why_size)
 {
 	static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 	pthread_once(&exit_once, ts_exit_handler);
 	*err = 0;
 	pthread_mutex_lock(&ts_lock);
 	if (!ts_shared)
-		*err = ts_open(why, why_size);
+		*err = ts_open(create, why, why_size);
 	else if (ts_pid != getpid())
-		*err = ts_adopt(why, why_size);
+		*err = ts_adopt(create, why, why_size);
 	struct litmus_ts *ts = *err ? NULL : ts_shared;
 	pthread_mutex_unlock(&ts_lock);
 	return ts;
+}
+
+struct litmus_ts *litmus_ts_get(int *err, char *why, size_t why_size)
+{
+	return ts_get(true, err, why, why_size);
+}
+
+struct litmus_ts *litmus_ts_find(void)
+{
+	char why[RTS_SHM_WHY_MAX];
+	int err;
+	return ts_get(false, &err, why, sizeof(why));
+}
+
+int litmus_ts_locked(int (*fn)(struct litmus_ts *ts, void *arg), void *arg)
+{
+	char why[RTS_SHM_WHY_MAX] = "";
+	int err, fd = -1;
+	struct litmus_ts *ts = litmus_ts_get(&err, why, sizeof(why));
+	if (ts)
+		err = rts_shm_open_owned(ts_name, O_RDWR, LITMUS_TS_MODE, &fd, why, sizeof(why));
+	if (!ts || err)
+		return litmus_fail(err, "%s", why[0] ? why : strerror(err));
+	flock_wait(fd, LOCK_EX);
+	int ret = fn(ts, arg);
+	unlock_close(fd);
+	return ret;
 }
 
 void litmus_ts_close(void)

@@ -35,10 +35,14 @@ static uint64_t start_ticks_of(pid_t pid)
 	return strtoull(p + 1, NULL, 10);
 }
 
+struct litmus_user litmus_user_of(pid_t pid)
+{
+	return (struct litmus_user){ .pid = (int32_t)pid, .start_ticks = start_ticks_of(pid) };
+}
+
 struct litmus_user litmus_user_self(void)
 {
-	pid_t pid = getpid();
-	return (struct litmus_user){ .pid = (int32_t)pid, .start_ticks = start_ticks_of(pid) };
+	return litmus_user_of(getpid());
 }
 
 bool litmus_user_alive(const struct litmus_user *u)

@@ -28,6 +28,8 @@ struct litmus_user {
 
 /* The calling process as a registry entry. */
 struct litmus_user litmus_user_self(void);
+/* Process or thread pid as an entry (its start time read now). */
+struct litmus_user litmus_user_of(pid_t pid);
 /* Whether the entry's process still runs (same pid and, when known, same start time). */
 bool litmus_user_alive(const struct litmus_user *u);
 /* Add self (once): 0, or ENOSPC when all n entries are live. */
