@@ -11,11 +11,14 @@
  *   litmus_release.c   synchronous release (a shared-memory futex word)
  *   litmus_migration.c domains and CPUs
  *   litmus_lock.c      locks named by (file, id) on rtsched ceiling mutexes
+ *   litmus_ts_object.c the release word's shared object, and the admissions in it
+ *   litmus_admission.c set_rt_task_param / sched_setscheduler(SCHED_LITMUS) for threads
+ *                      of other processes, sched_getscheduler
  *   litmus_kernel.c    LITMUS^RT kernel features a stock kernel lacks (refused with the reason)
  *   litmus_life.c      init_litmus / exit_litmus
  * Layers, each calling only the layers before it (no file calls back into
  * one that uses it): {clusters, state, clock} {plugin, params, trace} {migration, task}
- * {release, lock} {kernel, life}.
+ * {ts_object, lock} {release, admission} {kernel, life}.
  */
 #ifndef RTSCHED_COMPAT_LITMUS_INTERNAL_H
 #define RTSCHED_COMPAT_LITMUS_INTERNAL_H
@@ -86,12 +89,31 @@ const char *litmus_plugin_name(enum litmus_plugin plugin);
 
 /* Validate params as LITMUS's kernel does (0, or -1 via litmus_fail). */
 int litmus_params_check(const struct rt_task *params);
+/*
+ * The TID pid names for fn (0: the caller): 0 a thread of this process, 1
+ * a thread of another process of the user (or any, for root), -1 via
+ * litmus_fail (EINVAL, ESRCH, EPERM: another user's).
+ */
+int litmus_tid_resolve(pid_t pid, const char *fn, pid_t *tid);
+/* Copy the caller's rt_task in (EINVAL for NULL) or out, EFAULT for a bad pointer: 0 or -1. */
+int litmus_params_read(const struct rt_task *user_param, struct rt_task *copy, const char *fn);
+int litmus_params_write(struct rt_task *user_param, const struct rt_task *found, const char *fn);
+/* set_rt_task_param for a thread of this process (checked params): 0, or -1 (EBUSY, ENOMEM). */
+int litmus_params_set_own(pid_t tid, const struct rt_task *param);
 
 /* CLOCK_MONOTONIC / thread CPU time, ns. */
 int64_t litmus_now_ns(void);
 int64_t litmus_thread_cpu_ns(void);
 /* Sleep to an absolute CLOCK_MONOTONIC time (restarting after signals). */
 void litmus_sleep_until_ns(int64_t when_ns);
+
+/*
+ * Set by litmus_admission.c: the calling thread, not a task, takes up the
+ * real-time mode another process asked for it (0: none, or it is a task
+ * now; -1 via litmus_fail: refused). A pointer, as the admission layer sits
+ * above the task layer that calls it.
+ */
+extern int (*litmus_take_up_admission)(void);
 
 /* Release the next job of the real-time caller at release_ns, sleep until then, pass the lock gate. */
 void litmus_job_begin(struct litmus_thread *self, int64_t release_ns);

@@ -67,18 +67,17 @@ static bool own_thread(pid_t tid)
 	return access(path, F_OK) == 0;
 }
 
-/* The TID param names: 0 is the caller. -1 via litmus_fail if it is not ours. */
-static int resolve_tid(pid_t pid, const char *fn, pid_t *tid)
+int litmus_tid_resolve(pid_t pid, const char *fn, pid_t *tid)
 {
 	if (pid < 0)
 		return litmus_fail(EINVAL, "%s: pid %d", fn, (int)pid);
 	*tid = pid == 0 ? gettid() : pid;
 	if (own_thread(*tid))
 		return 0;
-	if (kill(*tid, 0) == 0 || errno == EPERM)
-		return litmus_fail(EPERM, "%s: %d is not a thread of this process (rtsched's "
-					  "liblitmus keeps parameters per process)",
-				   fn, (int)pid);
+	if (kill(*tid, 0) == 0)
+		return 1;
+	if (errno == EPERM)
+		return litmus_fail(EPERM, "%s: thread %d belongs to another user", fn, (int)pid);
 	return litmus_fail(ESRCH, "%s: no thread %d", fn, (int)pid);
 }
 
@@ -103,39 +102,30 @@ static int copy_checked(void *to, const void *from, size_t n, bool out)
 	return EFAULT;
 }
 
-LITMUS_EXPORT int set_rt_task_param(pid_t pid, struct rt_task *user_param)
+int litmus_params_read(const struct rt_task *user_param, struct rt_task *copy, const char *fn)
 {
-	pid_t tid;
-	struct rt_task copy, *param = &copy;
 	if (!user_param)
-		return litmus_fail(EINVAL, "set_rt_task_param: NULL parameters");
-	if (copy_checked(&copy, user_param, sizeof(copy), false) != 0)
-		return litmus_fail(EFAULT, "set_rt_task_param: parameters at %p are not readable",
+		return litmus_fail(EINVAL, "%s: NULL parameters", fn);
+	if (copy_checked(copy, user_param, sizeof(*copy), false) != 0)
+		return litmus_fail(EFAULT, "%s: parameters at %p are not readable", fn,
 				   (void *)user_param);
-	if (resolve_tid(pid, "set_rt_task_param", &tid) != 0 || litmus_params_check(param) != 0)
-		return -1;
+	return 0;
+}
+
+int litmus_params_write(struct rt_task *user_param, const struct rt_task *found, const char *fn)
+{
+	if (copy_checked(user_param, found, sizeof(*found), true) != 0)
+		return litmus_fail(EFAULT, "%s: %p is not writable", fn, (void *)user_param);
+	return 0;
+}
+
+int litmus_params_set_own(pid_t tid, const struct rt_task *param)
+{
 	if (tid == gettid() && litmus_self()->rt)
 		return litmus_fail(EBUSY, "set_rt_task_param: the thread is a real-time task; "
 					  "task_mode(BACKGROUND_TASK) first");
 	if (litmus_params_store(tid, param) != 0)
 		return -1;
-	litmus_ok();
-	return 0;
-}
-
-LITMUS_EXPORT int get_rt_task_param(pid_t pid, struct rt_task *param)
-{
-	pid_t tid;
-	if (!param)
-		return litmus_fail(EINVAL, "get_rt_task_param: NULL parameters");
-	if (resolve_tid(pid, "get_rt_task_param", &tid) != 0)
-		return -1;
-	struct rt_task found;
-	if (!litmus_params_load(tid, &found))
-		return litmus_fail(EINVAL, "get_rt_task_param: thread %d has no parameters",
-				   (int)tid);
-	if (copy_checked(param, &found, sizeof(found), true) != 0)
-		return litmus_fail(EFAULT, "get_rt_task_param: %p is not writable", (void *)param);
 	litmus_ok();
 	return 0;
 }
@@ -150,7 +140,9 @@ static int sporadic(lt_t e_ns, lt_t p_ns, int cpu)
 	if (cpu < 0)
 		return litmus_fail(EINVAL, "partition %d", cpu);
 	p.cpu = (unsigned)cpu;
-	return set_rt_task_param(gettid(), &p);
+	if (litmus_params_check(&p) != 0)
+		return -1;
+	return litmus_params_set_own(gettid(), &p);
 }
 
 LITMUS_EXPORT int sporadic_global(lt_t e_ns, lt_t p_ns)

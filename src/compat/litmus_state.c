@@ -12,6 +12,7 @@
 #define LITMUS_PARAMS_MAX 256 /* threads of one process with parameters at once */
 
 static _Thread_local struct litmus_thread self_state;
+int (*litmus_take_up_admission)(void);
 static _Thread_local char last_error[LITMUS_ERROR_MAX];
 
 struct litmus_thread *litmus_self(void)

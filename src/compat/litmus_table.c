@@ -133,7 +133,7 @@ static enum verdict judge(int fd, struct lock_table **map)
 		return TABLE_STALE;
 	}
 	*map = t;
-	return litmus_users_prune(t->users) > 0 ? TABLE_LIVE : TABLE_STALE;
+	return litmus_users_prune(t->users, LITMUS_USERS_MAX) > 0 ? TABLE_LIVE : TABLE_STALE;
 }
 
 static uint64_t new_nonce(void)
@@ -169,7 +169,7 @@ static int table_create(int fd, const struct litmus_file_id *id, const struct li
 		munmap(t, sizeof(*t));
 		return err;
 	}
-	litmus_users_add(t->users, self);
+	litmus_users_add(t->users, LITMUS_USERS_MAX, self);
 	atomic_store_explicit(&t->ready, 1, memory_order_release);
 	*out = t;
 	return 0;
@@ -204,7 +204,7 @@ static int table_try(const char *name, const struct litmus_file_id *id,
 						"inode that live processes still use", name);
 			err = EBUSY;
 		} else if (v == TABLE_LIVE) {
-			err = litmus_users_add(t->users, self);
+			err = litmus_users_add(t->users, LITMUS_USERS_MAX, self);
 			if (err)
 				snprintf(why, why_size, "/dev/shm%s: %d processes use this lock file "
 							"already", name, LITMUS_USERS_MAX);
@@ -300,8 +300,8 @@ static void deregister(struct litmus_table_ref *ref)
 	flock_wait(fd, LOCK_EX);
 	if (fstat(fd, &st) == 0 && st.st_ino == ref->shm_ino && st.st_nlink > 0) {
 		struct litmus_user self = litmus_user_self();
-		litmus_users_remove(ref->table->users, &self);
-		if (litmus_users_prune(ref->table->users) == 0)
+		litmus_users_remove(ref->table->users, LITMUS_USERS_MAX, &self);
+		if (litmus_users_prune(ref->table->users, LITMUS_USERS_MAX) == 0)
 			table_remove(ref->shm_name, ref->table);
 	}
 	unlock_close(fd);
@@ -360,8 +360,8 @@ int litmus_table_adopt(struct litmus_table_ref *ref)
 		flock_wait(fd, LOCK_EX);
 		if (fstat(fd, &st) == 0 && st.st_ino == ref->shm_ino && st.st_nlink > 0) {
 			struct litmus_user self = litmus_user_self();
-			litmus_users_prune(ref->table->users);
-			err = litmus_users_add(ref->table->users, &self);
+			litmus_users_prune(ref->table->users, LITMUS_USERS_MAX);
+			err = litmus_users_add(ref->table->users, LITMUS_USERS_MAX, &self);
 		}
 		unlock_close(fd);
 	}

@@ -274,6 +274,8 @@ static int64_t next_release_ns(const struct litmus_thread *self)
 LITMUS_EXPORT int sleep_next_period(void)
 {
 	struct litmus_thread *self = litmus_self();
+	if (!self->rt && litmus_take_up_admission && litmus_take_up_admission() != 0)
+		return -1;
 	if (!self->rt)
 		return litmus_fail(EINVAL, "sleep_next_period: not a real-time task");
 	litmus_job_begin(self, next_release_ns(self));

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The processes attached to a LITMUS lock table (litmus_users.h). */
+/* The processes attached to a LITMUS lock table or the release word (litmus_users.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -35,10 +35,14 @@ static uint64_t start_ticks_of(pid_t pid)
 	return strtoull(p + 1, NULL, 10);
 }
 
+struct litmus_user litmus_user_of(pid_t pid)
+{
+	return (struct litmus_user){ .pid = (int32_t)pid, .start_ticks = start_ticks_of(pid) };
+}
+
 struct litmus_user litmus_user_self(void)
 {
-	pid_t pid = getpid();
-	return (struct litmus_user){ .pid = (int32_t)pid, .start_ticks = start_ticks_of(pid) };
+	return litmus_user_of(getpid());
 }
 
 bool litmus_user_alive(const struct litmus_user *u)
@@ -58,10 +62,10 @@ static bool same(const struct litmus_user *a, const struct litmus_user *b)
 	return a->pid == b->pid && a->start_ticks == b->start_ticks;
 }
 
-int litmus_users_add(struct litmus_user *users, const struct litmus_user *self)
+int litmus_users_add(struct litmus_user *users, int n, const struct litmus_user *self)
 {
 	struct litmus_user *free_entry = NULL;
-	for (int i = 0; i < LITMUS_USERS_MAX; i++) {
+	for (int i = 0; i < n; i++) {
 		if (same(&users[i], self))
 			return 0;
 		if (!free_entry && (users[i].pid <= 0 || !litmus_user_alive(&users[i])))
@@ -73,17 +77,17 @@ int litmus_users_add(struct litmus_user *users, const struct litmus_user *self)
 	return 0;
 }
 
-void litmus_users_remove(struct litmus_user *users, const struct litmus_user *self)
+void litmus_users_remove(struct litmus_user *users, int n, const struct litmus_user *self)
 {
-	for (int i = 0; i < LITMUS_USERS_MAX; i++)
+	for (int i = 0; i < n; i++)
 		if (same(&users[i], self))
 			users[i] = (struct litmus_user){ 0 };
 }
 
-int litmus_users_prune(struct litmus_user *users)
+int litmus_users_prune(struct litmus_user *users, int n)
 {
 	int live = 0;
-	for (int i = 0; i < LITMUS_USERS_MAX; i++) {
+	for (int i = 0; i < n; i++) {
 		if (users[i].pid <= 0)
 			continue;
 		if (litmus_user_alive(&users[i]))

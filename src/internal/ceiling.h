@@ -132,6 +132,7 @@ struct ceiling_mutex {
 	rts_futex_word serving;         /* FMLP+: the ticket that owns the lock */
 	int32_t held_partition;         /* where the holder pushed its entry */
 	int32_t eager_saved_prio;       /* eager: the holder's priority before it */
+	uint32_t object_id;             /* FMLP+ process-shared: its id in ticket claims */
 };
 
 /*

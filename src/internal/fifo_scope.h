@@ -20,6 +20,9 @@
  * claims one record per scope at its first wait there and keeps it until it
  * exits; a record is the paper's TCB part: the links of the one queue the
  * thread waits in, and what it waits for. Nothing is allocated per lock.
+ * A record also holds its thread's FMLP+ ticket claim (ceiling_mutex.c):
+ * which ticket of which process-shared FMLP+ lock the thread is taking, so
+ * that a ticket whose thread died is passed on.
  *
  * Partitioning (requirements 8 and 9): the queue locks of two scopes are
  * different memory, so objects of one process never contend with another
@@ -85,6 +88,8 @@ struct rts_fifo_record {
 	uint64_t mutex_key;      /* the mutex's identity in the scope */
 	uint64_t cond_key;       /* the condvar's (cond waits only) */
 	int64_t mutex_offset;    /* (char *)mutex - (char *)cond, cond waits only */
+	_Atomic uint64_t ticket_claim; /* FMLP+: lock id << 32 | ticket taken, until its
+					  turn is taken; 0: none (written by the owner only) */
 };
 
 struct rts_fifo_scope {

@@ -24,11 +24,11 @@
  * dead owner is cleared once the caller's entry is pushed; MPCP's PI word is
  * handed by the kernel to a waiter blocked in it, or taken over from the
  * dead TID by a later locker; FMLP+'s waiters for a process-shared lock
- * look every FMLP_HOLDER_CHECK_NS whether the holder lives and pass its
- * turn on (a process-private lock's holder is a thread of the waiter's
+ * look every FMLP_HOLDER_CHECK_NS whether the turn being served is still
+ * held or claimed by a live thread, and pass it on if not: a holder or a
+ * waiter that died (a process-private lock's threads are the waiter's
  * process, which a kill takes too; only a thread that ends holding it is
  * not recovered).
- * (An FMLP+ waiter that dies queued is not recovered: its ticket stays.)
  */
 #include <errno.h>
 #include <limits.h>
@@ -43,6 +43,7 @@
 #include "internal/ceiling_partition.h"
 #include "internal/ceiling_mutex.h"
 #include "internal/export.h"
+#include "internal/fifo_scope.h"
 #include "internal/lock_protocol.h"
 #include "internal/mutex.h"
 #include "internal/pi_word.h"
@@ -206,23 +207,110 @@ static void mpcp_release(struct ceiling_mutex *cm, uint32_t me)
 }
 
 /*
- * The holder `owner` died holding the lock: release it as its unlock would
- * have. Only one waiter wins the CAS; while the word names the dead owner
- * nobody advances `serving` (a holder stores 0 in the word before it
- * advances it), so `serving` is still the dead owner's ticket.
+ * FMLP+ on a process-shared lock: every ticket is claimed in the taker's
+ * record of the domain (internal/fifo_scope.h) before it is taken, and the
+ * claim stays until its turn is taken (the owner word written). A turn not
+ * taken for FMLP_HOLDER_CHECK_NS whose ticket no live thread claims belongs
+ * to a thread that died queued, holding, or between the two stores of its
+ * release: the turn passes on, as the kernel drops an exiting waiter.
  */
-static void fmlp_owner_died(struct ceiling_mutex *cm, uint32_t owner)
+static uint64_t ticket_claim(const struct ceiling_mutex *cm, uint32_t ticket)
 {
-	if (!atomic_compare_exchange_strong_explicit(&cm->word, &owner, 0, memory_order_acquire,
-						     memory_order_relaxed))
+	return (uint64_t)cm->object_id << 32 | ticket;
+}
+
+static bool ticket_claimed_alive(struct rts_fifo_scope *s, uint64_t claim)
+{
+	for (uint32_t i = 0; i < RTS_FIFO_RECORDS; i++) {
+		struct rts_fifo_record *r = &s->records[i];
+		if (atomic_load_explicit(&r->ticket_claim, memory_order_seq_cst) != claim)
+			continue;
+		if (rts_tid_alive(atomic_load_explicit(&r->tid, memory_order_relaxed)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * `serving` has not moved for FMLP_HOLDER_CHECK_NS. A claim is cleared only
+ * after its thread wrote the owner word, so a claim found missing here means
+ * the word, read after, names that thread (alive: nothing to do) or a later
+ * state. Only one CAS of `serving` from this value wins (a releaser's
+ * included), so a turn passes on once.
+ */
+static void fmlp_check_turn(struct ceiling_mutex *cm, struct rts_fifo_scope *s, uint32_t serving)
+{
+	uint32_t owner = atomic_load_explicit(&cm->word, memory_order_seq_cst);
+	if (owner != 0 && rts_tid_alive(owner))
+		return; /* a live holder: the common case, decided without the scan */
+	if (ticket_claimed_alive(s, ticket_claim(cm, serving)))
 		return;
-	uint32_t next = atomic_load_explicit(&cm->serving, memory_order_relaxed) + 1;
-	atomic_store_explicit(&cm->serving, next, memory_order_release);
-	rts_backend()->wake(&cm->serving, INT_MAX, rts_mutex_is_pshared(cm->flags));
+	owner = atomic_load_explicit(&cm->word, memory_order_seq_cst);
+	if (owner != 0 && (rts_tid_alive(owner) ||
+			   !atomic_compare_exchange_strong_explicit(&cm->word, &owner, 0,
+								    memory_order_seq_cst,
+								    memory_order_relaxed)))
+		return;
+	if (atomic_compare_exchange_strong_explicit(&cm->serving, &serving, serving + 1,
+						    memory_order_seq_cst, memory_order_relaxed))
+		rts_backend()->wake(&cm->serving, INT_MAX, true);
+}
+
+/* Take a ticket of a process-shared lock, claimed in r first. 0 or EBUSY (nonblock). */
+static int fmlp_take_ticket_shared(struct ceiling_mutex *cm, struct rts_fifo_record *r, bool nonblock,
+				   uint32_t *ticket)
+{
+	uint32_t t = atomic_load_explicit(&cm->next_ticket, memory_order_seq_cst);
+	for (;;) {
+		if (nonblock && atomic_load_explicit(&cm->serving, memory_order_seq_cst) != t) {
+			atomic_store_explicit(&r->ticket_claim, 0, memory_order_seq_cst);
+			return EBUSY;
+		}
+		atomic_store_explicit(&r->ticket_claim, ticket_claim(cm, t), memory_order_seq_cst);
+		if (atomic_compare_exchange_strong_explicit(&cm->next_ticket, &t, t + 1,
+							    memory_order_seq_cst, memory_order_seq_cst))
+			break;
+	}
+	*ticket = t;
+	return 0;
+}
+
+static int fmlp_acquire_shared(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
+{
+	struct rts_fifo_scope *s = rts_fifo_scope_of(cm->domain_id);
+	if (rts_unlikely(!s))
+		return EINVAL;
+	struct rts_fifo_record *r = rts_fifo_self_record(s);
+	if (rts_unlikely(!r))
+		return EAGAIN; /* RTS_FIFO_RECORDS threads use this domain already */
+	uint32_t ticket;
+	if (fmlp_take_ticket_shared(cm, r, nonblock, &ticket) != 0)
+		return EBUSY;
+	bool traced = false;
+	uint32_t serving;
+	while ((serving = atomic_load_explicit(&cm->serving, memory_order_seq_cst)) != ticket) {
+		uint32_t owner = atomic_load_explicit(&cm->word, memory_order_relaxed);
+		if (!traced && owner != 0) {
+			rts_trace_emit_lib(RTS_EV_LOCK_BLOCKED, RTS_BLOCK_OWNER, owner);
+			traced = true;
+		}
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		struct timespec check = rts_ns_to_timespec(rts_timespec_to_ns(&now) + FMLP_HOLDER_CHECK_NS);
+		if (rts_backend()->block(&cm->serving, serving, &check, CLOCK_MONOTONIC, true) ==
+			    -ETIMEDOUT &&
+		    atomic_load_explicit(&cm->serving, memory_order_seq_cst) == serving)
+			fmlp_check_turn(cm, s, serving);
+	}
+	atomic_store_explicit(&cm->word, me, memory_order_seq_cst);
+	atomic_store_explicit(&r->ticket_claim, 0, memory_order_seq_cst);
+	return 0;
 }
 
 static int fmlp_acquire(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
 {
+	if (rts_mutex_is_pshared(cm->flags))
+		return fmlp_acquire_shared(cm, me, nonblock);
 	uint32_t ticket;
 	if (nonblock) {
 		ticket = atomic_load_explicit(&cm->next_ticket, memory_order_relaxed);
@@ -235,6 +323,7 @@ static int fmlp_acquire(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
 	}
 	bool traced = false;
 	uint32_t serving;
+	/* The holder is a thread of this process: it does not die alone. */
 	while ((serving = atomic_load_explicit(&cm->serving, memory_order_acquire)) != ticket) {
 		/* The owner word is 0 while the lock passes between two holders: name
 		 * the thread waited for once one holds it. */
@@ -243,30 +332,30 @@ static int fmlp_acquire(struct ceiling_mutex *cm, uint32_t me, bool nonblock)
 			rts_trace_emit_lib(RTS_EV_LOCK_BLOCKED, RTS_BLOCK_OWNER, owner);
 			traced = true;
 		}
-		bool pshared = rts_mutex_is_pshared(cm->flags);
-		if (!pshared) { /* the holder is a thread of this process: it does not die alone */
-			rts_backend()->block(&cm->serving, serving, NULL, CLOCK_MONOTONIC, false);
-			continue;
-		}
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		struct timespec check = rts_ns_to_timespec(rts_timespec_to_ns(&now) + FMLP_HOLDER_CHECK_NS);
-		if (rts_backend()->block(&cm->serving, serving, &check, CLOCK_MONOTONIC, true) ==
-			    -ETIMEDOUT &&
-		    owner != 0 && !rts_tid_alive(owner))
-			fmlp_owner_died(cm, owner);
+		rts_backend()->block(&cm->serving, serving, NULL, CLOCK_MONOTONIC, false);
 	}
 	atomic_store_explicit(&cm->word, me, memory_order_relaxed);
 	return 0;
 }
 
+/*
+ * `serving` is the holder's ticket until it moves it: a plain store for a
+ * process-private lock; a CAS for a shared one, where fmlp_check_turn may
+ * pass the turn on first once the word is 0.
+ */
 static void fmlp_release(struct ceiling_mutex *cm)
 {
-	atomic_store_explicit(&cm->word, 0, memory_order_relaxed);
-	uint32_t next = atomic_load_explicit(&cm->serving, memory_order_relaxed) + 1;
-	atomic_store_explicit(&cm->serving, next, memory_order_release);
+	bool pshared = rts_mutex_is_pshared(cm->flags);
+	uint32_t mine = atomic_load_explicit(&cm->serving, memory_order_relaxed);
+	atomic_store_explicit(&cm->word, 0, pshared ? memory_order_seq_cst : memory_order_relaxed);
+	uint32_t next = mine + 1;
+	if (!pshared)
+		atomic_store_explicit(&cm->serving, next, memory_order_release);
+	else if (!atomic_compare_exchange_strong_explicit(&cm->serving, &mine, next, memory_order_seq_cst,
+							  memory_order_relaxed))
+		return; /* passed on already, and its waiters woken */
 	if (atomic_load_explicit(&cm->next_ticket, memory_order_relaxed) != next)
-		rts_backend()->wake(&cm->serving, INT_MAX, rts_mutex_is_pshared(cm->flags));
+		rts_backend()->wake(&cm->serving, INT_MAX, pshared);
 }
 
 static uint32_t boost_key(struct ceiling_mutex *cm, uint32_t fmlp_request_clock)
@@ -408,6 +497,9 @@ static int init(rts_mutex_t *m, uint32_t flags, const rts_mutexattr_t *attr)
 		.partition = local ? partition : -1,
 		.domain_id = domain_id,
 	};
+	if (protocol == RTS_PROTO_FMLP && d->pshared) /* its ticket claims' name (fmlp_check_turn) */
+		cm->object_id = atomic_fetch_add_explicit(&d->fifo.next_object_id, 1,
+							  memory_order_relaxed) + 1;
 	return 0;
 }
 

@@ -123,6 +123,7 @@ struct rts_fifo_record *rts_fifo_self_record(struct rts_fifo_scope *s)
 	if (!r)
 		return NULL;
 	atomic_store_explicit(&r->state, RTS_FIFO_IDLE, memory_order_relaxed);
+	atomic_store_explicit(&r->ticket_claim, 0, memory_order_relaxed); /* a dead thread's */
 	__atomic_store_n(&r->head_of, RTS_FIFO_HEAD_NONE, __ATOMIC_RELAXED);
 	cache[free_entry] = (struct cached_record){ s, r };
 	if (cache == thread_cache)

@@ -32,7 +32,7 @@
 #include "internal/shm_owned.h"
 
 #define DOMAIN_MAGIC 0x4c4b444du /* "LKDM" */
-#define DOMAIN_VERSION 3u /* 2: partition guards are PI words; 3: FIFO-mutex scope */
+#define DOMAIN_VERSION 4u /* 2: partition guards are PI words; 3: FIFO-mutex scope; 4: FMLP+ ticket claims */
 #define OPEN_WAIT_TRIES 100 /* x 10 ms: a creator still initialising it */
 
 struct open_domain {

@@ -32,14 +32,20 @@
  *   task_mode(LITMUS_RT_TASK) releases its job 1 at once (plus phase);
  *   sleep_next_period completes the job and sleeps (absolute CLOCK_MONOTONIC)
  *   to the next release. Parameters may be set for another thread of this
- *   process (by TID); other processes are refused (EPERM).
+ *   process (by TID). A thread of another process of the user is made a
+ *   task as under LITMUS^RT: set_rt_task_param(TID), then
+ *   sched_setscheduler(TID, SCHED_LITMUS) (interposed by -llitmus; other
+ *   policies go to the kernel); the thread takes it up at its next
+ *   sched_getscheduler or sleep_next_period, and sched_getscheduler
+ *   answers SCHED_LITMUS (docs/from-litmus.md).
  *
  *   Synchronous release: wait_for_ts_release / release_ts /
  *   get_nr_ts_release_waiters meet in a POSIX shared-memory object per
  *   user, "/rtsched-litmus-ts.UID" or "/" + RTSCHED_LITMUS_TS_NAME (mode
  *   0600; another user's object of the name is refused, EACCES), so tasks in
  *   any process of the user are released together, as in LITMUS^RT. The
- *   last process to leave it (exit_litmus, or a normal exit) removes it.
+ *   last process to leave it (exit_litmus, or a normal exit) removes it;
+ *   after a crash the next user finds no live user and starts it afresh.
  *
  *   Locks are named by (file, id) as in LITMUS: the file's device and inode
  *   name a shared table of rtsched ceiling mutexes ("/rtsched-litmus-lk.*")
@@ -64,7 +70,7 @@
  *   Declared so that LITMUS^RT programs build unchanged, but refused at run
  *   time (-1 or NULL, errno ENOTSUP, the reason in litmus_last_error):
  *   the control page (get_ctrl_page), reservations (reservation_create),
- *   null_call, SCHED_LITMUS (the kernel refuses policy 7 with EINVAL).
+ *   null_call.
  *   Non-preemptive sections (enter_np / exit_np) have no stock-kernel
  *   mechanism: the section runs preemptible, enter_np says so once on
  *   stderr, requested_to_preempt is always 0. TASK_EARLY release is refused

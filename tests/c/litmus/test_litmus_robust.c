@@ -4,11 +4,13 @@
  *  - a lock whose holder is killed (kill -9) is recovered: a process that
  *    waited for it, and a new process, lock it (the case's timeout turns a
  *    regression into a failure, not a hang);
+ *  - an FMLP waiter killed while queued loses its turn: the waiter behind
+ *    it gets the lock (within a bound the case checks);
  *  - a new lock file that reuses a deleted file's inode starts with fresh
  *    state, and the deleted file's table is reclaimed;
  *  - a process that exits without exit_litmus leaves no shared object of its
  *    file (nor the release word) behind; a crash leaves them only until the
- *    next user.
+ *    next user (the release word then counts no dead waiter).
  * Orders and outcomes only, never times.
  */
 #include "litmus_helpers.h"
@@ -18,12 +20,14 @@
 #include <sys/wait.h>
 
 #include "compat/litmus_table.h"
+#include "internal/ceiling.h"
 
 enum step { STEP_NONE, STEP_LOCKING, STEP_HOLDING, STEP_GOT_IT }; /* in this order */
 
 /* What a case's processes tell each other (MAP_SHARED). */
 struct board {
 	int step[4];
+	int go[4]; /* queued_locker: may lock (1), may unlock (2) */
 };
 
 static struct board *board_new(void)
@@ -301,15 +305,167 @@ static void test_release_word_gone_after_exit(void)
 	CHECK(!exists(path));
 }
 
+/* Process pid's exit status 0 within ms milliseconds, or the case fails (and pid is killed). */
+static void expect_exit_0_within(pid_t pid, int ms, const char *what)
+{
+	int status;
+	for (int waited = 0; waitpid(pid, &status, WNOHANG) == 0; waited++) {
+		if (waited >= ms) {
+			kill_9(pid);
+			FAIL("%s: not done within %d ms", what, ms);
+		}
+		usleep(1000);
+	}
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Tickets of lock 0 of the file's table taken and not yet served (its holder's included). */
+static uint32_t fmlp_queued(const char *table)
+{
+	int fd = open(table, O_RDONLY | O_CLOEXEC);
+	CHECK_SYS(fd);
+	struct lock_table t;
+	CHECK(pread(fd, &t, sizeof(t), 0) == (ssize_t)sizeof(t));
+	close(fd);
+	for (int i = 0; i < LITMUS_LOCKS_PER_FILE; i++) {
+		if (t.slots[i].used && t.slots[i].id == 0) {
+			struct ceiling_mutex *cm = ceiling_mutex_of(&t.slots[i].mutex);
+			return atomic_load(&cm->next_ticket) - atomic_load(&cm->serving);
+		}
+	}
+	FAIL("no lock 0 in %s", table);
+}
+
+static void wait_queued(const char *table, uint32_t n, int ms)
+{
+	for (int waited = 0; fmlp_queued(table) != n; waited++) {
+		if (waited >= ms)
+			FAIL("%s: %u tickets queued after %d ms, not %u", table, fmlp_queued(table), ms, n);
+		usleep(1000);
+	}
+}
+
+/*
+ * A P-FP task that opens FMLP lock 0, locks it once told (go 1: before, so
+ * that the holder's boost does not hold back its job start), and unlocks it
+ * once told (go 2) or at once (unlock_at_once).
+ */
+static pid_t queued_locker(struct board *b, int who, int fd, int cpu, unsigned prio, bool unlock_at_once)
+{
+	pid_t pid = fork();
+	CHECK_SYS(pid);
+	if (pid != 0)
+		return pid;
+	become_pfp_task(cpu, prio, ms2ns(100));
+	int od = open_fmlp_sem(fd, 0);
+	LCHECK_OK(od);
+	H_STORE(&b->step[who], STEP_LOCKING);
+	while (H_LOAD(&b->go[who]) < 1)
+		usleep(1000);
+	LCHECK_OK(litmus_lock(od));
+	H_STORE(&b->step[who], STEP_HOLDING);
+	while (!unlock_at_once && H_LOAD(&b->go[who]) < 2)
+		usleep(1000);
+	LCHECK_OK(litmus_unlock(od));
+	exit(0); /* without exit_litmus, as liblitmus's tests */
+}
+
+/*
+ * Kill an FMLP waiter queued behind the holder and before a second waiter,
+ * then let the holder unlock: the second waiter gets the lock (it looks at
+ * a stuck turn every 50 ms; 5 s is the bound), and so does a new process.
+ */
+static void test_fmlp_waiter_killed(void)
+{
+	int rt_cpu;
+	char path[64], table[128];
+	h_require_rt(&rt_cpu, NULL);
+	use_plugin("P-FP");
+	int fd = make_namespace(path, sizeof(path));
+	table_name(fd, table, sizeof(table));
+	struct board *b = board_new();
+	pid_t p[3];
+	for (int i = 0; i < 3; i++) {
+		p[i] = queued_locker(b, i, fd, rt_cpu, 10 + (unsigned)i, i == 2);
+		board_wait(b, i, p[i], STEP_LOCKING);
+	}
+	H_STORE(&b->go[0], 1);
+	board_wait(b, 0, p[0], STEP_HOLDING);
+	for (int i = 1; i < 3; i++) { /* queued in this order */
+		H_STORE(&b->go[i], 1);
+		wait_queued(table, (uint32_t)i + 1, 5000);
+	}
+	kill_9(p[1]);
+	H_STORE(&b->go[0], 2);
+	expect_exit_0_within(p[0], 5000, "the holder's unlock");
+	expect_exit_0_within(p[2], 5000, "the waiter behind the killed one");
+	struct board *late = board_new();
+	pid_t next = queued_locker(late, 0, fd, rt_cpu, 10, true);
+	H_STORE(&late->go[0], 1);
+	expect_exit_0_within(next, 5000, "a new process's lock");
+	CHECK(!exists(table)); /* its last live user left */
+	unlink_namespace(path, fd);
+}
+
+/* The release word's count of waiting tasks, read from the object at path (no mapping: no user). */
+static uint32_t ts_waiters(const char *path)
+{
+	uint32_t word = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	CHECK_SYS(fd);
+	CHECK(pread(fd, &word, sizeof(word), 0) == (ssize_t)sizeof(word));
+	close(fd);
+	return word & 0xffffu;
+}
+
+/*
+ * A task killed while it waits for the release: the object stays (a crash),
+ * counting it, until the next user, who finds no live user, starts it afresh
+ * (nobody waits) and removes it at its exit.
+ */
+static void test_release_word_reclaimed_after_crash(void)
+{
+	int rt_cpu;
+	char name[64], path[96];
+	h_require_rt(&rt_cpu, NULL);
+	use_plugin("P-FP");
+	use_private_ts(name, sizeof(name));
+	snprintf(path, sizeof(path), "/dev/shm/%s", name);
+	pid_t waiter = fork();
+	CHECK_SYS(waiter);
+	if (waiter == 0) {
+		become_pfp_task(rt_cpu, 10, ms2ns(100));
+		LCHECK_OK(wait_for_ts_release());
+		exit(0);
+	}
+	for (int waited = 0; !exists(path) || ts_waiters(path) != 1; waited++) {
+		if (waited >= 5000)
+			FAIL("the waiter is not counted after 5 s");
+		usleep(1000);
+	}
+	kill_9(waiter);
+	CHECK(exists(path));
+	pid_t user = fork();
+	CHECK_SYS(user);
+	if (user == 0) {
+		CHECK_EQ(get_nr_ts_release_waiters(), 0);
+		exit(0);
+	}
+	expect_exit_0(user);
+	CHECK(!exists(path));
+}
+
 static const struct h_case cases[] = {
 	H_CASE(test_fmlp_holder_killed, 10000),
 	H_CASE(test_mpcp_holder_killed, 10000),
 	H_CASE(test_pcp_holder_killed, 10000),
 	H_CASE(test_srp_holder_killed, 10000),
 	H_CASE(test_holder_killed_nobody_waiting, 10000),
+	H_CASE(test_fmlp_waiter_killed, 20000),
 	H_CASE(test_new_file_on_reused_inode, 10000),
 	H_CASE(test_shared_objects_gone_after_exit_and_crash, 10000),
 	H_CASE(test_release_word_gone_after_exit, 5000),
+	H_CASE(test_release_word_reclaimed_after_crash, 10000),
 };
 
 int main(int argc, char **argv)
