@@ -1,13 +1,18 @@
 """Self-paced and event tasks in the task-set format (docs/taskset.md "Task kinds"): what is
-refused and where, what the runner is given, and the simulator's refusal until it models them."""
+refused and where, what the runner is given, and the simulator running them as the runner does
+(test_task_kinds_live.py checks the same on real runs, under both backends)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
+import yaml
 
 from rtsched.model import TaskSetError, taskset_from_dict, to_runner_input
-from rtsched.sim import SimUnsupported, check_supported
-from task_kinds_sets import events_set
+from rtsched.sim.dvfs_run import dvfs_problems
+from task_kinds_sets import check_kinds_output, events_set
 
 
 def errors_of(data) -> str:
@@ -46,10 +51,19 @@ def test_the_runner_is_given_the_kinds_the_queue_and_the_activated_task():
     assert tasks["tick"]["body"][1:] == [{"op": "activate", "task": 1}] * 2
 
 
-def test_the_simulator_refuses_them_by_name_until_it_models_them():
-    with pytest.raises(SimUnsupported) as caught:
-        check_supported(taskset_from_dict(events_set()))
-    assert caught.value.problems == [
-        'tasks[1].kind: task "handler" is event, which is not simulated yet (rtsched run runs it)',
-        'tasks[2].kind: task "loop" is self-paced, which is not simulated yet (rtsched run runs it)',
+def test_the_simulator_runs_them_as_the_runner_does(tmp_path):
+    path = tmp_path / "events.yaml"
+    path.write_text(yaml.safe_dump(events_set(), sort_keys=False))
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "rtsched.cli.main", "sim", "--no-plots", "--ideal", "--out",
+                           str(out), str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    check_kinds_output(out, done.stdout)
+
+
+def test_dvfs_policies_refuse_them_by_name():
+    problems = dvfs_problems(taskset_from_dict(events_set()), "static")
+    assert [p for p in problems if ".kind" in p] == [
+        'tasks[1].kind: task "handler" is event: DVFS policies release jobs from timers only (periodic, sporadic)',
+        'tasks[2].kind: task "loop" is self-paced: DVFS policies release jobs from timers only (periodic, sporadic)',
     ]

@@ -22,7 +22,7 @@ from rtsched.sim.condvars import SimCondVar, wake_waiters
 from rtsched.sim.rpc import Scheduler as RpcScheduler
 from rtsched.sim.rpc import call, serve
 from rtsched.sim.protocols import Partitions, SimLock, gate_holder, try_lock, unlock, wait_at_gate
-from rtsched.sim.threads import (FINISHED, IDLE, OP_CALL, OP_COMPUTE, OP_LOCK, OP_SIGNAL, OP_SLEEP, OP_UNLOCK, OP_WAIT, SLEEPING,
+from rtsched.sim.threads import (FINISHED, IDLE, OP_ACTIVATE, OP_CALL, OP_COMPUTE, OP_LOCK, OP_SIGNAL, OP_SLEEP, OP_UNLOCK, OP_WAIT, SLEEPING,
                                  WAITING,
                                  SimThread)
 
@@ -42,6 +42,8 @@ class Machine(CondScheduler, RpcScheduler, Protocol):
     first_server: int
 
     def begin_job(self, t: SimThread) -> None: ...
+    def completed(self, t: SimThread, now: int) -> None: ...
+    def activate(self, by: SimThread, index: int, now: int) -> None: ...
     def leave_cpu(self, t: SimThread, now: int, state: int) -> None: ...
 
 _RELEASE, _START, _COMPLETE, _MISS = int(EV.RELEASE), int(EV.START), int(EV.COMPLETE), int(EV.DEADLINE_MISS)
@@ -78,7 +80,9 @@ def advance(engine: Machine, t: SimThread, now: int) -> None:
                 wait_at_gate(t, holder, engine.partitions, engine, now)
                 return
             t.job += 1
-            events.append((t.job_release, _RELEASE, t.cpu, t.job, 0, 0, t.job_deadline))
+            if t.kind == "event":  # it takes its activation as it starts, as rts_activation_wait does
+                t.unbegun -= 1
+            events.append((t.job_release, _RELEASE, t.cpu, t.job, t.job_cause, 0, t.job_deadline))
             events.append((now, _START, t.cpu, t.job, 0, 0, 0))
             t.remaining += engine.overheads.trace_event_ns * t.events_per_job
             t.pc = 0
@@ -88,6 +92,7 @@ def advance(engine: Machine, t: SimThread, now: int) -> None:
             if now > t.job_deadline:
                 events.append((now, _MISS, t.cpu, t.job, 0, 0, now - t.job_deadline))
             engine.jobs_completed += 1
+            engine.completed(t, now)  # a self-paced task's next release
             if t.max_jobs and t.job >= t.max_jobs:
                 engine.leave_cpu(t, now, FINISHED)
                 return
@@ -150,6 +155,9 @@ def advance(engine: Machine, t: SimThread, now: int) -> None:
             cv.waiters.append(t)
             engine.leave_cpu(t, now, WAITING)
             return
+        elif op == OP_ACTIVATE:
+            engine.activate(t, arg, now)
+            t.pc = pc + 1
         elif op == OP_CALL:
             if t.in_call:  # the reply came
                 t.in_call = False

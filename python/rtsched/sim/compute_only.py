@@ -61,7 +61,8 @@ def fits(engine: Engine, options: SimOptions) -> bool:
     if (ov.context_switch_ns or ov.release_latency_ns or ov.trace_event_ns or engine.interference
             or options.release_jitter_ns or engine.locks or engine.condvars or engine.reservations):
         return False
-    return all(not t.is_server and all(op == OP_COMPUTE for op, _ns in t.ops) for t in engine.threads)
+    return all(not t.is_server and t.kind in ("periodic", "sporadic") and all(op == OP_COMPUTE for op, _ns in t.ops)
+               for t in engine.threads)
 
 
 def _job_work(t: SimThread) -> int:

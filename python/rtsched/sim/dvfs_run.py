@@ -97,6 +97,9 @@ def dvfs_problems(taskset: TaskSet, policy: str) -> list[str]:
             if not isinstance(action, Compute):
                 problems.append(f"tasks[{i}].body[{j}]: {action.op} is not simulated with a DVFS policy "
                                 "(compute-only tasks)")
+        if task.kind in ("self-paced", "event"):
+            problems.append(f'tasks[{i}].kind: task "{task.name}" is {task.kind}: DVFS policies release jobs '
+                            "from timers only (periodic, sporadic)")
         if task.is_background:
             problems.append(f'tasks[{i}]: task "{task.name}" has policy other; the background load of a '
                             "DVFS run is τ0 (--tau0)")

@@ -20,7 +20,7 @@ from heapq import heappop, heappush
 from rtsched.model import TaskSet
 from rtsched.model.ceilings import lock_levels, lock_settings
 from rtsched.model.placement import Placement
-from rtsched.trace import CPU_UNKNOWN, BlockCause
+from rtsched.trace import CPU_UNKNOWN, RELEASE_BY_SHIFT, BlockCause, ReleaseCause
 from rtsched.trace import EventType as EV
 from rtsched.sim.body import advance
 from rtsched.sim.condvars import SimCondVar
@@ -30,7 +30,7 @@ from rtsched.sim.eventq import DONE, READY as READY_EVENT, RELEASE, WAKE, EventQ
 from rtsched.sim.options import SimOptions
 from rtsched.sim.protocols import GATE_PROTOCOLS, Partitions, SimLock
 from rtsched.sim.reservations import RESERVATION_EVENT, attach_reservations
-from rtsched.sim.threads import BLOCKED, IDLE, NO_CPU, READY, RUNNING, SLEEPING, SimThread, compile_body
+from rtsched.sim.threads import BLOCKED, FINISHED, IDLE, NO_CPU, READY, RUNNING, SLEEPING, SimThread, compile_body
 
 #: The key of an OS interference thread: above every priority and every absolute deadline.
 _INTERFERENCE_KEY = -(1 << 62)
@@ -39,6 +39,10 @@ __all__ = ["Engine"]
 
 _BLOCKED = int(EV.LOCK_BLOCKED)
 _PRIORITY = int(EV.PRIORITY)
+_ACTIVATE = int(EV.ACTIVATE)
+_BY_TIMER, _BY_COMPLETION = int(ReleaseCause.TIMER), int(ReleaseCause.COMPLETION)
+#: The kinds whose next release the timer sets when a job is released (the others: completions, activations).
+_TIMED = ("periodic", "sporadic")
 #: Longest chain of inheritance followed (a longer one means a deadlock in the set's locking).
 _CHAIN_MAX = 1000
 
@@ -87,18 +91,19 @@ class Engine:
         lock_index = {lock.name: lock.index for lock in self.locks}
         condvar_index = {cv.name: cv.index for cv in self.condvars}
         server_index = {s.name: len(taskset.tasks) + j for j, s in enumerate(taskset.servers)}
+        task_index = {t.name: i for i, t in enumerate(taskset.tasks)}
         partitioned, is_edf = taskset.platform.is_partitioned, taskset.platform.is_edf
         threads = []
         for i, task in enumerate(taskset.tasks):
             sporadic = task.sporadic if task.kind == "sporadic" else None
             gaps = SporadicGaps(sporadic.seed, sporadic.max_extra_ns) if sporadic and sporadic.max_extra_ns else None
-            ops, calls = compile_body(task, lock_index, condvar_index, server_index)
+            ops, calls = compile_body(task, lock_index, condvar_index, server_index, task_index)
             thread = SimThread(i, task.name, self.domains[task.partition if partitioned else None], task.partition,
                                task.priority, is_edf, task=task, ops=ops, calls=calls,
                                level=levels.get(task.name, 0), gaps=gaps,
                                exec_times=ExecutionTimes(options.seed, i, options.exec_low_ppm, demand_streams(task)))
             threads.append(thread)
-            if task.offset_ns < self.end_ns:
+            if task.kind != "event" and task.offset_ns < self.end_ns:  # an event task's jobs: activate
                 self.queue.push(task.offset_ns, RELEASE, thread, task.offset_ns)
         for j, server in enumerate(taskset.servers):
             domain = self.domains[server.partition if partitioned else None]
@@ -146,7 +151,7 @@ class Engine:
                 elif kind == RELEASE:
                     self._release(t, arg, now)
                 elif kind == READY_EVENT:
-                    self._job_ready(t, arg)
+                    self._job_ready(t, *arg)
                 elif kind == WAKE:
                     if arg == t.version and t.state == SLEEPING:
                         self.make_ready(t)
@@ -173,9 +178,13 @@ class Engine:
 
     # --- releases -----------------------------------------------------------------------------
 
-    def _release(self, t: SimThread, nominal: int, now: int) -> None:
+    def _release(self, t: SimThread, nominal: int, now: int, cause: int | None = None) -> None:
+        """Release a job of ``t`` at ``nominal`` (``cause``: RELEASE's arg0; by default its timer,
+        or for a self-paced task after its first job, its last completion)."""
+        if cause is None:
+            cause = _BY_COMPLETION if t.kind == "self-paced" and t.released else _BY_TIMER
         t.released += 1
-        if not t.max_jobs or t.released < t.max_jobs:
+        if t.kind in _TIMED and (not t.max_jobs or t.released < t.max_jobs):
             following = nominal + t.period_ns
             if t.gaps is not None:
                 following += t.gaps.next_extra_ns()
@@ -185,22 +194,52 @@ class Engine:
         if self._jitter is not None:
             delay += self._jitter.randint(0, self._jitter_ns)
         if delay:
-            self.queue.push(now + delay, READY_EVENT, t, nominal)
+            self.queue.push(now + delay, READY_EVENT, t, (nominal, cause))
         else:
-            self._job_ready(t, nominal)
+            self._job_ready(t, nominal, cause)
 
-    def _job_ready(self, t: SimThread, nominal: int) -> None:
+    def _job_ready(self, t: SimThread, nominal: int, cause: int) -> None:
         if t.state == IDLE:  # then nothing is pending: the job begins now, without the queue
-            self._begin(t, nominal)
+            self._begin(t, nominal, cause)
             self.make_ready(t)
         else:
             t.pending.append(nominal)
+            t.pending_causes.append(cause)
 
     def begin_job(self, t: SimThread) -> None:
         """Make the oldest pending job ``t``'s current one (not started: ``pc`` -1)."""
-        self._begin(t, t.pending.popleft())
+        self._begin(t, t.pending.popleft(), t.pending_causes.popleft())
 
-    def _begin(self, t: SimThread, release: int) -> None:
+    def completed(self, t: SimThread, now: int) -> None:
+        """``t``'s job completed at ``now``: a self-paced task's next job is released then, or at
+        its least gap after the last release if that is later (docs/taskset.md "Task kinds")."""
+        if t.kind != "self-paced" or (t.max_jobs and t.released >= t.max_jobs):
+            return
+        following = max(now, t.job_release + t.period_ns)
+        if following >= self.end_ns:
+            return
+        if following == now:
+            self._release(t, now, now)
+        else:
+            self.queue.push(following, RELEASE, t, following)
+
+    def activate(self, by: SimThread, index: int, now: int) -> None:
+        """``by`` activates event task ``index`` at ``now``: kept (a job released, or waiting in its
+        queue) or lost as its activation_queue says, recorded on ``by``'s stream (ACTIVATE)."""
+        t = self.threads[index]
+        if t.state == FINISHED:
+            kept = False
+        elif t.activation_queue:
+            kept = t.unbegun < t.activation_queue
+        else:  # rt-app's: kept only while the task waits for one
+            kept = t.unbegun == 0 and t.state == IDLE
+        by.events.append((now, _ACTIVATE, by.cpu, by.job, t.task_id, 0, int(kept)))
+        if kept:
+            t.unbegun += 1
+            self._release(t, now, now, int(ReleaseCause.ACTIVATION) | (by.task_id + 1) << RELEASE_BY_SHIFT)
+
+    def _begin(self, t: SimThread, release: int, cause: int) -> None:
+        t.job_cause = cause
         t.job_release = release
         t.job_deadline = release + t.deadline_ns
         t.job_cpu_ns = 0

@@ -16,7 +16,7 @@ __all__ = ["EventQueue", "RELEASE", "READY", "DONE", "WAKE"]
 
 #: A task's next job is released (arg: the nominal release time in ns).
 RELEASE = 0
-#: A released job becomes runnable after its release latency (arg: nominal release, ns).
+#: A released job becomes runnable after its release latency (arg: (nominal release ns, RELEASE's arg0)).
 READY = 1
 #: The running thread's current stretch of CPU time ends (arg: its run version).
 DONE = 2
@@ -31,10 +31,10 @@ class EventQueue:
     __slots__ = ("heap", "seq")
 
     def __init__(self) -> None:
-        self.heap: list[tuple[int, int, int, Any, int]] = []
+        self.heap: list[tuple[int, int, int, Any, Any]] = []  # arg: an int, READY's a pair
         self.seq = itertools.count()
 
-    def push(self, time_ns: int, kind: int, thread: Any, arg: int) -> None:
+    def push(self, time_ns: int, kind: int, thread: Any, arg: Any) -> None:
         heapq.heappush(self.heap, (time_ns, next(self.seq), kind, thread, arg))
 
     def next_time(self) -> int | None:

@@ -41,9 +41,6 @@ def unsupported_features(taskset: TaskSet) -> list[str]:
     if taskset.reservations:
         problems += _reservation_problems(taskset)
     for i, t in enumerate(taskset.tasks):
-        if t.kind in ("self-paced", "event"):
-            problems.append(f'tasks[{i}].kind: task "{t.name}" is {t.kind}, which is not simulated yet '
-                            "(rtsched run runs it)")
         if t.is_background:
             problems.append(f'tasks[{i}]: task "{t.name}" has policy other (background load), '
                             "which is not simulated")
