@@ -13,6 +13,9 @@ as an installed one does: bytecode cached (one untimed run first fills a cache u
 temporary folder), in a fresh interpreter each time. Each case runs ``--repeat`` times (the
 fastest kept); SimSo runs once per case (``--simso-repeat``) and only where asked
 (``--simso-cases``, default the 10-task case: SimSo needs minutes for an hour of 50 tasks).
+The command runs with ``--ideal``: SimSo charges no overheads either, and a machine with an
+overhead profile (``rtsched calibrate``) would otherwise have the command charge its overheads,
+which only the generic Python engine simulates (``--profile-overheads`` measures that instead).
 """
 
 from __future__ import annotations
@@ -45,14 +48,14 @@ def write_set(n: int, path: Path) -> list[tuple[int, int]]:
     return tasks
 
 
-def run_command(set_file: Path, duration_s: float, out: Path, env: dict[str, str]) -> dict:
+def run_command(set_file: Path, duration_s: float, out: Path, env: dict[str, str], ideal: bool = True) -> dict:
     """One ``rtsched sim``: wall from start to exit, its CPU time and peak RSS, what it wrote."""
     out.mkdir(parents=True, exist_ok=True)
     printed = out.parent / f"{out.name}.stdout"
     with open(printed, "wb") as sink:
         start = time.perf_counter()
         child = subprocess.Popen([sys.executable, "-c", COMMAND, "sim", str(set_file), "--duration",
-                                  f"{duration_s}s", "--out", str(out), "--json"], stdout=sink,
+                                  f"{duration_s}s", "--out", str(out), "--json", *(["--ideal"] if ideal else [])], stdout=sink,
                                  stderr=subprocess.DEVNULL, env=env)
         _pid, status, usage = os.wait4(child.pid, 0)  # its own rusage: CPU time and peak RSS
         wall = time.perf_counter() - start
@@ -61,7 +64,7 @@ def run_command(set_file: Path, duration_s: float, out: Path, env: dict[str, str
     stdout = printed.read_bytes()
     summary = json.loads(stdout)
     child.returncode = 0  # reaped by wait4
-    return {"wall_s": wall, "jobs": summary["jobs"], "usage": usage,
+    return {"wall_s": wall, "jobs": summary["jobs"], "engine": summary["simulated"]["engine"], "usage": usage,
             "files_bytes": {p.name: p.stat().st_size for p in sorted(out.iterdir())}}
 
 
@@ -73,6 +76,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--simso-repeat", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--profile-overheads", action="store_true",
+                        help="run the command without --ideal (this machine's overhead profile, if any, charged)")
     args = parser.parse_args()
     missing = simso_available(args.simso_path)
     rows = []
@@ -84,10 +89,10 @@ def main() -> int:
             n, duration = int(name.removeprefix("rm")), float(seconds)
             set_file = Path(tmp) / f"{name}.yaml"
             tasks = write_set(n, set_file)
-            run_command(set_file, 0.1, Path(tmp) / "warm", env)  # fills the bytecode cache
+            run_command(set_file, 0.1, Path(tmp) / "warm", env, not args.profile_overheads)  # fills the bytecode cache
             best = None
             for k in range(args.repeat if duration <= 600 else 1):
-                got = run_command(set_file, duration, Path(tmp) / f"out-{name}-{k}", env)
+                got = run_command(set_file, duration, Path(tmp) / f"out-{name}-{k}", env, not args.profile_overheads)
                 if best is None or got["wall_s"] < best["wall_s"]:
                     best = got
             assert best is not None

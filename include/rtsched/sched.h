@@ -28,17 +28,27 @@ extern "C" {
 enum rts_policy {
 	RTS_POLICY_FIFO = 0,     /* SCHED_FIFO at `priority` */
 	RTS_POLICY_DEADLINE = 1, /* SCHED_DEADLINE (runtime, deadline, period) */
-	RTS_POLICY_OTHER = 2,    /* SCHED_OTHER: background work */
+	RTS_POLICY_OTHER = 2,    /* SCHED_OTHER: background work, weighted by `nice` */
+	RTS_POLICY_BATCH = 3,    /* SCHED_BATCH: as OTHER, never preempts on wakeup */
+	RTS_POLICY_IDLE = 4,     /* SCHED_IDLE: below every other policy, least weight */
 };
 
-/* "fifo", "deadline" (also "dl"), "other" (also "normal"): 0 or EINVAL. */
+/* The best-effort (CFS) policies: other, batch, idle. */
+static inline bool rts_policy_is_best_effort(enum rts_policy policy)
+{
+	return policy == RTS_POLICY_OTHER || policy == RTS_POLICY_BATCH || policy == RTS_POLICY_IDLE;
+}
+
+/* "fifo", "deadline" (also "dl"), "other" (also "normal"), "batch", "idle": 0 or EINVAL. */
 int rts_policy_parse(const char *name, enum rts_policy *policy);
-/* "fifo", "deadline", "other"; "?" for a value outside the enum. */
+/* "fifo", "deadline", "other", "batch", "idle"; "?" for a value outside the enum. */
 const char *rts_policy_name(enum rts_policy policy);
 
 struct rts_sched_params {
 	enum rts_policy policy;
 	int priority;              /* RTS_POLICY_FIFO: 1..99 */
+	int nice;                  /* other, batch: -20..19 (below the thread's own: CAP_SYS_NICE
+				    * or RLIMIT_NICE); 0 for the other policies */
 	uint64_t dl_runtime_ns;    /* RTS_POLICY_DEADLINE: runtime <= deadline <= period */
 	uint64_t dl_deadline_ns;
 	uint64_t dl_period_ns;

@@ -77,6 +77,11 @@ enum rts_task_kind {
 	 * 0 (rt-app's, a condition variable's signal): it is lost; N >= 1 (a
 	 * semaphore's): up to N wait, released in order, and beyond N it is lost.
 	 * Lost activations are counted (rts_task_stats.activations_lost).
+	 * With activated_at_start the task activates itself once: job 1 is
+	 * released at t0 + offset_ns (a thread that runs before it first
+	 * waits, as rt-app's loop whose wait is not its first event); the task
+	 * waits for activations only after that job, so any before it is lost
+	 * (activation_queue 0) or kept (N). Without it, offset_ns is 0.
 	 */
 	RTS_TASK_EVENT = 4,
 };
@@ -97,6 +102,8 @@ struct rts_task_params {
 	uint32_t max_jobs;             /* 0: until stopped */
 	enum rts_policy policy;        /* <rtsched/sched.h> */
 	int priority;                  /* RTS_POLICY_FIFO: 1..99 */
+	int nice;                      /* other, batch: -20..19 (0 for the others); threads
+					* backend only: a ULT has no kernel thread of its own */
 	int64_t dl_runtime_ns;         /* RTS_POLICY_DEADLINE: runtime <= deadline <= period */
 	const cpu_set_t *cpus;         /* affinity; NULL: leave as inherited */
 	const char *cpuset;            /* a cpuset (cgroup folder) the thread joins first; NULL: none */
@@ -108,6 +115,10 @@ struct rts_task_params {
 					* 128 KiB on AArch64);
 					* 0: the backend's default (ult 256 KiB; threads glibc's) */
 	uint32_t activation_queue;     /* event: activations kept while not waiting (above) */
+	bool activated_at_start;       /* event: job 1 released at t0 + offset_ns by the task itself (above) */
+	bool started_by_activation;    /* periodic, sporadic, self-paced: job 1 released by an activation
+					* (rts_task_activate, as an event task's; offset_ns 0), the later
+					* ones by the task's own releases from there (rt-app's fork) */
 };
 
 /* The stack sizes a task may ask for (rts_task_params.stack_bytes; else EINVAL). */
@@ -211,7 +222,8 @@ int64_t rts_task_cputime_ns(void);
 int rts_task_sleep_until(int64_t time_ns);
 
 /*
- * Activate an event-triggered task (RTS_TASK_EVENT): release its next job
+ * Activate an event-triggered task (RTS_TASK_EVENT), or start a task
+ * started_by_activation (its first job; later activations of it are lost): release its next job
  * now, or keep the activation (activation_queue), or lose it. From a task of
  * the set (a job body, a service), or from any thread under the threads
  * backend. 0: a job was released or the activation waits; EAGAIN: lost (the

@@ -14,11 +14,12 @@
  *   litmus_ts_object.c the release word's shared object, and the admissions in it
  *   litmus_admission.c set_rt_task_param / sched_setscheduler(SCHED_LITMUS) for threads
  *                      of other processes, sched_getscheduler
+ *   litmus_exec.c      a task's state carried across exec (rt_launch)
  *   litmus_kernel.c    LITMUS^RT kernel features a stock kernel lacks (refused with the reason)
  *   litmus_life.c      init_litmus / exit_litmus
  * Layers, each calling only the layers before it (no file calls back into
  * one that uses it): {clusters, state, clock} {plugin, params, trace} {migration, task}
- * {ts_object, lock} {release, admission} {kernel, life}.
+ * {ts_object, lock} {release, admission, exec} {kernel, life}.
  */
 #ifndef RTSCHED_COMPAT_LITMUS_INTERNAL_H
 #define RTSCHED_COMPAT_LITMUS_INTERNAL_H
@@ -59,6 +60,7 @@ struct litmus_thread {
 	struct rts_trace *trace;        /* RTSCHED_LITMUS_TRACE: this task's session, else NULL */
 	struct rts_trace_stream *stream;
 	unsigned int trace_ended_job; /* the last job whose COMPLETE is traced */
+	struct control_page *ctrl;    /* get_ctrl_page's page (litmus_kernel.c), else NULL */
 	/* Restored by task_mode(BACKGROUND_TASK). */
 	int saved_policy;
 	struct sched_param saved_param;
@@ -115,6 +117,17 @@ void litmus_sleep_until_ns(int64_t when_ns);
  */
 extern int (*litmus_take_up_admission)(void);
 
+/*
+ * The calling thread, which an exec left under its task's kernel policy,
+ * becomes that task again (litmus_exec.c): params, plugin, the current job
+ * and its release, and what task_mode(BACKGROUND_TASK) restores.
+ */
+void litmus_task_adopt(const struct rt_task *params, enum litmus_plugin plugin,
+		       unsigned int job_no, int64_t release_ns, int saved_policy, int saved_priority);
+
+/* Write the current job (release, deadline, number) to the caller's control page, if it has one. */
+void litmus_ctrl_page_update(struct litmus_thread *self);
+
 /* Release the next job of the real-time caller at release_ns, sleep until then, pass the lock gate. */
 void litmus_job_begin(struct litmus_thread *self, int64_t release_ns);
 
@@ -132,6 +145,8 @@ void litmus_trace_close(struct litmus_thread *self);       /* TASK_EXIT, then th
 
 /* Close every lock object of the process (exit_litmus). */
 void litmus_locks_close_all(void);
+/* Leave every lock table at an exec, as at a normal exit (the tables stay mapped). */
+void litmus_locks_leave_for_exec(void);
 /* Unmap the synchronous-release object; the last process removes it (exit_litmus). */
 void litmus_release_close(void);
 

@@ -436,3 +436,9 @@ static void close_all_at_exit(void)
 		litmus_table_leave(&namespaces[i]);
 	pthread_mutex_unlock(&ods_lock);
 }
+
+/* An exec leaves the tables as a normal exit does (the new image attaches again). */
+void litmus_locks_leave_for_exec(void)
+{
+	close_all_at_exit();
+}

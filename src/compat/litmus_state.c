@@ -27,7 +27,21 @@ struct litmus_thread *litmus_self(void)
  */
 static void self_fork_child(void)
 {
+	struct control_page *ctrl = self_state.ctrl; /* the child's own copy of the page */
 	memset(&self_state, 0, sizeof(self_state));
+	self_state.ctrl = ctrl;
+	litmus_ctrl_page_update(&self_state);
+}
+
+void litmus_ctrl_page_update(struct litmus_thread *self)
+{
+	if (!self->ctrl)
+		return;
+	lt_t deadline = self->params.relative_deadline ? self->params.relative_deadline
+						       : self->params.period;
+	self->ctrl->release = self->rt ? (lt_t)self->release_ns : 0;
+	self->ctrl->deadline = self->rt ? (lt_t)self->release_ns + deadline : 0;
+	self->ctrl->job_index = self->rt ? self->job_no : 0;
 }
 
 __attribute__((constructor)) static void self_fork_handler(void)

@@ -88,20 +88,40 @@ static int join_domain_cpuset(int domain)
 
 /*
  * LITMUS^RT accepts any period; the kernel's CBS none shorter than
- * sched_deadline_period_min_us (100 us by default) nor a runtime under
- * 1024 ns. A shorter period is multiplied, with the runtime and deadline,
- * by the smallest integer k that reaches the minimum: the bandwidth
+ * sched_deadline_period_min_us (100 us by default) nor longer than
+ * sched_deadline_period_max_us (4.19 s), nor a runtime under 1024 ns.
+ *
+ * A longer period: the CBS gets the deadline D's window, divided by the
+ * smallest integer k that brings it under the maximum: runtime C/k (rounded
+ * up), deadline = period = D/k. It grants C per D, so a job released at a
+ * LITMUS release gets its exec_cost by its deadline whenever the kernel
+ * admits the task (bandwidth C/D, the density: C/P when D = P, more when
+ * D < P, never less), and the kernel's EDF orders the task by the deadline
+ * of its current window, earlier than LITMUS's (so it may run before a task
+ * whose LITMUS deadline is earlier; a task's chunks keep the order of the
+ * deadlines, scaled). Jobs are still released every LITMUS period.
+ *
+ * A shorter period is multiplied, with the runtime and deadline, by the
+ * smallest integer k that reaches the minimum: the bandwidth
  * (runtime/period) and the deadline/period ratio stay as asked, the budget
  * is granted per k periods. Jobs are still released every LITMUS period
  * (sleep_next_period); no stock kernel keeps deadlines under 100 us anyway.
  * A runtime then still under 1024 ns is raised to 1024 ns (more bandwidth,
- * never less). Longer periods than the maximum are refused with the limits.
+ * never less).
  */
-static void cbs_fit_kernel_minimum(struct rts_sched_params *sp)
+static void cbs_fit_kernel_limits(struct rts_sched_params *sp)
 {
 	long min_us, max_us;
 	rts_deadline_period_limits_us(&min_us, &max_us);
-	uint64_t min_ns = (uint64_t)min_us * 1000;
+	uint64_t min_ns = (uint64_t)min_us * 1000, max_ns = (uint64_t)max_us * 1000;
+	if (sp->dl_period_ns > max_ns && max_ns >= min_ns) {
+		uint64_t window = sp->dl_deadline_ns < sp->dl_period_ns ? sp->dl_deadline_ns
+									  : sp->dl_period_ns;
+		uint64_t k = (window + max_ns - 1) / max_ns;
+		uint64_t runtime = (sp->dl_runtime_ns + k - 1) / k;
+		sp->dl_deadline_ns = sp->dl_period_ns = window / k;
+		sp->dl_runtime_ns = runtime < window / k ? runtime : window / k;
+	}
 	if (sp->dl_period_ns < min_ns) {
 		uint64_t k = (min_ns + sp->dl_period_ns - 1) / sp->dl_period_ns;
 		sp->dl_runtime_ns *= k;
@@ -136,7 +156,7 @@ static int apply_edf(const struct rt_task *p, enum litmus_plugin plugin, int *le
 				       .dl_deadline_ns = deadline,
 				       .dl_period_ns = p->period,
 				       .reset_on_fork = true };
-	cbs_fit_kernel_minimum(&sp);
+	cbs_fit_kernel_limits(&sp);
 	int err = rts_affinity_set_self(&cpus, why, sizeof(why));
 	if (!err)
 		err = rts_sched_apply_self(&sp, why, sizeof(why));
@@ -159,11 +179,40 @@ static int apply_edf(const struct rt_task *p, enum litmus_plugin plugin, int *le
 	return 0;
 }
 
+void litmus_task_adopt(const struct rt_task *params, enum litmus_plugin plugin,
+		       unsigned int job_no, int64_t release_ns, int saved_policy, int saved_priority)
+{
+	struct litmus_thread *self = litmus_self();
+	if (litmus_params_store(gettid(), params) != 0)
+		return;
+	self->params = *params;
+	self->plugin = plugin;
+	self->job_no = job_no;
+	self->release_ns = release_ns;
+	self->trace_ended_job = job_no; /* its RELEASE is in the old image's trace, if any */
+	self->saved_policy = saved_policy;
+	self->saved_param.sched_priority = saved_priority;
+	CPU_ZERO(&self->saved_cpus);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		CPU_SET(cpu, &self->saved_cpus); /* the cpuset's CPUs: the kernel keeps those allowed */
+	if (plugin == LITMUS_PLUGIN_PFP) {
+		self->level = fifo_priority(params->priority);
+		rts_lock_set_self_level(0);
+	} else {
+		self->level = edf_level(params);
+		rts_lock_set_self_level(self->level);
+	}
+	self->job_cpu_start_ns = litmus_thread_cpu_ns();
+	self->rt = true;
+	litmus_ctrl_page_update(self);
+}
+
 void litmus_job_begin(struct litmus_thread *self, int64_t release_ns)
 {
 	litmus_trace_job_end(self);
 	self->job_no++;
 	self->release_ns = release_ns;
+	litmus_ctrl_page_update(self);
 	litmus_trace_job_release(self);
 	litmus_sleep_until_ns(release_ns);
 	rts_lock_gate();

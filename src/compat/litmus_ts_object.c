@@ -149,6 +149,13 @@ static void ts_leave_at_exit(void)
 	pthread_mutex_unlock(&ts_lock);
 }
 
+void litmus_ts_leave_for_exec(void)
+{
+	if (__atomic_load_n(&ts_pid, __ATOMIC_RELAXED) != getpid())
+		return; /* never registered, or a vfork child sharing the parent's memory */
+	ts_leave_at_exit();
+}
+
 static void ts_exit_handler(void)
 {
 	atexit(ts_leave_at_exit);

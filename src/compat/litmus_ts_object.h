@@ -62,6 +62,8 @@ struct litmus_ts *litmus_ts_find(void);
  * result, or -1 via litmus_fail when the object cannot be had.
  */
 int litmus_ts_locked(int (*fn)(struct litmus_ts *ts, void *arg), void *arg);
+/* Leave it at an exec, as at a normal exit: the new image joins again if it uses it. */
+void litmus_ts_leave_for_exec(void);
 /* Leave it (exit_litmus): deregister, unmap; the last live user unlinks it. */
 void litmus_ts_close(void);
 

@@ -43,6 +43,7 @@ struct rts_activations {
 	rts_futex_word lock;
 	rts_futex_word pending;
 	bool waiting; /* the task waits in rts_job_next for an activation */
+	bool started; /* started_by_activation: its one activation was kept (any later one is lost) */
 	uint32_t head;
 	uint32_t capacity; /* max(activation_queue, 1) */
 	int64_t *times_ns;
@@ -78,7 +79,7 @@ struct rts_task {
 	timer_t budget_timer;
 	bool has_budget_timer;
 	struct rts_task_stats stats;
-	struct rts_activations activations; /* RTS_TASK_EVENT only */
+	struct rts_activations activations; /* RTS_TASK_EVENT, or started_by_activation */
 };
 
 struct rts_taskset {

@@ -76,6 +76,7 @@ static int threads_task_admit(const struct rts_task_params *p, char *why, size_t
 	const struct rts_sched_params sched = {
 		.policy = p->policy,
 		.priority = p->priority,
+		.nice = p->nice,
 		.dl_runtime_ns = (uint64_t)p->dl_runtime_ns,
 		.dl_deadline_ns = (uint64_t)p->deadline_ns,
 		.dl_period_ns = (uint64_t)p->period_ns,

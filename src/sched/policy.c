@@ -26,6 +26,10 @@ RTS_EXPORT int rts_policy_parse(const char *name, enum rts_policy *policy)
 		*policy = RTS_POLICY_FIFO;
 	else if (!strcmp(name, "deadline") || !strcmp(name, "dl"))
 		*policy = RTS_POLICY_DEADLINE;
+	else if (!strcmp(name, "batch"))
+		*policy = RTS_POLICY_BATCH;
+	else if (!strcmp(name, "idle"))
+		*policy = RTS_POLICY_IDLE;
 	else
 		return EINVAL;
 	return 0;
@@ -40,6 +44,10 @@ RTS_EXPORT const char *rts_policy_name(enum rts_policy policy)
 		return "fifo";
 	case RTS_POLICY_DEADLINE:
 		return "deadline";
+	case RTS_POLICY_BATCH:
+		return "batch";
+	case RTS_POLICY_IDLE:
+		return "idle";
 	}
 	return "?";
 }
@@ -88,6 +96,13 @@ static void explain_eperm(const struct rts_sched_params *p, const char *policy, 
 			 "runtime (cpu.rt_runtime_us = 0, RT group scheduling); give the group "
 			 "runtime or run from the root cpu cgroup",
 			 policy);
+	} else if (rts_policy_is_best_effort(p->policy)) {
+		struct rlimit rlnice = { 0, 0 };
+		getrlimit(RLIMIT_NICE, &rlnice);
+		snprintf(why, why_len,
+			 "%s with nice %d refused (EPERM): a nice below the thread's own needs "
+			 "root, CAP_SYS_NICE, or RLIMIT_NICE >= %d (ulimit -e; it is %lld here)",
+			 policy, p->nice, 20 - p->nice, (long long)rlnice.rlim_cur);
 	} else if (p->policy == RTS_POLICY_DEADLINE) {
 		snprintf(why, why_len,
 			 "%s refused (EPERM): needs root or CAP_SYS_NICE, and affinity "
@@ -167,6 +182,16 @@ RTS_EXPORT int rts_sched_apply_self(const struct rts_sched_params *p, char *why,
 		break;
 	case RTS_POLICY_OTHER:
 		attr.sched_policy = SCHED_OTHER;
+		attr.sched_nice = p->nice;
+		break;
+	case RTS_POLICY_BATCH:
+		attr.sched_policy = SCHED_BATCH;
+		attr.sched_nice = p->nice;
+		policy = "SCHED_BATCH";
+		break;
+	case RTS_POLICY_IDLE:
+		attr.sched_policy = SCHED_IDLE;
+		policy = "SCHED_IDLE";
 		break;
 	}
 	if (p->reset_on_fork)
@@ -192,6 +217,9 @@ RTS_EXPORT int rts_sched_apply_self(const struct rts_sched_params *p, char *why,
 				 "1024 ns <= runtime <= deadline <= period and a period of %ld..%ld us "
 				 "(kernel.sched_deadline_period_min_us/_max_us)",
 				 p->dl_runtime_ns, p->dl_deadline_ns, p->dl_period_ns, min_us, max_us);
+		} else if (rts_policy_is_best_effort(p->policy)) {
+			snprintf(why, why_len, "%s parameters refused (EINVAL): nice %d is not in -20..19",
+				 policy, p->nice);
 		} else {
 			snprintf(why, why_len,
 				 "%s parameters refused (EINVAL): FIFO priority must be 1..99", policy);

@@ -11,6 +11,8 @@
  * variable is. `pending` is stored with release order after its slot is
  * written, and the task blocks on it through its backend (a wake after the
  * store is never lost: the backend's compare and sleep are one step).
+ * A task started_by_activation keeps its first activation, whenever it
+ * comes (its thread may not wait yet), and loses every later one.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -68,7 +70,7 @@ static uint32_t activation_cause(const rts_task_t *activator)
 
 RTS_EXPORT int rts_task_activate(rts_task_t *task)
 {
-	if (!task || task->params.kind != RTS_TASK_EVENT)
+	if (!task || (task->params.kind != RTS_TASK_EVENT && !task->params.started_by_activation))
 		return EINVAL;
 	const struct rts_backend *backend = rts_backend();
 	if (task->set->backend && backend != task->set->backend)
@@ -78,7 +80,10 @@ RTS_EXPORT int rts_task_activate(rts_task_t *task)
 	struct rts_activations *a = &task->activations;
 	rts_pi_lock(&a->lock, false);
 	uint32_t pending = atomic_load_explicit(&a->pending, memory_order_relaxed);
-	bool keep = task->params.activation_queue ? pending < a->capacity : a->waiting && pending == 0;
+	bool keep = task->params.started_by_activation ? !a->started /* its start, waiting yet or not */
+		  : task->params.activation_queue   ? pending < a->capacity
+						    : a->waiting && pending == 0;
+	a->started = a->started || (keep && task->params.started_by_activation);
 	bool wakes = keep && pending == 0 && a->waiting;
 	if (wakes && backend->job_release_at) /* ordered by this release before it is woken */
 		backend->job_release_at(task, now);

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "internal/backend.h"
 #include "internal/task.h"
 #include "internal/timespec.h"
 
@@ -54,8 +55,23 @@ int rts_budget_timer_create(rts_task_t *task)
 	return 0;
 }
 
+/*
+ * Only a task on a kernel thread of its own touches tls_overrun (its timer's
+ * or SCHED_FLAG_DL_OVERRUN's signal sets it). A ULT never does: the flag is its
+ * worker's, and under a sanitizer an access is no longer one %fs-relative
+ * instruction, so a ULT preempted between computing the address and storing
+ * to it, then resumed on another worker, would store into the first worker's
+ * block (ASan+UBSan caught it in test_ult_lock_stress).
+ */
+static bool on_own_thread(void)
+{
+	return !rts_backend()->cputime_ns;
+}
+
 void rts_budget_arm(rts_task_t *task)
 {
+	if (!on_own_thread())
+		return;
 	tls_overrun = 0;
 	if (!task->has_budget_timer)
 		return;
@@ -69,9 +85,13 @@ bool rts_budget_job_end(rts_task_t *task, int64_t job_cpu_ns)
 		struct itimerspec off = { 0 };
 		timer_settime(task->budget_timer, 0, &off, NULL);
 	}
+	bool signalled = false;
+	if (on_own_thread()) {
+		signalled = tls_overrun;
+		tls_overrun = 0;
+	}
 	/* The kernel checks CPU-time timers at its tick, so a short overrun can end
 	 * before the signal comes: the job's measured CPU time settles it. */
-	bool overran = tls_overrun || (task->params.budget_ns > 0 && job_cpu_ns > task->params.budget_ns);
-	tls_overrun = 0;
+	bool overran = signalled || (task->params.budget_ns > 0 && job_cpu_ns > task->params.budget_ns);
 	return overran;
 }

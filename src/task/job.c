@@ -137,7 +137,10 @@ RTS_EXPORT int rts_job_next(rts_task_t *task, struct rts_job *job)
 		return ECANCELED;
 	int64_t release;
 	uint32_t cause = RTS_RELEASE_TIMER;
-	if (task->params.kind == RTS_TASK_EVENT) {
+	bool first = task->job.number == 0;
+	bool activated = task->params.kind == RTS_TASK_EVENT ? !(task->params.activated_at_start && first)
+							     : task->params.started_by_activation && first;
+	if (activated) {
 		if (!rts_activation_wait(task, &release, &cause))
 			return ECANCELED;
 	} else {

@@ -72,7 +72,36 @@ RTS_EXPORT const char *rts_taskset_error(const rts_taskset_t *set)
 	return set ? set->error : "no task set";
 }
 
-/* What every kind is checked for: policy, cpuset, stack, reservation. */
+/* nice: a CFS weight, for other and batch on kernel threads only. */
+static int check_best_effort_params(rts_taskset_t *set, const struct rts_task_params *p,
+				    const char *name)
+{
+	if (p->nice < -20 || p->nice > 19) {
+		rts_taskset_set_error(set, "task %s: nice %d is not in -20..19", name, p->nice);
+		return EINVAL;
+	}
+	if (p->nice && !(p->policy == RTS_POLICY_OTHER || p->policy == RTS_POLICY_BATCH)) {
+		rts_taskset_set_error(set,
+				      "task %s: nice is the weight of policies other and batch; "
+				      "policy %s has %s: remove nice",
+				      name, rts_policy_name(p->policy),
+				      p->policy == RTS_POLICY_IDLE ? "the least weight whatever the nice"
+								   : "a real-time priority instead");
+		return EINVAL;
+	}
+	if (set->backend && (p->policy == RTS_POLICY_BATCH || p->policy == RTS_POLICY_IDLE || p->nice)) {
+		rts_taskset_set_error(set,
+				      "task %s: the ult backend runs every task on its SCHED_FIFO worker "
+				      "threads, so a task has no kernel policy or nice of its own: its "
+				      "background tasks are policy other, nice 0 (below every priority); "
+				      "use the threads backend for batch, idle or nice",
+				      name);
+		return EINVAL;
+	}
+	return 0;
+}
+
+/* What every kind is checked for: policy, nice, cpuset, stack, reservation. */
 static int check_common_params(rts_taskset_t *set, const struct rts_task_params *p,
 			       const char *name)
 {
@@ -96,11 +125,16 @@ static int check_common_params(rts_taskset_t *set, const struct rts_task_params 
 		}
 		break;
 	case RTS_POLICY_OTHER:
+	case RTS_POLICY_BATCH:
+	case RTS_POLICY_IDLE:
 		break;
 	default:
 		rts_taskset_set_error(set, "task %s: unknown policy %d", name, (int)p->policy);
 		return EINVAL;
 	}
+	int err = check_best_effort_params(set, p, name);
+	if (err)
+		return err;
 	if (p->cpuset && strlen(p->cpuset) >= RTS_TASK_PATH_MAX) {
 		rts_taskset_set_error(set, "task %s: cpuset path too long", name);
 		return EINVAL;
@@ -182,9 +216,18 @@ static int check_params(rts_taskset_t *set, const struct rts_task_params *p)
 				      name, p->activation_queue, RTS_TASK_ACTIVATION_QUEUE_MAX);
 		return EINVAL;
 	}
-	if (p->kind == RTS_TASK_EVENT && p->offset_ns) {
+	if (p->started_by_activation && (p->kind == RTS_TASK_EVENT || p->offset_ns)) {
+		rts_taskset_set_error(set, "task %s: started_by_activation is for periodic, sporadic and "
+				      "self-paced tasks, without an offset", name);
+		return EINVAL;
+	}
+	if (p->activated_at_start && p->kind != RTS_TASK_EVENT) {
+		rts_taskset_set_error(set, "task %s: activated_at_start is for event tasks", name);
+		return EINVAL;
+	}
+	if (p->kind == RTS_TASK_EVENT && p->offset_ns && !p->activated_at_start) {
 		rts_taskset_set_error(set, "task %s: an event task's jobs come with its activations: "
-				      "it has no offset", name);
+				      "it has no offset (unless activated_at_start)", name);
 		return EINVAL;
 	}
 	return check_common_params(set, p, name);
@@ -272,7 +315,8 @@ RTS_EXPORT int rts_task_create(rts_taskset_t *set, const struct rts_task_params 
 	rts_task_t *task = new_task(params, job, arg);
 	if (!task)
 		return ENOMEM;
-	if (params->kind == RTS_TASK_EVENT && rts_activations_init(task) != 0) {
+	bool activated = params->kind == RTS_TASK_EVENT || params->started_by_activation;
+	if (activated && rts_activations_init(task) != 0) {
 		free(task);
 		return ENOMEM;
 	}

@@ -2,8 +2,9 @@
 
 For each file: what ``rtsched validate`` says now (the task count and scheduler, or the first error's
 key and reason, with the number of errors), the same with ``--default-policy SCHED_FIFO``
-(``rtsched import-rtapp``) for files whose threads are all SCHED_OTHER, and what rt-app itself does with
-it, from rt-app's source (``RT_APP_REFUSES``; rt-app is not run here). The table sits between two markers
+(``rtsched import-rtapp``) for files whose threads are all SCHED_OTHER, the deadline of each loop paced
+by other threads (an event task, or a self-paced task whose job waits; model/rtapp/deadlines.py), and
+what rt-app itself does with it, from rt-app's source (``RT_APP_REFUSES``; rt-app is not run here). The table sits between two markers
 in the doc; tests/python/test_rtapp_examples_table.py checks it, and
 
     RTSCHED_RTAPP_DIR=<rt-app checkout> PYTHONPATH=python python3 tests/python/rtapp_examples_table.py --write
@@ -36,6 +37,12 @@ RT_APP_REFUSES = {
     **{f"merge/thread{i}.json": 'refuses: "lock_order" is a lock event whose value is no name '
                                 '(parse_task_event_data: "Unknown or mismatch lock_order event type")'
        for i in range(4)},
+}
+#: Files rt-app runs only on some machines: what it needs, and does elsewhere (rt-app_parse_config.c,
+#: parse_cpuset_data: a CPU above sysconf(_SC_NPROCESSORS_CONF) - 1 exits with EXIT_INV_CONFIG).
+RT_APP_NEEDS = {
+    "tutorial/example8.json": 'runs on 3 CPUs or more (`cpus` [2]); on fewer refuses: "Invalid cpu 2 in cpuset", '
+                              "as `rtsched run` refuses CPU 2",
 }
 _NOT_REAL_TIME = "no real-time thread"
 
@@ -81,13 +88,30 @@ def fifo_outcome(path: Path, validated: str) -> str:
     return f"valid: {len(data['tasks'])} task{'s' if len(data['tasks']) != 1 else ''}"
 
 
-def rows(checkout: Path) -> list[tuple[str, str, str, str]]:
+def paced_deadlines(path: Path, validated: str) -> str:
+    """Each event task's, and each waiting self-paced task's, deadline: from its wake-ups or its partners'
+    loops, or (when the file does not give them) its own runs and sleeps, marked so."""
+    if not validated.startswith("valid"):
+        return ""
+    with contextlib.redirect_stderr(io.StringIO()):
+        data, _ = loads_rtapp(path.read_text(), name=path.stem, source=str(path))
+    cells = []
+    for task in data["tasks"]:
+        waits = task.get("kind") == "self-paced" and any("wait" in a for a in task["body"])
+        if task.get("kind") == "event" or waits:
+            cells.append(f"`{task['name']}` {task['deadline']}" if "deadline" in task
+                         else f"`{task['name']}` {task['period']} (its runs and sleeps)")
+    return ", ".join(cells)
+
+
+def rows(checkout: Path) -> list[tuple[str, str, str, str, str]]:
     base = checkout / "doc" / "examples"
     out = []
     for path in example_files(checkout):
         name = path.relative_to(base).as_posix()
         validated = validate_outcome(path)
-        out.append((name, validated, fifo_outcome(path, validated), RT_APP_REFUSES.get(name, "runs")))
+        out.append((name, validated, fifo_outcome(path, validated), paced_deadlines(path, validated),
+                    RT_APP_REFUSES.get(name, RT_APP_NEEDS.get(name, "runs"))))
     return out
 
 
@@ -99,8 +123,8 @@ def _count(items: list[str]) -> str:
 def table(checkout: Path) -> str:
     made = rows(checkout)
     runs = [r for r in made if r[1].startswith("valid")]
-    rt_app_runs = [r for r in made if r[3] == "runs"]
-    both = [r for r in runs if r[3] == "runs"]
+    rt_app_runs = [r for r in made if r[4].startswith("runs")]
+    both = [r for r in runs if r[4].startswith("runs")]
     reasons = [re.sub(r"^refused( \(\d+ errors\))?: (`[^`]*`: )?", "", r[1]) for r in made if r not in runs]
     lines = [
         BEGIN,
@@ -108,10 +132,12 @@ def table(checkout: Path) -> str:
         f"rt-app runs {len(rt_app_runs)}, of which rtsched takes {len(both)}. rtsched's reasons (the first "
         f"error of each file refused): {_count(reasons)}.",
         "",
-        "| file | `rtsched validate` | with `--default-policy SCHED_FIFO` | rt-app master (from its source) |",
-        "|---|---|---|---|",
+        "| file | `rtsched validate` | with `--default-policy SCHED_FIFO` | deadlines of the loops paced by "
+        "others | rt-app master (from its source) |",
+        "|---|---|---|---|---|",
     ]
-    lines += [f"| `{name}` | {validated} | {fifo} | {rt_app} |" for name, validated, fifo, rt_app in made]
+    lines += [f"| `{name}` | {validated} | {fifo} | {paced} | {rt_app} |"
+              for name, validated, fifo, paced, rt_app in made]
     lines.append(END)
     return "\n".join(lines)
 

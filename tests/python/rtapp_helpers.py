@@ -1,6 +1,8 @@
 """Helpers for the rt-app import tests: build a file's text and find a key's position in it."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -42,3 +44,14 @@ def fifo(**events):
 
 
 TIMER = {"ref": "unique", "period": 1000, "mode": "absolute"}  # "relative" (the default) warns
+
+
+def simulated(tmp_path, doc, duration="200ms"):
+    """``rtsched sim`` of an rt-app file: its summary.json (jobs per task, activations kept and lost)."""
+    path = tmp_path / "file.json"
+    path.write_text(text_of(doc))
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "rtsched.cli.main", "sim", "--no-plots", "--ideal", "--duration",
+                           duration, "--out", str(out), str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads((out / "summary.json").read_text())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections import Counter
 
 import pytest
 
@@ -44,6 +45,28 @@ def test_window_is_attributed_by_task_column_and_interrupts():
     assert ks.usage([0], 100_000_000 * US, 100_007_000 * US).tasks == {}
     assert ks.covers(100_000_000 * US, 100_007_000 * US)
     assert not ks.covers(99_000_000 * US, 100_001_000 * US)
+
+
+def test_a_window_found_by_bisection_sums_what_every_stretch_gives():
+    """usage() looks only at the stretches that reach into its window: at every edge of every
+    stretch and beside them, the same time per holder as summing over all of them."""
+    ks = parse_sched_text(TEXT)
+    edges = {t for stretches in ks.intervals.values() for a, b, _h in stretches for t in (a, b)}
+    points = sorted({*edges, *(t + 1 for t in edges), *(t - 1 for t in edges)})
+    for start in points:
+        for end in (p for p in points if p > start):
+            for cpus in ([0], [1], [0, 1]):
+                every: Counter[tuple[str, int, str]] = Counter()
+                for cpu in cpus:
+                    for a, b, holder in ks.intervals.get(cpu, []):
+                        every[holder] += max(0, min(b, end) - max(a, start))
+                got = ks.usage(cpus, start, end)
+                assert sum(got.tasks.values()) + sum(got.irqs.values()) + got.idle_ns == sum(every.values())
+                assert got.tasks == {(pid, comm, kind): every[("task", pid, comm)]
+                                     for (pid, comm, kind) in got.tasks}
+                assert got.irqs == {f"{kind} {name}": every[(kind, 0, name)] for kind, _pid, name in every
+                                    if kind != "task" and every[(kind, 0, name)]}
+                assert got.idle_ns == sum(ns for (kind, pid, _), ns in every.items() if kind == "task" and pid == 0)
 
 
 def test_lines_that_are_not_events_are_ignored():

@@ -23,7 +23,7 @@ ALLOWED: dict[str, set[str]] = {
     "trace": set(),
     "model": {"cpus"},
     "analysis": {"model", "cpus", "native"},
-    "report": {"model", "trace", "analysis.results", "outputs"},
+    "report": {"model", "trace", "analysis.results", "outputs", "lifetime", "native"},
     "measure": {"rtsched", "cpus", "native", "trace", "lifetime", "outputs"},
     "producer": {"model", "trace"},
     "run": {"model", "trace", "measure", "native", "cpus", "outputs", "producer"},

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rtsched.model import load_taskset, taskset_from_dict, taskset_to_dict, validate_dict
-from rtsched.model.demand import Empirical, Normal, Trace, Uniform, job_durations
+from rtsched.model.demand import Empirical, Normal, Sequence, Trace, Uniform, job_durations
 from rtsched.model.demand_format import COMPUTE_KEYS, NORMAL_KEYS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,6 +106,26 @@ def test_a_stop_trace_ends_the_task_after_its_rows(tmp_path):
 
 def errors(*body, base_dir=None):
     return validate_dict(doc(*body), base_dir=base_dir)
+
+
+def test_a_sequence_steps_through_its_jobs_and_starts_again():
+    ts = taskset_from_dict(doc({"compute": {"sequence": [[2, "1ms"], [1, "3ms"]]}}))
+    (compute,) = ts.tasks[0].body
+    assert compute.demand == Sequence(((2, 1_000_000), (1, 3_000_000))) and compute.ns == 3_000_000
+    assert first(job_durations(compute.demand, "a", 0), 7) == [1_000_000] * 2 + [3_000_000] + [1_000_000] * 2 + [
+        3_000_000, 1_000_000]
+    assert taskset_from_dict(taskset_to_dict(ts)) == ts
+
+
+@pytest.mark.parametrize("sequence, where, words", [
+    ([], "sequence", "expected a non-empty list of [jobs, duration] steps"),
+    ([[0, "1ms"]], "sequence[0]", "expected [jobs >= 1, duration]"),
+    ([[1, "1ms", 2]], "sequence[0]", "expected [jobs >= 1, duration]"),
+    ([[1, "soon"]], "sequence[0][1]", ""),
+])
+def test_bad_sequences_are_rejected_with_their_path(sequence, where, words):
+    problems = validate_dict(doc({"compute": {"sequence": sequence}}))
+    assert any(p.startswith(f"tasks[0].body[0].compute.{where}: {words}") for p in problems), problems
 
 
 def test_bad_distributions_are_rejected_with_their_path():

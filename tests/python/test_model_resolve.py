@@ -12,7 +12,7 @@ LIMITS = (100_000, 4_194_304_000)
 TASK_KEYS = {
     "name", "kind", "period_ns", "deadline_ns", "offset_ns", "wcet_ns", "sporadic_max_extra_ns",
     "seed", "max_jobs", "policy", "priority", "dl_runtime_ns", "cpus", "cpuset", "budget_ns", "lock_level", "body",
-    "prem_priority", "peripheral_buffer_bytes", "stack_bytes", "activation_queue", "reservation",
+    "prem_priority", "peripheral_buffer_bytes", "stack_bytes", "activation_queue", "activated_at_start", "started_by_activation", "nice", "reservation",
 }
 TOP_KEYS = {
     "format", "name", "duration_ns", "release_delay_ns", "scheduler", "backend", "cpus", "cpusets",
@@ -29,7 +29,7 @@ def resolve(text, **kwargs):
 
 def check_shape(runner):
     assert set(runner) == TOP_KEYS
-    assert runner["format"] == "rtsched-runner/10"
+    assert runner["format"] == "rtsched-runner/13"
     for task in runner["tasks"]:
         assert set(task) == TASK_KEYS
     for server in runner["servers"]:
@@ -85,6 +85,7 @@ def test_pfp():
         "offset_ns": 0, "wcet_ns": 2_000_000, "sporadic_max_extra_ns": 0, "seed": 0, "max_jobs": 0,
         "policy": "fifo", "priority": 10, "dl_runtime_ns": 0, "cpus": [1], "cpuset": None,
         "budget_ns": 0, "lock_level": 0, "prem_priority": 0, "peripheral_buffer_bytes": 0, "stack_bytes": 0, "activation_queue": 0,
+        "activated_at_start": 0, "started_by_activation": 0, "nice": 0,
         "reservation": None,
         "body": [
             {"op": "compute", "ns": 1_000_000}, {"op": "lock", "resource": 1},

@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 import rtsched.pipeline.bounds as bounds_module
-import rtsched.pipeline.experiment as experiment
+import rtsched.pipeline.summary as summary_module
 from rtsched.model import TaskSet, load_taskset
 from rtsched.model.placement import Placement
 from rtsched.pipeline import ReportSettings, report_production, run_experiment
-from rtsched.pipeline.compare_sim import simulate_beside
+from rtsched.pipeline.compare import JobTolerance, compare, produce_in_turn
+from rtsched.pipeline.comparisons import simulate_run, summarise_beside_sim
 from rtsched.producer import Production
 from rtsched.sim import SimOptions, SimProducer
 
@@ -47,18 +48,18 @@ class Replaying:
 def counted(monkeypatch):
     """Counts the bounds computed and the files the pipeline writes itself."""
     seen: dict[str, list] = {"bounds": [], "written": []}
-    bounds_for, write_text = bounds_module.bounds_for, experiment.write_text
+    set_bounds, write_text = bounds_module.set_bounds, summary_module.write_text
 
     def counting_bounds(*args, **kwargs):
         seen["bounds"].append(args[0].name)
-        return bounds_for(*args, **kwargs)
+        return set_bounds(*args, **kwargs)
 
     def counting_write(path, text):
         seen["written"].append(Path(path))
         return write_text(path, text)
 
-    monkeypatch.setattr(bounds_module, "bounds_for", counting_bounds)
-    monkeypatch.setattr(experiment, "write_text", counting_write)
+    monkeypatch.setattr(bounds_module, "set_bounds", counting_bounds)
+    monkeypatch.setattr(summary_module, "write_text", counting_write)
     return seen
 
 
@@ -67,7 +68,7 @@ def test_a_producer_is_placed_and_bounded_once_and_its_summary_written_once(tmp_
     producer = Replaying()
     result = run_experiment(taskset, producer, tmp_path, settings=NO_PLOTS)
     assert producer.calls == ["place", "produce"]
-    assert counted["bounds"] == [taskset.name]  # no overheads: the ideal analysis is the analysis
+    assert counted["bounds"] == [taskset.name]  # once, with and without overheads and the cliffs
     assert counted["written"] == [tmp_path / "summary.json"]
     on_disk = json.loads((tmp_path / "summary.json").read_text())
     assert on_disk == result.summary and on_disk["picv"] is True and on_disk["overheads"] is None
@@ -78,12 +79,38 @@ def test_a_producer_is_placed_and_bounded_once_and_its_summary_written_once(tmp_
 def test_a_run_beside_its_simulation_writes_each_summary_once_with_the_runs_bounds(tmp_path, counted):
     taskset = load_taskset(EXAMPLES / "pfp-two-cpus.yaml")
     run = report_production(taskset, Replaying(), tmp_path, settings=NO_PLOTS)
+    results = {"run": run, "sim": simulate_run(run)}
     assert not (tmp_path / "summary.json").exists()  # not before the comparison
-    beside = simulate_beside(run, tolerance_ns=100_000, tolerance_share=0.05)
+    beside = summarise_beside_sim(results, JobTolerance(100_000, 0.05))
     assert counted["bounds"] == [taskset.name]  # the simulation is reported against the run's bounds
     assert sorted(counted["written"]) == sorted([tmp_path / "sim" / "summary.json", tmp_path / "summary.json"])
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert summary == beside.run.summary and list(summary)[-1] == "compare_sim"
+    assert summary == beside.runs["run"].summary and list(summary)[-1] == "compare_sim"
     assert {"compare-sim.csv", "sim/", "summary.json"} <= set(summary["files"])
-    assert beside.comparison.diverging == ()  # the same schedule: the replayed run is the simulation
+    assert beside.jobs is not None and beside.jobs.diverging == ()  # the replayed run is the simulation
     assert summary["compare_sim"]["simulated_jobs"] == summary["jobs"]
+
+
+def test_every_comparison_is_one_function_over_labelled_results(tmp_path, counted):
+    """Results of any producer compare side by side by label, in the order produced; a step
+    sees the results before it, and an interrupted one ends the turn."""
+    taskset = load_taskset(EXAMPLES / "pfp-two-cpus.yaml")
+    seen: list[tuple[str, ...]] = []
+
+    def replayed(label: str):
+        def produce(done):
+            seen.append(tuple(done))
+            return run_experiment(taskset, Replaying(), tmp_path / label, settings=NO_PLOTS)
+        return produce
+
+    results = produce_in_turn([(label, replayed(label)) for label in ("replayed", "again")])
+    assert seen == [(), ("replayed",)]
+    comparison = compare(results, jobs=JobTolerance(0, 0.0))
+    assert comparison.labels == ("replayed", "again") and comparison.out_dir == tmp_path
+    rows = comparison.rows()
+    assert [(r["task"], r["variant"]) for r in rows[:2]] == [(taskset.rt_tasks[0].name, "replayed"),
+                                                            (taskset.rt_tasks[0].name, "again")]
+    assert rows[0] | {"variant": "again"} == rows[1]  # the same schedule, the same figures
+    assert comparison.jobs is not None and comparison.jobs.diverging == ()
+    interrupted = replace(results["replayed"], production=replace(results["replayed"].production, interrupted=True))
+    assert list(produce_in_turn([("a", lambda _d: interrupted), ("b", replayed("b"))])) == ["a"]

@@ -37,9 +37,9 @@ def _kernel(*stretches: tuple[str, int, int, int]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _report(tmp_path, kernel_text=None, steal=()):
+def _report(tmp_path, kernel_text=None, steal=(), b_cpu_time=None):
     a = job(0, 0, 1, 0, 2 * MS)
-    b = job(0, 0, 1, 1, 12 * MS)
+    b = job(0, 0, 1, 1, 12 * MS, cpu_time=b_cpu_time)
     path = write_trace(tmp_path / "t.rtst", [("a", 10 * MS, 10 * MS, a), ("b", 20 * MS, 10 * MS, b)])
     taskset = taskset_from_dict(TASKSET)
     kernel = parse_sched_text(kernel_text) if kernel_text else None
@@ -75,6 +75,19 @@ def test_the_set_alone_in_its_window_breaks_the_bound(tmp_path):
     assert excess.set_threads == (("b", 12 * MS),)  # which of the set's threads: by the trace's TIDs
     assert "the set's own threads ran 12.000 ms of the window (b 12.000 ms)" in excess.cause
     assert excess.cause.startswith("nothing came from outside, of an excess of 9.000 ms")
+
+
+def test_a_thread_on_its_cpu_longer_than_its_job_ran_was_stolen_from(tmp_path):
+    """The schedule shows b running its whole 12 ms window, its job consumed 2.99 ms of CPU time:
+    the guest kernel keeps the host's steal out of a thread's CPU time (paravirtual time
+    accounting), and /proc/stat's 10 ms ticks saw none of it."""
+    text = _kernel(("b", 101, 89, 0), ("swapper/1", 0, 120, 12 * MS))
+    (excess,) = _report(tmp_path, text, b_cpu_time=2_990 * US).excess
+    assert excess.held_not_run_ns == 12 * MS - 10 * US - 2_990 * US == excess.excess_ns  # from its start
+    assert excess.steal_ns is None and excess.stolen_ns == excess.held_not_run_ns
+    assert excess.verdict == DISTURBED and "while the job's thread held its CPU" in excess.cause
+    (ran_all,) = _report(tmp_path, text).excess  # CPU time = start to completion: nothing held back
+    assert ran_all.held_not_run_ns == 0 and ran_all.verdict == BROKEN
 
 
 def test_without_a_kernel_schedule_steal_may_still_explain(tmp_path):

@@ -101,3 +101,22 @@ def test_a_lock_wait_splits_a_job_as_in_the_json(report_of_hand_written_trace, t
     jobs_of_a = sorted(e.args["job"] for e in decoded.events
                        if e.type == SLICE_BEGIN and e.name == "a" and decoded.tracks[e.track][1] == 1)
     assert jobs_of_a == [1, 2, 2, 3]
+
+
+@pytest.mark.parametrize("example", ["picv-rpc.yaml", "locks.yaml", "gedf.yaml"])
+def test_the_file_is_the_same_whatever_the_window(tmp_path, monkeypatch, example):
+    """Sorted and written one time window at a time: windows of a few events (split between
+    times, so equal times stay together) give the same bytes as one window for everything."""
+    from rtsched.report import export_pftrace
+
+    result = run_experiment(load_taskset(EXAMPLES / example),
+                            SimProducer(SimOptions(duration_ns=200_000_000, cpus=(0, 1))), tmp_path / "sim",
+                            settings=ReportSettings(plots=False))
+    report = result.report
+    monkeypatch.setattr(export_pftrace, "BLOCK_ROWS", 1 << 40)
+    export_pftrace.write_pftrace(report.trace, tmp_path / "one.pftrace", block_events=1 << 40)
+    for rows in (1, 3, 64):
+        monkeypatch.setattr(export_pftrace, "BLOCK_ROWS", rows)
+        export_pftrace.write_pftrace(report.trace, tmp_path / f"{rows}.pftrace", block_events=rows)
+        assert (tmp_path / f"{rows}.pftrace").read_bytes() == (tmp_path / "one.pftrace").read_bytes()
+    _nesting_ok(decode((tmp_path / "one.pftrace").read_bytes()))

@@ -71,7 +71,7 @@ def test_validate_and_analyze_report_rt_app_errors_with_their_position(tmp_path)
     for command in ("validate", "analyze"):
         result = rtsched(command, str(path))
         assert result.returncode != 0
-        assert '3:46: tasks.t.fork: a fork maps only from a launcher thread of sleeps and forks' in result.stderr
+        assert "3:5: tasks.t.loop: a thread that runs and forks must run its loop once" in result.stderr
 
 
 def test_analyze_an_rt_app_file():
@@ -84,7 +84,7 @@ def test_analyze_an_rt_app_file():
 def test_validate_shows_the_warnings_before_the_errors_they_may_explain(tmp_path):
     path = tmp_path / "bad.json"
     first = '{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 10, "sleep": 5, "run": 20,\n'
-    second = '  "timer": {"ref": "x", "period": 1000, "mode": "absolute"}, "sync": {"ref": "c", "mutex": "m"}}}}\n'
+    second = '  "timer": {"ref": "x", "period": 1000, "mode": "absolute"}, "memrun": {"type": "chase", "size": 64}}}}\n'
     path.write_text(first + second)
     runs = [i + 1 for i in range(len(first)) if first.startswith('"run"', i)]
     result = rtsched("validate", str(path))
@@ -92,5 +92,5 @@ def test_validate_shows_the_warnings_before_the_errors_they_may_explain(tmp_path
     lines = result.stderr.splitlines()
     assert lines[0].startswith(f"{path}:1:{runs[0]}: warning: tasks.t.run: repeated key: rt-app (json-c) keeps "
                                f"only its last value, 20 at 1:{runs[1]}")
-    sync = second.index('"sync"') + 1
-    assert lines[1].startswith(f'{path}: 2:{sync}: tasks.t.sync: rt-app event "sync" is not supported')
+    memrun = second.index('"memrun"') + 1
+    assert lines[1].startswith(f'{path}: 2:{memrun}: tasks.t.memrun: rt-app event "memrun" is not supported')

@@ -55,5 +55,5 @@ def test_each_row_says_what_rtsched_validate_says_now():
 @needs_checkout
 def test_rt_app_refuses_the_files_json_c_cannot_read():
     """The rt-app column's 'invalid JSON' rows agree with rtsched's reader (json-c's rules, reader.py)."""
-    for name, validated, _, rt_app in rows(Path(CHECKOUT)):
+    for name, validated, _, _, rt_app in rows(Path(CHECKOUT)):
         assert ("invalid JSON" in validated) == ("invalid JSON" in rt_app), name

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from rtapp_helpers import TIMER, errors, fifo, imported, pos, text_of
 
-from rtsched.model import Compute, Lock, Signal, Unlock, Wait
+from rtsched.model import Compute, Lock, Signal, Sleep, Unlock, Wait
 from rtsched.model.rtapp import import_rtapp
 from rtsched.model.rtapp.events import SIGNAL_KEPT
 
@@ -29,10 +29,11 @@ def test_small_file_gives_the_expected_model():
     assert warnings[0] == ("4:3: global: ignored calibration, logdir: rt-app's own settings (calibration: rtsched's "
                            "compute is measured CPU time, so run and runtime both become compute; logs, ftrace and "
                            "gnuplot: rtsched writes its own trace; lock_pages: the runner decides)")
-    # where rt-app's semantics and rtsched's part: sensor's signal, and each relative timer
+    # where rt-app's semantics and rtsched's part: each relative timer, and sensor's signal (a condition
+    # wait of filter's: the importer decides what a signal becomes once it knows every waiter)
     assert [w.split(": ")[1] for w in warnings[1:]] == [
-        "tasks.sensor.signal", "tasks.sensor.timer", "tasks.filter.timer", "tasks.logger.timer"]
-    assert warnings[1].endswith(f": tasks.sensor.signal: {SIGNAL_KEPT}")
+        "tasks.sensor.timer", "tasks.filter.timer", "tasks.logger.timer", "tasks.sensor.signal"]
+    assert warnings[4].endswith(f": tasks.sensor.signal: {SIGNAL_KEPT}")
 
 
 def test_a_repeated_key_runs_its_last_value_in_its_first_place_as_rt_app_does_and_warns():
@@ -174,17 +175,19 @@ def test_policies_other_idle_rr():
                      "rr": {"policy": "SCHED_RR", "priority": 40, "run": 10, "timer": TIMER}}}
     ts, _, warnings = imported(doc)
     assert ts.task("rt").priority == 50 and ts.task("rr").priority == 40
-    assert ts.task("bg").policy == "other" and ts.task("idle").policy == "other"
+    assert ts.task("bg").policy == "other" and ts.task("idle").policy == "idle"
     assert any("tasks.bg.priority: ignored: a SCHED_OTHER background task" in w for w in warnings)
     doc["tasks"]["rr"]["priority"] = 50
     text = text_of(doc)
     assert errors(text) == [f"{pos(text, 'rr')}: tasks.rr: SCHED_RR at priority 50 beside \"rt\" of the same "
                             "priority: rt-app time-slices them, rtsched's SCHED_FIFO does not; give them distinct "
                             "priorities"]
-    only_other = {"tasks": {"bg": {"run": 100, "timer": TIMER}}}
-    assert errors(only_other)[0].startswith("1:1: tasks: no real-time thread")
+    only_other = {"tasks": {"bg": {"run": 100, "timer": TIMER}, "idle": {"policy": "SCHED_IDLE", "run": 100}}}
+    ts, _, _ = imported(only_other)  # best-effort threads only: run as they are, beside nothing real-time
+    assert [(t.name, t.policy, t.kind, t.priority) for t in ts.tasks] == [
+        ("bg", "other", "periodic", None), ("idle", "idle", "self-paced", None)]
     ts, _, _ = imported(only_other, default_policy="SCHED_FIFO")
-    assert ts.tasks[0].priority == 10
+    assert (ts.tasks[0].policy, ts.tasks[0].priority) == ("fifo", 10)
 
 
 def test_default_priority_delay_loop_and_instances():
@@ -224,9 +227,9 @@ def test_phases_run_once_become_consecutive_tasks():
 
 
 def test_phases_repeated_become_one_task_per_iteration_at_the_cycle_period():
-    # rt-app's mp3 example: a tick that resumes the audio thread every 5th period of 6 ms
+    # rt-app's mp3 example: a tick that resumes the audio thread every 5th period of 6 ms (here a sleep)
     doc = {"tasks": {"tick": {"policy": "SCHED_FIFO", "priority": 50, "delay": 100, "phases": {
-        "p1": {"loop": 1, "run": 10, "timer": {"ref": "tick", "period": 6000}},
+        "p1": {"loop": 1, "run": 10, "sleep": 1, "timer": {"ref": "tick", "period": 6000}},
         "p2": {"loop": 4, "run": 5, "timer": {"ref": "tick", "period": 6000}}}}}}
     ts, _, warnings = imported(doc)
     assert [(t.name, t.period_ns, t.deadline_ns, t.offset_ns, t.max_jobs) for t in ts.tasks] == [
@@ -236,7 +239,7 @@ def test_phases_repeated_become_one_task_per_iteration_at_the_cycle_period():
         ("tick-p2-2", 30_000_000, 6_000_000, 18_100_000, None),
         ("tick-p2-3", 30_000_000, 6_000_000, 24_100_000, None),
     ]
-    assert [t.body for t in ts.tasks] == [(Compute(10_000),)] + [(Compute(5_000),)] * 4
+    assert [t.body for t in ts.tasks] == [(Compute(10_000), Sleep(1_000))] + [(Compute(5_000),)] * 4
     assert any("2 phases repeated for ever become 5 tasks, one per phase iteration" in w for w in warnings)
     doc["tasks"]["tick"]["loop"] = 3
     assert {t.max_jobs for t in imported(doc)[0].tasks} == {3}
@@ -249,7 +252,8 @@ def test_phases_repeated_that_cannot_map_are_refused():
         assert error.startswith(f"{pos(text, 'phases')}: tasks.t.phases: 2 phases repeated for ever")
         return error
 
-    two = {"a": {"run": 1, "timer": {"ref": "x", "period": 1000}}, "b": {"run": 2, "timer": {"ref": "y", "period": 1000}}}
+    two = {"a": {"run": 1, "timer": {"ref": "x", "period": 1000}},
+           "b": {"run": 2, "sleep": 1, "timer": {"ref": "y", "period": 1000}}}  # b's sleep: not one task
     assert "with different timers (x, y)" in refused(two)
     two["b"]["timer"]["ref"] = "x"
     two["b"]["loop"] = -1
@@ -258,6 +262,24 @@ def test_phases_repeated_that_cannot_map_are_refused():
     assert "their 65 iterations would become 65 tasks (at most 64)" in refused(two)
     two["b"]["loop"] = 2
     assert "under SCHED_DEADLINE" in refused(two, "SCHED_DEADLINE")
+
+
+def test_phases_repeated_that_differ_only_in_their_runs_are_one_task_cycling_through_them():
+    """rt-app's spreading-tasks.json: a light and a heavy phase on one timer, repeated: one task whose jobs
+    compute 1 ms for 3 jobs, then 7 ms for 2, and again (the thread's jobs, one per timer period)."""
+    text = text_of({"tasks": {"t": {"policy": "SCHED_FIFO", "loop": 2, "delay": 100, "phases": {
+        "light": {"loop": 3, "run": 1000, "lock": "m", "unlock": "m", "timer": TIMER},
+        "heavy": {"loop": 2, "run": 7000, "lock": "m", "unlock": "m", "timer": TIMER}}}}})
+    ts, data, warnings = imported(text)
+    (task,) = ts.tasks
+    assert (task.name, task.kind, task.period_ns, task.offset_ns, task.max_jobs) == ("t", "periodic", 1_000_000,
+                                                                                     100_000, 10)
+    assert data["tasks"][0]["body"] == [{"compute": {"sequence": [[3, "1ms"], [2, "7ms"]]}}, {"lock": "m"},
+                                        {"unlock": "m"}]
+    assert task.wcet_ns == 7_000_000  # the heaviest phase's
+    assert any(w.startswith(f'{pos(text, "phases")}: tasks.t.phases: 2 phases repeated 2 times, the same but for '
+                            'their runs, become one task "t" whose jobs cycle through them (3 x t-light, 2 x t-heavy)')
+               for w in warnings)
 
 
 def test_events_beside_phases_are_ignored_as_rt_app_does():

@@ -66,7 +66,8 @@ def test_run_self_paced_threads(tmp_path):
         capture_output=True, text=True, timeout=90,
     )
     assert result.returncode == 0, result.stderr
-    assert "tasks.poller: no timer: the self-paced loop becomes a task of period 5ms" in result.stderr
+    assert "tasks.poller: no timer: the self-paced loop becomes a self-paced task (next job at the last one's end) " \
+           "of least gap 5ms" in result.stderr
     tasks = {t["task"]: t for t in json.loads(result.stdout)["tasks"]}
     assert set(tasks) == {"poller", "batch"}
     assert 600 // 5 - 2 <= tasks["poller"]["jobs"] <= 600 // 5 + 1

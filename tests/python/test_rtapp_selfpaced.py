@@ -1,18 +1,21 @@
-"""rt-app threads without a timer (self-paced loops of run and sleep): the periodic task each
-becomes, and the loops refused because their pace is not in the file."""
+"""rt-app threads without a timer (self-paced loops of run and sleep): the self-paced task each
+becomes, and the loops refused because their pace is not in the file (loops woken by other threads:
+test_rtapp_woken.py)."""
 
 from rtapp_helpers import errors, fifo, imported, pos, text_of
 
 from rtsched.model import Compute, Lock, Signal, Sleep, Unlock
 
 
-def test_run_then_sleep_becomes_a_task_of_period_run_plus_sleep():
+def test_run_then_sleep_becomes_a_self_paced_task_of_least_gap_run_plus_sleep():
     ts, _, warnings = imported({"tasks": {"t": fifo(loop=-1, run=2000, sleep=8000)}})
     (task,) = ts.tasks
-    assert (task.kind, task.period_ns, task.deadline_ns, task.offset_ns) == ("periodic", 10_000_000, 10_000_000, 0)
+    assert (task.kind, task.period_ns, task.deadline_ns, task.offset_ns) == ("self-paced", 10_000_000, 10_000_000, 0)
     assert task.body == (Compute(2_000_000),)  # the trailing sleep is the gap before the next release
     assert task.max_jobs is None
-    assert any("no timer: the self-paced loop becomes a task of period 10ms" in w for w in warnings)
+    (warning,) = [w for w in warnings if "no timer" in w]
+    assert "becomes a self-paced task (next job at the last one's end) of least gap 10ms" in warning
+    assert "rt-app sleeps 8ms after its end" in warning
 
 
 def test_a_leading_sleep_is_the_offset_and_a_middle_sleep_stays_in_the_job():
@@ -67,31 +70,12 @@ def test_sched_deadline_self_paced_period_must_match_dl_period():
                      "period is its period")
 
 
-def test_a_loop_paced_by_another_thread_is_refused_naming_the_event():
-    text = text_of({"tasks": {
-        "a": fifo(run=100, resume="b", suspend="a"),
-        "b": fifo(run=100, resume="a", suspend="b")}})
-    found = errors(text)
-    assert found == [
-        f"{pos(text, 'suspend', 0)}: tasks.a.suspend: no timer, and \"suspend\" makes the loop wait for another "
-        "thread: its pace is that thread's, not a period rtsched can release it at; give the loop a timer "
-        'event {"ref": ..., "period": ...} as its last event',
-        f"{pos(text, 'suspend', 1)}: tasks.b.suspend: no timer, and \"suspend\" makes the loop wait for another "
-        "thread: its pace is that thread's, not a period rtsched can release it at; give the loop a timer "
-        'event {"ref": ..., "period": ...} as its last event',
-    ]
-    (barrier,) = errors(text_of({"tasks": {"a": fifo(run=1, barrier="B", sleep=5),
-                                           "b": fifo(run=1, barrier="B", sleep=5)}}))[:1]
-    assert '"barrier" makes the loop wait' in barrier
-
-
-def test_a_loop_with_no_sleep_at_either_end_or_only_sleeps_is_refused():
-    text = text_of({"tasks": {"t": fifo(run=100)}})
-    (error,) = errors(text)
-    assert error.startswith(f"{pos(text, 't')}: tasks.t: no timer, and the loop neither starts nor ends with a "
-                            "sleep")
-    between = ('{"tasks": {"t": {"policy": "SCHED_FIFO", "run0": 100, "sleep": 50, "run1": 100}}}')
-    assert "neither starts nor ends with a sleep" in errors(between)[0]
+def test_a_loop_with_no_sleep_at_either_end_is_exact_and_one_of_sleeps_only_is_refused():
+    ts, _, warnings = imported({"tasks": {"t": fifo(run=100)}})
+    (task,) = ts.tasks
+    assert (task.kind, task.period_ns, task.body) == ("self-paced", 100_000, (Compute(100_000),))
+    (warning,) = [w for w in warnings if "no timer" in w]
+    assert "matches rt-app while" not in warning  # next loop at the last one's end in both
     (only_sleep,) = errors(text_of({"tasks": {"t": fifo(sleep=100)}}))
     assert "nothing to run" in only_sleep
 
@@ -115,8 +99,8 @@ def test_tutorial_style_sched_other_file_imports_with_a_default_policy():
         "tasks" : { "thread0" : { "loop" : -1, "run" : 20000, "sleep" : 80000 } },
         "global" : { "duration" : 2, "default_policy" : "SCHED_OTHER", "calibration" : "CPU0", }
     }"""
-    found = errors(text)
-    assert len(found) == 1 and "SCHED_OTHER" in found[0]  # nothing real-time in it
+    ts, _, _ = imported(text)  # a SCHED_OTHER self-paced task, as rt-app runs it
+    assert (ts.tasks[0].policy, ts.tasks[0].kind, ts.tasks[0].period_ns) == ("other", "self-paced", 100_000_000)
     ts, _, _ = imported(text, default_policy="SCHED_FIFO")
     assert ts.tasks[0].period_ns == 100_000_000 and ts.tasks[0].body == (Compute(20_000_000),)
 
@@ -131,3 +115,11 @@ def test_a_phase_of_sleeps_only_delays_the_phases_after_it():
     assert task.name == "t-work" and task.offset_ns == 10_100_000 and task.max_jobs == 8
     assert f"{pos(text, 'settle')}: tasks.t.phases.settle: a phase of sleeps only: no task; the phases after " \
            "it start 10ms later" in warnings
+
+
+def test_a_dl_runtime_above_the_loops_length_is_refused_at_the_key():
+    """Shaped like rt-app's doc/examples/custom-slice.json: a 20 ms run loop with dl-runtime 200 ms."""
+    text = text_of({"tasks": {"t": {"loop": -1, "run": 20000, "policy": "SCHED_DEADLINE", "dl-runtime": 200000}}})
+    (error,) = errors(text)
+    assert error.startswith(f"{pos(text, 'dl-runtime')}: tasks.t.dl-runtime: dl-runtime 200000us exceeds the "
+                            "task's deadline 20000us")

@@ -90,18 +90,32 @@ def test_a_thread_wcet_serves_its_phases_and_a_phase_wcet_comes_first():
     assert [t.body for t in ts.tasks] == [(MemWrite(100, 4 * MIB, 50_000),), (IoWrite(200, 4 * MIB, 70_000),)]
 
 
-def test_a_self_paced_loop_with_writes_is_refused_with_the_reason():
-    """Shaped like rt-app's tutorial example6.json: run, mem, sleep, iorun in a loop with no timer."""
+def test_a_self_paced_loop_with_writes_is_exact_without_a_sleep_at_its_ends():
+    """rt-app's tutorial example6.json: run, mem, sleep, iorun in a loop with no timer. The next loop starts
+    at the last one's end in both, whatever the writes take: a self-paced task whose least gap is its runs
+    and sleeps (the writes' length is not known, so not counted). A SCHED_OTHER thread needs no wcet."""
     text = text_of({"global": {"io_device": "/dev/null", "mem_buffer_size": MIB},
-                    "tasks": {"thread0": {"instance": 1, "loop": -1, "policy": "SCHED_FIFO", "run": 1000,
-                                          "mem": 1000, "sleep": 5000, "iorun": 100000,
-                                          "wcet": {"mem": 10, "iorun": 100}}}})
-    problems = errors(text)
-    assert problems[:2] == [
-        f'{pos(text, key)}: tasks.thread0.{key}: no timer, and "{key}" is part of the loop: the loop\'s pace then '
-        "depends on how long the write takes, which the file does not give (a wcet bounds it from above, while a "
-        'period needs the fastest pace); give the loop a timer event {"ref": ..., "period": ...} as its last event'
-        for key in ("mem", "iorun")]
+                    "tasks": {"thread0": {"instance": 1, "loop": -1, "run": 1000, "mem": 1000, "sleep": 5000,
+                                          "iorun": 100000}}})
+    ts, _, warnings = imported(text)
+    (task,) = ts.tasks
+    assert (task.kind, task.policy, task.period_ns, task.offset_ns) == ("self-paced", "other", 6_000_000, 0)
+    assert [a.op for a in task.body] == ["compute", "memwrite", "sleep", "iowrite"]
+    assert [w.wcet_ns for w in task.writes] == [1000, 1000]
+    assert [w for w in warnings if "no WCET" in w] == [
+        f"{pos(text, key)}: tasks.thread0.{key}: no WCET for this {key}: 1us given, as its thread is best-effort "
+        "(SCHED_OTHER, SCHED_IDLE: neither analysed nor simulated; the run does the write for real); to analyse it "
+        f'under a real-time policy, add "wcet": {{"{key}": MICROSECONDS}}' for key in ("mem", "iorun")]
+
+
+def test_a_self_paced_loop_with_writes_and_a_sleep_at_an_end_is_refused_with_the_reason():
+    text = text_of({"tasks": {"thread0": {"loop": -1, "policy": "SCHED_FIFO", "run": 1000, "mem": 1000,
+                                          "sleep": 5000, "wcet": {"mem": 10}}}})
+    assert errors(text) == [
+        f'{pos(text, "mem")}: tasks.thread0.mem: no timer, and "mem" is part of a loop that starts or ends with a '
+        "sleep: the loop's pace then depends on how long the write takes, which the file does not give (a wcet "
+        "bounds it from above, while the least gap needs the fastest pace); give the loop a timer event "
+        '{"ref": ..., "period": ...} as its last event, or no sleep at its ends']
     # with a timer instead, the same thread imports
     ts, _, _ = imported({"tasks": {"thread0": {"policy": "SCHED_FIFO", "run": 1000, "mem": 1000, "sleep": 5000,
                                                "iorun": 100000, "wcet": {"mem": 10, "iorun": 100},

@@ -90,7 +90,9 @@ def test_a_real_time_hog_on_the_cpu_is_named_as_the_cause(tmp_path):
         assert "real-time threads outside the set ran" in e.cause and f"[{hog.pid}]" in e.cause
         if len(e.others_rt) == 1 and "SCHED_OTHER" not in e.cause:
             # with the hog, a wake-up's latency once it had stopped (a CI run: the CPU idle
-            # 2.19 ms between the job's release and its start, after the hog's 4.18 ms), named too
+            # 2.19 ms between the job's release and its start, after the hog's 4.18 ms), and the
+            # host's steal while the victim held its CPU (here: 0.50 ms of a 1.52 ms stretch in
+            # which the job consumed 1.01 ms), named too
             late = e.late_start_ns or 0
-            assert hog_ns + late > 0.9 * e.excess_ns, e.cause
+            assert hog_ns + late + e.stolen_ns > 0.9 * e.excess_ns, e.cause
             assert not late or "the wake-up's latency" in e.cause, e.cause

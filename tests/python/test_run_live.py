@@ -99,7 +99,7 @@ def schedulable_run(tmp_path_factory):
     spec = write_set(folder / "pfp.yaml", SCHEDULABLE)
     out = folder / "out"
     for _attempt in range(2):
-        done = rtsched_run(str(spec), "--duration", "1500ms", "--out", str(out), "--json", "--perfetto-json")
+        done = rtsched_run(str(spec), "--duration", "1500ms", "--out", str(out), "--json", "--perfetto-json", "--plots")
         assert done.returncode == 0, done.stderr
         summary = json.loads(done.stdout)
         # On a shared, noisy VM, other real-time work (or RT throttling it caused) can

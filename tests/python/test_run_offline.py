@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import pytest
 
 from rtsched.report import build_job_table, summary_dict, task_stats
@@ -142,6 +144,51 @@ def test_csv_and_perfetto_of_the_synthetic_trace(synthetic, tmp_path):
     assert any(e["ph"] == "i" and e["name"] == "deadline miss" for e in doc["traceEvents"])
 
 
+def test_csv_is_the_same_whatever_the_block(synthetic, tmp_path, monkeypatch):
+    """Formatted and written BLOCK_ROWS rows at a time: blocks of one or two rows (a task's rows
+    split across blocks) give the bytes of one block for everything."""
+    from rtsched.report import export_csv
+
+    table = build_job_table(load_trace(synthetic))
+    write_job_csv(table, tmp_path / "whole.csv", wcet_ns=[1, 2], task_cpus=[[0], [1]])
+    for rows in (1, 2):
+        monkeypatch.setattr(export_csv, "BLOCK_ROWS", rows)
+        write_job_csv(table, tmp_path / f"{rows}.csv", wcet_ns=[1, 2], task_cpus=[[0], [1]])
+        assert (tmp_path / f"{rows}.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
+
+
+def test_csv_cells_are_printf_right_aligned():
+    """The columnar formatter writes what "%*d" writes, at every number of digits and sign."""
+    from rtsched.report.export_csv import _right_aligned
+
+    for width in (5, 7, 8, 10, 20):
+        top = 10 ** min(width, 18) - 1
+        values = np.array([0, 1, -1, 9, -9, 10, top, -(top // 10), *(10 ** k + 7 for k in range(min(width, 18)))],
+                          np.int64)
+        cells = np.zeros((len(values), width), np.uint8)
+        _right_aligned(values, width, cells)
+        assert [bytes(c).decode() for c in cells] == ["%*d" % (width, v) for v in values.tolist()]
+
+
+def test_csv_rows_with_values_wider_than_their_columns_are_as_printf_writes_them():
+    """Job 100000 onwards (a 10 ms task after 1000 s) and a lateness of more than 10 digits widen
+    their cells, as %5u and %10d do, in runs of rows of the same widths."""
+    from rtsched.report.export_csv import ROW_FORMAT, _task_rows
+    from rtsched.report.job_stream import JOB_DTYPE
+
+    jobs = np.zeros(7, JOB_DTYPE)
+    jobs["job"] = [99_998, 99_999, 100_000, 100_001, 1_234_567, 1_234_568, 1_234_569]
+    jobs["response"] = [5, 10**11, 5, 5, 5, 5, 5]
+    jobs["lateness"] = [-5, 10**11, -12_345_678_901, 0, -1, -1, 3]
+    jobs["tardiness"] = np.maximum(jobs["lateness"], 0)
+    jobs["missed"] = jobs["lateness"] > 0
+    jobs["cpu_time"] = [1, 2, 3, 4, 5, 6, 7]
+    expected = "".join(ROW_FORMAT % (42, int(j["job"]), 10**7, int(j["response"]), int(j["missed"]),
+                                     int(j["lateness"]), int(j["tardiness"]), 0, int(j["cpu_time"])) + "\n"
+                       for j in jobs)
+    assert _task_rows(42, 10**7, jobs).decode() == expected
+
+
 def test_segments_split_at_sleeps_and_long_lock_waits():
     events = [
         _event(0, EV.RELEASE, 0, 1), _event(10, EV.START, 0, 1),
@@ -260,3 +307,13 @@ def test_steal_time_is_read_per_cpu_from_proc_stat():
     assert steal_during(read_steal_ns([0, 1], stat), read_steal_ns([0, 1], later)) == {"0": 0, "1": 3 * tick}
     assert steal_during(None, {1: 0}) is None
     assert read_steal_ns([0]) is not None  # this machine's /proc/stat
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 60), max_size=40), st.lists(st.integers(0, 60), max_size=40))
+def test_sorted_member_is_isin_for_a_pool_in_order(values, pool):
+    """report.job_stream.sorted_member, the report's membership test on job numbers in stream order."""
+    from rtsched.report.job_stream import sorted_member
+
+    values_array, pool_array = np.array(values, np.int64), np.array(sorted(pool), np.int64)
+    assert sorted_member(values_array, pool_array).tolist() == np.isin(values_array, pool_array).tolist()

@@ -96,12 +96,11 @@ def test_unsupported_features_are_refused_by_name(tmp_path, capsys):
     assert refused.value.problems == [
         'servers[0].queue: 1 is below the 2 tasks that call "s": waiting for room in a full queue is not '
         "simulated yet",
-        'tasks[2]: task "load" has policy other (background load), which is not simulated',
-    ]
+    ]  # the best-effort task "load" is simulated (test_sim_best_effort.py)
     path = tmp_path / "bg.json"
     path.write_text(json.dumps(data))
     assert main(["sim", str(path), "--ideal", "--out", str(tmp_path / "out")]) == 1
-    assert "tasks[2]: task \"load\" has policy other" in capsys.readouterr().err
+    assert "servers[0].queue: 1 is below the 2 tasks" in capsys.readouterr().err
 
 
 def test_jobs_running_at_the_end_are_censored():

@@ -60,6 +60,8 @@ def _agrees(value: f.Value, prop: dict[str, Any]) -> bool:
         return prop.get("$ref") == ("#/$defs/positiveDuration" if value.positive else "#/$defs/duration")
     if isinstance(value, f.Integer):
         return (prop.get("type"), prop.get("minimum"), prop.get("maximum")) == ("integer", value.lo, value.hi)
+    if isinstance(value, f.Flag):
+        return prop.get("type") == "boolean"
     if isinstance(value, f.Name):
         name = _def(prop["$ref"])
         return (name["type"], name["pattern"], name["maxLength"]) == ("string", NAME_PATTERN.pattern, value.limit)

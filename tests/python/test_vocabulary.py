@@ -4,6 +4,8 @@ Python side defines each protocol set once (rtsched.model.model)."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 from pathlib import Path
 
@@ -38,13 +40,21 @@ def test_the_runner_reads_the_models_policies():
     spec = (ROOT / "tools" / "run" / "spec.c").read_text()
     read = spec[spec.index("static bool read_policy"):]
     read = read[:read.index("\n}\n")]
-    assert set(re.findall(r'strcmp\(policy, "(\w+)"\)', read)) == {"fifo", "deadline", "other"}
-    assert set(model.Policy.__args__) == {"fifo", "deadline", "other"}
+    assert set(re.findall(r'strcmp\(policy, "(\w+)"\)', read)) == set(model.Policy.__args__)
+    assert set(model.Policy.__args__) == {"fifo", "deadline", "other", "batch", "idle"}
 
 
 def test_each_protocol_set_is_defined_once():
-    assert analysis_tasks.CEILING_PROTOCOLS is model.LOCAL_PROTOCOLS
-    assert analysis_tasks.DISTRIBUTED_PROTOCOLS is model.DISTRIBUTED_PROTOCOLS
+    """One name means one set: no module defines its own CEILING_PROTOCOLS alias of the model's, and a
+    protocol set's name that the model defines is the model's set in every module of the package."""
+    for module in (analysis_tasks, sim_protocols):
+        assert not hasattr(module, "CEILING_PROTOCOLS"), module.__name__
+        assert not hasattr(module, "GATE_PROTOCOLS"), module.__name__
     assert set(analysis_tasks.KNOWN_PROTOCOLS) == set(model.PROTOCOLS) | {"np"}
-    assert sim_protocols.CEILING_PROTOCOLS is model.ALL_CEILING_PROTOCOLS
-    assert sim_protocols.GATE_PROTOCOLS is model.START_GATE_PROTOCOLS
+    import rtsched
+
+    for info in pkgutil.walk_packages(rtsched.__path__, "rtsched."):
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if name.endswith("_PROTOCOLS") and hasattr(model, name):
+                assert value is getattr(model, name), f"{info.name}.{name} is not rtsched.model.model.{name}"

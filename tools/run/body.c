@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <rtsched/sched.h>
 #include <rtsched/trace.h>
 
 #include "body.h"
@@ -271,6 +272,17 @@ static bool activate(struct run_task_context *context, const struct run_action *
 	return true;
 }
 
+/* The thread's CPUs from here on (rt-app's per-phase cpus): the kernel moves it at once, so the
+ * events after this one are recorded on one of the new CPUs. */
+static bool set_affinity(struct run_task_context *context, const struct run_action *action)
+{
+	char why[160];
+	if (rts_affinity_set_self(&action->cpus, why, sizeof(why)) == 0)
+		return true;
+	fprintf(stderr, "rtsched-run: task %s: affinity: %s\n", context->task->name, why);
+	return false;
+}
+
 static bool run_action(struct run_task_context *context, rts_task_t *task, uint32_t job, size_t index)
 {
 	const struct run_action *action = &context->task->body[index];
@@ -304,6 +316,8 @@ static bool run_action(struct run_task_context *context, rts_task_t *task, uint3
 		return sleep_for(context->world, task, action->ns);
 	case RUN_OP_ACTIVATE:
 		return activate(context, action);
+	case RUN_OP_AFFINITY:
+		return set_affinity(context, action);
 	case RUN_OP_CALL:
 		return call(context, task, action);
 	case RUN_OP_MEMWRITE:

@@ -384,6 +384,7 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 	static const char *const on_condvar[] = { "op", "condvar", NULL };
 	static const char *const on_server[] = { "op", "server", "ns", NULL };
 	static const char *const on_task[] = { "op", "task", NULL };
+	static const char *const on_cpus[] = { "op", "cpus", NULL };
 	int64_t value;
 	if (strcmp(op, "compute") == 0 || strcmp(op, "sleep") == 0) {
 		action->op = op[0] == 'c' ? RUN_OP_COMPUTE : RUN_OP_SLEEP;
@@ -424,6 +425,19 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 		    !get_int(r, json, path, "task", 0, UINT32_MAX, &value))
 			return false;
 		action->index = (uint32_t)value;
+		return true;
+	}
+	if (strcmp(op, "affinity") == 0) {
+		action->op = RUN_OP_AFFINITY;
+		if (strcmp(spec->backend, "threads") != 0) /* a ULT has no affinity of its own: its worker's */
+			return fail(r, path, "affinity: only under backend threads");
+		if (!check_keys(r, json, path, on_cpus) || !get_cpus(r, json, path, &action->cpus))
+			return false;
+		cpu_set_t outside;
+		CPU_XOR(&outside, &action->cpus, &spec->cpus);
+		CPU_AND(&outside, &outside, &action->cpus);
+		if (CPU_COUNT(&outside) != 0)
+			return fail(r, path, "cpus: a CPU outside the set's cpus");
 		return true;
 	}
 	if (strcmp(op, "prem") == 0)
@@ -538,11 +552,19 @@ static bool read_policy(struct reader *r, json_t *json, const char *path, struct
 		task->params.policy = RTS_POLICY_DEADLINE;
 	else if (strcmp(policy, "other") == 0)
 		task->params.policy = RTS_POLICY_OTHER;
+	else if (strcmp(policy, "batch") == 0)
+		task->params.policy = RTS_POLICY_BATCH;
+	else if (strcmp(policy, "idle") == 0)
+		task->params.policy = RTS_POLICY_IDLE;
 	else
-		return fail(r, path, "policy \"%s\" is not fifo, deadline or other", policy);
+		return fail(r, path, "policy \"%s\" is not fifo, deadline, other, batch or idle",
+			    policy);
 	if (!get_int(r, json, path, "priority", 0, 99, &value))
 		return false;
 	task->params.priority = (int)value;
+	if (!get_int(r, json, path, "nice", -20, 19, &value))
+		return false;
+	task->params.nice = (int)value;
 	return get_int(r, json, path, "dl_runtime_ns", 0, INT64_MAX / 2, &task->params.dl_runtime_ns);
 }
 
@@ -552,7 +574,7 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 		"name", "kind", "period_ns", "deadline_ns", "offset_ns", "wcet_ns",
 		"sporadic_max_extra_ns", "seed", "max_jobs", "policy", "priority",
 		"dl_runtime_ns", "cpus", "cpuset", "budget_ns", "lock_level", "reservation", "body", "prem_priority",
-		"peripheral_buffer_bytes", "stack_bytes", "activation_queue", NULL
+		"peripheral_buffer_bytes", "stack_bytes", "activation_queue", "activated_at_start", "started_by_activation", "nice", NULL
 	};
 	const struct run_spec *spec = context;
 	struct run_task *task = out;
@@ -609,6 +631,12 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 		     p->kind == RTS_TASK_EVENT ? RTS_TASK_ACTIVATION_QUEUE_MAX : 0, &value))
 		return false;
 	p->activation_queue = (uint32_t)value;
+	if (!get_int(r, json, path, "activated_at_start", 0, p->kind == RTS_TASK_EVENT ? 1 : 0, &value))
+		return false;
+	p->activated_at_start = value != 0;
+	if (!get_int(r, json, path, "started_by_activation", 0, p->kind == RTS_TASK_EVENT ? 0 : 1, &value))
+		return false;
+	p->started_by_activation = value != 0;
 	if (!read_policy(r, json, path, task) || !get_cpus(r, json, path, &task->cpus))
 		return false;
 	char at[PATH_MAX_LEN];
@@ -686,7 +714,7 @@ static bool check_backend(struct reader *r, const struct run_spec *spec)
 	return true;
 }
 
-/* Every activate action names an event-triggered task of the run. */
+/* Every activate action names an event-triggered task of the run, or one started by an activation. */
 static bool check_activations(struct reader *r, const struct run_spec *spec)
 {
 	for (size_t i = 0; i < spec->n_tasks; i++) {
@@ -699,8 +727,10 @@ static bool check_activations(struct reader *r, const struct run_spec *spec)
 			snprintf(at, sizeof(at), "$.tasks[%zu].body[%zu].task", i, k);
 			if (action->index >= spec->n_tasks)
 				return fail(r, at, "no task %u (the run has %zu)", action->index, spec->n_tasks);
-			if (spec->tasks[action->index].params.kind != RTS_TASK_EVENT)
-				return fail(r, at, "task %u (%s) is not an event task: only those are activated",
+			const struct rts_task_params *target = &spec->tasks[action->index].params;
+			if (target->kind != RTS_TASK_EVENT && !target->started_by_activation)
+				return fail(r, at, "task %u (%s) is not an event task nor started by an "
+					    "activation: only those are activated",
 					    action->index, spec->tasks[action->index].name);
 		}
 	}
@@ -742,8 +772,8 @@ static bool read_spec(struct reader *r, json_t *root, struct run_spec *spec)
 	if (!check_keys(r, root, "$", keys) ||
 	    !get_string(r, root, "$", "format", format, sizeof(format)))
 		return false;
-	if (strcmp(format, "rtsched-runner/10") != 0)
-		return fail(r, "$.format", "\"%s\" is not rtsched-runner/10", format);
+	if (strcmp(format, "rtsched-runner/13") != 0)
+		return fail(r, "$.format", "\"%s\" is not rtsched-runner/13", format);
 	if (!get_string(r, root, "$", "name", spec->name, sizeof(spec->name)) ||
 	    !get_string(r, root, "$", "scheduler", spec->scheduler, sizeof(spec->scheduler)) ||
 	    !get_string(r, root, "$", "backend", spec->backend, sizeof(spec->backend)) ||

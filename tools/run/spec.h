@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The runner's input (docs/runner-input.md, format "rtsched-runner/10"), read
+ * The runner's input (docs/runner-input.md, format "rtsched-runner/13"), read
  * with jansson into plain structs. Every problem is reported with its JSON
  * path; unknown keys are errors.
  */
@@ -32,6 +32,7 @@ enum run_op {
 	RUN_OP_MEMWRITE,
 	RUN_OP_IOWRITE,
 	RUN_OP_ACTIVATE,
+	RUN_OP_AFFINITY,
 };
 
 #define RUN_PREM_BUFFERS_MAX 8
@@ -57,6 +58,8 @@ struct run_action {
 	uint64_t write_bytes;
 	uint64_t chunk_bytes;
 	char *device; /* malloc'd; NULL for other ops */
+	/* affinity: the thread's CPUs from here on, a non-empty subset of run_spec.cpus */
+	cpu_set_t cpus;
 };
 
 struct run_task {

@@ -26,6 +26,7 @@
  */
 #include "loop.h"
 
+#include <errno.h>
 #include <rtsched/trace.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,27 +75,19 @@ struct sim {
 	uint32_t *dirty, *ended, *started;
 	size_t n_dirty, n_ended, n_started, cap_started;
 	uint64_t ready_seq, completed;
-	bool failed; /* out of memory: the run stops at the end of the instant */
+	bool failed;          /* out of memory: the run stops at the end of the instant */
+	int error;            /* a trace's append failed (errno value): the run stops likewise */
+	const char *spill_dir; /* where the traces spill (spill.h); NULL: they stay in memory */
 };
 
 static void record(struct sim *s, struct thread *t, int64_t time_ns, uint16_t type, uint16_t cpu, uint32_t arg0,
 		   int64_t arg1)
 {
-	struct sim_trace *tr = t->trace;
-	if (!tr)
+	if (!t->trace || s->error)
 		return;
-	if (tr->n == tr->cap) {
-		size_t cap = tr->cap ? tr->cap * 2 : 256;
-		struct rts_trace_event_rec *events = realloc(tr->events, cap * sizeof(*events));
-		if (!events) {
-			s->failed = true;
-			return;
-		}
-		tr->events = events;
-		tr->cap = cap;
-	}
-	tr->events[tr->n++] = (struct rts_trace_event_rec){
+	struct rts_trace_event_rec event = {
 		.time_ns = time_ns, .type = type, .cpu = cpu, .job = t->job, .arg0 = arg0, .arg1 = arg1};
+	s->error = sim_trace_append(t->trace, s->spill_dir, &event);
 }
 
 static uint16_t cpu_of(const struct thread *t)
@@ -381,16 +374,18 @@ static int setup(struct sim *s, const struct sim_spec *spec, bool record_events,
 	s->started = calloc(s->cap_started, sizeof(*s->started));
 	if (record_events) {
 		result->traces = calloc(n ? n : 1, sizeof(*result->traces));
-		result->n_traces = n;
+		result->n_traces = result->traces ? n : 0;
+		for (size_t i = 0; i < result->n_traces; i++)
+			sim_trace_init(&result->traces[i]);
 	}
 	if (!s->threads || !s->domains || !s->dirty || !s->ended || !s->started || (record_events && !result->traces))
-		return -1;
+		return ENOMEM;
 	for (size_t i = 0; i < spec->n_domains; i++) {
 		struct domain *d = &s->domains[i];
 		d->spec = &spec->domains[i];
 		d->running = malloc(d->spec->n_cpus * sizeof(*d->running));
 		if (!d->running)
-			return -1;
+			return ENOMEM;
 		for (size_t c = 0; c < d->spec->n_cpus; c++)
 			d->running[c] = IDLE_SLOT;
 	}
@@ -422,7 +417,7 @@ static int setup(struct sim *s, const struct sim_spec *spec, bool record_events,
 		if (!t->task->is_edf)
 			record(s, t, 0, RTS_EV_PRIORITY, RTS_TRACE_CPU_UNKNOWN, (uint32_t)t->task->priority, 0);
 	}
-	return s->failed ? -1 : 0;
+	return s->failed ? ENOMEM : s->error;
 }
 
 static void teardown(struct sim *s)
@@ -443,9 +438,9 @@ static void teardown(struct sim *s)
 	free(s->started);
 }
 
-int sim_run(const struct sim_spec *spec, bool record_events, struct sim_result *result)
+int sim_run(const struct sim_spec *spec, bool record_events, const char *spill_dir, struct sim_result *result)
 {
-	struct sim s = {0};
+	struct sim s = {.spill_dir = spill_dir};
 	memset(result, 0, sizeof(*result));
 	int rc = setup(&s, spec, record_events, result);
 	while (!rc && s.events.n) {
@@ -453,8 +448,7 @@ int sim_run(const struct sim_spec *spec, bool record_events, struct sim_result *
 		if (now > spec->end_ns)
 			break;
 		run_instant(&s, now);
-		if (s.failed)
-			rc = -1;
+		rc = s.failed ? ENOMEM : s.error;
 	}
 	result->jobs_completed = s.completed;
 	teardown(&s);
@@ -466,7 +460,7 @@ int sim_run(const struct sim_spec *spec, bool record_events, struct sim_result *
 void sim_result_free(struct sim_result *result)
 {
 	for (size_t i = 0; i < result->n_traces; i++)
-		free(result->traces[i].events);
+		sim_trace_free(&result->traces[i]);
 	free(result->traces);
 	memset(result, 0, sizeof(*result));
 }

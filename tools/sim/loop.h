@@ -13,14 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "internal/trace_format.h"
 #include "spec.h"
-
-/* One task's recorded events, in the order the Python thread appends them. */
-struct sim_trace {
-	struct rts_trace_event_rec *events;
-	size_t n, cap;
-};
+#include "spill.h"
 
 struct sim_result {
 	uint64_t jobs_completed;
@@ -28,9 +22,12 @@ struct sim_result {
 	struct sim_trace *traces;
 };
 
-/* Simulate spec; with record, keep every task's events. Returns 0, or -1 (out of memory, the
- * only failure: result freed). */
-int sim_run(const struct sim_spec *spec, bool record, struct sim_result *result);
+/*
+ * Simulate spec; with record, keep every task's events (spill.h: beyond a
+ * buffer per task, in unnamed files in spill_dir; NULL: all in memory).
+ * Returns 0, or an errno value (ENOMEM; a spill file's error: result freed).
+ */
+int sim_run(const struct sim_spec *spec, bool record, const char *spill_dir, struct sim_result *result);
 void sim_result_free(struct sim_result *result);
 
 #endif

@@ -7,9 +7,13 @@
  *
  *   rtsched-sim-loop [--trace PATH] < SPEC
  *
- * Exit status: 0 simulated; 1 out of memory or the trace not written;
+ * Each task's events beyond a buffer wait in unnamed files in the trace's
+ * directory until the trace is written (spill.h).
+ *
+ * Exit status: 0 simulated; 1 out of memory, events not spilled or the trace not written;
  * 2 bad usage or input (the message names the field).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,9 +69,25 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: input: %s\n", PROGRAM, error);
 		return 2;
 	}
+	char *spill_dir = NULL; /* the trace's directory: the events beyond each task's buffer wait there */
+	if (trace_path) {
+		const char *slash = strrchr(trace_path, '/');
+		spill_dir = slash ? strndup(trace_path, slash == trace_path ? 1 : (size_t)(slash - trace_path))
+				  : strdup(".");
+		if (!spill_dir) {
+			fprintf(stderr, "%s: out of memory\n", PROGRAM);
+			sim_spec_free(&spec);
+			return 1;
+		}
+	}
 	struct sim_result result;
-	if (sim_run(&spec, trace_path != NULL, &result)) {
-		fprintf(stderr, "%s: out of memory\n", PROGRAM);
+	int run_error = sim_run(&spec, trace_path != NULL, spill_dir, &result);
+	if (run_error) {
+		if (run_error == ENOMEM)
+			fprintf(stderr, "%s: out of memory\n", PROGRAM);
+		else
+			fprintf(stderr, "%s: events spilled to %s: %s\n", PROGRAM, spill_dir, strerror(run_error));
+		free(spill_dir);
 		sim_spec_free(&spec);
 		return 1;
 	}
@@ -83,5 +103,6 @@ int main(int argc, char **argv)
 		printf("jobs_completed %llu\n", (unsigned long long)result.jobs_completed);
 	sim_result_free(&result);
 	sim_spec_free(&spec);
+	free(spill_dir);
 	return status;
 }

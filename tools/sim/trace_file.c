@@ -13,6 +13,7 @@ static size_t cut(size_t len, size_t field_size)
 	return len < field_size - 1 ? len : field_size - 1; /* a NUL always ends the field */
 }
 
+/* Returns 0, or an errno value. */
 static int write_all(FILE *f, const struct sim_spec *spec, const struct sim_result *result)
 {
 	struct rts_trace_file_header header = {
@@ -28,7 +29,7 @@ static int write_all(FILE *f, const struct sim_spec *spec, const struct sim_resu
 	memcpy(header.magic, RTS_TRACE_MAGIC, sizeof(header.magic));
 	memcpy(header.name, spec->name, cut(spec->name_len, sizeof(header.name)));
 	if (fwrite(&header, sizeof(header), 1, f) != 1)
-		return -1;
+		return errno ? errno : EIO;
 	for (size_t i = 0; i < spec->n_tasks; i++) {
 		const struct sim_spec_task *task = &spec->tasks[i];
 		struct rts_trace_stream_record stream = {
@@ -41,15 +42,17 @@ static int write_all(FILE *f, const struct sim_spec *spec, const struct sim_resu
 		};
 		memcpy(stream.name, task->name, cut(task->name_len, sizeof(stream.name)));
 		if (fwrite(&stream, sizeof(stream), 1, f) != 1)
-			return -1;
+			return errno ? errno : EIO;
 	}
 	for (size_t i = 0; i < spec->n_tasks; i++) {
 		const struct sim_trace *trace = &result->traces[i];
 		struct rts_trace_chunk_header chunk = {
 			.magic = RTS_TRACE_CHUNK_MAGIC, .stream_id = (uint32_t)i, .n_events = (uint32_t)trace->n};
-		if (fwrite(&chunk, sizeof(chunk), 1, f) != 1 ||
-		    (trace->n && fwrite(trace->events, sizeof(*trace->events), trace->n, f) != trace->n))
-			return -1;
+		if (fwrite(&chunk, sizeof(chunk), 1, f) != 1)
+			return errno ? errno : EIO;
+		int error = sim_trace_copy_out(trace, f);
+		if (error)
+			return error;
 	}
 	return 0;
 }
@@ -63,8 +66,7 @@ int sim_trace_write(const char *path, const struct sim_spec *spec, const struct 
 	if (!f)
 		return errno;
 	errno = 0;
-	int failed = write_all(f, spec, result);
-	int error = failed ? (errno ? errno : EIO) : 0;
+	int error = write_all(f, spec, result);
 	if (fclose(f) && !error)
 		error = errno ? errno : EIO;
 	return error;

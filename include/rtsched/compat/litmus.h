@@ -68,9 +68,11 @@
  *   task_mode fail (with the file and the reason).
  *
  *   Declared so that LITMUS^RT programs build unchanged, but refused at run
- *   time (-1 or NULL, errno ENOTSUP, the reason in litmus_last_error):
- *   the control page (get_ctrl_page), reservations (reservation_create),
- *   null_call.
+ *   time (-1, errno ENOTSUP, the reason in litmus_last_error):
+ *   reservations (reservation_create), null_call. The control page
+ *   (get_ctrl_page) is a page of the thread's own that -llitmus keeps: the
+ *   current job's release, deadline and job_index, enter_np's nesting;
+ *   no kernel reads it, irq_count and np.preempt stay 0.
  *   Non-preemptive sections (enter_np / exit_np) have no stock-kernel
  *   mechanism: the section runs preemptible, enter_np says so once on
  *   stderr, requested_to_preempt is always 0. TASK_EARLY release is refused
@@ -342,7 +344,14 @@ void enter_np(void);
 void exit_np(void);
 int requested_to_preempt(void); /* always 0 */
 
-/* The control page's layout as LITMUS^RT shares it; get_ctrl_page gives NULL (ENOTSUP). */
+/*
+ * The control page's layout as LITMUS^RT shares it. get_ctrl_page: the
+ * calling thread's page (one page, kept by -llitmus, unmapped at thread
+ * exit): release, deadline (ns, CLOCK_MONOTONIC) and job_index of the
+ * current job, np.flag counts enter_np's nesting; np.preempt, irq_count and
+ * the syscall timestamps stay 0 (no kernel writes them). NULL only if it
+ * cannot be mapped.
+ */
 struct control_page {
 	union {
 		uint64_t raw;

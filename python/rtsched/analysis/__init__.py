@@ -17,9 +17,8 @@ docs/analysis.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from rtsched.analysis.registry import DESCRIPTIONS, TESTS, default_test, run_test
 from rtsched.analysis.results import (
     NOT_SCHEDULABLE,
     SCHEDULABLE,
@@ -31,7 +30,21 @@ from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, CriticalSectio
 
 if TYPE_CHECKING:
     from rtsched.analysis.overheads import Overheads
+    from rtsched.analysis.registry import DESCRIPTIONS, TESTS, default_test, run_test
     from rtsched.model import TaskSet
+
+#: The registry's names, imported when first asked for: the registry imports every test (0.3 s
+#: here), which a command that only needs one module of the analysis (``rtsched validate``'s lock
+#: order) should not wait for.
+_REGISTRY_NAMES = ("DESCRIPTIONS", "TESTS", "default_test", "run_test")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _REGISTRY_NAMES:
+        from rtsched.analysis import registry
+
+        return getattr(registry, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "AnalysisProblem",
@@ -63,22 +76,14 @@ def bounds_for(taskset: TaskSet | AnalysisProblem, overheads: Overheads | None =
     background) are absent from the result. ``overheads``: an
     ``rtsched.analysis.overheads.Overheads`` to fold in first.
     """
+    from rtsched.analysis.registry import default_test, run_test
     from rtsched.analysis.results import unsupported
 
-    names: tuple[str, ...] = ()
     if not isinstance(taskset, AnalysisProblem):
-        try:
-            names = tuple(t.name for t in taskset.rt_tasks)
-        except Exception:  # noqa: BLE001 - not a TaskSet: reported below
-            pass
-    try:
-        if not isinstance(taskset, AnalysisProblem) and taskset.reservations:
-            from rtsched.analysis.reservations import analyze_reservations
+        from rtsched.analysis.set_bounds import set_bounds
 
-            return analyze_reservations(taskset, overheads).tasks
-        problem = taskset if isinstance(taskset, AnalysisProblem) else from_taskset(taskset)
-        names = problem.names()
-        name = default_test(problem)
-        return run_test(name, problem, overheads=overheads)
+        return set_bounds(taskset, overheads, ideal=False, slack=False).analysis
+    try:
+        return run_test(default_test(taskset), taskset, overheads=overheads)
     except Exception as error:  # noqa: BLE001 - the runner must always get a result
-        return unsupported("none", names, f"no analysis: {type(error).__name__}: {error}")
+        return unsupported("none", taskset.names(), f"no analysis: {type(error).__name__}: {error}")

@@ -59,10 +59,10 @@ from typing import Callable, Sequence
 
 from rtsched.analysis.fifo_blocking import fifo_problem
 from rtsched.analysis.matching import PrefixMatcher, max_weight_capacitated
-from rtsched.analysis.tasks import CEILING_PROTOCOLS, AnalysisTask
+from rtsched.analysis.tasks import AnalysisTask
+from rtsched.model.model import LOCAL_PROTOCOLS
 
-_CEIL = CEILING_PROTOCOLS
-_UNIPROCESSOR = frozenset({"pip", "none", "np", "fifo"}) | _CEIL
+_UNIPROCESSOR = frozenset({"pip", "none", "np", "fifo"}) | LOCAL_PROTOCOLS
 
 __all__ = ["Blocking", "ceilings", "blocking_term", "blocking_context", "pip_blocking", "ceiling_blocking", "np_blocking"]
 
@@ -143,7 +143,7 @@ class _Context:
         # every protocol in use: the sections' and (with protocol_of) every locked resource's
         self.protos = {s[5] for s in sections} | set(proto_of.values())
         # ceiling-protocol sections alone, longest first: (owner priority, ceiling, length, owner, resource)
-        self.ceiling_sections = sorted(((s[0], s[4], s[3], s[1], s[2]) for s in sections if s[5] in _CEIL),
+        self.ceiling_sections = sorted(((s[0], s[4], s[3], s[1], s[2]) for s in sections if s[5] in LOCAL_PROTOCOLS),
                                        key=lambda s: -s[2])
         # a protocol no uniprocessor term covers (the first by name), and whether PIP is the only one
         self.foreign = min(self.protos - _UNIPROCESSOR, default=None)
@@ -551,7 +551,7 @@ def blocking_term(task: AnalysisTask, tasks: Sequence[AnalysisTask], protocol_of
         if b.ns:
             total += b.ns
             parts.append(f"plain mutex {b.ns} ns: {b.reason}")
-    if protos & _CEIL:
+    if protos & LOCAL_PROTOCOLS:
         best, who = 0, ""
         prio = task.priority
         for sp, c, length, name, res in ctx.ceiling_sections:  # longest first: the first match is the max

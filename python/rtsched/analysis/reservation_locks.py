@@ -41,13 +41,14 @@ __all__ = ["LockScope", "with_blocking"]
 
 
 class LockScope:
-    """Which leaves and partitions of ``taskset`` locks leave without a bound, and why."""
+    """Which leaves and partitions of ``taskset`` locks leave without a bound, and why, all known
+    once made: ``why_leaf`` is a lookup."""
 
     def __init__(self, taskset: TaskSet, protocols: Mapping[str, str], ceilings: Mapping[str, int]) -> None:
         self.protocols = protocols  # resource -> protocol, for the tests of each level
         self.ceilings = ceilings    # resource -> the ceiling the file gives (P-FP)
-        self.leaves: dict[str, str] = {}      # leaf reservation -> why its tasks have no bound
         self.partitions: dict[str | None, str] = {}  # partition -> why its tasks have no bound
+        leaves: dict[str, str] = {}  # leaf reservation -> why its tasks have no bound (its own resources)
         for resource, homes in lock_homes(taskset).items():
             if len(homes) < 2:
                 continue
@@ -64,19 +65,16 @@ class LockScope:
                    "reservations)")
             for home in homes:
                 if home is not None:
-                    self.leaves.setdefault(home, why)
-
-    def why_leaf(self, taskset: TaskSet, leaf: str) -> str | None:
-        """Why the tasks of ``leaf`` have no bound, or None."""
-        partition = _partition_of(taskset, leaf)
-        return self.partitions.get(partition) or self.leaves.get(leaf)
-
-
-def _partition_of(taskset: TaskSet, reservation: str) -> str | None:
-    r = taskset.reservation(reservation)
-    while r.parent is not None:
-        r = taskset.reservation(r.parent)
-    return r.partition
+                    leaves.setdefault(home, why)
+        #: reservation -> why its tasks have no bound (its partition's reason first)
+        self.why_leaf: dict[str, str] = {}
+        for r in taskset.reservations:
+            root = r
+            while root.parent is not None:
+                root = taskset.reservation(root.parent)
+            why_not = self.partitions.get(root.partition) or leaves.get(r.name)
+            if why_not:
+                self.why_leaf[r.name] = why_not
 
 
 def with_blocking(tasks: Sequence[AnalysisTask], protocol_of: Callable[[str], str]

@@ -14,7 +14,7 @@ A task's bound is its leaf's PRM bound; it holds when every reservation on
 the way up and the top level are schedulable, which is what ``schedulable``
 of the whole means. Soft reservations are not analysed, but a parent counts
 an adapted one with the largest budget its controller may grant
-(``max_budget``, ``analysed_budget_ns``: its initial budget would let a raised
+(``max_budget``, ``model.reservation_control.largest_budgets_ns``: its initial budget would let a raised
 one take the CPU of the hard tasks beside it, issue 35 class 8); their tasks
 get ``unknown``. A CBS beside others at the top of a P-EDF partition counts
 with a demand of L·Q/T in every window (``rtsched.analysis.cbs_demand``: a
@@ -57,9 +57,9 @@ from rtsched.analysis.results import (NOT_SCHEDULABLE, SCHEDULABLE, UNSUPPORTED,
 from rtsched.analysis.sporadic_server import sporadic_server_fp
 from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, from_taskset
 from rtsched.model import Reservation, TaskSet
-from rtsched.model.reservation_control import adapted
+from rtsched.model.reservation_control import largest_budgets_ns
 
-__all__ = ["ReservationOutcome", "HierarchyResult", "analyze_reservations", "analysed_budget_ns"]
+__all__ = ["ReservationOutcome", "HierarchyResult", "analyze_hierarchy", "analyze_reservations"]
 
 #: The name of the whole analysis, as an AnalysisResult's ``test``.
 TEST = "reservations"
@@ -117,25 +117,19 @@ class HierarchyResult:
         raise KeyError(name)
 
 
-def analysed_budget_ns(taskset: TaskSet, r: Reservation) -> int:
-    """The budget ``r`` is analysed with as its parent's child: its own, or for a reservation the
-    controller adapts, the largest the controller may grant it (``max_budget``: the policies rtsched
-    ships, ``adhiersched`` in Python and C, clamp their request there and grant at most the request),
-    since a budget raised at run time takes that much from its siblings and the tasks beside it."""
-    control = adapted(taskset, r)
-    return r.budget_ns if control is None else max(r.budget_ns, control.max_budget_ns)
-
-
-def _as_task(taskset: TaskSet, r: Reservation) -> AnalysisTask:
-    """A child reservation as its parent sees it: Θ of execution every Π, deadline Π (Θ: its
-    analysed budget)."""
-    return AnalysisTask(name=r.name, wcet_ns=analysed_budget_ns(taskset, r), period_ns=r.period_ns,
+def _as_task(r: Reservation, budgets: dict[str, int]) -> AnalysisTask:
+    """A child reservation as its parent sees it: Θ of execution every Π, deadline Π (Θ: the
+    budget it is analysed with, ``budgets``: the largest it may hold, an adapted one's
+    controller's ``max_budget``, since a budget raised at run time takes that much from its
+    siblings and the tasks beside it)."""
+    return AnalysisTask(name=r.name, wcet_ns=budgets[r.name], period_ns=r.period_ns,
                         deadline_ns=r.period_ns, priority=r.priority or 0, partition=r.partition)
 
 
-def _children(taskset: TaskSet, own: dict[str, AnalysisTask], parent: str) -> tuple[AnalysisTask, ...]:
+def _children(taskset: TaskSet, own: dict[str, AnalysisTask], parent: str, budgets: dict[str, int]
+              ) -> tuple[AnalysisTask, ...]:
     inner = tuple(own[t.name] for t in taskset.tasks_in(parent))
-    return inner + tuple(_as_task(taskset, r) for r in taskset.child_reservations(parent))
+    return inner + tuple(_as_task(r, budgets) for r in taskset.child_reservations(parent))
 
 
 def _unanalysed(r: Reservation) -> str | None:
@@ -153,17 +147,18 @@ def _unanalysed(r: Reservation) -> str | None:
 
 
 def _one(taskset: TaskSet, own: dict[str, AnalysisTask], r: Reservation, locks: LockScope,
-         protocol_of: Callable[[str], str], os_tasks: dict[str | None, AnalysisTask]) -> ReservationOutcome:
-    if _unanalysed(r) is not None:
+         protocol_of: Callable[[str], str], os_tasks: dict[str | None, AnalysisTask], unanalysed: dict[str, str],
+         budgets: dict[str, int]) -> ReservationOutcome:
+    if r.name in unanalysed:
         return ReservationOutcome(r, None, None, None)
     test = "prm-fp" if r.scheduler == "FP" else "prm-edf"
-    children = _children(taskset, own, r.name)
+    children = _children(taskset, own, r.name, budgets)
     problem = AnalysisProblem(tasks=_above(children, os_tasks.get(r.partition)) if r.scheduler == "FP" else children,
                               scheduler=r.scheduler, name=r.name)
     if not problem.tasks:
         empty = AnalysisResult(test, SCHEDULABLE, (), f"{r.name} holds nothing", exact=True)
         return ReservationOutcome(r, empty, 0, 0)
-    if problem.resources() or locks.why_leaf(taskset, r.name) is not None:
+    if problem.resources() or r.name in locks.why_leaf:
         return _with_locks(taskset, r, problem, test, locks, protocol_of)
     if r.kind == "sporadic":
         return _sporadic(taskset, own, r)
@@ -185,7 +180,7 @@ def _with_locks(taskset: TaskSet, r: Reservation, problem: AnalysisProblem, test
     """A hard leaf whose tasks lock resources (rtsched.analysis.reservation_locks): bounded with
     their blocking terms when the resources are its own and it is FP, else no bound and why."""
     names = problem.names()
-    why = locks.why_leaf(taskset, r.name)
+    why = locks.why_leaf.get(r.name)
     if why is None and (r.scheduler != "FP" or r.kind != "periodic"):
         why = (f"shared resources inside a {r.kind} {r.scheduler} reservation are not analysed (only a "
                "periodic FP reservation's own resources are)")
@@ -235,7 +230,8 @@ def _above(tasks: tuple[AnalysisTask, ...], os_task: AnalysisTask | None) -> tup
 
 
 def _top(taskset: TaskSet, own: dict[str, AnalysisTask], locks: LockScope,
-         os_tasks: dict[str | None, AnalysisTask]) -> tuple[tuple[str | None, AnalysisResult], ...]:
+         os_tasks: dict[str | None, AnalysisTask], budgets: dict[str, int]
+         ) -> tuple[tuple[str | None, AnalysisResult], ...]:
     """Per partition: its top-level reservations and directly placed tasks, by the platform's test
     (no bound where a top-level task shares a resource with a reservation's)."""
     parts: dict[str | None, list[AnalysisTask]] = {}
@@ -245,7 +241,7 @@ def _top(taskset: TaskSet, own: dict[str, AnalysisTask], locks: LockScope,
         if r.is_cbs:  # its demand is a line, not a staircase (rtsched.analysis.cbs_demand)
             servers.setdefault(r.partition, []).append((r.name, r.budget_ns, r.period_ns))
         else:
-            parts[r.partition].append(_as_task(taskset, r))
+            parts[r.partition].append(_as_task(r, budgets))
     for t in taskset.rt_tasks:
         if t.reservation is None:
             parts.setdefault(t.partition, []).append(own[t.name])
@@ -264,8 +260,8 @@ def _top(taskset: TaskSet, own: dict[str, AnalysisTask], locks: LockScope,
             out.append((part, edf_beside_cbs(f"the top level of {part}", tasks, servers[part])))
         else:
             out.append((part, run_test(test, problem)))
-        raised = [f'"{r.name}" at {analysed_budget_ns(taskset, r)} ns' for r in taskset.child_reservations(None)
-                  if r.partition == part and analysed_budget_ns(taskset, r) != r.budget_ns]
+        raised = [f'"{r.name}" at {budgets[r.name]} ns' for r in taskset.child_reservations(None)
+                  if r.partition == part and budgets[r.name] != r.budget_ns]
         if raised:
             res = out[-1][1]
             out[-1] = (part, replace(res, reason=f"{res.reason} (adapted reservations counted with the largest "
@@ -285,17 +281,27 @@ def _ancestors(taskset: TaskSet, name: str) -> list[str]:
 def analyze_reservations(taskset: TaskSet, overheads: Overheads | None = None) -> HierarchyResult:
     """Analyse every reservation of ``taskset`` bottom-up and the top level; see the module doc.
     ``overheads``: folded into the tasks first (the module doc says where the OS interference is)."""
-    whole = from_taskset(taskset)
+    return analyze_hierarchy(taskset, from_taskset(taskset), overheads)
+
+
+def analyze_hierarchy(taskset: TaskSet, whole: AnalysisProblem, overheads: Overheads | None = None
+                      ) -> HierarchyResult:
+    """``analyze_reservations`` with the set's problem (``from_taskset``) built by the caller."""
     if overheads is not None:
         # as under P-FP (no stretch): where an EDF level decides, the stretch comes below (_stretched)
         whole = apply_overheads(replace(whole, scheduler="P-FP", partition_cpus={}), overheads)
         whole = replace(whole, tasks=_stretched(taskset, whole.tasks, overheads))
     own = {t.name: t for t in whole.tasks if not is_interference(t.name)}
     os_tasks = {t.partition: t for t in whole.tasks if is_interference(t.name)}  # its priority: _above
+    # what every level needs, known before any is decided
+    unanalysed = {r.name: why for r in taskset.reservations if (why := _unanalysed(r)) is not None}
+    chains = {r.name: _ancestors(taskset, r.name) for r in taskset.reservations}
+    budgets = largest_budgets_ns(taskset)  # what each reservation counts for in its parent
     locks = LockScope(taskset, whole.protocols, whole.ceilings)
-    outcomes = tuple(_one(taskset, own, r, locks, whole.protocol, os_tasks) for r in taskset.reservations)
+    outcomes = tuple(_one(taskset, own, r, locks, whole.protocol, os_tasks, unanalysed, budgets)
+                     for r in taskset.reservations)
     by_name = {o.name: o for o in outcomes}
-    top = _top(taskset, own, locks, os_tasks)
+    top = _top(taskset, own, locks, os_tasks, budgets)
     top_ok = {part: res.schedulable for part, res in top}
     no_bound = {o.name: o.result.reason for o in outcomes
                 if o.result is not None and o.result.verdict == UNSUPPORTED and o.reservation.kind != "sporadic"}
@@ -307,13 +313,12 @@ def analyze_reservations(taskset: TaskSet, overheads: Overheads | None = None) -
             bounds.append(part_result.task(t.name))
             continue
         leaf = by_name[t.reservation]
-        why_not = _unanalysed(leaf.reservation)
-        if why_not is not None:
-            bounds.append(TaskBound(t.name, None, "unknown", why_not))
+        if t.reservation in unanalysed:
+            bounds.append(TaskBound(t.name, None, "unknown", unanalysed[t.reservation]))
             continue
         assert leaf.result is not None
         bound = leaf.result.task(t.name)
-        chain = _ancestors(taskset, t.reservation)
+        chain = chains[t.reservation]
         root = taskset.reservation(chain[-1])
         unbounded = [n for n in chain + [str(root.partition)] if n in no_bound]
         broken = [n for n in chain if not by_name[n].schedulable and n not in no_bound]
@@ -339,7 +344,7 @@ def analyze_reservations(taskset: TaskSet, overheads: Overheads | None = None) -
                                          "min_budget_linear_ns": o.min_budget_linear_ns}
                                 for o in outcomes if o.result is not None},
                # what each reservation counts for in its parent (an adapted one: its controller's max_budget)
-               "analysed_budget_ns": {r.name: analysed_budget_ns(taskset, r) for r in taskset.reservations}}
+               "analysed_budget_ns": budgets}
     if overheads is not None:
         details["notes"] = list(whole.notes)
     return HierarchyResult(outcomes, top, AnalysisResult(TEST, verdict, tuple(bounds), reason, details=details))

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from rtsched.analysis.tasks import AnalysisProblem
 
 __all__ = ["LABELS", "STOPPED", "SCHEDULABLE", "NOT_SCHEDULABLE", "UNSUPPORTED", "UNDECIDED", "TaskBound", "AnalysisResult",
-           "DeferredResult"]
+           "DeferredResult", "ChainBound"]
 
 Verdict = Literal["schedulable", "not schedulable", "unsupported", "unknown"]
 TaskVerdict = Literal["ok", "miss", "unknown"]
@@ -211,6 +211,32 @@ class DeferredResult(AnalysisResult):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return AnalysisResult, self._fields()
+
+
+@dataclass(frozen=True, slots=True)
+class ChainBound:
+    """One cause-effect chain's end-to-end bounds (``rtsched.analysis.chains``, docs/chains.md).
+
+    ``reaction_ns``: the longest time from a cause (a change of the first task's input) to the
+    completion of the first job of the last task whose output reflects it; ``data_age_ns``: the
+    longest time from the read (start) of the first task's job to the completion of a last-task
+    job whose output derives from it; None with the reason in ``reaction_reason`` /
+    ``data_age_reason``. ``davare_ns``: the classic sum of (longest release gap + response bound)
+    over the chain's tasks (Davare et al. 2007), for comparison; None where it does not apply.
+    ``links``: each link's kind (``register`` or ``event``)."""
+
+    name: str
+    links: tuple[str, ...]
+    reaction_ns: int | None
+    data_age_ns: int | None
+    reaction_reason: str = ""
+    data_age_reason: str = ""
+    davare_ns: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "links": list(self.links), "reaction_bound_ns": self.reaction_ns,
+                "data_age_bound_ns": self.data_age_ns, "reaction_reason": self.reaction_reason,
+                "data_age_reason": self.data_age_reason, "davare_bound_ns": self.davare_ns}
 
 
 def _jsonable(value: Any) -> Any:

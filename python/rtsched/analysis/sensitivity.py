@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 from rtsched.analysis.registry import run_test
 from rtsched.analysis.results import AnalysisResult
-from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask, from_taskset
+from rtsched.analysis.tasks import AnalysisProblem, AnalysisTask
 
 __all__ = ["TaskSlack", "Sensitivity", "sensitivity", "slack_of"]
 
@@ -171,15 +171,15 @@ def _critical_scaling_factor(test: str, problem: AnalysisProblem, base: Analysis
     return _largest(holds, 2 * upper) * SCALING_RESOLUTION
 
 
-def slack_of(analysis: AnalysisResult, taskset: Any, overheads: Any = None, *,
+def slack_of(analysis: AnalysisResult, problem: AnalysisProblem, overheads: Any = None, *,
              cliffs_only: bool = False) -> Sensitivity | None:
-    """The sensitivity of the bounds ``analysis`` gave a task set (what ``rtsched run`` and
-    ``rtsched sim`` show beside them, ``cliffs_only``: their cliff column): None when there are
-    no bounds, or when the result is not a registered test's (``bounds_for``'s fallback)."""
+    """The sensitivity of the bounds ``analysis`` gave a task set's ``problem`` (what ``rtsched
+    run`` and ``rtsched sim`` show beside them, ``cliffs_only``: their cliff column): None when
+    there are no bounds, or when the result is not a registered test's (``bounds_for``'s fallback)."""
     if not any(b.bound_ns is not None for b in analysis.tasks):
         return None
     extra = {"overheads": overheads} if overheads is not None else {}
     try:
-        return sensitivity(analysis.test, from_taskset(taskset), cliffs_only=cliffs_only, **extra)
+        return sensitivity(analysis.test, problem, cliffs_only=cliffs_only, **extra)
     except (KeyError, ValueError):
         return None

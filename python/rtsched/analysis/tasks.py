@@ -15,16 +15,14 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from rtsched.model.model import DISTRIBUTED_PROTOCOLS, LOCAL_PROTOCOLS, PROTOCOLS
-from rtsched.model.model import GLOBAL_PROTOCOLS as MODEL_GLOBAL_PROTOCOLS
+from rtsched.model.model import DISTRIBUTED_PROTOCOLS, GLOBAL_PROTOCOLS, LOCAL_PROTOCOLS, PROTOCOLS
 
 if TYPE_CHECKING:
     from rtsched.model import Action, TaskSet
 
 __all__ = [
-    "CEILING_PROTOCOLS",
     "DISTRIBUTED_PROTOCOLS",
-    "GLOBAL_PROTOCOLS",
+    "CROSS_PARTITION_PROTOCOLS",
     "KNOWN_PROTOCOLS",
     "AnalysisProblem",
     "AnalysisTask",
@@ -46,8 +44,8 @@ __all__ = [
 #: protocols (sections run by agents on the resource's synchronization partition,
 #: ``AnalysisProblem.sync_partition``).
 KNOWN_PROTOCOLS = (*PROTOCOLS, "np")
-CEILING_PROTOCOLS = LOCAL_PROTOCOLS
-GLOBAL_PROTOCOLS = MODEL_GLOBAL_PROTOCOLS | DISTRIBUTED_PROTOCOLS
+#: The protocols of resources shared across partitions: the global ones and the distributed ones.
+CROSS_PARTITION_PROTOCOLS = GLOBAL_PROTOCOLS | DISTRIBUTED_PROTOCOLS
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -255,7 +253,7 @@ class AnalysisProblem:
         """Resources used from more than one partition, and those under a global protocol
         (mpcp, fmlp+: their holders are boosted above every local priority even when one
         partition uses them)."""
-        if (not GLOBAL_PROTOCOLS.intersection(self.protocols.values())
+        if (not CROSS_PARTITION_PROTOCOLS.intersection(self.protocols.values())
                 and len({t.partition for t in self.tasks}) <= 1):
             return frozenset()  # one partition, no global protocol (unlisted resources are pip)
         where: dict[str, set[str | None]] = {}
@@ -263,7 +261,7 @@ class AnalysisProblem:
             for r in t.resources():
                 where.setdefault(r, set()).add(t.partition)
         return frozenset(r for r, parts in where.items()
-                         if len(parts) > 1 or self.protocol(r) in GLOBAL_PROTOCOLS)
+                         if len(parts) > 1 or self.protocol(r) in CROSS_PARTITION_PROTOCOLS)
 
     def utilization(self) -> Fraction:
         return sum((t.utilization for t in self.tasks), Fraction(0))
@@ -302,6 +300,48 @@ def varying_demand_notes(taskset: TaskSet) -> list[str]:
             maxima = ", ".join(format_duration(a.ns) for a in varying)
             notes.append(f"{t.name}: compute of varying demand analysed at its maximum ({maxima}), the WCET")
     return notes
+
+
+def _background_interference(taskset: TaskSet) -> str | None:
+    """Why no real-time task is bounded when a best-effort task reaches into the real-time set: a lock
+    it shares with a real-time task (held, it blocks that task and, boosted, any between them) or a call
+    to an RPC server (served at the server's real-time priority). None when it does neither. The tests
+    here take critical sections and calls of real-time tasks only, so such a set gets no bound at all
+    rather than a wrong one."""
+    from rtsched.model import Call, Lock
+
+    rt_locks = {a.resource for t in taskset.rt_tasks for a in t.body if isinstance(a, Lock)}
+    for t in taskset.tasks:
+        if not t.is_background:
+            continue
+        for a in t.body:
+            if isinstance(a, Lock) and a.resource in rt_locks:
+                return (f'best-effort task {t.name} (policy {t.policy}) locks "{a.resource}", which real-time '
+                        "tasks lock too: the blocking it causes is not in these tests; give the lock only to "
+                        "real-time tasks, or make the task real-time")
+            if isinstance(a, Call):
+                return (f'best-effort task {t.name} (policy {t.policy}) calls server "{a.server}", served at '
+                        "real-time priority: that service is not in these tests; make the task real-time")
+    return None
+
+
+def _moving_tasks(taskset: TaskSet, names: list[str]) -> dict[str, str]:
+    """Task name -> why it has no bound, when a real-time task changes its CPUs (``affinity``): no test
+    here models a task that moves between CPUs, neither for itself (it runs on CPUs whose load its
+    partition or cluster does not count) nor for the tasks of the CPUs it moves to (it interferes
+    there). So one such task leaves every real-time task without a bound. Empty: none moves (a
+    best-effort task that moves runs below every real-time one, as it would where it started)."""
+    from rtsched.model import Affinity
+
+    moves = {t.name: next(a.cpus for a in t.body if isinstance(a, Affinity)) for t in taskset.rt_tasks
+             if any(isinstance(a, Affinity) for a in t.body)}
+    if not moves:
+        return {}
+    first = next(iter(moves))
+    return {name: f"no bound: the task changes its CPUs (affinity {list(moves[name])}): no test here models a "
+                  "task that moves between CPUs" if name in moves else
+                  f"no bound: real-time task {first} changes its CPUs (affinity): its interference on the CPUs "
+                  "it moves to is in no test here" for name in names}
 
 
 def _sections_of(body: Iterable[Action],
@@ -402,7 +442,8 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
     notes: list[str] = []
     for t in taskset.tasks:
         if t.is_background:
-            notes.append(f"{t.name}: SCHED_OTHER background task, not analysed")
+            notes.append(f"{t.name}: best-effort task (policy {t.policy}), no bound: it runs only when no "
+                         "real-time task of its CPUs is ready, for as long as they leave it")
             continue
         sections, sleep, waits = _sections_of(t.body, condvar_mutex)
         if waits:
@@ -448,6 +489,10 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
             cpus = len(allowed_cpus())  # what `rtsched run` gives a set without platform.cpus
     if server_problem is not None:
         unanalysable = {t.name: server_problem for t in tasks}
+    background_problem = _background_interference(taskset)
+    if background_problem is not None:
+        unanalysable = {t.name: background_problem for t in tasks}
+    unanalysable.update(_moving_tasks(taskset, [t.name for t in tasks]))
     for t in taskset.rt_tasks:
         if t.reservation is not None:
             unanalysable[t.name] = (f'runs inside reservation "{t.reservation}": the reservation analysis '
@@ -461,7 +506,7 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
         cpus=cpus,
         protocols={r.name: r.protocol for r in taskset.resources},
         ceilings={r.name: r.ceiling for r in taskset.resources
-                  if r.ceiling is not None and r.protocol in CEILING_PROTOCOLS and taskset.platform.is_fp},
+                  if r.ceiling is not None and r.protocol in LOCAL_PROTOCOLS and taskset.platform.is_fp},
         name=taskset.name,
         unanalysable=unanalysable,
         notes=tuple(notes),

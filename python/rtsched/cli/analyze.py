@@ -3,8 +3,8 @@
 By default the test that fits the set's scheduler and protocols (see
 ``rtsched.analysis.default_test``), or for a set with reservations the
 hierarchy's analysis (``rtsched.cli.analyze_reservations``); ``--test NAME`` picks another
-(``--list`` shows them). Prints per task the bound and the verdict, or
-``--json``. Exit status: 0 schedulable, 1 not schedulable / not analysable,
+(``--list`` shows them). Prints per task the bound and the verdict, then
+the bounds of the set's cause-effect chains (docs/chains.md), or ``--json``. Exit status: 0 schedulable, 1 not schedulable / not analysable,
 2 usage or an invalid file.
 """
 
@@ -23,12 +23,15 @@ from rich.console import Console
 from rtsched.cli.overhead_profile import add_overhead_options, overheads_from_args
 from rich.table import Table
 
+from rtsched.cli.chain_table import print_chain_bounds
 from rtsched.cli.exit_codes import Exit
 from rtsched.cli.tables import print_fitting
 
 if TYPE_CHECKING:
-    from rtsched.analysis.results import TaskBound
+    from rtsched.analysis.overheads import Overheads
+    from rtsched.analysis.results import AnalysisResult, ChainBound, TaskBound
     from rtsched.analysis.tasks import AnalysisProblem
+    from rtsched.model import TaskSet
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -91,6 +94,15 @@ def _rows_shown(tasks: Sequence[TaskBound], problem: AnalysisProblem) -> Sequenc
     return [b for b in tasks if id(b) in kept]
 
 
+def _chain_bounds(taskset: TaskSet, result: AnalysisResult, overheads: Overheads | None) -> tuple[ChainBound, ...]:
+    """The chains' bounds from ``result``'s per-task bounds, with the release latency ``overheads``
+    count (as ``rtsched run`` computes them)."""
+    from rtsched.analysis.chains import chain_bounds
+
+    jitter_ns = (overheads.release_latency_ns or 0) if overheads is not None else 0
+    return chain_bounds(taskset, result, release_jitter_ns=jitter_ns) if taskset.chains else ()
+
+
 def run(args: argparse.Namespace) -> int:
     from rtsched.analysis import DESCRIPTIONS, TESTS, default_test, from_taskset, run_test
     from rtsched.model import TaskSetError, load_taskset
@@ -141,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
         err.print(f"rtsched analyze: test {name}: {error}")
         return Exit.USAGE
     status = Exit.OK if result.schedulable else Exit.FAILED
+    chains = _chain_bounds(taskset, result, choice.overheads)
     slack = None
     if args.sensitivity:
         from rtsched.analysis.sensitivity import sensitivity
@@ -153,6 +166,8 @@ def run(args: argparse.Namespace) -> int:
             out["ideal"] = ideal.to_dict()
         if slack is not None:
             out["sensitivity"] = slack.to_dict()
+        if chains:
+            out["chains"] = [c.to_dict() for c in chains]
         json.dump(out, sys.stdout, indent=1)
         print()
         return status
@@ -192,4 +207,5 @@ def run(args: argparse.Namespace) -> int:
                          f"{float(slack.critical_scaling_factor):.3f}"), highlight=False)
     colour = "green" if result.schedulable else "red" if result.verdict == "not schedulable" else "yellow"
     console.print(f"[{colour}]{result.verdict}[/] ({result.label} test): {result.reason}")
+    print_chain_bounds(chains, console)
     return status

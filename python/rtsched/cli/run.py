@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rtsched.cli.chain_table import print_chain_table
 from rtsched.cli.exit_codes import Exit
 from rtsched.cli.invalid_input import print_invalid
 from rtsched.cli.overhead_profile import add_overhead_options, overheads_from_args
@@ -34,8 +35,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         description="Validates FILE, resolves it for this machine, runs it with rtsched-run "
         "(tracing every job), and reports per task: jobs, deadline misses, response times, "
         "tardiness, release latency. Writes DIR/: runner.json, trace.rtst, jobs.csv "
-        "(st-job-stats columns), trace.pftrace (ui.perfetto.dev), response-cdf.png, "
-        "schedule.png, summary.json. See docs/run.md.",
+        "(st-job-stats columns), trace.pftrace (ui.perfetto.dev), summary.json, and with --plots "
+        "response-cdf.png, schedule.png. See docs/run.md.",
     )
     parser.add_argument("file", metavar="FILE", help="task-set file (.yaml, .yml or .json)")
     parser.add_argument("--duration", metavar="TIME", help="run length (e.g. 5s; default: the set's, else 5s)")
@@ -45,7 +46,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--plot-window", metavar="FROM:TO", default="0ms:200ms",
         help="window of the schedule chart, times since the release (default 0ms:200ms)",
     )
-    parser.add_argument("--no-plots", action="store_true", help="do not draw the PNG plots")
+    plots = parser.add_mutually_exclusive_group()
+    plots.add_argument("--plots", action="store_true",
+                       help="draw the PNG plots (response-cdf.png, schedule.png; matplotlib takes seconds)")
+    plots.add_argument("--no-plots", action="store_true", help="do not draw the PNG plots (the default; also no --compare-picv figure)")
     parser.add_argument("--perfetto-json", action="store_true",
                         help="also write trace.perfetto.json (Perfetto's JSON format, beside trace.pftrace)")
     parser.add_argument("--trace-markers", action="store_true", help="mirror trace events to ftrace trace_marker")
@@ -73,13 +77,25 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--compare-picv", action="store_true",
         help="sets with servers: run twice, with and without PI-CV (into DIR/picv, DIR/no-picv) and "
         "print per task mean / p90 / max side by side with the bounds (and seed 004's Table II for "
-        "examples/picv-rpc.yaml); draws DIR/response-cdf-picv.png",
+        "examples/picv-rpc.yaml); with --plots draws DIR/response-cdf-picv.png",
     )
     picv.add_argument(
         "--compare-backends", action="store_true",
         help="run twice, under the threads backend then the ult backend (into DIR/threads, DIR/ult; "
         "docs/ult.md), and print per task misses, response mean / p99 / max and release latency "
         "p99 side by side",
+    )
+    picv.add_argument(
+        "--compare-rtapp", metavar="RT_APP",
+        help="an rt-app JSON file: run it first under real rt-app (RT_APP: the path of its binary; "
+        "bench/rtapp/build-rtapp builds one) into DIR/rtapp/, then under rtsched, both for the file's "
+        "duration (whole seconds), and print per rt-app thread jobs, period, run time and response side "
+        "by side (DIR/compare-rtapp.json; docs/from-rtapp.md)",
+    )
+    parser.add_argument(
+        "--rtapp-runtime", action="store_true",
+        help="--compare-rtapp: rt-app runs each run event as a runtime event of the same length (a time, "
+        "not a loop count calibrated at its start, whose length follows the CPU's speed)",
     )
     parser.add_argument(
         "--compare-sim", action="store_true",
@@ -222,7 +238,7 @@ def print_table(result: Result, console: Console) -> None:
         "; ! marks an observed maximum above its bound",
     )
     for s in report.stats:
-        cpus = ",".join(map(str, result.placement.threads.get(s.task, ()))) or "?"
+        cpus = ",".join(map(str, result.placement.cpus_visited(s.task) or ())) or "?"
         extra = [_ms(_bound_of(ideal, s.task))] if ideal is not None else []
         cliff = _cliff_of(result, s.task)
         table.add_row(
@@ -245,6 +261,7 @@ def print_table(result: Result, console: Console) -> None:
         )
     print_fitting(console, table)
     print_blocking_table(result, console)
+    print_chain_table(report.chains, console)
     notes = [f"server {s.name} (priority {s.priority}): {s.calls_served} calls served" for s in report.servers]
     notes += [f"{p.thread} (priority {p.base_priority}) was lent "
               + ", ".join(f"priority {level} for {ns / 1e6:.3f} ms" for level, ns in p.ns_at_priority
@@ -311,7 +328,7 @@ _VARIANT_LABELS = {"picv": ("PI-CV", "on", "with PI-CV"), "no-picv": ("PI-CV", "
 def _comparison_columns(comparison) -> list[tuple[str, Callable[[dict], str]]]:
     """The figure columns of a comparison, each with how a row fills it: PI-CV shows the p90
     (seed 004's Table II does), backends the p99 and the release latency (where they differ)."""
-    picv = comparison.variants == ("picv", "no-picv")
+    picv = comparison.labels == ("picv", "no-picv")
     columns: list[tuple[str, Callable[[dict], str]]] = [
         ("jobs", lambda r: str(r["jobs"])),
         ("misses", lambda r: f"[bold red]{r['deadline_misses']}[/]" if r["deadline_misses"] else "0"),
@@ -336,11 +353,11 @@ def print_comparison(comparison, console) -> None:
     """Per task and variant: jobs, misses, response mean, p90 (PI-CV) or p99 and the release
     latency (backends), max, beside the bound (PI-CV: the first variant's) and, for picv-rpc, the paper's figures;
     then each run's notes."""
-    picv = comparison.variants == ("picv", "no-picv")
+    picv = comparison.labels == ("picv", "no-picv")
     some = next(iter(comparison.runs.values())).summary
     what = "with and without PI-CV" if picv else "under the threads and the ult backend"
     assumed = "with PI-CV (picv-rpc, seed 004 Eq. 1-5)" if picv else "the same for both backends (one policy)"
-    variant_header = _VARIANT_LABELS[comparison.variants[0]][0]
+    variant_header = _VARIANT_LABELS[comparison.labels[0]][0]
     columns = _comparison_columns(comparison)
     table = figures_table(
         f"{comparison.taskset.name}: {what} ({some['duration_ns'] / 1e9:g} s each)",
@@ -352,10 +369,10 @@ def print_comparison(comparison, console) -> None:
     )
     for row in comparison.rows():
         table.add_row(
-            row["task"] if row["variant"] == comparison.variants[0] else "",
+            row["task"] if row["variant"] == comparison.labels[0] else "",
             _VARIANT_LABELS[row["variant"]][1],
             *(fill(row) for _, fill in columns),
-            end_section=row["variant"] == comparison.variants[-1],
+            end_section=row["variant"] == comparison.labels[-1],
         )
     print_fitting(console, table)
     for variant, run in comparison.runs.items():
@@ -388,7 +405,7 @@ def print_comparison(comparison, console) -> None:
         console.print("overheads are not counted in the bounds: `rtsched calibrate` measures this machine's "
                       "(docs/calibrate.md)")
     outputs = ", ".join(sorted(comparison.files)) or "none"
-    folders = " and ".join(f"{v}/" for v in comparison.variants)
+    folders = " and ".join(f"{v}/" for v in comparison.labels)
     console.print(f"outputs in {comparison.out_dir}/: {outputs}; each run's in {folders}")
 
 
@@ -408,6 +425,63 @@ def _report_comparison(comparison, args, err) -> int:
     misses = sum(r.summary.get("deadline_misses", 0) for r in comparison.runs.values())
     if args.fail_on_miss and misses:
         err.print(f"rtsched run: {misses} deadline miss(es) (--fail-on-miss)")
+        return Exit.FAILED
+    return Exit.OK
+
+
+def _run_compare_rtapp(taskset, options, args, err) -> int:
+    """``--compare-rtapp``: the file under rt-app, then rtsched; the run's table, then both side by side."""
+    from rtsched.cli.run_compare_rtapp import print_rtapp_comparison
+    from rtsched.model import TaskSetError
+    from rtsched.model.rtapp import is_rtapp_text
+    from rtsched.model.rtapp.importer import rtapp_task_threads
+    from rtsched.model.rtapp.reader import read_rtapp
+    from rtsched.native import NativeToolMissing
+    from rtsched.pipeline.comparisons import compare_rtapp
+    from rtsched.run import RunSetupError
+    from rtsched.run.rtapp import RtAppFailed, RtAppMissing
+    from rtsched.trace.rtapp_log import RtAppLogError
+
+    source = Path(args.file)
+    text = source.read_text(encoding="utf-8", errors="replace")
+    if not is_rtapp_text(text):
+        print(f"rtsched run: --compare-rtapp: {args.file} is not an rt-app file (an rt-app JSON file has a "
+              '"tasks" object; this is an rtsched task set, which rt-app cannot run)', file=sys.stderr)
+        return Exit.FAILED
+    try:
+        origins = rtapp_task_threads(read_rtapp(text))
+        comparison = compare_rtapp(taskset, source, Path(args.compare_rtapp), origins, options,
+                                   runtime=args.rtapp_runtime)
+    except RtAppMissing as e:
+        print(f"rtsched run: --compare-rtapp: {e}", file=sys.stderr)
+        return Exit.FAILED
+    except (RtAppFailed, RtAppLogError, ValueError) as e:
+        print(f"rtsched run: --compare-rtapp: {args.file}: {e}", file=sys.stderr)
+        return Exit.FAILED
+    except TaskSetError as e:
+        for error in e.errors:
+            print(f"{args.file}: {error}", file=sys.stderr)
+        return Exit.INVALID_INPUT
+    except NativeToolMissing as e:
+        print(f"rtsched: {e}", file=sys.stderr)
+        return Exit.NATIVE_MISSING
+    except RunSetupError as e:
+        print(f"rtsched run: the run could not be set up:\n{e}", file=sys.stderr)
+        return Exit.FAILED
+    result = comparison.run
+    if result.interrupted and result.report is None:
+        print("rtsched run: interrupted before the trace was written; cleaned up", file=sys.stderr)
+        return Exit.INTERRUPTED
+    if args.json:
+        print(json.dumps(comparison.as_dict(), indent=2))
+    else:
+        console = report_console()
+        print_table(result, console)
+        print_rtapp_comparison(comparison, console)
+    if result.interrupted:
+        return Exit.INTERRUPTED
+    if args.fail_on_miss and result.summary["deadline_misses"]:
+        err.print(f"rtsched run: {result.summary['deadline_misses']} deadline miss(es) (--fail-on-miss)")
         return Exit.FAILED
     return Exit.OK
 
@@ -454,8 +528,9 @@ def run(args: argparse.Namespace) -> int:
         flag = "--no-picv" if args.no_picv else "--compare-picv"
         print(f"rtsched run: {flag}: {args.file} has no servers, so PI-CV changes nothing", file=sys.stderr)
         return Exit.FAILED
-    if args.compare_sim and args.compare_picv:
-        print("rtsched run: --compare-sim and --compare-picv: one comparison at a time", file=sys.stderr)
+    if args.compare_sim and (args.compare_picv or args.compare_rtapp):
+        other = "--compare-picv" if args.compare_picv else "--compare-rtapp"
+        print(f"rtsched run: --compare-sim and {other}: one comparison at a time", file=sys.stderr)
         return Exit.FAILED
     try:
         sim_tolerance_ns = parse_duration(args.sim_tolerance)
@@ -478,7 +553,7 @@ def run(args: argparse.Namespace) -> int:
     options = RunOptions(
         duration_ns=duration,
         out_dir=args.out,
-        plots=not args.no_plots,
+        plots=args.plots,
         perfetto_json=args.perfetto_json,
         plot_window_ns=window,
         trace_markers=args.trace_markers,
@@ -489,17 +564,25 @@ def run(args: argparse.Namespace) -> int:
         overheads=counted.overheads,
         explain=not args.no_explain,
     )
+    if args.rtapp_runtime and args.compare_rtapp is None:
+        print("rtsched run: --rtapp-runtime: only with --compare-rtapp", file=sys.stderr)
+        return Exit.FAILED
+    if args.compare_rtapp is not None:
+        return _run_compare_rtapp(taskset, options, args, err)
     try:
         if args.compare_picv or args.compare_backends:
-            from rtsched.pipeline.compare import compare_backends, compare_picv
+            from rtsched.pipeline.comparisons import compare_backends, compare_picv
 
-            comparison = (compare_picv if args.compare_picv else compare_backends)(taskset, options)
+            comparison = (compare_picv(taskset, options, figure=not args.no_plots)  # Fig. 9 unless --no-plots
+                          if args.compare_picv else compare_backends(taskset, options))
             return _report_comparison(comparison, args, err)
         beside = None
         if args.compare_sim:
-            from rtsched.pipeline.compare_sim import run_beside_sim
+            from rtsched.pipeline.compare import JobTolerance
+            from rtsched.pipeline.comparisons import compare_sim
 
-            result, beside = run_beside_sim(taskset, options, sim_tolerance_ns, args.sim_tolerance_share)
+            beside = compare_sim(taskset, options, JobTolerance(sim_tolerance_ns, args.sim_tolerance_share))
+            result = beside.runs["run"]
         else:
             result = run_taskset(taskset, options)
     except SimUnsupported as e:  # --compare-sim's simulation (the run's summary.json is written)
@@ -533,7 +616,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         console = report_console()
         print_table(result, console)
-        if beside is not None:
+        if beside is not None and beside.jobs is not None:
             from rtsched.cli.run_compare_sim import print_sim_comparison
 
             print_sim_comparison(beside, console)

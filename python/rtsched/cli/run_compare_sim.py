@@ -1,5 +1,5 @@
 """``rtsched run FILE --compare-sim``: how the run beside its simulation is printed (the
-simulation and the comparison are ``rtsched.pipeline.compare_sim``'s): per task the mean
+simulation and the comparison are ``rtsched.pipeline.comparisons.compare_sim``'s): per task the mean
 responses side by side and the diverging jobs with the largest gap, explained (docs/run.md).
 """
 
@@ -13,7 +13,7 @@ from rtsched.cli.tables import ms as _ms
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from rtsched.pipeline.compare_sim import SimBeside
+    from rtsched.pipeline.compare import Comparison
 
 __all__ = ["print_sim_comparison", "DIVERGING_SHOWN"]
 
@@ -21,10 +21,11 @@ __all__ = ["print_sim_comparison", "DIVERGING_SHOWN"]
 DIVERGING_SHOWN = 5
 
 
-def print_sim_comparison(beside: SimBeside, console: Console) -> None:
+def print_sim_comparison(beside: Comparison, console: Console) -> None:
     """Per task: observed and simulated mean response over the jobs in both, the gap, the jobs
     that diverge; then the diverging jobs with the largest gap, each with its explanation."""
-    c = beside.comparison
+    c = beside.jobs
+    assert c is not None, "a run compared with its simulation job by job"
     table = figures_table("the run beside its simulation (same set, duration, overheads)",
                           ("task", "jobs", "observed mean", "simulated mean", "sim - obs", "diverging"),
                           f"means in ms over the jobs in both; diverging: |observed - simulated| above "
@@ -45,5 +46,5 @@ def print_sim_comparison(beside: SimBeside, console: Console) -> None:
                           f"simulated {_ms(p.simulated_ns)}, bound {_ms(p.bound_ns)}: {p.verdict}: {p.cause}")
         if len(diverging) > DIVERGING_SHOWN:
             console.print("  (every one in summary.json, compare_sim.diverging, and compare-sim.csv)")
-    console.print(f"simulation in {beside.sim.out_dir}/; every job side by side in "
-                  f"{beside.sim.out_dir.parent / 'compare-sim.csv'}")
+    console.print(f"simulation in {beside.runs['sim'].out_dir}/; every job side by side in "
+                  f"{beside.files['compare-sim.csv']}")

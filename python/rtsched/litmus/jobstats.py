@@ -72,7 +72,7 @@ def litmus_job_table(paths: Sequence[str | Path]) -> LitmusJobs:
         marks = events[(events["type"] == EV.MARKER) & (events["arg0"] == LITMUS_COST_MARKER)]
         costs.append(int(marks["arg1"][0]) if len(marks) else 0)
         cpus.append(sorted({int(c) for c in part["first_cpu"] if c != CPU_UNKNOWN}))
-    joined = JobTable(
+    joined = JobTable.of(
         jobs=np.concatenate(jobs),  # _trace_files gives at least one
         tasks=tuple(tasks),
         t0_ns=0,

@@ -15,6 +15,7 @@ from rtsched.model.durations import DurationError, format_duration, parse_durati
 from rtsched.model.load import load_taskset, loads_taskset, read_document
 from rtsched.model.model import (
     Action,
+    Affinity,
     Broadcast,
     Call,
     Compute,
@@ -43,6 +44,7 @@ from rtsched.model.validate import TaskSetError, taskset_from_dict, validate_dic
 
 __all__ = [
     "Action",
+    "Affinity",
     "Broadcast",
     "Call",
     "Compute",

@@ -2,8 +2,9 @@
 
 A ``Compute`` with a ``demand`` consumes, in job k of its task, the k-th value
 of ``job_durations(demand, task, action_index)``: drawn from a distribution
-(``Uniform``, ``Normal``, ``Empirical``) with a seeded generator, or replayed
-from a recorded trace (``Trace``). The resolver writes the run's values into
+(``Uniform``, ``Normal``, ``Empirical``) with a seeded generator, replayed
+from a recorded trace (``Trace``), or stepping through a written cycle of
+values (``Sequence``: rt-app's phases repeated, each its loop count). The resolver writes the run's values into
 the runner input and the simulator draws the same stream, so job k of a task
 computes for the same time in ``rtsched run`` and ``rtsched sim``. The
 analysis sees ``Compute.ns``, the demand's maximum (its WCET).
@@ -15,6 +16,7 @@ with the same distribution and seed still draw independently.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Iterator
@@ -28,6 +30,7 @@ __all__ = [
     "Demand",
     "Empirical",
     "Normal",
+    "Sequence",
     "Trace",
     "Uniform",
     "job_durations",
@@ -99,7 +102,27 @@ class Trace:
         return max(self.values_ns)
 
 
-Demand = Union[Uniform, Normal, Empirical, Trace]
+@dataclass(frozen=True, slots=True)
+class Sequence:
+    """Jobs in ``steps`` of (count, ns), in order, then from the first step again: job 1 to count_1
+    compute ns_1, the next count_2 jobs ns_2, ... (rt-app's phases of one thread repeated by its loop)."""
+
+    steps: tuple[tuple[int, int], ...]
+
+    @property
+    def jobs_per_cycle(self) -> int:
+        return sum(count for count, _ in self.steps)
+
+    @property
+    def min_ns(self) -> int:
+        return min(ns for _, ns in self.steps)
+
+    @property
+    def max_ns(self) -> int:
+        return max(ns for _, ns in self.steps)
+
+
+Demand = Union[Uniform, Normal, Empirical, Trace, Sequence]
 
 
 def normal_mass(mean_ns: int, stddev_ns: int, min_ns: int, max_ns: int) -> float:
@@ -124,6 +147,10 @@ def job_durations(demand: Demand, task: str, action_index: int) -> Iterator[int]
             yield from demand.values_ns
             if demand.at_end == "stop":
                 return
+    if isinstance(demand, Sequence):
+        while True:
+            for count, ns in demand.steps:
+                yield from itertools.repeat(ns, count)
     rng = _generator(demand.seed, task, action_index)
     if isinstance(demand, Uniform):
         while True:

@@ -5,6 +5,7 @@
     - compute: {normal: {mean: 5ms, stddev: 1ms, min: 2ms, max: 8ms}}
     - compute: {empirical: [2ms, 3ms, 3ms, 8ms]}
     - compute: {trace: demand/s3.csv, column: tau31_us, at_end: cycle}
+    - compute: {sequence: [[300, 1ms], [300, 7ms]]}                # 300 jobs of 1 ms, 300 of 7 ms, again
 
 A trace's path is relative to the task-set file's directory (``base_dir``;
 the current directory for a set that comes from no file). The parser returns
@@ -21,9 +22,11 @@ from typing import Any
 from rtsched.model.demand import (
     AT_END,
     DEFAULT_SEED,
+    MAX_JOB_DURATIONS,
     Demand,
     Empirical,
     Normal,
+    Sequence,
     Trace,
     Uniform,
     normal_mass,
@@ -35,7 +38,9 @@ from rtsched.model.values import describe
 
 __all__ = ["COMPUTE_KEYS", "DEMAND_KINDS", "NORMAL_KEYS", "MIN_NORMAL_MASS", "parse_compute", "trace_job_limit"]
 
-DEMAND_KINDS: tuple[str, ...] = ("uniform", "normal", "empirical", "trace")
+DEMAND_KINDS: tuple[str, ...] = ("uniform", "normal", "empirical", "trace", "sequence")
+#: Demands replayed in order, which have no seed.
+_REPLAYED = ("trace", "sequence")
 COMPUTE_KEYS = frozenset(DEMAND_KINDS) | {"seed", "column", "at_end"}
 NORMAL_KEYS = frozenset({"mean", "stddev", "min", "max"})
 #: A truncated normal must keep at least this share of its draws inside [min, max].
@@ -113,6 +118,25 @@ def _empirical(value: Any, path: str, seed: int) -> tuple[Demand | None, Problem
     return (None, problems) if problems else (Empirical(tuple(values), seed), [])
 
 
+def _sequence(value: Any, path: str) -> tuple[Demand | None, Problems]:
+    if not isinstance(value, list) or not value:
+        return None, [(path, f"expected a non-empty list of [jobs, duration] steps, got {describe(value)}")]
+    steps: list[tuple[int, int]] = []
+    problems: Problems = []
+    for i, item in enumerate(value):
+        if (not isinstance(item, list) or len(item) != 2 or isinstance(item[0], bool) or not isinstance(item[0], int)
+                or item[0] < 1):
+            problems.append((f"{path}[{i}]", f"expected [jobs >= 1, duration], got {describe(item)}"))
+            continue
+        ns, errs = _duration(item[1], f"{path}[{i}][1]")
+        problems += errs
+        if ns is not None:
+            steps.append((item[0], ns))
+    if not problems and sum(count for count, _ in steps) > MAX_JOB_DURATIONS:
+        problems.append((path, f"more than {MAX_JOB_DURATIONS} jobs in one cycle"))
+    return (None, problems) if problems else (Sequence(tuple(steps)), [])
+
+
 def _trace(data: dict[str, Any], path: str, base_dir: Path | None) -> tuple[Demand | None, Problems]:
     tpath = f"{path}.trace"
     source = data["trace"]
@@ -144,13 +168,16 @@ def parse_compute(value: dict[str, Any], path: str, base_dir: Path | None) -> tu
         return None, problems + [(path, f"expected a mapping with one of {', '.join(DEMAND_KINDS)}, or a duration"
                                         + (f"; got {', '.join(kinds)}" if kinds else ""))]
     kind = kinds[0]
-    if kind == "trace":
-        problems += [(f"{path}.seed", "a trace has no seed: its rows are replayed in order")] if "seed" in value else []
-    else:
+    if kind in _REPLAYED:
+        replayed = "rows" if kind == "trace" else "steps"
+        problems += [(f"{path}.seed", f"a {kind} has no seed: its {replayed} are replayed in order")] if "seed" in value else []
+    if kind != "trace":
         problems += [(f"{path}.{k}", "only for a trace") for k in ("column", "at_end") if k in value]
     demand: Demand | None
     if kind == "trace":
         demand, more = _trace(value, path, base_dir)
+    elif kind == "sequence":
+        demand, more = _sequence(value[kind], f"{path}.{kind}")
     else:
         seed, more = _seed(value, path)
         reader = {"uniform": _uniform, "normal": _normal, "empirical": _empirical}[kind]

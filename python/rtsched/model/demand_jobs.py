@@ -5,7 +5,7 @@ jobs of a task (a sporadic task's gaps are at least its period), or
 ``max_jobs``. Each varying compute gets that many values of its stream
 (``job_durations``): the runner's job k computes value k, and the simulator,
 drawing the same stream, computes the same. A cycling trace needs no more
-than its rows: the runner takes job k's value modulo the list's length.
+than its rows, and a sequence than one cycle: the runner takes job k's value modulo the list's length.
 The list holds at most MAX_JOB_DURATIONS values (a run of 60 s with a 1 ms
 period needs 60 001): a longer run of a drawn demand is an error.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 
-from rtsched.model.demand import MAX_JOB_DURATIONS, Trace, job_durations
+from rtsched.model.demand import MAX_JOB_DURATIONS, Sequence, Trace, job_durations
 from rtsched.model.model import Compute, Task, TaskSet
 
 __all__ = ["run_jobs_at_most", "demand_problems", "run_job_durations"]
@@ -32,6 +32,8 @@ def _needed(task: Task, compute: Compute, duration_ns: int) -> int:
     jobs = run_jobs_at_most(task, duration_ns)
     if isinstance(compute.demand, Trace):
         return min(jobs, len(compute.demand.values_ns))
+    if isinstance(compute.demand, Sequence):
+        return min(jobs, compute.demand.jobs_per_cycle)
     return jobs
 
 

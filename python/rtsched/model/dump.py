@@ -12,9 +12,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from rtsched.model.demand import Demand, Normal, Trace, Uniform
+from rtsched.model.demand import Demand, Normal, Sequence, Trace, Uniform
 from rtsched.model.durations import format_duration
-from rtsched.model.model import (Action, Activate, Call, Compute, IoWrite, Lock, MemWrite, Prem, Reservation, Resource, Sleep,
+from rtsched.model.model import (Action, Activate, Affinity, Call, Compute, IoWrite, Lock, MemWrite, Prem, Reservation, Resource, Sleep,
                                  TaskSet, Unlock)
 from rtsched.model.power import PowerModel
 
@@ -26,6 +26,8 @@ def _demand(demand: Demand) -> dict[str, Any]:
     fd = format_duration
     if isinstance(demand, Trace):
         return {"trace": demand.path, "column": demand.column, "at_end": demand.at_end}
+    if isinstance(demand, Sequence):
+        return {"sequence": [[count, fd(ns)] for count, ns in demand.steps]}
     if isinstance(demand, Uniform):
         return {"uniform": [fd(demand.min_ns), fd(demand.max_ns)], "seed": demand.seed}
     if isinstance(demand, Normal):
@@ -54,6 +56,8 @@ def _action(action: Action) -> dict[str, Any]:
         return {action.op: action.resource}
     if isinstance(action, Activate):
         return {"activate": action.task}
+    if isinstance(action, Affinity):
+        return {"affinity": list(action.cpus)}
     return {action.op: action.condvar}
 
 
@@ -145,9 +149,18 @@ def taskset_to_dict(taskset: TaskSet) -> dict[str, Any]:
         task: dict[str, Any] = {"name": t.name, "kind": t.kind}
         if t.policy != native:
             task["policy"] = t.policy
+        if t.nice:
+            task["nice"] = t.nice
         task["period"] = format_duration(t.period_ns)
         task["deadline"] = format_duration(t.deadline_ns)
-        task["offset"] = format_duration(t.offset_ns)
+        if (t.kind != "event" or t.activated_at_start) and not t.started_by_activation:  # else activations
+            task["offset"] = format_duration(t.offset_ns)
+        if t.activation_queue:
+            task["activation_queue"] = t.activation_queue
+        if t.activated_at_start:
+            task["activated_at_start"] = True
+        if t.started_by_activation:
+            task["started_by_activation"] = True
         task["wcet"] = format_duration(t.wcet_ns)
         if t.priority is not None:
             task["priority"] = t.priority
@@ -171,4 +184,6 @@ def taskset_to_dict(taskset: TaskSet) -> dict[str, Any]:
         task["body"] = [_action(a) for a in t.body]
         tasks.append(task)
     doc["tasks"] = tasks
+    if taskset.chains:
+        doc["chains"] = [{"name": c.name, "tasks": list(c.tasks)} for c in taskset.chains]
     return doc

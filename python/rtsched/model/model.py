@@ -13,10 +13,12 @@ from fractions import Fraction
 from typing import ClassVar, Literal, Union
 
 from rtsched.model.budget_control import BudgetControl
+from rtsched.model.chains import Chain
 from rtsched.model.demand import Demand
 from rtsched.model.power import PowerModel
 
 __all__ = [
+    "BEST_EFFORT",
     "SCHEDULERS",
     "FP_SCHEDULERS",
     "EDF_SCHEDULERS",
@@ -60,7 +62,9 @@ __all__ = [
 ]
 
 Scheduler = Literal["P-FP", "G-FP", "G-EDF", "P-EDF"]
-Policy = Literal["fifo", "deadline", "other"]
+Policy = Literal["fifo", "deadline", "other", "batch", "idle"]
+#: The best-effort policies: SCHED_OTHER, SCHED_BATCH, SCHED_IDLE.
+BEST_EFFORT: tuple[Policy, ...] = ("other", "batch", "idle")
 
 SCHEDULERS: tuple[str, ...] = ("P-FP", "G-FP", "G-EDF", "P-EDF")
 FP_SCHEDULERS = frozenset({"P-FP", "G-FP"})
@@ -405,12 +409,23 @@ class Activate:
     task: str
 
 
-Action = Union[Compute, Sleep, Lock, Unlock, Wait, Signal, Broadcast, Call, Prem, MemWrite, IoWrite, Activate]
+@dataclass(frozen=True, slots=True)
+class Affinity:
+    """From here on, the task's thread runs on ``cpus`` only (sched_setaffinity on itself), until
+    another ``affinity`` of the task: the change outlives the job (rt-app's per-phase ``cpus``;
+    docs/taskset.md "affinity"). Its first job starts on the task's own CPUs (partition or platform)."""
+
+    op: ClassVar[str] = "affinity"
+    cpus: tuple[int, ...]  # distinct, ascending, each one of the platform's CPUs
+
+
+Action = Union[Compute, Sleep, Lock, Unlock, Wait, Signal, Broadcast, Call, Prem, MemWrite, IoWrite, Activate,
+               Affinity]
 
 #: Action classes by their name in a task-set file.
 ACTIONS: dict[str, type] = {
     cls.op: cls for cls in (Compute, Lock, Unlock, Wait, Signal, Broadcast, Sleep, Call, Prem, MemWrite, IoWrite,
-                            Activate)
+                            Activate, Affinity)
 }
 
 
@@ -421,11 +436,17 @@ class Task:
     ``self-paced`` the last job's completion, ``period_ns`` after the last release at the
     earliest; ``event`` an activation by another task (``Activate``), which the analysis
     takes to come ``period_ns`` apart at least, kept while a job runs up to
-    ``activation_queue`` (0: lost, rt-app's semantics). For the analysis every kind is a
+    ``activation_queue`` (0: lost, rt-app's semantics); with ``activated_at_start`` its first
+    job is released at ``offset_ns`` by the task itself (before it, no job waits for an
+    activation: one is lost or queued). A periodic, sporadic or self-paced task
+    ``started_by_activation`` waits for one activation for its first job (rt-app's fork), then
+    releases its jobs as its kind says from there; later activations of it are lost. For the analysis every kind is a
     sporadic task with minimum inter-arrival ``period_ns``.
 
     ``policy`` is the kernel policy: ``fifo`` (FP schedulers), ``deadline``
-    (EDF schedulers) or ``other`` (SCHED_OTHER background load, not analysed);
+    (EDF schedulers) or a best-effort policy, ``other``, ``batch`` or ``idle``
+    (SCHED_OTHER, SCHED_BATCH, SCHED_IDLE: background load, not analysed; ``nice``
+    -20..19 weighs ``other`` and ``batch`` among themselves, 0 for every other policy);
     inside a reservation, ``fifo`` or ``deadline`` after the reservation's
     scheduler (FP or EDF). ``reservation``: the leaf reservation the task
     runs in (None: scheduled directly by the platform's scheduler).
@@ -455,6 +476,9 @@ class Task:
     peripheral_buffer_bytes: int | None = None
     stack_bytes: int | None = None
     activation_queue: int = 0
+    activated_at_start: bool = False
+    started_by_activation: bool = False
+    nice: int = 0
 
     @property
     def utilization(self) -> Fraction:
@@ -468,8 +492,8 @@ class Task:
 
     @property
     def is_background(self) -> bool:
-        """A SCHED_OTHER task: load, not part of the real-time set."""
-        return self.policy == "other"
+        """A best-effort task (other, batch, idle): load, not part of the real-time set."""
+        return self.policy in BEST_EFFORT
 
     @property
     def compute_ns(self) -> int:
@@ -517,6 +541,7 @@ class TaskSet:
     duration_ns: int | None = None
     servers: tuple[RpcServer, ...] = ()
     reservations: tuple[Reservation, ...] = ()
+    chains: tuple[Chain, ...] = ()  # cause-effect chains (rtsched.model.chains, docs/chains.md)
 
     @property
     def scheduler(self) -> str:

@@ -25,7 +25,7 @@ from rtsched.model.durations import format_duration
 from rtsched.model.model import Reservation, TaskSet
 
 __all__ = ["CONTROLLER_KEYS", "read_controller", "controller_problems", "adapted", "default_control",
-           "sibling_groups", "capacity_ppb"]
+           "largest_budgets_ns", "sibling_groups", "capacity_ppb"]
 
 CONTROLLER_KEYS = frozenset({"policy", "period", "min_budget", "max_budget", "headroom"})
 
@@ -107,6 +107,18 @@ def adapted(taskset: TaskSet, r: Reservation) -> BudgetControl | None:
         return None
     control = r.controller or default_control(r.period_ns, r.budget_ns)
     return None if control.policy == "fixed" else control
+
+
+def largest_budgets_ns(taskset: TaskSet) -> dict[str, int]:
+    """Reservation name -> the largest budget it may hold at run time: its own, or for one the
+    controller adapts, the largest the controller may grant it (``max_budget``: the policies
+    rtsched ships, ``adhiersched`` in Python and C, clamp their request there and grant at most
+    the request)."""
+    out = {}
+    for r in taskset.reservations:
+        control = adapted(taskset, r)
+        out[r.name] = r.budget_ns if control is None else max(r.budget_ns, control.max_budget_ns)
+    return out
 
 
 def controller_problems(taskset: TaskSet) -> list[tuple[str, str]]:

@@ -276,8 +276,25 @@ def reservation_problems(taskset: TaskSet) -> list[tuple[str, str]]:
         if platform.is_partitioned and t.partition != owner.partition:
             problems.append((f"tasks[{i}].partition", f'"{t.partition}" is not its reservation\'s partition '
                              f'("{owner.partition}")'))
-        if t.policy == "other":
+        if t.is_background:
             problems.append((f"tasks[{i}].policy", "a background task has no place in a reservation"))
+    problems += _background_lock_problems(taskset)
+    return problems
+
+
+def _background_lock_problems(taskset: Any) -> list[tuple[str, str]]:
+    """A best-effort task may not lock what a real-time task locks beside reservations: the reservation
+    analysis counts real-time tasks' critical sections only, so it would bound them without that blocking."""
+    from rtsched.model.model import Lock
+
+    rt_locks = {a.resource for t in taskset.rt_tasks for a in t.body if isinstance(a, Lock)}
+    problems: list[tuple[str, str]] = []
+    for i, t in enumerate(taskset.tasks):
+        shared = sorted({a.resource for a in t.body if isinstance(a, Lock)} & rt_locks) if t.is_background else []
+        if shared:
+            problems.append((f"tasks[{i}].body", f'best-effort task "{t.name}" (policy {t.policy}) locks '
+                             f'"{shared[0]}", which real-time tasks lock too: in a set with reservations the '
+                             "blocking it causes is in no bound; give the lock only to real-time tasks"))
     return problems
 
 

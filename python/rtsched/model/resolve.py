@@ -1,4 +1,4 @@
-"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/10``).
+"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/13``).
 
 Durations become integer nanoseconds, names become indices, every CPU list
 is made explicit (the online CPUs are read here, at resolve time, when the
@@ -19,6 +19,7 @@ from rtsched.model.model import (
     LOCAL_PROTOCOLS,
     Action,
     Activate,
+    Affinity,
     Broadcast,
     Call,
     Compute,
@@ -50,7 +51,7 @@ __all__ = [
     "to_runner_input",
 ]
 
-RUNNER_FORMAT = "rtsched-runner/10"
+RUNNER_FORMAT = "rtsched-runner/13"
 DEFAULT_RELEASE_DELAY_NS = 100_000_000
 #: Limits of rtsched-run's reader (tools/run/spec.h RUN_PATH_MAX, spec.c).
 TRACE_PATH_MAX = 512
@@ -84,6 +85,8 @@ def _action(action: Action, resources: dict[str, int], condvars: dict[str, int],
     """An action of the runner's body; ``per_job_ns``: a varying compute's durations for the run."""
     if isinstance(action, Activate):
         return {"op": "activate", "task": tasks[action.task]}
+    if isinstance(action, Affinity):
+        return {"op": "affinity", "cpus": list(action.cpus)}
     if isinstance(action, Compute) and per_job_ns is not None:
         return {"op": "compute", "ns": action.ns, "per_job_ns": per_job_ns}
     if isinstance(action, Call):
@@ -376,6 +379,9 @@ def to_runner_input(
                 "stack_bytes": task.stack_bytes or 0,
                 "reservation": reservation_index[task.reservation] if task.reservation is not None else None,
                 "activation_queue": task.activation_queue,
+                "activated_at_start": int(task.activated_at_start),
+                "started_by_activation": int(task.started_by_activation),
+                "nice": task.nice,
                 "body": [_action(a, resources, condvars, server_index, per_job.get(j), task_index)
                          for j, a in enumerate(task.body)],
             }

@@ -75,8 +75,8 @@ def ult_problems(taskset: TaskSet) -> list[tuple[str, str]]:
     problems: list[tuple[str, str]] = []
     for i, task in enumerate(taskset.tasks):
         path = f"tasks[{i}]"
-        if task.policy == "other" and platform.is_edf:
-            problems.append((f"{path}.policy", f'background tasks (policy "other") under {platform.scheduler} are '
+        if task.is_background and platform.is_edf:
+            problems.append((f"{path}.policy", f'background tasks (policy {task.policy}) under {platform.scheduler} are '
                              f"{NOT_YET}: the ult backend's EDF forms order every task by its deadline; use an "
                              "FP scheduler, where they run below every priority, or backend: threads"))
     if platform.is_partitioned and platform.partitions is not None:

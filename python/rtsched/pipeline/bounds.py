@@ -13,10 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rtsched.analysis import AnalysisResult, bounds_for
+from rtsched.analysis.chains import chain_bounds
 from rtsched.analysis.overheads import Overheads
-from rtsched.analysis.results import unsupported
-from rtsched.analysis.sensitivity import Sensitivity, slack_of
+from rtsched.analysis.results import AnalysisResult, ChainBound
+from rtsched.analysis.sensitivity import Sensitivity
+from rtsched.analysis.set_bounds import set_bounds
 from rtsched.model import TaskSet
 
 __all__ = ["Bounds", "bounds_of"]
@@ -28,6 +29,7 @@ class Bounds:
     ideal: AnalysisResult | None       # without overheads, when ``analysis`` counts some
     slack: Sensitivity | None          # how far each bound of ``analysis`` is from a cliff (None: no cliffs)
     overheads: Overheads | None = None
+    chains: tuple[ChainBound, ...] = ()  # the set's chains' bounds from ``analysis`` (rtsched.analysis.chains)
 
     @property
     def release_latency_ns(self) -> int:
@@ -45,13 +47,10 @@ class Bounds:
 def bounds_of(taskset: TaskSet, overheads: Overheads | None, *, picv: bool = True, noun: str = "run") -> Bounds:
     """The bounds of ``taskset`` with ``overheads`` counted; ``noun`` names the experiment
     (``run``, ``simulation``) in the reason a set without PI-CV has none."""
-    ideal = bounds_for(taskset)
-    analysis = bounds_for(taskset, overheads=overheads) if overheads else ideal
+    refused = None
     if taskset.servers and not picv:
-        ideal = analysis = unsupported(
-            analysis.test,
-            [t.name for t in analysis.tasks],
-            f"the RPC bounds assume PI-CV (callers lend the server their priority); this {noun} has it off",
-        )
-    slack = slack_of(analysis, taskset, overheads, cliffs_only=True)
-    return Bounds(analysis, ideal if overheads else None, slack, overheads)
+        refused = f"the RPC bounds assume PI-CV (callers lend the server their priority); this {noun} has it off"
+    found = set_bounds(taskset, overheads, refused=refused)
+    jitter_ns = (overheads.release_latency_ns or 0) if overheads is not None else 0
+    chains = chain_bounds(taskset, found.analysis, release_jitter_ns=jitter_ns)
+    return Bounds(found.analysis, found.ideal if overheads else None, found.slack, overheads, chains)

@@ -1,41 +1,35 @@
-"""One task set run twice, side by side: ``rtsched run --compare-picv`` (with and
-without PI-CV, seed 004 §6.2, Table II and Fig. 9) and ``--compare-backends``
-(under the threads backend, then under the ult backend, docs/ult.md).
+"""Results of one task set side by side: the one comparison over labelled results.
 
-    from rtsched.pipeline.compare import compare_picv, compare_backends
-    comparison = compare_picv(load_taskset("examples/picv-rpc.yaml"), RunOptions())
-    comparison.rows()          # per task and variant: jobs, misses, mean, p90, p99, max, bound
+    from rtsched.pipeline.compare import compare, produce_in_turn
+    results = produce_in_turn([("picv", lambda done: run_taskset(taskset, on)),
+                               ("no-picv", lambda done: run_taskset(taskset, off))])
+    comparison = compare(results)
+    comparison.rows()          # per task and label: jobs, misses, mean, p90, p99, max, bound
+    compare(results, jobs=JobTolerance(100_000, 0.05)).jobs   # the second's jobs beside the first's
 
-The comparison is a function of the runs' results (``Comparison.rows``), never of their
-summaries rewritten. Each run writes its usual outputs in ``OUT/<variant>/`` (``picv``,
-``no-picv``; ``threads``, ``ult``); the comparison adds ``OUT/compare.json``
-and, for PI-CV, ``OUT/response-cdf-picv.png`` (each task's response-time CDF
-with and without PI-CV). When the set is the paper's (``name: picv-rpc``),
-seed 004's Table II is shown beside it. The bound is the analysis's, which
-assumes the first variant (PI-CV; the kernel's scheduling for backends).
+Every comparison of ``rtsched run`` is this one function over results, whatever produced them:
+PI-CV on and off, the two backends, a run and its simulation (``rtsched.pipeline.comparisons``
+runs them). Another producer of the same set (rt-app, say) is one more labelled result. The
+comparison is a function of the results (``Comparison.rows``, ``Comparison.jobs``), never of
+their summaries rewritten; what it writes is the caller's.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from rtsched.model import TaskSet
+from rtsched.pipeline.result import Result
+from rtsched.report.compare_sim import SimComparison, compare_with_sim
+from rtsched.run.backends import BACKEND_VARIANTS
 
-from rtsched.model import TaskSet, TaskSetError
-from rtsched.outputs import partial, write_text
-from rtsched.pipeline.experiment import Result
-from rtsched.pipeline.run_set import RunOptions, default_out_dir, run_taskset
-from rtsched.run.backends import BACKEND_VARIANTS, backend_refusals, backend_variants
-
-__all__ = ["PAPER_TABLE_II", "PICV_VARIANTS", "Comparison", "compare_backends", "compare_picv"]
-
-MS = 1_000_000
+__all__ = ["PAPER_TABLE_II", "PICV_VARIANTS", "Comparison", "JobTolerance", "Step", "compare", "produce_in_turn"]
 
 #: Seed 004 (Cucinotta et al.) Table II, response times in ms, for the set
-#: named "picv-rpc" (examples/picv-rpc.yaml): variant -> task -> (mean, p90, max).
+#: named "picv-rpc" (examples/picv-rpc.yaml): label -> task -> (mean, p90, max).
 PAPER_TABLE_II: dict[str, dict[str, dict[str, tuple[float, float, float]]]] = {
     "picv-rpc": {
         "picv": {"Client1": (15.379, 18.913, 18.995), "Client2": (22.816, 28.938, 28.996)},
@@ -44,40 +38,53 @@ PAPER_TABLE_II: dict[str, dict[str, dict[str, tuple[float, float, float]]]] = {
 }
 
 PICV_VARIANTS: tuple[str, ...] = ("picv", "no-picv")
-#: compare.json's format per kind of comparison.
+#: compare.json's format per kind of comparison (by its labels).
 FORMATS: dict[tuple[str, ...], str] = {PICV_VARIANTS: "rtsched-picv-compare/1", BACKEND_VARIANTS: "rtsched-backend-compare/1"}
+
+#: One result of a comparison: its label, and how it is produced from the results before it.
+Step = tuple[str, Callable[[Mapping[str, Result]], Result]]
+
+
+@dataclass(frozen=True)
+class JobTolerance:
+    """How far a job's response may be from its reference's before it diverges:
+    max(``ns``, ``share`` × the reference's)."""
+
+    ns: int
+    share: float
 
 
 @dataclass
 class Comparison:
     taskset: TaskSet
-    out_dir: Path
-    runs: dict[str, Result]  # by variant, in the order they ran
-    files: dict[str, Path]
-    variants: tuple[str, ...] = PICV_VARIANTS
+    out_dir: Path                    # where the comparison's own files go
+    runs: dict[str, Result]          # by label, in the order they were produced
+    labels: tuple[str, ...]          # every label planned (``runs`` stops after an interrupted one)
+    jobs: SimComparison | None = None  # the first result's jobs beside the second's, when asked
+    files: dict[str, Path] = field(default_factory=dict)
 
     @property
     def interrupted(self) -> bool:
         return any(r.interrupted for r in self.runs.values())
 
     def paper(self) -> dict[str, dict[str, tuple[float, float, float]]] | None:
-        return PAPER_TABLE_II.get(self.taskset.name) if self.variants == PICV_VARIANTS else None
+        """The published figures of this set under these labels (seed 004's, for picv-rpc)."""
+        published = PAPER_TABLE_II.get(self.taskset.name)
+        return published if published is not None and set(published) == set(self.labels) else None
 
     def rows(self) -> list[dict[str, Any]]:
-        """Per task (set order) and variant: this run's figures (ns), the bound (PI-CV: the
-        first variant's only, the analysis assumes PI-CV; backends: both, each run's own, as
-        release jitter folds per backend under EDF), and the paper's (ms) when known."""
+        """Per task (set order) and label: its figures (ns), beside its own bound (none for a run
+        without PI-CV: the RPC bounds assume it) and the paper's (ms) when known."""
         paper = self.paper() or {}
         out = []
         for task in self.taskset.rt_tasks:
-            for variant in self.variants:
-                run = self.runs.get(variant)
+            for label in self.labels:
+                run = self.runs.get(label)
                 stats = next((s for s in run.stats if s.task == task.name), None) if run else None
-                first = variant == self.variants[0] or self.variants == BACKEND_VARIANTS  # the bound applies
                 out.append(
                     {
                         "task": task.name,
-                        "variant": variant,
+                        "variant": label,
                         "jobs": stats.jobs if stats else 0,
                         "deadline_misses": stats.deadline_misses if stats else 0,
                         "mean_ns": stats.response_mean_ns if stats else None,
@@ -87,16 +94,17 @@ class Comparison:
                         "release_latency_median_ns": stats.release_latency_median_ns if stats else None,
                         "release_latency_p99_ns": stats.release_latency_p99_ns if stats else None,
                         "release_latency_max_ns": stats.release_latency_max_ns if stats else None,
-                        "bound_ns": stats.bound_ns if stats and first else None,
-                        "bound_exceeded": bool(stats and first and stats.bound_exceeded),
-                        "paper_ms": paper.get(variant, {}).get(task.name),
+                        "bound_ns": stats.bound_ns if stats else None,
+                        "bound_exceeded": bool(stats and stats.bound_exceeded),
+                        "paper_ms": paper.get(label, {}).get(task.name),
                     }
                 )
         return out
 
     def as_dict(self) -> dict[str, Any]:
+        """compare.json: the rows, each result's folder, the comparison's files."""
         return {
-            "format": FORMATS[self.variants],
+            "format": FORMATS.get(self.labels, "rtsched-compare/1"),
             "name": self.taskset.name,
             "duration_ns": next(iter(self.runs.values())).summary.get("duration_ns") if self.runs else None,
             "rows": self.rows(),
@@ -106,86 +114,28 @@ class Comparison:
         }
 
 
-def plot_cdf_comparison(comparison: Comparison, path: str | Path) -> None:
-    """Response-time CDF of each task with (solid) and without (dashed) PI-CV,
-    bounds as dotted lines (the paper's Fig. 9 for its two clients)."""
-    from rtsched.report.plots import pyplot
-
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    callers = [t.name for t in comparison.taskset.rt_tasks if t.calls] or [
-        t.name for t in comparison.taskset.rt_tasks
-    ]
-    for k, name in enumerate(callers):
-        color = colors[k % len(colors)]
-        for variant, style in zip(PICV_VARIANTS, ("-", "--")):
-            run = comparison.runs.get(variant)
-            if run is None or run.table is None:
-                continue
-            info = next((t for t in run.table.tasks if t.name == name), None)
-            if info is None:
-                continue
-            rows = run.table.of_task(info.index)
-            if not len(rows):
-                continue
-            response = np.sort(rows["response"]) / MS
-            y = np.arange(1, len(response) + 1) / len(response)
-            label = f"{name}, {'PI-CV' if variant == 'picv' else 'no PI-CV'}"
-            ax.step(response, y, where="post", linestyle=style, color=color, label=label)
-        bound = next((s.bound_ns for s in comparison.runs["picv"].stats if s.task == name), None) \
-            if "picv" in comparison.runs else None
-        if bound is not None:
-            ax.axvline(bound / MS, color=color, linestyle=":", linewidth=1)
-    ax.set_xlabel("response time (ms); dotted: analytical bound with PI-CV")
-    ax.set_ylabel("fraction of jobs")
-    ax.set_ylim(0, 1.05)
-    ax.set_title(f"{comparison.taskset.name}: response-time CDF with and without PI-CV")
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower right", fontsize="small")
-    fig.tight_layout()
-    with partial(path) as tmp:
-        fig.savefig(tmp)
-    plt.close(fig)
-
-
-def _run_variants(tasksets: dict[str, TaskSet], options: RunOptions, picv: dict[str, bool]) -> Comparison:
-    """Run each variant's task set into OUT/<variant>/, in order; stop after an interrupted run."""
-    first = next(iter(tasksets.values()))
-    out_dir = Path(options.out_dir) if options.out_dir is not None else default_out_dir(first)
-    runs: dict[str, Result] = {}
-    for variant, taskset in tasksets.items():
-        run_options = replace(options, picv=picv[variant], out_dir=out_dir / variant)
-        runs[variant] = run_taskset(taskset, run_options)
-        if runs[variant].interrupted:
+def produce_in_turn(steps: Sequence[Step]) -> dict[str, Result]:
+    """Each step's result by its label, in order, each step given the results before it;
+    stops after an interrupted one. Raises what a step raises."""
+    done: dict[str, Result] = {}
+    for label, produce in steps:
+        done[label] = produce(done)
+        if done[label].interrupted:
             break
-    comparison = Comparison(first, out_dir, runs, {}, tuple(tasksets))
-    if len(runs) == len(tasksets) and all(r.table is not None for r in runs.values()):
-        comparison.files["compare.json"] = out_dir / "compare.json"
-        write_text(comparison.files["compare.json"], json.dumps(comparison.as_dict(), indent=2) + "\n")
-    return comparison
+    return done
 
 
-def compare_picv(taskset: TaskSet, options: RunOptions | None = None) -> Comparison:
-    """Run ``taskset`` with PI-CV, then without, into OUT/picv and OUT/no-picv.
-    Stops after the first run when it was interrupted. Raises what run_taskset raises."""
-    options = options or RunOptions()
-    comparison = _run_variants({v: taskset for v in PICV_VARIANTS}, options,
-                               {"picv": True, "no-picv": False})
-    if "compare.json" in comparison.files and options.plots:
-        comparison.files["response-cdf-picv.png"] = comparison.out_dir / "response-cdf-picv.png"
-        plot_cdf_comparison(comparison, comparison.files["response-cdf-picv.png"])
-    return comparison
-
-
-def compare_backends(taskset: TaskSet, options: RunOptions | None = None) -> Comparison:
-    """Run ``taskset`` under the threads backend, then the ult backend (whatever its file's
-    ``platform.backend``), into OUT/threads and OUT/ult, one after the other. Raises
-    TaskSetError, before running anything, when either backend refuses the set
-    (``rtsched.run.backends.backend_refusals``);
-    else what run_taskset raises."""
-    options = options or RunOptions()
-    refusals = backend_refusals(taskset, options.duration_ns, options.picv)
-    if refusals:
-        raise TaskSetError(refusals)
-    return _run_variants(backend_variants(taskset), options, {b: options.picv for b in BACKEND_VARIANTS})
+def compare(results: Mapping[str, Result], *, labels: Sequence[str] | None = None,
+            out_dir: Path | None = None, jobs: JobTolerance | None = None) -> Comparison:
+    """The comparison of ``results`` (by label, in order; ``labels``: every one planned, by
+    default theirs), its files to go in ``out_dir`` (by default the first's parent). ``jobs``:
+    join the first result's jobs with the second's (the reference) job by job, explaining the
+    jobs slower than their reference from the first's kernel schedule."""
+    first, *others = results.values()
+    pairs = None
+    if jobs is not None:
+        assert first.report is not None and others and others[0].report is not None, "two reported results"
+        pairs = compare_with_sim(first.report, others[0].report, kernel=first.kernel, steal=first.steal_samples,
+                                 tolerance_ns=jobs.ns, tolerance_share=jobs.share)
+    return Comparison(first.taskset, out_dir if out_dir is not None else first.out_dir.parent, dict(results),
+                      tuple(labels if labels is not None else results), pairs)

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from rtsched.analysis.overheads import Overheads
 from rtsched.model import TaskSet
-from rtsched.pipeline.experiment import ReportSettings, Result, report_production, write_summary
+from rtsched.pipeline.experiment import ReportSettings, report_production, run_experiment
+from rtsched.pipeline.result import Result
 from rtsched.report import DEFAULT_WINDOW_NS
 from rtsched.run import RunnerProducer, RunnerSettings
 
@@ -46,11 +47,8 @@ def default_out_dir(taskset: TaskSet) -> Path:
     return Path("out") / taskset.name
 
 
-def report_run(taskset: TaskSet, options: RunOptions | None = None) -> Result:
-    """Run ``taskset`` on this machine and report it, all but summary.json (``write_summary``).
-    Raises TaskSetError (resolving against this machine), NativeToolMissing, ShieldRefused,
-    RunSetupError (the runner's explanation)."""
-    options = options or RunOptions()
+def _setup(taskset: TaskSet, options: RunOptions) -> tuple[Path, RunnerProducer, ReportSettings]:
+    """Where ``taskset``'s run goes, the runner as ``options`` set it, and how its trace is reported."""
     out_dir = Path(options.out_dir) if options.out_dir is not None else default_out_dir(taskset)
     producer = RunnerProducer(RunnerSettings(
         duration_ns=options.duration_ns,
@@ -64,6 +62,15 @@ def report_run(taskset: TaskSet, options: RunOptions | None = None) -> Result:
     ))
     settings = ReportSettings(plots=options.plots, perfetto_json=options.perfetto_json,
                               plot_window_ns=options.plot_window_ns)
+    return out_dir, producer, settings
+
+
+def report_run(taskset: TaskSet, options: RunOptions | None = None) -> Result:
+    """Run ``taskset`` on this machine and report it, all but summary.json (``write_summary``).
+    Raises TaskSetError (resolving against this machine), NativeToolMissing, ShieldRefused,
+    RunSetupError (the runner's explanation)."""
+    options = options or RunOptions()
+    out_dir, producer, settings = _setup(taskset, options)
     return report_production(taskset, producer, out_dir, overheads=options.overheads, picv=options.picv,
                              noun="run", settings=settings)
 
@@ -71,4 +78,7 @@ def report_run(taskset: TaskSet, options: RunOptions | None = None) -> Result:
 def run_taskset(taskset: TaskSet, options: RunOptions | None = None) -> Result:
     """Run ``taskset`` on this machine, report it and write summary.json. Raises what
     ``report_run`` raises."""
-    return write_summary(report_run(taskset, options))
+    options = options or RunOptions()
+    out_dir, producer, settings = _setup(taskset, options)
+    return run_experiment(taskset, producer, out_dir, overheads=options.overheads, picv=options.picv,
+                          noun="run", settings=settings)

@@ -12,7 +12,8 @@ It imports the model, the trace reader and the analysis' result types, never the
 
 from rtsched.report.blocking import TaskBlocking, blocking_by_task
 from rtsched.report.jobs import JOB_DTYPE, JobTable, TaskInfo, build_job_table
-from rtsched.report.report import DEFAULT_WINDOW_NS, WRITE_STEPS, Report, build_report, summary_dict, write_report
+from rtsched.report.report import (DEFAULT_WINDOW_NS, WRITE_STEPS, Report, build_report, summary_dict,
+                                   table_writers, write_report)
 from rtsched.report.stats import TaskStats, task_stats
 from rtsched.report.threads import ServerCalls, events_off_cpus, server_calls
 
@@ -32,6 +33,7 @@ __all__ = [
     "events_off_cpus",
     "server_calls",
     "summary_dict",
+    "table_writers",
     "task_stats",
     "write_report",
 ]

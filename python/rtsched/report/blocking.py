@@ -114,5 +114,7 @@ def blocking_by_task(trace: Trace) -> dict[int, TaskBlocking]:
     for stream in trace.streams:
         if stream["task_id"] < 0:
             continue
-        result[int(stream["task_id"])] = _of_stream(trace.events_of(int(stream["stream_id"])))
+        sid = int(stream["stream_id"])
+        locks = not trace.kinds_of(sid).isdisjoint(_LOCK_EVENTS.tolist())
+        result[int(stream["task_id"])] = _of_stream(trace.events_of(sid)) if locks else NO_BLOCKING
     return result

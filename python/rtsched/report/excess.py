@@ -9,7 +9,13 @@ its release to its completion is looked at on the task's CPUs:
   of a pending real-time job when the kernel's fair server, Linux ≥ 6.12, or
   RT throttling gives them the CPU), by interrupts and soft interrupts, and
   the time the set's own threads ran;
-- host steal on those CPUs, from the producer's samples of ``/proc/stat``;
+- host steal on those CPUs, from the producer's samples of ``/proc/stat``
+  (whole 10 ms ticks), and, for a job on its own kernel thread, the time
+  that thread held its CPU in the kernel's schedule from the job's start to
+  its completion beyond the CPU time the job consumed: with paravirtual time
+  accounting the guest kernel takes the host's steal out of a thread's CPU
+  time while its schedule still shows the thread running, so a steal of a
+  fraction of a millisecond is seen there and nowhere else;
 - its CPU idle between the job's release and its start, for a task on one
   CPU whose start only the platform can delay (no reservation, no job-start
   gate: ``report.start_waits``), beyond the release latency the bound counts:
@@ -76,6 +82,9 @@ class ExcessJob:
     set_threads: tuple[tuple[str, int], ...] = ()  # (name, ns) of each of them, largest first
     idle_ns: int | None = None
     steal_ns: int | None = None
+    # The job's thread on its CPU (the kernel's schedule, start to completion) beyond the job's
+    # CPU time: the host's steal while the thread held the CPU (threads backend only).
+    held_not_run_ns: int | None = None
     lost_events: int = 0
     # Its CPU idle between the job's release and its start, where only the platform can delay
     # a start (one CPU, no reservation, no job-start gate), less the release latency the bound
@@ -93,9 +102,14 @@ class ExcessJob:
 
     @property
     def outside_ns(self) -> int:
-        """What came from outside the set: other threads, interrupts, host steal."""
+        """What came from outside the set: other threads, interrupts, host steal (the larger of
+        the two measures of it: /proc/stat's and the job's thread's held-not-run time)."""
         return (sum(ns for _, _, ns in self.others_rt) + sum(ns for _, _, ns in self.others_fair)
-                + sum(ns for _, ns in self.interrupts) + (self.steal_ns or 0) + (self.late_start_ns or 0))
+                + sum(ns for _, ns in self.interrupts) + self.stolen_ns + (self.late_start_ns or 0))
+
+    @property
+    def stolen_ns(self) -> int:
+        return max(self.steal_ns or 0, self.held_not_run_ns or 0)
 
 
 def _ms(ns: int) -> str:
@@ -126,8 +140,12 @@ def _describe(job: ExcessJob, kernel_seen: bool, simulated: bool = False) -> tup
     if irq:
         top = ", ".join(f"{n} {_ms(ns)}" for n, ns in job.interrupts[:3])
         parts.append((irq, f"interrupts took {_ms(irq)} ({top})"))
-    if job.steal_ns:
-        parts.append((job.steal_ns, f"the host took {_ms(job.steal_ns)} (steal)"))
+    if job.stolen_ns and job.stolen_ns == (job.steal_ns or 0):
+        parts.append((job.steal_ns or 0, f"the host took {_ms(job.stolen_ns)} (steal)"))
+    elif job.stolen_ns:
+        parts.append((job.stolen_ns, f"the host took {_ms(job.stolen_ns)} while the job's thread held its CPU "
+                                     "(the kernel's schedule shows the thread running that much longer than "
+                                     "the job's CPU time: steal, which the guest kernel keeps out of CPU time)"))
     if job.late_start_ns:
         parts.append((job.late_start_ns, f"its CPU was idle {_ms(job.late_start_ns)} between the job's release "
                                          "and its start (beyond any release latency the bound counts): the "
@@ -192,7 +210,7 @@ def explain_job(
     others_rt: list[tuple[str, int, int]] = []
     others_fair: list[tuple[str, int, int]] = []
     interrupts: list[tuple[str, int]] = []
-    set_ns = idle_ns = late_start_ns = None
+    set_ns = idle_ns = late_start_ns = held_not_run_ns = None
     set_threads: tuple[tuple[str, int], ...] = ()
     if kernel is not None and kernel_seen:
         usage = kernel.usage(cpus, start, end)
@@ -208,12 +226,16 @@ def explain_job(
         if len(cpus) == 1 and not start_waits and int(row["start"]) > start:
             idle_before_start = kernel.usage(cpus, start, int(row["start"])).idle_ns
             late_start_ns = max(0, idle_before_start - release_latency_in_bounds_ns)
+        if not info.tid & ULT_ID_BIT and info.tid in own_pids:  # a kernel thread of its own
+            running = kernel.usage(cpus, int(row["start"]), end).tasks
+            held = sum(ns for (pid, _, _), ns in running.items() if pid == info.tid)
+            held_not_run_ns = max(0, held - int(row["cpu_time"]))
     job = ExcessJob(
         task=info.name, job=int(row["job"]), release_ns=start - t0_ns,
         response_ns=int(row["response"]), bound_ns=reference_ns, cpus=cpus, verdict="", cause="",
         others_rt=tuple(others_rt), others_fair=tuple(others_fair), interrupts=tuple(interrupts),
         set_ns=set_ns, set_threads=set_threads, idle_ns=idle_ns, steal_ns=_steal_between(steal, cpus, start, end),
-        lost_events=info.lost_events, late_start_ns=late_start_ns, beyond_wcet_ns=beyond_wcet_ns,
+        held_not_run_ns=held_not_run_ns, lost_events=info.lost_events, late_start_ns=late_start_ns, beyond_wcet_ns=beyond_wcet_ns,
     )
     verdict, cause = _describe(job, kernel_seen, simulated)
     return replace(job, verdict=verdict, cause=cause)

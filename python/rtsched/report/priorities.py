@@ -56,11 +56,16 @@ def priority_time(trace: Trace, taskset: TaskSet) -> tuple[PriorityTime, ...]:
         if name not in bases:
             continue
         base = bases[name]
-        evs = trace.events_of(int(stream["stream_id"]))
-        changes = evs[evs["type"] == EV.PRIORITY]
+        sid = int(stream["stream_id"])
+        times: list[int] = []
+        levels: list[int] = []
+        if EV.PRIORITY in trace.kinds_of(sid):  # a stream without a change is not read
+            evs = trace.events_of(sid)
+            changes = evs[evs["type"] == EV.PRIORITY]
+            times, levels = changes["time_ns"].tolist(), changes["arg0"].tolist()
         spent: dict[int, int] = {}
         since, level = t0, base
-        for time_ns, new_level in zip(changes["time_ns"].tolist(), changes["arg0"].tolist()):
+        for time_ns, new_level in zip(times, levels):
             spent[level] = spent.get(level, 0) + max(0, min(time_ns, end) - since)
             since, level = max(since, min(time_ns, end)), new_level
         spent[level] = spent.get(level, 0) + max(0, end - since)

@@ -14,38 +14,50 @@ Every result is immutable; nothing is filled in after it is built.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
-from rtsched.analysis.results import AnalysisResult
+from rtsched.analysis.results import AnalysisResult, ChainBound
 from rtsched.model import TaskSet
 from rtsched.model.model import START_GATE_PROTOCOLS
 from rtsched.model.placement import Placement
 from rtsched.report.blocking import blocking_by_task
+from rtsched.report.chains import ChainLatency, chain_latencies
 from rtsched.report.excess import ExcessJob, StealSample, explain_excess
-from rtsched.report.export_csv import write_job_csv
-from rtsched.report.export_pftrace import write_pftrace
+from rtsched.outputs import partial
+from rtsched.report.export_csv import JobCsv
+from rtsched.report.export_pftrace import PftraceWriter, write_pftrace_to
+from rtsched.report.forked_writer import can_fork_a_writer, written_in_child
+from rtsched.report.job_pass import PassConsumer, run_pass
 from rtsched.report.activations import TaskActivations, activations_by_task
 from rtsched.report.cpu_overuse import CpuOveruse, jobs_over_wcet, overuse_by_job
 from rtsched.report.jobs import JobTable, ReleasePace, build_job_table
 from rtsched.report.priorities import PriorityTime, priority_time
 from rtsched.report.reservation_demand import ReservationDemand, reservation_demand
 from rtsched.report.reservations import ReservationBudget, reservation_budgets
-from rtsched.report.stats import TaskStats, task_stats
+from rtsched.report.notable import NotableRows
+from rtsched.report.stats import TaskFigures, TaskStats, bound_ns, figures_stats
 from rtsched.report.prem import PeripheralSpans, PremTask, prem_summary
 from rtsched.report.threads import ServerCalls, events_off_cpus, server_calls
 from rtsched.trace import Trace
 from rtsched.trace.kernel_sched import KernelSchedule
 
-__all__ = ["DEFAULT_WINDOW_NS", "SUMMARY_FORMAT", "WRITE_STEPS", "Report", "build_report", "summary_dict", "write_report"]
+__all__ = ["DEFAULT_WINDOW_NS", "SUMMARY_FORMAT", "WRITE_STEPS", "Report", "build_report", "summary_dict",
+           "table_writers", "write_report"]
 
 SUMMARY_FORMAT = "rtsched-run-summary/1"
-#: How many steps write_report announces to its ``progress`` at most (jobs.csv, Perfetto, plots).
+#: How many steps write_report announces to its ``progress`` at most (jobs.csv with trace.pftrace,
+#: the Perfetto JSON, plots).
 WRITE_STEPS = 3
 #: Window of the schedule chart, ns since the release t0.
 DEFAULT_WINDOW_NS = (0, 200_000_000)
+#: Task events from which table_writers has trace.pftrace written by a child process beside the
+#: pass (report.forked_writer; given two CPUs, from the main thread): its writer is the pass's costliest consumer
+#: (about half of `rtsched sim`'s time for 50 tasks), a fork costs milliseconds.
+PFTRACE_CHILD_EVENTS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -68,6 +80,7 @@ class Report:
     demand: tuple[ReservationDemand, ...] = ()  # its tasks' CPU demand per window, per reservation
     over_wcet: tuple[CpuOveruse, ...] = ()  # jobs that used more CPU time than their WCET
     activations: tuple[TaskActivations, ...] = ()  # event tasks' activations, kept and lost
+    chains: tuple[ChainLatency, ...] = ()  # cause-effect chains' observed latencies beside their bounds
 
     @property
     def deadline_misses(self) -> int:
@@ -96,6 +109,7 @@ class Report:
             jobs_above_bound=[e.as_dict() for e in self.excess],
             jobs_over_wcet=[o.as_dict() for o in self.over_wcet],
             activations=[a.as_dict() for a in self.activations],
+            chains=[c.as_dict() for c in self.chains],
             time_at_priority=[p.as_dict() for p in self.priorities],
             reservations=[r.as_dict() for r in self.reservations],
             reservation_demand=[d.as_dict() for d in self.demand],
@@ -110,7 +124,7 @@ def summary_dict(table: JobTable, stats: list[TaskStats] | tuple[TaskStats, ...]
         "t0_ns": table.t0_ns,
         "duration_ns": table.duration_ns,
         **extra,
-        "jobs": int(len(table.jobs)),
+        "jobs": table.completed,
         "deadline_misses": int(sum(s.deadline_misses for s in stats)),
         "budget_overruns": int(sum(s.budget_overruns for s in stats)),
         "censored_jobs": table.censored,
@@ -153,17 +167,25 @@ def build_report(
     steal: tuple[StealSample, ...] = (),
     release_latency_in_bounds_ns: int = 0,
     simulated: bool = False,
+    chain_bounds: tuple[ChainBound, ...] = (),
+    writers: Sequence[PassConsumer] = (),
 ) -> Report:
     """The report of ``trace``, a run (or simulation) of ``taskset`` placed by ``placement``.
     The trace's task ids are indices in ``taskset.tasks``. ``kernel`` (the kernel's schedule
     of the run's CPUs) and ``steal`` (samples of host steal) explain jobs above their bounds;
     ``release_latency_in_bounds_ns``: the release latency the bounds already count (an
     overhead profile's), which a job's wait for its start is not blamed for. ``simulated``: the
-    trace is a simulation's (no kernel schedule to look for)."""
-    table = build_job_table(trace, release_paces(taskset))
-    stats = tuple(task_stats(table, analysis, blocking_by_task(trace)))
+    trace is a simulation's (no kernel schedule to look for). ``chain_bounds``: the set's chains'
+    bounds (``rtsched.analysis.chains``), shown beside their observed latencies. ``writers``: more
+    consumers of the one pass over the trace the report makes (``table_writers``: jobs.csv and
+    trace.pftrace written in it)."""
+    figures = TaskFigures()
+    bounds = {i: b for i, t in enumerate(taskset.tasks) if (b := bound_ns(t.name, analysis)) is not None}
+    notable = NotableRows(bounds, {i: t.wcet_ns for i, t in enumerate(taskset.tasks)})
+    table = build_job_table(trace, release_paces(taskset), consumers=[figures, notable, *writers])
+    stats = tuple(figures_stats(table.tasks, figures.by_task, analysis, blocking_by_task(trace)))
     prem, peripherals = prem_summary(trace, taskset)
-    over_wcet = jobs_over_wcet(table, [t.wcet_ns for t in taskset.tasks])
+    over_wcet = jobs_over_wcet(notable.table(table), [t.wcet_ns for t in taskset.tasks])
     return Report(
         trace=trace,
         taskset=taskset,
@@ -173,7 +195,7 @@ def build_report(
         stats=stats,
         servers=server_calls(trace, taskset),
         events_off_cpus=events_off_cpus(trace, placement),
-        excess=explain_excess(table, stats, trace, placement, kernel, steal, start_waits(taskset),
+        excess=explain_excess(notable.table(table), stats, trace, placement, kernel, steal, start_waits(taskset),
                               release_latency_in_bounds_ns, simulated, overuse_by_job(over_wcet)),
         priorities=priority_time(trace, taskset),
         prem=prem,
@@ -182,7 +204,36 @@ def build_report(
         demand=reservation_demand(trace, taskset),
         over_wcet=over_wcet,
         activations=activations_by_task(trace),
+        chains=chain_latencies(table, trace, taskset, chain_bounds),
     )
+
+
+@contextmanager
+def table_writers(trace: Trace, taskset: TaskSet, placement: Placement,
+                  out_dir: Path) -> Iterator[tuple[list[PassConsumer], dict[str, Path]]]:
+    """The writers of jobs.csv and trace.pftrace into ``out_dir`` for one pass over ``trace``
+    (``job_pass.run_pass``: write_report's own, or build_report's given ``writers``), and the
+    files by name; each file is whole, or not there, when the block ends (rtsched.outputs)."""
+    tasks = taskset.tasks
+    files = {"jobs.csv": out_dir / "jobs.csv", "trace.pftrace": out_dir / "trace.pftrace"}
+    streams = [s for s in trace.streams if s["task_id"] >= 0]
+    with partial(files["trace.pftrace"]) as tmp:
+        csv = JobCsv(files["jobs.csv"], {int(s["task_id"]): int(s["tid"]) for s in streams},
+                     {int(s["task_id"]): int(s["period_ns"]) for s in streams}, wcet_ns=[t.wcet_ns for t in tasks],
+                     task_cpus=[placement.cpus_of(t.name) for t in tasks])
+        events = sum(trace.events_in(int(s["stream_id"])) for s in streams)
+        if events >= PFTRACE_CHILD_EVENTS and can_fork_a_writer():
+            # the longest output, from a pass of its own, on the other CPU
+            with written_in_child(lambda: _write_pftrace_file(trace, tmp)):
+                yield [csv], files
+        else:
+            with open(tmp, "wb") as pftrace:
+                yield [csv, PftraceWriter(trace, pftrace)], files
+
+
+def _write_pftrace_file(trace: Trace, path: Path) -> None:
+    with open(path, "wb") as out:
+        write_pftrace_to(trace, out)
 
 
 def write_report(
@@ -193,25 +244,21 @@ def write_report(
     plot_window_ns: tuple[int, int] = DEFAULT_WINDOW_NS,
     progress: Callable[[str], None] | None = None,
     perfetto_json: bool = False,
+    tables: bool = True,
 ) -> dict[str, Path]:
-    """Write jobs.csv, trace.pftrace (Perfetto's protobuf format), with ``perfetto_json`` also
+    """Write jobs.csv, trace.pftrace (Perfetto's protobuf format; unless ``tables`` is False:
+    ``build_report`` wrote them in its pass, given ``table_writers``), with ``perfetto_json`` also
     trace.perfetto.json (its JSON format, about four times larger and slower to write), and
     (``plots``) response-cdf.png, schedule.png and,
     when the trace records priority changes, priority-time.png, when it has reservations,
     budget.png and demand.png into ``out_dir``; returns them by file name. ``progress`` hears
     the name of each file as it begins (WRITE_STEPS of them at most)."""
     say = progress or (lambda _file: None)
-    tasks = report.taskset.tasks
-    files = {"jobs.csv": out_dir / "jobs.csv", "trace.pftrace": out_dir / "trace.pftrace"}
-    say("jobs.csv")
-    write_job_csv(
-        report.table,
-        files["jobs.csv"],
-        wcet_ns=[t.wcet_ns for t in tasks],
-        task_cpus=[report.placement.cpus_of(t.name) for t in tasks],
-    )
-    say("trace.pftrace")
-    write_pftrace(report.table, report.trace, files["trace.pftrace"])
+    files: dict[str, Path] = {}
+    if tables:
+        say("jobs.csv, trace.pftrace")
+        with table_writers(report.trace, report.taskset, report.placement, out_dir) as (writers, files):
+            run_pass(report.trace, None, writers)
     if perfetto_json:
         from rtsched.report.export_perfetto import write_perfetto
 

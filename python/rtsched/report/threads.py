@@ -47,10 +47,13 @@ def events_off_cpus(trace: Trace, placement: Placement) -> int:
     placement does not know are not counted."""
     count = 0
     for stream in trace.streams:
-        cpus = placement.threads.get(str(stream["name"]))
+        cpus = placement.cpus_visited(str(stream["name"]))
         if cpus is None:
             continue
-        recorded = trace.events_of(int(stream["stream_id"]))["cpu"]
+        sid = int(stream["stream_id"])
+        if trace.cpus_of(sid) - {CPU_UNKNOWN} <= set(cpus):
+            continue  # every event on the placement's CPUs: nothing to read
+        recorded = trace.events_of(sid)["cpu"]
         known = recorded[recorded != CPU_UNKNOWN]
         count += int((~np.isin(known, sorted(cpus))).sum())
     return count

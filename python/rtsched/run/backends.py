@@ -1,6 +1,6 @@
 """The two backends one set is run under by ``rtsched run --compare-backends`` (docs/ult.md),
 and why a set cannot run under one of them, told before anything runs. The comparison of
-the two runs is the pipeline's (``rtsched.pipeline.compare``)."""
+the two runs is the pipeline's (``rtsched.pipeline.comparisons``)."""
 
 from __future__ import annotations
 

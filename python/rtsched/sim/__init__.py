@@ -11,6 +11,7 @@ Parts, one concern each: ``eventq`` (the event queue), ``dispatch``
 (domains and the scheduling policy), ``protocols`` (lock protocols),
 ``condvars`` (condition variables), ``rpc`` (servers and calls),
 ``body`` (the job-body interpreter), ``engine`` (time, releases, blocking),
+``fair`` (best-effort threads: CFS weights and slices below the real-time ones),
 ``trace_writer``, ``draws`` (seeded draws), ``options``, ``support`` (what is
 refused), ``simulate`` (one run), ``producer`` (the simulator as a producer of traces,
 ``SimProducer``: the pipeline, ``rtsched.pipeline``, reports it); and EDF

@@ -15,6 +15,7 @@ from __future__ import annotations
 from heapq import heappush
 from typing import Protocol
 
+from rtsched.trace import RELEASE_CAUSE_MASK, ReleaseCause
 from rtsched.trace import EventType as EV
 from rtsched.sim.eventq import DONE, WAKE
 from rtsched.sim.condvars import Scheduler as CondScheduler
@@ -22,7 +23,7 @@ from rtsched.sim.condvars import SimCondVar, wake_waiters
 from rtsched.sim.rpc import Scheduler as RpcScheduler
 from rtsched.sim.rpc import call, serve
 from rtsched.sim.protocols import Partitions, SimLock, gate_holder, try_lock, unlock, wait_at_gate
-from rtsched.sim.threads import (FINISHED, IDLE, OP_ACTIVATE, OP_CALL, OP_COMPUTE, OP_LOCK, OP_SIGNAL, OP_SLEEP, OP_UNLOCK, OP_WAIT, SLEEPING,
+from rtsched.sim.threads import (FINISHED, IDLE, OP_ACTIVATE, OP_AFFINITY, OP_CALL, OP_COMPUTE, OP_LOCK, OP_SIGNAL, OP_SLEEP, OP_UNLOCK, OP_WAIT, SLEEPING,
                                  WAITING,
                                  SimThread)
 
@@ -44,12 +45,15 @@ class Machine(CondScheduler, RpcScheduler, Protocol):
     def begin_job(self, t: SimThread) -> None: ...
     def completed(self, t: SimThread, now: int) -> None: ...
     def activate(self, by: SimThread, index: int, now: int) -> None: ...
+    def move(self, t: SimThread, cpu_set: int, now: int) -> bool: ...
+    def release_next_start(self, t: SimThread, now: int) -> None: ...
     def leave_cpu(self, t: SimThread, now: int, state: int) -> None: ...
 
 _RELEASE, _START, _COMPLETE, _MISS = int(EV.RELEASE), int(EV.START), int(EV.COMPLETE), int(EV.DEADLINE_MISS)
 _REQUEST, _ACQUIRE, _UNLOCKED, _SLEEP = (int(EV.LOCK_REQUEST), int(EV.LOCK_ACQUIRE), int(EV.LOCK_RELEASE),
                                           int(EV.SLEEP))
 _REPLY = int(EV.RPC_REPLY)
+_BY_ACTIVATION = int(ReleaseCause.ACTIVATION)
 _COND_WAIT, _COND_WAKE, _SIGNAL, _BROADCAST = (int(EV.COND_WAIT), int(EV.COND_WAKE), int(EV.COND_SIGNAL),
                                                int(EV.COND_BROADCAST))
 
@@ -80,12 +84,15 @@ def advance(engine: Machine, t: SimThread, now: int) -> None:
                 wait_at_gate(t, holder, engine.partitions, engine, now)
                 return
             t.job += 1
-            if t.kind == "event":  # it takes its activation as it starts, as rts_activation_wait does
+            if t.job_cause & RELEASE_CAUSE_MASK == _BY_ACTIVATION:  # it takes its activation as it starts,
+                # as rts_activation_wait does (a job released otherwise took none)
                 t.unbegun -= 1
             events.append((t.job_release, _RELEASE, t.cpu, t.job, t.job_cause, 0, t.job_deadline))
             events.append((now, _START, t.cpu, t.job, 0, 0, 0))
             t.remaining += engine.overheads.trace_event_ns * t.events_per_job
             t.pc = 0
+            if t.starts_next is not None:
+                engine.release_next_start(t, now)
             continue
         if pc == n_ops:  # the job's end
             events.append((now, _COMPLETE, t.cpu, t.job, 0, 0, t.job_cpu_ns))
@@ -158,6 +165,10 @@ def advance(engine: Machine, t: SimThread, now: int) -> None:
         elif op == OP_ACTIVATE:
             engine.activate(t, arg, now)
             t.pc = pc + 1
+        elif op == OP_AFFINITY:
+            t.pc = pc + 1
+            if not engine.move(t, arg, now):
+                return  # off its CPU, ready: it goes on where its new CPUs let it
         elif op == OP_CALL:
             if t.in_call:  # the reply came
                 t.in_call = False

@@ -1,7 +1,7 @@
 """The engine's loop for the commonest sets, in fewer Python calls per job.
 
 A set *fits* when every task's body is only ``compute``, there are no locks,
-condition variables or RPC servers, and
+condition variables, RPC servers or best-effort tasks (sim/fair.py), and
 the options charge no overhead (context switch, release latency, trace
 event, OS interference) and no release jitter. Such a job is released, made
 ready, run (perhaps preempted and resumed) and completed, nothing else.
@@ -59,7 +59,8 @@ def fits(engine: Engine, options: SimOptions) -> bool:
     """Whether ``run_compute_only`` may simulate ``engine``'s set (see the module's text)."""
     ov = options.overheads
     if (ov.context_switch_ns or ov.release_latency_ns or ov.trace_event_ns or engine.interference
-            or options.release_jitter_ns or engine.locks or engine.condvars or engine.reservations):
+            or options.release_jitter_ns or engine.locks or engine.condvars or engine.reservations
+            or engine.fair is not None):
         return False
     return all(not t.is_server and t.kind in ("periodic", "sporadic") and all(op == OP_COMPUTE for op, _ns in t.ops)
                for t in engine.threads)

@@ -50,11 +50,8 @@ from rtsched.model.model import ALL_CEILING_PROTOCOLS, LOCAL_PROTOCOLS, START_GA
 from rtsched.trace import BlockCause
 from rtsched.sim.threads import SimThread
 
-__all__ = ["SimLock", "Partitions", "try_lock", "unlock", "gate_holder", "wait_at_gate", "GATE_PROTOCOLS"]
+__all__ = ["SimLock", "Partitions", "try_lock", "unlock", "gate_holder", "wait_at_gate"]
 
-CEILING_PROTOCOLS = ALL_CEILING_PROTOCOLS
-#: Protocols whose entries hold back job starts (PCP's do not: it blocks only at lock).
-GATE_PROTOCOLS = START_GATE_PROTOCOLS
 #: Protocols whose waiters lend their holder nothing.
 NO_INHERITANCE = frozenset({"none", "fmlp+", "fifo"})
 #: Protocols that serve their waiters in request order, not by priority.
@@ -89,7 +86,7 @@ class SimLock:
         self.waiters: list[SimThread] = []  # in request order
         self.entry_key = 0
         self.entry_partition = ""
-        self.records = protocol in CEILING_PROTOCOLS
+        self.records = protocol in ALL_CEILING_PROTOCOLS
 
 
 class Partitions:
@@ -114,7 +111,7 @@ class Partitions:
 def _acquire(thread: SimThread, lock: SimLock, parts: Partitions, sched: Scheduler) -> None:
     lock.owner = thread
     thread.held.append(lock)
-    if lock.protocol not in CEILING_PROTOCOLS:
+    if lock.protocol not in ALL_CEILING_PROTOCOLS:
         return
     if lock.protocol in LOCAL_PROTOCOLS:
         lock.entry_partition, lock.entry_key = lock.partition or "", lock.ceiling
@@ -141,7 +138,7 @@ def try_lock(thread: SimThread, lock: SimLock, parts: Partitions, sched: Schedul
         sched.block(thread, owner, BlockCause.OWNER, donate, lock.records, now)
         return False
     if lock.protocol == "pcp":
-        ceiling, holder = parts.ceiling_for(thread, CEILING_PROTOCOLS)
+        ceiling, holder = parts.ceiling_for(thread, ALL_CEILING_PROTOCOLS)
         if holder is not None and thread.level <= ceiling:
             parts.retrying.setdefault(thread.partition or "", []).append(thread)
             sched.block(thread, holder, BlockCause.CEILING, True, True, now)
@@ -154,7 +151,7 @@ def gate_holder(thread: SimThread, parts: Partitions) -> SimThread | None:
     """The holder that holds back the start of ``thread``'s job, or None."""
     if not parts.entries:
         return None
-    ceiling, holder = parts.ceiling_for(thread, GATE_PROTOCOLS)
+    ceiling, holder = parts.ceiling_for(thread, START_GATE_PROTOCOLS)
     if holder is not None and thread.level <= ceiling:
         return holder
     return None
@@ -179,7 +176,7 @@ def unlock(thread: SimThread, lock: SimLock, parts: Partitions, sched: Scheduler
     lock.owner = None
     thread.held.remove(lock)
     contended = bool(lock.waiters)
-    if lock.protocol in CEILING_PROTOCOLS:
+    if lock.protocol in ALL_CEILING_PROTOCOLS:
         parts.entries[lock.entry_partition].remove(lock)
         if lock.eager and not thread.is_edf:
             thread.eager_keys.remove(-lock.ceiling)

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from rtsched.model import TaskSet
 from rtsched.model.reservation_locks import lock_homes, reservation_ceiling, reservation_levels
-from rtsched.sim.protocols import CEILING_PROTOCOLS, SimLock
+from rtsched.model.model import ALL_CEILING_PROTOCOLS
+from rtsched.sim.protocols import SimLock
 from rtsched.sim.threads import SimThread
 
 __all__ = ["ceiling_domain", "scope_ceilings"]
@@ -37,7 +38,7 @@ def scope_ceilings(taskset: TaskSet, threads: list[SimThread], locks: list[SimLo
     homes = lock_homes(taskset)
     for lock in locks:
         where = homes.get(lock.name, ())
-        if lock.protocol not in CEILING_PROTOCOLS or len(where) != 1 or where[0] is None:
+        if lock.protocol not in ALL_CEILING_PROTOCOLS or len(where) != 1 or where[0] is None:
             continue
         reservation = where[0]
         lock.partition = ceiling_domain(taskset.reservation(reservation).partition, reservation)

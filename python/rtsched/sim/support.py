@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rtsched.model import TaskSet
+from rtsched.model import Affinity, TaskSet
 from rtsched.model.model import LOCAL_PROTOCOLS
 from rtsched.model.reservation_locks import lock_homes
 
@@ -41,9 +41,17 @@ def unsupported_features(taskset: TaskSet) -> list[str]:
     if taskset.reservations:
         problems += _reservation_problems(taskset)
     for i, t in enumerate(taskset.tasks):
-        if t.is_background:
-            problems.append(f'tasks[{i}]: task "{t.name}" has policy other (background load), '
-                            "which is not simulated")
+        j = next((j for j, a in enumerate(t.body) if isinstance(a, Affinity)), None)
+        if j is not None and not t.is_background:
+            problems.append(f'tasks[{i}].body[{j}].affinity: real-time task "{t.name}" changes its CPUs, which is not '
+                            "simulated yet (only a best-effort task moves: a global domain would need per-thread "
+                            "CPU masks, a partitioned one moving a thread between ready queues)")
+    background = [(i, t) for i, t in enumerate(taskset.tasks) if t.is_background]
+    if background and taskset.reservations:
+        i, t = background[0]
+        problems.append(f'tasks[{i}]: best-effort task "{t.name}" (policy {t.policy}) in a set with reservations '
+                        "is not simulated yet (a partition of reservations gives its idle time to no best-effort "
+                        "thread)")
     return problems
 
 

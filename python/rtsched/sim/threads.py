@@ -19,18 +19,18 @@ from collections import deque
 from typing import Any
 
 from rtsched.model import Broadcast, Call, Compute, IoWrite, Lock, MemWrite, Signal, Sleep, Task, Unlock, Wait
-from rtsched.model.model import Activate
+from rtsched.model.model import Activate, Affinity
 
 __all__ = [
     "IDLE", "READY", "RUNNING", "BLOCKED", "SLEEPING", "FINISHED", "WAITING",
     "OP_COMPUTE", "OP_SLEEP", "OP_LOCK", "OP_UNLOCK", "OP_WAIT", "OP_SIGNAL", "OP_BROADCAST", "OP_CALL",
-    "OP_ACTIVATE",
+    "OP_ACTIVATE", "OP_AFFINITY",
     "compile_body", "events_per_job", "SimThread",
 ]
 
 #: WAITING: on a condition variable, its mutex given back (not blocked on a thread).
 IDLE, READY, RUNNING, BLOCKED, SLEEPING, FINISHED, WAITING = range(7)
-OP_COMPUTE, OP_SLEEP, OP_LOCK, OP_UNLOCK, OP_WAIT, OP_SIGNAL, OP_BROADCAST, OP_CALL, OP_ACTIVATE = range(9)
+OP_COMPUTE, OP_SLEEP, OP_LOCK, OP_UNLOCK, OP_WAIT, OP_SIGNAL, OP_BROADCAST, OP_CALL, OP_ACTIVATE, OP_AFFINITY = range(10)
 
 #: ``SimThread.cpu`` of a thread that has not run yet (it records events only while running).
 NO_CPU = -1
@@ -39,12 +39,13 @@ TID_BASE = 10000
 
 
 def compile_body(task: Task, lock_index: dict[str, int], condvar_index: dict[str, int],
-                 server_index: dict[str, int], task_index: dict[str, int]
+                 server_index: dict[str, int], task_index: dict[str, int], cpu_sets: list[tuple[int, ...]]
                  ) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
     """The body as (op, argument) pairs: ns for compute and sleep (a memwrite or iowrite is a
     compute of its WCET), the lock's index for lock and
     unlock, the condition variable's for wait, signal and broadcast, the call's for call, the
-    activated task's for activate; and the calls as (server thread index, service ns)."""
+    activated task's for activate, the CPUs' index in ``cpu_sets`` (appended to) for affinity;
+    and the calls as (server thread index, service ns)."""
     ops: list[tuple[int, int]] = []
     calls: list[tuple[int, int]] = []
     for action in task.body:
@@ -69,6 +70,9 @@ def compile_body(task: Task, lock_index: dict[str, int], condvar_index: dict[str
             calls.append((server_index[action.server], action.ns))
         elif isinstance(action, Activate):
             ops.append((OP_ACTIVATE, task_index[action.task]))
+        elif isinstance(action, Affinity):
+            ops.append((OP_AFFINITY, len(cpu_sets)))
+            cpu_sets.append(action.cpus)
         else:
             raise ValueError(f'task "{task.name}": action {action.op} is not simulated')
     return tuple(ops), tuple(calls)
@@ -76,7 +80,7 @@ def compile_body(task: Task, lock_index: dict[str, int], condvar_index: dict[str
 
 #: Trace events an op records on every path (LOCK_BLOCKED and DEADLINE_MISS only on some: not counted).
 _EVENTS_OF_OP = {OP_COMPUTE: 0, OP_SLEEP: 1, OP_LOCK: 2, OP_UNLOCK: 1, OP_WAIT: 2, OP_SIGNAL: 1, OP_BROADCAST: 1,
-                 OP_CALL: 2, OP_ACTIVATE: 1}
+                 OP_CALL: 2, OP_ACTIVATE: 1, OP_AFFINITY: 0}
 #: RELEASE, START and COMPLETE.
 EVENTS_PER_JOB_BASE = 3
 
@@ -97,7 +101,8 @@ class SimThread:
         "pc", "job", "job_release", "job_deadline", "job_cpu_ns", "pending", "released",
         "donors", "blocked_on", "donating", "eager_keys", "held", "granted", "retrying", "in_wait",
         "in_call", "requests", "serving", "events", "events_per_job", "is_interference",
-        "kind", "activation_queue", "unbegun", "pending_causes", "job_cause",
+        "kind", "activation_queue", "activated_at_start", "started_by_activation", "unbegun", "pending_causes",
+        "job_cause", "fair", "starts_next",
     )
 
     def __init__(self, index: int, name: str, domain: Any, partition: str | None, priority: int | None,
@@ -155,9 +160,15 @@ class SimThread:
         self.is_interference = False
         self.kind = task.kind if task is not None else "service"
         self.activation_queue = task.activation_queue if task is not None else 0
+        self.activated_at_start = task.activated_at_start if task is not None else False
+        self.started_by_activation = task.started_by_activation if task is not None else False
         self.unbegun = 0  # an event task's activations kept (released or queued) and not yet started
         self.pending_causes: deque[int] = deque()  # RELEASE's arg0 of each pending job (trace.ReleaseCause)
         self.job_cause = 0  # RELEASE's arg0 of the current job
+        self.fair: Any = None  # a best-effort thread's share (sim/fair.py's FairEntity), else None
+        # the event task whose start job (activated_at_start) is released when this one's first job
+        # starts (Engine._threads: start jobs of one instant go one after another)
+        self.starts_next: SimThread | None = None
 
     def own_key(self) -> int:
         return min(self.eager_keys) if self.eager_keys and min(self.eager_keys) < self.base_key else self.base_key

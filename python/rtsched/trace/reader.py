@@ -7,19 +7,25 @@
                             #   deadline_ns, capacity, lost
     trace.events            # EVENT_DTYPE array, every stream, sorted by time_ns (stable)
     trace.events_of(0)      # one stream's events in recording order
+    trace.blocks_of(0, n)   # the same, at most n events at a time (the stream never whole)
     trace.lost_total        # events dropped (full rings), over all streams
     trace.truncated         # the run did not close the file (crash): what is whole was read
 
-The work is per chunk, never per event: each chunk's events are copied
-into their stream's array as one block of bytes (EVENT_DTYPE is the file's
-32-byte record followed by the stream id). The streams' arrays are what the
-report reads (``events_of``); ``events``, every stream merged in time order,
-is sorted only when first asked for.
+Reading the file reads its header, stream table and chunk headers only; the events stay in
+the file (or the bytes given) and are read when asked for, a block of a chunk at a time, as
+one copy of bytes (EVENT_DTYPE is the file's 32-byte record followed by the stream id), so a
+stream's events are never in memory unless ``events_of`` asks for them whole (the two streams
+asked for last are kept); ``events``, every stream merged in time order, is read and sorted
+only when first asked for.
 """
 
 from __future__ import annotations
 
+import mmap
 import os
+import weakref
+from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -81,16 +87,22 @@ class TraceFormatError(ValueError):
         self.reason = reason
 
 
+#: Streams whose whole events ``Trace.events_of`` keeps (the report reads a stream several times in a row).
+_KEPT_STREAMS = 2
+
+
 @dataclass
 class Trace:
     path: str
     header: dict[str, Any]
     streams: list[dict[str, Any]]
     truncated: bool = False
-    # Each stream's events in recording order (EVENT_DTYPE), and where each chunk of the file
-    # lies in them: (stream, first event, events), in file order.
-    _by_stream: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
-    _chunks: list[tuple[int, int, int]] = field(default_factory=list, repr=False)
+    # Where each chunk's events lie in the file: (stream, byte offset, events), in file order,
+    # and the file's bytes when the trace was parsed from bytes (else the file at ``path`` is read).
+    _pieces: list[tuple[int, int, int]] = field(default_factory=list, repr=False)
+    _data: bytes | None = field(default=None, repr=False)
+    _fd: int | None = field(default=None, repr=False)  # the file, open while the trace lives
+    _kept: OrderedDict[int, np.ndarray] = field(default_factory=OrderedDict, repr=False)
 
     @property
     def lost_total(self) -> int:
@@ -99,13 +111,33 @@ class Trace:
     @cached_property
     def events(self) -> np.ndarray:
         """Every event (EVENT_DTYPE), sorted by time_ns; at equal times in file order."""
-        file_order = np.concatenate([self._by_stream[sid][first:first + count] for sid, first, count in self._chunks]
+        file_order = np.concatenate([self._read(sid, offset, count) for sid, offset, count in self._pieces]
                                     or [np.zeros(0, EVENT_DTYPE)])
         return file_order[np.argsort(file_order["time_ns"], kind="stable")]
 
+    @cached_property
+    def _recorded(self) -> dict[int, tuple[frozenset[int], frozenset[int]]]:
+        """Stream -> (the event types, the CPUs) its events have (one pass over the file)."""
+        types: dict[int, set[int]] = {sid: set() for sid in range(len(self.streams))}
+        cpus: dict[int, set[int]] = {sid: set() for sid in range(len(self.streams))}
+        for sid, offset, count in self._pieces:
+            for block in self._blocks(sid, offset, count, 1 << 16):
+                types[sid].update(np.flatnonzero(np.bincount(block["type"])).tolist())
+                cpus[sid].update(np.flatnonzero(np.bincount(block["cpu"])).tolist())
+        return {sid: (frozenset(types[sid]), frozenset(cpus[sid])) for sid in types}
+
     def has_event(self, kind: int) -> bool:
         """Whether any stream recorded an event of this type (without sorting ``events``)."""
-        return any(bool((e["type"] == kind).any()) for e in self._by_stream.values())
+        return any(int(kind) in kinds for kinds, _cpus in self._recorded.values())
+
+    def kinds_of(self, stream_id: int) -> frozenset[int]:
+        """The event types the stream's events have (a report that needs a stream's events of
+        some types alone reads nothing of a stream without them)."""
+        return self._recorded[stream_id][0]
+
+    def cpus_of(self, stream_id: int) -> frozenset[int]:
+        """The CPU numbers the stream's events carry (CPU_UNKNOWN among them, if recorded so)."""
+        return self._recorded[stream_id][1]
 
     def events_of(self, stream_id: int) -> np.ndarray:
         """One stream's events in the order its thread recorded them (which
@@ -113,7 +145,29 @@ class Trace:
         earlier than the event before it when the job is late)."""
         if not 0 <= stream_id < len(self.streams):
             raise KeyError(f"no stream {stream_id} (the trace has {len(self.streams)})")
-        return self._by_stream[stream_id]
+        if stream_id in self._kept:
+            self._kept.move_to_end(stream_id)
+            return self._kept[stream_id]
+        events = np.concatenate([self._read(sid, offset, count) for sid, offset, count in self._pieces
+                                 if sid == stream_id] or [np.zeros(0, EVENT_DTYPE)])
+        events.flags.writeable = False  # shared by whoever asks next
+        self._kept[stream_id] = events
+        while len(self._kept) > _KEPT_STREAMS:
+            self._kept.popitem(last=False)
+        return events
+
+    def events_in(self, stream_id: int) -> int:
+        """How many events the stream has (what ``events_of`` would return)."""
+        return sum(count for sid, _offset, count in self._pieces if sid == stream_id)
+
+    def blocks_of(self, stream_id: int, block_events: int) -> Iterator[np.ndarray]:
+        """One stream's events in recording order, at most ``block_events`` at a time, read
+        from the file block by block."""
+        if not 0 <= stream_id < len(self.streams):
+            raise KeyError(f"no stream {stream_id} (the trace has {len(self.streams)})")
+        for sid, offset, count in self._pieces:
+            if sid == stream_id:
+                yield from self._blocks(sid, offset, count, block_events)
 
     def stream_of_task(self, task_id: int) -> dict[str, Any]:
         """The stream record of the task with this index in the task set."""
@@ -121,6 +175,26 @@ class Trace:
             if stream["task_id"] == task_id:
                 return stream
         raise KeyError(f"no stream for task {task_id}")
+
+    def _blocks(self, sid: int, offset: int, count: int, block_events: int) -> Iterator[np.ndarray]:
+        for first in range(0, count, block_events):
+            yield self._read(sid, offset + first * EVENT_SIZE, min(block_events, count - first))
+
+    def _read(self, sid: int, offset: int, count: int) -> np.ndarray:
+        """``count`` events of stream ``sid`` from byte ``offset`` of the file, as EVENT_DTYPE."""
+        events = np.empty(count, EVENT_DTYPE)
+        rows = events.view(np.uint8).reshape(-1, EVENT_DTYPE.itemsize)
+        if self._data is not None:
+            raw = np.frombuffer(self._data, np.uint8, count * EVENT_SIZE, offset)
+        else:
+            assert self._fd is not None
+            raw = np.frombuffer(os.pread(self._fd, count * EVENT_SIZE, offset), np.uint8)
+            if len(raw) != count * EVENT_SIZE:
+                got = len(raw)
+                raise TraceFormatError(self.path, offset + got, "the file is shorter than when it was read")
+        rows[:, :EVENT_SIZE] = raw.reshape(count, EVENT_SIZE)
+        events["stream"] = sid
+        return events
 
 
 def _cstr(raw: bytes) -> str:
@@ -132,12 +206,24 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
     offset and the problem; a file that ends inside a chunk (a run that
     crashed) is read up to its last whole event, with ``truncated=True``."""
     with open(path, "rb") as f:
-        data = f.read()
-    return parse_trace(data, os.fspath(path))
+        if os.fstat(f.fileno()).st_size < HEADER_SIZE:  # (mmap refuses an empty file)
+            return parse_trace(f.read(), os.fspath(path))
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            trace = _parse(data, os.fspath(path), keep=False)
+        # the events are read from this descriptor, which stays valid if the file is removed
+        trace._fd = os.dup(f.fileno())
+        weakref.finalize(trace, os.close, trace._fd)
+        return trace
 
 
-def parse_trace(data: bytes, path: str = "<bytes>") -> Trace:
-    """read_trace on the bytes of a trace file."""
+def parse_trace(data: bytes | mmap.mmap, path: str = "<bytes>") -> Trace:
+    """read_trace on the bytes of a trace file (kept: the events are read from them when asked for)."""
+    return _parse(data, path, keep=True)
+
+
+def _parse(data: bytes | mmap.mmap, path: str, keep: bool) -> Trace:
+    """The trace in ``data``: its header, stream table and chunk headers read; the bytes kept
+    (``keep``) for the events, else read_trace gives the trace its file to read them from."""
     size = len(data)
     if size < HEADER_SIZE:
         raise TraceFormatError(
@@ -249,24 +335,5 @@ def parse_trace(data: bytes, path: str = "<bytes>") -> Trace:
     if any(n == 0 for n in chunks_seen):
         truncated = True
 
-    by_stream, chunks = _per_stream(data, n_streams, pieces)
-    return Trace(path=path, header=header, streams=streams, truncated=truncated, _by_stream=by_stream,
-                 _chunks=chunks)
-
-
-def _per_stream(data: bytes, n_streams: int, pieces: list[tuple[int, int, int]]
-                ) -> tuple[dict[int, np.ndarray], list[tuple[int, int, int]]]:
-    """Each stream's events (EVENT_DTYPE, recording order) and each chunk's place in them."""
-    totals = [0] * n_streams
-    chunks = []
-    for sid, _offset, count in pieces:
-        chunks.append((sid, totals[sid], count))
-        totals[sid] += count
-    by_stream = {sid: np.empty(total, EVENT_DTYPE) for sid, total in enumerate(totals)}
-    raw = np.frombuffer(data, np.uint8)
-    for (sid, offset, count), (_sid, first, _count) in zip(pieces, chunks):
-        rows = by_stream[sid].view(np.uint8).reshape(-1, EVENT_DTYPE.itemsize)
-        rows[first:first + count, :EVENT_SIZE] = raw[offset:offset + count * EVENT_SIZE].reshape(count, EVENT_SIZE)
-    for sid, events in by_stream.items():
-        events["stream"] = sid
-    return by_stream, chunks
+    return Trace(path=path, header=header, streams=streams, truncated=truncated, _pieces=pieces,
+                 _data=bytes(data) if keep else None)

@@ -15,6 +15,9 @@
 
 #include <rtsched/task.h>
 
+#include <stdbool.h>
+#include <sys/resource.h>
+
 #define LOW 10
 #define MID 20
 #define HIGH 30
@@ -131,6 +134,15 @@ static void test_srp_job_next_waits_for_ceiling(void)
  * resources nested. Under SRP each lock a started job asks for is free (no
  * owner), and the lock call never waits: no lower thread makes progress (its
  * tick counter, advanced only in its own code) between request and return.
+ *
+ * SRP's guarantee assumes jobs that do not suspend themselves. The kernel
+ * can suspend a thread in a page fault (a first-touched stack or shadow
+ * page, mmap_lock taken by another thread): under ThreadSanitizer, whose
+ * shadow pages fault in lazily, H was seen to fault inside rts_mutex_lock,
+ * sleep, and let M run 10 ticks (or M then found R3 held by the sleeping
+ * H). A finding in a job during which any of the three threads took a page
+ * fault is therefore not judged (counted as `faulted`, and bounded: a
+ * protocol that made jobs wait would show in the jobs without a fault).
  */
 #define SRP_JOBS 400
 
@@ -143,6 +155,9 @@ struct never_blocked {
 	long held_at_request[3]; /* locks asked for while owned by another thread */
 	long waited[3];          /* lock calls during which a lower thread ran */
 	long released_over[3];   /* releases that found a lower job holding a resource */
+	long faulted[3];         /* findings excused: a thread took a page fault during the job */
+	long faults[3];          /* each thread's page faults, as it last read them */
+	long faults_at_gate[3];  /* all threads' faults when the thread's current job passed the gate */
 	int done[3];
 	int ret[3];
 };
@@ -160,14 +175,48 @@ static long lower_ticks(struct never_blocked *s, int who)
 	return sum;
 }
 
+/* The calling thread's page faults so far (minor and major). */
+static long thread_faults(void)
+{
+	struct rusage ru;
+	CHECK(getrusage(RUSAGE_THREAD, &ru) == 0);
+	return ru.ru_minflt + ru.ru_majflt;
+}
+
+/* Read the caller's page faults into s; all threads' faults as last read. */
+static long all_faults(struct never_blocked *s, int who)
+{
+	H_STORE(&s->faults[who], thread_faults());
+	long sum = 0;
+	for (int i = 0; i < 3; i++)
+		sum += H_LOAD(&s->faults[i]);
+	return sum;
+}
+
+/*
+ * A finding about the current job: counted in *finding, or as faulted if a
+ * thread took a page fault during the job (each thread reads its faults
+ * after each lock call, so a holder suspended in a lock has read its fault
+ * before the blocked job returns from its own lock).
+ */
+static void judge(struct never_blocked *s, int who, long *finding)
+{
+	if (all_faults(s, who) != s->faults_at_gate[who])
+		s->faulted[who]++;
+	else
+		(*finding)++;
+}
+
 static int lock_unwaited(struct never_blocked *s, int who, rts_mutex_t *m)
 {
-	if (mutex_owner(m) != 0)
-		s->held_at_request[who]++;
+	bool held = mutex_owner(m) != 0;
 	long before = lower_ticks(s, who);
 	int ret = rts_mutex_lock(m);
+	H_STORE(&s->faults[who], thread_faults());
+	if (held)
+		judge(s, who, &s->held_at_request[who]);
 	if (lower_ticks(s, who) != before)
-		s->waited[who]++;
+		judge(s, who, &s->waited[who]);
 	if (ret)
 		FAIL("%c: lock of R%d: %s", "LMH"[who], m == &s->r1 ? 1 : m == &s->r2 ? 2 : 3,
 		     h_errname(ret));
@@ -213,6 +262,7 @@ static void *nb_main(void *arg)
 		ret = rts_lock_gate();
 		if (ret)
 			break;
+		s->faults_at_gate[t->who] = all_faults(s, t->who);
 		if (t->who == 0)
 			ret = job_nested(s, 0, &s->r2, &s->r1, 50);
 		else if (t->who == 1)
@@ -248,14 +298,19 @@ static void test_srp_started_job_never_blocks(void)
 	WAIT_FOR(H_LOAD(&s->done[0]), 5000);
 	for (int i = 0; i < 3; i++)
 		CHECK_OK(H_LOAD(&s->ret[i]));
-	H_LOG("jobs L %ld M %ld H %ld; released over a held resource: M %ld H %ld", s->jobs[0],
-	      s->jobs[1], s->jobs[2], s->released_over[1], s->released_over[2]);
+	H_LOG("jobs L %ld M %ld H %ld; released over a held resource: M %ld H %ld; findings in "
+	      "jobs that took a page fault: M %ld H %ld",
+	      s->jobs[0], s->jobs[1], s->jobs[2], s->released_over[1], s->released_over[2],
+	      s->faulted[1], s->faulted[2]);
 	CHECK_MSG(s->held_at_request[1] + s->held_at_request[2] == 0,
 		  "started jobs asked for a lock another thread held: M %ld, H %ld times",
 		  s->held_at_request[1], s->held_at_request[2]);
 	CHECK_MSG(s->waited[1] + s->waited[2] == 0,
 		  "started jobs waited in a lock while a lower job ran: M %ld, H %ld times",
 		  s->waited[1], s->waited[2]);
+	CHECK_MSG(s->faulted[1] + s->faulted[2] <= SRP_JOBS / 20,
+		  "%ld findings excused by page faults: more than the %d a few faults explain",
+		  s->faulted[1] + s->faulted[2], SRP_JOBS / 20);
 	CHECK_GT(s->jobs[0], 0);
 	CHECK_EQ(s->jobs[1], SRP_JOBS);
 	CHECK_EQ(s->jobs[2], SRP_JOBS);

@@ -562,6 +562,97 @@ static void test_edf_short_period_scaled(void)
 	CHECK_EQ(runtime * 10, period); /* the bandwidth asked for */
 }
 
+/*
+ * LITMUS^RT accepts a 10 s / 100 s task (liblitmus's preempt_on_resume and
+ * fmlp_lock_mode_change use it); the kernel's CBS takes no period over its
+ * maximum: the deadline's window is divided into periods under it, the
+ * bandwidth stays 1/10 (10 s per 99 s deadline: a little more, C/D).
+ */
+static void long_period_task(lt_t deadline_ns, uint64_t *runtime, uint64_t *period)
+{
+	struct rt_task p;
+	init_rt_task_param(&p);
+	p.exec_cost = s2ns(10);
+	p.period = s2ns(100);
+	p.relative_deadline = deadline_ns;
+	LCHECK_OK(set_rt_task_param(gettid(), &p));
+	if (task_mode(LITMUS_RT_TASK) != 0) {
+		if (errno == EBUSY)
+			SKIP("SCHED_DEADLINE admission refused: %s", litmus_last_error());
+		FAIL("task_mode: %s (%s)", h_errname(errno), litmus_last_error());
+	}
+	uint64_t deadline;
+	dl_params_self(runtime, &deadline, period);
+	LCHECK_OK(task_mode(BACKGROUND_TASK));
+	CHECK_EQ(deadline, *period);
+}
+
+static void test_edf_long_period_divided(void)
+{
+	h_require_rt(NULL, NULL);
+	use_plugin("GSN-EDF");
+	long min_us, max_us;
+	rts_deadline_period_limits_us(&min_us, &max_us);
+	if ((uint64_t)max_us * 1000 >= s2ns(100))
+		SKIP("sched_deadline_period_max_us is %ld: a 100 s period fits", max_us);
+	uint64_t runtime, period;
+	long_period_task(0, &runtime, &period);
+	CHECK(period <= (uint64_t)max_us * 1000);
+	CHECK(period * 2 > (uint64_t)max_us * 1000); /* divided by the smallest integer */
+	uint64_t k = s2ns(100) / period;             /* period = 100 s / k, rounded down */
+	CHECK(s2ns(100) - k * period < k);
+	CHECK(runtime * 10 >= period && runtime * 10 < period + 10 * 2); /* 1/10, rounded up */
+	long_period_task(s2ns(99), &runtime, &period);
+	CHECK(period <= (uint64_t)max_us * 1000);
+	k = s2ns(99) / period;
+	CHECK(s2ns(99) - k * period < k);
+	CHECK(runtime * 99 >= period * 10 && runtime * 99 < period * 10 + 99 * 2); /* 10/99 */
+}
+
+/*
+ * The control page is the thread's own (liblitmus's ctrl_page_writable pokes
+ * int 32 of it): it follows the jobs as LITMUS^RT's does (job_index as
+ * get_job_no, release one period apart, deadline = release + period) and
+ * counts enter_np's nesting.
+ */
+static void test_ctrl_page_follows_jobs(void)
+{
+	int rt_cpu;
+	h_require_rt(&rt_cpu, NULL);
+	use_plugin("P-FP");
+	volatile int *raw = (volatile int *)get_ctrl_page();
+	CHECK(raw != NULL);
+	raw[32] = 0x12345678;
+	struct control_page *cp = get_ctrl_page();
+	CHECK(cp == (struct control_page *)raw); /* one page per thread */
+	CHECK_EQ(cp->job_index, 0);              /* not a task yet */
+	become_pfp_task(rt_cpu, 20, ms2ns(10));
+	unsigned int job;
+	LCHECK_OK(get_job_no(&job));
+	CHECK_EQ(cp->job_index, job);
+	lt_t release = cp->release;
+	CHECK_EQ(cp->deadline, release + ms2ns(10));
+	LCHECK_OK(sleep_next_period());
+	LCHECK_OK(get_job_no(&job));
+	CHECK_EQ(cp->job_index, job);
+	CHECK_EQ(cp->release, release + ms2ns(10));
+	enter_np();
+	enter_np();
+	CHECK_EQ(cp->sched.np.flag, 2);
+	exit_np();
+	exit_np();
+	CHECK_EQ(cp->sched.np.flag, 0);
+	CHECK_EQ(requested_to_preempt(), 0);
+	pid_t child = fork();
+	CHECK_SYS(child);
+	if (child == 0) /* a task's child is no task: its copy says no job */
+		_exit(get_ctrl_page() == cp && cp->job_index == 0 && cp->release == 0 ? 0 : 1);
+	int status;
+	CHECK_SYS(waitpid(child, &status, 0));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	LCHECK_OK(task_mode(BACKGROUND_TASK));
+}
+
 /* release_ts takes LITMUS^RT's absolute time: the waiter's next job starts no earlier. */
 static lt_t timed_waiter_back_ns; /* when wait_for_ts_release returned; read after the join */
 
@@ -636,6 +727,8 @@ static void test_fmlp_shared_between_processes(void)
 static const struct h_case cases[] = {
 	H_CASE(test_params_invalid, 5000),
 	H_CASE(test_edf_short_period_scaled, 5000),
+	H_CASE(test_edf_long_period_divided, 5000),
+	H_CASE(test_ctrl_page_follows_jobs, 5000),
 	H_CASE(test_release_ts_at_absolute_time, 10000),
 	H_CASE(test_job_control_non_rt, 5000),
 	H_CASE(test_plugins_refused, 5000),

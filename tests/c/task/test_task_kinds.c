@@ -74,6 +74,12 @@ static void test_bad_kind_params_are_explained(void)
 	p = params_on("event-offset", RTS_TASK_EVENT, 0, 10);
 	p.offset_ns = MS;
 	check_refused(set, &p, "no offset");
+	p = params_on("start-periodic", RTS_TASK_PERIODIC, 0, 10);
+	p.activated_at_start = true;
+	check_refused(set, &p, "activated_at_start is for event tasks");
+	p = params_on("start-event", RTS_TASK_EVENT, 0, 10);
+	p.started_by_activation = true;
+	check_refused(set, &p, "started_by_activation is for periodic");
 	p = params_on("queue-periodic", RTS_TASK_PERIODIC, 0, 10);
 	p.activation_queue = 1;
 	check_refused(set, &p, "activation_queue");
@@ -252,12 +258,92 @@ static void test_activating_a_task_that_is_not_event_triggered_is_refused(void)
 	rts_taskset_destroy(set);
 }
 
+/* activated_at_start: job 1 at t0 + offset with no activation (its timer's cause), then
+ * activations only; one that comes during job 1 finds it not waiting and is lost. */
+static void test_an_event_task_activated_at_start_runs_its_first_job_unasked(void)
+{
+	int rt_cpu;
+	h_require_rt(&rt_cpu, NULL);
+	rts_taskset_t *set;
+	rts_task_t *event;
+	struct record r = { 0 };
+	CHECK_OK(rts_taskset_create(&set, NULL));
+	struct rts_task_params e = params_on("starter", RTS_TASK_EVENT, rt_cpu, 20);
+	e.activated_at_start = true;
+	e.offset_ns = 2 * MS;
+	e.max_jobs = 1;
+	CHECK_OK(rts_task_create(set, &e, record_job, &r, &event));
+	int64_t t0 = soon();
+	CHECK_OK(rts_taskset_release(set, t0));
+	CHECK_OK(rts_taskset_join(set)); /* its one job needed no activation */
+	CHECK_EQ(atomic_load(&r.jobs), 1);
+	CHECK_EQ(r.seen[0].number, 1u);
+	CHECK_EQ(r.seen[0].release_ns, t0 + 2 * MS);
+	struct rts_task_stats stats;
+	CHECK_OK(rts_task_stats(event, &stats));
+	CHECK_EQ(stats.jobs_completed, 1u);
+	rts_taskset_destroy(set);
+}
+
+struct starter {
+	rts_task_t *target;
+	atomic_int results[2]; /* rts_task_activate's, first and second */
+	int64_t at_ns;         /* just before the first */
+};
+
+/* One job: activate the target twice (its start, then one it loses). */
+static void start_job(rts_task_t *task, const struct rts_job *job, void *arg)
+{
+	(void)task;
+	(void)job;
+	struct starter *s = arg;
+	s->at_ns = clock_ns(CLOCK_MONOTONIC);
+	atomic_store(&s->results[0], rts_task_activate(s->target));
+	atomic_store(&s->results[1], rts_task_activate(s->target));
+}
+
+/* started_by_activation: a periodic task's job 1 comes with its activation, job 2 one period later
+ * (its own timer from there); a second activation is lost. */
+static void test_a_periodic_task_started_by_an_activation_keeps_its_period_from_there(void)
+{
+	int rt_cpu;
+	h_require_rt(&rt_cpu, NULL);
+	rts_taskset_t *set;
+	rts_task_t *started;
+	struct record r = { 0 };
+	struct starter s = { 0 };
+	CHECK_OK(rts_taskset_create(&set, NULL));
+	struct rts_task_params p = params_on("started", RTS_TASK_PERIODIC, rt_cpu, 20);
+	p.started_by_activation = true;
+	p.period_ns = 4 * MS;
+	p.max_jobs = 3;
+	CHECK_OK(rts_task_create(set, &p, record_job, &r, &started));
+	struct rts_task_params a = params_on("starter", RTS_TASK_PERIODIC, rt_cpu, 30);
+	a.offset_ns = 5 * MS;
+	a.max_jobs = 1;
+	s.target = started;
+	CHECK_OK(rts_task_create(set, &a, start_job, &s, NULL));
+	int64_t t0 = soon();
+	CHECK_OK(rts_taskset_release(set, t0));
+	CHECK_OK(rts_taskset_join(set));
+	CHECK_EQ(atomic_load(&s.results[0]), 0);
+	CHECK_EQ(atomic_load(&s.results[1]), EAGAIN);
+	CHECK_EQ(atomic_load(&r.jobs), 3);
+	CHECK_GE(r.seen[0].release_ns, s.at_ns);
+	CHECK_GE(r.seen[0].release_ns, t0 + 5 * MS);
+	CHECK_EQ(r.seen[1].release_ns, r.seen[0].release_ns + 4 * MS);
+	CHECK_EQ(r.seen[2].release_ns, r.seen[0].release_ns + 8 * MS);
+	rts_taskset_destroy(set);
+}
+
 static const struct h_case cases[] = {
 	H_CASE(test_bad_kind_params_are_explained, 5000),
 	H_CASE(test_self_paced_jobs_follow_completions_and_the_least_gap, 10000),
 	H_CASE(test_an_activation_that_finds_no_waiter_is_lost_without_a_queue, 10000),
 	H_CASE(test_a_queue_keeps_activations_and_releases_them_in_order, 10000),
 	H_CASE(test_activating_a_task_that_is_not_event_triggered_is_refused, 5000),
+	H_CASE(test_an_event_task_activated_at_start_runs_its_first_job_unasked, 5000),
+	H_CASE(test_a_periodic_task_started_by_an_activation_keeps_its_period_from_there, 5000),
 };
 
 int main(int argc, char **argv)

@@ -232,6 +232,11 @@ static void *compete_duty(void *arg)
  * response exceeds the budget), but the server is charged its task's CPU
  * time only (a CBS, unlike a periodic server, pays only while a task inside
  * runs), so it never runs out of budget.
+ * Under ThreadSanitizer the instrumented runtime's own work is charged
+ * too (a CBS pays for all its task's CPU time): beside other load a job
+ * passed the 2 ms budget in 2 of 12 runs, at 1.5 ms of work and at 1.2 ms
+ * alike (the plain build: 0 of 15 under the same load). There only the
+ * total charged is checked, which the competitor's 3 ms bursts would break.
  */
 static void test_cbs_is_charged_its_task_cpu_time_not_the_competitors(void)
 {
@@ -252,7 +257,8 @@ static void test_cbs_is_charged_its_task_cpu_time_not_the_competitors(void)
 	CHECK_MSG(ts[0].stats.jobs_completed >= 10, "jobs %llu", (unsigned long long)ts[0].stats.jobs_completed);
 	CHECK_MSG(ts[0].stats.max_response_ns > rs[0].params.budget_ns, "max response %lld ns",
 		  (long long)ts[0].stats.max_response_ns);
-	CHECK_EQ(rs[0].stats.depletions, 0);
+	if (!H_TSAN)
+		CHECK_EQ(rs[0].stats.depletions, 0);
 	/* what it was charged is what its task ran, about 1.5 ms a job, under its budget */
 	CHECK_MSG(rs[0].stats.consumed_ns < (int64_t)ts[0].stats.jobs_completed * rs[0].params.budget_ns + rs[0].params.budget_ns,
 		  "consumed %lld ns for %u jobs", (long long)rs[0].stats.consumed_ns, ts[0].stats.jobs_completed);

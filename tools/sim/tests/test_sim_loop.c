@@ -3,17 +3,20 @@
  * rtsched-sim-loop's parts against known answers: CPython's random.Random
  * draws (values printed by CPython 3.11), two hand-computed schedules with
  * exact times (P-FP on one CPU; G-EDF on two CPUs with a preemption and a
- * migration), the input's errors. That the loop equals the Python one on
+ * migration), the input's errors, and a trace that spills to files reads
+ * back and writes the same bytes as one kept in memory. That the loop equals the Python one on
  * generated sets is tests/python/test_sim_native.py's part.
  */
 #include <rtsched/trace.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "loop.h"
 #include "pyrandom.h"
 #include "spec.h"
+#include "trace_file.h"
 
 static int failures;
 
@@ -76,7 +79,13 @@ static void check_events(const struct sim_trace *trace, const struct expected *w
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct rts_trace_event_rec *e = &trace->events[i];
+		struct rts_trace_event_rec scratch;
+		const struct rts_trace_event_rec *e = sim_trace_at(trace, i, &scratch);
+		if (!e) {
+			fprintf(stderr, "%s event %zu: not read back\n", task, i);
+			failures++;
+			return;
+		}
 		if (e->time_ns != want[i].time_ns || e->type != want[i].type || e->cpu != want[i].cpu ||
 		    e->job != want[i].job || e->arg0 != want[i].arg0 || e->arg1 != want[i].arg1 || e->reserved) {
 			fprintf(stderr, "%s event %zu: (%lld, %u, %u, %u, %u, %lld), expected (%lld, %u, %u, %u, %u, %lld)\n",
@@ -88,7 +97,7 @@ static void check_events(const struct sim_trace *trace, const struct expected *w
 	}
 }
 
-static int run_text(const char *text, struct sim_spec *spec, struct sim_result *result)
+static int run_text(const char *text, const char *spill_dir, struct sim_spec *spec, struct sim_result *result)
 {
 	char *copy = strdup(text);
 	char error[256];
@@ -98,7 +107,7 @@ static int run_text(const char *text, struct sim_spec *spec, struct sim_result *
 		fprintf(stderr, "spec: %s\n", error);
 		return -1;
 	}
-	rc = sim_run(spec, true, result);
+	rc = sim_run(spec, true, spill_dir, result);
 	if (rc)
 		sim_spec_free(spec);
 	return rc;
@@ -114,7 +123,7 @@ static void test_fixed_priority_preemption(void)
 	if (run_text("rtsched-sim-loop 1\nrun 30000000 30000000 1 2 7066\ndomain 1 0\n"
 		     "task 0 0 2 10000000 10000000 0 0 -1 0 -1 0 1 3000000 10000 61\n"
 		     "task 0 0 1 20000000 20000000 0 0 -1 0 -1 0 1 8000000 10001 62\n",
-		     &spec, &result)) {
+		     NULL, &spec, &result)) {
 		failures++;
 		return;
 	}
@@ -154,7 +163,7 @@ static void test_global_edf_preemption_and_migration(void)
 		     "task 0 1 0 10000000 10000000 0 0 -1 0 -1 0 1 2000000 10000 61\n"
 		     "task 0 1 0 20000000 20000000 0 0 -1 0 -1 0 1 10000000 10001 62\n"
 		     "task 0 1 0 5000000 5000000 1000000 0 -1 0 -1 0 1 2000000 10002 68\n",
-		     &spec, &result)) {
+		     NULL, &spec, &result)) {
 		failures++;
 		return;
 	}
@@ -208,12 +217,83 @@ static void test_bad_input_is_named(void)
 	expect_error("rtsched-sim-loop 1 run 10 10 1 0 - domain 1 0 extra", "unexpected 'extra' after the last task");
 }
 
+/* The whole file at path, or NULL; *size its length. */
+static char *slurp(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	char *data = NULL;
+	if (f && fseek(f, 0, SEEK_END) == 0) {
+		long len = ftell(f);
+		data = len >= 0 ? malloc((size_t)len + 1) : NULL;
+		if (data && (fseek(f, 0, SEEK_SET) != 0 || fread(data, 1, (size_t)len, f) != (size_t)len)) {
+			free(data);
+			data = NULL;
+		}
+		*size = (size_t)len;
+	}
+	if (f)
+		fclose(f);
+	return data;
+}
+
+/*
+ * 20,000 jobs of 3 events each: the task's 60,001 events pass its buffer of
+ * SIM_TRACE_BUFFER_EVENTS three times, so most of them wait in the spill
+ * file; read back, and written as a trace file, they are the same as kept
+ * in memory.
+ */
+static void test_spilled_events_are_the_same(void)
+{
+	static const char text[] = "rtsched-sim-loop 1\nrun 20000000000 20000000000 1 1 7066\ndomain 1 0\n"
+				   "task 0 0 2 1000000 1000000 0 0 -1 0 -1 0 1 100000 10000 61\n";
+	char dir[] = "/tmp/test_sim_loop.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	struct sim_spec kept_spec, spilled_spec;
+	struct sim_result kept, spilled;
+	if (run_text(text, NULL, &kept_spec, &kept) || run_text(text, dir, &spilled_spec, &spilled)) {
+		failures++;
+		return;
+	}
+	const struct sim_trace *k = &kept.traces[0], *s = &spilled.traces[0];
+	CHECK(k->n == 60001 && s->n == k->n);
+	CHECK(k->spill_fd < 0 && s->spill_fd >= 0);
+	CHECK(s->buffered <= SIM_TRACE_BUFFER_EVENTS && k->buffered == k->n);
+	for (size_t i = 0; i < k->n && i < s->n; i++) {
+		struct rts_trace_event_rec scratch;
+		const struct rts_trace_event_rec *e = sim_trace_at(s, i, &scratch);
+		if (!e || memcmp(e, &k->events[i], sizeof(*e)) != 0) {
+			fprintf(stderr, "spilled event %zu differs from the kept one\n", i);
+			failures++;
+			break;
+		}
+	}
+	char kept_path[64], spilled_path[64];
+	snprintf(kept_path, sizeof(kept_path), "%s/kept.rtst", dir);
+	snprintf(spilled_path, sizeof(spilled_path), "%s/spilled.rtst", dir);
+	CHECK(sim_trace_write(kept_path, &kept_spec, &kept) == 0);
+	CHECK(sim_trace_write(spilled_path, &spilled_spec, &spilled) == 0);
+	size_t kept_size = 0, spilled_size = 0;
+	char *a = slurp(kept_path, &kept_size), *b = slurp(spilled_path, &spilled_size);
+	CHECK(a && b && kept_size == spilled_size && memcmp(a, b, kept_size) == 0);
+	CHECK(kept_size > 60001 * sizeof(struct rts_trace_event_rec));
+	free(a);
+	free(b);
+	unlink(kept_path);
+	unlink(spilled_path);
+	CHECK(rmdir(dir) == 0); /* the spill file had no name there */
+	sim_result_free(&kept);
+	sim_result_free(&spilled);
+	sim_spec_free(&kept_spec);
+	sim_spec_free(&spilled_spec);
+}
+
 int main(void)
 {
 	test_pyrandom_draws_cpython_s_numbers();
 	test_fixed_priority_preemption();
 	test_global_edf_preemption_and_migration();
 	test_bad_input_is_named();
+	test_spilled_events_are_the_same();
 	if (failures) {
 		fprintf(stderr, "%d failure(s)\n", failures);
 		return 1;

@@ -23,7 +23,7 @@ from rtsched.model.durations import format_duration
 from rtsched.model.rtapp.reader import JObject, Member
 from rtsched.model.values import describe
 
-__all__ = ["RT_APP_EVENTS", "SUPPORTED_EVENTS", "event_kind", "Names", "Problems", "translate_event"]
+__all__ = ["RT_APP_EVENTS", "SUPPORTED_EVENTS", "SYNC_TO_ITSELF", "event_kind", "Names", "Problems", "translate_event"]
 
 #: rt-app's event names, in the order rt-app tests them as key prefixes.
 RT_APP_EVENTS = (  # rt-app master, rt-app/src/rt-app_parse_config.c, events[] (obj_is_event)
@@ -34,14 +34,17 @@ RT_APP_EVENTS = (  # rt-app master, rt-app/src/rt-app_parse_config.c, events[] (
 
 #: Why each refused event cannot be given rtsched's meaning.
 REFUSED_EVENTS = {
-    "sync": "it signals a condition and then waits on the same one; rtsched's signals are counted, so the "
-            "thread would take its own signal and not wait: write the handover with two conditions (signal "
-            "one, wait on the other)",
     "memrun": "its reads, writes and pointer chases take as long as the caches make them, which their size "
               "does not say, and rtsched has no action that does them (mem, a write of N bytes with a wcet, "
               "is the nearest)",
 }
 SUPPORTED_EVENTS = frozenset(RT_APP_EVENTS) - set(REFUSED_EVENTS)
+
+#: Why a ``sync`` whose signal no event task takes is refused (importer.link_activations).
+SYNC_TO_ITSELF = ("it signals a condition and then waits on the same one; rtsched's condition signals are "
+                  "counted, so the thread would take its own signal and not wait: a sync maps only when its "
+                  "signal wakes a thread whose loop waits on the condition (an event task); else write the "
+                  "handover with two conditions (signal one, wait on the other)")
 
 #: The warning at a ``signal``: the one place where rt-app's condition and rtsched's differ.
 SIGNAL_KEPT = ("rt-app's signal (pthread_cond_signal) is lost when no thread waits at that moment, rtsched's "
@@ -132,10 +135,10 @@ def translate_event(kind: str, member: Member, path: str, *, thread: str, policy
         if cond is None:
             return None
         names.signalled.setdefault(cond, member.where)
-        if kind == "signal":
-            problems.warn(member, path, SIGNAL_KEPT)
-        return [{"signal" if kind == "signal" else "broadcast": cond}]
-    if kind == "wait":
+        if kind == "signal":  # the importer makes it an activation, or warns (SIGNAL_KEPT)
+            return [{"signal": cond, "_at": (member, path)}]
+        return [{"broadcast": cond}]
+    if kind in ("wait", "sync"):
         if not isinstance(value, JObject):
             problems.error(member, path, f'expected {{"ref": condition, "mutex": mutex}}, got {describe(value)}')
             return None
@@ -149,6 +152,9 @@ def translate_event(kind: str, member: Member, path: str, *, thread: str, policy
             problems.error(member, f"{path}.mutex", f'condition "{cond}" is used with mutex "{clash}: an '
                            "rtsched condvar belongs to one mutex")
             return None
+        if kind == "sync":  # rt-app: pthread_cond_signal, then pthread_cond_wait on the same condition
+            names.signalled.setdefault(cond, member.where)
+            return [{"signal": cond, "_at": (member, path), "_sync": True}, {"wait": cond}]
         return [{"wait": cond}]
     if kind in ("suspend", "resume"):
         # rt-app gives the name both a mutex and a condition: suspend waits on it, resume broadcasts it

@@ -3,8 +3,8 @@
 The steps: the ``global`` settings (``mem_buffer_size`` and ``io_device`` for
 the writes, writes.py); the launchers of forks (fork.py); every thread into tasks (threads.py,
 events.py); then what needs all threads at once: timers shared between
-tasks, barriers (expanded into per-thread conditions), signals sent
-without their mutex (wrapped), the platform (partitioned or global, from
+tasks, barriers (expanded into per-thread conditions), the deadlines of
+loops paced by others (deadlines.py), signals sent without their mutex (wrapped), the platform (partitioned or global, from
 the threads' ``cpus``) and the resource and condvar lists. The result is
 validated as an rtsched task set; its errors are given back with the
 position of the thread they are about. The mapping, key by key, is in
@@ -17,7 +17,9 @@ import re
 from typing import Any
 
 from rtsched.model.durations import format_duration
-from rtsched.model.rtapp.events import Names, Problems
+from rtsched.model.model import BEST_EFFORT
+from rtsched.model.rtapp.deadlines import set_deadlines
+from rtsched.model.rtapp.events import SIGNAL_KEPT, SYNC_TO_ITSELF, Names, Problems
 from rtsched.model.rtapp.fork import fork_plan
 from rtsched.model.rtapp.dropped import warn_dropped
 from rtsched.model.rtapp.reader import JObject, Member, RtAppText
@@ -26,7 +28,7 @@ from rtsched.model.rtapp.writes import WriteSettings, read_global_write_key
 from rtsched.model.validate import MAX_NAME, NAME_PATTERN, TaskSetError, taskset_from_dict
 from rtsched.model.values import describe
 
-__all__ = ["RtAppImportError", "rtapp_document"]
+__all__ = ["RtAppImportError", "rtapp_document", "rtapp_task_threads"]
 
 #: global keys that only shape rt-app's own logging, calibration or buffers: ignored, in one warning
 _GLOBAL_IGNORED = (
@@ -127,11 +129,14 @@ class _Assembler:
                                    "own; each fork is a copy of the forked thread's tasks, released at the fork's time")
                 continue
             tasks += thread_tasks(member, default_policy=default_policy, names=self.names, problems=self.problems,
-                                  writes=self.writes, forks_us=tuple(plan.forks_us.get(member.key, ())))
+                                  writes=self.writes, forks_us=tuple(plan.forks_us.get(member.key, ())),
+                                  started_forks=tuple(plan.started.get(member.key, ())), fork_marks=plan.marks)
         if self.problems.errors:
             return None, tasks
         self.rename(tasks)
         self.check_timers(tasks)
+        self.link_activations(tasks)
+        self.link_forks(tasks)
         self.expand_barriers(tasks)
         for cond, where in self.names.signalled.items():
             if cond not in self.names.cond_mutex:
@@ -139,6 +144,7 @@ class _Assembler:
                                             "on, so its mutex is unknown (an rtsched condvar belongs to one mutex)")
         if self.problems.errors:
             return None, tasks
+        set_deadlines(tasks, self.problems)
         for task in tasks:
             task.doc["body"] = self.wrap_with_mutex(task)
         return self.assemble(name, duration_ns, pi, tasks), tasks
@@ -167,6 +173,73 @@ class _Assembler:
                 self.problems.error(task.where, f"tasks.{task.doc['name']}", f'timer "{ref}" is shared with task '
                                     f'"{owner.doc["name"]}": rtsched gives each task its own period; give each '
                                     'thread its own timer ref (or one starting with "unique")')
+
+    def link_activations(self, tasks: list[ThreadTask]) -> None:
+        """Wake-ups of the event tasks (woken.py) -> their ``activate`` actions.
+
+        A ``resume`` or ``broad`` of a condition (a broadcast) activates every other event task woken by it,
+        and still broadcasts the condition when another thread waits on it inside a job. A ``signal`` wakes
+        one waiter: the event task, when it is the only other thread that waits on the condition; only
+        condition waiters: it stays a signal, kept by rtsched where rt-app's is lost (warning); several
+        threads, one of them an event task: error, since which one rt-app wakes depends on who waits first.
+        """
+        woken: dict[str, list[ThreadTask]] = {}
+        for task in tasks:
+            if task.woken_by is not None:
+                woken.setdefault(task.woken_by, []).append(task)
+        waiters: dict[str, list[ThreadTask]] = {}
+        for task in tasks:
+            for cond in dict.fromkeys(a["wait"] for a in task.doc["body"] if "wait" in a):
+                waiters.setdefault(cond, []).append(task)
+        for task in tasks:
+            body: list[dict[str, Any]] = []
+            for action in task.doc["body"]:
+                op = "signal" if "_at" in action else "broadcast" if "broadcast" in action else None
+                if op is None:  # a sem_post's signal (exact: a semaphore counts) is none of these
+                    body.append(action)
+                    continue
+                cond = action[op]
+                events = [t for t in woken.get(cond, ()) if t is not task]
+                others = [t for t in waiters.get(cond, ()) if t is not task]
+                activations = [{"activate": t.doc["name"]} for t in events]
+                if op == "broadcast":
+                    body += activations + ([{"broadcast": cond}] if others or not events else [])
+                    continue
+                member, path = action["_at"]
+                if events and len(events) + len(others) > 1:
+                    names = ", ".join(t.doc["name"] for t in events + others)
+                    self.problems.error(member, path, f'signal of "{cond}" wakes one of the threads that wait on '
+                                        f"it ({names}), the first to wait in rt-app; rtsched cannot tell which: "
+                                        'use "broad" to wake all, or one condition per waiter')
+                elif events:
+                    body += activations
+                elif action.get("_sync"):
+                    self.problems.error(member, path, f'rt-app event "sync" is not supported: {SYNC_TO_ITSELF}')
+                else:
+                    self.problems.warn(member, path, SIGNAL_KEPT)
+                    body.append({"signal": cond})
+            task.doc["body"] = body
+
+    def link_forks(self, tasks: list[ThreadTask]) -> None:
+        """A fork in a thread that runs (fork.py) -> the ``activate`` of the copy it starts."""
+        for task in tasks:
+            body: list[dict[str, Any]] = []
+            seen: set[tuple[str, int]] = set()
+            for action in task.doc["body"]:
+                if "_fork" not in action:
+                    body.append(action)
+                    continue
+                member, path = action["_fork_at"]
+                mark = (action["_fork"], action["_k"])
+                jobs = task.doc.get("max_jobs")
+                if mark in seen or jobs != 1:
+                    again = "repeated in the job (its phase's loop)" if mark in seen else \
+                        f"reached in each of the thread's {jobs or 'endless'} jobs (its phase's loop)"
+                    self.problems.error(member, path, f"this fork is {again}: each would start a thread of its own, "
+                                        "while the job starts one copy once")
+                seen.add(mark)
+                body += [{"activate": t.doc["name"]} for t in tasks if (t.thread, t.fork) == mark]
+            task.doc["body"] = body
 
     def expand_barriers(self, tasks: list[ThreadTask]) -> None:
         """rt-app's barrier, from counted signals: each thread signals every other user's condition, then
@@ -240,11 +313,7 @@ class _Assembler:
         return result
 
     def assemble(self, name: str, duration_ns: int | None, pi: bool, tasks: list[ThreadTask]) -> dict[str, Any] | None:
-        rt = [t for t in tasks if t.policy != "other"]
-        if not rt:
-            self.problems.errors.append("1:1: tasks: no real-time thread (all are SCHED_OTHER or SCHED_IDLE): "
-                                        "rtsched schedules SCHED_FIFO, SCHED_RR or SCHED_DEADLINE threads")
-            return None
+        rt = [t for t in tasks if t.policy not in BEST_EFFORT]  # none: a set of best-effort tasks, on P-FP
         policies = {t.policy for t in rt}
         if len(policies) > 1:
             fifo = ", ".join(t.doc["name"] for t in rt if t.policy == "fifo")
@@ -252,7 +321,7 @@ class _Assembler:
             self.problems.errors.append(f"1:1: tasks: SCHED_FIFO/SCHED_RR threads ({fifo}) and SCHED_DEADLINE "
                                         f"threads ({dl}) together: rtsched runs one scheduler per task set")
             return None
-        family = "FP" if policies == {"fifo"} else "EDF"
+        family = "EDF" if policies == {"deadline"} else "FP"
         affinities = [t.cpus for t in rt]
         platform: dict[str, Any]
         if all(a is not None and len(a[0]) == 1 for a in affinities):
@@ -272,14 +341,15 @@ class _Assembler:
         for t in tasks:
             if partitioned and t.cpus is not None and len(t.cpus[0]) == 1:
                 t.doc["partition"] = f"cpu{t.cpus[0][0]}"
-            elif t.cpus is not None and t.policy == "other" and platform.get("cpus") != t.cpus[0]:
+            elif t.cpus is not None and t.policy in BEST_EFFORT and platform.get("cpus") != t.cpus[0]:
                 self.problems.warn(t.where, f"tasks.{t.doc['name']}.cpus",
                                    "ignored: a SCHED_OTHER task runs on the platform's CPUs")
             if not any(op in action for action in t.doc["body"] for op in ("compute", "memwrite", "iowrite")):
                 t.doc["wcet"] = "2us"
                 self.problems.warn(t.where, f"tasks.{t.doc['name']}", "no run or runtime: wcet 2us given for "
                                    "the analysis (the job only synchronises)")
-            order = ("name", "policy", "period", "deadline", "offset", "wcet", "priority", "partition", "budget",
+            order = ("name", "kind", "policy", "period", "deadline", "offset", "activated_at_start",
+                     "started_by_activation", "wcet", "priority", "partition", "budget",
                      "max_jobs", "body")
             out_tasks.append({k: t.doc[k] for k in order if k in t.doc})
         doc: dict[str, Any] = {"name": name}
@@ -352,3 +422,14 @@ def _locate(error: str, tasks: list[ThreadTask]) -> str:
         task = tasks[int(match.group(1))]
         return f"{task.where.where}: tasks.{task.doc['name']}: the imported task is invalid: {error}"
     return f"the imported set is invalid: {error}"
+
+
+def rtapp_task_threads(read: RtAppText, *, default_policy: str | None = None) -> dict[str, tuple[str, int]]:
+    """Each imported task's rt-app thread and instance, by task name: instances 0 to N-1, then the
+    thread's forks (instance N + k for its k-th fork), as rt-app numbers their threads and logs
+    (``rtsched run --compare-rtapp``). Raises RtAppImportError as rtapp_document does."""
+    assembler = _Assembler(default_policy)
+    _, tasks = assembler.document(read.root, "origins")
+    if assembler.problems.errors:
+        raise RtAppImportError(assembler.problems.errors, None, assembler.problems.warnings)
+    return {task.doc["name"]: (task.thread, task.instance) for task in tasks}

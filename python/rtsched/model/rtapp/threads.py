@@ -31,9 +31,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rtsched.model.durations import format_duration, parse_duration
+from rtsched.model.model import BEST_EFFORT
 from rtsched.model.rtapp.events import Names, Problems, event_kind, translate_event
 from rtsched.model.rtapp.reader import JObject, Member
 from rtsched.model.rtapp.selfpaced import self_paced
+from rtsched.model.rtapp.woken import WAKE_UPS, Woken, woken
 from rtsched.model.rtapp.writes import WRITE_EVENTS, WriteSettings, read_wcets, write_action
 from rtsched.model.values import describe
 
@@ -46,7 +48,7 @@ POLICIES = {
                          "which is checked)"),
     "SCHED_DEADLINE": ("deadline", None),
     "SCHED_OTHER": ("other", None),
-    "SCHED_IDLE": ("other", "SCHED_IDLE runs as a SCHED_OTHER background task (rtsched does not measure it)"),
+    "SCHED_IDLE": ("idle", None),
 }
 DEFAULT_RT_PRIORITY = 10  # rt-app's priority for SCHED_FIFO / SCHED_RR threads that give none
 
@@ -67,12 +69,14 @@ class ThreadTask:
     doc: dict[str, Any]
     where: Member  # the thread's (or, for phases run in sequence, the phase's) key
     thread: str  # the rt-app thread it comes from
-    policy: str  # rtsched's: fifo, deadline or other
+    policy: str  # rtsched's: fifo, deadline, or a best-effort one (other, idle)
     period_us: int
     instance: int = 0
     rr: bool = False  # SCHED_RR in the file
     cpus: tuple[list[int], str] | None = None  # (CPUs, where they were given)
     timer_ref: str | None = None
+    woken_by: str | None = None  # an event task's: the condition whose resume, signal or broad activates it
+    fork: int | None = None  # a copy started by the fork of this number (fork.py), from a thread that runs
 
 
 def _int(value: Any) -> bool:
@@ -141,9 +145,13 @@ def _classify(obj: JObject, path: str, phase: _Phase, problems: Problems, *, thr
 
 
 def thread_tasks(member: Member, *, default_policy: str, names: Names, problems: Problems,
-                 writes: WriteSettings = WriteSettings(), forks_us: tuple[int, ...] = ()) -> list[ThreadTask]:
+                 writes: WriteSettings = WriteSettings(), forks_us: tuple[int, ...] = (),
+                 started_forks: tuple[int, ...] = (),
+                 fork_marks: dict[int, tuple[str, int]] | None = None) -> list[ThreadTask]:
     """The tasks of one thread object (empty after an error, which is reported); ``forks_us``: when a
-    launcher forks it (fork.py), each fork adding a copy of its tasks released that much later."""
+    launcher forks it (fork.py), each fork adding a copy of its tasks released that much later;
+    ``started_forks``: the numbers of the forks of it by threads that run, each a copy of its task started
+    by that fork's activation; ``fork_marks``: this thread's own forks (fork.py's ``ForkPlan.marks``)."""
     tname = member.key
     path = f"tasks.{tname}"
     if not isinstance(member.value, JObject):
@@ -186,7 +194,7 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
             problems.error(im, f"{path}.instance", f"expected a thread count >= 0, got {describe(im.value)}")
         else:
             instances = im.value
-            if instances == 0 and not forks_us:
+            if instances == 0 and not forks_us and not started_forks:
                 problems.warn(im, f"{path}.instance", "0 instances: rt-app creates no thread, no task imported")
     delay_us = 0
     if "delay" in props:
@@ -230,7 +238,7 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
         task = _phase_task(phase, top, dict(sched), tname if len(phases) == 1 else f"{tname}-{phase.name}",
                            1 if repeated else thread_loop, offset_us, default_policy, names, problems,
                            several=len(phases) > 1, paced_by_itself=paced_by_itself, writes=writes,
-                           inherited_wcets=thread_wcets)
+                           inherited_wcets=thread_wcets, fork_marks=fork_marks or {})
         if task is None:
             continue
         tasks.append(task)
@@ -251,12 +259,32 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
                       f"phases become {len(tasks)} tasks released one after the other ("
                       + ", ".join(t.doc["name"] for t in tasks)
                       + "); they do not overlap while every job ends within its period")
+    started = _started(tasks, started_forks, instances + len(forks_us), member, path, problems)
     if instances == 1:
-        return tasks + _forked(tasks, forks_us, instances)
+        return tasks + _forked(tasks, forks_us, instances) + started
     copies = [replace(task, doc={**task.doc, "name": f"{task.doc['name']}-{i}",
                                  "body": [dict(a) for a in task.doc["body"]]}, instance=i)
               for task in tasks for i in range(instances)]
-    return copies + _forked(tasks, forks_us, instances)
+    return copies + _forked(tasks, forks_us, instances) + started
+
+
+def _started(tasks: list[ThreadTask], numbers: tuple[int, ...], first_instance: int, where: Member, path: str,
+             problems: Problems) -> list[ThreadTask]:
+    """The copies of a thread's task that forks from running threads start (fork.py): the k-th fork's copy,
+    ``<task>-f<k>``, is ``started_by_activation`` (the fork's activate). Only a thread of one task that starts
+    with its thread (no offset) and is not an event task maps so."""
+    if not numbers:
+        return []
+    if len(tasks) != 1 or tasks[0].doc.get("kind") == "event" or "offset" in tasks[0].doc:
+        why = (f"it becomes {len(tasks)} tasks" if len(tasks) != 1 else "its loop waits for a wake-up"
+               if tasks[0].doc.get("kind") == "event" else "it starts after a delay or sleep")
+        problems.error(where, path, f"forked by a thread that runs, so started when that thread gets to the fork, "
+                       f"which maps for a thread of one task starting with its thread: {why}")
+        return []
+    (task,) = tasks
+    return [replace(task, doc={**task.doc, "name": f"{task.doc['name']}-f{k}", "started_by_activation": True,
+                               "body": [dict(a) for a in task.doc["body"]]}, instance=first_instance + i, fork=k)
+            for i, k in enumerate(numbers)]
 
 
 def _forked(tasks: list[ThreadTask], forks_us: tuple[int, ...], instances: int) -> list[ThreadTask]:
@@ -333,16 +361,41 @@ def _starts_on_its_only_timer(phases: list[_Phase]) -> bool:
             and (first.loop_member is None or first.loop_member.value == 1))
 
 
+def _phase_moves(phases: list[_Phase], top: _Phase, problems: Problems) -> dict[int, list[tuple[str, Member, str]]] | None:
+    """rt-app sets a thread's affinity at the start of each phase (``set_thread_affinity``: the phase's
+    cpus, else the thread's, else those it started with), so phases of their own ``cpus`` in one loop
+    become an ``affinity`` action at the start of each phase: id(phase) -> its ("cpus", member, path)
+    pseudo-event, translated by ``_phase_task``. Empty when no phase gives cpus; None after an error."""
+    if not any("cpus" in phase.sched for phase in phases):
+        return {}
+    moves: dict[int, list[tuple[str, Member, str]]] = {}
+    for phase in phases:
+        given = phase.sched.get("cpus") or top.sched.get("cpus")
+        if given is None:
+            problems.error(phase.where, phase.path, "no cpus, after a phase that gives its own, in a thread without "
+                           "cpus: rt-app moves the thread back to the CPUs it started on, which an rtsched "
+                           "affinity names; give the thread cpus")
+            return None
+        value, m, mpath = given
+        if not isinstance(value, list) or not value or not all(_int(c) and c >= 0 for c in value):
+            problems.error(m, mpath, f"expected a list of CPU numbers, got {describe(value)}")
+            return None
+        moves[id(phase)] = [("cpus", m, mpath)]
+    return moves
+
+
 def _one_cycle(phases: list[_Phase], top: _Phase, path: str, problems: Problems, which: str) -> _Phase | None:
     """The phases of a thread ``which`` is without a timer, or whose only timer starts them -> one loop:
     each phase's events repeated its loop count, in order (rt-app runs them so, and the thread's loop
-    repeats the whole). The phases must not change the thread's scheduling: the loop becomes one task."""
-    own = [(phase, key) for phase in phases for key in phase.sched]
+    repeats the whole). The phases must not change the thread's scheduling, the loop becoming one task,
+    but for their cpus: each then starts with an ``affinity`` (``_phase_moves``)."""
+    own = [(phase, key) for phase in phases for key in phase.sched if key != "cpus"]
     for phase, key in own:
         _, m, mpath = phase.sched[key]
         problems.error(m, mpath, f"the phases of a thread {which} become one task (one loop): a phase "
                        f"cannot set its own {key}; set it on the thread")
-    if own:
+    moves = _phase_moves(phases, top, problems)
+    if own or moves is None:
         return None
     cycle = _Phase(top.name, top.obj, top.path, top.where)
     cycle.taskgroup = top.taskgroup
@@ -351,7 +404,7 @@ def _one_cycle(phases: list[_Phase], top: _Phase, path: str, problems: Problems,
                             "become one loop)")
         if loop is None:
             return None
-        cycle.events.extend(phase.events * loop)
+        cycle.events.extend(moves.get(id(phase), []) + phase.events * loop)
         cycle.taskgroup = cycle.taskgroup or phase.taskgroup
     if len(cycle.events) > MAX_CYCLE_EVENTS:
         problems.error(top.where, path, f"the phases, each repeated its loop count, are {len(cycle.events)} "
@@ -369,11 +422,21 @@ def _repeat_cycle(phase_tasks: list[ThreadTask], thread_loop: int | None, delay_
     phases before it: exactly an rtsched task of period C, that offset and deadline T_i (its next
     release). Under SCHED_FIFO the period of a thread does not change how it is scheduled, so the
     split only costs the analysis some pessimism (it sees the iterations as concurrent tasks).
+    Phases that differ only in their runs (the same events, period and scheduling) are instead one
+    task whose jobs cycle through them (``_cycling_task``), exactly the thread's jobs.
     """
     loops = [t.doc.get("max_jobs") for t in phase_tasks]
     refs = {t.timer_ref for t in phase_tasks}
     loop_text = "for ever" if thread_loop is None else f"{thread_loop} times"
     why = f"{len(phase_tasks)} phases repeated {loop_text}"
+    if len(refs) == 1 and None not in loops:
+        cycling = _cycling_task(phase_tasks, [n for n in loops if n is not None], thread_loop, delay_us)
+        if cycling is not None:
+            steps = ", ".join(f"{n} x {t.doc['name']}" for t, n in zip(phase_tasks, loops))
+            problems.warn(where, path, f"{why}, the same but for their runs, become one task "
+                          f"\"{cycling.doc['name']}\" whose jobs cycle through them ({steps}): each run that "
+                          "differs is a compute of per-job sequence")
+            return [cycling]
     if any(t.policy == "deadline" for t in phase_tasks):
         problems.error(where, path, f"{why} under SCHED_DEADLINE: each phase iteration would need a reservation "
                        "of its own at the cycle's period; only a single phase, or phases run once in sequence "
@@ -396,7 +459,7 @@ def _repeat_cycle(phase_tasks: list[ThreadTask], thread_loop: int | None, delay_
     tasks = []
     start_us = delay_us
     for task, n in zip(phase_tasks, loops):
-        for i in range(n):  # type: ignore[arg-type]
+        for i in range(n if task.doc["body"] else 0):  # type: ignore[arg-type]  # a timer alone: a pause
             doc = {**task.doc, "name": task.doc["name"] if n == 1 else f"{task.doc['name']}-{i}",
                    "period": format_duration(cycle_us * 1000),
                    "deadline": format_duration(task.period_us * 1000),
@@ -409,16 +472,46 @@ def _repeat_cycle(phase_tasks: list[ThreadTask], thread_loop: int | None, delay_
                 doc["max_jobs"] = thread_loop
             tasks.append(replace(task, doc=doc, period_us=cycle_us))
         start_us += n * task.period_us  # type: ignore[operator]
+    pauses = [t.doc["name"] for t in phase_tasks if not t.doc["body"]]
     problems.warn(where, path, f"{why} become {len(tasks)} tasks, one per phase iteration, each of period "
                   f"{format_duration(cycle_us * 1000)} (the cycle) with its place in the cycle as offset and "
-                  "its phase's period as deadline")
+                  "its phase's period as deadline" + (f"; {', '.join(pauses)}: a timer alone, no task (a pause "
+                                                      "in the cycle)" if pauses else ""))
     return tasks
+
+
+def _cycling_task(phase_tasks: list[ThreadTask], counts: list[int], thread_loop: int | None,
+                  delay_us: int) -> ThreadTask | None:
+    """The phases as one task whose job k runs phase i's body for its count of jobs, in turn, or None when
+    the phases differ in more than the length of their runs (their events, period or scheduling)."""
+    first = phase_tasks[0]
+    same = ("name", "body", "max_jobs", "offset")
+    shape = {k: v for k, v in first.doc.items() if k not in same}
+    if any({k: v for k, v in t.doc.items() if k not in same} != shape or t.cpus != first.cpus
+           or len(t.doc["body"]) != len(first.doc["body"]) or not t.doc["body"] for t in phase_tasks):
+        return None
+    body: list[dict[str, Any]] = []
+    for actions in zip(*(t.doc["body"] for t in phase_tasks)):
+        if all(a == actions[0] for a in actions):
+            body.append(dict(actions[0]))
+        elif all(set(a) == {"compute"} and isinstance(a["compute"], str) for a in actions):
+            body.append({"compute": {"sequence": [[n, a["compute"]] for n, a in zip(counts, actions)]}})
+        else:
+            return None
+    doc = {k: v for k, v in first.doc.items() if k not in ("body", "max_jobs", "offset")}
+    doc["name"] = first.thread
+    if delay_us:
+        doc = _with_offset(doc, format_duration(delay_us * 1000))
+    if thread_loop is not None:
+        doc["max_jobs"] = thread_loop * sum(counts)
+    doc["body"] = body
+    return replace(first, doc=doc)
 
 
 def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, str]], name: str,
                 thread_loop: int | None, offset_us: int, default_policy: str, names: Names, problems: Problems,
                 *, several: bool, paced_by_itself: bool, writes: WriteSettings,
-                inherited_wcets: dict[str, int]) -> ThreadTask | None:
+                inherited_wcets: dict[str, int], fork_marks: dict[int, tuple[str, int]]) -> ThreadTask | None:
     where = phase.where
     policy_name = default_policy
     if "policy" in sched:
@@ -433,27 +526,35 @@ def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, 
     taskgroup = phase.taskgroup or top.taskgroup
     if taskgroup is not None:
         tgpath = f"{phase.path if phase.taskgroup else top.path}.taskgroup"
-        if policy != "other":
+        if policy not in BEST_EFFORT:
             problems.error(taskgroup, tgpath, f"a taskgroup with {policy_name}: rt-app refuses it too (taskgroups "
                            "are for SCHED_OTHER and SCHED_IDLE threads)")
             return None
-        problems.warn(taskgroup, tgpath, "ignored: a cpu cgroup shares CPU time among SCHED_OTHER threads, "
-                      "which rtsched runs as background load and does not measure")
+        problems.warn(taskgroup, tgpath, "ignored: a cpu cgroup shares CPU time among SCHED_OTHER and SCHED_IDLE "
+                      "threads; rtsched runs them without one")
 
     events = phase.events
     if not events:
         problems.error(where, phase.path, "no events (rt-app refuses a thread or phase without events too)")
         return None
     wcets = _wcets(phase, inherited_wcets, problems)
-    body: list[dict[str, Any]] = []  # every event is translated first, so that every refused one is reported
+    woken_loop = paced_by_itself and any(kind in WAKE_UPS for kind, _, _ in events)
+    pieces = []  # (kind, member, path, actions): every event is translated first, so every refused one is reported
     for kind, m, mpath in events:
         if kind in WRITE_EVENTS:
-            if not paced_by_itself:  # else self_paced refuses the loop, with the reason
-                body.extend(write_action(kind, m, mpath, writes, wcets.get(m.key), problems) or [])
+            pieces.append((kind, m, mpath, write_action(kind, m, mpath, writes, wcets.get(m.key), problems,
+                                                        best_effort=policy in BEST_EFFORT) or []))
+        elif kind == "cpus":  # a phase's own cpus in one loop (_phase_moves): rt-app's set_thread_affinity
+            pieces.append((kind, m, mpath, [{"affinity": sorted(set(m.value))}]))
+        elif kind == "fork":  # a thread that runs and forks (fork.py): the copy's activation, named later
+            mark = fork_marks.get(id(m))  # none: fork.py refused it, with the reason
+            if mark is not None:
+                pieces.append((kind, m, mpath, [{"_fork": mark[0], "_k": mark[1], "_fork_at": (m, mpath)}]))
         elif kind != "timer":
             actions = translate_event(kind, m, mpath, thread=top.name, policy=policy, names=names,
                                       problems=problems)
-            body.extend(actions or [])
+            pieces.append((kind, m, mpath, actions or []))
+    body: list[dict[str, Any]] = [a for *_, actions in pieces for a in actions]
     timers = [e for e in events if e[0] == "timer"]
     period_from = "timer period"
     if not timers and not paced_by_itself:
@@ -462,11 +563,18 @@ def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, 
                        'periodically, so each phase must end with a timer event {"ref": ..., "period": ...} '
                        "(a thread with no timer at all is imported as a self-paced loop)")
         return None
-    if not timers:
+    wake: Woken | None = None
+    if woken_loop:
+        wake = woken(pieces, delay_us=offset_us, names=names, problems=problems)
+    if wake is not None:
+        period_us: int | None = wake.period_us
+        ref, body = None, wake.body
+        period_from = "job's runs and sleeps (it has no timer)"
+    elif not timers:
         pace = self_paced(events, body, where if several else top.where, phase.path, problems)
         if pace is None:
             return None
-        period_us: int | None = pace.period_us
+        period_us = pace.period_us
         ref, body = None, pace.body
         offset_us += pace.lead_us
         period_from = "loop's length (its runs and sleeps: it has no timer)"
@@ -498,13 +606,20 @@ def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, 
         max_jobs = thread_loop * loop
 
     doc: dict[str, Any] = {"name": name}
-    if policy == "other":
-        doc["policy"] = "other"
+    if wake is not None:
+        doc["kind"] = "event"
+    elif not timers:
+        doc["kind"] = "self-paced"
+    if policy in BEST_EFFORT:
+        doc["policy"] = policy
     doc["period"] = format_duration(period_us * 1000) if period_us else None
-    if offset_us:
+    if offset_us and (wake is None or wake.activated_at_start):
         doc["offset"] = format_duration(offset_us * 1000)
+    if wake is not None and wake.activated_at_start:
+        doc["activated_at_start"] = True
     task = ThreadTask(doc=doc, where=where if several else top.where, thread=top.name, policy=policy,
-                      period_us=period_us or 0, rr=policy_name == "SCHED_RR", timer_ref=ref)
+                      period_us=period_us or 0, rr=policy_name == "SCHED_RR", timer_ref=ref,
+                      woken_by=wake.condition if wake is not None else None)
     _sched(task, sched, period_us, problems, period_from)
     if max_jobs is not None:
         doc["max_jobs"] = max_jobs
@@ -577,6 +692,13 @@ def _sched(task: ThreadTask, sched: dict[str, tuple[Any, Member, str]], period_u
             doc["deadline"] = format_duration(values["dl-deadline"] * 1000)
         if "dl-runtime" in values:
             doc["budget"] = format_duration(values["dl-runtime"] * 1000)
+            bound_us = values.get("dl-deadline") or values.get("dl-period") or period_us
+            if bound_us is not None and values["dl-runtime"] > bound_us:
+                _, m, mpath = dl["dl-runtime"]
+                problems.error(m, mpath, f"dl-runtime {values['dl-runtime']}us exceeds the task's deadline "
+                               f"{bound_us}us, and SCHED_DEADLINE needs runtime <= deadline <= period; give a "
+                               "dl-runtime at most that (rtsched's reservation period is the task's, its "
+                               "timer period or loop's length when no dl-deadline or dl-period is given)")
             if "dl-period" not in values:
                 _, m, mpath = dl["dl-runtime"]
                 problems.warn(m, mpath, "no dl-period: rt-app would use the runtime as the period (a full "

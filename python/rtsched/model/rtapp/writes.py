@@ -86,9 +86,15 @@ def read_wcets(member: Member | None, path: str, write_keys: set[str], problems:
     return table
 
 
+#: The WCET a write of a best-effort thread gets when the file gives none (never analysed).
+BEST_EFFORT_WRITE_WCET_US = 1
+
+
 def write_action(kind: str, member: Member, path: str, settings: WriteSettings, wcet_us: int | None,
-                 problems: Problems) -> list[dict[str, Any]] | None:
-    """The action for a ``mem`` or ``iorun`` event (none for 0 bytes), or None after reporting an error."""
+                 problems: Problems, *, best_effort: bool = False) -> list[dict[str, Any]] | None:
+    """The action for a ``mem`` or ``iorun`` event (none for 0 bytes), or None after reporting an error.
+    A best-effort thread's write without a WCET gets BEST_EFFORT_WRITE_WCET_US (warning): its task is
+    neither analysed nor simulated, and runs its writes for real."""
     value = member.value
     if not _int(value) or not 0 <= value <= WRITE_MAX_BYTES:
         problems.error(member, path, f"expected a number of bytes (0 to {WRITE_MAX_BYTES}), got {describe(value)}")
@@ -96,6 +102,12 @@ def write_action(kind: str, member: Member, path: str, settings: WriteSettings, 
     if value == 0:
         problems.warn(member, path, f"{kind} of 0 bytes does nothing: left out")
         return []
+    if wcet_us is None and best_effort:
+        problems.warn(member, path, f"no WCET for this {kind}: {BEST_EFFORT_WRITE_WCET_US}us given, as its thread is "
+                      "best-effort (SCHED_OTHER, SCHED_IDLE: neither analysed nor simulated; the run does the write "
+                      f'for real); to analyse it under a real-time policy, add "wcet": {{"{member.key}": '
+                      "MICROSECONDS}")
+        wcet_us = BEST_EFFORT_WRITE_WCET_US
     if wcet_us is None:
         problems.error(member, path, f'rtsched needs the time this {kind} may take (its size does not say it): add '
                        f'"wcet": {{"{member.key}": MICROSECONDS}} to the same thread or phase (rt-app ignores '

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from rtsched.model.demand_format import parse_compute
-from rtsched.model.model import ACTIONS, Action, Activate, Broadcast, Compute, Lock, Signal, Sleep, Unlock, Wait
+from rtsched.model.model import ACTIONS, Action, Activate, Affinity, Broadcast, Compute, Lock, Signal, Sleep, Unlock, Wait
 from rtsched.model.prem import parse_prem
 from rtsched.model.validation.checker import Checker, Declared, suggest
 from rtsched.model.validation.fields import ACTION_NAMES, BODY, FUTURE_ACTIONS
@@ -67,6 +67,8 @@ def _action(c: Checker, item: Any, apath: str, held: Held, declared: Declared) -
     if op == "activate":  # its task is an event task of the set: checked once every task is read
         name = c.name(arg, opath)
         return Activate(name) if name is not None else None
+    if op == "affinity":  # its CPUs are the platform's: checked once the platform is known (task.py)
+        return _affinity(c, arg, opath)
     if op == "compute" and isinstance(arg, dict):  # a varying demand
         return c.reported(parse_compute(arg, opath, c.base_dir))
     if op in ("compute", "sleep"):
@@ -77,6 +79,21 @@ def _action(c: Checker, item: Any, apath: str, held: Held, declared: Declared) -
     if op in ("lock", "unlock"):
         return _lock(c, op, arg, apath, opath, held, declared)
     return _condvar_op(c, op, arg, opath, held, declared)
+
+
+def _affinity(c: Checker, arg: Any, opath: str) -> Affinity | None:
+    """``affinity: [0, 1]``: a non-empty list of distinct CPU numbers (>= 0)."""
+    if not isinstance(arg, list) or not arg:
+        c.error(opath, f"expected a non-empty list of CPU numbers, such as [0] or [0, 1]; got {describe(arg)}")
+        return None
+    for k, cpu in enumerate(arg):
+        if not isinstance(cpu, int) or isinstance(cpu, bool) or cpu < 0:
+            c.error(f"{opath}[{k}]", f"expected a CPU number (an integer >= 0), got {describe(cpu)}")
+            return None
+    if len(set(arg)) != len(arg):
+        c.error(opath, f"CPU {next(cpu for cpu in arg if arg.count(cpu) > 1)} is listed twice")
+        return None
+    return Affinity(tuple(sorted(arg)))
 
 
 def _lock(c: Checker, op: str, arg: Any, apath: str, opath: str, held: Held, declared: Declared) -> Action | None:

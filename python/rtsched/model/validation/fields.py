@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rtsched.model.ceilings import LEVEL_MAX
-from rtsched.model.model import ACTIONS, BACKENDS, CLUSTERED_SCHEDULERS, PROTOCOLS, SCHEDULERS, VARIANTS
+from rtsched.model.model import ACTIONS, BACKENDS, BEST_EFFORT, CLUSTERED_SCHEDULERS, PROTOCOLS, SCHEDULERS, VARIANTS
 
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -39,7 +39,7 @@ __all__ = [
     "MAX_NAME", "MAX_SET_NAME", "MAX_QUEUE", "MAX_JOBS", "MAX_SEED", "FIFO_PRIORITY",
     "KINDS", "POLICIES", "ACTION_NAMES", "FUTURE_SCHEDULERS", "FUTURE_PROTOCOLS", "FUTURE_ACTIONS",
     "RESOURCES", "CONDVARS", "SERVERS", "TASKS", "PARTITIONS", "BODY",
-    "TOP", "PLATFORM", "PARTITION", "RESOURCE", "CONDVAR", "SERVER", "CALL", "TASK", "SPORADIC", "MAPPINGS",
+    "TOP", "PLATFORM", "PARTITION", "RESOURCE", "CONDVAR", "SERVER", "CALL", "TASK", "SPORADIC", "CHAIN", "MAPPINGS",
 ]
 
 #: Task, resource, condvar and partition names fit the trace's 32-byte name field.
@@ -58,7 +58,10 @@ FIFO_PRIORITY = (1, 99)
 KINDS = ("periodic", "sporadic", "self-paced", "event")
 #: How many activations an event task may keep waiting at most (the library's RTS_TASK_ACTIVATION_QUEUE_MAX).
 MAX_ACTIVATION_QUEUE = 4096
-POLICIES = ("fifo", "deadline", "other")
+#: The real-time policies, then SCHED_OTHER, SCHED_BATCH, SCHED_IDLE: best-effort (background) tasks, never analysed.
+POLICIES = ("fifo", "deadline", *BEST_EFFORT)
+#: The kernel's nice range (other and batch).
+NICE = (-20, 19)
 ACTION_NAMES: tuple[str, ...] = tuple(ACTIONS)
 
 #: Recognised names that are refused, with what to say (later issues implement some).
@@ -96,6 +99,17 @@ class Integer(Value):
 
     def read(self, checker: Checker, value: Any, path: str) -> int | None:
         return checker.integer(value, path, self.lo, self.hi)
+
+
+@dataclass(frozen=True)
+class Flag(Value):
+    """true or false."""
+
+    def read(self, checker: Checker, value: Any, path: str) -> bool | None:
+        if isinstance(value, bool):
+            return value
+        checker.error(path, f"expected true or false, got {value!r}")
+        return None
 
 
 @dataclass(frozen=True)
@@ -192,6 +206,7 @@ TOP = Mapping("", {
     "servers": SERVERS,
     "reservations": Items("reservation"),  # read by rtsched.model.reservations
     "tasks": TASKS,
+    "chains": Items("chain"),  # read by rtsched.model.validation.chains
 }, required=("name", "platform", "tasks"))
 
 PLATFORM = Mapping("platform", {
@@ -235,6 +250,7 @@ TASK = Mapping("task", {
     "wcet": Duration(),
     "priority": _PRIORITY,
     "policy": Choice(POLICIES),
+    "nice": Integer(*NICE),
     "partition": Ref("partition"),
     "budget": Duration(),
     "max_jobs": Integer(1, MAX_JOBS),
@@ -244,7 +260,12 @@ TASK = Mapping("task", {
     "peripheral": Shape("peripheral"),
     "stack": Shape("stack"),
     "activation_queue": Integer(0, MAX_ACTIVATION_QUEUE),
+    "activated_at_start": Flag(),
+    "started_by_activation": Flag(),
 }, required=("name", "period", "body"))
+
+#: A cause-effect chain (docs/chains.md): its name and at least two task names, cause first.
+CHAIN = Mapping("chain", {"name": Name(), "tasks": Shape("chainTasks")}, required=("name", "tasks"))
 
 SPORADIC = Mapping("task.sporadic", {
     "max_extra": Duration(positive=False),
@@ -253,4 +274,4 @@ SPORADIC = Mapping("task.sporadic", {
 
 #: Every mapping described here, by its place in the JSON schema.
 MAPPINGS: dict[str, Mapping] = {m.schema: m for m in (TOP, PLATFORM, PARTITION, RESOURCE, CONDVAR, SERVER, CALL,
-                                                      TASK, SPORADIC)}
+                                                      TASK, SPORADIC, CHAIN)}

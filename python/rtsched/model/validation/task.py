@@ -11,10 +11,12 @@ from typing import Any, cast
 from rtsched.model.demand_format import trace_job_limit
 from rtsched.model.durations import format_duration
 from rtsched.model.model import (
+    BEST_EFFORT,
     FP_SCHEDULERS,
     PARTITIONED_SCHEDULERS,
     Action,
     Activate,
+    Affinity,
     Compute,
     IoWrite,
     MemWrite,
@@ -25,6 +27,7 @@ from rtsched.model.model import (
     Sporadic,
     Task,
 )
+from rtsched.model.placement import platform_cpus_given
 from rtsched.model.prem import parse_peripheral
 from rtsched.model.stacks import parse_stack
 from rtsched.model.validation.body import read_body
@@ -51,12 +54,33 @@ def read_tasks(c: Checker, value: Any, platform: Platform | None, declared: Decl
             read.append((i, task))
     c.unique(names, "task")
     _check_activations(c, read, {str(n) for n, _ in names if isinstance(n, str)})
+    if platform is not None:
+        _check_affinities(c, read, platform)
     return result
+
+
+def _check_affinities(c: Checker, tasks: list[tuple[int, Task]], platform: Platform) -> None:
+    """Every ``affinity`` names CPUs of the platform, when the file gives them (else the run checks them
+    against the machine's, resolve.py), and runs on a kernel thread of its own (not under ult)."""
+    known = platform_cpus_given(platform)
+    for i, task in tasks:
+        for j, action in enumerate(task.body):
+            if not isinstance(action, Affinity):
+                continue
+            where = f"tasks[{i}].body[{j}].affinity"
+            if platform.backend == "ult":
+                c.error(where, f'task "{task.name}" changes its CPUs: not under backend ult, whose workers run '
+                               "every task (a user-level thread has no affinity of its own); use backend threads")
+                continue
+            outside = [cpu for cpu in action.cpus if known is not None and cpu not in known]
+            if outside:
+                c.error(where, f'task "{task.name}": CPU {outside[0]} is not one of the platform\'s CPUs '
+                               f"({', '.join(map(str, known or ()))})")
 
 
 def _check_activations(c: Checker, tasks: list[tuple[int, Task]], names: set[str]) -> None:
     """Every ``activate`` names an event task of the set."""
-    events = {t.name for _, t in tasks if t.kind == "event"}
+    events = {t.name for _, t in tasks if t.kind == "event" or t.started_by_activation}
     for i, task in tasks:
         for j, action in enumerate(task.body):
             if not isinstance(action, Activate) or action.task in events:
@@ -64,7 +88,7 @@ def _check_activations(c: Checker, tasks: list[tuple[int, Task]], names: set[str
             where = f"tasks[{i}].body[{j}].activate"
             if action.task in names:
                 c.error(where, f'"{action.task}" is not an event task: only those are activated '
-                               "(give it kind: event)")
+                               "(give it kind: event, or started_by_activation: true)")
             else:
                 c.error(where, f'no task "{action.task}" in this set'
                                + (f" (event tasks: {', '.join(sorted(events))})" if events else ""))
@@ -141,8 +165,19 @@ def read_task(c: Checker, item: Any, path: str, index: int, platform: Platform |
     activation_queue = e.value("activation_queue", 0)
     if "activation_queue" in data and kind != "event":
         e.fail(f"{path}.activation_queue", "only for kind: event (the activations an event task keeps while busy)")
-    if kind == "event" and "offset" in data:
-        e.fail(f"{path}.offset", "an event task's jobs come with its activations: it has no offset")
+    activated_at_start = e.value("activated_at_start", False)
+    if "activated_at_start" in data and kind != "event":
+        e.fail(f"{path}.activated_at_start", "only for kind: event (its first job released at offset by itself)")
+    if activated_at_start and activation_queue:
+        e.fail(f"{path}.activated_at_start", "only with activation_queue 0 (an activation before the first job "
+                                             "is then lost, as rt-app's resume to a thread not yet waiting)")
+    started = e.value("started_by_activation", False)
+    if started and (kind == "event" or "offset" in data):
+        e.fail(f"{path}.started_by_activation", "only for periodic, sporadic and self-paced tasks, without an "
+                                                "offset (the activation releases the first job)")
+    if kind == "event" and "offset" in data and not activated_at_start:
+        e.fail(f"{path}.offset", "an event task's jobs come with its activations: it has no offset (unless "
+                                 "activated_at_start: true releases its first job at the offset)")
 
     scheduler = platform.scheduler if platform is not None else None
     owner = declared.reservations.get(reservation) if reservation is not None else None
@@ -153,6 +188,7 @@ def read_task(c: Checker, item: Any, path: str, index: int, platform: Platform |
     orderer = _Orderer(scheduler, owner)
     policy = _policy(e, orderer)
     priority = _priority(e, policy, orderer)
+    nice = _nice(e, policy, platform)
     partition = _partition(e, policy, platform)
     wcet = _default_wcet(e, body, wcet)
     if policy == "deadline" and period is not None and deadline is not None and wcet is not None:
@@ -179,6 +215,9 @@ def read_task(c: Checker, item: Any, path: str, index: int, platform: Platform |
         peripheral_buffer_bytes=peripheral,
         stack_bytes=stack,
         activation_queue=activation_queue or 0,
+        activated_at_start=bool(activated_at_start),
+        started_by_activation=bool(started),
+        nice=nice,
     )
 
 
@@ -204,15 +243,17 @@ def _sporadic(e: _Entry, kind: str | None, index: int) -> Sporadic | None:
 
 
 def _policy(e: _Entry, orderer: _Orderer) -> str | None:
-    """The task's policy: its orderer's native one (fifo or deadline) or ``other``; default the native."""
+    """The task's policy: its orderer's native one (fifo or deadline) or a best-effort one; default the native."""
     if "policy" not in e.data:
         return orderer.native_policy if orderer.scheduler is not None else None
     policy: str | None = e.value("policy")
-    if policy is not None and orderer.scheduler is not None and policy not in (orderer.native_policy, "other"):
+    if (policy is not None and orderer.scheduler is not None and policy != orderer.native_policy
+            and policy not in BEST_EFFORT):
         e.fail(
             f"{e.path}.policy",
             f'"{policy}" does not go with {"scheduler " + str(orderer) if orderer.owner is None else orderer}, '
-            f'whose tasks are "{orderer.native_policy}": leave policy out, or write "other" for a background task',
+            f'whose tasks are "{orderer.native_policy}": leave policy out, or write "other", "batch" or "idle" '
+            "for a background task",
         )
         return None
     return policy
@@ -228,13 +269,38 @@ def _priority(e: _Entry, policy: str | None, orderer: _Orderer) -> int | None:
         return priority
     if "priority" in e.data and policy is not None:
         if policy != "deadline":
-            why = 'not used for policy "other" (SCHED_OTHER has no real-time priority): remove it'
+            why = f'not used for policy "{policy}" (a best-effort task has no real-time priority; nice weighs it): remove it'
         elif orderer.owner is None:
             why = f"not used under {orderer.scheduler} (SCHED_DEADLINE orders jobs by deadline): remove it"
         else:
             why = f"not used inside {orderer}, which orders jobs by deadline (EDF): remove it"
         e.fail(f"{e.path}.priority", why)
     return None
+
+
+def _nice(e: _Entry, policy: str | None, platform: Platform | None) -> int:
+    """-20..19 for policies other and batch (default 0); refused for the others and under the ult backend
+    (as are policies batch and idle)."""
+    if policy in ("batch", "idle") and platform is not None and platform.backend == "ult":
+        e.fail(f"{e.path}.policy", _ULT_BEST_EFFORT)
+    if "nice" not in e.data or policy is None:
+        return 0
+    nice: int | None = e.value("nice")
+    if nice is None:
+        return 0
+    if policy not in ("other", "batch"):
+        why = ("SCHED_IDLE has the least weight whatever the nice" if policy == "idle"
+               else f"policy {policy} has a real-time {'priority' if policy == 'fifo' else 'deadline'} instead")
+        e.fail(f"{e.path}.nice", f"nice weighs policies other and batch only: {why}; remove it")
+    elif platform is not None and platform.backend == "ult" and nice != 0:
+        e.fail(f"{e.path}.nice", _ULT_BEST_EFFORT)
+    return nice
+
+
+#: Why the ult backend refuses batch, idle and nice (the library says the same, src/task/taskset.c).
+_ULT_BEST_EFFORT = ("the ult backend runs every task on its SCHED_FIFO worker threads, so a task has no kernel "
+                    "policy or nice of its own: its background tasks are policy other, nice 0 (below every "
+                    "priority); use backend: threads for batch, idle or nice")
 
 
 def _partition(e: _Entry, policy: str | None, platform: Platform | None) -> str | None:
@@ -244,7 +310,7 @@ def _partition(e: _Entry, policy: str | None, platform: Platform | None) -> str 
         if "partition" in e.data:
             partition: str | None = e.value("partition", read=lambda v, p: e.c.partition_ref(v, p, platform))
             return partition
-        if policy != "other":
+        if policy not in BEST_EFFORT:
             e.fail(e.path, f'missing required key "partition" (required under {scheduler})')
         return None
     if "partition" in e.data and scheduler is not None:

@@ -10,6 +10,7 @@ from rtsched.model.model import TaskSet
 from rtsched.model.prem import prem_problems
 from rtsched.model.reservations import read_reservations, reservation_problems, with_inherited
 from rtsched.model.ult import ult_problems
+from rtsched.model.validation.chains import read_chains
 from rtsched.model.validation.checker import Checker, Declared
 from rtsched.model.validation.fields import TOP
 from rtsched.model.validation.platform import read_platform
@@ -43,6 +44,7 @@ def read_taskset(c: Checker, data: Any) -> TaskSet | None:
     tasks = read_tasks(c, top["tasks"], platform, declared) if "tasks" in top else None
     if tasks is not None:
         servers_against_tasks(c, servers, tasks)
+    chains = read_chains(c, top.get("chains", []), tasks)
     if c.errors:
         return None
     assert name is not None and platform is not None and tasks is not None
@@ -55,6 +57,7 @@ def read_taskset(c: Checker, data: Any) -> TaskSet | None:
         duration_ns=duration,
         servers=tuple(servers.values()),
         reservations=tuple(reservations.values()),
+        chains=chains,
     )
     taskset = with_inherited(taskset)
     for path, message in whole_set_problems(taskset):
