@@ -20,9 +20,16 @@
  * right whatever the call may or may not have done (it can run before the
  * call entered the kernel, while it slept, or after it returned). Between
  * begin and end nothing but the system call may run: async-cancel-safe code
- * only. With cancellation disabled (PTHREAD_CANCEL_DISABLE) both calls change
- * nothing that matters and the wait is not a cancellation point, as POSIX
- * says.
+ * only: a loop around the call and the look at its answer go outside. This
+ * matters beyond the letter of POSIX under ThreadSanitizer, whose runtime
+ * takes locks inside instrumented code (an acquire load takes the thread's
+ * slot lock) while glibc's cancellation signal does not go through TSan: a
+ * thread unwound there leaves the lock held and deadlocks at its next access
+ * (a cancelled thread spinning on an acquire load hangs its process at once;
+ * test_cond_cancel hung about once in 800 runs of a signal-and-cancel case
+ * while a wait's loop test ran inside the region). With cancellation
+ * disabled (PTHREAD_CANCEL_DISABLE) both calls change nothing that matters
+ * and the wait is not a cancellation point, as POSIX says.
  */
 #ifndef RTS_INTERNAL_CANCEL_H
 #define RTS_INTERNAL_CANCEL_H

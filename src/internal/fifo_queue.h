@@ -118,9 +118,10 @@ bool rts_fifo_cond_idle(struct rts_fifo_scope *s, const struct rts_fifo_cond_ref
 /*
  * Sleep on r's state word until it leaves the queued states (GRANTED), or
  * until deadline (CLOCK_MONOTONIC or the given clock; NULL: none). 0 granted,
- * ETIMEDOUT. Not a cancellation point by itself.
+ * ETIMEDOUT. With `cancellable` each sleep is a cancellation point
+ * (internal/cancel.h: the caller pushes the cleanup); else none is.
  */
 int rts_fifo_sleep(struct rts_fifo_scope *s, struct rts_fifo_record *r,
-		   const struct timespec *deadline, clockid_t clock);
+		   const struct timespec *deadline, clockid_t clock, bool cancellable);
 
 #endif

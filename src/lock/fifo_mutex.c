@@ -79,7 +79,7 @@ static int fifo_trylock(rts_mutex_t *m, uint32_t flags)
 static int wait_queued(const struct rts_fifo_mutex_ref *ref, struct rts_fifo_record *r,
 		       const struct timespec *deadline)
 {
-	int ret = rts_fifo_sleep(ref->scope, r, deadline, CLOCK_MONOTONIC);
+	int ret = rts_fifo_sleep(ref->scope, r, deadline, CLOCK_MONOTONIC, false);
 	if (ret == ETIMEDOUT && rts_fifo_mutex_dequeue(ref, r))
 		return ETIMEDOUT;
 	atomic_store_explicit(&r->state, RTS_FIFO_IDLE, memory_order_relaxed);

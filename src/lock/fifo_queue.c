@@ -36,6 +36,7 @@
 #include <stdatomic.h>
 
 #include "internal/backend.h"
+#include "internal/cancel.h"
 #include "internal/fifo_queue.h"
 #include "internal/tid.h"
 
@@ -384,14 +385,17 @@ bool rts_fifo_cond_idle(struct rts_fifo_scope *s, const struct rts_fifo_cond_ref
 }
 
 int rts_fifo_sleep(struct rts_fifo_scope *s, struct rts_fifo_record *r,
-		   const struct timespec *deadline, clockid_t clock)
+		   const struct timespec *deadline, clockid_t clock, bool cancellable)
 {
 	const struct rts_backend *backend = rts_backend();
 	for (;;) {
 		uint32_t state = atomic_load_explicit(&r->state, memory_order_acquire);
 		if (state == RTS_FIFO_GRANTED)
 			return 0;
+		int cancel_type = cancellable ? rts_cancel_async_begin() : 0;
 		int ret = backend->block(&r->state, state, deadline, clock, s->pshared);
+		if (cancellable)
+			rts_cancel_async_end(cancel_type);
 		if (ret == -ETIMEDOUT)
 			return ETIMEDOUT;
 	}

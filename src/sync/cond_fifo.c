@@ -39,15 +39,15 @@
  * only cancellation in that instant causes).
  */
 #include <errno.h>
-#include <stddef.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <rtsched/cond.h>
 
 #include "internal/backend.h"
-#include "internal/cancel.h"
 #include "internal/cond_object.h"
 #include "internal/fifo_mutex.h"
 #include "internal/fifo_queue.h"
@@ -127,7 +127,7 @@ struct wait_frame {
 static bool await_grant(struct wait_frame *f)
 {
 	bool signalled = atomic_load_explicit(&f->r->state, memory_order_relaxed) == RTS_FIFO_MOVED;
-	rts_fifo_sleep(f->mref.scope, f->r, NULL, CLOCK_MONOTONIC);
+	rts_fifo_sleep(f->mref.scope, f->r, NULL, CLOCK_MONOTONIC, false);
 	return signalled;
 }
 
@@ -164,9 +164,7 @@ static int sleep_cancellable(struct wait_frame *f, const struct timespec *deadli
 {
 	int ret;
 	pthread_cleanup_push(cancelled, f);
-	int cancel_type = rts_cancel_async_begin();
-	ret = rts_fifo_sleep(f->mref.scope, f->r, deadline, clock);
-	rts_cancel_async_end(cancel_type);
+	ret = rts_fifo_sleep(f->mref.scope, f->r, deadline, clock, true);
 	pthread_cleanup_pop(0);
 	return ret;
 }

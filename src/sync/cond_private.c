@@ -282,16 +282,17 @@ static int sleep_on_record(struct wait_frame *f, const struct timespec *deadline
 	struct cond_waiter *w = f->w;
 	int slept;
 	pthread_cleanup_push(cancelled, f);
-	int cancel_type = rts_cancel_async_begin();
-	do
+	do {
+		int cancel_type = rts_cancel_async_begin();
 		slept = w->requeue_onto
 				? backend->cond_block(&w->word, f->waiting, deadline, clock,
 						      w->requeue_onto, false)
 				: backend->block(&w->word, f->waiting, deadline, clock, false);
+		rts_cancel_async_end(cancel_type);
+	}
 	/* a signal handler (EINTR), or a stale FUTEX_WAKE from a former wait */
 	while ((slept == -EINTR || (slept == 0 && !w->requeue_onto)) &&
 	       atomic_load_explicit(&w->word, memory_order_acquire) == f->waiting);
-	rts_cancel_async_end(cancel_type);
 	pthread_cleanup_pop(0);
 	return slept;
 }

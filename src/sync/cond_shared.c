@@ -110,16 +110,17 @@ static int sleep_on_seq(struct wait_frame *f, const struct timespec *deadline)
 {
 	const struct rts_backend *backend = rts_backend();
 	rts_cond_t *c = f->c;
+	clockid_t clock = rts_cond_clock(c);
+	rts_futex_word *mutex_word = rts_mutex_word(f->m);
 	int slept;
 	pthread_cleanup_push(cancelled, f);
-	int cancel_type = rts_cancel_async_begin();
-	do
-		slept = f->pi ? backend->cond_block(seq_word(c), f->snapshot, deadline,
-						    rts_cond_clock(c), rts_mutex_word(f->m), true)
-			      : backend->block(seq_word(c), f->snapshot, deadline, rts_cond_clock(c),
-					       true);
-	while (slept == -EINTR);
-	rts_cancel_async_end(cancel_type);
+	do {
+		int cancel_type = rts_cancel_async_begin();
+		slept = f->pi ? backend->cond_block(seq_word(c), f->snapshot, deadline, clock,
+						    mutex_word, true)
+			      : backend->block(seq_word(c), f->snapshot, deadline, clock, true);
+		rts_cancel_async_end(cancel_type);
+	} while (slept == -EINTR);
 	pthread_cleanup_pop(0);
 	return slept;
 }
