@@ -55,6 +55,9 @@ struct rts_sched_params {
 	bool dl_overrun_signal;    /* DEADLINE: SIGXCPU when the runtime runs out (SCHED_FLAG_DL_OVERRUN) */
 	bool reset_on_fork;        /* children start as SCHED_OTHER (SCHED_FLAG_RESET_ON_FORK);
 				    * without it a SCHED_DEADLINE thread cannot fork (EAGAIN) */
+	uint64_t slice_ns;         /* other, batch: the fair scheduler's slice for the thread
+				    * (Linux 6.12+ clamps it to 0.1..100 ms, earlier kernels
+				    * ignore it); 0: the kernel's default */
 };
 
 /* The kernel's SCHED_DEADLINE period range, in us (its sysctls, else its defaults 100 and 4194304). */

@@ -119,6 +119,16 @@ struct rts_task_params {
 	bool started_by_activation;    /* periodic, sporadic, self-paced: job 1 released by an activation
 					* (rts_task_activate, as an event task's; offset_ns 0), the later
 					* ones by the task's own releases from there (rt-app's fork) */
+	/* RTS_POLICY_DEADLINE: the kernel's deadline and period of the thread's
+	 * reservation when they are not the task's (rt-app's dl-deadline,
+	 * dl-period): the thread then gets dl_runtime_ns every dl_period_ns
+	 * whatever its jobs do. 0: deadline_ns, period_ns. Threads backend only. */
+	int64_t dl_deadline_ns;
+	int64_t dl_period_ns;
+	/* other, batch: the slice asked of the kernel's fair scheduler
+	 * (sched_attr.sched_runtime, Linux 6.12+, which clamps it to 0.1..100 ms;
+	 * earlier kernels ignore it); 0: the kernel's default. Threads backend only. */
+	int64_t slice_ns;
 };
 
 /* The stack sizes a task may ask for (rts_task_params.stack_bytes; else EINVAL). */

@@ -79,7 +79,9 @@ struct rts_backend {
 	int (*cond_requeue)(rts_futex_word *cond, uint32_t expected, int nr_requeue,
 			    rts_futex_word *mutex, bool pshared);
 	/* Make the calling thread the task `params` describes (cpuset, affinity,
-	 * policy). On failure `why` says what was refused and what to change. */
+	 * policy; SCHED_DEADLINE's deadline and period: rts_task_dl_deadline_ns,
+	 * rts_task_dl_period_ns). On failure `why` says what was refused and what
+	 * to change. */
 	int (*task_admit)(const struct rts_task_params *params, char *why, size_t why_len);
 	/* Sleep until an absolute CLOCK_MONOTONIC time: 0, or -EINTR when interrupted. */
 	int (*sleep_until)(int64_t time_ns);
@@ -184,6 +186,17 @@ static inline int rts_current_cpu(void)
 	const struct rts_backend *backend = rts_backend_of_thread;
 	return rts_likely(!backend || !backend->current_cpu) ? rts_kernel_cpu()
 							     : backend->current_cpu();
+}
+
+/* The kernel's SCHED_DEADLINE deadline and period of a task's thread: its own, else the task's. */
+static inline int64_t rts_task_dl_deadline_ns(const struct rts_task_params *p)
+{
+	return p->dl_deadline_ns ? p->dl_deadline_ns : p->deadline_ns;
+}
+
+static inline int64_t rts_task_dl_period_ns(const struct rts_task_params *p)
+{
+	return p->dl_period_ns ? p->dl_period_ns : p->period_ns;
 }
 
 #endif

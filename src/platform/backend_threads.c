@@ -78,9 +78,12 @@ static int threads_task_admit(const struct rts_task_params *p, char *why, size_t
 		.priority = p->priority,
 		.nice = p->nice,
 		.dl_runtime_ns = (uint64_t)p->dl_runtime_ns,
-		.dl_deadline_ns = (uint64_t)p->deadline_ns,
-		.dl_period_ns = (uint64_t)p->period_ns,
-		.dl_overrun_signal = true, /* budget.c counts the overruns */
+		.dl_deadline_ns = (uint64_t)rts_task_dl_deadline_ns(p),
+		.dl_period_ns = (uint64_t)rts_task_dl_period_ns(p),
+		/* budget.c counts a job's overruns; the runtime of a reservation of the
+		 * thread's own (dl_deadline_ns, dl_period_ns) is not a job's */
+		.dl_overrun_signal = !p->dl_deadline_ns && !p->dl_period_ns,
+		.slice_ns = (uint64_t)p->slice_ns,
 	};
 	char reason[512];
 	int err = 0;

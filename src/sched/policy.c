@@ -183,10 +183,12 @@ RTS_EXPORT int rts_sched_apply_self(const struct rts_sched_params *p, char *why,
 	case RTS_POLICY_OTHER:
 		attr.sched_policy = SCHED_OTHER;
 		attr.sched_nice = p->nice;
+		attr.sched_runtime = p->slice_ns;
 		break;
 	case RTS_POLICY_BATCH:
 		attr.sched_policy = SCHED_BATCH;
 		attr.sched_nice = p->nice;
+		attr.sched_runtime = p->slice_ns;
 		policy = "SCHED_BATCH";
 		break;
 	case RTS_POLICY_IDLE:

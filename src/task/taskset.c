@@ -72,10 +72,26 @@ RTS_EXPORT const char *rts_taskset_error(const rts_taskset_t *set)
 	return set ? set->error : "no task set";
 }
 
-/* nice: a CFS weight, for other and batch on kernel threads only. */
+/* nice and slice: a fair scheduler's weight and slice, for other and batch on kernel threads only;
+ * a reservation's own deadline and period, for SCHED_DEADLINE only. */
 static int check_best_effort_params(rts_taskset_t *set, const struct rts_task_params *p,
 				    const char *name)
 {
+	if ((p->dl_deadline_ns || p->dl_period_ns) && p->policy != RTS_POLICY_DEADLINE) {
+		rts_taskset_set_error(set,
+				      "task %s: dl_deadline_ns and dl_period_ns are SCHED_DEADLINE's; "
+				      "policy %s has none: remove them",
+				      name, rts_policy_name(p->policy));
+		return EINVAL;
+	}
+	if (p->slice_ns < 0 ||
+	    (p->slice_ns && !(p->policy == RTS_POLICY_OTHER || p->policy == RTS_POLICY_BATCH))) {
+		rts_taskset_set_error(set,
+				      "task %s: slice %lld ns: a slice is >= 0 and for policies other and "
+				      "batch only (policy %s)",
+				      name, (long long)p->slice_ns, rts_policy_name(p->policy));
+		return EINVAL;
+	}
 	if (p->nice < -20 || p->nice > 19) {
 		rts_taskset_set_error(set, "task %s: nice %d is not in -20..19", name, p->nice);
 		return EINVAL;
@@ -89,19 +105,21 @@ static int check_best_effort_params(rts_taskset_t *set, const struct rts_task_pa
 								   : "a real-time priority instead");
 		return EINVAL;
 	}
-	if (set->backend && (p->policy == RTS_POLICY_BATCH || p->policy == RTS_POLICY_IDLE || p->nice)) {
+	if (set->backend && (p->policy == RTS_POLICY_BATCH || p->policy == RTS_POLICY_IDLE || p->nice ||
+			     p->slice_ns || p->dl_deadline_ns || p->dl_period_ns)) {
 		rts_taskset_set_error(set,
 				      "task %s: the ult backend runs every task on its SCHED_FIFO worker "
-				      "threads, so a task has no kernel policy or nice of its own: its "
-				      "background tasks are policy other, nice 0 (below every priority); "
-				      "use the threads backend for batch, idle or nice",
+				      "threads, so a task has no kernel policy, nice, slice or "
+				      "SCHED_DEADLINE reservation of its own: its background tasks are "
+				      "policy other, nice 0 (below every priority); use the threads "
+				      "backend for batch, idle, nice, a slice or dl_deadline_ns/dl_period_ns",
 				      name);
 		return EINVAL;
 	}
 	return 0;
 }
 
-/* What every kind is checked for: policy, nice, cpuset, stack, reservation. */
+/* What every kind is checked for: policy, nice, slice, cpuset, stack, reservation. */
 static int check_common_params(rts_taskset_t *set, const struct rts_task_params *p,
 			       const char *name)
 {
@@ -114,13 +132,19 @@ static int check_common_params(rts_taskset_t *set, const struct rts_task_params 
 		}
 		break;
 	case RTS_POLICY_DEADLINE:
-		if (p->dl_runtime_ns < 1024 || p->dl_runtime_ns > p->deadline_ns ||
-		    p->deadline_ns > p->period_ns) {
+		if (p->dl_runtime_ns < 1024 || p->dl_runtime_ns > rts_task_dl_deadline_ns(p) ||
+		    rts_task_dl_deadline_ns(p) > rts_task_dl_period_ns(p) ||
+		    p->dl_deadline_ns < 0 || p->dl_period_ns < 0) {
 			rts_taskset_set_error(set,
 					      "task %s: SCHED_DEADLINE needs 1024 ns <= runtime (%lld) "
-					      "<= deadline (%lld) <= period (%lld)",
+					      "<= deadline (%lld) <= period (%lld)%s",
 					      name, (long long)p->dl_runtime_ns,
-					      (long long)p->deadline_ns, (long long)p->period_ns);
+					      (long long)rts_task_dl_deadline_ns(p),
+					      (long long)rts_task_dl_period_ns(p),
+					      p->dl_deadline_ns || p->dl_period_ns
+						      ? " (the reservation's own dl_deadline_ns, dl_period_ns "
+							"where given)"
+						      : "");
 			return EINVAL;
 		}
 		break;

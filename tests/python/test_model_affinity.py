@@ -74,7 +74,7 @@ def test_the_placement_keeps_the_start_cpus_and_lists_those_visited():
 
 def test_the_runner_input_carries_the_op():
     spec = to_runner_input(model(doc()), "t.rtst", cpus_online=(0, 1), dl_period_limits=(100_000, 4_194_304_000))
-    assert spec["format"] == "rtsched-runner/13"
+    assert spec["format"] == "rtsched-runner/14"
     assert spec["tasks"][0]["body"][0] == {"op": "affinity", "cpus": [0]}
 
 

@@ -75,7 +75,7 @@ def test_round_trip_keeps_the_controller():
 def test_the_runner_input_has_the_controller_of_adapted_reservations_only():
     runner = to_runner_input(taskset_from_dict(doc()), "t.rtst", cpus_online=(0,),
                              dl_period_limits=(100_000, 4 * 10**9))
-    assert runner["format"] == "rtsched-runner/13"
+    assert runner["format"] == "rtsched-runner/14"
     controllers = {r["name"]: r["controller"] for r in runner["reservations"]}
     assert controllers == {
         "H": None, "S": None, "C": None,

@@ -218,7 +218,7 @@ def test_runner_input_carries_protocol_variant_ceiling_and_cpu():
     d = doc(r0={"protocol": "ipcp", "variant": "eager"})
     d["resources"].append({"name": "plain", "protocol": "pip"})
     runner = resolve(d)
-    assert runner["format"] == "rtsched-runner/13"
+    assert runner["format"] == "rtsched-runner/14"
     assert runner["resources"] == [
         {"name": "local", "protocol": "ipcp", "variant": "eager", "ceiling": 30, "partition_cpu": 0},
         {"name": "glob", "protocol": "mpcp", "variant": "deferred", "ceiling": 40, "partition_cpu": None},

@@ -67,7 +67,7 @@ def test_the_key_is_read_and_survives_the_round_trip():
 
 def test_the_runner_input_gives_its_worker_an_exclusive_cpuset_of_its_cpu():
     runner = resolve(doc())
-    assert runner["format"] == "rtsched-runner/13"
+    assert runner["format"] == "rtsched-runner/14"
     assert runner["cpusets"] == [{"name": "cpu1", "cpus": [1], "exclusive": True}]
     by_name = {r["name"]: r for r in runner["reservations"]}
     assert (by_name["box"]["enforcement"], by_name["box"]["cpuset"], by_name["box"]["cpu"]) == ("kernel", 0, 1)
@@ -158,7 +158,7 @@ def test_the_simulator_refuses_it_by_name():
         (lambda r: r["reservations"][0].update(cpuset=1), "$.reservations[0].cpuset: no such cpuset"),
         (lambda r: r["reservations"][1].update(cpuset=0), "$.reservations[1].cpuset: only a reservation enforced by "
                                                           "the kernel has a cpuset"),
-        (lambda r: r.update(format="rtsched-runner/8"), '$.format: "rtsched-runner/8" is not rtsched-runner/13'),
+        (lambda r: r.update(format="rtsched-runner/8"), '$.format: "rtsched-runner/8" is not rtsched-runner/14'),
     ],
 )
 def test_the_runner_reads_the_keys_and_names_what_is_wrong_where(tmp_path, change, expected):

@@ -11,7 +11,7 @@ LIMITS = (100_000, 4_194_304_000)
 
 TASK_KEYS = {
     "name", "kind", "period_ns", "deadline_ns", "offset_ns", "wcet_ns", "sporadic_max_extra_ns",
-    "seed", "max_jobs", "policy", "priority", "dl_runtime_ns", "cpus", "cpuset", "budget_ns", "lock_level", "body",
+    "seed", "max_jobs", "policy", "priority", "dl_runtime_ns", "dl_deadline_ns", "dl_period_ns", "slice_ns", "cpus", "cpuset", "budget_ns", "lock_level", "body",
     "prem_priority", "peripheral_buffer_bytes", "stack_bytes", "activation_queue", "activated_at_start", "started_by_activation", "nice", "reservation",
 }
 TOP_KEYS = {
@@ -29,7 +29,7 @@ def resolve(text, **kwargs):
 
 def check_shape(runner):
     assert set(runner) == TOP_KEYS
-    assert runner["format"] == "rtsched-runner/13"
+    assert runner["format"] == "rtsched-runner/14"
     for task in runner["tasks"]:
         assert set(task) == TASK_KEYS
     for server in runner["servers"]:

@@ -172,7 +172,7 @@ def test_the_runner_refuses_an_older_format(tmp_path):
     path = tmp_path / "runner.json"
     path.write_text(json.dumps(spec))
     done = subprocess.run([str(runner), str(path), "--quiet"], capture_output=True, text=True, timeout=30)
-    assert done.returncode == 2 and "is not rtsched-runner/13" in done.stderr
+    assert done.returncode == 2 and "is not rtsched-runner/14" in done.stderr
 
 
 def test_compare_backends_refuses_what_ult_lacks_before_running_anything(tmp_path):

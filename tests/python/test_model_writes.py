@@ -92,7 +92,7 @@ def test_runner_input_carries_the_writes():
     ts = model(doc({"memwrite": {"bytes": 1000, "buffer": 4096, "wcet": "20us"}},
                    {"iowrite": {"bytes": 7, "device": "/tmp/x.log", "buffer": 1, "wcet": "1ms"}}))
     runner = to_runner_input(ts, "t.rtst", cpus_online=(0, 1))
-    assert runner["format"] == "rtsched-runner/13"
+    assert runner["format"] == "rtsched-runner/14"
     assert runner["tasks"][0]["body"] == [
         {"op": "memwrite", "bytes": 1000, "buffer_bytes": 4096},
         {"op": "iowrite", "bytes": 7, "buffer_bytes": 1, "device": "/tmp/x.log"}]

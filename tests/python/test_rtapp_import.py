@@ -126,10 +126,16 @@ def test_sched_deadline_parameters():
     assert (a.policy, a.budget_ns, a.deadline_ns, a.period_ns, a.wcet_ns) == (
         "deadline", 2_000_000, 8_000_000, 10_000_000, 1_000_000)
     assert (b.budget_ns, b.deadline_ns) == (None, 20_000_000)
-    doc["tasks"]["a"]["dl-period"] = 12000
+    assert (a.dl_deadline_ns, a.dl_period_ns) == (None, None)  # the timer's period: the task's own
+    doc["tasks"]["a"]["dl-period"] = 12000  # apart from the timer's: a reservation of the thread's own, as rt-app's
+    ts, _, _ = imported(doc)
+    a = ts.tasks[0]
+    assert (a.budget_ns, a.dl_deadline_ns, a.dl_period_ns, a.deadline_ns, a.period_ns) == (
+        2_000_000, 8_000_000, 12_000_000, 10_000_000, 10_000_000)
+    doc["tasks"]["a"]["dl-deadline"] = 13000  # above its dl-period: rt-app's sched_setattr fails (EINVAL)
     text = text_of(doc)
-    assert errors(text) == [f"{pos(text, 'dl-period')}: tasks.a.dl-period: dl-period 12000us differs from the timer "
-                            "period 10000us: an rtsched task's SCHED_DEADLINE period is its period"]
+    (error,) = errors(text)
+    assert "SCHED_DEADLINE needs runtime <= deadline <= period (the reservation's dl_deadline and dl_period" in error
 
 
 def test_dl_reclaim_is_ignored_as_rt_app_master_ignores_it():
@@ -176,7 +182,12 @@ def test_policies_other_idle_rr():
     ts, _, warnings = imported(doc)
     assert ts.task("rt").priority == 50 and ts.task("rr").priority == 40
     assert ts.task("bg").policy == "other" and ts.task("idle").policy == "idle"
-    assert any("tasks.bg.priority: ignored: a SCHED_OTHER background task" in w for w in warnings)
+    assert ts.task("bg").nice == -19  # rt-app's priority of a SCHED_OTHER thread is its nice
+    doc["tasks"]["bg"]["priority"] = -21
+    text = text_of(doc)
+    assert errors(text) == [f"{pos(text, 'priority', nth=1)}: tasks.bg.priority: rt-app's priority of "
+                            "a SCHED_OTHER or SCHED_BATCH thread is its nice, -20..19, as rt-app requires; got -21"]
+    doc["tasks"]["bg"]["priority"] = -19
     doc["tasks"]["rr"]["priority"] = 50
     text = text_of(doc)
     assert errors(text) == [f"{pos(text, 'rr')}: tasks.rr: SCHED_RR at priority 50 beside \"rt\" of the same "
@@ -188,6 +199,23 @@ def test_policies_other_idle_rr():
         ("bg", "other", "periodic", None), ("idle", "idle", "self-paced", None)]
     ts, _, _ = imported(only_other, default_policy="SCHED_FIFO")
     assert (ts.tasks[0].policy, ts.tasks[0].priority) == ("fifo", 10)
+
+
+def test_a_fair_thread_s_dl_runtime_is_its_slice_as_rt_app_sets_it():
+    """rt-app's doc/examples/custom-slice.json: since Linux 6.12 rt-app asks SCHED_OTHER and SCHED_BATCH
+    threads for a slice of their dl-runtime (sched_attr.sched_runtime), which the kernel clamps to
+    0.1..100 ms; SCHED_IDLE has none."""
+    text = text_of({"tasks": {
+        "other": {"policy": "SCHED_OTHER", "priority": -5, "dl-runtime": 30000, "run": 100, "timer": TIMER},
+        "batch": {"policy": "SCHED_BATCH", "dl-runtime": 500000, "run": 100, "timer": TIMER},
+        "idle": {"policy": "SCHED_IDLE", "dl-runtime": 30000, "run": 100, "timer": TIMER}}})
+    ts, _, warnings = imported(text)
+    assert [(t.name, t.policy, t.nice, t.slice_ns) for t in ts.tasks] == [
+        ("other", "other", -5, 30_000_000), ("batch", "batch", 0, 100_000_000), ("idle", "idle", 0, None)]
+    assert f"{pos(text, 'dl-runtime', nth=1)}: tasks.batch.dl-runtime: a slice of 500000us: the kernel clamps it " \
+           "to 100000us (0.1..100 ms)" in warnings
+    assert f"{pos(text, 'dl-runtime', nth=2)}: tasks.idle.dl-runtime: ignored: only for SCHED_DEADLINE and the fair " \
+           "policies' slice" in warnings
 
 
 def test_default_priority_delay_loop_and_instances():

@@ -58,16 +58,16 @@ def test_instances_of_a_self_paced_thread():
     assert {t.period_ns for t in ts.tasks} == {1_000_000}
 
 
-def test_sched_deadline_self_paced_period_must_match_dl_period():
+def test_sched_deadline_self_paced_with_its_loops_period_or_a_reservation_of_its_own():
     ok, _, _ = imported({"tasks": {"t": {"policy": "SCHED_DEADLINE", "run": 1000, "sleep": 9000,
                                          "dl-runtime": 1500, "dl-period": 10000}}})
     assert ok.tasks[0].period_ns == 10_000_000 and ok.tasks[0].budget_ns == 1_500_000
-    text = text_of({"tasks": {"t": {"policy": "SCHED_DEADLINE", "run": 1000, "sleep": 9000,
-                                    "dl-runtime": 1500, "dl-period": 20000}}})
-    (error,) = errors(text)
-    assert error == (f"{pos(text, 'dl-period')}: tasks.t.dl-period: dl-period 20000us differs from the loop's "
-                     "length (its runs and sleeps: it has no timer) 10000us: an rtsched task's SCHED_DEADLINE "
-                     "period is its period")
+    assert not ok.tasks[0].has_own_dl_reservation
+    other, _, _ = imported({"tasks": {"t": {"policy": "SCHED_DEADLINE", "run": 1000, "sleep": 9000,
+                                            "dl-runtime": 1500, "dl-period": 20000}}})
+    (t,) = other.tasks
+    assert (t.period_ns, t.budget_ns, t.dl_deadline_ns, t.dl_period_ns) == (10_000_000, 1_500_000, 20_000_000,
+                                                                            20_000_000)
 
 
 def test_a_loop_with_no_sleep_at_either_end_is_exact_and_one_of_sleeps_only_is_refused():
@@ -117,9 +117,14 @@ def test_a_phase_of_sleeps_only_delays_the_phases_after_it():
            "it start 10ms later" in warnings
 
 
-def test_a_dl_runtime_above_the_loops_length_is_refused_at_the_key():
-    """Shaped like rt-app's doc/examples/custom-slice.json: a 20 ms run loop with dl-runtime 200 ms."""
+def test_a_dl_runtime_above_the_loops_length_is_its_own_reservation_as_rt_app_makes_it():
+    """Shaped like rt-app's doc/examples/custom-slice.json: a 20 ms run loop with dl-runtime 200 ms and no
+    dl-period: rt-app makes the period and the deadline the runtime (a full CPU while the thread runs)."""
     text = text_of({"tasks": {"t": {"loop": -1, "run": 20000, "policy": "SCHED_DEADLINE", "dl-runtime": 200000}}})
-    (error,) = errors(text)
-    assert error.startswith(f"{pos(text, 'dl-runtime')}: tasks.t.dl-runtime: dl-runtime 200000us exceeds the "
-                            "task's deadline 20000us")
+    ts, _, warnings = imported(text)
+    (t,) = ts.tasks
+    assert (t.kind, t.period_ns, t.deadline_ns, t.budget_ns, t.dl_deadline_ns, t.dl_period_ns) == (
+        "self-paced", 20_000_000, 20_000_000, 200_000_000, 200_000_000, 200_000_000)
+    assert f"{pos(text, 'dl-runtime')}: tasks.t.dl-runtime: no dl-period: the reservation's period is the runtime, " \
+           "as rt-app makes it (a full CPU while the thread runs), apart from the loop's length (its runs and " \
+           "sleeps: it has no timer)" in warnings

@@ -97,6 +97,26 @@ def test_a_task_woken_after_a_long_sleep_shares_the_cpu_instead_of_taking_it(tmp
     assert len(hog_runs) >= 4, hog_runs
 
 
+def test_a_task_s_own_slice_is_how_long_it_runs_before_giving_the_cpu_up(tmp_path):
+    """Two hogs of equal weight on one CPU, one with a 10 ms slice (the kernel's custom slice): its
+    stretches last its slice, the other's the base slice, and they still share the CPU evenly."""
+    data = {"name": "be", "platform": ONE_CPU, "tasks": [
+        {"name": "long", "policy": "other", "kind": "self-paced", "period": "50ms", "slice": "10ms",
+         "body": [{"compute": "50ms"}]},
+        {"name": "short", "policy": "other", "kind": "self-paced", "period": "50ms", "body": [{"compute": "50ms"}]}]}
+    trace, _ts = sim_trace(tmp_path, data, 1000 * MS)
+    for task, slice_ns in (("long", 10 * MS), ("short", 3 * MS)):
+        switches = [(name, time) for name, time, *_ in events(trace, task, EV.START, EV.RESUME, EV.PREEMPT,
+                                                                EV.COMPLETE)]
+        # a stretch from a RESUME to a PREEMPT: whole slices (one that a new job started in goes on)
+        whole = [(b, e) for (n0, b), (n1, e) in zip(switches, switches[1:]) if (n0, n1) == ("RESUME", "PREEMPT")]
+        assert len(whole) > 10, (task, whole)
+        assert all((e - b) % slice_ns == 0 for b, e in whole), (task, whole)
+        if task == "long":
+            assert all(e - b == slice_ns for b, e in whole), whole  # the other has run less when it ends
+    assert abs(cpu_ns(trace, "long") / cpu_ns(trace, "short") - 1) < 0.25
+
+
 def test_batch_weighs_as_other_and_idle_gets_almost_nothing_beside_other(tmp_path):
     data = {"name": "be", "platform": ONE_CPU, "tasks": [
         hog("other"), hog("batch", policy="batch"), hog("idle", policy="idle")]}

@@ -565,7 +565,10 @@ static bool read_policy(struct reader *r, json_t *json, const char *path, struct
 	if (!get_int(r, json, path, "nice", -20, 19, &value))
 		return false;
 	task->params.nice = (int)value;
-	return get_int(r, json, path, "dl_runtime_ns", 0, INT64_MAX / 2, &task->params.dl_runtime_ns);
+	return get_int(r, json, path, "dl_runtime_ns", 0, INT64_MAX / 2, &task->params.dl_runtime_ns) &&
+	       get_int(r, json, path, "dl_deadline_ns", 0, INT64_MAX / 4, &task->params.dl_deadline_ns) &&
+	       get_int(r, json, path, "dl_period_ns", 0, INT64_MAX / 4, &task->params.dl_period_ns) &&
+	       get_int(r, json, path, "slice_ns", 0, INT64_MAX / 4, &task->params.slice_ns);
 }
 
 static bool read_task(struct reader *r, json_t *json, const char *path, void *out, void *context)
@@ -573,7 +576,7 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 	static const char *const keys[] = {
 		"name", "kind", "period_ns", "deadline_ns", "offset_ns", "wcet_ns",
 		"sporadic_max_extra_ns", "seed", "max_jobs", "policy", "priority",
-		"dl_runtime_ns", "cpus", "cpuset", "budget_ns", "lock_level", "reservation", "body", "prem_priority",
+		"dl_runtime_ns", "dl_deadline_ns", "dl_period_ns", "slice_ns", "cpus", "cpuset", "budget_ns", "lock_level", "reservation", "body", "prem_priority",
 		"peripheral_buffer_bytes", "stack_bytes", "activation_queue", "activated_at_start", "started_by_activation", "nice", NULL
 	};
 	const struct run_spec *spec = context;
@@ -772,8 +775,8 @@ static bool read_spec(struct reader *r, json_t *root, struct run_spec *spec)
 	if (!check_keys(r, root, "$", keys) ||
 	    !get_string(r, root, "$", "format", format, sizeof(format)))
 		return false;
-	if (strcmp(format, "rtsched-runner/13") != 0)
-		return fail(r, "$.format", "\"%s\" is not rtsched-runner/13", format);
+	if (strcmp(format, "rtsched-runner/14") != 0)
+		return fail(r, "$.format", "\"%s\" is not rtsched-runner/14", format);
 	if (!get_string(r, root, "$", "name", spec->name, sizeof(spec->name)) ||
 	    !get_string(r, root, "$", "scheduler", spec->scheduler, sizeof(spec->scheduler)) ||
 	    !get_string(r, root, "$", "backend", spec->backend, sizeof(spec->backend)) ||

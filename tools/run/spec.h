@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The runner's input (docs/runner-input.md, format "rtsched-runner/13"), read
+ * The runner's input (docs/runner-input.md, format "rtsched-runner/14"), read
  * with jansson into plain structs. Every problem is reported with its JSON
  * path; unknown keys are errors.
  */

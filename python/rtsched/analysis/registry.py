@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from rtsched.analysis import (cluster, edf_uni, fp_uni, gedf, gedf_bcl_iterative, gedf_np_tardiness,
                               gedf_tardiness_lambda, gfp_guan, hierarchical, lp_blocking, native_engine, partitioned,
                               pfp_distributed, picv_rpc, spin_locks)
+from rtsched.analysis.dl_reservations import with_job_bounds
 from rtsched.analysis.jitter_fold import EDF, EDF_ARRIVAL, FP, NATIVE, folded
 from rtsched.analysis.lock_order import deadlock_refusal
 from rtsched.analysis.overheads import Overheads, fold_and_run
@@ -63,7 +64,7 @@ def _named(fn: Callable[..., AnalysisResult], name: str, intervals: bool = False
         deadlock = deadlock_refusal(name, problem, protocol)
         if deadlock is not None:
             return deadlock
-        return fn(problem, **options)
+        return with_job_bounds(problem, fn(problem, **options))
 
     test.__name__ = name.replace("-", "_").replace("+", "_plus")
     test.__doc__ = doc

@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 from rtsched.model.model import DISTRIBUTED_PROTOCOLS, GLOBAL_PROTOCOLS, LOCAL_PROTOCOLS, PROTOCOLS
 
 if TYPE_CHECKING:
-    from rtsched.model import Action, TaskSet
+    from rtsched.model import Action, Task, TaskSet
 
 __all__ = [
     "DISTRIBUTED_PROTOCOLS",
     "CROSS_PARTITION_PROTOCOLS",
     "KNOWN_PROTOCOLS",
+    "ReservedJobs",
     "AnalysisProblem",
     "AnalysisTask",
     "CriticalSection",
@@ -151,6 +152,25 @@ class AnalysisTask:
 
 
 @dataclass(frozen=True, slots=True)
+class ReservedJobs:
+    """A task's jobs inside a SCHED_DEADLINE reservation of their own (runtime, deadline, period),
+    whose server the problem lists in the task's place (``rtsched.analysis.dl_reservations``).
+
+    ``alone``: one job at a time in the reservation (self-paced; event with no queue), else the
+    bound holds only while it is within ``job_period_ns``. ``why_not``: what keeps its jobs
+    from a bound there (sleeps, locks, waits, calls), or empty."""
+
+    wcet_ns: int
+    job_period_ns: int
+    job_deadline_ns: int
+    runtime_ns: int
+    deadline_ns: int
+    period_ns: int
+    alone: bool
+    why_not: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class AnalysisProblem:
     """A task set to analyse.
 
@@ -171,6 +191,9 @@ class AnalysisProblem:
     (ready time + D: SCHED_DEADLINE, the threads backend) rather than at its
     arrival (arrival + D: the ult backend, ``rtsched sim``, the textbook
     model); it decides how release jitter is folded (``jitter_fold``).
+    ``dl_reservations``: task name → its jobs, for a task whose SCHED_DEADLINE reservation is not
+    its jobs' (``dl_deadline``, ``dl_period``): ``tasks`` holds its server in its place, and every
+    test's bound for it is made its jobs' (``rtsched.analysis.dl_reservations``).
     """
 
     tasks: tuple[AnalysisTask, ...]
@@ -184,6 +207,7 @@ class AnalysisProblem:
     partition_cpus: Mapping[str, int] = field(default_factory=dict)
     sync_partitions: Mapping[str, str] = field(default_factory=dict)
     deadline_at_wakeup: bool = False
+    dl_reservations: Mapping[str, ReservedJobs] = field(default_factory=dict)
     # name -> task, made with the problem (a search per lookup made large sets quadratic)
     _by_name: dict[str, AnalysisTask] = field(init=False, repr=False, compare=False)
 
@@ -232,6 +256,14 @@ class AnalysisProblem:
 
     def names(self) -> tuple[str, ...]:
         return tuple(t.name for t in self.tasks)
+
+    def job_parameters(self, name: str) -> tuple[int, int, int]:
+        """(period, deadline, WCET) of the task's jobs: its own, not its reservation's server's."""
+        jobs = self.dl_reservations.get(name)
+        if jobs is not None:
+            return jobs.job_period_ns, jobs.job_deadline_ns, jobs.wcet_ns
+        t = self._by_name[name]
+        return t.period_ns, t.deadline_ns, t.wcet_ns
 
     def task(self, name: str) -> AnalysisTask:
         return self._by_name[name]
@@ -398,6 +430,20 @@ def _sections_of(body: Iterable[Action],
     return tuple(sections), sleep, waits
 
 
+def _reserved_jobs(t: Task, sleep_ns: int, sections: tuple[CriticalSection, ...], waits: bool,
+                   rpcs: tuple[Rpc, ...]) -> ReservedJobs:
+    """A task's jobs in its own SCHED_DEADLINE reservation, and what keeps them from a bound there."""
+    blockers = [what for what, present in (("sleeps", sleep_ns), ("locks", sections), ("condition waits", waits),
+                                           ("calls", rpcs)) if present]
+    why_not = (f"its job {', '.join(blockers)} inside its own SCHED_DEADLINE reservation: the bound from the "
+               "reservation's supply assumes a job that only computes" if blockers else "")
+    return ReservedJobs(wcet_ns=t.wcet_ns, job_period_ns=t.period_ns, job_deadline_ns=t.deadline_ns,
+                        runtime_ns=t.dl_runtime_ns, deadline_ns=t.dl_reservation_deadline_ns,
+                        period_ns=t.dl_reservation_period_ns,
+                        alone=t.kind == "self-paced" or (t.kind == "event" and t.activation_queue == 0),
+                        why_not=why_not)
+
+
 def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
     """Describe a :class:`rtsched.model.TaskSet` for the analyses.
 
@@ -440,6 +486,7 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
     tasks: list[AnalysisTask] = []
     unanalysable: dict[str, str] = {}
     notes: list[str] = []
+    dl_reservations: dict[str, ReservedJobs] = {}
     for t in taskset.tasks:
         if t.is_background:
             notes.append(f"{t.name}: best-effort task (policy {t.policy}), no bound: it runs only when no "
@@ -465,14 +512,16 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
                     f'{t.name} calls server "{server.name}" on partition {server.partition}, not its '
                     f"own ({t.partition}): the RPC analysis takes one partition at a time"
                 )
+        if t.has_own_dl_reservation:
+            dl_reservations[t.name] = _reserved_jobs(t, sleep, sections, waits, rpcs)
         tasks.append(
             AnalysisTask(
                 name=t.name,
-                wcet_ns=t.wcet_ns,
-                period_ns=t.period_ns,
-                deadline_ns=t.deadline_ns,
+                wcet_ns=t.dl_runtime_ns if t.has_own_dl_reservation else t.wcet_ns,
+                period_ns=t.dl_reservation_period_ns,
+                deadline_ns=t.dl_reservation_deadline_ns,
                 priority=t.priority if t.priority is not None else 0,
-                suspension_ns=sleep,
+                suspension_ns=0 if t.has_own_dl_reservation else sleep,  # the server's runtime holds all
                 critical_sections=sections,
                 partition=t.partition if taskset.platform.is_partitioned else None,
                 waits=waits,
@@ -514,4 +563,5 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
         if taskset.platform.is_partitioned else {},
         sync_partitions={r.name: r.sync_partition for r in taskset.resources if r.sync_partition is not None},
         deadline_at_wakeup=taskset.platform.backend == "threads",
+        dl_reservations=dl_reservations,
     )

@@ -89,7 +89,7 @@ def _rows_shown(tasks: Sequence[TaskBound], problem: AnalysisProblem) -> Sequenc
         return tasks
 
     def slack(b: TaskBound) -> float:
-        return -math.inf if b.bound_ns is None else problem.task(b.name).deadline_ns - b.bound_ns
+        return -math.inf if b.bound_ns is None else problem.job_parameters(b.name)[1] - b.bound_ns
     kept = {id(b) for b in heapq.nsmallest(TABLE_ROWS_MAX, tasks, key=slack)}
     return [b for b in tasks if id(b) in kept]
 
@@ -181,8 +181,8 @@ def run(args: argparse.Namespace) -> int:
     style = {"ok": "green", "miss": "red", "unknown": "yellow"}
     shown = _rows_shown(result.tasks, problem)
     for b in shown:
-        t = problem.task(b.name)
-        row = [b.name, _fmt(t.period_ns), _fmt(t.deadline_ns), _fmt(t.wcet_ns), _fmt(b.blocking_ns),
+        period, deadline, wcet = problem.job_parameters(b.name)
+        row = [b.name, _fmt(period), _fmt(deadline), _fmt(wcet), _fmt(b.blocking_ns),
                _fmt(b.bound_ns)] + ([_fmt(ideal.bound(b.name))] if ideal else []) + \
             [f"[{style[b.verdict]}]{b.verdict}[/]"]
         if slack is not None:

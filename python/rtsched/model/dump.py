@@ -151,6 +151,12 @@ def taskset_to_dict(taskset: TaskSet) -> dict[str, Any]:
             task["policy"] = t.policy
         if t.nice:
             task["nice"] = t.nice
+        if t.slice_ns is not None:
+            task["slice"] = format_duration(t.slice_ns)
+        if t.dl_deadline_ns is not None:
+            task["dl_deadline"] = format_duration(t.dl_deadline_ns)
+        if t.dl_period_ns is not None:
+            task["dl_period"] = format_duration(t.dl_period_ns)
         task["period"] = format_duration(t.period_ns)
         task["deadline"] = format_duration(t.deadline_ns)
         if (t.kind != "event" or t.activated_at_start) and not t.started_by_activation:  # else activations

@@ -457,6 +457,11 @@ class Task:
     P-EDF (optional for ``other``). ``budget_ns`` is None when the file gives
     none (FP: not monitored; EDF: the runtime is ``wcet_ns``). ``stack_bytes``: the stack
     its job bodies run on under either backend (None: the backend's default; model/stacks.py).
+    ``dl_deadline_ns``, ``dl_period_ns``: policy ``deadline``, threads backend: the kernel's
+    deadline and period of the thread's SCHED_DEADLINE reservation when they are not its jobs'
+    (rt-app's ``dl-deadline``, ``dl-period``; None: the job's deadline, the task's period).
+    ``slice_ns``: policies ``other`` and ``batch``, threads backend: the fair scheduler's slice
+    (Linux 6.12+; None: the kernel's default).
     """
 
     name: str
@@ -479,6 +484,9 @@ class Task:
     activated_at_start: bool = False
     started_by_activation: bool = False
     nice: int = 0
+    dl_deadline_ns: int | None = None
+    dl_period_ns: int | None = None
+    slice_ns: int | None = None
 
     @property
     def utilization(self) -> Fraction:
@@ -514,6 +522,21 @@ class Task:
     def dl_runtime_ns(self) -> int:
         """The SCHED_DEADLINE runtime: the budget, or the WCET when none is given."""
         return self.budget_ns if self.budget_ns is not None else self.wcet_ns
+
+    @property
+    def has_own_dl_reservation(self) -> bool:
+        """Whether its SCHED_DEADLINE deadline or period is not its jobs' (``dl_deadline``, ``dl_period``)."""
+        return self.dl_deadline_ns is not None or self.dl_period_ns is not None
+
+    @property
+    def dl_reservation_deadline_ns(self) -> int:
+        """The kernel's deadline of its SCHED_DEADLINE reservation: ``dl_deadline``, else its deadline."""
+        return self.dl_deadline_ns if self.dl_deadline_ns is not None else self.deadline_ns
+
+    @property
+    def dl_reservation_period_ns(self) -> int:
+        """The kernel's period of its SCHED_DEADLINE reservation: ``dl_period``, else its period."""
+        return self.dl_period_ns if self.dl_period_ns is not None else self.period_ns
 
     @property
     def calls(self) -> tuple[Call, ...]:

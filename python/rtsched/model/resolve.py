@@ -1,4 +1,4 @@
-"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/13``).
+"""Resolve a TaskSet into the C runner's input (docs/runner-input.md, ``rtsched-runner/14``).
 
 Durations become integer nanoseconds, names become indices, every CPU list
 is made explicit (the online CPUs are read here, at resolve time, when the
@@ -51,7 +51,7 @@ __all__ = [
     "to_runner_input",
 ]
 
-RUNNER_FORMAT = "rtsched-runner/13"
+RUNNER_FORMAT = "rtsched-runner/14"
 DEFAULT_RELEASE_DELAY_NS = 100_000_000
 #: Limits of rtsched-run's reader (tools/run/spec.h RUN_PATH_MAX, spec.c).
 TRACE_PATH_MAX = 512
@@ -370,6 +370,9 @@ def to_runner_input(
                 "policy": task.policy,
                 "priority": task.priority if task.policy == "fifo" else 0,
                 "dl_runtime_ns": task.dl_runtime_ns if task.policy == "deadline" else 0,
+                "dl_deadline_ns": task.dl_deadline_ns or 0,
+                "dl_period_ns": task.dl_period_ns or 0,
+                "slice_ns": task.slice_ns or 0,
                 "cpus": list(placement.cpus_of(task.name)),
                 "cpuset": cpuset,
                 "budget_ns": budget,

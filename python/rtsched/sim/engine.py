@@ -28,7 +28,7 @@ from rtsched.sim.condvars import SimCondVar
 from rtsched.sim.dispatch import Domain, dispatch
 from rtsched.sim.draws import ExecutionTimes, SporadicGaps, demand_streams
 from rtsched.sim.eventq import DONE, READY as READY_EVENT, RELEASE, WAKE, EventQueue
-from rtsched.sim.fair import FAIR_KEY, SLICE_EVENT, FairClass, FairEntity, fixed_priority, weight_of
+from rtsched.sim.fair import BASE_SLICE_NS, FAIR_KEY, SLICE_EVENT, FairClass, FairEntity, fixed_priority, weight_of
 from rtsched.sim.options import SimOptions
 from rtsched.sim.protocols import Partitions, SimLock
 from rtsched.sim.reservations import RESERVATION_EVENT, attach_reservations
@@ -146,7 +146,7 @@ class Engine:
             if not cpus:
                 raise ValueError(f'task "{task.name}": none of its CPUs {placement.cpus_of(task.name)} is in a '
                                  "partition of the simulated set")
-            t.fair = FairEntity(weight_of(task), cpus)
+            t.fair = FairEntity(weight_of(task), cpus, task.slice_ns or BASE_SLICE_NS)
             t.base_key = t.key = FAIR_KEY
             t.domain = cpu_domain[cpus[0]]
         return FairClass([t for _task, t in background], cpu_domain, self.queue)

@@ -12,7 +12,8 @@ The model (docs/sim.md, "Best-effort tasks"), an approximation of CFS / EEVDF:
   nice -20..19 (nice 0: 1024) for other and batch, 3 for idle (``WEIGHT_IDLEPRIO``). Each keeps
   a virtual runtime, its CPU time × 1024 / weight; a free CPU goes to the ready thread of least
   virtual runtime that may use it (its last CPU first), which runs for a slice of
-  ``BASE_SLICE_NS`` of CPU time; at the slice's end it gives the CPU up to a ready thread whose
+  ``BASE_SLICE_NS`` of CPU time (the task's own ``slice`` when it gives one, as the kernel's
+  custom slice); at the slice's end it gives the CPU up to a ready thread whose
   virtual runtime is not above its own, else runs another slice. A thread woken (released,
   unblocked, back from a sleep) takes at least the least virtual runtime of the other runnable
   threads less one slice (``SLEEPER_CREDIT``), so a long sleep earns it no burst; when no CPU of
@@ -96,13 +97,15 @@ class FairEntity:
     event's; bumped when that event goes stale), ``expired`` (its slice ended, to decide at the
     next dispatch) and ``preempted`` (it left its CPU in mid-job: RESUME when it runs again)."""
 
-    __slots__ = ("weight", "cpus", "vruntime", "slice_left_ns", "since", "token", "expired", "preempted", "woken")
+    __slots__ = ("weight", "cpus", "slice_ns", "vruntime", "slice_left_ns", "since", "token", "expired", "preempted",
+                 "woken")
 
-    def __init__(self, weight: int, cpus: tuple[int, ...]) -> None:
+    def __init__(self, weight: int, cpus: tuple[int, ...], slice_ns: int = BASE_SLICE_NS) -> None:
         self.weight = weight
         self.cpus = cpus
+        self.slice_ns = slice_ns  # its own (the task's ``slice``), else BASE_SLICE_NS
         self.vruntime = 0
-        self.slice_left_ns = BASE_SLICE_NS
+        self.slice_left_ns = slice_ns
         self.since: int | None = None
         self.token = 0
         self.expired = False
@@ -131,7 +134,7 @@ class FairClass:
         assert fair is not None
         if woken:
             fair.vruntime = max(fair.vruntime, self._least_vruntime(t, now) - SLEEPER_CREDIT)
-            fair.slice_left_ns = BASE_SLICE_NS
+            fair.slice_left_ns = fair.slice_ns
         fair.woken = woken
         t.queued += 1  # an entry of a domain's heap, from a boost, goes stale
         self.ready.append((t, t.queued))
@@ -172,7 +175,7 @@ class FairClass:
         fair = t.fair
         assert fair is not None
         if fair.slice_left_ns <= 0:
-            fair.slice_left_ns = BASE_SLICE_NS
+            fair.slice_left_ns = fair.slice_ns
         fair.since = now
         fair.token += 1
         self.queue.push(now + fair.slice_left_ns, SLICE_EVENT, t, fair.token)
@@ -220,7 +223,7 @@ class FairClass:
             if fair is None or not fair.expired or t.state != RUNNING or t.key != FAIR_KEY:
                 continue
             self.charge(t, now)
-            fair.slice_left_ns = BASE_SLICE_NS
+            fair.slice_left_ns = fair.slice_ns
             if any(w.fair.vruntime <= fair.vruntime and t.cpu in w.fair.cpus for w in waiting):
                 preempt(t, now)  # the engine calls left_cpu and puts it here
             else:

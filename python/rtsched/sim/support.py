@@ -46,6 +46,12 @@ def unsupported_features(taskset: TaskSet) -> list[str]:
             problems.append(f'tasks[{i}].body[{j}].affinity: real-time task "{t.name}" changes its CPUs, which is not '
                             "simulated yet (only a best-effort task moves: a global domain would need per-thread "
                             "CPU masks, a partitioned one moving a thread between ready queues)")
+    for i, t in enumerate(taskset.tasks):
+        if t.has_own_dl_reservation:
+            key = "dl_deadline" if t.dl_deadline_ns is not None else "dl_period"
+            problems.append(f'tasks[{i}].{key}: "{t.name}" has a SCHED_DEADLINE reservation apart from its jobs, '
+                            "which is not simulated yet (the simulator gives an EDF task its jobs' deadlines and "
+                            "no runtime of its own; rtsched analyze bounds it from the reservation)")
     background = [(i, t) for i, t in enumerate(taskset.tasks) if t.is_background]
     if background and taskset.reservations:
         i, t = background[0]

@@ -153,7 +153,7 @@ static void test_nice_where_it_means_nothing_is_refused(void)
 	p = best_effort("ult-batch", RTS_TASK_PERIODIC, RTS_POLICY_BATCH, 0);
 	check_refused(set, &p, "ult backend");
 	p = best_effort("ult-nice", RTS_TASK_PERIODIC, RTS_POLICY_OTHER, 5);
-	check_refused(set, &p, "no kernel policy or nice of its own");
+	check_refused(set, &p, "no kernel policy, nice, slice");
 	rts_taskset_destroy(set);
 }
 

@@ -348,9 +348,11 @@ class _Assembler:
                 t.doc["wcet"] = "2us"
                 self.problems.warn(t.where, f"tasks.{t.doc['name']}", "no run or runtime: wcet 2us given for "
                                    "the analysis (the job only synchronises)")
-            order = ("name", "kind", "policy", "period", "deadline", "offset", "activated_at_start",
-                     "started_by_activation", "wcet", "priority", "partition", "budget",
-                     "max_jobs", "body")
+            order = ("name", "kind", "policy", "nice", "slice", "period", "deadline", "offset",
+                     "activated_at_start", "started_by_activation", "wcet", "priority", "partition", "budget",
+                     "dl_deadline", "dl_period", "max_jobs", "body")
+            unordered = set(t.doc) - set(order)
+            assert not unordered, f"importer: no place for task keys {sorted(unordered)}"
             out_tasks.append({k: t.doc[k] for k in order if k in t.doc})
         doc: dict[str, Any] = {"name": name}
         if duration_ns is not None:

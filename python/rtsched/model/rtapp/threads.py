@@ -48,6 +48,7 @@ POLICIES = {
                          "which is checked)"),
     "SCHED_DEADLINE": ("deadline", None),
     "SCHED_OTHER": ("other", None),
+    "SCHED_BATCH": ("batch", None),
     "SCHED_IDLE": ("idle", None),
 }
 DEFAULT_RT_PRIORITY = 10  # rt-app's priority for SCHED_FIFO / SCHED_RR threads that give none
@@ -660,10 +661,64 @@ def _timer(member: Member, path: str, problems: Problems) -> tuple[int | None, s
     return pm.value, ref
 
 
+def _dl_reservation(doc: dict[str, Any], values: dict[str, int], period_us: int | None, period_from: str,
+                    dl: dict[str, tuple[Any, Member, str]], problems: Problems) -> None:
+    """A SCHED_DEADLINE thread's runtime, deadline and period as rt-app sets them: dl-period defaults
+    to dl-runtime, dl-deadline to dl-period. The task's own when its period is the timer's; else
+    a reservation of its own (``dl_deadline``, ``dl_period``) beside its jobs' deadline and period."""
+    runtime = values["dl-runtime"]
+    period = values.get("dl-period", runtime)
+    deadline = values.get("dl-deadline", period)
+    doc["budget"] = format_duration(runtime * 1000)
+    if period_us is not None and period == period_us:
+        if deadline != period:
+            doc["deadline"] = format_duration(deadline * 1000)
+        return
+    doc["dl_deadline"] = format_duration(deadline * 1000)
+    doc["dl_period"] = format_duration(period * 1000)
+    if "dl-period" not in values:
+        _, m, mpath = dl["dl-runtime"]
+        problems.warn(m, mpath, f"no dl-period: the reservation's period is the runtime, as rt-app makes it (a "
+                      f"full CPU while the thread runs), apart from the {period_from}")
+
+
+#: The fair scheduler's slice range: the kernel clamps sched_runtime to it (Linux 6.12+).
+_SLICE_US = (100, 100_000)
+
+
+def _best_effort(task: ThreadTask, sched: dict[str, tuple[Any, Member, str]],
+                 dl: dict[str, tuple[Any, Member, str]], problems: Problems) -> None:
+    """A SCHED_OTHER/SCHED_BATCH thread's priority is its nice and its dl-runtime its slice, as rt-app
+    sets them (sched_attr.sched_nice, .sched_runtime); SCHED_IDLE has neither."""
+    doc = task.doc
+    fair = task.policy in ("other", "batch")
+    if "priority" in sched:
+        value, m, mpath = sched["priority"]
+        if not fair:
+            if value not in (0, None):
+                problems.warn(m, mpath, "ignored: SCHED_IDLE has no nice, as rt-app ignores it")
+        elif not _int(value) or not -20 <= value <= 19:
+            problems.error(m, mpath, f"rt-app's priority of a SCHED_OTHER or SCHED_BATCH thread is its nice, "
+                           f"-20..19, as rt-app requires; got {describe(value)}")
+        elif value:
+            doc["nice"] = value
+    for key, (value, m, mpath) in dl.items():
+        if key != "dl-runtime" or not fair:
+            problems.warn(m, mpath, "ignored: only for SCHED_DEADLINE" + ("" if fair else " and the fair policies' slice"))
+        elif not _int(value) or value < 0:
+            problems.error(m, mpath, f"expected microseconds >= 0, got {describe(value)}")
+        elif value:
+            slice_us = min(max(value, _SLICE_US[0]), _SLICE_US[1])
+            if slice_us != value:
+                problems.warn(m, mpath, f"a slice of {value}us: the kernel clamps it to {slice_us}us (0.1..100 ms)")
+            doc["slice"] = format_duration(slice_us * 1000)
+
+
 def _sched(task: ThreadTask, sched: dict[str, tuple[Any, Member, str]], period_us: int | None,
            problems: Problems, period_from: str) -> None:
     doc = task.doc
-    dl = {k: sched[k] for k in ("dl-runtime", "dl-period", "dl-deadline") if k in sched}
+    dl: dict[str, tuple[Any, Member, str]] = {k: sched[k] for k in ("dl-runtime", "dl-period", "dl-deadline")
+                                              if k in sched}
     if task.policy == "fifo":
         priority = DEFAULT_RT_PRIORITY
         if "priority" in sched:
@@ -684,29 +739,12 @@ def _sched(task: ThreadTask, sched: dict[str, tuple[Any, Member, str]], period_u
                 problems.error(m, mpath, f"expected microseconds >= 0, got {describe(value)}")
             elif value:
                 values[key] = value
-        if "dl-period" in values and period_us is not None and values["dl-period"] != period_us:
-            _, m, mpath = dl["dl-period"]
-            problems.error(m, mpath, f"dl-period {values['dl-period']}us differs from the {period_from} "
-                           f"{period_us}us: an rtsched task's SCHED_DEADLINE period is its period")
-        if "dl-deadline" in values:
-            doc["deadline"] = format_duration(values["dl-deadline"] * 1000)
         if "dl-runtime" in values:
-            doc["budget"] = format_duration(values["dl-runtime"] * 1000)
-            bound_us = values.get("dl-deadline") or values.get("dl-period") or period_us
-            if bound_us is not None and values["dl-runtime"] > bound_us:
-                _, m, mpath = dl["dl-runtime"]
-                problems.error(m, mpath, f"dl-runtime {values['dl-runtime']}us exceeds the task's deadline "
-                               f"{bound_us}us, and SCHED_DEADLINE needs runtime <= deadline <= period; give a "
-                               "dl-runtime at most that (rtsched's reservation period is the task's, its "
-                               "timer period or loop's length when no dl-deadline or dl-period is given)")
-            if "dl-period" not in values:
-                _, m, mpath = dl["dl-runtime"]
-                problems.warn(m, mpath, "no dl-period: rt-app would use the runtime as the period (a full "
-                              f"CPU); rtsched uses the {period_from}")
+            _dl_reservation(doc, values, period_us, period_from, dl, problems)
+        elif "dl-deadline" in values:
+            doc["deadline"] = format_duration(values["dl-deadline"] * 1000)
     else:
-        for ignored in ("priority", *dl):
-            if ignored in sched:
-                problems.warn(sched[ignored][1], sched[ignored][2], "ignored: a SCHED_OTHER background task")
+        _best_effort(task, sched, dl, problems)
     if "cpus" in sched:
         value, m, mpath = sched["cpus"]
         if not isinstance(value, list) or not value or not all(_int(c) and c >= 0 for c in value):

@@ -189,10 +189,13 @@ def read_task(c: Checker, item: Any, path: str, index: int, platform: Platform |
     policy = _policy(e, orderer)
     priority = _priority(e, policy, orderer)
     nice = _nice(e, policy, platform)
+    slice_ns = _slice(e, policy, platform)
+    dl_deadline, dl_period = _dl_reservation(e, policy, platform, reservation)
     partition = _partition(e, policy, platform)
     wcet = _default_wcet(e, body, wcet)
     if policy == "deadline" and period is not None and deadline is not None and wcet is not None:
-        _deadline_limits(e, name, period, deadline, wcet, budget)
+        _deadline_limits(e, name, dl_period or period, dl_deadline or deadline, wcet, budget,
+                         own=dl_deadline is not None or dl_period is not None)
 
     if not e.ok or policy is None or name is None:
         return None
@@ -218,6 +221,9 @@ def read_task(c: Checker, item: Any, path: str, index: int, platform: Platform |
         activated_at_start=bool(activated_at_start),
         started_by_activation=bool(started),
         nice=nice,
+        dl_deadline_ns=dl_deadline,
+        dl_period_ns=dl_period,
+        slice_ns=slice_ns,
     )
 
 
@@ -297,6 +303,47 @@ def _nice(e: _Entry, policy: str | None, platform: Platform | None) -> int:
     return nice
 
 
+#: The fair scheduler's slice range (Linux 6.12+ clamps sched_runtime to it; kernel/sched/syscalls.c).
+SLICE_RANGE_NS = (100_000, 100_000_000)
+
+
+def _slice(e: _Entry, policy: str | None, platform: Platform | None) -> int | None:
+    """The fair scheduler's slice: policies other and batch, threads backend, 0.1..100 ms."""
+    if "slice" not in e.data or policy is None:
+        return None
+    value: int | None = e.value("slice")
+    if value is None:
+        return None
+    if policy not in ("other", "batch"):
+        e.fail(f"{e.path}.slice", f"a slice is the fair scheduler's, for policies other and batch only "
+                                  f"(policy {policy}): remove it")
+    elif platform is not None and platform.backend == "ult":
+        e.fail(f"{e.path}.slice", _ULT_BEST_EFFORT)
+    elif not SLICE_RANGE_NS[0] <= value <= SLICE_RANGE_NS[1]:
+        e.fail(f"{e.path}.slice", f"{format_duration(value)} is not in 100us..100ms, the slices the kernel "
+                                  "takes (it would clamp it)")
+    return value
+
+
+def _dl_reservation(e: _Entry, policy: str | None, platform: Platform | None,
+                    reservation: str | None) -> tuple[int | None, int | None]:
+    """``dl_deadline``, ``dl_period``: policy deadline on kernel threads, outside reservations."""
+    given = [k for k in ("dl_deadline", "dl_period") if k in e.data]
+    if not given or policy is None:
+        return None, None
+    values = [e.value(k) if k in e.data else None for k in ("dl_deadline", "dl_period")]
+    where = f"{e.path}.{given[0]}"
+    if policy != "deadline":
+        e.fail(where, f"the deadline and period of a SCHED_DEADLINE reservation: not used for policy {policy}; "
+                      "remove it")
+    elif reservation is not None:
+        e.fail(where, f'the task runs inside reservation "{reservation}", which gives it its CPU time: remove it')
+    elif platform is not None and platform.backend == "ult":
+        e.fail(where, "the ult backend runs every task on its own worker threads: a task has no SCHED_DEADLINE "
+                      "reservation of its own; use backend: threads")
+    return values[0], values[1]
+
+
 #: Why the ult backend refuses batch, idle and nice (the library says the same, src/task/taskset.c).
 _ULT_BEST_EFFORT = ("the ult backend runs every task on its SCHED_FIFO worker threads, so a task has no kernel "
                     "policy or nice of its own: its background tasks are policy other, nice 0 (below every "
@@ -336,8 +383,10 @@ def _default_wcet(e: _Entry, body: list[Action] | None, wcet: int | None) -> int
     return total
 
 
-def _deadline_limits(e: _Entry, name: str | None, period: int, deadline: int, wcet: int, budget: int | None) -> None:
-    """SCHED_DEADLINE's: a runtime (the budget, else the WCET) of at least 1024 ns, runtime <= deadline <= period."""
+def _deadline_limits(e: _Entry, name: str | None, period: int, deadline: int, wcet: int, budget: int | None,
+                     own: bool = False) -> None:
+    """SCHED_DEADLINE's: a runtime (the budget, else the WCET) of at least 1024 ns, runtime <= deadline <= period
+    (``own``: the reservation's dl_deadline and dl_period where given, else the task's)."""
     runtime = budget if budget is not None else wcet
     runtime_name = "budget" if budget is not None else "wcet (the runtime when no budget is given)"
     if runtime < DL_MIN_RUNTIME_NS:
@@ -348,8 +397,9 @@ def _deadline_limits(e: _Entry, name: str | None, period: int, deadline: int, wc
             fix = f"make the deadline at most the period ({fd(period)})"
         else:
             fix = f"make the {runtime_name.split(' ')[0]} at most the deadline ({fd(deadline)})"
+        whose = " (the reservation's dl_deadline and dl_period where given)" if own else ""
         e.fail(
             e.path,
-            f'task "{name}": SCHED_DEADLINE needs runtime <= deadline <= period, got '
+            f'task "{name}": SCHED_DEADLINE needs runtime <= deadline <= period{whose}, got '
             f"runtime {fd(runtime)}, deadline {fd(deadline)}, period {fd(period)}: {fix}",
         )
