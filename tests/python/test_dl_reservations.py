@@ -137,3 +137,25 @@ def test_no_bound_where_the_supply_does_not_decide():
     full = [{**loop(), "name": f"l{i}", "budget": "100ms"} for i in range(3)]
     result = run_test("gedf-rta", taskset_from_dict(taskset(*full)))
     assert all(t.bound_ns is None and "not shown to meet its deadlines" in t.reason for t in result.tasks)
+
+
+def test_overheads_go_to_the_jobs_not_to_the_reservation_s_runtime():
+    from rtsched.analysis.overheads import Overheads, apply_overheads
+
+    problem = from_taskset(taskset_from_dict(taskset(loop())))
+    ov = Overheads(context_switch_ns=10_000, release_latency_ns=30_000, trace_event_ns=1_000)
+    folded = apply_overheads(problem, ov)
+    assert folded.task("loop").wcet_ns == 50 * MS  # the kernel holds the thread to its runtime
+    assert folded.dl_reservations["loop"].wcet_ns == 5 * MS + 2 * 10_000 + 3 * 1_000 + 30_000
+    b = run_test("gedf-rta", problem, overheads=ov).task("loop")
+    assert b.bound_ns == job_response_ns(folded.dl_reservations["loop"].wcet_ns, 50 * MS, 100 * MS, 100 * MS)
+
+
+def test_a_job_s_cliff_is_its_own_execution_in_the_reservation():
+    """The sensitivity adds execution to the jobs, not to the reservation's runtime: one window of 50 ms
+    holds a job of up to 50 ms at the same gap, so the bound grows with the job up to there, then jumps."""
+    from rtsched.analysis.sensitivity import sensitivity
+
+    ts = taskset_from_dict(taskset(loop(period="200ms", deadline="200ms")))
+    (slack,) = sensitivity("gedf-rta", from_taskset(ts), cliffs_only=True).tasks
+    assert (slack.bound_ns, slack.cliff_ns) == (105 * MS, 45 * MS)

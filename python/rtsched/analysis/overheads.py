@@ -29,6 +29,10 @@ How they are folded (:func:`apply_overheads`), each rounded up to whole ns:
 - every critical section's length (what it makes others wait) += the
   contended unlock (the holder's release path that wakes the waiter);
 - every task: release jitter += release latency;
+- a task in a SCHED_DEADLINE reservation of its own (``dl_reservations``):
+  its server keeps its runtime (the kernel holds the thread to it, the
+  thread's own overheads included), and its jobs' WCET takes what the rules
+  above add to a job, release latency included (analysis/dl_reservations.py);
 - every RPC's service += the call's overhead (the round trip beyond the
   service: the request, the switches to the server and back, the reply; all
   of it runs at the caller's priority or blocks the caller);
@@ -272,6 +276,7 @@ def apply_overheads(problem: AnalysisProblem, ov: Overheads, windows_ns: Mapping
     notes = list(problem.notes)
     missing = set(ov.missing)
     tasks = []
+    reserved = dict(problem.dl_reservations)
     for t in problem.tasks:
         wcet = t.wcet_ns + _stretch_in(problem, t, ov, (windows_ns or {}).get(t.name, t.deadline_ns))
         if ov.context_switch_ns is not None:
@@ -291,6 +296,10 @@ def apply_overheads(problem: AnalysisProblem, ov: Overheads, windows_ns: Mapping
             sections.append(replace(cs, length_ns=cs.length_ns + ov.contended_unlock_ns.get(proto, 0)))
         jitter = t.jitter_ns + (ov.release_latency_ns or 0)
         rpcs = tuple(replace(c, length_ns=c.length_ns + (ov.rpc_call_ns or 0)) for c in t.rpcs)
+        jobs = problem.dl_reservations.get(t.name)
+        if jobs is not None:  # the kernel holds the thread to its runtime: its jobs take the overheads
+            reserved[t.name] = replace(jobs, wcet_ns=jobs.wcet_ns + (wcet - t.wcet_ns) + (jitter - t.jitter_ns))
+            wcet = t.wcet_ns
         tasks.append(replace(t, wcet_ns=wcet, jitter_ns=jitter, critical_sections=tuple(sections), rpcs=rpcs,
                              np_segments_ns=_padded_intervals(t.np_segments_ns, wcet - t.wcet_ns)))
     if any(t.rpcs for t in problem.tasks) and ov.rpc_call_ns is None:
@@ -310,7 +319,7 @@ def apply_overheads(problem: AnalysisProblem, ov: Overheads, windows_ns: Mapping
     folded = ", ".join(ov.sources) or "nothing"
     notes.append(f"{FOLDED_NOTE} {folded}")
     notes.extend(f"overheads: {m} (not folded)" for m in sorted(missing))
-    return replace(problem, tasks=tuple(tasks), notes=tuple(notes))
+    return replace(problem, tasks=tuple(tasks), notes=tuple(notes), dl_reservations=reserved)
 
 
 def _padded_intervals(intervals_ns: tuple[int, ...], added_ns: int) -> tuple[int, ...]:

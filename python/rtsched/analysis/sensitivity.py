@@ -93,7 +93,18 @@ def _largest(holds: Callable[[int], bool], limit: int) -> int:
 
 
 def _with_wcets(problem: AnalysisProblem, change: Callable[[AnalysisTask], AnalysisTask]) -> AnalysisProblem:
-    return replace(problem, tasks=tuple(change(t) for t in problem.tasks))
+    """``problem`` with ``change`` made to every task's execution; a task in a SCHED_DEADLINE reservation of
+    its own keeps its server (the kernel's runtime) and its jobs take the change."""
+    reserved = dict(problem.dl_reservations)
+    tasks = []
+    for t in problem.tasks:
+        jobs = reserved.get(t.name)
+        if jobs is None:
+            tasks.append(change(t))
+            continue
+        reserved[t.name] = replace(jobs, wcet_ns=change(replace(t, wcet_ns=jobs.wcet_ns)).wcet_ns)
+        tasks.append(t)
+    return replace(problem, tasks=tuple(tasks), dl_reservations=reserved)
 
 
 def _scaled_task(t: AnalysisTask, alpha: Fraction) -> AnalysisTask:
@@ -128,7 +139,7 @@ def sensitivity(test: str, problem: AnalysisProblem, *, cliffs_only: bool = Fals
             slacks.append(TaskSlack(bound.name, bound.bound_ns, None, None, None))
             continue
         task = problem.task(bound.name)
-        limit = task.deadline_ns
+        limit = problem.job_parameters(task.name)[1]
 
         def own(delta: int, name: str = task.name) -> AnalysisResult:
             return result_with(lambda t: replace(t, wcet_ns=t.wcet_ns + delta) if t.name == name else t)
