@@ -50,10 +50,8 @@ def test_a_phase_of_bad_cpus_is_refused_at_its_key():
                             'got "0"']
 
 
-def test_a_phase_still_cannot_set_its_own_policy_in_one_loop():
+def test_a_phase_s_cpus_and_policy_in_one_loop_are_both_set_at_its_start():
     doc = {"tasks": {"t": {"cpus": [1], "phases": {"a": {"cpus": [0], "policy": "SCHED_FIFO", "run": 100},
                                                    "b": {"run": 300}}}}}
-    text = text_of(doc)
-    assert errors(text) == [f"{pos(text, 'policy')}: tasks.t.phases.a.policy: the phases of a thread without a "
-                            "timer become one task (one loop): a phase cannot set its own policy; set it on the "
-                            "thread"]
+    ts, _, _ = imported(text_of(doc))
+    assert [a.op for a in ts.tasks[0].body][:3] == ["affinity", "sched", "compute"]

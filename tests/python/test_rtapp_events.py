@@ -215,7 +215,8 @@ def test_phases_that_start_on_their_only_timer_are_one_loop():
     assert (task.name, task.period_ns, task.offset_ns, task.max_jobs) == ("t", 12_000_000, 12_000_000, 10)
     assert task.body == (Compute(900_000), Compute(900_000))
     text = text_of({"tasks": {"t": {"policy": "SCHED_FIFO", "phases": {
-        "sleeping": {"timer": TIMER}, "running": {"priority": 5, "run": 900}}}}})
-    assert errors(text) == [f"{pos(text, 'priority')}: tasks.t.phases.running.priority: the phases of a thread that "
-                            "start on their only timer become one task (one loop): a phase cannot set its own "
-                            "priority; set it on the thread"]
+        "sleeping": {"timer": TIMER}, "running": {"priority": 5, "run": 900, "dl-runtime": 100}}}}})
+    assert errors(text) == [f"{pos(text, 'dl-runtime')}: tasks.t.phases.running.dl-runtime: the phases of a thread "
+                            "that start on their only timer become one task (one loop): a phase cannot set its own "
+                            "dl-runtime (a task keeps the SCHED_DEADLINE reservation it starts with); set it on "
+                            "the thread"]

@@ -80,13 +80,11 @@ def test_a_loop_with_no_sleep_at_either_end_is_exact_and_one_of_sleeps_only_is_r
     assert "nothing to run" in only_sleep
 
 
-def test_phases_of_a_self_paced_thread_cannot_change_its_scheduling():
+def test_phases_of_a_self_paced_thread_change_its_priority_at_their_start():
     doc = {"tasks": {"t": {"policy": "SCHED_FIFO", "phases": {
         "a": {"run": 100, "sleep": 100}, "b": {"priority": 30, "run": 100, "sleep": 100}}}}}
-    text = text_of(doc)
-    (error,) = errors(text)
-    assert error.startswith(f"{pos(text, 'priority')}: tasks.t.phases.b.priority: the phases of a thread "
-                            "without a timer become one task")
+    ts, _, _ = imported(text_of(doc))
+    assert [a.op for a in ts.tasks[0].body] == ["compute", "sleep", "sched", "compute"]  # the last sleep: its gap
     forever = text_of({"tasks": {"t": {"policy": "SCHED_FIFO", "phases": {
         "a": {"loop": -1, "run": 100, "sleep": 100}, "b": {"run": 100, "sleep": 100}}}}})
     assert "needs a finite loop" in errors(forever)[0]

@@ -14,6 +14,7 @@ from typing import Any, Iterator
 import pytest
 
 from rtsched.model import demand_format, dvfs_format, prem, reservation_control, reservations, stacks, writes
+from rtsched.model.validation import body
 from rtsched.model.validation import fields as f
 from rtsched.model.validation.checker import NAME_PATTERN
 
@@ -34,6 +35,7 @@ ELSEWHERE: dict[str, frozenset[str]] = {
     "compute": demand_format.COMPUTE_KEYS,
     "compute.normal": demand_format.NORMAL_KEYS,
     "action": frozenset(f.ACTION_NAMES) | frozenset(f.FUTURE_ACTIONS),
+    "sched": body.SCHED_KEYS,
 }
 
 

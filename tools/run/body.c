@@ -283,6 +283,17 @@ static bool set_affinity(struct run_task_context *context, const struct run_acti
 	return false;
 }
 
+/* The thread's policy from here on (rt-app's per-phase policy and priority): the kernel applies it at
+ * once. */
+static bool set_sched(struct run_task_context *context, const struct run_action *action)
+{
+	char why[256];
+	if (rts_sched_apply_self(&action->sched, why, sizeof(why)) == 0)
+		return true;
+	fprintf(stderr, "rtsched-run: task %s: sched: %s\n", context->task->name, why);
+	return false;
+}
+
 static bool run_action(struct run_task_context *context, rts_task_t *task, uint32_t job, size_t index)
 {
 	const struct run_action *action = &context->task->body[index];
@@ -318,6 +329,8 @@ static bool run_action(struct run_task_context *context, rts_task_t *task, uint3
 		return activate(context, action);
 	case RUN_OP_AFFINITY:
 		return set_affinity(context, action);
+	case RUN_OP_SCHED:
+		return set_sched(context, action);
 	case RUN_OP_CALL:
 		return call(context, task, action);
 	case RUN_OP_MEMWRITE:

@@ -369,6 +369,35 @@ struct body_context {
 	const struct run_spec *spec;
 };
 
+/* A sched op's policy: fifo at priority 1..99, other or batch at nice -20..19, idle (SCHED_DEADLINE: a
+ * task keeps the reservation it starts with). */
+static bool read_sched_change(struct reader *r, json_t *json, const char *path,
+			      struct rts_sched_params *sched)
+{
+	char policy[16];
+	int64_t priority, nice;
+	if (!get_string(r, json, path, "policy", policy, sizeof(policy)) ||
+	    !get_int(r, json, path, "priority", 0, 99, &priority) ||
+	    !get_int(r, json, path, "nice", -20, 19, &nice))
+		return false;
+	*sched = (struct rts_sched_params){ .priority = (int)priority, .nice = (int)nice };
+	if (strcmp(policy, "fifo") == 0)
+		sched->policy = RTS_POLICY_FIFO;
+	else if (strcmp(policy, "other") == 0)
+		sched->policy = RTS_POLICY_OTHER;
+	else if (strcmp(policy, "batch") == 0)
+		sched->policy = RTS_POLICY_BATCH;
+	else if (strcmp(policy, "idle") == 0)
+		sched->policy = RTS_POLICY_IDLE;
+	else
+		return fail(r, path, "sched: policy \"%s\" is not fifo, other, batch or idle", policy);
+	if ((sched->policy == RTS_POLICY_FIFO) != (priority != 0))
+		return fail(r, path, "sched: a priority 1..99 for fifo only");
+	if (nice && !(sched->policy == RTS_POLICY_OTHER || sched->policy == RTS_POLICY_BATCH))
+		return fail(r, path, "sched: a nice for other and batch only");
+	return true;
+}
+
 static bool read_action(struct reader *r, json_t *json, const char *path, void *out, void *context)
 {
 	const struct run_spec *spec = ((struct body_context *)context)->spec;
@@ -385,6 +414,7 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 	static const char *const on_server[] = { "op", "server", "ns", NULL };
 	static const char *const on_task[] = { "op", "task", NULL };
 	static const char *const on_cpus[] = { "op", "cpus", NULL };
+	static const char *const on_policy[] = { "op", "policy", "priority", "nice", NULL };
 	int64_t value;
 	if (strcmp(op, "compute") == 0 || strcmp(op, "sleep") == 0) {
 		action->op = op[0] == 'c' ? RUN_OP_COMPUTE : RUN_OP_SLEEP;
@@ -439,6 +469,12 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 		if (CPU_COUNT(&outside) != 0)
 			return fail(r, path, "cpus: a CPU outside the set's cpus");
 		return true;
+	}
+	if (strcmp(op, "sched") == 0) {
+		action->op = RUN_OP_SCHED;
+		if (strcmp(spec->backend, "threads") != 0) /* a ULT has no policy of its own: its worker's */
+			return fail(r, path, "sched: only under backend threads");
+		return check_keys(r, json, path, on_policy) && read_sched_change(r, json, path, &action->sched);
 	}
 	if (strcmp(op, "prem") == 0)
 		return read_prem(r, json, path, action);

@@ -33,6 +33,7 @@ enum run_op {
 	RUN_OP_IOWRITE,
 	RUN_OP_ACTIVATE,
 	RUN_OP_AFFINITY,
+	RUN_OP_SCHED,
 };
 
 #define RUN_PREM_BUFFERS_MAX 8
@@ -60,6 +61,8 @@ struct run_action {
 	char *device; /* malloc'd; NULL for other ops */
 	/* affinity: the thread's CPUs from here on, a non-empty subset of run_spec.cpus */
 	cpu_set_t cpus;
+	/* sched: the thread's policy from here on (fifo, other, batch, idle) */
+	struct rts_sched_params sched;
 };
 
 struct run_task {

@@ -376,6 +376,27 @@ def _moving_tasks(taskset: TaskSet, names: list[str]) -> dict[str, str]:
                   "it moves to is in no test here" for name in names}
 
 
+def _policy_changes(taskset: TaskSet, names: list[str]) -> dict[str, str]:
+    """Task name -> why it has no bound, when a task changes its policy or priority (``sched``) and is
+    real-time before or after: no test here gives a task two priorities, neither for itself nor for the
+    tasks it interferes with under each. So one such task leaves every real-time task without a bound.
+    Empty: none changes (a best-effort task that only changes its nice or best-effort policy stays below
+    every real-time one)."""
+    from rtsched.model import SetSched
+
+    changes = {t.name: next(a for a in t.body if isinstance(a, SetSched)) for t in taskset.tasks
+               if any(isinstance(a, SetSched) for a in t.body)
+               and (not t.is_background or any(isinstance(a, SetSched) and a.policy == "fifo" for a in t.body))}
+    if not changes:
+        return {}
+    first, change = next(iter(changes.items()))
+    said = f"sched {change.policy}" + (f" {change.priority}" if change.priority is not None else "")
+    return {name: f"no bound: the task changes its policy or priority ({said}): no test here gives a task two "
+                  "priorities" if name in changes else
+                  f"no bound: task {first} changes its policy or priority ({said}): its interference under "
+                  "each is in no test here" for name in names}
+
+
 def _sections_of(body: Iterable[Action],
                  condvar_mutex: Mapping[str, str]) -> tuple[tuple[CriticalSection, ...], int, bool]:
     """Critical sections (compute, memwrite, iowrite and sleep inside lock/unlock), total sleep,
@@ -542,6 +563,7 @@ def from_taskset(taskset: TaskSet, cpus: int | None = None) -> AnalysisProblem:
     if background_problem is not None:
         unanalysable = {t.name: background_problem for t in tasks}
     unanalysable.update(_moving_tasks(taskset, [t.name for t in tasks]))
+    unanalysable.update(_policy_changes(taskset, [t.name for t in tasks]))
     for t in taskset.rt_tasks:
         if t.reservation is not None:
             unanalysable[t.name] = (f'runs inside reservation "{t.reservation}": the reservation analysis '

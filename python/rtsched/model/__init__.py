@@ -16,6 +16,7 @@ from rtsched.model.load import load_taskset, loads_taskset, read_document
 from rtsched.model.model import (
     Action,
     Affinity,
+    SetSched,
     Broadcast,
     Call,
     Compute,
@@ -45,6 +46,7 @@ from rtsched.model.validate import TaskSetError, taskset_from_dict, validate_dic
 __all__ = [
     "Action",
     "Affinity",
+    "SetSched",
     "Broadcast",
     "Call",
     "Compute",

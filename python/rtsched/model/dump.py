@@ -14,8 +14,8 @@ from typing import Any
 
 from rtsched.model.demand import Demand, Normal, Sequence, Trace, Uniform
 from rtsched.model.durations import format_duration
-from rtsched.model.model import (Action, Activate, Affinity, Call, Compute, IoWrite, Lock, MemWrite, Prem, Reservation, Resource, Sleep,
-                                 TaskSet, Unlock)
+from rtsched.model.model import (Action, Activate, Affinity, Call, Compute, IoWrite, Lock, MemWrite, Prem, Reservation, Resource,
+                                 SetSched, Sleep, TaskSet, Unlock)
 from rtsched.model.power import PowerModel
 
 __all__ = ["taskset_to_dict"]
@@ -58,6 +58,13 @@ def _action(action: Action) -> dict[str, Any]:
         return {"activate": action.task}
     if isinstance(action, Affinity):
         return {"affinity": list(action.cpus)}
+    if isinstance(action, SetSched):
+        sched: dict[str, Any] = {"policy": action.policy}
+        if action.priority is not None:
+            sched["priority"] = action.priority
+        if action.nice:
+            sched["nice"] = action.nice
+        return {"sched": sched}
     return {action.op: action.condvar}
 
 

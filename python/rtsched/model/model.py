@@ -419,13 +419,26 @@ class Affinity:
     cpus: tuple[int, ...]  # distinct, ascending, each one of the platform's CPUs
 
 
+@dataclass(frozen=True, slots=True)
+class SetSched:
+    """From here on, the task's thread runs under ``policy`` (``fifo`` at ``priority``, ``other`` or
+    ``batch`` at ``nice``, ``idle``), set with sched_setattr on itself, until another ``sched`` of
+    the task: the change outlives the job (rt-app's per-phase ``policy`` and ``priority``;
+    docs/taskset.md "sched"). Its first job starts under the task's own policy."""
+
+    op: ClassVar[str] = "sched"
+    policy: str  # fifo, other, batch or idle
+    priority: int | None = None  # fifo: 1..99
+    nice: int = 0  # other, batch: -20..19
+
+
 Action = Union[Compute, Sleep, Lock, Unlock, Wait, Signal, Broadcast, Call, Prem, MemWrite, IoWrite, Activate,
-               Affinity]
+               Affinity, SetSched]
 
 #: Action classes by their name in a task-set file.
 ACTIONS: dict[str, type] = {
     cls.op: cls for cls in (Compute, Lock, Unlock, Wait, Signal, Broadcast, Sleep, Call, Prem, MemWrite, IoWrite,
-                            Activate, Affinity)
+                            Activate, Affinity, SetSched)
 }
 
 

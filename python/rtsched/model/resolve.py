@@ -30,6 +30,7 @@ from rtsched.model.model import (
     Reservation,
     Resource,
     RpcServer,
+    SetSched,
     Signal,
     Sleep,
     Task,
@@ -87,6 +88,8 @@ def _action(action: Action, resources: dict[str, int], condvars: dict[str, int],
         return {"op": "activate", "task": tasks[action.task]}
     if isinstance(action, Affinity):
         return {"op": "affinity", "cpus": list(action.cpus)}
+    if isinstance(action, SetSched):
+        return {"op": "sched", "policy": action.policy, "priority": action.priority or 0, "nice": action.nice}
     if isinstance(action, Compute) and per_job_ns is not None:
         return {"op": "compute", "ns": action.ns, "per_job_ns": per_job_ns}
     if isinstance(action, Call):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rtsched.model import Affinity, TaskSet
+from rtsched.model import Affinity, SetSched, TaskSet
 from rtsched.model.model import LOCAL_PROTOCOLS
 from rtsched.model.reservation_locks import lock_homes
 
@@ -47,6 +47,10 @@ def unsupported_features(taskset: TaskSet) -> list[str]:
                             "simulated yet (only a best-effort task moves: a global domain would need per-thread "
                             "CPU masks, a partitioned one moving a thread between ready queues)")
     for i, t in enumerate(taskset.tasks):
+        j = next((j for j, a in enumerate(t.body) if isinstance(a, SetSched)), None)
+        if j is not None:
+            problems.append(f'tasks[{i}].body[{j}].sched: "{t.name}" changes its policy or priority, which is not '
+                            "simulated yet (a thread's class and key are fixed for the run)")
         if t.has_own_dl_reservation:
             key = "dl_deadline" if t.dl_deadline_ns is not None else "dl_period"
             problems.append(f'tasks[{i}].{key}: "{t.name}" has a SCHED_DEADLINE reservation apart from its jobs, '

@@ -212,7 +212,7 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
     paced_by_itself = not any(kind == "timer" for phase in phases for kind, _, _ in phase.events)
     if len(phases) > 1 and (paced_by_itself or _starts_on_its_only_timer(phases)):
         cycle = _one_cycle(phases, top, f"{path}.phases", problems,
-                           "without a timer" if paced_by_itself else "that start on their only timer")
+                           "without a timer" if paced_by_itself else "that start on their only timer", default_policy)
         if cycle is None:
             return []
         phases = [cycle]
@@ -385,18 +385,78 @@ def _phase_moves(phases: list[_Phase], top: _Phase, problems: Problems) -> dict[
     return moves
 
 
-def _one_cycle(phases: list[_Phase], top: _Phase, path: str, problems: Problems, which: str) -> _Phase | None:
+_DL_KEYS = ("dl-runtime", "dl-period", "dl-deadline")
+
+
+def _phase_sched_changes(phases: list[_Phase], top: _Phase, default_policy: str, which: str,
+                         problems: Problems) -> dict[int, list[tuple[str, Member, str]]] | None:
+    """rt-app sets a phase's own policy and priority at the phase's start (``set_thread_param``; a phase
+    without them keeps what the last one set, in the next cycle too), so in one loop each phase that
+    gives them starts with a ``sched`` action: id(phase) -> its ("sched", member, path) pseudo-event,
+    the member's value the action. A phase's policy defaults to the current one and its priority to
+    rt-app's default for the policy it gives (10 for SCHED_FIFO/SCHED_RR, nice 0), or stays when it
+    gives none. SCHED_DEADLINE cannot come or go (a task keeps the reservation it starts with). None
+    after an error."""
+    changes: dict[int, list[tuple[str, Member, str]]] = {}
+    given = top.sched.get("policy")
+    current = given[0] if given is not None and isinstance(given[0], str) else default_policy
+    if current not in POLICIES:
+        return {}  # the thread's own policy is refused by _sched, with its reason
+    ok = True
+    for phase in phases:
+        for key in _DL_KEYS:
+            if key in phase.sched:
+                _, m, mpath = phase.sched[key]
+                problems.error(m, mpath, f"the phases of a thread {which} become one task (one loop): a phase "
+                               f"cannot set its own {key} (a task keeps the SCHED_DEADLINE reservation it starts "
+                               "with); set it on the thread")
+                ok = False
+        own = {k: phase.sched[k] for k in ("policy", "priority") if k in phase.sched}
+        if not own:
+            continue
+        _, m, mpath = next(iter(own.values()))
+        policy_name = own["policy"][0] if "policy" in own else current
+        if not isinstance(policy_name, str) or policy_name not in POLICIES or current not in POLICIES:
+            problems.error(m, mpath, f"unknown policy {describe(policy_name)} (rt-app takes "
+                           f"{', '.join(POLICIES)})")
+            ok = False
+            continue
+        policy = POLICIES[policy_name][0]
+        if policy == "deadline" or POLICIES[current][0] == "deadline":
+            problems.error(m, mpath, f"the phases of a thread {which} become one task (one loop): a phase cannot "
+                           "switch to or from SCHED_DEADLINE (a task keeps the reservation it starts with)")
+            ok = False
+            continue
+        value = own["priority"][0] if "priority" in own else (DEFAULT_RT_PRIORITY if policy == "fifo" else 0)
+        if policy == "fifo" and not (_int(value) and 1 <= value <= 99):
+            problems.error(m, mpath, f"a SCHED_FIFO priority is an integer in 1..99, got {describe(value)}")
+            ok = False
+            continue
+        if policy in ("other", "batch") and not (_int(value) and -20 <= value <= 19):
+            problems.error(m, mpath, f"rt-app's priority of a SCHED_OTHER or SCHED_BATCH thread is its nice, "
+                           f"-20..19, as rt-app requires; got {describe(value)}")
+            ok = False
+            continue
+        action: dict[str, Any] = {"policy": policy}
+        if policy == "fifo":
+            action["priority"] = value
+        elif policy in ("other", "batch") and value:
+            action["nice"] = value
+        changes[id(phase)] = [("sched", Member("sched", action, m.line, m.column), mpath)]
+        current = policy_name
+    return changes if ok else None
+
+
+def _one_cycle(phases: list[_Phase], top: _Phase, path: str, problems: Problems, which: str,
+               default_policy: str) -> _Phase | None:
     """The phases of a thread ``which`` is without a timer, or whose only timer starts them -> one loop:
     each phase's events repeated its loop count, in order (rt-app runs them so, and the thread's loop
-    repeats the whole). The phases must not change the thread's scheduling, the loop becoming one task,
-    but for their cpus: each then starts with an ``affinity`` (``_phase_moves``)."""
-    own = [(phase, key) for phase in phases for key in phase.sched if key != "cpus"]
-    for phase, key in own:
-        _, m, mpath = phase.sched[key]
-        problems.error(m, mpath, f"the phases of a thread {which} become one task (one loop): a phase "
-                       f"cannot set its own {key}; set it on the thread")
+    repeats the whole). A phase that gives its own cpus, policy or priority starts with an ``affinity``
+    (``_phase_moves``) or a ``sched`` action (``_phase_sched_changes``), as rt-app sets them at each
+    phase's start."""
+    changes = _phase_sched_changes(phases, top, default_policy, which, problems)
     moves = _phase_moves(phases, top, problems)
-    if own or moves is None:
+    if changes is None or moves is None:
         return None
     cycle = _Phase(top.name, top.obj, top.path, top.where)
     cycle.taskgroup = top.taskgroup
@@ -405,7 +465,7 @@ def _one_cycle(phases: list[_Phase], top: _Phase, path: str, problems: Problems,
                             "become one loop)")
         if loop is None:
             return None
-        cycle.events.extend(moves.get(id(phase), []) + phase.events * loop)
+        cycle.events.extend(moves.get(id(phase), []) + changes.get(id(phase), []) + phase.events * loop)
         cycle.taskgroup = cycle.taskgroup or phase.taskgroup
     if len(cycle.events) > MAX_CYCLE_EVENTS:
         problems.error(top.where, path, f"the phases, each repeated its loop count, are {len(cycle.events)} "
@@ -547,6 +607,8 @@ def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, 
                                                         best_effort=policy in BEST_EFFORT) or []))
         elif kind == "cpus":  # a phase's own cpus in one loop (_phase_moves): rt-app's set_thread_affinity
             pieces.append((kind, m, mpath, [{"affinity": sorted(set(m.value))}]))
+        elif kind == "sched":  # a phase's own policy in one loop (_phase_sched_changes): set_thread_param
+            pieces.append((kind, m, mpath, [{"sched": dict(m.value)}]))
         elif kind == "fork":  # a thread that runs and forks (fork.py): the copy's activation, named later
             mark = fork_marks.get(id(m))  # none: fork.py refused it, with the reason
             if mark is not None:

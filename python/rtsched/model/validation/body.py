@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from rtsched.model.demand_format import parse_compute
-from rtsched.model.model import ACTIONS, Action, Activate, Affinity, Broadcast, Compute, Lock, Signal, Sleep, Unlock, Wait
+from rtsched.model.model import (ACTIONS, Action, Activate, Affinity, Broadcast, Compute, Lock, SetSched, Signal, Sleep,
+                                 Unlock, Wait)
 from rtsched.model.prem import parse_prem
 from rtsched.model.validation.checker import Checker, Declared, suggest
 from rtsched.model.validation.fields import ACTION_NAMES, BODY, FUTURE_ACTIONS
@@ -69,6 +70,8 @@ def _action(c: Checker, item: Any, apath: str, held: Held, declared: Declared) -
         return Activate(name) if name is not None else None
     if op == "affinity":  # its CPUs are the platform's: checked once the platform is known (task.py)
         return _affinity(c, arg, opath)
+    if op == "sched":  # its task's backend and policy: checked once the platform is known (task.py)
+        return _set_sched(c, arg, opath)
     if op == "compute" and isinstance(arg, dict):  # a varying demand
         return c.reported(parse_compute(arg, opath, c.base_dir))
     if op in ("compute", "sleep"):
@@ -94,6 +97,42 @@ def _affinity(c: Checker, arg: Any, opath: str) -> Affinity | None:
         c.error(opath, f"CPU {next(cpu for cpu in arg if arg.count(cpu) > 1)} is listed twice")
         return None
     return Affinity(tuple(sorted(arg)))
+
+
+_SCHED_POLICIES = ("fifo", "other", "batch", "idle")
+#: The keys of a ``sched`` action's mapping (docs/taskset.schema.json ``#/$defs/sched``).
+SCHED_KEYS = frozenset({"policy", "priority", "nice"})
+
+
+def _set_sched(c: Checker, arg: Any, opath: str) -> SetSched | None:
+    """``sched: {policy: fifo, priority: 30}``, ``{policy: other, nice: 5}``, ``{policy: idle}``."""
+    if not isinstance(arg, dict):
+        c.error(opath, f"expected a mapping such as {{policy: fifo, priority: 30}}; got {describe(arg)}")
+        return None
+    unknown = sorted(set(arg) - SCHED_KEYS)
+    if unknown:
+        c.error(f"{opath}.{unknown[0]}", "unknown key (keys: policy, priority, nice)")
+        return None
+    policy = arg.get("policy")
+    if policy not in _SCHED_POLICIES:
+        why = (" (a task keeps the SCHED_DEADLINE reservation it starts with, or has none)"
+               if policy == "deadline" else "")
+        c.error(f"{opath}.policy", f"expected one of {', '.join(_SCHED_POLICIES)}{why}; got {describe(policy)}")
+        return None
+    priority, nice = arg.get("priority"), arg.get("nice", 0)
+    if policy == "fifo":
+        if not isinstance(priority, int) or isinstance(priority, bool) or not 1 <= priority <= 99:
+            c.error(f"{opath}.priority", f"SCHED_FIFO needs a priority in 1..99; got {describe(priority)}")
+            return None
+    elif priority is not None:
+        c.error(f"{opath}.priority", f"policy {policy} has no real-time priority: remove it")
+        return None
+    if "nice" in arg and (policy not in ("other", "batch") or not isinstance(nice, int) or isinstance(nice, bool)
+                          or not -20 <= nice <= 19):
+        c.error(f"{opath}.nice", f"nice is -20..19, for policies other and batch only; got {describe(nice)} "
+                                 f"for policy {policy}")
+        return None
+    return SetSched(policy, priority, nice)
 
 
 def _lock(c: Checker, op: str, arg: Any, apath: str, opath: str, held: Held, declared: Declared) -> Action | None:

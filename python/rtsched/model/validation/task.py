@@ -24,6 +24,7 @@ from rtsched.model.model import (
     Policy,
     Prem,
     Reservation,
+    SetSched,
     Sporadic,
     Task,
 )
@@ -56,7 +57,27 @@ def read_tasks(c: Checker, value: Any, platform: Platform | None, declared: Decl
     _check_activations(c, read, {str(n) for n, _ in names if isinstance(n, str)})
     if platform is not None:
         _check_affinities(c, read, platform)
+        _check_sched_changes(c, read, platform)
     return result
+
+
+def _check_sched_changes(c: Checker, tasks: list[tuple[int, Task]], platform: Platform) -> None:
+    """A ``sched`` action changes a kernel thread's own policy: not under ult, not in a reservation, and
+    not for a SCHED_DEADLINE task (its reservation would be lost)."""
+    for i, task in tasks:
+        for j, action in enumerate(task.body):
+            if not isinstance(action, SetSched):
+                continue
+            where = f"tasks[{i}].body[{j}].sched"
+            if platform.backend == "ult":
+                c.error(where, f'task "{task.name}" changes its policy: not under backend ult, whose workers run '
+                               "every task (a user-level thread has no policy of its own); use backend threads")
+            elif task.policy == "deadline":
+                c.error(where, f'task "{task.name}" is SCHED_DEADLINE: it would lose its reservation; give it '
+                               "policy fifo or a best-effort policy to change its policy")
+            elif task.reservation is not None:
+                c.error(where, f'task "{task.name}" runs in reservation "{task.reservation}", which orders it')
+            break
 
 
 def _check_affinities(c: Checker, tasks: list[tuple[int, Task]], platform: Platform) -> None:
