@@ -27,10 +27,12 @@ from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from stolen_cpu import skip_if_stolen  # noqa: E402
 from test_run_live import _rt_available  # noqa: E402
 
 pytestmark = pytest.mark.skipif(_rt_available() is not None, reason=str(_rt_available()))
 
+DURATION_NS = 1_000_000_000  # the set's duration
 LENGTHS_NS = {0: 3_000_000, 1: 1_500_000}  # lo's and hi's interval lengths, by body index of each
 #: The busy-wait reads the clock until past the end, then stamps PREM_END: an interrupt in
 #: between is all that can stretch an interval beyond its length.
@@ -81,8 +83,14 @@ def run(tmp_path_factory):
     return load_taskset(spec), read_trace(out / "trace.rtst"), json.loads((out / "summary.json").read_text())
 
 
+def skip_if_cpu1_stolen(summary: dict, what: str) -> None:
+    """The intervals are wall-clock lengths around CPU-time work: the host's steal of CPU 1 (in the
+    trace's time, not in the thread's CPU time) stretches them and delays the releases within."""
+    skip_if_stolen({"steal_ns": {"1": (summary.get("steal_ns") or {}).get("1", 0)}}, DURATION_NS, what)
+
+
 def test_an_interval_is_never_preempted_by_a_higher_priority_release(run):
-    _, trace, _ = run
+    _, trace, summary = run
     lo = prem_intervals(trace, "lo")
     assert len(lo) >= 40
     streams = {str(s["name"]): int(s["stream_id"]) for s in trace.streams}
@@ -94,6 +102,8 @@ def test_an_interval_is_never_preempted_by_a_higher_priority_release(run):
     # hi was released inside lo's intervals (1 ms in) and started only after them
     releases = hi[hi["type"] == EV.RELEASE]["time_ns"]
     waited = sum(bool(((releases > a) & (releases < b)).any()) for a, b in zip(lo["start"], lo["end"]))
+    if waited < len(lo) - 2:
+        skip_if_cpu1_stolen(summary, f"hi was released inside {waited} of lo's {len(lo)} intervals")
     assert waited >= len(lo) - 2
 
 
@@ -108,6 +118,10 @@ def test_every_interval_lasts_its_length_padded(run):
         # Outside the set, the kernel may still take the CPU (its fair server runs starved SCHED_OTHER
         # threads ahead of real-time ones, counted as involuntary switches) or the host may: rare.
         stretched = rows[excess > STAMP_SLACK_NS]
+        unpadded = int((rows["padding"] <= 0).sum())
+        if len(stretched) > max(2, len(rows) // 20) or unpadded:
+            skip_if_cpu1_stolen(summary, f"{task}: {len(stretched)} of {len(rows)} intervals stretched, "
+                                f"{unpadded} whose work overran their length")
         assert len(stretched) <= max(2, len(rows) // 20), (task, stretched.tolist())
         assert (rows["padding"] > 0).all(), task  # the work fit: padding made the length, not the work
         assert (rows["memory"] <= rows["execution"]).all() and (rows["execution"] <= rows["end"]).all()
