@@ -14,6 +14,7 @@
 #include <rtsched/task.h>
 
 #include "harness.h"
+#include "refusal.h"
 #include "internal/sched_attr.h"
 
 #define MS (1000 * 1000LL)
@@ -125,14 +126,6 @@ static void test_policies_and_nice_are_the_kernel_threads(void)
 	check_seen(&idle, SCHED_IDLE, 0, "periodic-idle");
 	check_seen(&event, SCHED_OTHER, 18, "ev-other");
 	rts_taskset_destroy(set);
-}
-
-static void check_refused(rts_taskset_t *set, const struct rts_task_params *p, const char *words)
-{
-	struct seen s = { 0 };
-	CHECK_ERR(EINVAL, rts_task_create(set, p, observe, &s, NULL));
-	const char *why = rts_taskset_error(set);
-	CHECK_MSG(strstr(why, p->name) && strstr(why, words), "error text: %s", why);
 }
 
 static void test_nice_where_it_means_nothing_is_refused(void)

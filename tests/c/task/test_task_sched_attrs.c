@@ -12,6 +12,7 @@
 #include <rtsched/task.h>
 
 #include "harness.h"
+#include "refusal.h"
 #include "internal/sched_attr.h"
 
 #define MS (1000 * 1000LL)
@@ -106,14 +107,6 @@ static void test_slices_are_the_kernel_threads(void)
 		  "a task without a slice got another's: %llu ns",
 		  (unsigned long long)plain.attr.sched_runtime);
 	rts_taskset_destroy(set);
-}
-
-static void check_refused(rts_taskset_t *set, const struct rts_task_params *p, const char *words)
-{
-	struct seen s = { 0 };
-	CHECK_ERR(EINVAL, rts_task_create(set, p, observe, &s, NULL));
-	const char *why = rts_taskset_error(set);
-	CHECK_MSG(strstr(why, p->name) && strstr(why, words), "error text: %s", why);
 }
 
 static void test_attributes_where_they_mean_nothing_are_refused(void)
