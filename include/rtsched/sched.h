@@ -76,8 +76,9 @@ int rts_sched_reset_self(void);
 int rts_affinity_set_self(const cpu_set_t *cpus, char *why, size_t why_len);
 
 /*
- * Move the calling thread into the cpuset (cgroup folder) dir: cgroup v1
- * writes its TID to dir/tasks, cgroup v2 to dir/cgroup.threads.
+ * Move the calling thread into the cgroup folder dir (a cpuset, or any
+ * controller's): cgroup v1 writes its TID to dir/tasks, cgroup v2 to
+ * dir/cgroup.threads.
  */
 int rts_cpuset_join_self(const char *dir, char *why, size_t why_len);
 /*

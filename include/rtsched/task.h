@@ -129,6 +129,10 @@ struct rts_task_params {
 	 * (sched_attr.sched_runtime, Linux 6.12+, which clamps it to 0.1..100 ms;
 	 * earlier kernels ignore it); 0: the kernel's default. Threads backend only. */
 	int64_t slice_ns;
+	/* A cgroup folder the thread joins after its cpuset, e.g. one of the cpu
+	 * controller's (rt-app's taskgroups: CPU time shared among groups); NULL:
+	 * none. Threads backend only. */
+	const char *cgroup;
 };
 
 /* The stack sizes a task may ask for (rts_task_params.stack_bytes; else EINVAL). */

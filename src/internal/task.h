@@ -53,9 +53,10 @@ struct rts_activations {
 
 struct rts_task {
 	rts_taskset_t *set;
-	struct rts_task_params params; /* name, cpus and cpuset point into the fields below */
+	struct rts_task_params params; /* name, cpus, cpuset and cgroup point into the fields below */
 	char name[RTS_TASK_NAME_MAX];
 	char cpuset[RTS_TASK_PATH_MAX];
+	char cgroup[RTS_TASK_PATH_MAX];
 	cpu_set_t cpus;
 	rts_job_fn job_fn;
 	void *job_arg;

@@ -89,6 +89,8 @@ static int threads_task_admit(const struct rts_task_params *p, char *why, size_t
 	int err = 0;
 	if (p->cpuset)
 		err = rts_cpuset_join_self(p->cpuset, reason, sizeof(reason));
+	if (!err && p->cgroup)
+		err = rts_cpuset_join_self(p->cgroup, reason, sizeof(reason));
 	if (!err && p->cpus)
 		err = rts_affinity_set_self(p->cpus, reason, sizeof(reason));
 	if (!err)

@@ -21,7 +21,7 @@ RTS_EXPORT int rts_cpuset_join_self(const char *dir, char *why, size_t why_len)
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int err = errno;
-		snprintf(why, why_len, "cannot open %s: %s (is the cpuset created, and are we root?)",
+		snprintf(why, why_len, "cannot open %s: %s (is the cgroup created, and are we root?)",
 			 path, strerror(err));
 		return err;
 	}
@@ -30,7 +30,7 @@ RTS_EXPORT int rts_cpuset_join_self(const char *dir, char *why, size_t why_len)
 	int err = write(fd, tid, (size_t)len) == len ? 0 : errno;
 	close(fd);
 	if (err)
-		snprintf(why, why_len, "joining cpuset %s failed: %s", dir, strerror(err));
+		snprintf(why, why_len, "joining cgroup %s failed: %s", dir, strerror(err));
 	return err;
 }
 

@@ -119,7 +119,7 @@ static int check_best_effort_params(rts_taskset_t *set, const struct rts_task_pa
 	return 0;
 }
 
-/* What every kind is checked for: policy, nice, slice, cpuset, stack, reservation. */
+/* What every kind is checked for: policy, nice, slice, cpuset, cgroup, stack, reservation. */
 static int check_common_params(rts_taskset_t *set, const struct rts_task_params *p,
 			       const char *name)
 {
@@ -161,6 +161,18 @@ static int check_common_params(rts_taskset_t *set, const struct rts_task_params 
 		return err;
 	if (p->cpuset && strlen(p->cpuset) >= RTS_TASK_PATH_MAX) {
 		rts_taskset_set_error(set, "task %s: cpuset path too long", name);
+		return EINVAL;
+	}
+	if (p->cgroup && (!p->cgroup[0] || strlen(p->cgroup) >= RTS_TASK_PATH_MAX)) {
+		rts_taskset_set_error(set, "task %s: cgroup path empty or longer than %d characters", name,
+				      RTS_TASK_PATH_MAX - 1);
+		return EINVAL;
+	}
+	if (p->cgroup && set->backend) {
+		rts_taskset_set_error(set,
+				      "task %s: the ult backend runs every task on its worker threads, so a "
+				      "task has no cgroup of its own; use the threads backend",
+				      name);
 		return EINVAL;
 	}
 	if (p->stack_bytes != 0 &&
@@ -292,6 +304,10 @@ static rts_task_t *new_task(const struct rts_task_params *params, rts_job_fn job
 	if (params->cpuset) {
 		snprintf(task->cpuset, sizeof(task->cpuset), "%s", params->cpuset);
 		task->params.cpuset = task->cpuset;
+	}
+	if (params->cgroup) {
+		snprintf(task->cgroup, sizeof(task->cgroup), "%s", params->cgroup);
+		task->params.cgroup = task->cgroup;
 	}
 	task->job_fn = job;
 	task->job_arg = arg;

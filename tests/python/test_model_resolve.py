@@ -11,7 +11,7 @@ LIMITS = (100_000, 4_194_304_000)
 
 TASK_KEYS = {
     "name", "kind", "period_ns", "deadline_ns", "offset_ns", "wcet_ns", "sporadic_max_extra_ns",
-    "seed", "max_jobs", "policy", "priority", "dl_runtime_ns", "dl_deadline_ns", "dl_period_ns", "slice_ns", "cpus", "cpuset", "budget_ns", "lock_level", "body",
+    "seed", "max_jobs", "policy", "priority", "dl_runtime_ns", "dl_deadline_ns", "dl_period_ns", "slice_ns", "taskgroup", "cpus", "cpuset", "budget_ns", "lock_level", "body",
     "prem_priority", "peripheral_buffer_bytes", "stack_bytes", "activation_queue", "activated_at_start", "started_by_activation", "nice", "reservation",
 }
 TOP_KEYS = {
@@ -83,7 +83,7 @@ def test_pfp():
     assert t1 == {
         "name": "t1", "kind": "periodic", "period_ns": 10_000_000, "deadline_ns": 10_000_000,
         "offset_ns": 0, "wcet_ns": 2_000_000, "sporadic_max_extra_ns": 0, "seed": 0, "max_jobs": 0,
-        "policy": "fifo", "priority": 10, "dl_runtime_ns": 0, "dl_deadline_ns": 0, "dl_period_ns": 0, "slice_ns": 0, "cpus": [1], "cpuset": None,
+        "policy": "fifo", "priority": 10, "dl_runtime_ns": 0, "dl_deadline_ns": 0, "dl_period_ns": 0, "slice_ns": 0, "taskgroup": None, "cpus": [1], "cpuset": None,
         "budget_ns": 0, "lock_level": 0, "prem_priority": 0, "peripheral_buffer_bytes": 0, "stack_bytes": 0, "activation_queue": 0,
         "activated_at_start": 0, "started_by_activation": 0, "nice": 0,
         "reservation": None,

@@ -318,13 +318,14 @@ def test_events_beside_phases_are_ignored_as_rt_app_does():
         in warnings
 
 
-def test_taskgroup_is_a_warning_for_sched_other_and_refused_for_real_time_as_rt_app_does():
+def test_taskgroup_is_a_best_effort_task_s_and_refused_for_real_time_as_rt_app_does():
     text = text_of({"tasks": {"rt": fifo(run=1, timer=TIMER), "bg": {"run": 1, "timer": TIMER, "taskgroup": "/tg1"}}})
-    _, _, warnings = imported(text)
-    assert any(w.startswith(f"{pos(text, 'taskgroup')}: tasks.bg.taskgroup: ignored: a cpu cgroup") for w in warnings)
+    ts, _, warnings = imported(text)
+    assert ts.task("bg").taskgroup == "/tg1" and not [w for w in warnings if "taskgroup" in w]
     text = text_of({"tasks": {"rt": fifo(run=1, timer=TIMER, taskgroup="/tg1")}})
     assert errors(text) == [f"{pos(text, 'taskgroup')}: tasks.rt.taskgroup: a taskgroup with SCHED_FIFO: rt-app "
-                            "refuses it too (taskgroups are for SCHED_OTHER and SCHED_IDLE threads)"]
+                            "refuses it too (\"No taskgroup support for policy\": taskgroups are for SCHED_OTHER, "
+                            "SCHED_BATCH and SCHED_IDLE threads)"]
 
 
 def test_a_phase_policy_stays_for_later_phases_and_cpus_fall_back_to_the_thread():

@@ -18,7 +18,7 @@ import pytest
 
 from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace as load_trace
-from stolen_cpu import skip_if_misses_were_stolen
+from stolen_cpu import skip_if_misses_were_stolen, skip_if_stolen
 from test_run_live import EXAMPLES, _rt_available, rtsched_run, write_set
 
 pytestmark = pytest.mark.skipif(_rt_available() is not None, reason=str(_rt_available()))
@@ -233,10 +233,21 @@ def test_pip_under_ult_keeps_the_medium_task_off_the_owner(tmp_path):
     released = first("low", EV.LOCK_RELEASE)
     acquired = first("high", EV.LOCK_ACQUIRE)
     started = first("medium", EV.START)
-    jobs = sorted(set(released) & set(acquired) & set(started))
+    # the periods in which the scene happened: low held r before high asked for it and before medium's
+    # release (a low job the machine started late, after medium's release, is preempted by medium
+    # before anyone blocks on it: no inheritance is due, whatever the scheduler)
+    took = first("low", EV.LOCK_ACQUIRE)
+    asked = first("high", EV.LOCK_REQUEST)
+    medium_released = first("medium", EV.RELEASE)
+    jobs = sorted(j for j in set(released) & set(acquired) & set(started) & set(took) & set(asked)
+                  & set(medium_released) if took[j] < asked[j] and took[j] < medium_released[j])
+    if len(jobs) < 20:
+        skip_if_stolen(summary, DURATION_NS, f"low held r before high asked and medium was released in only "
+                       f"{len(jobs)} periods")
     assert len(jobs) >= 20
     in_order = sum(released[j] < acquired[j] < started[j] for j in jobs)
-    assert in_order >= len(jobs) - 1, (in_order, len(jobs))
+    assert in_order >= len(jobs) - 1, (in_order, len(jobs), [j for j in jobs if not
+                                                             released[j] < acquired[j] < started[j]])
 
 
 def test_the_locks_example_runs_under_ult_and_loses_no_signal(tmp_path):

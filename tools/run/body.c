@@ -294,6 +294,16 @@ static bool set_sched(struct run_task_context *context, const struct run_action 
 	return false;
 }
 
+/* The thread's cpu cgroup from here on (rt-app's per-phase taskgroup). */
+static bool join_taskgroup(struct run_task_context *context, const struct run_action *action)
+{
+	char why[256];
+	if (rts_cpuset_join_self(action->taskgroup, why, sizeof(why)) == 0)
+		return true;
+	fprintf(stderr, "rtsched-run: task %s: taskgroup: %s\n", context->task->name, why);
+	return false;
+}
+
 static bool run_action(struct run_task_context *context, rts_task_t *task, uint32_t job, size_t index)
 {
 	const struct run_action *action = &context->task->body[index];
@@ -331,6 +341,8 @@ static bool run_action(struct run_task_context *context, rts_task_t *task, uint3
 		return set_affinity(context, action);
 	case RUN_OP_SCHED:
 		return set_sched(context, action);
+	case RUN_OP_TASKGROUP:
+		return join_taskgroup(context, action);
 	case RUN_OP_CALL:
 		return call(context, task, action);
 	case RUN_OP_MEMWRITE:

@@ -32,6 +32,7 @@
 
 #include "body.h"
 #include "cpusets.h"
+#include "taskgroups.h"
 #include "reservations.h"
 #include "spec.h"
 #include "clock_ns.h"
@@ -269,6 +270,7 @@ struct run {
 	struct run_spec spec;
 	struct run_world world;
 	struct run_cpusets cpusets;
+	struct run_taskgroups taskgroups;
 	struct rts_trace *trace;
 	rts_taskset_t *set;
 	rts_task_t **tasks;
@@ -385,6 +387,7 @@ static int create_tasks(struct run *run)
 		if (err)
 			return err;
 		task->params.cpuset = task->cpuset >= 0 ? run->cpusets.dirs[task->cpuset] : NULL;
+		task->params.cgroup = task->taskgroup; /* its whole path (taskgroups.c) */
 		task->params.trace_task_id = (int32_t)i;
 		err = rts_task_create(run->set, &task->params, run_job_body, context, &run->tasks[i]);
 		if (err) {
@@ -421,6 +424,7 @@ static bool tear_down(struct run *run)
 		run->trace = NULL;
 	}
 	run_cpusets_remove(&run->cpusets);
+	run_taskgroups_remove(&run->taskgroups); /* the set's threads have ended */
 	for (size_t i = 0; run->contexts && i < run->spec.n_tasks; i++) {
 		free(run->contexts[i].held);
 		run_prem_memory_destroy(&run->contexts[i].prem);
@@ -448,7 +452,8 @@ static void note_cpu_clock(const rts_taskset_t *set)
 static int execute(struct run *run, const struct options *options)
 {
 	const struct run_spec *spec = &run->spec;
-	if (run_cpusets_create(spec, &run->cpusets, run->error, sizeof(run->error)) != 0)
+	if (run_cpusets_create(spec, &run->cpusets, run->error, sizeof(run->error)) != 0 ||
+	    run_taskgroups_create(&run->spec, &run->taskgroups, run->error, sizeof(run->error)) != 0)
 		return EXIT_SETUP_FAILED;
 	if (run_world_init(&run->world, spec) != 0 || open_trace(run) != 0 ||
 	    run_servers_init(run->world.servers, spec, &run->world.stopping,

@@ -369,6 +369,27 @@ struct body_context {
 	const struct run_spec *spec;
 };
 
+/* A taskgroup: null (key allowed) or a path "/a/b" under the cpu controller's mount, with no empty,
+ * "." or ".." component; *out malloc'd, NULL for null. */
+static bool read_taskgroup(struct reader *r, json_t *json, const char *path, const char *key, bool nullable,
+			   char **out)
+{
+	char at[PATH_MAX_LEN];
+	json_t *value = member(r, json, path, key, at);
+	if (!value)
+		return false;
+	*out = NULL;
+	if (nullable && json_is_null(value))
+		return true;
+	const char *text = json_is_string(value) ? json_string_value(value) : NULL;
+	if (!text || text[0] != '/' || strlen(text) >= RUN_PATH_MAX / 2 || strstr(text, "//") ||
+	    strstr(text, "/./") || strstr(text, "/../") || !strcmp(text + strlen(text) - 2, "/.") ||
+	    (strlen(text) >= 3 && !strcmp(text + strlen(text) - 3, "/..")))
+		return fail(r, at, "expected a taskgroup path such as \"/tg1/tg11\"%s", nullable ? " or null" : "");
+	*out = strdup(text);
+	return *out ? true : fail(r, at, "out of memory");
+}
+
 /* A sched op's policy: fifo at priority 1..99, other or batch at nice -20..19, idle (SCHED_DEADLINE: a
  * task keeps the reservation it starts with). */
 static bool read_sched_change(struct reader *r, json_t *json, const char *path,
@@ -415,6 +436,7 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 	static const char *const on_task[] = { "op", "task", NULL };
 	static const char *const on_cpus[] = { "op", "cpus", NULL };
 	static const char *const on_policy[] = { "op", "policy", "priority", "nice", NULL };
+	static const char *const on_taskgroup[] = { "op", "taskgroup", NULL };
 	int64_t value;
 	if (strcmp(op, "compute") == 0 || strcmp(op, "sleep") == 0) {
 		action->op = op[0] == 'c' ? RUN_OP_COMPUTE : RUN_OP_SLEEP;
@@ -475,6 +497,13 @@ static bool read_action(struct reader *r, json_t *json, const char *path, void *
 		if (strcmp(spec->backend, "threads") != 0) /* a ULT has no policy of its own: its worker's */
 			return fail(r, path, "sched: only under backend threads");
 		return check_keys(r, json, path, on_policy) && read_sched_change(r, json, path, &action->sched);
+	}
+	if (strcmp(op, "taskgroup") == 0) {
+		action->op = RUN_OP_TASKGROUP;
+		if (strcmp(spec->backend, "threads") != 0) /* a ULT has no cgroup of its own: its worker's */
+			return fail(r, path, "taskgroup: only under backend threads");
+		return check_keys(r, json, path, on_taskgroup) &&
+		       read_taskgroup(r, json, path, "taskgroup", false, &action->taskgroup);
 	}
 	if (strcmp(op, "prem") == 0)
 		return read_prem(r, json, path, action);
@@ -612,7 +641,7 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 	static const char *const keys[] = {
 		"name", "kind", "period_ns", "deadline_ns", "offset_ns", "wcet_ns",
 		"sporadic_max_extra_ns", "seed", "max_jobs", "policy", "priority",
-		"dl_runtime_ns", "dl_deadline_ns", "dl_period_ns", "slice_ns", "cpus", "cpuset", "budget_ns", "lock_level", "reservation", "body", "prem_priority",
+		"dl_runtime_ns", "dl_deadline_ns", "dl_period_ns", "slice_ns", "taskgroup", "cpus", "cpuset", "budget_ns", "lock_level", "reservation", "body", "prem_priority",
 		"peripheral_buffer_bytes", "stack_bytes", "activation_queue", "activated_at_start", "started_by_activation", "nice", NULL
 	};
 	const struct run_spec *spec = context;
@@ -676,8 +705,11 @@ static bool read_task(struct reader *r, json_t *json, const char *path, void *ou
 	if (!get_int(r, json, path, "started_by_activation", 0, p->kind == RTS_TASK_EVENT ? 0 : 1, &value))
 		return false;
 	p->started_by_activation = value != 0;
-	if (!read_policy(r, json, path, task) || !get_cpus(r, json, path, &task->cpus))
+	if (!read_policy(r, json, path, task) || !get_cpus(r, json, path, &task->cpus) ||
+	    !read_taskgroup(r, json, path, "taskgroup", true, &task->taskgroup))
 		return false;
+	if (task->taskgroup && strcmp(spec->backend, "threads") != 0)
+		return fail(r, path, "taskgroup: only under backend threads");
 	char at[PATH_MAX_LEN];
 	if (!get_index_or_null(r, json, path, "cpuset", (json_int_t)spec->n_cpusets, "no such cpuset",
 			       "expected a cpuset index or null", &task->cpuset, at) ||
@@ -877,7 +909,9 @@ void run_spec_free(struct run_spec *spec)
 		for (size_t a = 0; spec->tasks[i].body && a < spec->tasks[i].body_len; a++) {
 			free(spec->tasks[i].body[a].per_job_ns);
 			free(spec->tasks[i].body[a].device);
+			free(spec->tasks[i].body[a].taskgroup);
 		}
+		free(spec->tasks[i].taskgroup);
 		free(spec->tasks[i].body);
 	}
 	free(spec->tasks);

@@ -34,6 +34,7 @@ enum run_op {
 	RUN_OP_ACTIVATE,
 	RUN_OP_AFFINITY,
 	RUN_OP_SCHED,
+	RUN_OP_TASKGROUP,
 };
 
 #define RUN_PREM_BUFFERS_MAX 8
@@ -63,6 +64,9 @@ struct run_action {
 	cpu_set_t cpus;
 	/* sched: the thread's policy from here on (fifo, other, batch, idle) */
 	struct rts_sched_params sched;
+	/* taskgroup: the cpu cgroup the thread joins, "/a/b" under the cpu controller's mount
+	 * (malloc'd; NULL for other ops); taskgroups.c makes it the folder's whole path */
+	char *taskgroup;
 };
 
 struct run_task {
@@ -70,6 +74,7 @@ struct run_task {
 	struct rts_task_params params; /* params.name / params.cpus point into this struct */
 	cpu_set_t cpus;
 	int cpuset;                    /* index into run_spec.cpusets, -1: none */
+	char *taskgroup;               /* rt-app's taskgroup, as taskgroup ops have it; NULL: none */
 	int lock_level;                /* SRP preemption level to declare; 0: none (the priority) */
 	int prem_priority;             /* prem actions run at this SCHED_FIFO priority; 0: no prem action */
 	uint64_t peripheral_buffer_bytes; /* a peripheral (gated by memory phases); 0: not one */

@@ -15,7 +15,7 @@ from typing import Any
 from rtsched.model.demand import Demand, Normal, Sequence, Trace, Uniform
 from rtsched.model.durations import format_duration
 from rtsched.model.model import (Action, Activate, Affinity, Call, Compute, IoWrite, Lock, MemWrite, Prem, Reservation, Resource,
-                                 SetSched, Sleep, TaskSet, Unlock)
+                                 SetSched, SetTaskgroup, Sleep, TaskSet, Unlock)
 from rtsched.model.power import PowerModel
 
 __all__ = ["taskset_to_dict"]
@@ -58,6 +58,8 @@ def _action(action: Action) -> dict[str, Any]:
         return {"activate": action.task}
     if isinstance(action, Affinity):
         return {"affinity": list(action.cpus)}
+    if isinstance(action, SetTaskgroup):
+        return {"taskgroup": action.path}
     if isinstance(action, SetSched):
         sched: dict[str, Any] = {"policy": action.policy}
         if action.priority is not None:
@@ -160,6 +162,8 @@ def taskset_to_dict(taskset: TaskSet) -> dict[str, Any]:
             task["nice"] = t.nice
         if t.slice_ns is not None:
             task["slice"] = format_duration(t.slice_ns)
+        if t.taskgroup is not None:
+            task["taskgroup"] = t.taskgroup
         if t.dl_deadline_ns is not None:
             task["dl_deadline"] = format_duration(t.dl_deadline_ns)
         if t.dl_period_ns is not None:

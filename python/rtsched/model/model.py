@@ -432,13 +432,22 @@ class SetSched:
     nice: int = 0  # other, batch: -20..19
 
 
+@dataclass(frozen=True, slots=True)
+class SetTaskgroup:
+    """From here on, the task's thread is in the cpu cgroup ``path`` ("/" the root), until another
+    ``taskgroup`` of the task (rt-app's per-phase ``taskgroup``; docs/taskset.md "Taskgroups")."""
+
+    op: ClassVar[str] = "taskgroup"
+    path: str
+
+
 Action = Union[Compute, Sleep, Lock, Unlock, Wait, Signal, Broadcast, Call, Prem, MemWrite, IoWrite, Activate,
-               Affinity, SetSched]
+               Affinity, SetSched, SetTaskgroup]
 
 #: Action classes by their name in a task-set file.
 ACTIONS: dict[str, type] = {
     cls.op: cls for cls in (Compute, Lock, Unlock, Wait, Signal, Broadcast, Sleep, Call, Prem, MemWrite, IoWrite,
-                            Activate, Affinity, SetSched)
+                            Activate, Affinity, SetSched, SetTaskgroup)
 }
 
 
@@ -474,7 +483,8 @@ class Task:
     deadline and period of the thread's SCHED_DEADLINE reservation when they are not its jobs'
     (rt-app's ``dl-deadline``, ``dl-period``; None: the job's deadline, the task's period).
     ``slice_ns``: policies ``other`` and ``batch``, threads backend: the fair scheduler's slice
-    (Linux 6.12+; None: the kernel's default).
+    (Linux 6.12+; None: the kernel's default). ``taskgroup``: best-effort tasks, threads backend:
+    the cpu cgroup (rt-app's taskgroup, "/tg1") its thread starts in (None: the runner's).
     """
 
     name: str
@@ -500,6 +510,7 @@ class Task:
     dl_deadline_ns: int | None = None
     dl_period_ns: int | None = None
     slice_ns: int | None = None
+    taskgroup: str | None = None
 
     @property
     def utilization(self) -> Fraction:

@@ -31,6 +31,7 @@ from rtsched.model.model import (
     Resource,
     RpcServer,
     SetSched,
+    SetTaskgroup,
     Signal,
     Sleep,
     Task,
@@ -88,6 +89,8 @@ def _action(action: Action, resources: dict[str, int], condvars: dict[str, int],
         return {"op": "activate", "task": tasks[action.task]}
     if isinstance(action, Affinity):
         return {"op": "affinity", "cpus": list(action.cpus)}
+    if isinstance(action, SetTaskgroup):
+        return {"op": "taskgroup", "taskgroup": action.path}
     if isinstance(action, SetSched):
         return {"op": "sched", "policy": action.policy, "priority": action.priority or 0, "nice": action.nice}
     if isinstance(action, Compute) and per_job_ns is not None:
@@ -376,6 +379,7 @@ def to_runner_input(
                 "dl_deadline_ns": task.dl_deadline_ns or 0,
                 "dl_period_ns": task.dl_period_ns or 0,
                 "slice_ns": task.slice_ns or 0,
+                "taskgroup": task.taskgroup,
                 "cpus": list(placement.cpus_of(task.name)),
                 "cpuset": cpuset,
                 "budget_ns": budget,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rtsched.model import Affinity, SetSched, TaskSet
+from rtsched.model import Affinity, SetSched, SetTaskgroup, Task, TaskSet
 from rtsched.model.model import LOCAL_PROTOCOLS
 from rtsched.model.reservation_locks import lock_homes
 
@@ -56,6 +56,7 @@ def unsupported_features(taskset: TaskSet) -> list[str]:
             problems.append(f'tasks[{i}].{key}: "{t.name}" has a SCHED_DEADLINE reservation apart from its jobs, '
                             "which is not simulated yet (the simulator gives an EDF task its jobs' deadlines and "
                             "no runtime of its own; rtsched analyze bounds it from the reservation)")
+    problems += _taskgroup_problems(taskset)
     background = [(i, t) for i, t in enumerate(taskset.tasks) if t.is_background]
     if background and taskset.reservations:
         i, t = background[0]
@@ -63,6 +64,33 @@ def unsupported_features(taskset: TaskSet) -> list[str]:
                         "is not simulated yet (a partition of reservations gives its idle time to no best-effort "
                         "thread)")
     return problems
+
+
+def _taskgroups_of(task: Task) -> list[str]:
+    """The cpu cgroups a task's thread is ever in ("/": the root's, where it starts without one)."""
+    return [task.taskgroup or "/"] + [a.path for a in task.body if isinstance(a, SetTaskgroup)]
+
+
+def _taskgroup_problems(taskset: TaskSet) -> list[str]:
+    """Taskgroups are simulated where they change no share: the fair class is flat, and a group of the
+    cpu controller weighs as one nice-0 thread among its siblings, so it is exact while each group
+    below the root ever holds one thread, of nice 0 (not idle), and no task's group holds another's."""
+    grouped = [(i, t) for i, t in enumerate(taskset.tasks)
+               if any(path != "/" for path in _taskgroups_of(t))]
+    for i, t in grouped:
+        if t.nice != 0 or t.policy == "idle" or any(isinstance(a, SetSched) for a in t.body):
+            return [f'tasks[{i}]: "{t.name}" is in a taskgroup with policy {t.policy}, nice {t.nice} (or changes '
+                    "them): the simulator's fair class is flat, and a group weighs as one nice-0 thread: not "
+                    "simulated yet"]
+    for a, (i, t) in enumerate(grouped):
+        for j, u in grouped[a + 1:]:
+            shared = [(p, q) for p in _taskgroups_of(t) if p != "/" for q in _taskgroups_of(u) if q != "/"
+                      if p == q or p.startswith(q + "/") or q.startswith(p + "/")]
+            if shared:
+                p, q = shared[0]
+                return [f'tasks[{i}] and tasks[{j}]: "{t.name}" ({p}) and "{u.name}" ({q}) share a taskgroup: CPU '
+                        "shares among groups (the cgroup hierarchy) are not simulated yet"]
+    return []
 
 
 def _reservation_problems(taskset: TaskSet) -> list[str]:

@@ -19,7 +19,7 @@ from collections import deque
 from typing import Any
 
 from rtsched.model import Broadcast, Call, Compute, IoWrite, Lock, MemWrite, Signal, Sleep, Task, Unlock, Wait
-from rtsched.model.model import Activate, Affinity
+from rtsched.model.model import Activate, Affinity, SetTaskgroup
 
 __all__ = [
     "IDLE", "READY", "RUNNING", "BLOCKED", "SLEEPING", "FINISHED", "WAITING",
@@ -73,6 +73,8 @@ def compile_body(task: Task, lock_index: dict[str, int], condvar_index: dict[str
         elif isinstance(action, Affinity):
             ops.append((OP_AFFINITY, len(cpu_sets)))
             cpu_sets.append(action.cpus)
+        elif isinstance(action, SetTaskgroup):
+            continue  # only where it changes no share (sim/support.py: one best-effort thread per group)
         else:
             raise ValueError(f'task "{task.name}": action {action.op} is not simulated')
     return tuple(ops), tuple(calls)

@@ -348,7 +348,7 @@ class _Assembler:
                 t.doc["wcet"] = "2us"
                 self.problems.warn(t.where, f"tasks.{t.doc['name']}", "no run or runtime: wcet 2us given for "
                                    "the analysis (the job only synchronises)")
-            order = ("name", "kind", "policy", "nice", "slice", "period", "deadline", "offset",
+            order = ("name", "kind", "policy", "nice", "slice", "taskgroup", "period", "deadline", "offset",
                      "activated_at_start", "started_by_activation", "wcet", "priority", "partition", "budget",
                      "dl_deadline", "dl_period", "max_jobs", "body")
             unordered = set(t.doc) - set(order)

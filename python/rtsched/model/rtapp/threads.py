@@ -37,6 +37,7 @@ from rtsched.model.rtapp.reader import JObject, Member
 from rtsched.model.rtapp.selfpaced import self_paced
 from rtsched.model.rtapp.woken import WAKE_UPS, Woken, woken
 from rtsched.model.rtapp.writes import WRITE_EVENTS, WriteSettings, read_wcets, write_action
+from rtsched.model.validation.body import TASKGROUP_PATTERN
 from rtsched.model.values import describe
 
 __all__ = ["POLICIES", "ThreadTask", "thread_tasks"]
@@ -220,9 +221,10 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
 
     tasks: list[ThreadTask] = []
     offset_us = delay_us
-    # rt-app: a phase's policy, priority and dl-* stay in force for the phases after it; its cpus
-    # and taskgroup fall back to the thread's
+    # rt-app: a phase's policy, priority, dl-* and taskgroup stay in force for the phases after it;
+    # its cpus fall back to the thread's
     sched = dict(top.sched)
+    taskgroup = (top.taskgroup, f"{path}.taskgroup") if top.taskgroup is not None else None
     for phase in phases:
         if not paced_by_itself and not repeated and _sleeps_only(phase):
             pause_us = _pause_us(phase, problems)
@@ -231,6 +233,8 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
             offset_us += pause_us
             continue
         if phase is not top:
+            if phase.taskgroup is not None:
+                taskgroup = (phase.taskgroup, f"{phase.path}.taskgroup")
             sched = {**sched, **{k: v for k, v in phase.sched.items() if k != "cpus"}}
             sched.pop("cpus", None)
             cpus = phase.sched.get("cpus") or top.sched.get("cpus")
@@ -239,7 +243,7 @@ def thread_tasks(member: Member, *, default_policy: str, names: Names, problems:
         task = _phase_task(phase, top, dict(sched), tname if len(phases) == 1 else f"{tname}-{phase.name}",
                            1 if repeated else thread_loop, offset_us, default_policy, names, problems,
                            several=len(phases) > 1, paced_by_itself=paced_by_itself, writes=writes,
-                           inherited_wcets=thread_wcets, fork_marks=fork_marks or {})
+                           inherited_wcets=thread_wcets, fork_marks=fork_marks or {}, taskgroup=taskgroup)
         if task is None:
             continue
         tasks.append(task)
@@ -465,8 +469,9 @@ def _one_cycle(phases: list[_Phase], top: _Phase, path: str, problems: Problems,
                             "become one loop)")
         if loop is None:
             return None
-        cycle.events.extend(moves.get(id(phase), []) + changes.get(id(phase), []) + phase.events * loop)
-        cycle.taskgroup = cycle.taskgroup or phase.taskgroup
+        # rt-app's set_thread_taskgroup at the phase's start: a phase without one keeps the current
+        joins = [("taskgroup", phase.taskgroup, f"{phase.path}.taskgroup")] if phase.taskgroup is not None else []
+        cycle.events.extend(moves.get(id(phase), []) + changes.get(id(phase), []) + joins + phase.events * loop)
     if len(cycle.events) > MAX_CYCLE_EVENTS:
         problems.error(top.where, path, f"the phases, each repeated its loop count, are {len(cycle.events)} "
                        f"events in one loop (at most {MAX_CYCLE_EVENTS})")
@@ -572,7 +577,8 @@ def _cycling_task(phase_tasks: list[ThreadTask], counts: list[int], thread_loop:
 def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, str]], name: str,
                 thread_loop: int | None, offset_us: int, default_policy: str, names: Names, problems: Problems,
                 *, several: bool, paced_by_itself: bool, writes: WriteSettings,
-                inherited_wcets: dict[str, int], fork_marks: dict[int, tuple[str, int]]) -> ThreadTask | None:
+                inherited_wcets: dict[str, int], fork_marks: dict[int, tuple[str, int]],
+                taskgroup: tuple[Member, str] | None = None) -> ThreadTask | None:
     where = phase.where
     policy_name = default_policy
     if "policy" in sched:
@@ -584,15 +590,15 @@ def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, 
     policy, note = POLICIES[policy_name]
     if note and "policy" in sched:
         problems.warn(sched["policy"][1], sched["policy"][2], note)
-    taskgroup = phase.taskgroup or top.taskgroup
-    if taskgroup is not None:
-        tgpath = f"{phase.path if phase.taskgroup else top.path}.taskgroup"
+    joins = [(m, mpath) for kind, m, mpath in phase.events if kind == "taskgroup"]
+    for m, tgpath in ([taskgroup] if taskgroup is not None else []) + joins:
         if policy not in BEST_EFFORT:
-            problems.error(taskgroup, tgpath, f"a taskgroup with {policy_name}: rt-app refuses it too (taskgroups "
-                           "are for SCHED_OTHER and SCHED_IDLE threads)")
+            problems.error(m, tgpath, f"a taskgroup with {policy_name}: rt-app refuses it too (\"No taskgroup "
+                           "support for policy\": taskgroups are for SCHED_OTHER, SCHED_BATCH and SCHED_IDLE threads)")
             return None
-        problems.warn(taskgroup, tgpath, "ignored: a cpu cgroup shares CPU time among SCHED_OTHER and SCHED_IDLE "
-                      "threads; rtsched runs them without one")
+        if not isinstance(m.value, str) or not TASKGROUP_PATTERN.fullmatch(m.value):
+            problems.error(m, tgpath, f'expected a cpu cgroup such as "/tg1" or "/tg1/tg11", got {describe(m.value)}')
+            return None
 
     events = phase.events
     if not events:
@@ -609,6 +615,8 @@ def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, 
             pieces.append((kind, m, mpath, [{"affinity": sorted(set(m.value))}]))
         elif kind == "sched":  # a phase's own policy in one loop (_phase_sched_changes): set_thread_param
             pieces.append((kind, m, mpath, [{"sched": dict(m.value)}]))
+        elif kind == "taskgroup":  # a phase's own taskgroup in one loop (_one_cycle): set_thread_taskgroup
+            pieces.append((kind, m, mpath, [{"taskgroup": m.value}]))
         elif kind == "fork":  # a thread that runs and forks (fork.py): the copy's activation, named later
             mark = fork_marks.get(id(m))  # none: fork.py refused it, with the reason
             if mark is not None:
@@ -675,6 +683,8 @@ def _phase_task(phase: _Phase, top: _Phase, sched: dict[str, tuple[Any, Member, 
         doc["kind"] = "self-paced"
     if policy in BEST_EFFORT:
         doc["policy"] = policy
+    if taskgroup is not None and taskgroup[0].value != "/":  # "/": the root, where a thread starts anyway
+        doc["taskgroup"] = taskgroup[0].value
     doc["period"] = format_duration(period_us * 1000) if period_us else None
     if offset_us and (wake is None or wake.activated_at_start):
         doc["offset"] = format_duration(offset_us * 1000)

@@ -4,11 +4,12 @@ a condvar is used with its mutex held (innermost, to wait)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rtsched.model.demand_format import parse_compute
-from rtsched.model.model import (ACTIONS, Action, Activate, Affinity, Broadcast, Compute, Lock, SetSched, Signal, Sleep,
-                                 Unlock, Wait)
+from rtsched.model.model import (ACTIONS, Action, Activate, Affinity, Broadcast, Compute, Lock, SetSched, SetTaskgroup,
+                                 Signal, Sleep, Unlock, Wait)
 from rtsched.model.prem import parse_prem
 from rtsched.model.validation.checker import Checker, Declared, suggest
 from rtsched.model.validation.fields import ACTION_NAMES, BODY, FUTURE_ACTIONS
@@ -72,6 +73,9 @@ def _action(c: Checker, item: Any, apath: str, held: Held, declared: Declared) -
         return _affinity(c, arg, opath)
     if op == "sched":  # its task's backend and policy: checked once the platform is known (task.py)
         return _set_sched(c, arg, opath)
+    if op == "taskgroup":  # its task's backend and policy: checked once the platform is known (task.py)
+        path = read_taskgroup(c, arg, opath)
+        return SetTaskgroup(path) if path is not None else None
     if op == "compute" and isinstance(arg, dict):  # a varying demand
         return c.reported(parse_compute(arg, opath, c.base_dir))
     if op in ("compute", "sleep"):
@@ -97,6 +101,21 @@ def _affinity(c: Checker, arg: Any, opath: str) -> Affinity | None:
         c.error(opath, f"CPU {next(cpu for cpu in arg if arg.count(cpu) > 1)} is listed twice")
         return None
     return Affinity(tuple(sorted(arg)))
+
+
+#: A cpu cgroup's path (docs/taskset.schema.json ``#/$defs/taskgroup``).
+TASKGROUP_PATTERN = re.compile(r"/(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*)?")
+TASKGROUP_MAX = 200
+
+
+def read_taskgroup(c: Checker, arg: Any, opath: str) -> str | None:
+    """A taskgroup: "/" or "/a/b", each part of letters, digits, ``_ . -`` not starting with a dot."""
+    if not isinstance(arg, str) or len(arg) > TASKGROUP_MAX or not TASKGROUP_PATTERN.fullmatch(arg):
+        c.error(opath, f'expected a cpu cgroup such as "/tg1" or "/tg1/tg11" ("/": the root; parts of letters, '
+                       f"digits, _ . - not starting with a dot, at most {TASKGROUP_MAX} characters); got "
+                       f"{describe(arg)}")
+        return None
+    return arg
 
 
 _SCHED_POLICIES = ("fifo", "other", "batch", "idle")

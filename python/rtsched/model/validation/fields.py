@@ -252,6 +252,7 @@ TASK = Mapping("task", {
     "policy": Choice(POLICIES),
     "nice": Integer(*NICE),
     "slice": Duration(),
+    "taskgroup": Shape("taskgroup"),
     "partition": Ref("partition"),
     "budget": Duration(),
     "dl_deadline": Duration(),

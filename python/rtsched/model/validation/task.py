@@ -25,13 +25,14 @@ from rtsched.model.model import (
     Prem,
     Reservation,
     SetSched,
+    SetTaskgroup,
     Sporadic,
     Task,
 )
 from rtsched.model.placement import platform_cpus_given
 from rtsched.model.prem import parse_peripheral
 from rtsched.model.stacks import parse_stack
-from rtsched.model.validation.body import read_body
+from rtsched.model.validation.body import read_body, read_taskgroup
 from rtsched.model.validation.checker import Checker, Declared, Names
 from rtsched.model.validation.fields import SPORADIC, TASK, TASKS
 
@@ -58,7 +59,25 @@ def read_tasks(c: Checker, value: Any, platform: Platform | None, declared: Decl
     if platform is not None:
         _check_affinities(c, read, platform)
         _check_sched_changes(c, read, platform)
+        _check_taskgroup_changes(c, read, platform)
     return result
+
+
+def _check_taskgroup_changes(c: Checker, tasks: list[tuple[int, Task]], platform: Platform) -> None:
+    """A ``taskgroup`` action moves a best-effort kernel thread between cpu cgroups; a task in a taskgroup
+    never becomes real-time (``sched``), as rt-app refuses."""
+    for i, task in tasks:
+        moves = [j for j, a in enumerate(task.body) if isinstance(a, SetTaskgroup)]
+        if moves and task.policy not in BEST_EFFORT:
+            c.error(f"tasks[{i}].body[{moves[0]}].taskgroup", f'task "{task.name}": '
+                    + _RT_TASKGROUP.format(policy=task.policy))
+        elif moves and platform.backend == "ult":
+            c.error(f"tasks[{i}].body[{moves[0]}].taskgroup", f'task "{task.name}": ' + _ULT_TASKGROUP)
+        elif moves or task.taskgroup is not None:
+            rt = next((j for j, a in enumerate(task.body) if isinstance(a, SetSched) and a.policy == "fifo"), None)
+            if rt is not None:
+                c.error(f"tasks[{i}].body[{rt}].sched", f'task "{task.name}" is in a taskgroup: '
+                        + _RT_TASKGROUP.format(policy="fifo"))
 
 
 def _check_sched_changes(c: Checker, tasks: list[tuple[int, Task]], platform: Platform) -> None:
@@ -211,6 +230,7 @@ def read_task(c: Checker, item: Any, path: str, index: int, platform: Platform |
     priority = _priority(e, policy, orderer)
     nice = _nice(e, policy, platform)
     slice_ns = _slice(e, policy, platform)
+    taskgroup = _taskgroup(e, policy, platform)
     dl_deadline, dl_period = _dl_reservation(e, policy, platform, reservation)
     partition = _partition(e, policy, platform)
     wcet = _default_wcet(e, body, wcet)
@@ -245,6 +265,7 @@ def read_task(c: Checker, item: Any, path: str, index: int, platform: Platform |
         dl_deadline_ns=dl_deadline,
         dl_period_ns=dl_period,
         slice_ns=slice_ns,
+        taskgroup=taskgroup,
     )
 
 
@@ -344,6 +365,28 @@ def _slice(e: _Entry, policy: str | None, platform: Platform | None) -> int | No
         e.fail(f"{e.path}.slice", f"{format_duration(value)} is not in 100us..100ms, the slices the kernel "
                                   "takes (it would clamp it)")
     return value
+
+
+def _taskgroup(e: _Entry, policy: str | None, platform: Platform | None) -> str | None:
+    """A cpu cgroup (rt-app's taskgroup): best-effort tasks on kernel threads."""
+    if "taskgroup" not in e.data or policy is None:
+        return None
+    value: str | None = e.value("taskgroup", read=lambda v, p: read_taskgroup(e.c, v, p))
+    if value is None:
+        return None
+    if policy not in BEST_EFFORT:
+        e.fail(f"{e.path}.taskgroup", _RT_TASKGROUP.format(policy=policy))
+    elif platform is not None and platform.backend == "ult":
+        e.fail(f"{e.path}.taskgroup", _ULT_TASKGROUP)
+    return value
+
+
+#: Why a real-time task has no taskgroup (rt-app refuses it too: "No taskgroup support for policy").
+_RT_TASKGROUP = ("a cpu cgroup shares CPU time among best-effort threads; a {policy} thread in one would need "
+                 "real-time runtime given to the group, which rt-app does not give either (it refuses taskgroups "
+                 "for real-time policies): remove it, or make the task other, batch or idle")
+_ULT_TASKGROUP = ("the ult backend runs every task on its worker threads, so a task has no cgroup of its own; use "
+                  "backend: threads")
 
 
 def _dl_reservation(e: _Entry, policy: str | None, platform: Platform | None,
