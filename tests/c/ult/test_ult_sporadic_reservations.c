@@ -58,7 +58,7 @@ static struct rv_task one_job(const char *name, int priority, int64_t offset_ms,
 
 static void check_near(const char *what, int64_t got_ns, int64_t want_ns)
 {
-	CHECK_MSG(got_ns >= want_ns - MARGIN_NS && got_ns <= want_ns + MARGIN_NS,
+	RV_CHECK_SERVICE(got_ns >= want_ns - MARGIN_NS && got_ns <= want_ns + MARGIN_NS,
 		  "%s: %.3f ms, expected %.3f ms +- %.1f", what, (double)got_ns / 1e6,
 		  (double)want_ns / 1e6, (double)MARGIN_NS / 1e6);
 }
