@@ -58,7 +58,7 @@ static struct rv_task one_job(const char *name, int priority, int64_t offset_ms,
 
 static void check_near(const char *what, int64_t got_ns, int64_t want_ns)
 {
-	RV_CHECK_SERVICE(got_ns >= want_ns - MARGIN_NS && got_ns <= want_ns + MARGIN_NS,
+	SC_CHECK_TIMING(got_ns >= want_ns - MARGIN_NS && got_ns <= want_ns + MARGIN_NS,
 		  "%s: %.3f ms, expected %.3f ms +- %.1f", what, (double)got_ns / 1e6,
 		  (double)want_ns / 1e6, (double)MARGIN_NS / 1e6);
 }
@@ -166,7 +166,8 @@ static void test_what_comes_back_is_what_ran(void)
 					    {14, D, 2, 0}, {20, R, 3, 4}};
 	check_budget_events(&rs[0], want, sizeof(want) / sizeof(want[0]), RUN_MS);
 	CHECK_EQ(ts[0].stats.jobs_completed, 1);
-	CHECK_LE(rs[0].stats.consumed_ns, 10 * MS + MARGIN_NS); /* the job's 10 ms, nothing idled */
+	SC_CHECK_TIMING(rs[0].stats.consumed_ns <= 10 * MS + MARGIN_NS, "consumed %lld ns", /* the job's 10 ms, nothing idled */
+			(long long)rs[0].stats.consumed_ns);
 }
 
 /*
@@ -187,11 +188,13 @@ static void test_an_idle_server_keeps_its_budget_and_costs_nothing(void)
 	enum { RUN_MS = 38 };
 	rv_run("ult:pfp", rs, 1, ts, 2, RUN_MS);
 	check_intervals(0, (const double[][2]){{25, 27.5}}, 1);
-	CHECK_GE(ran_ns(1, run_t0, run_t0 + 25 * MS), 25 * MS - MARGIN_NS);
+	int64_t ran = ran_ns(1, run_t0, run_t0 + 25 * MS);
+	SC_CHECK_TIMING(ran >= 25 * MS - MARGIN_NS, "ran %lld ns", (long long)ran);
 	const struct budget_event want[] = {{0, R, 1, 0}, {35, R, 2, 2.5}};
 	check_budget_events(&rs[0], want, sizeof(want) / sizeof(want[0]), RUN_MS);
-	CHECK_EQ(rs[0].stats.depletions, 0);
-	CHECK_LE(rs[0].stats.consumed_ns, 2500 * 1000 + MARGIN_NS);
+	SC_CHECK_TIMING(rs[0].stats.depletions == 0, "%u depletions", (unsigned)rs[0].stats.depletions);
+	SC_CHECK_TIMING(rs[0].stats.consumed_ns <= 2500 * 1000 + MARGIN_NS, "consumed %lld ns",
+			(long long)rs[0].stats.consumed_ns);
 }
 
 static void noop_job(rts_task_t *task, const struct rts_job *job, void *arg)

@@ -59,52 +59,6 @@ static int the_cpu(void)
 
 static struct sc_run run;
 static int64_t run_t0;
-static int64_t run_stolen_ns; /* the host's steal of the run's CPU, release to join (/proc/stat) */
-static int64_t run_length_ns;
-static int run_cpu;
-
-/* The host's steal of `cpu` so far (/proc/stat's steal column, in ticks), in ns; 0 when unreadable. */
-static int64_t stolen_ns(int cpu)
-{
-	FILE *f = fopen("/proc/stat", "re");
-	if (!f)
-		return 0;
-	char line[512], name[16];
-	snprintf(name, sizeof(name), "cpu%d ", cpu);
-	long long ticks = 0;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, name, strlen(name)) == 0) {
-			long long v[8] = { 0 };
-			if (sscanf(line + strlen(name), "%lld %lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1],
-				   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8)
-				ticks = v[7];
-			break;
-		}
-	fclose(f);
-	return ticks * (1000000000LL / sysconf(_SC_CLK_TCK));
-}
-
-/*
- * A reservation's budget is the CPU time of its worker (docs/ult.md), while the trace's
- * intervals are wall time: the host's steal of the CPU is in the second and not in the
- * first. A check of service against a budget that fails after a run in which the host took
- * more than 1 % of the CPU skips with the figures (as tests/python/stolen_cpu.py does).
- */
-__attribute__((unused)) static void rv_skip_if_stolen(const char *what)
-{
-	if (run_stolen_ns * 100 > run_length_ns)
-		SKIP("the host stole %.1f ms of CPU %d in the %.0f ms run (steal in /proc/stat: in the trace's "
-		     "time, not in the budget's CPU time): %s",
-		     (double)run_stolen_ns / 1e6, run_cpu, (double)run_length_ns / 1e6, what);
-}
-
-/* A check of service against a budget: skips on the host's steal when it fails (rv_skip_if_stolen). */
-#define RV_CHECK_SERVICE(cond, ...)                   \
-	do {                                          \
-		if (!(cond))                          \
-			rv_skip_if_stolen(#cond);     \
-		CHECK_MSG(cond, __VA_ARGS__);         \
-	} while (0)
 
 /* Run the scenario on `form` for run_ms after t0, then stop; run holds the trace. */
 static void rv_run(const char *form, struct rv_reservation *rs, int n_rs, struct rv_task *ts, int n_ts,
@@ -144,16 +98,14 @@ static void rv_run(const char *form, struct rv_reservation *rs, int n_rs, struct
 		CHECK_MSG(err == 0, "task %s: %s: %s", ts[i].name, h_errname(err), rts_taskset_error(set));
 	}
 	run_t0 = clock_ns(CLOCK_MONOTONIC) + 20 * MS;
-	run_cpu = cpu;
-	run_length_ns = run_ms * MS;
-	int64_t stolen_before = stolen_ns(cpu);
+	int64_t stolen_before = sc_stolen_ns();
 	CHECK_OK(rts_trace_start(traced.trace, run_t0, 0));
 	CHECK_OK(rts_taskset_release(set, run_t0));
 	h_sleep_ms(20 + run_ms);
 	atomic_store(&run_over, true);
 	CHECK_OK(rts_taskset_stop(set));
 	CHECK_OK(rts_taskset_join(set));
-	run_stolen_ns = stolen_ns(cpu) - stolen_before;
+	sc_note_steal(stolen_before, run_ms * MS);
 	for (int i = 0; i < n_ts; i++)
 		CHECK_OK(rts_task_stats(made[i], &ts[i].stats));
 	for (int i = 0; i < n_rs; i++) {
