@@ -21,6 +21,7 @@ from rtsched.model import loads_taskset
 from rtsched.report.excess import DISTURBED, MOSTLY_DISTURBED
 from rtsched.pipeline import RunOptions, run_taskset
 
+from stolen_cpu import skip_if_stolen
 from test_run_live import _rt_available
 
 HOG = """
@@ -35,6 +36,7 @@ while time.monotonic() < end:
     time.sleep(0.033)
 """
 
+DURATION_NS = 2_000_000_000  # the set's duration
 SET = """
 name: hogged
 duration: 2s
@@ -83,6 +85,10 @@ def test_a_real_time_hog_on_the_cpu_is_named_as_the_cause(tmp_path):
     far = [e for e in report.excess if e.excess_ns > 1_000_000]
     assert far, [(e.excess_ns, e.cause) for e in report.excess][:5]
     for e in far:
+        if e.verdict not in (DISTURBED, MOSTLY_DISTURBED):
+            # the host's steal is not all in one measure: a fresh-clone CI here saw it as the job's
+            # own CPU time beyond its WCET (0.6-1.3 ms) while the host took 6-72 % of a CPU
+            skip_if_stolen(result.summary, DURATION_NS, e.cause)
         assert e.verdict in (DISTURBED, MOSTLY_DISTURBED), e.cause
     by_hog = [(e, ns) for e in far for _, pid, ns in e.others_rt if pid == hog.pid]
     assert by_hog, [e.cause for e in far][:5]
@@ -94,5 +100,10 @@ def test_a_real_time_hog_on_the_cpu_is_named_as_the_cause(tmp_path):
             # host's steal while the victim held its CPU (here: 0.50 ms of a 1.52 ms stretch in
             # which the job consumed 1.01 ms), named too
             late = e.late_start_ns or 0
+            if hog_ns + late + e.stolen_ns <= 0.9 * e.excess_ns:
+                # the job's own CPU time beyond its WCET (a fresh-clone CI here: 1.27 ms of a 7.48 ms
+                # excess, beside 0.16 ms of steal seen while it held its CPU) while the host took a
+                # share of the run's CPUs: what the host took is not all in any one measure
+                skip_if_stolen(result.summary, DURATION_NS, e.cause)
             assert hog_ns + late + e.stolen_ns > 0.9 * e.excess_ns, e.cause
             assert not late or "the wake-up's latency" in e.cause, e.cause
