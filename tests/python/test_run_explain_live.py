@@ -82,7 +82,11 @@ def test_a_real_time_hog_on_the_cpu_is_named_as_the_cause(tmp_path):
     # job's own overheads, which make it "mostly" disturbed). On a loaded machine a job may also be
     # pushed far by other threads (the kernel's fair server running SCHED_OTHER ones ahead, kernel
     # threads): still explained, by those.
-    far = [e for e in report.excess if e.excess_ns > 1_000_000]
+    # A job whose own CPU time went half its excess or more beyond its WCET was not pushed from outside:
+    # the report calls its bound broken, rightly (the WCET did not hold for it; a fresh-clone CI here:
+    # 2.05 ms of CPU time for a 1 ms compute, with 1.4 us of steal seen: cause not found). Those are
+    # left out here; the report's verdict for them is test_report_excess's.
+    far = [e for e in report.excess if e.excess_ns > 1_000_000 and 2 * e.beyond_wcet_ns < e.excess_ns]
     assert far, [(e.excess_ns, e.cause) for e in report.excess][:5]
     for e in far:
         if e.verdict not in (DISTURBED, MOSTLY_DISTURBED):
