@@ -248,6 +248,13 @@ static void test_gedf_preempted_job_migrates(void)
 		{.name = "urgent", .cpu = -1, .offset_ms = 2, .period_ms = 400, .deadline_ms = 25, .busy_us = 20000, .jobs = 1},
 	};
 	sc_run_set("ult:gedf", tasks, 3, &run);
+	/* The scene needs long running before urgent's release, 2 ms in: wall time decides. */
+	size_t long_start = sc_must_find(&run, tasks, 0, 0, RTS_EV_START, 1);
+	size_t urgent_release = sc_must_find(&run, tasks, 0, 2, RTS_EV_RELEASE, 1);
+	if (long_start > urgent_release)
+		sc_dump(&run, tasks);
+	SC_CHECK_TIMING(long_start < urgent_release, "long started after urgent's release (events %zu, %zu)",
+			long_start, urgent_release);
 	size_t preempt = sc_must_find(&run, tasks, 0, 0, RTS_EV_PREEMPT, 1);
 	size_t short_done = sc_must_find(&run, tasks, 0, 1, RTS_EV_COMPLETE, 1);
 	size_t resume = sc_must_find(&run, tasks, preempt, 0, RTS_EV_RESUME, 1);

@@ -17,6 +17,7 @@
 
 #include "harness.h"
 #include "ult_arch.h"
+#include "ult_disturbance.h"
 #include "internal/trace.h"
 #include "internal/trace_format.h"
 
@@ -155,12 +156,38 @@ static void sc_open_traced_set(struct sc_traced_set *s, const char *form, const 
 }
 
 /* Destroy the set (joined), close its trace and read it into run; the file is removed. */
+/*
+ * The wall time the run's tasks ran, at most: START or RESUME to the PREEMPT or COMPLETE after
+ * it, an interval with anything in it that may block or sleep left out (ult_disturbance.h).
+ */
+static int64_t sc_tasks_ran_ns(const struct sc_run *run)
+{
+	int64_t total = 0, since[SC_MAX_TASKS];
+	for (int t = 0; t < SC_MAX_TASKS; t++)
+		since[t] = -1;
+	for (size_t i = 0; i < run->n; i++) {
+		int t = run->ev[i].task;
+		if (t < 0 || t >= SC_MAX_TASKS)
+			continue;
+		uint16_t type = run->ev[i].rec.type;
+		if (type == RTS_EV_START || type == RTS_EV_RESUME)
+			since[t] = run->ev[i].rec.time_ns;
+		else if ((type == RTS_EV_PREEMPT || type == RTS_EV_COMPLETE) && since[t] >= 0)
+			total += run->ev[i].rec.time_ns - since[t];
+		if (type != RTS_EV_START && type != RTS_EV_RESUME && type != RTS_EV_MIGRATE &&
+		    type != RTS_EV_MARKER)
+			since[t] = -1;
+	}
+	return total;
+}
+
 static void sc_close_traced_set(struct sc_traced_set *s, struct sc_run *run)
 {
 	rts_taskset_destroy(s->set);
 	CHECK_MSG(rts_trace_close(s->trace) == 0, "rts_trace_close: %s", s->why);
 	sc_read(s->path, run);
 	unlink(s->path);
+	sc_note_tasks_ran(sc_tasks_ran_ns(run));
 }
 
 /*
@@ -168,50 +195,6 @@ static void sc_close_traced_set(struct sc_traced_set *s, struct sc_run *run)
  * Returns when every task has done its jobs (stop_after_ms > 0: when the set,
  * stopped that long after its release, has ended); run holds the trace.
  */
-/* The host's steal of all CPUs so far (/proc/stat's steal column, in ticks), in ns; 0 when unreadable. */
-static int64_t sc_stolen_ns(void)
-{
-	FILE *f = fopen("/proc/stat", "re");
-	if (!f)
-		return 0;
-	long long v[8] = { 0 };
-	int got = fscanf(f, "cpu %lld %lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4],
-			 &v[5], &v[6], &v[7]);
-	fclose(f);
-	return got == 8 ? v[7] * (1000000000LL / sysconf(_SC_CLK_TCK)) : 0;
-}
-
-/* What the host took during the last run, and the run's length (sc_note_steal). */
-static int64_t sc_run_stolen_ns, sc_run_length_ns;
-
-static void sc_note_steal(int64_t stolen_before_ns, int64_t length_ns)
-{
-	sc_run_stolen_ns = sc_stolen_ns() - stolen_before_ns;
-	sc_run_length_ns = length_ns;
-}
-
-/*
- * The run's trace and its deadlines are wall time, while a budget and a job's work are its
- * CPU time: the host's steal of a virtual CPU is in the first and not in the second. A
- * timing check that fails after a run in which the host took more than 1 % of a CPU skips
- * with the figures (as tests/python/stolen_cpu.py does): it cannot blame the code.
- */
-__attribute__((unused)) static void sc_skip_if_stolen(const char *what)
-{
-	if (sc_run_stolen_ns * 100 > sc_run_length_ns)
-		SKIP("the host stole %.1f ms of the CPUs in the %.0f ms run (steal in /proc/stat: in the "
-		     "trace's wall time, not in the tasks' CPU time): %s",
-		     (double)sc_run_stolen_ns / 1e6, (double)sc_run_length_ns / 1e6, what);
-}
-
-/* A timing check (a budget, a deadline): skips on the host's steal when it fails. */
-#define SC_CHECK_TIMING(cond, ...)                    \
-	do {                                          \
-		if (!(cond))                          \
-			sc_skip_if_stolen(#cond);     \
-		CHECK_MSG(cond, __VA_ARGS__);         \
-	} while (0)
-
 static void sc_run_set_until(const char *form, struct sc_task *tasks, int n, int64_t stop_after_ms,
 			     struct sc_run *run)
 {
@@ -246,7 +229,8 @@ static void sc_run_set_until(const char *form, struct sc_task *tasks, int n, int
 		CHECK_MSG(err == 0, "task %s: %s: %s", t->name, h_errname(err), rts_taskset_error(set));
 	}
 	int64_t t0 = clock_ns(CLOCK_MONOTONIC) + 20 * MS;
-	int64_t stolen_before = sc_stolen_ns();
+	struct sc_machine_sample before;
+	sc_sample_machine(&before);
 	CHECK_OK(rts_trace_start(traced.trace, t0, 0));
 	CHECK_OK(rts_taskset_release(set, t0));
 	if (stop_after_ms > 0) {
@@ -254,7 +238,7 @@ static void sc_run_set_until(const char *form, struct sc_task *tasks, int n, int
 		CHECK_OK(rts_taskset_stop(set));
 	}
 	CHECK_OK(rts_taskset_join(set));
-	sc_note_steal(stolen_before, clock_ns(CLOCK_MONOTONIC) - t0);
+	sc_note_disturbance(&before, clock_ns(CLOCK_MONOTONIC) - t0);
 	for (int i = 0; i < n; i++)
 		CHECK_OK(rts_task_stats(made[i], &tasks[i].stats));
 	sc_close_traced_set(&traced, run);
