@@ -15,7 +15,9 @@ import sys
 from rtsched.measure.kernel_recorder import tracefs_root
 from rtsched.measure.tracefs import TRACEFS_DIRS
 import subprocess
-for d in TRACEFS_DIRS:  # a namespace where tracefs is mounted nowhere
+# a namespace where tracefs is mounted nowhere: debugfs too, where /sys/kernel/debug/tracing
+# mounts tracefs again when looked at (debugfs is mounted on most systemd machines)
+for d in (*TRACEFS_DIRS, "/sys/kernel/debug"):
     subprocess.run(["umount", "-l", d], stderr=subprocess.DEVNULL)
 print(tracefs_root())
 """
