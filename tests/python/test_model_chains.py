@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rtsched.model import TaskSetError, taskset_from_dict, taskset_to_dict
-from rtsched.model.chains import Chain, chain_links
+from rtsched.model.chains import Chain
 
 
 def _set(chains) -> dict:
@@ -32,8 +32,8 @@ def _errors(chains) -> list[str]:
 def test_a_chain_is_read_with_its_links_kinds():
     ts = taskset_from_dict(_set([{"name": "sense", "tasks": ["sensor", "filter", "logger"]}]))
     assert ts.chains == (Chain("sense", ("sensor", "filter", "logger")),)
-    assert chain_links(ts.chains[0], ts.tasks) == ("event", "register")
-    assert chain_links(Chain("back", ("logger", "sensor")), ts.tasks) == ("register",)
+    assert ts.chain_links(ts.chains[0]) == ("event", "register")
+    assert ts.chain_links(Chain("back", ("logger", "sensor"))) == ("register",)
 
 
 def test_a_set_without_chains_has_none_and_a_dump_keeps_them():

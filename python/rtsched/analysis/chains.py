@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from rtsched.analysis.results import AnalysisResult, ChainBound
 from rtsched.model import TaskSet
-from rtsched.model.chains import Chain, activates, chain_links
+from rtsched.model.chains import Chain
 from rtsched.model.model import Activate, Compute, MemWrite, Task
 
 __all__ = ["chain_bounds", "chain_bound"]
@@ -61,7 +61,7 @@ def chain_bounds(taskset: TaskSet, analysis: AnalysisResult, *, release_jitter_n
 def chain_bound(taskset: TaskSet, chain: Chain, analysis: AnalysisResult, *,
                 release_jitter_ns: int = 0) -> ChainBound:
     tasks = [taskset.task(n) for n in chain.tasks]
-    links = chain_links(chain, taskset.tasks)
+    links = taskset.chain_links(chain)
     figures = _Figures(taskset, analysis, release_jitter_ns)
     reaction, reaction_reason = _attempt(lambda: _reaction(figures, tasks, links))
     age, age_reason = _attempt(lambda: _data_age(figures, tasks, links))
@@ -110,7 +110,7 @@ class _Figures:
 
     def _activator(self, b: Task) -> Task:
         """The one task that activates event task ``b``, once per job."""
-        activators = [t for t in self.taskset.tasks if activates(t, b.name)]
+        activators = [t for t in self.taskset.tasks if t.activates(b.name)]
         if len(activators) != 1:
             raise _NoBound(f"{b.name} is an event task activated by {', '.join(t.name for t in activators) or 'no task'}"
                            ": only one activator tells how far apart its activations come")

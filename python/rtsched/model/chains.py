@@ -9,14 +9,10 @@ writes its output when it completes; a reader takes the last value written).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:
-    from rtsched.model.model import Task
-
-__all__ = ["Chain", "LINK_KINDS", "Link", "activates", "chain_links"]
+__all__ = ["Chain", "LINK_KINDS", "Link"]
 
 Link = Literal["register", "event"]
 LINK_KINDS: tuple[str, ...] = ("register", "event")
@@ -24,22 +20,8 @@ LINK_KINDS: tuple[str, ...] = ("register", "event")
 
 @dataclass(frozen=True, slots=True)
 class Chain:
-    """A chain's name and its tasks' names, from the cause (the first) to the effect (the last)."""
+    """A chain's name and its tasks' names, from the cause (the first) to the effect (the last).
+    Its links' kinds: ``TaskSet.chain_links``."""
 
     name: str
     tasks: tuple[str, ...]
-
-
-def activates(task: Task, target: str) -> bool:
-    """Whether ``task``'s body activates the event task ``target``."""
-    return any(getattr(a, "op", "") == "activate" and getattr(a, "task", None) == target for a in task.body)
-
-
-def chain_links(chain: Chain, tasks: Sequence[Task]) -> tuple[Link, ...]:
-    """The kind of each of ``chain``'s links (one fewer than its tasks), ``tasks`` the set's."""
-    by_name = {t.name: t for t in tasks}
-    links: list[Link] = []
-    for before, after in zip(chain.tasks, chain.tasks[1:]):
-        event = by_name[after].kind == "event" and activates(by_name[before], after)
-        links.append("event" if event else "register")
-    return tuple(links)

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import ClassVar, Literal, Union
 
 from rtsched.model.budget_control import BudgetControl
-from rtsched.model.chains import Chain
+from rtsched.model.chains import Chain, Link
 from rtsched.model.demand import Demand
 from rtsched.model.power import PowerModel
 
@@ -575,6 +575,10 @@ class Task:
                 seen.setdefault(action.resource, None)
         return tuple(seen)
 
+    def activates(self, target: str) -> bool:
+        """Whether the body activates the event task ``target``."""
+        return any(isinstance(a, Activate) and a.task == target for a in self.body)
+
 
 @dataclass(frozen=True, slots=True)
 class TaskSet:
@@ -680,3 +684,12 @@ class TaskSet:
 
     def tasks_of_partition(self, partition: str) -> tuple[Task, ...]:
         return tuple(t for t in self.tasks if t.partition == partition)
+
+    def chain_links(self, chain: Chain) -> tuple[Link, ...]:
+        """The kind of each of ``chain``'s links (one fewer than its tasks): ``event`` where the next
+        task is an event task that the previous one activates, else ``register`` (rtsched.model.chains)."""
+        links: list[Link] = []
+        for before, after in zip(chain.tasks, chain.tasks[1:]):
+            event = self.task(after).kind == "event" and self.task(before).activates(after)
+            links.append("event" if event else "register")
+        return tuple(links)

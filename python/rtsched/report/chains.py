@@ -28,7 +28,7 @@ import numpy as np
 
 from rtsched.analysis.results import ChainBound
 from rtsched.model import TaskSet
-from rtsched.model.chains import Chain, chain_links
+from rtsched.model.chains import Chain
 from rtsched.report.jobs import JobTable
 from rtsched.trace import Trace
 from rtsched.trace import EventType as EV
@@ -79,7 +79,7 @@ def chain_latencies(table: JobTable, trace: Trace, taskset: TaskSet,
     index = {t.name: i for i, t in enumerate(taskset.tasks)}
     out = []
     for chain in taskset.chains:
-        links = chain_links(chain, taskset.tasks)
+        links = taskset.chain_links(chain)
         jobs = [_Jobs.of(table, trace, index[n]) for n in chain.tasks]
         reaction = _reactions(jobs, links, [index[n] for n in chain.tasks])
         age = _data_ages(jobs, links, [index[n] for n in chain.tasks])
