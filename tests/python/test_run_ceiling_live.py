@@ -22,7 +22,7 @@ import json
 import pytest
 
 from rtsched.model import taskset_from_dict
-from rtsched.pipeline import RunOptions, run_taskset
+from rtsched.pipeline.run_set import RunOptions, run_taskset
 from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace
 from rtsched.trace.events import BlockCause

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rtsched.model import load_taskset
-from rtsched.pipeline import RunOptions, run_taskset
+from rtsched.pipeline.run_set import RunOptions, run_taskset
 from rtsched.sim import SimOptions, simulate
 from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace

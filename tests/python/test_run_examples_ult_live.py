@@ -17,7 +17,7 @@ import yaml
 
 from rtsched.model import TaskSetError, online_cpus, to_runner_input
 from rtsched.model.validate import taskset_from_dict, validate_dict
-from rtsched.pipeline import RunOptions, run_taskset
+from rtsched.pipeline.run_set import RunOptions, run_taskset
 from rtsched.trace import EventType as EV
 from rtsched.trace import read_trace
 from test_run_live import EXAMPLES, _rt_available

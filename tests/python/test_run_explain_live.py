@@ -19,7 +19,7 @@ import pytest
 from rtsched.measure.kernel_recorder import KernelSchedError, tracefs_root
 from rtsched.model import loads_taskset
 from rtsched.report.excess import DISTURBED, MOSTLY_DISTURBED
-from rtsched.pipeline import RunOptions, run_taskset
+from rtsched.pipeline.run_set import RunOptions, run_taskset
 
 from stolen_cpu import skip_if_stolen
 from test_run_live import _rt_available

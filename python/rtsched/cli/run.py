@@ -491,7 +491,7 @@ def run(args: argparse.Namespace) -> int:
 
     from rtsched.model import DurationError, TaskSetError, load_taskset, parse_duration
     from rtsched.native import NativeToolMissing
-    from rtsched.pipeline import RunOptions, run_taskset
+    from rtsched.pipeline.run_set import RunOptions, run_taskset
     from rtsched.sim import SimUnsupported
     from rtsched.run import RunSetupError, ShieldRefused
     from rtsched.run.runner import RunnerExit

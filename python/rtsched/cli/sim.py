@@ -107,8 +107,6 @@ def _options(args: argparse.Namespace, overheads: Overheads | None) -> SimOption
 
 
 def sim(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
     from rtsched.cli.run import _parse_window, print_table
     from rtsched.cli.timed_progress import step_progress
     from rtsched.cpus import CpuListError
@@ -138,7 +136,7 @@ def sim(args: argparse.Namespace) -> int:
         return Exit.FAILED
     out_dir = args.out if args.out is not None else Path("out") / f"{taskset.name}-sim"
     try:
-        with step_progress(Console(stderr=True), 1 + REPORT_STEPS) as step:  # simulating, then the report's
+        with step_progress(1 + REPORT_STEPS) as step:  # simulating, then the report's
             result = run_experiment(
                 taskset, SimProducer(options), out_dir, overheads=counted.overheads, picv=options.picv,
                 noun="simulation", progress=step,
@@ -157,6 +155,8 @@ def sim(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.summary, indent=2))
     else:
+        from rich.console import Console
+
         console = Console(highlight=False)
         if not console.is_terminal:
             console = Console(highlight=False, width=160)

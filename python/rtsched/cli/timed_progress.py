@@ -12,6 +12,7 @@ each bar's refresh thread ends with its block.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -48,9 +49,16 @@ def timed_progress(console: Console, expected_s: float) -> Iterator[Callable[[st
 
 
 @contextmanager
-def step_progress(console: Console, steps: int) -> Iterator[Callable[[str], None]]:
-    """A ``step(name)`` that starts the next of ``steps`` steps, named, under a bar."""
+def step_progress(steps: int) -> Iterator[Callable[[str], None]]:
+    """A ``step(name)`` that starts the next of ``steps`` steps, named, under a bar on stderr when it
+    is a terminal (else it does nothing, and rich is not even imported: a piped command is faster)."""
+    if not sys.stderr.isatty():
+        yield lambda _name: None
+        return
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as progress:

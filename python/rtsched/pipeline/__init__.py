@@ -7,7 +7,8 @@
 - ``experiment``: the pipeline itself (``run_experiment``; ``report_production`` for a caller
   that adds to the summary first);
 - ``result``: its one ``Result``; ``summary``: summary.json's one writer (``write_summary``);
-- ``run_set``: ``rtsched run``'s use of it (``run_taskset``, ``RunOptions``);
+- ``run_set``: ``rtsched run``'s use of it (``run_taskset``, ``RunOptions``; imported from there,
+  so that ``rtsched sim`` loads nothing of the runner's);
 - ``compare``: the one comparison, over labelled results (side by side per task; job by job);
 - ``comparisons``: ``rtsched run``'s (PI-CV on and off, the two backends, a run beside its
   simulation, an rt-app file beside real rt-app): results produced in turn, compared, their files
@@ -20,7 +21,6 @@ Only this part joins producers, analysis and report; the producers import neithe
 from rtsched.pipeline.bounds import Bounds, bounds_of
 from rtsched.pipeline.experiment import REPORT_STEPS, ReportSettings, report_production, run_experiment
 from rtsched.pipeline.result import Result
-from rtsched.pipeline.run_set import RunOptions, default_out_dir, report_run, run_taskset
 from rtsched.pipeline.summary import write_summary
 
 __all__ = [
@@ -28,12 +28,8 @@ __all__ = [
     "Bounds",
     "ReportSettings",
     "Result",
-    "RunOptions",
     "bounds_of",
-    "default_out_dir",
     "report_production",
-    "report_run",
     "run_experiment",
-    "run_taskset",
     "write_summary",
 ]

@@ -1,7 +1,7 @@
 """One ``rtsched run``: the pipeline with the C runner as its producer.
 
     from rtsched.model import load_taskset
-    from rtsched.pipeline import RunOptions, run_taskset
+    from rtsched.pipeline.run_set import RunOptions, run_taskset
     result = run_taskset(load_taskset("examples/pfp-two-cpus.yaml"), RunOptions(duration_ns=2_000_000_000))
     result.summary["deadline_misses"], result.stats[0].response_max_ns, result.files["jobs.csv"]
 

@@ -80,4 +80,20 @@ static inline void become_pfp_task(int cpu, unsigned prio, lt_t period_ns)
 	LCHECK_OK(task_mode(LITMUS_RT_TASK));
 }
 
+/* Process pid's exit status 0 within ms milliseconds, or the case fails (and pid is killed). */
+static inline void expect_exit_0_within(pid_t pid, int ms, const char *what)
+{
+	int status;
+	for (int waited = 0; waitpid(pid, &status, WNOHANG) == 0; waited++) {
+		if (waited >= ms) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			FAIL("%s: not done within %d ms", what, ms);
+		}
+		usleep(1000);
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		FAIL("%s: status 0x%x", what, status);
+}
+
 #endif

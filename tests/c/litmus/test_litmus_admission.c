@@ -10,25 +10,8 @@
  */
 #include "litmus_helpers.h"
 
-#include <sys/wait.h>
 
 #define CHILD_BOUND_MS 5000
-
-/* Process pid's exit status 0 within CHILD_BOUND_MS, or the case fails (and pid is killed). */
-static void expect_exit_0(pid_t pid, const char *what)
-{
-	int status;
-	for (int waited = 0; waitpid(pid, &status, WNOHANG) == 0; waited++) {
-		if (waited >= CHILD_BOUND_MS) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			FAIL("%s: not done within %d ms", what, CHILD_BOUND_MS);
-		}
-		usleep(1000);
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		FAIL("%s: status 0x%x", what, status);
-}
 
 static struct rt_task params_on(int cpu, unsigned prio)
 {
@@ -85,7 +68,7 @@ static void test_suspended_child_admitted(void)
 	admit(child, &p);
 	token = 1234;
 	CHECK(write(pipefd[1], &token, sizeof(token)) == (ssize_t)sizeof(token));
-	expect_exit_0(child, "the admitted child");
+	expect_exit_0_within(child, CHILD_BOUND_MS, "the admitted child");
 	unlink_ts(ts);
 }
 
@@ -110,7 +93,7 @@ static void test_running_child_admitted(void)
 	}
 	struct rt_task p = params_on(rt_cpu, 10);
 	admit(child, &p);
-	expect_exit_0(child, "the polling child");
+	expect_exit_0_within(child, CHILD_BOUND_MS, "the polling child");
 	unlink_ts(ts);
 }
 
@@ -132,7 +115,7 @@ static void test_sleep_next_period_takes_it_up(void)
 	struct rt_task p = params_on(rt_cpu, 10);
 	admit(child, &p);
 	CHECK(write(pipefd[1], &token, sizeof(token)) == (ssize_t)sizeof(token));
-	expect_exit_0(child, "the child");
+	expect_exit_0_within(child, CHILD_BOUND_MS, "the child");
 	unlink_ts(ts);
 }
 
@@ -170,7 +153,7 @@ static void test_refusals(void)
 	use_plugin("P-FP");
 	LCHECK_OK(sched_setscheduler(child, SCHED_LITMUS, &sp));
 	CHECK(write(pipefd[1], &token, sizeof(token)) == (ssize_t)sizeof(token));
-	expect_exit_0(child, "the refused child");
+	expect_exit_0_within(child, CHILD_BOUND_MS, "the refused child");
 	LCHECK_FAILS(ESRCH, sched_setscheduler(child, SCHED_LITMUS, &sp)); /* gone */
 	unlink_ts(ts);
 }

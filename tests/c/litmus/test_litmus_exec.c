@@ -11,27 +11,11 @@
 #include "litmus_helpers.h"
 
 #include <sys/syscall.h>
-#include <sys/wait.h>
 
 #define CHILD_BOUND_MS 5000
 #define COST_NS ms2ns(1)
 #define PERIOD_NS ms2ns(10)
 #define PRIORITY 30
-
-static void expect_exit_0(pid_t pid, const char *what)
-{
-	int status;
-	for (int waited = 0; waitpid(pid, &status, WNOHANG) == 0; waited++) {
-		if (waited >= CHILD_BOUND_MS) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			FAIL("%s: not done within %d ms", what, CHILD_BOUND_MS);
-		}
-		usleep(1000);
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		FAIL("%s: status 0x%x", what, status);
-}
 
 static void exec_image(const char *mode, int cpu)
 {
@@ -107,7 +91,7 @@ static void exec_keeps_task(const char *plugin, bool pinned)
 			_exit(96);
 		exec_image("task", pinned ? rt_cpu : -1);
 	}
-	expect_exit_0(child, "the exec'd task");
+	expect_exit_0_within(child, CHILD_BOUND_MS, "the exec'd task");
 }
 
 static void test_exec_keeps_pfp_task(void)
@@ -137,7 +121,7 @@ static void test_exec_in_forked_child_is_no_task(void)
 		waitpid(grandchild, &status, 0);
 		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 95);
 	}
-	expect_exit_0(child, "the task's forked child's image");
+	expect_exit_0_within(child, CHILD_BOUND_MS, "the task's forked child's image");
 }
 
 /*
@@ -166,7 +150,7 @@ static void test_exec_leaves_shared_objects(void)
 		execl("/bin/true", "true", (char *)NULL);
 		_exit(92);
 	}
-	expect_exit_0(child, "the objects' user");
+	expect_exit_0_within(child, CHILD_BOUND_MS, "the objects' user");
 	bool ts_left = access(shm, F_OK) == 0, table_left = access(table, F_OK) == 0;
 	unlink_ts(ts);
 	unlink_namespace(path, fd);

@@ -305,20 +305,6 @@ static void test_release_word_gone_after_exit(void)
 	CHECK(!exists(path));
 }
 
-/* Process pid's exit status 0 within ms milliseconds, or the case fails (and pid is killed). */
-static void expect_exit_0_within(pid_t pid, int ms, const char *what)
-{
-	int status;
-	for (int waited = 0; waitpid(pid, &status, WNOHANG) == 0; waited++) {
-		if (waited >= ms) {
-			kill_9(pid);
-			FAIL("%s: not done within %d ms", what, ms);
-		}
-		usleep(1000);
-	}
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
-
 /* Tickets of lock 0 of the file's table taken and not yet served (its holder's included). */
 static uint32_t fmlp_queued(const char *table)
 {
