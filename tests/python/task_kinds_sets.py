@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from rtsched.trace import RELEASE_BY_SHIFT, RELEASE_CAUSE_MASK, EventType, ReleaseCause, read_trace
+from stolen_cpu import skip_if_misses_disturbed
 
 MS = 1_000_000
 
@@ -81,5 +82,7 @@ def check_kinds_output(out: Path, stdout: str) -> np.ndarray:
     assert summary["activations"] == [{"task": "handler", "kept": len(kept), "lost": len(lost)}]
     assert f"handler: {len(kept) + len(lost)} activations, {len(lost)} lost" in stdout
     handler_row = next(t for t in summary["tasks"] if t["task"] == "handler")
-    assert handler_row["jobs"] >= len(kept) - 2 and handler_row["deadline_misses"] == 0
+    assert handler_row["jobs"] >= len(kept) - 2
+    skip_if_misses_disturbed(summary, "handler")  # a run's, from the machine (a simulation has none)
+    assert handler_row["deadline_misses"] == 0
     return tick
