@@ -55,9 +55,10 @@ WRITE_STEPS = 3
 #: Window of the schedule chart, ns since the release t0.
 DEFAULT_WINDOW_NS = (0, 200_000_000)
 #: Task events from which table_writers has trace.pftrace written by a child process beside the
-#: pass (report.forked_writer; given two CPUs, from the main thread): its writer is the pass's costliest consumer
-#: (about half of `rtsched sim`'s time for 50 tasks), a fork costs milliseconds.
-PFTRACE_CHILD_EVENTS = 1 << 20
+#: pass (report.forked_writer; given two CPUs, from the main thread): its writer is the pass's costliest
+#: consumer, a fork costs milliseconds. Measured on this 2-CPU VM (`rtsched sim` of bench_cli.py's
+#: 10-task set, whole command, best of 3): 35,000 events 0.96 -> 0.85 s, 168,000 events 1.04 -> 0.96 s.
+PFTRACE_CHILD_EVENTS = 1 << 15
 
 
 @dataclass(frozen=True)
