@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from stolen_cpu import skip_if_misses_disturbed
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rtapp" / "rendezvous.json"
 
 
@@ -68,8 +70,14 @@ def test_run_self_paced_threads(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "tasks.poller: no timer: the self-paced loop becomes a self-paced task (next job at the last one's end) " \
            "of least gap 5ms" in result.stderr
-    tasks = {t["task"]: t for t in json.loads(result.stdout)["tasks"]}
+    summary = json.loads(result.stdout)
+    tasks = {t["task"]: t for t in summary["tasks"]}
     assert set(tasks) == {"poller", "batch"}
+    # a job that ends past its loop's length starts the next one late: fewer jobs (a fresh-clone CI
+    # here: 112 under test-loaded), which only the machine may cause
+    for name, jobs in (("poller", 600 // 5), ("batch", (600 - 3) // 12)):
+        if tasks[name]["jobs"] < jobs - 2:
+            skip_if_misses_disturbed(summary, name)
     assert 600 // 5 - 2 <= tasks["poller"]["jobs"] <= 600 // 5 + 1
     assert (600 - 3) // 12 - 2 <= tasks["batch"]["jobs"] <= (600 - 3) // 12 + 1
     assert tasks["batch"]["response_min_ns"] >= 5_500_000  # 1 + 2 (sleep) + 1 + 1.5 ms

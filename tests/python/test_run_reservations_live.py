@@ -149,7 +149,8 @@ def test_a_hard_cbs_caps_its_task_at_its_budget_between_its_deadlines(tmp_path):
     assert [r["kind"] for r in runner["reservations"]] == ["hard-cbs"]
     trace = load_trace(out / "trace.rtst")
     streams = {s["name"]: s["stream_id"] for s in trace.streams}
-    hog = running_intervals(trace.events_of(streams["hog"]))
+    hog_events = trace.events_of(streams["hog"])
+    hog = running_intervals(hog_events)
     if schedule:  # the budget is CPU time: the worker's, not others' time on CPU 0 (worker_cpu)
         hog = worker_share(hog, schedule[0], 0)
     events = trace.events_of(streams["H"])
@@ -164,4 +165,17 @@ def test_a_hard_cbs_caps_its_task_at_its_budget_between_its_deadlines(tmp_path):
             skip_if_stolen(summary, DURATION_NS, f"hog held the worker {ran} ns between two replenishments "
                            f"(budget {budget})")
         assert ran <= budget + MARGIN_NS, (start, ran)
-    assert sum(b - a for a, b in hog) <= (len(replenished) + 1) * budget + MARGIN_NS
+    total, cap = sum(b - a for a, b in hog), (len(replenished) + 1) * budget + MARGIN_NS
+    if total > cap:
+        # The budget is the worker's CPU time, which leaves out the host's steal (paravirtual steal
+        # accounting), while these intervals are its time on CPU 0: a steal below /proc/stat's 10 ms
+        # tick shows as the hog's completed jobs' wall time beyond their CPU time (COMPLETE's arg1).
+        done = hog_events[hog_events["type"] == EV.COMPLETE]
+        if len(done):
+            until = int(done["time_ns"][-1])
+            held = sum(max(0, min(b, until) - a) for a, b in hog)
+            stolen = held - int(done["arg1"].sum())
+            if stolen >= total - cap:
+                pytest.skip(f"hog held the worker {total} ns in {len(replenished)} periods (cap {cap}); its "
+                            f"{len(done)} jobs' wall time on the worker exceeds their CPU time by {stolen} ns")
+    assert total <= cap

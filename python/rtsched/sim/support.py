@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from rtsched.model import Affinity, SetSched, SetTaskgroup, Task, TaskSet
-from rtsched.model.model import LOCAL_PROTOCOLS
+from rtsched.model.model import LOCAL_PROTOCOLS, RUNTIME_PROTOCOLS
 from rtsched.model.reservation_locks import lock_homes
 
 __all__ = ["SimUnsupported", "unsupported_features", "check_supported"]
 
-#: Protocols the simulator models: every protocol of the model but the distributed ones
-#: (dpcp, dflp: analysed only, their agents are not simulated).
-SIMULATED_PROTOCOLS = frozenset({"none", "pip", "fifo", "pcp", "srp", "ipcp", "mpcp", "fmlp+"})
+#: Protocols the simulator models: those the runtime runs (every protocol of the model but the
+#: distributed ones, dpcp and dflp: analysed only, their agents are not simulated).
+SIMULATED_PROTOCOLS = frozenset(RUNTIME_PROTOCOLS)
 
 
 class SimUnsupported(ValueError):
