@@ -368,7 +368,18 @@ def test_background_tasks_under_ult_run_below_every_priority(tmp_path):
     both = sorted(set(done_background) & set(done_lowest))
     assert len(both) >= 40
     assert sum(done_lowest[j] < done_background[j] for j in both) >= len(both) - 1
-    assert (background["type"] == EV.PREEMPT).sum() >= len(both) - 1
+    # Job by job, background is preempted exactly when lowest's release came while it ran: the
+    # scene ("released 1 ms into the job") holds only where the machine started background's job
+    # within that millisecond (a fresh-clone CI under test-loaded here: 3 of 50 started later).
+    started = {int(e["job"]): int(e["time_ns"]) for e in background if e["type"] == EV.START}
+    released = {int(e["job"]): int(e["time_ns"]) for e in lowest if e["type"] == EV.RELEASE}
+    preempted = {int(e["job"]) for e in background if e["type"] == EV.PREEMPT}
+    inside = {j for j in both if started[j] < released[j] < done_background[j]}
+    assert {j for j in both if j in preempted} == inside
+    if len(inside) < len(both) // 2:
+        late = {j: round((started[j] - released[j]) / 1e6, 3) for j in both if j not in inside}
+        pytest.skip(f"the scene happened in {len(inside)} of {len(both)} periods only: background started "
+                    f"after lowest's release in the others (ms after it: {late})")
     assert not (lowest["type"] == EV.PREEMPT).any()
 
 
